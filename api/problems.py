@@ -1,0 +1,192 @@
+"""RFC 9457 problem details: every error the API answers, its stable ``type`` and status.
+
+Every error response is ``application/problem+json`` with ``type`` (one of the codes in
+:data:`PROBLEM_TYPES`, stable across versions: clients branch on it), ``title`` (the type's
+fixed summary), ``status``, ``detail`` (the human reason, e.g. the engine's explanation of
+why an action is illegal) and ``instance`` (the request path). Some types add members:
+``errors`` (``bad-request``), ``version`` (``stale-version``).
+
+Routes declare the types they can answer with :func:`problem_responses`, so the OpenAPI
+document lists every status code a client (or schemathesis) can observe.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException, ProblemDetailsPlugin
+
+from darkroad.api.store import StoreUnavailable
+from darkroad.core import errors
+
+logger = logging.getLogger("darkroad.api")
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemType:
+    """One kind of error: its stable ``type`` code, HTTP status and meaning."""
+
+    code: str
+    status: int
+    title: str
+    description: str
+
+
+PROBLEM_TYPES: dict[str, ProblemType] = {
+    problem.code: problem
+    for problem in [
+        ProblemType("bad-request", 400, "Bad request", "The request does not match the documented schema (see `errors`)."),
+        ProblemType("missing-token", 401, "Seat token required", "The operation needs `Authorization: Bearer <seat token>`."),
+        ProblemType("invalid-token", 401, "Invalid seat token", "The bearer token is not one of this game's seat tokens."),
+        ProblemType("wrong-seat", 403, "Not your seat", "The action's `seat` is not the seat of the caller's token."),
+        ProblemType("unknown-game", 404, "Unknown game", "No game has this id (it never existed or it expired)."),
+        ProblemType("not-found", 404, "Not found", "No resource at this path."),
+        ProblemType("method-not-allowed", 405, "Method not allowed", "The path exists but not with this method (see `Allow`)."),
+        ProblemType("stale-version", 409, "Stale version", "The game is no longer at the version the request was made for (`If-Match`); `version` is the current one."),
+        ProblemType("illegal-action", 409, "Illegal action", "The action is not a legal answer to the decision the game waits for; `detail` says why."),
+        ProblemType("not-your-decision", 409, "Not your decision", "The game is not waiting for a decision of this seat."),
+        ProblemType("game-finished", 409, "Game finished", "The game is over; no more actions are accepted."),
+        ProblemType("game-not-finished", 409, "Game not finished", "The final score exists only once the game is finished."),
+        ProblemType("body-too-large", 413, "Request body too large", "The request body exceeds the server's limit."),
+        ProblemType("bad-config", 422, "Bad game configuration", "No game can be created from this configuration; `detail` says why."),
+        ProblemType("unknown-component", 422, "Unknown component", "The configuration names a component this server does not have (see `GET /v1/catalog`)."),
+        ProblemType("bad-action", 422, "Malformed action", "The body is not an action object; `detail` says where (`@ $.path`)."),
+        ProblemType("idempotency-key-reused", 422, "Idempotency key reused", "This `Idempotency-Key` was already used for a different action."),
+        ProblemType("internal-error", 500, "Internal server error", "A bug in the server; the game was not changed."),
+        ProblemType("plugin-error", 500, "Plugin error", "A plugin failed while applying the action; the game was not changed."),
+        ProblemType("missing-plugin", 503, "Missing plugin", "The game needs a plugin this server process does not have; another replica may."),
+        ProblemType("store-unavailable", 503, "Store unavailable", "The game store cannot be reached; retry after `Retry-After` seconds."),
+    ]
+}
+
+
+class FieldError(msgspec.Struct, frozen=True):
+    """Where a request failed validation."""
+
+    message: str
+    key: str | None = None
+    source: str | None = None
+
+
+class ProblemDetails(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An RFC 9457 problem details object."""
+
+    type: str
+    """Stable problem type code (`illegal-action`, `stale-version`, ...)."""
+    title: str
+    """Fixed summary of the type."""
+    status: int
+    detail: str
+    """Human-readable explanation of this occurrence."""
+    instance: str | None = None
+    """The request path."""
+    errors: list[FieldError] | None = None
+    """`bad-request` only: each invalid part of the request."""
+    version: int | None = None
+    """`stale-version` only: the game's current version."""
+
+
+class Problem(ProblemDetailsException):
+    """An error answered as a problem details response of one of :data:`PROBLEM_TYPES`."""
+
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        *,
+        headers: dict[str, str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        problem = PROBLEM_TYPES[code]
+        super().__init__(
+            detail=detail,
+            status_code=problem.status,
+            headers=headers,
+            extra=dict(extra) if extra else None,
+            type_=problem.code,
+            title=problem.title,
+        )
+        self.code = code
+
+    def to_response(self, request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+        self.instance = request.url.path
+        return super().to_response(request)
+
+
+_HTTP_STATUS_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed", 413: "body-too-large"}
+
+
+def _from_http_exception(exc: HTTPException) -> Problem:
+    code = _HTTP_STATUS_CODES.get(exc.status_code)
+    if code is None:
+        logger.error("unmapped HTTP exception %s: %s", exc.status_code, exc.detail)
+        return Problem("internal-error", "Unexpected server condition.")
+    extra: dict[str, Any] | None = None
+    if code == "bad-request" and isinstance(exc.extra, list):
+        extra = {"errors": [_field_error(item) for item in exc.extra]}
+    detail = exc.detail if code == "bad-request" else PROBLEM_TYPES[code].description
+    return Problem(code, detail, headers=exc.headers, extra=extra)
+
+
+def _field_error(item: object) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        return {key: str(item[key]) for key in ("message", "key", "source") if item.get(key) is not None}
+    return {"message": str(item)}
+
+
+def _from_darkroad_error(exc: errors.DarkroadError) -> Problem:
+    code = exc.code if exc.code in PROBLEM_TYPES else "internal-error"
+    if code in ("plugin-error", "missing-plugin", "internal-error"):
+        logger.error("%s: %s", code, exc.reason, exc_info=exc)
+    return Problem(code, exc.reason)
+
+
+def _from_store_unavailable(exc: StoreUnavailable) -> Problem:
+    logger.warning("store unavailable: %s", exc)
+    return Problem("store-unavailable", "The game store cannot be reached.", headers={"Retry-After": "1"})
+
+
+def _from_unexpected(exc: Exception) -> Problem:
+    logger.error("unhandled exception", exc_info=exc)
+    return Problem("internal-error", "Unexpected server condition; the game was not changed.")
+
+
+def problem_details_plugin() -> ProblemDetailsPlugin:
+    """The plugin turning every exception into a problem details response."""
+    mapping: dict[type[Exception], Callable[[Any], ProblemDetailsException]] = {
+        HTTPException: _from_http_exception,
+        errors.DarkroadError: _from_darkroad_error,
+        StoreUnavailable: _from_store_unavailable,
+        Exception: _from_unexpected,
+    }
+    return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
+
+
+def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
+    """OpenAPI ``responses=`` for a route that can answer with the problem types ``codes``.
+
+    Every route can also answer ``internal-error`` (500); routes touching the store add
+    ``store-unavailable`` themselves.
+    """
+    by_status: dict[int, list[ProblemType]] = {}
+    for code in (*codes, "internal-error"):
+        problem = PROBLEM_TYPES[code]
+        by_status.setdefault(problem.status, []).append(problem)
+    return {
+        status: ResponseSpec(
+            data_container=ProblemDetails,
+            media_type=PROBLEM_MEDIA_TYPE,
+            description="; ".join(f"`{problem.code}`: {problem.description}" for problem in problems),
+            generate_examples=False,
+        )
+        for status, problems in sorted(by_status.items())
+    }

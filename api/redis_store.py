@@ -1,0 +1,203 @@
+"""The shared store: games in Redis, written by one Lua script per action.
+
+Keys of one game (all carry the ``{<id>}`` hash tag, so they live in one Redis Cluster slot
+and one script may touch them all):
+
+``game:{<id>}``
+    hash: ``version``, ``state`` (the engine's blob), ``tokens`` (sha256 of each seat's token)
+``game:{<id>}:events``
+    stream: one entry per event, id ``0-<n+1>``, fields ``a`` (audience: ``*`` or seats)
+    and ``e`` (the event JSON); readers resume with ``XRANGE``/``XREAD`` after any id
+``game:{<id>}:actions``
+    list: every applied action's JSON, in order (replaying them reproduces the state)
+``game:{<id>}:idem:<key>``
+    string: the first result of an idempotent request, with its own expiry
+
+``commit.lua`` checks the version, writes, appends, records and refreshes the expiry
+atomically in one round trip; retries of a commit whose reply was lost are safe because
+the script sees its own idempotency record and answers ``replayed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+from typing import Any
+
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis
+
+from darkroad.api.store import (
+    Commit,
+    CommitResult,
+    GameExists,
+    GameStore,
+    NewGame,
+    Outcome,
+    StoredEvent,
+    StoredGame,
+    StoreUnavailable,
+)
+
+_UNAVAILABLE = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.OutOfMemoryError,
+    redis_errors.ReadOnlyError,
+    redis_errors.ClusterDownError,
+    redis_errors.TryAgainError,
+)
+"""Errors that mean "Redis cannot serve this right now", not "this code is wrong"."""
+
+_EVERYONE = b"*"
+
+
+def game_key(game_id: str) -> str:
+    """The hash of game ``game_id``; the other keys of the game extend this name."""
+    return f"game:{{{game_id}}}"
+
+
+def _stream_id(n: int) -> str:
+    # Stream ids must be greater than 0-0, so event n is stored under 0-(n+1).
+    return f"0-{n + 1}"
+
+
+def _event_n(stream_id: bytes) -> int:
+    return int(stream_id.partition(b"-")[2]) - 1
+
+
+def _encode_audience(audience: frozenset[int] | None) -> bytes:
+    if audience is None:
+        return _EVERYONE
+    return ",".join(str(seat) for seat in sorted(audience)).encode()
+
+
+def _decode_audience(raw: bytes) -> frozenset[int] | None:
+    if raw == _EVERYONE:
+        return None
+    return frozenset(int(seat) for seat in raw.split(b",") if seat)
+
+
+def _event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
+    args: list[str | bytes] = []
+    for event in events:
+        args += [_stream_id(event.n), _encode_audience(event.audience), event.payload]
+    return args
+
+
+def _decode_entries(entries: Sequence[tuple[bytes, dict[bytes, bytes]]]) -> list[StoredEvent]:
+    return [
+        StoredEvent(n=_event_n(entry_id), audience=_decode_audience(fields[b"a"]), payload=fields[b"e"])
+        for entry_id, fields in entries
+    ]
+
+
+def _script(name: str) -> str:
+    return resources.files("darkroad.api").joinpath(name).read_text(encoding="utf-8")
+
+
+@contextlib.asynccontextmanager
+async def _reachable() -> AsyncIterator[None]:
+    """Turn Redis's "cannot serve now" errors into :class:`StoreUnavailable`."""
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"Redis: {exc}") from exc
+
+
+class RedisStore(GameStore):
+    """Games in Redis; any number of API processes may share one.
+
+    Takes a ready ``redis.asyncio.Redis`` client (``decode_responses=False``); use
+    :meth:`from_url` to build one. Closing the store closes the client.
+    """
+
+    def __init__(self, client: Redis) -> None:
+        self._redis = client
+        self._create = client.register_script(_script("create.lua"))
+        self._commit = client.register_script(_script("commit.lua"))
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisStore:
+        """A store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
+        return cls(Redis.from_url(url, decode_responses=False, socket_connect_timeout=5, health_check_interval=30))
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+    async def ping(self) -> None:
+        async with _reachable():
+            await self._redis.ping()
+
+    async def create(self, game: NewGame) -> None:
+        key = game_key(game.id)
+        args: list[Any] = [game.version, game.state, ",".join(game.token_hashes), game.ttl * 1000]
+        async with _reachable():
+            created = await self._create(keys=[key, f"{key}:events"], args=args + _event_args(game.events))
+        if not created:
+            raise GameExists(game.id)
+
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
+        key = game_key(game_id)
+        async with _reachable():
+            if idempotency_key is None:
+                fields = await self._redis.hmget(key, ["version", "state", "tokens"])
+                replay = None
+            else:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.hmget(key, ["version", "state", "tokens"])
+                    pipe.get(f"{key}:idem:{idempotency_key}")
+                    fields, replay = await pipe.execute()
+        version, state, tokens = fields
+        if version is None or state is None or tokens is None:
+            return None
+        return StoredGame(
+            id=game_id,
+            version=int(version),
+            state=state,
+            token_hashes=tuple(tokens.decode().split(",")),
+            replay=replay,
+        )
+
+    async def commit(self, commit: Commit) -> CommitResult:
+        key = game_key(commit.game_id)
+        record = commit.idempotency
+        keys = [key, f"{key}:events", f"{key}:actions", f"{key}:idem:{record.key}"]
+        args: list[Any] = [
+            commit.expected_version,
+            commit.version,
+            commit.state,
+            commit.action,
+            commit.ttl * 1000,
+            record.result,
+            record.ttl * 1000,
+        ]
+        async with _reachable():
+            reply = await self._commit(keys=keys, args=args + _event_args(commit.events))
+        outcome = Outcome(reply[0].decode())
+        if outcome is Outcome.STALE:
+            return CommitResult(outcome, version=int(reply[1]))
+        if outcome is Outcome.REPLAYED:
+            return CommitResult(outcome, replay=reply[1])
+        return CommitResult(outcome)
+
+    async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        async with _reachable():
+            entries = await self._redis.xrange(
+                f"{game_key(game_id)}:events", min=f"({_stream_id(after)}", max="+", count=limit
+            )
+        return _decode_entries(entries)
+
+    async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
+        found = await self.events(game_id, after, limit)
+        if found:
+            return found
+        stream = f"{game_key(game_id)}:events"
+        async with _reachable():
+            reply = await self._redis.xread({stream: _stream_id(after)}, count=limit, block=max(1, int(timeout * 1000)))
+        return _decode_entries(reply[0][1]) if reply else []
+
+    async def actions(self, game_id: str) -> list[bytes]:
+        async with _reachable():
+            return list(await self._redis.lrange(f"{game_key(game_id)}:actions", 0, -1))

@@ -1,0 +1,88 @@
+"""Runtime settings of the API service, read once at start-up."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DAY = 24 * 60 * 60
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Settings:
+    """Everything :func:`darkroad.api.app.create_app` needs to know about its deployment.
+
+    Every API process of one deployment must use the same store; nothing else is shared.
+    """
+
+    redis_url: str | None = None
+    """``redis://`` / ``rediss://`` / ``unix://`` URL of the store; ``None`` keeps games in
+    this process's memory (a single process only, games lost on exit)."""
+    exclude_plugins: tuple[str, ...] = ()
+    """Entry-point names of ``darkroad`` plugins not to load."""
+    request_max_body_size: int = 64 * 1024
+    """Largest accepted request body in bytes; larger bodies get ``413``."""
+    active_game_ttl: int = 30 * DAY
+    """Seconds an unfinished game is kept after its last action (abandoned games expire)."""
+    finished_game_ttl: int = 7 * DAY
+    """Seconds a finished game (its view, log and score) is kept after its last action."""
+    idempotency_ttl: int = DAY
+    """Seconds the first result of a request with an ``Idempotency-Key`` is remembered."""
+    commit_attempts: int = 8
+    """How often an action without ``If-Match`` is re-applied to a newer version before the
+    request gives up with ``409 stale-version`` (heavy contention only)."""
+    game_cache_size: int = 2048
+    """Decoded games kept per process, so consecutive requests skip decoding the state."""
+    log_page_limit: int = 500
+    """Largest page of ``GET /log`` (and the default page size)."""
+    stream_heartbeat: float = 15.0
+    """Seconds between keep-alive comments on an idle event stream."""
+    stream_max_duration: float = 600.0
+    """Seconds after which the server closes an event stream (clients resume with
+    ``Last-Event-ID``, as ``EventSource`` does by itself)."""
+
+    def __post_init__(self) -> None:
+        positive = {
+            "request_max_body_size": self.request_max_body_size,
+            "active_game_ttl": self.active_game_ttl,
+            "finished_game_ttl": self.finished_game_ttl,
+            "idempotency_ttl": self.idempotency_ttl,
+            "commit_attempts": self.commit_attempts,
+            "game_cache_size": self.game_cache_size,
+            "log_page_limit": self.log_page_limit,
+            "stream_heartbeat": self.stream_heartbeat,
+            "stream_max_duration": self.stream_max_duration,
+        }
+        for name, value in positive.items():
+            if value <= 0:
+                raise ValueError(f"Settings.{name} must be positive, got {value!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from ``DARKROAD_*`` environment variables, then ``overrides`` on top.
+
+        Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
+        ``DARKROAD_MAX_BODY_SIZE``, ``DARKROAD_ACTIVE_GAME_TTL``, ``DARKROAD_FINISHED_GAME_TTL``,
+        ``DARKROAD_IDEMPOTENCY_TTL`` (seconds).
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        if url := env.get("DARKROAD_REDIS_URL"):
+            values["redis_url"] = url
+        if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
+            values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
+        integers = {
+            "DARKROAD_MAX_BODY_SIZE": "request_max_body_size",
+            "DARKROAD_ACTIVE_GAME_TTL": "active_game_ttl",
+            "DARKROAD_FINISHED_GAME_TTL": "finished_game_ttl",
+            "DARKROAD_IDEMPOTENCY_TTL": "idempotency_ttl",
+        }
+        for variable, name in integers.items():
+            if raw := env.get(variable):
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"{variable} must be an integer, got {raw!r}") from None
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,315 @@
+"""Where games live between requests: the store contract and the in-memory store.
+
+A store keeps, per game: the current ``version`` and state blob, the sha256 hashes of
+the seat tokens, the list of applied actions (for replay), the event log, and
+short-lived idempotency records. It knows nothing about the rules: the service hands it
+bytes. Its one promise is :meth:`GameStore.commit`, an atomic compare-and-set on the
+version that appends the action and events and records the idempotency result in the
+same step, so any number of API processes can serve one game without a lost update.
+
+:class:`MemoryStore` is the embedded default (one process); :class:`RedisStore
+<darkroad.api.redis_store.RedisStore>` is the shared one. Both pass the same contract
+tests (``tests/api/test_store_contract.py``).
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import bisect
+import enum
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached right now (the API answers ``503``)."""
+
+
+class GameExists(Exception):
+    """A game with this id already exists (ids are random; this means a bug or an attack)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event of a game's log, with the seats allowed to see it."""
+
+    n: int
+    """Position in the game's event log (0, 1, 2, ...)."""
+    audience: frozenset[int] | None
+    """Seats that may see the event; ``None`` means everyone, spectators included."""
+    payload: bytes
+    """The event as JSON."""
+
+    def visible_to(self, seat: int | None) -> bool:
+        """Whether a caller at ``seat`` (``None`` = spectator) may see this event."""
+        return self.audience is None or (seat is not None and seat in self.audience)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game as loaded from the store."""
+
+    id: str
+    version: int
+    state: bytes
+    """The engine's serialised game (``Engine.dumps``)."""
+    token_hashes: tuple[str, ...]
+    """sha256 hex digest of each seat's token, by seat."""
+    replay: bytes | None = None
+    """The recorded first result for the idempotency key asked for in :meth:`GameStore.load`."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to create: its first version, its tokens' hashes and its setup events."""
+
+    id: str
+    version: int
+    state: bytes
+    token_hashes: tuple[str, ...]
+    events: Sequence[StoredEvent]
+    ttl: int
+    """Seconds until the game expires unless touched again."""
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """Remembers that one request was committed, and the result to answer its retries with."""
+
+    key: str
+    """Unique within the game (the service namespaces client keys by seat)."""
+    result: bytes
+    ttl: int
+    """Seconds to remember it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One applied action, to be written if and only if the game is still at ``expected_version``."""
+
+    game_id: str
+    expected_version: int
+    version: int
+    state: bytes
+    action: bytes
+    """The applied action as JSON, appended to the game's action list."""
+    events: Sequence[StoredEvent]
+    ttl: int
+    """Seconds until the game expires unless touched again."""
+    idempotency: IdempotencyRecord
+    """Recorded atomically with the write; a commit whose record already exists is not
+    written again (this makes retries of the commit itself safe, too)."""
+
+
+class Outcome(enum.Enum):
+    """How a :class:`Commit` ended."""
+
+    COMMITTED = "committed"
+    STALE = "stale"
+    """The game is no longer at the expected version; nothing was written."""
+    REPLAYED = "replayed"
+    """The idempotency record already existed; nothing was written."""
+    MISSING = "missing"
+    """The game does not exist (or expired); nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """The answer to :meth:`GameStore.commit`."""
+
+    outcome: Outcome
+    version: int | None = None
+    """The game's current version when ``STALE``."""
+    replay: bytes | None = None
+    """The recorded result when ``REPLAYED``."""
+
+
+class GameStore(abc.ABC):
+    """The storage contract the API is written against. Use as ``async with store: ...``."""
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def open(self) -> None:  # noqa: B027 - optional hook, not every store needs it
+        """Acquire connections; called once before the first request."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook, not every store needs it
+        """Release connections; called once after the last request."""
+
+    @abc.abstractmethod
+    async def ping(self) -> None:
+        """Return when the store answers; raise :class:`StoreUnavailable` otherwise."""
+
+    @abc.abstractmethod
+    async def create(self, game: NewGame) -> None:
+        """Store a new game with its setup events; :class:`GameExists` if the id is taken."""
+
+    @abc.abstractmethod
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
+        """The game's current version, state and token hashes, or ``None`` if there is no such
+        game. With ``idempotency_key``, :attr:`StoredGame.replay` carries that record's result
+        if one exists (read in the same round trip)."""
+
+    @abc.abstractmethod
+    async def commit(self, commit: Commit) -> CommitResult:
+        """Atomically: unless the idempotency record exists (``REPLAYED``) or the version moved
+        (``STALE``), write the new version and state, append the action and events, record the
+        idempotency result and refresh the game's expiry (``COMMITTED``)."""
+
+    @abc.abstractmethod
+    async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        """Up to ``limit`` events with ``n > after``, in order (all audiences)."""
+
+    @abc.abstractmethod
+    async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
+        """Like :meth:`events`, but when there is none yet, wait up to ``timeout`` seconds for
+        one to be committed (empty list on timeout)."""
+
+    @abc.abstractmethod
+    async def actions(self, game_id: str) -> list[bytes]:
+        """Every applied action of the game, in order (for replay and audits)."""
+
+
+@dataclass(slots=True)
+class _MemoryGame:
+    version: int
+    state: bytes
+    token_hashes: tuple[str, ...]
+    expires_at: float
+    events: list[StoredEvent]
+    actions: list[bytes] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set (and replaced) on every commit, to wake the waiting event streams."""
+
+
+class MemoryStore(GameStore):
+    """Games in this process's memory: the embedded default for one process.
+
+    Every method runs without awaiting in between its reads and writes, so on one event
+    loop each is atomic, exactly as a Redis script is.
+    """
+
+    SWEEP_INTERVAL = 60.0
+    """Seconds between scans for expired games and idempotency records."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._games: dict[str, _MemoryGame] = {}
+        self._idempotency: dict[tuple[str, str], tuple[bytes, float]] = {}
+        self._next_sweep = clock() + self.SWEEP_INTERVAL
+
+    async def ping(self) -> None:
+        """The memory store is always reachable."""
+
+    async def create(self, game: NewGame) -> None:
+        self._sweep()
+        if self._live(game.id) is not None:
+            raise GameExists(game.id)
+        self._games[game.id] = _MemoryGame(
+            version=game.version,
+            state=game.state,
+            token_hashes=game.token_hashes,
+            expires_at=self._clock() + game.ttl,
+            events=list(game.events),
+        )
+
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
+        record = self._live(game_id)
+        if record is None:
+            return None
+        replay = None if idempotency_key is None else self._recorded(game_id, idempotency_key)
+        return StoredGame(
+            id=game_id,
+            version=record.version,
+            state=record.state,
+            token_hashes=record.token_hashes,
+            replay=replay,
+        )
+
+    async def commit(self, commit: Commit) -> CommitResult:
+        self._sweep()
+        record = self._live(commit.game_id)
+        if record is None:
+            return CommitResult(Outcome.MISSING)
+        replay = self._recorded(commit.game_id, commit.idempotency.key)
+        if replay is not None:
+            return CommitResult(Outcome.REPLAYED, replay=replay)
+        if record.version != commit.expected_version:
+            return CommitResult(Outcome.STALE, version=record.version)
+        now = self._clock()
+        record.version = commit.version
+        record.state = commit.state
+        record.actions.append(commit.action)
+        record.events.extend(commit.events)
+        record.expires_at = now + commit.ttl
+        self._idempotency[(commit.game_id, commit.idempotency.key)] = (
+            commit.idempotency.result,
+            now + commit.idempotency.ttl,
+        )
+        record.changed.set()
+        record.changed = asyncio.Event()
+        return CommitResult(Outcome.COMMITTED)
+
+    async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        record = self._live(game_id)
+        return [] if record is None else self._slice(record, after, limit)
+
+    async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
+        record = self._live(game_id)
+        if record is None:
+            return []
+        found = self._slice(record, after, limit)
+        if found:
+            return found
+        try:
+            await asyncio.wait_for(record.changed.wait(), timeout)
+        except TimeoutError:
+            return []
+        return self._slice(record, after, limit)
+
+    async def actions(self, game_id: str) -> list[bytes]:
+        record = self._live(game_id)
+        return [] if record is None else list(record.actions)
+
+    @staticmethod
+    def _slice(record: _MemoryGame, after: int, limit: int) -> list[StoredEvent]:
+        start = bisect.bisect_right(record.events, after, key=lambda event: event.n)
+        return record.events[start : start + limit]
+
+    def _live(self, game_id: str) -> _MemoryGame | None:
+        record = self._games.get(game_id)
+        if record is not None and record.expires_at <= self._clock():
+            del self._games[game_id]
+            return None
+        return record
+
+    def _recorded(self, game_id: str, key: str) -> bytes | None:
+        entry = self._idempotency.get((game_id, key))
+        if entry is None:
+            return None
+        result, expires_at = entry
+        if expires_at <= self._clock():
+            del self._idempotency[(game_id, key)]
+            return None
+        return result
+
+    def _sweep(self) -> None:
+        """Forget expired games and records, at most once per :attr:`SWEEP_INTERVAL`."""
+        now = self._clock()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + self.SWEEP_INTERVAL
+        for game_id in [gid for gid, record in self._games.items() if record.expires_at <= now]:
+            del self._games[game_id]
+        for key in [key for key, (_, expires_at) in self._idempotency.items() if expires_at <= now]:
+            del self._idempotency[key]

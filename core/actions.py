@@ -1,0 +1,24 @@
+"""Actions: the answers a seat gives to the decision the game is waiting for.
+
+Every action is one ``Action``: the decision ``type`` it answers, the acting ``seat``
+and the chosen ``option`` (a short machine-readable id such as ``"slot2:die1"`` or
+``"good:potion"``). ``legal_actions`` enumerates them completely; a client picks one
+and submits it unchanged (``label`` is a human-readable text and is ignored when
+matching). Large choices are split into small sequential decisions, so no
+enumeration explodes.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+
+@frozen
+class Action:
+    type: str
+    seat: int
+    option: str
+    label: str = ""
+
+    def key(self) -> tuple[str, int, str]:
+        return (self.type, self.seat, self.option)

@@ -1,0 +1,239 @@
+"""``Ctx``: what a rule (core or plugin) may do to the game while an action resolves.
+
+One ``Ctx`` lives for one ``Engine.apply`` (or setup). It holds the game, the engine
+(content, hooks, steps) and the events emitted so far. Every gain goes through here so
+that capacity limits and storage fit are always enforced the same way: a gain beyond a
+limit pushes the overflow decision the rulebook gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import rng
+from .goods import good_type, is_upgraded
+from .state import CompanionCard, Event, Game, Player, Task
+
+if TYPE_CHECKING:
+    from .content import Content
+    from .engine import Engine
+    from .storage import StorageSpec
+
+MARKET_VALUES = (5, 4, 3, 2, 1, 1)
+"""Values of the six wheel positions, clockwise from the $5 position."""
+MAX_PER_SECTION = 2
+BASE_CAPACITY = {"lanterns": 4, "inventory": 3, "heroes": 3, "commissions": 3, "illuminated": 2}
+RESOURCES = ("coins", "prestige", "lanterns", "quartz", "horseshoes")
+EFFECT_RESOURCE = {"coins": "coins", "prestige": "prestige", "lantern": "lanterns", "quartz": "quartz",
+                   "horseshoe": "horseshoes"}
+
+
+class Ctx:
+    def __init__(self, engine: Engine, game: Game) -> None:
+        self.engine = engine
+        self.game = game
+        self.content: Content = engine.content
+        self.hook = engine.pm.hook
+        self.events: list[Event] = []
+
+    # -- stack ---------------------------------------------------------------------
+    def push(self, kind: str, seat: int = -1, **data: Any) -> Task:
+        """Push a step; the last pushed resolves first."""
+        if kind not in self.engine.steps:
+            raise KeyError(f"unknown step kind {kind!r}")
+        task = Task(kind=kind, seat=seat, data=data)
+        self.game.stack.append(task)
+        return task
+
+    def push_task(self, task: Task) -> None:
+        self.game.stack.append(task)
+
+    def push_many(self, seat: int, kinds_data: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Push steps so that they resolve in the given order."""
+        for kind, data in reversed(kinds_data):
+            self.push(kind, seat, **data)
+
+    def pop(self, task: Task) -> None:
+        """Remove ``task`` from the stack (plugins resolving an extra option)."""
+        for i in range(len(self.game.stack) - 1, -1, -1):
+            if self.game.stack[i] is task:
+                del self.game.stack[i]
+                return
+
+    # -- events --------------------------------------------------------------------
+    def emit(self, type: str, seat: int | None = None, private: bool = False, **data: Any) -> None:
+        """Record an event; ``private`` events are only seen by ``seat``."""
+        g = self.game
+        self.events.append(Event(n=g.events, type=type, seat=seat, private_to=seat if private else None, data=data))
+        g.events += 1
+
+    # -- randomness ----------------------------------------------------------------
+    def roll(self, sides: int = 6) -> int:
+        return rng.roll(self.game.rng, sides)
+
+    def randbelow(self, n: int) -> int:
+        return rng.randbelow(self.game.rng, n)
+
+    def shuffle(self, seq: list[Any]) -> None:
+        rng.shuffle(self.game.rng, seq)
+
+    # -- components ----------------------------------------------------------------
+    def player(self, seat: int) -> Player:
+        return self.game.players[seat]
+
+    def owns(self, seat: int, component: str) -> bool:
+        """Whether ``seat`` holds the steed, upgrade, deed or companion ``component``."""
+        p = self.game.players[seat]
+        if component in p.steeds or component in p.upgrades or component in p.deeds:
+            return True
+        return any(self.content.companion_cards.get(c.card) == component for c in p.companions)
+
+    def companion_cards(self, seat: int, component: str) -> list[CompanionCard]:
+        return [c for c in self.game.players[seat].companions if self.content.companion_cards.get(c.card) == component]
+
+    def in_play(self, building: str) -> bool:
+        return building in self.game.board.buildings
+
+    def capacity(self, seat: int, kind: str) -> int:
+        extra = sum(v for v in self.hook.darkroad_capacity(ctx=self, seat=seat, kind=kind) if v)
+        return BASE_CAPACITY[kind] + extra
+
+    # -- market ----------------------------------------------------------------------
+    def value(self, kind: str) -> int:
+        """Current market value of good type ``kind``."""
+        return MARKET_VALUES[(self.content.good_index[kind] - self.game.board.wheel_offset) % 6]
+
+    def goods_of_value(self, value: int) -> list[str]:
+        return [g for g in self.content.good_ids if self.value(g) == value]
+
+    def rotate_wheel(self, seat: int | None) -> None:
+        """Rotate the market wheel one space clockwise: every good drops one position."""
+        self.game.board.wheel_offset = (self.game.board.wheel_offset - 1) % 6
+        self.emit("wheel_rotated", seat, at_5=self.goods_of_value(5)[0])
+
+    def not_on_wheel(self) -> list[str]:
+        return [g for i, g in enumerate(self.content.good_ids) if self.game.board.market[i] == 0]
+
+    # -- resources -------------------------------------------------------------------
+    def add(self, seat: int, resource: str, n: int, source: str = "") -> int:
+        """Gain (n > 0) or lose (n < 0) a counted resource; losses take what there is.
+
+        Returns the amount actually changed. Lanterns and inventory over capacity
+        trigger the rulebook's overflow handling.
+        """
+        p = self.game.players[seat]
+        have = getattr(p, resource)
+        new = max(0, have + n)
+        if new == have:
+            return 0
+        setattr(p, resource, new)
+        private = resource == "coins"
+        self.emit("gained" if n > 0 else "lost", seat, private=private, resource=resource, amount=abs(new - have),
+                  source=source)
+        if n > 0:
+            if resource == "lanterns":
+                cap = self.capacity(seat, "lanterns")
+                if p.lanterns > cap:
+                    self.emit("discarded", seat, resource="lanterns", amount=p.lanterns - cap, reason="no lantern slot")
+                    p.lanterns = cap
+            elif resource in ("quartz", "horseshoes"):
+                self.check_inventory(seat)
+        return new - have
+
+    def pay(self, seat: int, resource: str, n: int, source: str = "") -> None:
+        """Spend exactly ``n`` (the caller checked it can)."""
+        p = self.game.players[seat]
+        have = getattr(p, resource)
+        if have < n:
+            raise ValueError(f"seat {seat} cannot pay {n} {resource} (has {have})")
+        setattr(p, resource, have - n)
+        if n:
+            self.emit("paid", seat, private=resource == "coins", resource=resource, amount=n, source=source)
+
+    def check_inventory(self, seat: int) -> None:
+        p = self.game.players[seat]
+        if p.quartz + p.horseshoes > self.capacity(seat, "inventory"):
+            self.push("discard_inventory", seat)
+
+    # -- goods -----------------------------------------------------------------------
+    def storage_spec(self, seat: int) -> StorageSpec:
+        return self.engine.storage_spec(self, seat)
+
+    def fits(self, seat: int, goods: Iterable[str]) -> bool:
+        return self.engine.packer.fits([good_type(g) for g in goods], self.storage_spec(seat))
+
+    def gain_good(self, seat: int, good: str, source: str = "") -> None:
+        """Store ``good``; if it does not fit, the player discards goods until it does."""
+        p = self.game.players[seat]
+        p.goods.append(good)
+        self.emit("gained", seat, good=good, source=source)
+        self.check_storage(seat)
+
+    def check_storage(self, seat: int) -> None:
+        p = self.game.players[seat]
+        if not self.fits(seat, p.goods) and not any(
+            t.kind == "discard_good" and t.seat == seat for t in self.game.stack
+        ):
+            self.push("discard_good", seat)
+
+    def lose_good(self, seat: int, good: str, reason: str = "") -> None:
+        self.game.players[seat].goods.remove(good)
+        self.emit("lost", seat, good=good, source=reason)
+
+    def most_valuable(self, seat: int) -> list[str]:
+        """The goods tied for the highest current value (upgraded beats basic on a tie)."""
+        goods = self.game.players[seat].goods
+        if not goods:
+            return []
+        key = {g: (self.value(good_type(g)), is_upgraded(g)) for g in goods}
+        best = max(key.values())
+        return sorted({g for g in goods if key[g] == best})
+
+    # -- cards -------------------------------------------------------------------------
+    def gain_hero(self, seat: int, hero: str, bonus: bool = True, source: str = "") -> None:
+        """A hero joins ``seat``'s wagon; over 3 heroes the player discards one (the new
+        hero's bonus is lost when it is the one discarded)."""
+        p = self.game.players[seat]
+        p.heroes.append(hero)
+        self.emit("hero_joined", seat, hero=hero, source=source)
+        if bonus:
+            self.push("hero_bonus", seat, hero=hero)
+        if len(p.heroes) > self.capacity(seat, "heroes"):
+            self.push("discard_hero", seat)
+
+    def gain_commission(self, seat: int, commission: str, source: str = "") -> None:
+        p = self.game.players[seat]
+        p.commissions.append(commission)
+        self.emit("commission_gained", seat, commission=commission, source=source)
+        if len(p.commissions) > self.capacity(seat, "commissions"):
+            self.push("discard_commission", seat)
+
+    def gain_illuminated(self, seat: int, source: str = "") -> None:
+        p = self.game.players[seat]
+        held = len(p.special) + sum(1 for d in p.pool if d.kind == "illuminated")
+        if held >= self.capacity(seat, "illuminated"):
+            self.emit("discarded", seat, resource="illuminated", amount=1, reason="max illuminated dice held")
+            return
+        value = self.roll() - 1
+        p.special.append(value)
+        self.emit("gained", seat, resource="illuminated", amount=1, value=value, source=source)
+
+    def draw_hero(self) -> str | None:
+        deck = self.game.board.hero_deck
+        return deck.pop(0) if deck else None
+
+    def return_hero(self, hero: str) -> None:
+        """A discarded hero goes to the bottom of the hero deck."""
+        self.game.board.hero_deck.append(hero)
+
+    def return_commission(self, commission: str) -> None:
+        town = self.content.commissions[commission].town
+        self.game.board.commission_stacks.setdefault(town, []).append(commission)
+
+    # -- effects -----------------------------------------------------------------------
+    def gain_effects(self, seat: int, effects: Sequence[str], source: str = "") -> None:
+        """Resolve effect strings in order (see :mod:`effects`), pushing choices as needed."""
+        for e in reversed(effects):
+            if e != "nothing":
+                self.push("effect", seat, e=e, source=source)

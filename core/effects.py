@@ -1,0 +1,315 @@
+"""Effects: the small language of rewards and penalties on cards, dice and tiles.
+
+An effect is a string. *Concrete* effects resolve at once; *abstract* ones ("a good of
+your choice") become a ``choose_effect`` decision whose options are concrete effects.
+
+Resources (``N`` signed; a penalty takes what there is, never below zero):
+``coins:N`` ``prestige:N`` ``lantern:N`` ``quartz:N`` ``horseshoe:N``.
+Goods: ``good:<type>`` / ``good:<type>+`` (concrete); ``good:any[+]``,
+``good:value1[+]``, ``good:value5[+]``, ``good:not_on_wheel``, ``good:craft[+]``;
+``upgrade_good`` / ``upgrade_good:<type>``; ``downgrade_good`` / ``downgrade_good:<type>``;
+``lose_good`` / ``lose_good:most_valuable`` / ``lose_good:<token>``.
+Cards: ``hero`` / ``hero:inn:<slot>`` / ``hero:deck``; ``lose_hero`` / ``lose_hero:<id>``;
+``deliver_hero`` / ``deliver_hero:<id>``; ``commission`` / ``commission:<town>``;
+``deed`` / ``deed:courtyard:<slot>`` / ``deed:deck``.
+Other: ``illuminated``; ``ruins`` (the ruins action); ``ruins:N``; ``dark_market:N``;
+``ruins_die``; ``illuminated_reroll``; ``nothing``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .context import EFFECT_RESOURCE, Ctx
+from .goods import UP, good_type, is_upgraded, label as good_label
+from .state import Task
+from .steps import Choice, Option, Step
+
+
+def _suffix(arg: str) -> tuple[str, str]:
+    return (arg[:-1], UP) if arg.endswith(UP) else (arg, "")
+
+
+def expand(ctx: Ctx, seat: int, effect: str) -> list[str] | None:
+    """The concrete effects an abstract effect offers, or ``None`` if it is concrete."""
+    verb, _, arg = effect.partition(":")
+    p = ctx.player(seat)
+    b = ctx.game.board
+    if verb == "good":
+        base, up = _suffix(arg)
+        if base in ctx.content.good_index:
+            return None
+        if base == "any":
+            kinds = list(ctx.content.good_ids)
+        elif base.startswith("value"):
+            kinds = ctx.goods_of_value(int(base[5:]))
+        elif base == "not_on_wheel":
+            kinds = ctx.not_on_wheel()
+        elif base == "craft":
+            die = p.locked[0]
+            kinds = [ctx.content.crafting_chart[die]] if die is not None else list(ctx.content.good_ids)
+        else:
+            raise ValueError(f"unknown good effect {effect!r}")
+        return [f"good:{k}{up}" for k in kinds]
+    if verb == "upgrade_good" and not arg:
+        return sorted({f"upgrade_good:{g}" for g in p.goods if not is_upgraded(g)})
+    if verb == "downgrade_good" and not arg:
+        return sorted({f"downgrade_good:{good_type(g)}" for g in p.goods if is_upgraded(g)})
+    if verb == "lose_good" and (not arg or arg == "most_valuable"):
+        pool = ctx.most_valuable(seat) if arg else sorted(set(p.goods))
+        return [f"lose_good:{g}" for g in pool]
+    if verb == "hero" and not arg:
+        opts = [f"hero:inn:{i}" for i, h in enumerate(b.inn) if h]
+        return opts + (["hero:deck"] if b.hero_deck else [])
+    if verb in ("lose_hero", "deliver_hero") and not arg:
+        return [f"{verb}:{h}" for h in p.heroes]
+    if verb == "commission" and not arg:
+        return [f"commission:{t}" for t, s in b.commission_stacks.items() if s]
+    if verb == "deed" and not arg:
+        opts = [f"deed:courtyard:{i}" for i, d in enumerate(b.courtyard) if d]
+        return opts + (["deed:deck"] if b.deed_deck else [])
+    return None
+
+
+ABSTRACT_LABELS = {
+    "commission": "gain 1 available commission",
+    "deed": "gain 1 available deed and its bonus",
+    "hero": "gain 1 available hero",
+    "lose_good": "return a good of your choice",
+    "lose_hero": "lose a hero",
+    "deliver_hero": "deliver a hero",
+    "upgrade_good": "upgrade a good",
+    "downgrade_good": "downgrade a good",
+}
+
+
+def describe(ctx: Ctx, effect: str) -> str:
+    """A human label for a concrete effect."""
+    verb, _, arg = effect.partition(":")
+    b = ctx.game.board
+    if not arg and verb in ABSTRACT_LABELS:
+        return ABSTRACT_LABELS[verb]
+    if verb in EFFECT_RESOURCE:
+        n = int(arg)
+        return f"{'gain' if n >= 0 else 'lose'} {abs(n)} {EFFECT_RESOURCE[verb]}"
+    if verb == "good":
+        return f"gain {good_label(arg)}"
+    if verb == "lose_good":
+        return f"return {good_label(arg)}"
+    if verb == "upgrade_good":
+        return f"flip {arg} to its upgraded side"
+    if verb == "downgrade_good":
+        return f"flip upgraded {arg} to its basic side"
+    if verb == "hero":
+        if arg == "deck":
+            return "gain the top hero of the deck"
+        hero = b.inn[int(arg.split(":")[1])]
+        return f"gain hero {ctx.content.heroes[hero].name}" if hero else "gain a hero"
+    if verb == "lose_hero":
+        return f"lose hero {ctx.content.heroes[arg].name}"
+    if verb == "deliver_hero":
+        return f"deliver hero {ctx.content.heroes[arg].name}"
+    if verb == "commission":
+        top = b.commission_stacks.get(arg) or []
+        req = ", ".join(ctx.content.commissions[top[0]].requests) if top else ""
+        return f"gain the top {ctx.content.towns[arg].name} commission ({req})"
+    if verb == "deed":
+        if arg == "deck":
+            return "gain the top deed of the deck (no bonus)"
+        i = int(arg.split(":")[1])
+        bonus = ", ".join(ctx.content.courtyard_banners[i]) if i < len(ctx.content.courtyard_banners) else ""
+        return f"gain the courtyard deed in slot {i + 1} (bonus: {bonus})"
+    return effect.replace("_", " ")
+
+
+def resolve(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
+    """Resolve one effect for ``seat``: concrete at once, abstract as a decision."""
+    opts = expand(ctx, seat, effect)
+    if opts is not None:
+        if len(opts) == 1:
+            resolve(ctx, seat, opts[0], source)
+        elif opts:
+            ctx.push("choose_effect", seat, opts=opts, source=source, effect=effect)
+        return
+    verb, _, arg = effect.partition(":")
+    handler = CONCRETE.get(verb)
+    if handler is None:
+        raise ValueError(f"unknown effect {effect!r}")
+    handler(ctx, seat, arg, source)
+
+
+# -- concrete effects --------------------------------------------------------------------
+
+
+def _resource(verb: str) -> Callable[[Ctx, int, str, str], None]:
+    def run(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+        ctx.add(seat, EFFECT_RESOURCE[verb], int(arg), source)
+
+    return run
+
+
+def _good(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    ctx.gain_good(seat, arg, source)
+
+
+def _lose_good(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    if arg in ctx.player(seat).goods:
+        ctx.lose_good(seat, arg, source)
+
+
+def _flip(to_upgraded: bool) -> Callable[[Ctx, int, str, str], None]:
+    def run(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+        goods = ctx.player(seat).goods
+        old, new = (arg, arg + UP) if to_upgraded else (arg + UP, arg)
+        if old in goods:
+            goods[goods.index(old)] = new
+            ctx.emit("good_flipped", seat, good=old, to=new, source=source)
+
+    return run
+
+
+def _hero(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    b = ctx.game.board
+    if arg == "deck":
+        hero = ctx.draw_hero()
+    else:
+        i = int(arg.split(":")[1])
+        hero, b.inn[i] = b.inn[i], None
+    if hero:
+        ctx.gain_hero(seat, hero, source=source)
+
+
+def _lose_hero(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    p = ctx.player(seat)
+    if arg in p.heroes:
+        p.heroes.remove(arg)
+        ctx.return_hero(arg)
+        ctx.emit("hero_lost", seat, hero=arg, source=source)
+        ctx.check_storage(seat)
+
+
+def _deliver_hero(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    deliver_hero(ctx, seat, arg, source)
+
+
+def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
+    """Deliver ``hero`` to its town: region reward, hero to the merchant's log."""
+    p = ctx.player(seat)
+    if hero not in p.heroes:
+        return
+    p.heroes.remove(hero)
+    p.delivered_heroes.append(hero)
+    town = ctx.content.towns[ctx.content.heroes[hero].town]
+    ctx.emit("hero_delivered", seat, hero=hero, town=town.id, source=source)
+    ctx.hook.darkroad_hero_delivered(ctx=ctx, seat=seat, hero=hero)
+    ctx.gain_effects(seat, town.reward, source=f"deliver:{hero}")
+    ctx.check_storage(seat)
+
+
+def _commission(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    stack = ctx.game.board.commission_stacks.get(arg)
+    if stack:
+        ctx.gain_commission(seat, stack.pop(0), source)
+
+
+def _deed(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    b = ctx.game.board
+    bonus: Sequence[str] = ()
+    if arg == "deck":
+        deed = b.deed_deck.pop(0) if b.deed_deck else None
+    else:
+        i = int(arg.split(":")[1])
+        deed, b.courtyard[i] = b.courtyard[i], None
+        if i < len(ctx.content.courtyard_banners):
+            bonus = ctx.content.courtyard_banners[i]
+    if deed:
+        ctx.player(seat).deeds.append(deed)
+        ctx.emit("deed_gained", seat, source=source)
+        ctx.emit("deed_gained_private", seat, private=True, deed=deed)
+        ctx.gain_effects(seat, bonus, source="courtyard banner")
+
+
+def _illuminated(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    ctx.gain_illuminated(seat, source)
+
+
+def _ruins(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    if arg:
+        from .districts import move_ruins
+
+        move_ruins(ctx, seat, int(arg))
+    else:
+        ctx.push("ruins_move", seat)
+
+
+def _dark_market(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    from .districts import move_dark_market
+
+    move_dark_market(ctx, seat, int(arg))
+
+
+def _ruins_die(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    from .districts import roll_ruins_die
+
+    roll_ruins_die(ctx, seat)
+
+
+def _illuminated_reroll(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    from .districts import roll_ruins_die
+
+    roll_ruins_die(ctx, seat, rerolling=True)
+
+
+def _nothing(ctx: Ctx, seat: int, arg: str, source: str) -> None:
+    return None
+
+
+CONCRETE: dict[str, Callable[[Ctx, int, str, str], None]] = {
+    **{verb: _resource(verb) for verb in EFFECT_RESOURCE},
+    "good": _good,
+    "lose_good": _lose_good,
+    "upgrade_good": _flip(True),
+    "downgrade_good": _flip(False),
+    "hero": _hero,
+    "lose_hero": _lose_hero,
+    "deliver_hero": _deliver_hero,
+    "commission": _commission,
+    "deed": _deed,
+    "illuminated": _illuminated,
+    "ruins": _ruins,
+    "dark_market": _dark_market,
+    "ruins_die": _ruins_die,
+    "illuminated_reroll": _illuminated_reroll,
+    "nothing": _nothing,
+}
+
+
+class EffectStep(Step):
+    """Resolve one effect string (pushed by ``ctx.gain_effects``)."""
+
+    kind = "effect"
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        resolve(ctx, task.seat, task.data["e"], task.data.get("source", ""))
+
+
+class ChooseEffect(Choice):
+    """Pick one concrete effect of several (a good of your choice, a hero, a deed, ...)."""
+
+    kind = "choose_effect"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        # Re-expand: the board may have changed (a companion ability) since it was pushed.
+        fresh = expand(ctx, seat, task.data["effect"])
+        opts = fresh if fresh is not None else task.data["opts"]
+        # An abstract option with nothing behind it (no deed left) is no option.
+        return [(o, describe(ctx, o)) for o in opts if expand(ctx, seat, o) != []]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        resolve(ctx, seat, option, task.data.get("source", ""))
+
+    def describe(self, ctx: Ctx, task: Task) -> str:
+        return f"choose: {task.data['effect'].replace('_', ' ')} ({task.data.get('source', '')})"
+
+
+STEPS: list[Step] = [EffectStep(), ChooseEffect()]

@@ -1,0 +1,372 @@
+"""The engine: the public API of the rules core.
+
+>>> engine = Engine.load()
+>>> game, events = engine.create(GameConfig(players=3, seed=7))
+>>> seat = engine.awaiting(game)[0]
+>>> action = engine.legal_actions(game, seat)[0]
+>>> events = engine.apply(game, action)          # mutates ``game``; ``game.version`` + 1
+
+An engine is built once per process (plugins loaded, content merged, converter built)
+and holds no game: every call takes the game it works on. ``apply`` validates the
+action against the enumeration of legal answers *before* changing anything, so an
+illegal action leaves the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Iterable
+from typing import Any
+
+from . import caravan, districts, effects, rules, scoring
+from .actions import Action
+from .content import Content, ContentError
+from .context import Ctx
+from .errors import (
+    BadAction,
+    BadConfig,
+    DarkroadError,
+    GameFinished,
+    IllegalAction,
+    MissingPlugin,
+    NotYourDecision,
+    PluginError,
+    UnknownComponent,
+)
+from .plugins import PluginSet, make_plugin_manager
+from .serde import Serde
+from .state import Event, Game, GameConfig, Task
+from .steps import Option, Step
+from .storage import Packer, StorageSpec
+
+CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
+BUILDING_SPACES = 4
+OWN_TURN_PHASES = ("plan", "move", "activate")
+
+
+class Engine:
+    """Rules, content and plugins of one installation."""
+
+    def __init__(self, plugins: PluginSet) -> None:
+        self.plugins = plugins
+        self.pm = plugins.pm
+        packs: list[tuple[str, Any]] = []
+        comps = []
+        for impl in self.pm.hook.darkroad_content.get_hookimpls():
+            pack = impl.function()
+            if pack:
+                packs.append((impl.plugin_name, pack))
+        for impl in self.pm.hook.darkroad_components.get_hookimpls():
+            for comp in impl.function() or ():
+                comps.append(type(comp)(comp.kind, comp.id, comp.name, comp.text, comp.data, impl.plugin_name))
+        try:
+            self.content = Content.build(sorted(packs, key=lambda p: p[0]), comps)
+        except ContentError as exc:
+            raise PluginError(str(exc)) from exc
+        self.steps: dict[str, Step] = {}
+        for step in CORE_STEPS:
+            self.steps[step.kind] = step
+        for impl in self.pm.hook.darkroad_steps.get_hookimpls():
+            for step in impl.function() or ():
+                if step.kind in self.steps:
+                    raise PluginError(f"step kind {step.kind!r} of plugin {impl.plugin_name!r} is already defined",
+                                      plugin=impl.plugin_name)
+                self.steps[step.kind] = step
+        self.packer = Packer({g.id: g.footprint for g in self.content.goods})
+        self.serde = Serde()
+        self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
+
+    @classmethod
+    def load(cls, exclude: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (), strict: bool = False) -> Engine:
+        """Build an engine from the installed ``darkroad`` entry points (plus ``extra``)."""
+        return cls(make_plugin_manager(exclude=exclude, extra=extra, strict=strict))
+
+    # -- catalogue ---------------------------------------------------------------------
+    def catalog(self) -> list[dict[str, Any]]:
+        """Every component of this installation with the plugin providing it."""
+        out = []
+        for comp in sorted(self.content.components.values(), key=lambda c: (c.kind, c.id)):
+            plugin = self.plugins.plugins.get(comp.plugin)
+            out.append({"kind": comp.kind, "id": comp.id, "name": comp.name, "text": comp.text,
+                        "plugin": comp.plugin, "version": plugin.version if plugin else "0",
+                        "data": dict(comp.data)})
+        return out
+
+    # -- creating a game ---------------------------------------------------------------
+    def check_config(self, config: GameConfig) -> None:
+        """Raise :class:`BadConfig` / :class:`UnknownComponent` for an unplayable config."""
+        if not isinstance(config.players, int) or not 2 <= config.players <= 4:
+            raise BadConfig(f"players must be 2 to 4, got {config.players!r}")
+        comps = self.content.components
+        for b in config.buildings:
+            if b not in comps:
+                raise UnknownComponent(f"unknown building {b!r}")
+            if comps[b].kind != "building":
+                raise BadConfig(f"{b!r} is a {comps[b].kind}, not a building")
+        if config.buildings:
+            if len(config.buildings) != BUILDING_SPACES or len(set(config.buildings)) != BUILDING_SPACES:
+                raise BadConfig(f"choose exactly {BUILDING_SPACES} different buildings, got {config.buildings}")
+            tiles = [comps[b].data.get("tile") for b in config.buildings]
+            used = [t for t in tiles if t is not None]
+            if len(used) != len(set(used)):
+                raise BadConfig("at most one side of each double-sided building tile can be used in a game")
+        for c in config.companions:
+            if c not in comps or comps[c].kind != "companion":
+                raise UnknownComponent(f"unknown companion {c!r}")
+        unknown = set(config.variants) - {"drafting", "advanced_deeds"}
+        if unknown:
+            raise BadConfig(f"unknown variants {sorted(unknown)}")
+        if len(self.content.of_kind("building")) < BUILDING_SPACES:
+            raise BadConfig("this installation has fewer than 4 buildings")
+
+    def choose_buildings(self, ctx: Ctx) -> list[str]:
+        cfg = ctx.game.config
+        if cfg.buildings:
+            chosen = list(cfg.buildings)
+        elif not cfg.random_buildings:
+            first = [b.id for b in self.content.of_kind("building") if b.data.get("first_game")]
+            chosen = first if len(first) == BUILDING_SPACES else []
+        else:
+            chosen = []
+        if not chosen:
+            pool = self.content.of_kind("building")
+            ctx.shuffle(pool)
+            tiles: set[Any] = set()
+            for b in pool:
+                tile = b.data.get("tile")
+                if tile is None or tile not in tiles:
+                    chosen.append(b.id)
+                    if tile is not None:
+                        tiles.add(tile)
+                if len(chosen) == BUILDING_SPACES:
+                    break
+        ctx.shuffle(chosen)  # assigned randomly to the building spaces
+        return chosen
+
+    def create(self, config: GameConfig) -> tuple[Game, list[Event]]:
+        """A new game at its first decision, plus the setup events."""
+        self.check_config(config)
+        from .rng import seed_state
+
+        game = Game(config=config, rng=seed_state(config.seed))
+        ctx = Ctx(self, game)
+        game.board.buildings = self.choose_buildings(ctx)
+        used = {self.content.components[b].plugin for b in game.board.buildings}
+        used |= {c.plugin for c in self.content.components.values() if c.kind != "building"}
+        used |= {name for name, _ in self._content_plugins()}
+        config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
+        self._guard(ctx, lambda: (rules.setup(ctx), self._settle(ctx)))
+        return game, ctx.events
+
+    def new_game(self, config: GameConfig) -> Game:
+        return self.create(config)[0]
+
+    def _content_plugins(self) -> list[tuple[str, Any]]:
+        return [(impl.plugin_name, None) for impl in self.pm.hook.darkroad_content.get_hookimpls()]
+
+    # -- the decision ------------------------------------------------------------------
+    def _top(self, game: Game) -> tuple[Task, Step] | None:
+        if not game.stack:
+            return None
+        task = game.stack[-1]
+        return task, self.steps[task.kind]
+
+    def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
+        opts = list(step.options(ctx, task, seat))
+        for extra in self.pm.hook.darkroad_decision_options(ctx=ctx, task=task, seat=seat):
+            opts += list(extra or ())
+        return opts
+
+    def _settle(self, ctx: Ctx) -> None:
+        """Run automatic steps and skip empty decisions until a decision waits."""
+        game = ctx.game
+        while game.stack:
+            task = game.stack[-1]
+            step = self.steps[task.kind]
+            if not step.decision:
+                game.stack.pop()
+                step.run(ctx, task)
+                continue
+            if any(self._options(ctx, task, step, s) for s in step.seats(ctx, task)):
+                return
+            game.stack.pop()
+
+    def awaiting(self, game: Game) -> list[int]:
+        """The seats the game is waiting for (several for simultaneous steps)."""
+        top = self._top(game)
+        if top is None:
+            return []
+        task, step = top
+        ctx = Ctx(self, game)
+        return [s for s in step.seats(ctx, task) if self._options(ctx, task, step, s)]
+
+    def decision(self, game: Game) -> dict[str, Any] | None:
+        """The pending decision: its type, awaited seats and a human prompt."""
+        top = self._top(game)
+        if top is None:
+            return None
+        task, step = top
+        return {"type": task.kind, "seats": self.awaiting(game), "prompt": step.describe(Ctx(self, game), task)}
+
+    def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
+        out: list[Option] = []
+        for opts in self.pm.hook.darkroad_companion_options(ctx=ctx, seat=seat):
+            out += list(opts or ())
+        return out
+
+    def legal_actions(self, game: Game, seat: int) -> list[Action]:
+        """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
+        top = self._top(game)
+        if top is None or game.finished:
+            return []
+        task, step = top
+        ctx = Ctx(self, game)
+        if seat not in step.seats(ctx, task):
+            return []
+        acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
+        if acts and seat == game.active and game.phase in OWN_TURN_PHASES:
+            acts += [Action("companion", seat, o, lbl) for o, lbl in self.companion_options(ctx, seat)]
+        return acts
+
+    def apply(self, game: Game, action: Action) -> list[Event]:
+        """Apply ``action`` to ``game`` in place and return the events it caused.
+
+        Raises :class:`IllegalAction` (or a subclass) without touching the game when the
+        action is not a legal answer now, and :class:`PluginError` when a plugin failed
+        while resolving it (the game object is then unusable: reload it).
+        """
+        if game.finished:
+            raise GameFinished("the game is over")
+        top = self._top(game)
+        if top is None:
+            raise IllegalAction("the game is not waiting for any decision")
+        task, step = top
+        if action.seat not in self.awaiting(game):
+            raise NotYourDecision(
+                f"the game is waiting for seat(s) {self.awaiting(game)} to {step.describe(Ctx(self, game), task)}, "
+                f"not for seat {action.seat}"
+            )
+        legal = {a.key(): a for a in self.legal_actions(game, action.seat)}
+        if action.key() not in legal:
+            options = ", ".join(sorted(f"{t}/{o}" for t, _, o in legal))
+            raise IllegalAction(
+                f"{action.type}/{action.option} is not a legal answer for seat {action.seat} now "
+                f"({step.describe(Ctx(self, game), task)}); legal: {options}"
+            )
+        ctx = Ctx(self, game)
+
+        def run() -> None:
+            if action.type == "companion":
+                if not self.pm.hook.darkroad_companion_use(ctx=ctx, seat=action.seat, option=action.option):
+                    raise RuntimeError(f"no plugin resolved companion option {action.option!r}")
+            elif action.option.startswith("x:"):
+                if not self.pm.hook.darkroad_decision_choose(ctx=ctx, task=task, seat=action.seat,
+                                                             option=action.option):
+                    raise RuntimeError(f"no plugin resolved option {action.option!r}")
+            else:
+                game.stack.pop()
+                step.choose(ctx, task, action.seat, action.option)
+            self._settle(ctx)
+            game.version += 1
+
+        self._guard(ctx, run)
+        return ctx.events
+
+    def _guard(self, ctx: Ctx, fn: Any) -> None:
+        try:
+            fn()
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            plugin = self._blame(exc)
+            where = f"plugin {plugin!r}" if plugin else "the rules core"
+            raise PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "") from exc
+
+    def _blame(self, exc: BaseException) -> str | None:
+        """The plugin whose code raised (innermost frame in a plugin module)."""
+        modules = {}
+        for name, plugin in self.pm.list_name_plugin():
+            mod = getattr(plugin, "__name__", None) or type(plugin).__module__
+            modules[mod] = name
+        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+            for mod, name in modules.items():
+                file = getattr(sys.modules.get(mod), "__file__", None)
+                if file and frame.filename == file:
+                    return name
+        return None
+
+    # -- storage -------------------------------------------------------------------------
+    def storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
+        p = ctx.player(seat)
+        heroes = self.content.heroes
+        any_slots = sum(1 for h in p.heroes if heroes[h].bonus == "storage")
+        grids: list[tuple[int, int]] = []
+        fixed: list[tuple[tuple[int, int], ...]] = []
+        for exts in self.pm.hook.darkroad_storage_extensions(ctx=ctx, seat=seat):
+            for ext in exts or ():
+                any_slots += int(ext.get("any_slots", 0))
+                if "extra_grid" in ext:
+                    cols, rows = ext["extra_grid"]
+                    grids.append((int(cols), int(rows)))
+                if "fixed_tile" in ext:
+                    fixed.append(tuple((int(r), int(c)) for r, c in ext["fixed_tile"]))
+        key = (any_slots, tuple(grids), tuple(fixed))
+        spec = self._spec_cache.get(key)
+        if spec is None:
+            spec = self._spec_cache[key] = StorageSpec(any_slots=any_slots, extra_grids=tuple(grids),
+                                                       fixed_tiles=tuple(fixed))
+        return spec
+
+    # -- serialisation and views --------------------------------------------------------
+    def dumps(self, game: Game) -> bytes:
+        return self.serde.dumps(game)
+
+    def loads(self, blob: bytes | str) -> Game:
+        game = self.serde.loads(blob)
+        missing = [n for n in game.config.plugins if n not in self.plugins.plugins]
+        if missing:
+            raise MissingPlugin(f"this game needs plugin(s) {missing}, which are not installed")
+        return game
+
+    def copy(self, game: Game) -> Game:
+        return self.serde.copy(game)
+
+    def action_from_json(self, obj: Any) -> Action:
+        return self.serde.action_from_json(obj)
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        return self.serde.action_to_json(action)
+
+    def event_to_json(self, event: Event) -> dict[str, Any]:
+        return self.serde.event_to_json(event)
+
+    @staticmethod
+    def visible(event: Event, seat: int | None) -> bool:
+        return event.private_to is None or event.private_to == seat
+
+    def view(self, game: Game, seat: int | None) -> dict[str, Any]:
+        from .view import view
+
+        return view(self, game, seat)
+
+    def action_schema(self) -> dict[str, Any]:
+        from .view import action_schema
+
+        return action_schema(self)
+
+    def event_schema(self) -> dict[str, Any]:
+        from .view import event_schema
+
+        return event_schema(self)
+
+    def replay(self, config: GameConfig, actions: Iterable[Action | dict[str, Any]]) -> Game:
+        """Rebuild a game from its config and applied actions."""
+        game, _ = self.create(GameConfig(**{**self.serde.unstructure(config), "plugins": {}}))
+        for a in actions:
+            self.apply(game, a if isinstance(a, Action) else self.action_from_json(a))
+        return game
+
+    def to_json(self, game: Game) -> str:
+        return json.dumps(self.serde.unstructure(game))

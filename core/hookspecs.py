@@ -1,0 +1,285 @@
+"""Every hook a darkroad plugin can implement.
+
+Plugins implement hooks with :data:`darkroad.core.hookimpl`; an implementation may
+accept any subset of a spec's arguments, and arguments are always passed by keyword,
+so adding an argument later breaks no plugin. Never depend on the order in which
+results of a non-firstresult hook arrive.
+
+Two families:
+
+* **Registration hooks** contribute content (card data) and components (buildings,
+  companions, steeds, deeds, wagon upgrades) and extra engine steps. Called once when
+  the :class:`~darkroad.core.engine.Engine` is built.
+* **Rule-point hooks** are called by the engine at fixed moments of a turn. They
+  receive ``ctx`` (a :class:`~darkroad.core.context.Ctx`: the game being changed plus
+  the operations a rule may use: gain, pay, push steps, emit events, roll dice) and the
+  ``seat`` concerned. A component that owns a rule point checks that it is in play or
+  owned by that seat (``ctx.in_play(id)``, ``ctx.owns(seat, id)``) and returns ``None``
+  otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .content import Component
+    from .context import Ctx
+    from .state import Game, Task
+    from .steps import Step
+
+hookspec = pluggy.HookspecMarker("darkroad")
+
+
+# -- registration -------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_content() -> Mapping[str, Any] | None:
+    """Contribute a content pack: card data (goods, towns, heroes, commissions, events, board).
+
+    Called once when the engine is built. Return a dict in the format documented in
+    :mod:`darkroad.core.content`, or ``None``. Packs of all plugins are merged; a
+    duplicate id fails the load, naming both plugins.
+    """
+
+
+@hookspec
+def darkroad_components() -> Sequence[Component] | None:
+    """Contribute components: buildings, companions, steeds, deeds, wagon upgrades.
+
+    Called once when the engine is built. Return a list of
+    :class:`~darkroad.core.content.Component` (``kind``, ``id``, ``name``, ``text``,
+    ``data``); the engine fills in ``plugin``. A duplicate component id fails the load,
+    naming both plugins.
+    """
+
+
+@hookspec
+def darkroad_steps() -> Sequence[Step] | None:
+    """Contribute engine steps (automatic steps or decisions) a component pushes.
+
+    Called once when the engine is built. Return a list of
+    :class:`~darkroad.core.steps.Step` instances, each with a unique ``kind``; a
+    component pushes them with ``ctx.push(kind, seat, **data)``.
+    """
+
+
+# -- setup -----------------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_setup(ctx: Ctx) -> None:
+    """Called once at the end of game setup, before the first decision.
+
+    Use it to put plugin-owned board state in ``ctx.game.board.extra``.
+    Return value ignored.
+    """
+
+
+# -- plan ------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def darkroad_slot_action(ctx: Ctx, seat: int, slot: int, last_rounds: bool) -> bool | None:
+    """Replace the special action of locked slot ``slot`` (1, 2 or 3) just taken by ``seat``.
+
+    Called after a die left the slot during Plan. ``last_rounds`` is true when the
+    main reserve was empty (the last 3 rounds). Return ``True`` when the plugin handled
+    the slot action (by pushing its own steps); ``None`` leaves the rulebook's action.
+    Stops at first non-None result.
+    """
+
+
+# -- move ------------------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_movement_options(ctx: Ctx, seat: int) -> Sequence[int] | None:
+    """Extra movement distances ``seat`` may choose besides its action-pool dice.
+
+    Called when the Move decision is enumerated. Return a list of distances (0..5),
+    or ``None``. Results of all plugins are merged.
+    """
+
+
+# -- activate --------------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_building_targets(ctx: Ctx, seat: int, connected: str | None) -> Sequence[str] | None:
+    """Buildings ``seat`` may activate with its illuminated die instead of the connected one.
+
+    Called when the Activate decision is enumerated with an illuminated die in the pool.
+    ``connected`` is the building next to the wagon (``None`` at the start space).
+    Return building ids (any of the buildings in play) or ``None``; merged.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
+    """Resolve the activation of ``building`` by ``seat``.
+
+    The plugin providing the building pushes its steps (payments, choices, gains) and
+    returns ``True``; others return ``None``. Stops at first non-None result.
+    """
+
+
+@hookspec
+def darkroad_bazaar_discount(ctx: Ctx, seat: int) -> int | None:
+    """Coins taken off ``seat``'s total cost of one visit to the Great Bazaar.
+
+    Called once per visit before buying. Return a non-negative int or ``None``; the
+    results are added up. The cost never goes below zero.
+    """
+
+
+@hookspec
+def darkroad_excursion(ctx: Ctx, seat: int, choice: str) -> None:
+    """``seat`` chose at Yurg's Excursions: ``choice`` is ``"ruins"`` or ``"caravan"``.
+
+    Called right after the choice, before anything else of it resolves. Return value
+    ignored; use ``ctx`` to gain or push steps.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_ruins_die_cost(ctx: Ctx, seat: int) -> int | None:
+    """Lanterns ``seat`` pays to roll the ruins die (rulebook: 1).
+
+    Stops at first non-None result.
+    """
+
+
+# -- caravans --------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def darkroad_shortcut_cost(ctx: Ctx, seat: int) -> int | None:
+    """Lanterns the caravan leader ``seat`` pays for a shortcut (rulebook: 3).
+
+    Stops at first non-None result.
+    """
+
+
+@hookspec
+def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> Sequence[int] | None:
+    """Optional additions ``seat`` may make to the travel die it chooses (e.g. ``[1]``).
+
+    Called when the travel-die decision is enumerated; each bonus becomes an extra
+    option for every die. The modified face is capped at 6. Merged.
+    """
+
+
+@hookspec
+def darkroad_commission_delivered(ctx: Ctx, seat: int, commission: str, goods: Sequence[str]) -> None:
+    """``seat`` delivered ``commission`` with ``goods`` (tokens, ``"+"`` = upgraded).
+
+    Called after the prestige was gained. Return value ignored.
+    """
+
+
+@hookspec
+def darkroad_hero_delivered(ctx: Ctx, seat: int, hero: str) -> None:
+    """``seat`` delivered ``hero`` to its town (after the region reward). Return ignored."""
+
+
+# -- wagon -----------------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_storage_extensions(ctx: Ctx, seat: int) -> Sequence[Mapping[str, Any]] | None:
+    """Storage beyond the 6x5 grid that ``seat``'s components give.
+
+    Return a list of dicts, each with any of ``any_slots`` (int: goods of any shape,
+    one each), ``extra_grid`` ([cols, rows]: a separate small grid),
+    ``fixed_tile`` ([[row, col], ...]: a tile that occupies cells of the main grid).
+    Called on every storage check: keep it cheap. Merged.
+    """
+
+
+@hookspec
+def darkroad_capacity(ctx: Ctx, seat: int, kind: str) -> int | None:
+    """Change of ``seat``'s capacity for ``kind``: ``"lanterns"``, ``"inventory"``,
+    ``"heroes"``, ``"commissions"``, ``"illuminated"``.
+
+    Return a signed int (e.g. ``-1`` when an upgrade tile occupies a lantern slot) or
+    ``None``; the results are added to the rulebook's limit.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_upgrade_limit(ctx: Ctx, seat: int) -> int | None:
+    """How many wagon upgrades ``seat`` may hold (rulebook: 1). Stops at first non-None result."""
+
+
+@hookspec
+def darkroad_upgrade_gained(ctx: Ctx, seat: int, upgrade: str) -> None:
+    """``seat`` just gained wagon upgrade ``upgrade``. Return value ignored."""
+
+
+# -- companions --------------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_companion_options(ctx: Ctx, seat: int) -> Sequence[tuple[str, str]] | None:
+    """Companion abilities ``seat`` may trigger right now, as ``(option, label)`` pairs.
+
+    Called on ``seat``'s own turn whenever a decision of ``seat`` is enumerated. The
+    option id must start with the companion card id (``"phoenix-2:0"``). Merged.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
+    """Trigger the companion ability ``option`` (one returned by ``darkroad_companion_options``).
+
+    The owning plugin pays the gift, pushes the ability's steps and returns ``True``.
+    Stops at first non-None result.
+    """
+
+
+# -- any decision -------------------------------------------------------------------------
+
+
+@hookspec
+def darkroad_decision_options(ctx: Ctx, task: Task, seat: int) -> Sequence[tuple[str, str]] | None:
+    """Extra options a plugin adds to the pending decision ``task`` for ``seat``.
+
+    Option ids must start with ``"x:"`` followed by the plugin's component id. Merged.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_decision_choose(ctx: Ctx, task: Task, seat: int, option: str) -> bool | None:
+    """Resolve an extra option added by ``darkroad_decision_options``.
+
+    Return ``True`` when handled. The decision stays pending unless the plugin pops it
+    (``ctx.pop(task)``). Stops at first non-None result.
+    """
+
+
+# -- game end ------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> Mapping[str, int] | None:
+    """Score deed ``deed`` held by ``seat`` at game end.
+
+    Return ``{"coins": n}``, ``{"prestige": n}`` and/or ``{"vp": n}`` (0 when the
+    criterion is not met); the plugin providing the deed answers, others return
+    ``None``. Stops at first non-None result.
+    """
+
+
+@hookspec
+def darkroad_game_end(ctx: Ctx) -> None:
+    """Called once after final scoring, with ``ctx.game.score`` filled. Return ignored."""
+
+
+def spec_names() -> list[str]:
+    """Names of every hookspec, in declaration order."""
+    return [n for n, v in globals().items() if n.startswith("darkroad_") and callable(v)]

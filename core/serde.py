@@ -1,0 +1,71 @@
+"""The one cattrs converter of the state, actions and events, and their JSON form.
+
+Stored games omit fields equal to their defaults, to keep the blob small; loading
+fills them back. ``forbid_extra_keys`` on actions turns a misspelt field into a clear
+error rather than a silent no-op.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cattrs import ClassValidationError, transform_error
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
+from cattrs.preconf.json import make_converter
+
+from .actions import Action
+from .errors import BadAction
+from .state import SCHEMA_VERSION, Board, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
+
+
+class Serde:
+    def __init__(self) -> None:
+        c = make_converter()
+        for cls in (Game, GameConfig, Player, Board, Task, PoolDie, ScoreLine):
+            c.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, c, _cattrs_omit_if_default=True))
+        c.register_structure_hook(Action, make_dict_structure_fn(Action, c, _cattrs_forbid_extra_keys=True))
+        self.c = c
+
+    def unstructure(self, obj: Any) -> Any:
+        return self.c.unstructure(obj)
+
+    def dumps(self, game: Game) -> bytes:
+        return json.dumps(self.c.unstructure(game), separators=(",", ":")).encode()
+
+    def loads(self, blob: bytes | str) -> Game:
+        raw = json.loads(blob)
+        version = raw.get("schema_version", SCHEMA_VERSION)
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"stored game has schema_version {version}, this build reads {SCHEMA_VERSION}")
+        return self.c.structure(raw, Game)
+
+    def copy(self, game: Game) -> Game:
+        return self.c.structure(self.c.unstructure(game), Game)
+
+    def action_from_json(self, obj: Any) -> Action:
+        """Structure a client's action, strictly: exact types, no unknown fields."""
+        if not isinstance(obj, dict):
+            raise BadAction(f"an action must be a JSON object, got {type(obj).__name__} @ $")
+        fields = {"type": str, "seat": int, "option": str, "label": str}
+        extra = sorted(set(obj) - set(fields))
+        if extra:
+            raise BadAction(f"unknown field(s) {extra} @ $")
+        for name, typ in fields.items():
+            if name not in obj:
+                if name != "label":
+                    raise BadAction(f"required field missing @ $.{name}")
+                continue
+            value = obj[name]
+            if not isinstance(value, typ) or isinstance(value, bool):
+                raise BadAction(f"expected {typ.__name__} @ $.{name}")
+        try:
+            return self.c.structure(obj, Action)
+        except (ClassValidationError, TypeError, ValueError) as exc:
+            raise BadAction("; ".join(transform_error(exc)) if isinstance(exc, ClassValidationError) else str(exc)) from exc
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        return self.c.unstructure(action)
+
+    def event_to_json(self, event: Event) -> dict[str, Any]:
+        return self.c.unstructure(event)

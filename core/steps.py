@@ -1,0 +1,61 @@
+"""The step protocol: every entry of the engine's stack is handled by a :class:`Step`.
+
+A step is either *automatic* (``decision = False``: the engine pops it and calls
+:meth:`Step.run`) or a *decision* (it waits for an action). For a decision the engine
+enumerates :meth:`Step.options` for each awaited seat; when a seat answers, the engine
+pops the task and calls :meth:`Step.choose`. A decision that must stay pending (a
+repeated choice, or a simultaneous one with seats still to answer) pushes its task
+back before pushing any follow-up steps. A decision with no options for any seat is
+skipped.
+
+Core steps live in :mod:`rules`, :mod:`districts`, :mod:`caravan`; plugins contribute
+theirs through the ``darkroad_steps`` hook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from .context import Ctx
+    from .state import Task
+
+Option = tuple[str, str]
+"""``(option id, human label)``."""
+
+
+class Step:
+    kind: ClassVar[str] = ""
+    decision: ClassVar[bool] = False
+    prompt: ClassVar[str] = ""
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        """Resolve an automatic step (already popped)."""
+        raise NotImplementedError
+
+    def seats(self, ctx: Ctx, task: Task) -> Sequence[int]:
+        """The seats this decision waits for (default: the task's seat)."""
+        return (task.seat,)
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> Sequence[Option]:
+        """Every legal answer of ``seat``."""
+        raise NotImplementedError
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        """Apply ``seat``'s answer ``option`` (the task was popped)."""
+        raise NotImplementedError
+
+    def describe(self, ctx: Ctx, task: Task) -> str:
+        """A human sentence for the pending decision."""
+        return self.prompt or self.kind.replace("_", " ")
+
+
+class Choice(Step):
+    """A decision whose options and consequences are given by two small functions.
+
+    Most decisions are "pick one of these": subclasses implement :meth:`options` and
+    :meth:`choose`; this class only marks it a decision.
+    """
+
+    decision = True

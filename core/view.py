@@ -1,0 +1,145 @@
+"""Per-seat views: the only way state leaves the core.
+
+A view shows the public board and every player's public wagon; the viewing seat also
+sees its own coins and deeds. Other seats' coins and deeds, the order of every deck,
+the commission stacks below their tops and the RNG are never shown. A spectator
+(``seat=None``) sees only public information.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .context import Ctx
+from .rules import DISTRICTS
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .state import Game, Player
+
+
+def _player(engine: Engine, game: Game, p: Player, me: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "seat": p.seat,
+        "kind": p.kind,
+        "prestige": p.prestige,
+        "position": p.position,
+        "locked": list(p.locked),
+        "reserve": list(p.reserve),
+        "spent": p.spent,
+        "removed": p.removed,
+        "special_reserve": list(p.special),
+        "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool],
+        "lanterns": p.lanterns,
+        "quartz": p.quartz,
+        "horseshoes": p.horseshoes,
+        "goods": sorted(p.goods),
+        "heroes": list(p.heroes),
+        "commissions": list(p.commissions),
+        "steeds": list(p.steeds),
+        "upgrades": list(p.upgrades),
+        "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions],
+        "delivered_commissions": len(p.delivered_commissions),
+        "delivered_heroes": len(p.delivered_heroes),
+        "deed_count": len(p.deeds),
+        "coins": p.coins if me or game.finished else None,
+        "deeds": list(p.deeds) if me or game.finished else None,
+    }
+    return out
+
+
+def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
+    b = game.board
+    ctx = Ctx(engine, game)
+    decision = engine.decision(game)
+    caravan = game.turn.get("caravan")
+    return {
+        "schema_version": game.schema_version,
+        "version": game.version,
+        "status": "finished" if game.finished else "active",
+        "round": game.round,
+        "phase": game.phase,
+        "active_seat": game.active,
+        "start_seat": game.start_seat,
+        "seat": seat,
+        "awaiting": decision["seats"] if decision else [],
+        "decision": decision,
+        "config": {"players": game.config.players, "variants": dict(game.config.variants),
+                   "buildings": list(game.config.buildings), "plugins": dict(game.config.plugins)},
+        "board": {
+            "ringway": list(DISTRICTS),
+            "buildings": list(b.buildings),
+            "market": {
+                "wheel": {g: ctx.value(g) for g in engine.content.good_ids},
+                "dice": {g: b.market[i] for i, g in enumerate(engine.content.good_ids)},
+                "set_aside": b.set_aside,
+            },
+            "commissions": {t: {"top": s[0] if s else None, "count": len(s)} for t, s in b.commission_stacks.items()},
+            "inn": list(b.inn),
+            "hero_deck": len(b.hero_deck),
+            "courtyard": list(b.courtyard),
+            "deed_deck": len(b.deed_deck),
+            "companion_row": list(b.companion_row),
+            "companion_deck": len(b.companion_deck),
+            "event_decks": {r: len(d) for r, d in b.events.items()},
+            "upgrades": sorted(b.upgrades),
+            "five_coins": b.five_coins,
+            "dark_market": ("north", "east", "south", "west")[b.dark_market],
+            "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
+            "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")},
+        },
+        "caravan": dict(caravan) if caravan else None,
+        "players": [_player(engine, game, p, p.seat == seat) for p in game.players],
+        "score": [engine.serde.unstructure(s) for s in game.score] if game.finished else None,
+        "winners": list(game.winners) if game.finished else None,
+    }
+
+
+def action_schema(engine: Engine) -> dict[str, Any]:
+    """JSON Schema of an action: ``oneOf`` the decision types, tagged by ``type``."""
+    kinds = sorted(k for k, s in engine.steps.items() if s.decision) + ["companion"]
+    variants = []
+    for k in kinds:
+        step = engine.steps.get(k)
+        variants.append({
+            "type": "object",
+            "title": k,
+            "description": (step.prompt or step.__doc__ or "").strip().split("\n")[0] if step
+            else "trigger a companion ability on your own turn",
+            "required": ["type", "seat", "option"],
+            "additionalProperties": False,
+            "properties": {
+                "type": {"type": "string", "const": k},
+                "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                "option": {"type": "string", "maxLength": 200},
+                "label": {"type": "string", "maxLength": 500},
+            },
+        })
+    return {"oneOf": variants, "discriminator": {"propertyName": "type"}}
+
+
+EVENT_TYPES = (
+    "game_started", "steed_dealt", "turn_started", "dice_reset", "die_bumped", "illuminated_to_pool", "moved",
+    "activated", "wheel_rotated", "market_die_changed", "bought", "gained", "lost", "paid", "discarded",
+    "good_flipped", "hero_joined", "hero_lost", "hero_discarded", "hero_delivered", "commission_gained",
+    "commission_discarded", "commission_delivered", "deed_gained", "deed_gained_private", "deed_kept",
+    "deed_revealed", "dark_market_moved", "ruins_moved", "ruins_die_rolled", "excursion", "companion_taken",
+    "caravan_declared", "caravan_answer", "event_revealed", "travel_dice_rerolled", "travel_die_taken",
+    "town_visited", "good_fortune", "upgrade_gained", "market_rerolled", "night_dice_refreshed", "round_ended",
+    "game_finished", "companion_used",
+)
+
+
+def event_schema(engine: Engine) -> dict[str, Any]:
+    """JSON Schema of an event (plugins may add types: ``type`` is an open string)."""
+    return {
+        "type": "object",
+        "required": ["n", "type"],
+        "properties": {
+            "n": {"type": "integer", "minimum": 0},
+            "type": {"type": "string", "examples": list(EVENT_TYPES)},
+            "seat": {"type": ["integer", "null"]},
+            "private_to": {"type": ["integer", "null"]},
+            "data": {"type": "object"},
+        },
+    }

@@ -1,0 +1,1 @@
+"""Base game buildings: one plugin module each, registered through the darkroad entry-point group."""
