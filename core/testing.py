@@ -1,0 +1,179 @@
+"""A testing kit for rules and plugin authors (in the manner of pytest's ``pytester``).
+
+>>> t = Table.new(players=2, seed=3, buildings=["my_building", ...], plugins=[("mine", my_module)])
+>>> t.setup_wagon(0, coins=5, goods=["potion", "book+"])
+>>> t.activate_building(0, "my_building")      # seat 0 is activating it now
+>>> t.choose("my_decision", "pay:coins")        # answer the pending decision
+>>> t.calls("darkroad_activate_building")       # every recorded hook call
+
+Everything goes through the real engine: ``choose`` submits a legal action exactly as
+a client would.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from .actions import Action
+from .context import Ctx
+from .engine import Engine
+from .state import Event, Game, GameConfig
+
+
+@attrs.define
+class HookCall:
+    name: str
+    kwargs: dict[str, Any]
+    result: Any = None
+
+
+class HookRecorder:
+    """Records every hook call of a plugin manager (``pm.add_hookcall_monitoring``)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.calls: list[HookCall] = []
+        self._pending: list[HookCall] = []
+
+        def before(name: str, impls: Any, kwargs: dict[str, Any]) -> None:
+            call = HookCall(name, dict(kwargs))
+            self._pending.append(call)
+            self.calls.append(call)
+
+        def after(outcome: Any, name: str, impls: Any, kwargs: dict[str, Any]) -> None:
+            call = self._pending.pop()
+            try:
+                call.result = outcome.get_result()
+            except BaseException as exc:  # recorded, re-raised by pluggy
+                call.result = exc
+
+        self.undo = engine.pm.add_hookcall_monitoring(before, after)
+
+    def named(self, name: str) -> list[HookCall]:
+        return [c for c in self.calls if c.name == name]
+
+
+class Table:
+    """One game on the table, driven through the real engine."""
+
+    def __init__(self, engine: Engine, game: Game, events: list[Event]) -> None:
+        self.engine = engine
+        self.game = game
+        self.events = list(events)
+        self.recorder = HookRecorder(engine)
+
+    @classmethod
+    def new(
+        cls,
+        players: int = 2,
+        seed: int = 0,
+        buildings: Iterable[str] = (),
+        plugins: Iterable[tuple[str, Any]] = (),
+        exclude: Iterable[str] = (),
+        engine: Engine | None = None,
+        **variants: Any,
+    ) -> Table:
+        engine = engine or Engine.load(exclude=exclude, extra=plugins)
+        game, events = engine.create(GameConfig(players=players, seed=seed, buildings=list(buildings),
+                                                variants=variants))
+        return cls(engine, game, events)
+
+    # -- reading -------------------------------------------------------------------
+    @property
+    def awaiting(self) -> list[int]:
+        return self.engine.awaiting(self.game)
+
+    @property
+    def decision(self) -> str | None:
+        return self.game.stack[-1].kind if self.game.stack else None
+
+    def legal(self, seat: int | None = None) -> list[Action]:
+        seat = self.awaiting[0] if seat is None else seat
+        return self.engine.legal_actions(self.game, seat)
+
+    def options(self, seat: int | None = None) -> list[str]:
+        return [a.option for a in self.legal(seat)]
+
+    def calls(self, name: str) -> list[HookCall]:
+        return self.recorder.named(name)
+
+    def events_of(self, type: str) -> list[Event]:
+        return [e for e in self.events if e.type == type]
+
+    # -- acting ----------------------------------------------------------------------
+    def choose(self, type: str | None = None, option: str | None = None, seat: int | None = None,
+               startswith: str | None = None) -> list[Event]:
+        """Submit the legal action matching ``type`` and ``option`` (or its prefix)."""
+        seat = self.awaiting[0] if seat is None else seat
+        legal = self.legal(seat)
+        for a in legal:
+            if (type is None or a.type == type) and (option is None or a.option == option) and (
+                startswith is None or a.option.startswith(startswith)
+            ):
+                return self.apply(a)
+        raise AssertionError(f"no legal action {type}/{option or startswith} for seat {seat}; "
+                             f"legal: {[(a.type, a.option) for a in legal]}")
+
+    def apply(self, action: Action) -> list[Event]:
+        ev = self.engine.apply(self.game, action)
+        self.events += ev
+        return ev
+
+    def play(self, until: Callable[[Table], bool] = lambda t: t.game.finished, seed: int = 0,
+             policy: Callable[[list[Action], random.Random], Action] | None = None, limit: int = 100_000) -> None:
+        """Play random (or ``policy``) legal actions until ``until(self)`` holds."""
+        r = random.Random(seed)
+        for _ in range(limit):
+            if until(self) or self.game.finished:
+                return
+            seat = r.choice(self.awaiting)
+            legal = self.legal(seat)
+            self.apply(policy(legal, r) if policy else r.choice(legal))
+        raise AssertionError("play limit reached")
+
+    # -- arranging -------------------------------------------------------------------
+    def ctx(self) -> Ctx:
+        return Ctx(self.engine, self.game)
+
+    def setup_wagon(self, seat: int, **fields: Any) -> None:
+        """Set fields of a player directly (coins, goods, heroes, lanterns, steeds, ...)."""
+        p = self.game.players[seat]
+        for k, v in fields.items():
+            if not hasattr(p, k):
+                raise AttributeError(f"Player has no field {k!r}")
+            setattr(p, k, v)
+
+    def push(self, kind: str, seat: int, **data: Any) -> None:
+        """Put step ``kind`` for ``seat`` on top of the stack and run until a decision."""
+        ctx = self.ctx()
+        ctx.push(kind, seat, **data)
+        self.engine._settle(ctx)
+        self.events += ctx.events
+
+    def run(self, fn: Callable[[Ctx], Any]) -> Any:
+        """Run ``fn(ctx)`` (e.g. a gain) as the engine would, then settle."""
+        ctx = self.ctx()
+        out = fn(ctx)
+        self.engine._settle(ctx)
+        self.events += ctx.events
+        return out
+
+    def activate_building(self, seat: int, building: str) -> None:
+        """Make ``seat`` the active seat, activating ``building`` now."""
+        self.game.active = seat
+        self.game.phase = "activate"
+
+        def go(ctx: Ctx) -> None:
+            if not self.engine.pm.hook.darkroad_activate_building(ctx=ctx, seat=seat, building=building):
+                raise AssertionError(f"no plugin resolves building {building!r}")
+
+        self.run(go)
+
+    def district(self, seat: int, district: str) -> None:
+        """Make ``seat`` the active seat, activating ``district`` now."""
+        self.game.active = seat
+        self.game.phase = "activate"
+        self.push(district, seat)
