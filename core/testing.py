@@ -59,11 +59,11 @@ class HookRecorder:
 class Table:
     """One game on the table, driven through the real engine."""
 
-    def __init__(self, engine: Engine, game: Game, events: list[Event]) -> None:
+    def __init__(self, engine: Engine, game: Game, events: list[Event], record: bool = True) -> None:
         self.engine = engine
         self.game = game
         self.events = list(events)
-        self.recorder = HookRecorder(engine)
+        self.recorder = HookRecorder(engine) if record else None
 
     @classmethod
     def new(
@@ -76,10 +76,16 @@ class Table:
         engine: Engine | None = None,
         **variants: Any,
     ) -> Table:
+        """A new game. Pass a shared ``engine`` to save the plugin load (hook calls are
+        then not recorded: a recorder is only attached to an engine of its own)."""
+        own = engine is None
         engine = engine or Engine.load(exclude=exclude, extra=plugins)
+        recorder = HookRecorder(engine) if own else None
         game, events = engine.create(GameConfig(players=players, seed=seed, buildings=list(buildings),
                                                 variants=variants))
-        return cls(engine, game, events)
+        table = cls(engine, game, events, record=False)
+        table.recorder = recorder
+        return table
 
     # -- reading -------------------------------------------------------------------
     @property
@@ -98,6 +104,8 @@ class Table:
         return [a.option for a in self.legal(seat)]
 
     def calls(self, name: str) -> list[HookCall]:
+        if self.recorder is None:
+            raise RuntimeError("hook calls are recorded only for a Table with an engine of its own")
         return self.recorder.named(name)
 
     def events_of(self, type: str) -> list[Event]:

@@ -16,7 +16,7 @@ import pytest
 
 DATA = Path(__file__).parents[1] / "plugins/basegame/data"
 FILES = ("goods", "towns", "heroes", "commissions", "events", "board")
-WHEEL = ("potion", "book", "staff", "instrument", "weapon", "armor")
+WHEEL = ("potion", "staff", "armor", "book", "weapon", "instrument")
 CLASS_TOWN = {
     "knight": "northbreak",
     "skirmisher": "scorchborn",

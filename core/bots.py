@@ -1,0 +1,236 @@
+"""Bots: a random player and a greedy heuristic player, and the game runner behind
+``darkroad simulate``.
+
+The greedy bot looks one decision ahead: it applies each legal action to a copy of
+the game and keeps the one whose resulting position it values most for its own seat
+(:func:`estimate`: what the wagon would be worth at final scoring). Ties are broken
+at random, so it still explores.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from attrs import define, field
+
+from .actions import Action
+from .context import Ctx
+from .engine import Engine
+from .goods import good_type, is_upgraded
+from .state import Game, GameConfig
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action: ...
+
+
+class RandomBot:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        return legal[self.rng.randrange(len(legal))]
+
+
+def estimate(engine: Engine, game: Game, seat: int) -> float:
+    """What ``seat``'s position is worth, in final-score points (a heuristic)."""
+    ctx = Ctx(engine, game)
+    p = game.players[seat]
+    c = engine.content
+    rounds_left = max(0, 13 - game.round)
+    coins, prestige = float(p.coins), float(p.prestige)
+    held = {}
+    for g in p.goods:
+        held.setdefault(good_type(g), []).append(is_upgraded(g))
+    # Commissions held: prestige they can still earn with goods in hand (and some hope).
+    for m in p.commissions:
+        req = c.commissions[m].requests
+        have = [k for k in req if k in held]
+        n = len(have)
+        prestige += (0, 1, 3, 6)[n] * 0.8 + 0.4 * (3 - n) * min(1.0, rounds_left / 6)
+    for h in p.heroes:
+        reward = c.towns[c.heroes[h].town].reward
+        for e in reward:
+            verb, _, arg = e.partition(":")
+            if verb == "coins":
+                coins += int(arg) * 0.7
+            elif verb == "prestige":
+                prestige += int(arg) * 0.7
+    # Goods are worth part of what they sell for (or deliver for).
+    goods_value = sum(ctx.value(good_type(g)) * 0.45 + (0.8 if is_upgraded(g) else 0) for g in p.goods)
+    coins += goods_value
+    coins += p.quartz * 1.2 + p.lanterns * 0.6 + p.horseshoes * 0.4
+    base = min(coins, prestige) + 0.15 * max(coins, prestige)
+    vp = float(len(p.special)) * (1.0 if rounds_left < 2 else 0.8)
+    for deed in p.deeds:
+        got = engine.pm.hook.darkroad_deed_score(ctx=ctx, seat=seat, deed=deed) or {}
+        vp += got.get("vp", 0) + 0.5 * (got.get("coins", 0) + got.get("prestige", 0))
+    vp += 0.3 * len(p.delivered_commissions) + 0.5 * sum(len(x.gifts) for x in p.companions)
+    if game.finished:
+        line = next(s for s in game.score if s.seat == seat)
+        return float(line.total) + 0.001 * line.discarded
+    return base + vp
+
+
+class GreedyBot:
+    """One decision of lookahead with :func:`estimate`."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        best: list[Action] = []
+        best_value = float("-inf")
+        saved_events = game.events
+        for action in legal:
+            trial = engine.copy(game)
+            try:
+                engine.apply(trial, action)
+            except Exception:  # an action a plugin cannot resolve is simply not chosen
+                continue
+            value = estimate(engine, trial, seat)
+            if value > best_value + 1e-9:
+                best, best_value = [action], value
+            elif abs(value - best_value) <= 1e-9:
+                best.append(action)
+        assert game.events == saved_events
+        return self.rng.choice(best) if best else legal[0]
+
+
+BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+
+
+@define
+class GameResult:
+    seed: int
+    players: int
+    bots: list[str]
+    completed: bool
+    error: str | None = None
+    rounds: int = 0
+    steps: int = 0
+    scores: list[int] = field(factory=list)
+    winners: list[int] = field(factory=list)
+    steeds: list[list[str]] = field(factory=list)
+    starting_heroes: list[str] = field(factory=list)
+    buildings: list[str] = field(factory=list)
+    used_buildings: list[list[str]] = field(factory=list)
+    """Per seat: the buildings it activated at least once."""
+
+
+def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps: int = 20_000) -> GameResult:
+    """Play one game to the end with one bot per seat; errors are captured, not raised."""
+    result = GameResult(seed=config.seed, players=config.players, bots=[b.name for b in bots], completed=False)
+    try:
+        game, events = engine.create(config)
+        result.buildings = list(game.board.buildings)
+        result.steeds = [list(p.steeds) for p in game.players]
+        starting = {e.seat: e.data["hero"] for e in events if e.type == "hero_joined"
+                    and e.data.get("source") == "starting hero"}
+        used: list[set[str]] = [set() for _ in range(config.players)]
+        steps = 0
+        while not game.finished:
+            if steps >= max_steps:
+                raise RuntimeError(f"no end after {max_steps} steps")
+            seat = engine.awaiting(game)[0]
+            legal = engine.legal_actions(game, seat)
+            events = engine.apply(game, bots[seat].choose(engine, game, seat, legal))
+            for e in events:
+                if e.type == "activated" and e.data.get("what") == "building":
+                    used[e.seat].add(e.data["target"])
+            if len(starting) < config.players:
+                starting.update({e.seat: e.data["hero"] for e in events if e.type == "hero_joined"
+                                 and e.data.get("source") == "starting hero"})
+            steps += 1
+        result.steeds = [list(p.steeds[:1]) for p in game.players]
+        result.starting_heroes = [starting.get(s, "") for s in range(config.players)]
+        result.used_buildings = [sorted(u) for u in used]
+        result.completed = True
+        result.rounds = game.round
+        result.steps = steps
+        result.scores = [s.total for s in sorted(game.score, key=lambda s: s.seat)]
+        result.winners = list(game.winners)
+    except Exception as exc:  # counted and reported with the seed, never swallowed
+        result.error = f"{type(exc).__name__}: {exc}"
+    return result
+
+
+def simulate(
+    engine: Engine,
+    games: int,
+    players: int,
+    seed: int = 0,
+    bots: Sequence[str] = ("random",),
+    buildings: Sequence[str] = (),
+    variants: dict[str, Any] | None = None,
+    progress: Callable[[GameResult], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` games; bots are assigned to seats round-robin (rotating per game)."""
+    start = time.perf_counter()
+    results = []
+    for i in range(games):
+        s = seed + i
+        names = [bots[(seat + i) % len(bots)] for seat in range(players)]
+        seat_bots = [BOTS[n](s * 10 + k) for k, n in enumerate(names)]
+        cfg = GameConfig(players=players, seed=s, buildings=list(buildings), variants=dict(variants or {}),
+                         random_buildings=not buildings)
+        r = play_game(engine, cfg, seat_bots)
+        results.append(r)
+        if progress:
+            progress(r)
+    return summarise(results, time.perf_counter() - start)
+
+
+def _rates(results: list[GameResult], keys: Callable[[GameResult, int], list[str]]) -> dict[str, Any]:
+    """Win rate by key, with the fair share (1 / players) for comparison."""
+    table: dict[str, list[float]] = {}
+    for r in results:
+        if not r.completed:
+            continue
+        for seat in range(r.players):
+            for k in keys(r, seat):
+                if not k:
+                    continue
+                wins, plays, fair = table.setdefault(k, [0.0, 0.0, 0.0])
+                share = 1.0 / len(r.winners) if seat in r.winners else 0.0
+                table[k] = [wins + share, plays + 1, fair + 1.0 / r.players]
+    return {k: {"games": int(p), "wins": round(w, 2), "win_rate": round(w / p, 4),
+                "fair_share": round(f / p, 4), "ratio_to_fair": round((w / p) / (f / p), 3)}
+            for k, (w, p, f) in sorted(table.items())}
+
+
+def summarise(results: list[GameResult], seconds: float) -> dict[str, Any]:
+    done = [r for r in results if r.completed]
+    scores = [s for r in done for s in r.scores]
+    out: dict[str, Any] = {
+        "games": len(results),
+        "completed": len(done),
+        "errors": len(results) - len(done),
+        "error_seeds": [{"seed": r.seed, "error": r.error} for r in results if not r.completed],
+        "seconds": round(seconds, 3),
+        "games_per_second": round(len(results) / seconds, 3) if seconds else None,
+        "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
+        "max_score": max(scores) if scores else None,
+        "rounds_played": sum(r.rounds for r in done),
+        "mean_steps": round(sum(r.steps for r in done) / len(done), 1) if done else None,
+        "win_rate_by_bot": _rates(done, lambda r, s: [r.bots[s]]),
+        "win_rate_by_steed": _rates(done, lambda r, s: r.steeds[s] if s < len(r.steeds) else []),
+        "win_rate_by_starting_hero": _rates(
+            done, lambda r, s: [r.starting_heroes[s]] if s < len(r.starting_heroes) else []),
+        "win_rate_by_building": _rates(
+            done, lambda r, s: r.used_buildings[s] if s < len(r.used_buildings) else []),
+    }
+    return out
