@@ -123,11 +123,17 @@ class _Board:
     """
 
     def __init__(self, grids: tuple[tuple[int, int], ...]) -> None:
-        self.regions: list[tuple[int, int, int]] = []  # (offset, cols, rows)
+        # Extra grids take the low bits: the search fills the lowest empty cell first,
+        # and settling the tiny grids first prunes far more than discovering at the end
+        # that they can't take what the main grid left over.
+        offsets = [0] * len(grids)
         offset = 0
-        for cols, rows in grids:
-            self.regions.append((offset, cols, rows))
-            offset += cols * rows
+        for i in [*range(1, len(grids)), 0]:
+            offsets[i] = offset
+            offset += grids[i][0] * grids[i][1]
+        self.regions: list[tuple[int, int, int]] = [  # (offset, cols, rows)
+            (start, cols, rows) for start, (cols, rows) in zip(offsets, grids, strict=True)
+        ]
         self.cells = offset
         self.full = (1 << offset) - 1
         self._placements: dict[tuple[Shape, bool], tuple[tuple[int, ...], ...]] = {}
@@ -159,7 +165,7 @@ class _Board:
     def locate(self, bit: int) -> tuple[int, int, int]:
         """``(region, row, col)`` of a board bit index."""
         for i, (offset, cols, rows) in enumerate(self.regions):
-            if bit < offset + cols * rows:
+            if offset <= bit < offset + cols * rows:
                 row, col = divmod(bit - offset, cols)
                 return i, row, col
         raise IndexError(bit)

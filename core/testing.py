@@ -152,7 +152,8 @@ class Table:
         for k, v in fields.items():
             if not hasattr(p, k):
                 raise AttributeError(f"Player has no field {k!r}")
-            setattr(p, k, v)
+            # Copy lists: the wagon must not alias the caller's list.
+            setattr(p, k, list(v) if isinstance(v, list) else v)
 
     def push(self, kind: str, seat: int, **data: Any) -> None:
         """Put step ``kind`` for ``seat`` on top of the stack and run until a decision."""

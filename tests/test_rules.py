@@ -432,7 +432,7 @@ def test_griffins_full_travel(table):
     g.board.events["shortcut"].remove("shortcut-wolves-at-the-ford")
     g.board.events["shortcut"].insert(0, "shortcut-wolves-at-the-ford")
     knights = [h for h, c in t.engine.content.heroes.items() if c.hero_class == "knight" and not c.starting][:2]
-    t.setup_wagon(griffin, lanterns=3, steeds=["whisper"], heroes=knights, commissions=["northbreak-1"],
+    t.setup_wagon(griffin, lanterns=3, steeds=["whisper"], heroes=list(knights), commissions=["northbreak-1"],
                   goods=["weapon", "staff", "armor"], special=[2])
     t.setup_wagon(brian, lanterns=1, commissions=["scorchborn-1"], goods=["potion"])
     t.district(griffin, "yurgs_excursions")

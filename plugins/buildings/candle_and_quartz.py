@@ -1,0 +1,83 @@
+"""The Candle & Quartz (rulebook p. 15): spend 2 coins or 1 basic good with a current value
+of $1, then gain 1 available hero or commission.
+
+Double-sided tile 3 with The Oracle of Lumi (RULES.md B.4). The hero is gained without a
+sale (icon glossary: "gain a hero from the Ringway Inn (but do not sell to them)") and
+brings its bonus; "available" heroes and commissions are the ones the core's ``hero`` and
+``commission`` effects offer (the inn's heroes and the top of the hero deck; the top
+commission of each town's stack). With none available the building costs nothing and
+does nothing.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Choice, Component, Ctx, Task, hookimpl
+from darkroad.core.effects import describe, expand
+from darkroad.core.goods import good_type, is_upgraded
+from darkroad.core.steps import Option, Step
+
+from ._base import SpendToGain
+
+ID = "candle_and_quartz"
+
+
+def gains(ctx: Ctx, seat: int) -> list[str]:
+    """The concrete hero and commission effects ``seat`` could gain now."""
+    return [*(expand(ctx, seat, "hero") or ()), *(expand(ctx, seat, "commission") or ())]
+
+
+class Pay(SpendToGain):
+    """Spend 2 coins or 1 basic good valued $1, then gain 1 available hero or commission."""
+
+    kind = f"{ID}_pay"
+    prompt = "The Candle & Quartz: spend 2 coins or 1 basic good valued $1 to gain a hero or a commission"
+    building = ID
+    costs = {"coins": 2}
+    cost_text = "2 coins or 1 basic good with a current value of $1"
+
+    def payable_goods(self, ctx: Ctx, seat: int) -> list[str]:
+        cheap = set(ctx.goods_of_value(1))
+        return [g for g in ctx.player(seat).goods if not is_upgraded(g) and good_type(g) in cheap]
+
+    def reward_available(self, ctx: Ctx, seat: int) -> str | None:
+        return None if gains(ctx, seat) else "no hero or commission available"
+
+    def reward(self, ctx: Ctx, seat: int) -> None:
+        ctx.push(GAIN.kind, seat)
+
+
+class Gain(Choice):
+    """Choose the hero (from the inn or the deck top) or the commission (a town's top) to gain."""
+
+    kind = f"{ID}_gain"
+    prompt = "The Candle & Quartz: gain 1 available hero or commission"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        return [(e, describe(ctx, e)) for e in gains(ctx, seat)]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        ctx.gain_effects(seat, [option], source=ID)
+
+
+PAY = Pay()
+GAIN = Gain()
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [Component("building", ID, "The Candle & Quartz",
+                      "Spend 2 coins or 1 basic good with a current value of $1, then gain 1 available hero or "
+                      "commission.", {"tile": 3})]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return [PAY, GAIN]
+
+
+@hookimpl
+def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
+    if building != ID:
+        return None
+    PAY.activate(ctx, seat)
+    return True

@@ -1,0 +1,52 @@
+"""The Frosted Filigree (rulebook p. 15): spend 2 coins or 1 good, then gain 1 upgraded good
+with a current value of $1.
+
+Double-sided tile 5 with Yedl's Workshop (RULES.md B.4). Any good held, basic or
+upgraded, pays; the player chooses which.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+from darkroad.core.steps import Step
+
+from ._base import SpendToGain
+
+ID = "frosted_filigree"
+
+
+class Pay(SpendToGain):
+    """Spend 2 coins or 1 good, then gain 1 upgraded good valued $1."""
+
+    kind = f"{ID}_pay"
+    prompt = "The Frosted Filigree: spend 2 coins or 1 good to gain 1 upgraded good valued $1"
+    building = ID
+    costs = {"coins": 2}
+    cost_text = "2 coins or 1 good"
+    effects = ("good:value1+",)
+
+    def payable_goods(self, ctx: Ctx, seat: int) -> list[str]:
+        return list(ctx.player(seat).goods)
+
+
+PAY = Pay()
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [Component("building", ID, "The Frosted Filigree",
+                      "Spend 2 coins or 1 good, then gain 1 upgraded good from the supply with a current value "
+                      "of $1.", {"tile": 5})]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return [PAY]
+
+
+@hookimpl
+def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
+    if building != ID:
+        return None
+    PAY.activate(ctx, seat)
+    return True

@@ -1,0 +1,47 @@
+"""Queen's Eyes Surveyor (rulebook p. 15): spend 2 coins or 1 blazing quartz to gain 3 prestige.
+
+Double-sided tile 1 with the Blazing Quartz Mine (RULES.md B.4). When both costs are
+payable the player chooses which to spend; with neither the activation does nothing.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+from darkroad.core.steps import Step
+
+from ._base import SpendToGain
+
+ID = "queens_eyes_surveyor"
+
+
+class Pay(SpendToGain):
+    """Spend 2 coins or 1 blazing quartz, then gain 3 prestige."""
+
+    kind = f"{ID}_pay"
+    prompt = "Queen's Eyes Surveyor: spend 2 coins or 1 blazing quartz to gain 3 prestige"
+    building = ID
+    costs = {"coins": 2, "quartz": 1}
+    cost_text = "2 coins or 1 blazing quartz"
+    effects = ("prestige:3",)
+
+
+PAY = Pay()
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [Component("building", ID, "Queen's Eyes Surveyor",
+                      "Spend 2 coins or 1 blazing quartz to gain 3 prestige.", {"tile": 1})]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return [PAY]
+
+
+@hookimpl
+def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
+    if building != ID:
+        return None
+    PAY.activate(ctx, seat)
+    return True

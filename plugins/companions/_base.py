@@ -1,0 +1,187 @@
+"""What every companion plugin shares (rulebook pp. 16–17, "Companions").
+
+"You may only trigger companion abilities on your own turn, but may do so at any time."
+Loyal companions have two one-time abilities, each triggered with a gift of 1 blazing
+quartz that stays on the card (it counts for the tie-breaker). Stray companions have one
+ability for the stated gift; the gift returns to the supply and the card passes to the
+player seated on the left.
+
+A companion module declares its component with :func:`loyal` or :func:`stray` and
+implements its two hooks through :func:`options` and :func:`use`, giving two functions:
+``usable(ctx, seat, ability)`` (the ability can do something now) and
+``resolve(ctx, seat, card, ability)`` (its effect). Options are ``"<card id>:<ability id>"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from darkroad.core import Choice, Component, Ctx, Task
+from darkroad.core.context import EFFECT_RESOURCE
+from darkroad.core.effects import expand
+from darkroad.core.effects import resolve as resolve_effect
+from darkroad.core.goods import good_type
+from darkroad.core.goods import label as good_label
+from darkroad.core.state import CompanionCard
+from darkroad.core.steps import Option
+
+Usable = Callable[[Ctx, int, int], bool]
+"""``(ctx, seat, ability index) -> bool``: the ability would do something now."""
+Resolve = Callable[[Ctx, int, str, int], None]
+"""``(ctx, seat, card id, ability index)``: gain the ability's effect (gift already given)."""
+
+QUARTZ = "quartz"
+HORSESHOE = "horseshoe"
+HERO = "hero"
+RESOURCE_GIFTS = {QUARTZ: "quartz", HORSESHOE: "horseshoes"}
+"""Gifts that are counted resources (effect name -> :class:`Player` field)."""
+GIFT_LABELS = {QUARTZ: "1 blazing quartz", HORSESHOE: "1 horseshoe", HERO: "a hero"}
+
+
+def loyal(cid: str, name: str, texts: Sequence[str]) -> Component:
+    """A loyal companion: 3 copies, one ability per text, each for 1 blazing quartz."""
+    abilities = [{"id": str(i), "text": t, "gift": QUARTZ} for i, t in enumerate(texts)]
+    return Component("companion", cid, name, " / ".join(texts),
+                     {"loyalty": "loyal", "copies": 3, "abilities": abilities})
+
+
+def stray(cid: str, name: str, text: str, gift: str) -> Component:
+    """A stray companion: 1 copy, one ability for ``gift`` (a resource, ``"hero"`` or a good type)."""
+    return Component("companion", cid, name, text,
+                     {"loyalty": "stray", "copies": 1, "abilities": [{"id": "0", "text": text, "gift": gift}]})
+
+
+def gift_of(ctx: Ctx, card: str, ability: int) -> str:
+    return str(ctx.content.companion_of(card).data["abilities"][ability]["gift"])
+
+
+def gift_options(ctx: Ctx, seat: int, gift: str) -> list[str]:
+    """What ``seat`` can give as ``gift``: the resource itself, one of its heroes, or one
+    of its goods of the requested type (basic or upgraded)."""
+    p = ctx.player(seat)
+    if gift in RESOURCE_GIFTS:
+        return [gift] if getattr(p, RESOURCE_GIFTS[gift]) else []
+    if gift == HERO:
+        return list(p.heroes)
+    return sorted({g for g in p.goods if good_type(g) == gift})
+
+
+def gift_label(ctx: Ctx, gift: str, choice: str | None = None) -> str:
+    if choice is None:
+        return GIFT_LABELS.get(gift, f"a {gift}")
+    if gift == HERO:
+        return ctx.content.heroes[choice].name
+    return GIFT_LABELS.get(gift) or good_label(choice)
+
+
+def can_gain(ctx: Ctx, seat: int, effect: str) -> bool:
+    """Whether an effect has something behind it now (an abstract one offers an option)."""
+    return expand(ctx, seat, effect) != []
+
+
+def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
+    """The abilities of ``seat``'s ``cid`` cards that are unused, payable and useful now."""
+    comp = ctx.content.components[cid]
+    out: list[Option] = []
+    for card in ctx.companion_cards(seat, cid):
+        for i, ability in enumerate(comp.data["abilities"]):
+            gift = ability["gift"]
+            if (i in card.gifts or gift_pending(ctx, card.card) or not gift_options(ctx, seat, gift)
+                    or not usable(ctx, seat, i)):
+                continue
+            out.append((f"{card.card}:{ability['id']}", f"{comp.name} (gift {gift_label(ctx, gift)}): {ability['text']}"))
+    return out
+
+
+def gift_pending(ctx: Ctx, card: str) -> bool:
+    """Whether ``card`` was triggered and its owner is still choosing the gift."""
+    steps = ctx.engine.steps
+    return any(isinstance(steps[t.kind], GiftChoice) and t.data.get("card") == card for t in ctx.game.stack)
+
+
+def find(ctx: Ctx, seat: int, option: str, cid: str) -> tuple[CompanionCard, int] | None:
+    """The card and ability index ``option`` names, if it is one of ``seat``'s ``cid`` cards."""
+    card_id, _, ability_id = option.partition(":")
+    if ctx.content.companion_cards.get(card_id) != cid:
+        return None
+    card = next((c for c in ctx.player(seat).companions if c.card == card_id), None)
+    ids = [a["id"] for a in ctx.content.components[cid].data["abilities"]]
+    if card is None or ability_id not in ids:
+        return None
+    return card, ids.index(ability_id)
+
+
+def use(ctx: Ctx, seat: int, option: str, cid: str, resolve: Resolve, gift_step: str | None = None) -> bool | None:
+    """Trigger ``option``: give the gift, then resolve the ability.
+
+    When the player could give one of several things (which hero, a basic or an upgraded
+    potion), ``gift_step`` (a :class:`GiftChoice` of the module) asks first.
+    """
+    found = find(ctx, seat, option, cid)
+    if found is None:
+        return None
+    card, ability = found
+    ctx.emit("companion_used", seat, card=card.card, companion=cid,
+             ability=ctx.content.components[cid].data["abilities"][ability]["id"])
+    choices = gift_options(ctx, seat, gift_of(ctx, card.card, ability))
+    if len(choices) > 1 and gift_step is not None:
+        ctx.push(gift_step, seat, card=card.card, ability=ability)
+        return True
+    give(ctx, seat, card.card, ability, choices[0])
+    resolve(ctx, seat, card.card, ability)
+    return True
+
+
+def give(ctx: Ctx, seat: int, card: str, ability: int, choice: str) -> None:
+    """Give the gift ``choice``: a loyal card keeps it (the ability is spent), a stray
+    companion returns it to the supply and passes to the player on the left."""
+    gift = gift_of(ctx, card, ability)
+    source = f"companion:{card}"
+    if gift in RESOURCE_GIFTS:
+        ctx.pay(seat, RESOURCE_GIFTS[gift], 1, source)
+    elif gift == HERO:
+        resolve_effect(ctx, seat, f"lose_hero:{choice}", source)
+    else:
+        resolve_effect(ctx, seat, f"lose_good:{choice}", source)
+    if ctx.content.companion_of(card).data["loyalty"] == "loyal":
+        owned = next(c for c in ctx.player(seat).companions if c.card == card)
+        owned.gifts.append(ability)
+    else:
+        pass_left(ctx, seat, card)
+
+
+def pass_left(ctx: Ctx, seat: int, card: str) -> None:
+    p = ctx.player(seat)
+    p.companions = [c for c in p.companions if c.card != card]
+    left = (seat + 1) % len(ctx.game.players)
+    ctx.player(left).companions.append(CompanionCard(card=card))
+    ctx.emit("companion_passed", seat, card=card, to=left)
+
+
+def is_penalty(effect: str) -> bool:
+    """Penalties (the red icons): losses, downgrades, negative amounts."""
+    verb, _, arg = effect.partition(":")
+    if verb.startswith("lose_") or verb == "downgrade_good":
+        return True
+    return verb in EFFECT_RESOURCE and arg.lstrip("-").isdigit() and int(arg) < 0
+
+
+class GiftChoice(Choice):
+    """Which hero or good to give when several would do; then the ability resolves.
+
+    A companion module subclasses it with its own ``kind`` and ``resolve``.
+    """
+
+    prompt = "choose the gift for your companion"
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        raise NotImplementedError
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        gift = gift_of(ctx, task.data["card"], task.data["ability"])
+        return [(f"gift:{g}", f"give {gift_label(ctx, gift, g)}") for g in gift_options(ctx, seat, gift)]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        card, ability = task.data["card"], task.data["ability"]
+        give(ctx, seat, card, ability, option.split(":", 1)[1])
+        self.resolve(ctx, seat, card, ability)

@@ -1,0 +1,79 @@
+"""Cosimo, a stray companion (rulebook p. 17, "Companions"): for a hero (placed on the
+bottom of the hero deck), gain 1 available wagon upgrade OR move the dark market marker
+1 space clockwise and gain the reward shown; then Cosimo passes to the player on the left.
+
+The wagon upgrade respects the owner's upgrade limit (1, unless a steed lifts it).
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Choice, Component, Ctx, Task, hookimpl
+from darkroad.core.caravan import upgrade_limit
+from darkroad.core.steps import Option, Step
+
+from . import _base
+
+ID = "cosimo"
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [_base.stray(ID, "Cosimo", "Gain 1 available wagon upgrade OR move the district marker in the dark "
+                        "market 1 space clockwise and gain the reward shown.", _base.HERO)]
+
+
+def usable(ctx: Ctx, seat: int, ability: int) -> bool:
+    return True
+
+
+def upgrade_available(ctx: Ctx, seat: int) -> bool:
+    return bool(ctx.game.board.upgrades) and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat)
+
+
+def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
+    if upgrade_available(ctx, seat):
+        ctx.push("cosimo_reward", seat, card=card)
+    else:
+        ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{card}")
+
+
+class CosimoGift(_base.GiftChoice):
+    """Which hero to give Cosimo."""
+
+    kind = "cosimo_gift"
+    prompt = "Cosimo: choose the hero to give (to the bottom of the hero deck)"
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        resolve(ctx, seat, card, ability)
+
+
+class CosimoReward(Choice):
+    """A wagon upgrade or the dark market."""
+
+    kind = "cosimo_reward"
+    prompt = "Cosimo: gain a wagon upgrade or move the dark market marker"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        opts = [("upgrade", "gain 1 available wagon upgrade")] if upgrade_available(ctx, seat) else []
+        return opts + [("dark_market", "move the dark market marker 1 space clockwise and gain the reward")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        if option == "upgrade":
+            ctx.push("choose_upgrade", seat)
+        else:
+            ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{task.data['card']}")
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return [CosimoGift(), CosimoReward()]
+
+
+@hookimpl
+def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
+    return _base.options(ctx, seat, ID, usable)
+
+
+@hookimpl
+def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
+    return _base.use(ctx, seat, option, ID, resolve, gift_step=CosimoGift.kind)

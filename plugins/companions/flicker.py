@@ -1,0 +1,68 @@
+"""Flicker, a stray companion (rulebook p. 17, "Companions"): for 1 blazing quartz
+(returned to the supply), "if you choose to take a shortcut while traveling this turn,
+you may ignore the lantern cost"; then Flicker passes to the player on the left.
+
+Offered only while the owner can still declare a caravan route this turn.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+from darkroad.core.rules import adjacent
+from darkroad.core.steps import Option
+
+from . import _base
+
+ID = "flicker"
+FREE_FLAG = "flicker"
+"""``game.turn`` key: the seat whose shortcut is free this turn."""
+YURGS = "yurgs_excursions"
+CARAVAN_STEPS = {YURGS, "caravan_companion", "caravan_route"}
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [_base.stray(ID, "Flicker", "Shortcut at no cost.", _base.QUARTZ)]
+
+
+def caravan_ahead(ctx: Ctx, seat: int) -> bool:
+    """Whether ``seat`` may still declare a caravan route this turn: at Yurg's Excursions
+    now, or with an activation left and Yurg's Excursions reachable (adjacent, or the
+    move still to come)."""
+    g = ctx.game
+    if "caravan" in g.turn or g.turn.get(FREE_FLAG) == seat:
+        return False
+    mine = [t for t in g.stack if t.seat == seat]
+    if any(t.kind in CARAVAN_STEPS for t in mine):
+        return True
+    activate = next((t for t in reversed(mine) if t.kind == "activate"), None)
+    if activate is None:
+        return False
+    done = activate.data.get("done", ())
+    illuminated = any(d.kind == "illuminated" for d in ctx.player(seat).pool)
+    if YURGS in done or (done and not illuminated):
+        return False
+    return any(t.kind == "move" for t in mine) or YURGS in adjacent(ctx.player(seat).position)
+
+
+def usable(ctx: Ctx, seat: int, ability: int) -> bool:
+    return caravan_ahead(ctx, seat)
+
+
+def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
+    ctx.game.turn[FREE_FLAG] = seat
+
+
+@hookimpl
+def darkroad_shortcut_cost(ctx: Ctx, seat: int) -> int | None:
+    return 0 if ctx.game.turn.get(FREE_FLAG) == seat else None
+
+
+@hookimpl
+def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
+    return _base.options(ctx, seat, ID, usable)
+
+
+@hookimpl
+def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
+    return _base.use(ctx, seat, option, ID, resolve)

@@ -1,0 +1,115 @@
+"""Threy Cat, a loyal companion (rulebook p. 16, "Companions"): duplicate the value of any
+travel die and gain the reward / add +1 or +2 to the face value of your travel die.
+
+Both abilities belong to the travel dice of a caravan, so on the owner's own turn they
+are offered while the caravan it leads resolves its travel dice. The +1/+2 is offered at
+the owner's own travel-die decision; it adds to any other bonus (Whisper's +1), and the
+core caps the face at 6.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from darkroad.core import Choice, Component, Ctx, Task, hookimpl
+from darkroad.core.steps import Option, Step
+
+from . import _base
+
+ID = "threy_cat"
+DUPLICATE, BONUS = 0, 1
+CAT_BONUS = (1, 2)
+BONUS_FLAG = "threy_cat_bonus"
+"""``game.turn`` key: the seat whose current travel-die decision has the cat's +1/+2."""
+TRAVEL_DIE_MAX = 6
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [_base.loyal(ID, "Threy Cat", [
+        "Duplicate the value of any travel die and gain the reward.",
+        "Add +1 or +2 to the face value of your travel die.",
+    ])]
+
+
+def duplicable(ctx: Ctx, seat: int) -> dict[int, list[str]]:
+    """Values of the travel dice of the caravan ``seat`` leads (still on the table or taken,
+    with their modified face), mapped to the event rewards they give; faces showing only a
+    penalty or nothing give no reward to gain."""
+    c = ctx.game.turn.get("caravan")
+    if not c or c["leader"] != seat or "event" not in c:
+        return {}
+    if not any(t.kind == "travel_die" for t in ctx.game.stack):
+        return {}
+    faces = ctx.content.events[c["event"]].faces
+    out = {}
+    for v in sorted(set(c["dice"]) | set(c.get("taken", {}).values())):
+        rewards = [e for e in faces[v] if e != "nothing" and not _base.is_penalty(e)]
+        if rewards:
+            out[v] = rewards
+    return out
+
+
+def usable(ctx: Ctx, seat: int, ability: int) -> bool:
+    if ability == DUPLICATE:
+        return bool(duplicable(ctx, seat))
+    top = ctx.game.stack[-1] if ctx.game.stack else None
+    if top is None or top.kind != "travel_die" or top.seat != seat or ctx.game.turn.get(BONUS_FLAG) == seat:
+        return False
+    return any(v < TRAVEL_DIE_MAX for v in ctx.game.turn["caravan"]["dice"])
+
+
+def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
+    if ability == BONUS:
+        ctx.game.turn[BONUS_FLAG] = seat
+        return
+    values = duplicable(ctx, seat)
+    if len(values) == 1:
+        ((value, rewards),) = values.items()
+        duplicate(ctx, seat, card, value, rewards)
+    else:
+        ctx.push("threy_cat_duplicate", seat, card=card, rewards={str(v): r for v, r in values.items()})
+
+
+def duplicate(ctx: Ctx, seat: int, card: str, value: int, rewards: list[str]) -> None:
+    ctx.emit("travel_die_duplicated", seat, value=value, card=card)
+    ctx.gain_effects(seat, rewards, source=f"companion:{card}")
+
+
+class Duplicate(Choice):
+    """Which travel die value to duplicate."""
+
+    kind = "threy_cat_duplicate"
+    prompt = "Threy Cat: choose the travel die value to duplicate"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        return [(f"value:{v}", f"duplicate the {v}: {', '.join(r)}") for v, r in task.data["rewards"].items()]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        v = option.split(":")[1]
+        duplicate(ctx, seat, task.data["card"], int(v), task.data["rewards"][v])
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return [Duplicate()]
+
+
+@hookimpl
+def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
+    if ctx.game.turn.get(BONUS_FLAG) != seat:
+        return None
+    # The cat's +1/+2 stacks with every other bonus (Whisper's +1): offer the sums too.
+    others = ctx.engine.pm.subset_hook_caller("darkroad_travel_die_bonus", remove_plugins=[sys.modules[__name__]])
+    stacked = {0} | {b for bonuses in others(ctx=ctx, seat=seat) for b in bonuses or ()}
+    return sorted({cat + other for cat in CAT_BONUS for other in stacked})
+
+
+@hookimpl
+def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
+    return _base.options(ctx, seat, ID, usable)
+
+
+@hookimpl
+def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
+    return _base.use(ctx, seat, option, ID, resolve)

@@ -1,0 +1,27 @@
+"""Balanced Ledger: a deed (rulebook p. 17, "Deeds"; scored in "Final Scoring", p. 13).
+
+The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
+Pays victory points because coins or prestige would move the very balance it measures.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+
+from ._base import Deed, ledger_balanced
+
+ID = "balanced_ledger"
+DEED = Deed(
+    ID, "Balanced Ledger", "your coins and your prestige (before deeds) differ by 3 or less",
+    ledger_balanced(3), need=1, reward="vp", amount=4,
+)
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [DEED.component()]
+
+
+@hookimpl
+def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+    return DEED.score(ctx, seat) if deed == ID else None

@@ -1,0 +1,28 @@
+"""Purveyor of Fine Goods: a deed (rulebook p. 17, "Deeds"; scored in "Final Scoring", p. 13).
+
+The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
+A sliding deed: upgraded goods kept to the end forgo their extra coin and quartz at the inn and
+their extra prestige on delivery.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+
+from ._base import Deed, upgraded_goods
+
+ID = "fine_goods"
+DEED = Deed(
+    ID, "Purveyor of Fine Goods", "you have at least 3 upgraded goods in your storage",
+    upgraded_goods, need=3, reward="coins", amount=4, per_extra=2, most=8, unit="upgraded good",
+)
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [DEED.component()]
+
+
+@hookimpl
+def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+    return DEED.score(ctx, seat) if deed == ID else None

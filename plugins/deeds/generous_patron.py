@@ -1,0 +1,27 @@
+"""Generous Patron: a deed (rulebook p. 17, "Deeds"; scored in "Final Scoring", p. 13).
+
+The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
+Counts the gifts left on loyal companion cards, the quantity of the second tie-breaker (p. 13).
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+
+from ._base import Deed, loyal_gifts
+
+ID = "generous_patron"
+DEED = Deed(
+    ID, "Generous Patron", "your loyal companions carry at least 3 gifts",
+    loyal_gifts, need=3, reward="vp", amount=4,
+)
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [DEED.component()]
+
+
+@hookimpl
+def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+    return DEED.score(ctx, seat) if deed == ID else None

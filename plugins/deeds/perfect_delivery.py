@@ -1,0 +1,33 @@
+"""Perfect Delivery: a deed (rulebook p. 17, "Deeds"; scored in "Final Scoring", p. 13).
+
+The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
+Full deliveries already pay 6 prestige or more, so the deed pays coins. The merchant's log keeps
+the commission, not the goods it received, so full deliveries are counted as they happen.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+
+from ._base import FULL_DELIVERIES, Deed, count_full_delivery, tracked
+
+ID = "perfect_delivery"
+DEED = Deed(
+    ID, "Perfect Delivery", "you have delivered at least 2 commissions with all 3 requested goods",
+    tracked(FULL_DELIVERIES), need=2, reward="coins", amount=6,
+)
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [DEED.component()]
+
+
+@hookimpl
+def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+    return DEED.score(ctx, seat) if deed == ID else None
+
+
+@hookimpl
+def darkroad_commission_delivered(ctx: Ctx, seat: int, commission: str, goods: list[str]) -> None:
+    count_full_delivery(ctx, seat, commission, goods)

@@ -1,0 +1,23 @@
+"""Lovebug (rulebook p. 17, Steeds): when you visit Yurg's Excursions, gain 1 lantern.
+
+The published Hungarian/English rulebook (RULES.md) narrows it: the lantern comes only
+when you lead a caravan, not when you join one and not for the Ruins of Yin.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+
+ID = "lovebug"
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [Component("steed", ID, "Lovebug", "When you lead a caravan from Yurg's Excursions, gain 1 lantern "
+                      "from the supply.")]
+
+
+@hookimpl
+def darkroad_excursion(ctx: Ctx, seat: int, choice: str) -> None:
+    if choice == "caravan" and ID in ctx.player(seat).steeds:
+        ctx.gain_effects(seat, ["lantern:1"], source=ID)

@@ -1,0 +1,53 @@
+"""Merchant's Ledger, a wagon upgrade (rulebook p. 19, "Wagon Upgrades").
+
+"Goes in locked slot #3 and replaces that special action. When you use that special
+action, gain 3 coins from the supply or 1 prestige."
+
+The rulebook names no upgrade tile; the name is ours. The replaced action loses its
+option to rotate the market wheel.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Choice, Component, Ctx, Task, hookimpl
+from darkroad.core.steps import Option, Step
+
+ID = "merchants_ledger"
+SLOT = 3
+REWARDS = {"coins": "coins:3", "prestige": "prestige:1"}
+
+
+class Reward(Choice):
+    """Gain 3 coins or 1 prestige."""
+
+    kind = f"{ID}_reward"
+    prompt = "Merchant's Ledger: gain 3 coins or 1 prestige"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        return [("coins", "gain 3 coins"), ("prestige", "gain 1 prestige")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        ctx.gain_effects(seat, [REWARDS[option]], source=ID)
+
+
+REWARD = Reward()
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [Component("upgrade", ID, "Merchant's Ledger",
+                      "Goes in locked slot #3 and replaces that special action. When you use that special action, "
+                      "gain 3 coins from the supply or 1 prestige.", {"goes_in": "locked slot #3"})]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return [REWARD]
+
+
+@hookimpl
+def darkroad_slot_action(ctx: Ctx, seat: int, slot: int, last_rounds: bool) -> bool | None:
+    if slot != SLOT or not ctx.owns(seat, ID):
+        return None
+    ctx.push(REWARD.kind, seat)
+    return True
