@@ -74,6 +74,12 @@ class Engine:
                     raise PluginError(f"step kind {step.kind!r} of plugin {impl.plugin_name!r} is already defined",
                                       plugin=impl.plugin_name)
                 self.steps[step.kind] = step
+        # Companion abilities are asked only of the plugin providing each held card.
+        self._companion_callers = {}
+        for name in {c.plugin for c in self.content.components.values() if c.kind == "companion"}:
+            others = [p for n, p in self.pm.list_name_plugin() if n != name]
+            self._companion_callers[name] = self.pm.subset_hook_caller("darkroad_companion_options", others)
+        self._decision_options = bool(self.pm.hook.darkroad_decision_options.get_hookimpls())
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
@@ -175,8 +181,9 @@ class Engine:
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
-        for extra in self.pm.hook.darkroad_decision_options(ctx=ctx, task=task, seat=seat):
-            opts += list(extra or ())
+        if self._decision_options:
+            for extra in self.pm.hook.darkroad_decision_options(ctx=ctx, task=task, seat=seat):
+                opts += list(extra or ())
         return opts
 
     def _settle(self, ctx: Ctx) -> None:
@@ -211,9 +218,15 @@ class Engine:
         return {"type": task.kind, "seats": self.awaiting(game), "prompt": step.describe(Ctx(self, game), task)}
 
     def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
+        cards = ctx.game.players[seat].companions
+        if not cards:
+            return []  # abilities belong to companion cards: no card, no ability
+        comps, owner = self.content.components, self.content.companion_cards
+        plugins = sorted({comps[owner[c.card]].plugin for c in cards if c.card in owner})
         out: list[Option] = []
-        for opts in self.pm.hook.darkroad_companion_options(ctx=ctx, seat=seat):
-            out += list(opts or ())
+        for name in plugins:
+            for opts in self._companion_callers[name](ctx=ctx, seat=seat):
+                out += list(opts or ())
         return out
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
@@ -243,12 +256,12 @@ class Engine:
         if top is None:
             raise IllegalAction("the game is not waiting for any decision")
         task, step = top
-        if action.seat not in self.awaiting(game):
+        legal = {a.key(): a for a in self.legal_actions(game, action.seat)}
+        if not legal:
             raise NotYourDecision(
                 f"the game is waiting for seat(s) {self.awaiting(game)} to {step.describe(Ctx(self, game), task)}, "
                 f"not for seat {action.seat}"
             )
-        legal = {a.key(): a for a in self.legal_actions(game, action.seat)}
         if action.key() not in legal:
             options = ", ".join(sorted(f"{t}/{o}" for t, _, o in legal))
             raise IllegalAction(

@@ -228,8 +228,9 @@ def darkroad_upgrade_gained(ctx: Ctx, seat: int, upgrade: str) -> None:
 def darkroad_companion_options(ctx: Ctx, seat: int) -> Sequence[tuple[str, str]] | None:
     """Companion abilities ``seat`` may trigger right now, as ``(option, label)`` pairs.
 
-    Called on ``seat``'s own turn whenever a decision of ``seat`` is enumerated. The
-    option id must start with the companion card id (``"phoenix-2:0"``). Merged.
+    Called on ``seat``'s own turn whenever a decision of ``seat`` is enumerated, and only
+    on the plugins providing a companion card ``seat`` holds. The option id must start
+    with the companion card id (``"phoenix-2:0"``). Merged.
     """
 
 

@@ -136,6 +136,8 @@ class _Board:
         ]
         self.cells = offset
         self.full = (1 << offset) - 1
+        main_offset, main_cols, main_rows = self.regions[0]
+        self.main = ((1 << main_cols * main_rows) - 1) << main_offset
         self._placements: dict[tuple[Shape, bool], tuple[tuple[int, ...], ...]] = {}
 
     def placements(self, shape: Shape, main_only: bool) -> tuple[tuple[int, ...], ...]:
@@ -197,8 +199,6 @@ def _pack(
     shift = board.cells
     kinds = range(len(counts))
     need = sum(a * n for a, n in zip(areas, counts, strict=True))
-    if need > board.cells:
-        return None
     placed: list[tuple[int, int]] = []
 
     def search(mask: int, free: int, need: int, code: int) -> bool:
@@ -247,9 +247,7 @@ class Packer:
             self._shape_of[good] = self._shapes.index(canon)
         self._areas = [len(s) for s in self._shapes]
         # _beats[a][b]: putting b in an any-slot instead of a never hurts, as a fits where b was.
-        self._beats = [
-            [len(a) < len(b) and _embeds(a, b) for b in self._shapes] for a in self._shapes
-        ]
+        self._beats = [[len(a) < len(b) and _embeds(a, b) for b in self._shapes] for a in self._shapes]
         self._solve = functools.lru_cache(maxsize=cache_size)(self._solve_uncached)
 
     def fits(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> bool:
@@ -273,7 +271,9 @@ class Packer:
         if solution is None:
             return None
         board = _board(spec.cols, spec.rows, spec.extra_grids)
-        grids: list[list[list[Cell]]] = [[[None] * cols for _ in range(rows)] for _, cols, rows in board.regions]
+        grids: list[list[list[Cell]]] = [
+            [[None] * cols for _ in range(rows)] for _, cols, rows in board.regions
+        ]
 
         unused: dict[int, list[int]] = defaultdict(list)
         for index in reversed(range(len(goods))):
@@ -331,9 +331,7 @@ class Packer:
         beats = self._beats
 
         def dominated(chosen: tuple[int, ...]) -> bool:
-            return any(
-                beats[a][b] and counts[b] > chosen.count(b) for a in set(chosen) for b in present
-            )
+            return any(beats[a][b] and counts[b] > chosen.count(b) for a in set(chosen) for b in present)
 
         choices = [c for c in choices if not dominated(c)]
         choices.sort(key=lambda c: -sum(self._areas[s] for s in c))
@@ -356,7 +354,9 @@ class Packer:
         order = sorted(range(len(labels)), key=lambda i: -len(shapes[i]))  # big pieces first
         labels = [labels[i] for i in order]
         shapes = [shapes[i] for i in order]
-        tables = [board.placements(shape, what == "fixed") for shape, (what, _) in zip(shapes, labels, strict=True)]
+        tables = [
+            board.placements(shape, what == "fixed") for shape, (what, _) in zip(shapes, labels, strict=True)
+        ]
         areas = [len(shape) for shape in shapes]
         maxima = [counts[x] if what == "good" else fixed_counts[x] for what, x in labels]
         weights = []
@@ -390,7 +390,9 @@ class Packer:
                     occupied |= mask
                 free = board.full & ~occupied
                 for _ in range(filler):
-                    low = free & -free
+                    # Main grid first: that is where a player expects loose goods.
+                    pool = free & board.main or free
+                    low = pool & -pool
                     pieces.append((("good", monomino), low))
                     free ^= low
             return _Solution(slots=slots, pieces=tuple(pieces))
