@@ -143,8 +143,12 @@ class TravelDie(Choice):
         bonuses = sorted({0} | {b for bs in ctx.hook.darkroad_travel_die_bonus(ctx=ctx, seat=seat) for b in bs or ()})
         opts = []
         for v in sorted(set(c["dice"])):
+            faces = set()
             for bonus in bonuses:
                 face = min(TRAVEL_DIE_MAX, v + bonus)
+                if face in faces:
+                    continue  # a bonus beyond the cap changes nothing
+                faces.add(face)
                 tag = f"take:{v}" + (f":+{bonus}" if bonus else "")
                 plus = f" +{bonus} = {face}" if bonus else ""
                 opts.append((tag, f"take the {v}{plus}: {', '.join(ev.faces[face]) or 'nothing'}"))

@@ -23,6 +23,7 @@ def darkroad_components() -> list[Component]:
 
 
 def usable(ctx: Ctx, seat: int, ability: int) -> bool:
+    """Always: the dark market marker can always move and give its reward."""
     return True
 
 

@@ -30,7 +30,7 @@ def caravan_ahead(ctx: Ctx, seat: int) -> bool:
     now, or with an activation left and Yurg's Excursions reachable (adjacent, or the
     move still to come)."""
     g = ctx.game
-    if "caravan" in g.turn or g.turn.get(FREE_FLAG) == seat:
+    if "caravan" in g.turn:
         return False
     mine = [t for t in g.stack if t.seat == seat]
     if any(t.kind in CARAVAN_STEPS for t in mine):

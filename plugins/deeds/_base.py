@@ -120,8 +120,10 @@ def towns_delivered_to(ctx: Ctx, seat: int) -> int:
     return len(set(delivery_towns(ctx, seat)))
 
 
-def quartz(ctx: Ctx, seat: int) -> int:
-    return ctx.player(seat).quartz
+def inventory_full_of_quartz(ctx: Ctx, seat: int) -> int:
+    """1 when every inventory slot of the wagon holds a blazing quartz (a tile may cover one;
+    horseshoes share the slots)."""
+    return int(ctx.player(seat).quartz >= ctx.capacity(seat, "inventory"))
 
 
 def lantern_slots_full(ctx: Ctx, seat: int) -> int:

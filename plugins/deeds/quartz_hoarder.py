@@ -2,19 +2,20 @@
 
 The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
 Blazing quartz is otherwise worth nothing at the end; the deed competes with companion gifts for
-it and with horseshoes for the inventory slots.
+it and with horseshoes for the inventory slots. Counts the slots the wagon really has (a wagon
+upgrade tile may cover one, p. 19), like Lamplighter.
 """
 
 from __future__ import annotations
 
 from darkroad.core import Component, Ctx, hookimpl
 
-from ._base import Deed, quartz
+from ._base import Deed, inventory_full_of_quartz
 
 ID = "quartz_hoarder"
 DEED = Deed(
-    ID, "Quartz Hoarder", "you have at least 3 blazing quartz",
-    quartz, need=3, reward="prestige", amount=5,
+    ID, "Quartz Hoarder", "every inventory slot of your wagon holds a blazing quartz",
+    inventory_full_of_quartz, need=1, reward="prestige", amount=5,
 )
 
 

@@ -35,13 +35,13 @@ DOC = Path(__file__).parents[2] / "docs" / "deeds.md"
 BUILDINGS = [f"deedtest_building_{i}" for i in range(4)]
 STEEDS = [f"deedtest_steed_{i}" for i in range(4)]
 LOYAL, STRAY = "deedtest_loyal", "deedtest_stray"
-LANTERN_TILE = "deedtest_lantern_tile"
+TILES = {"lanterns": "deedtest_lantern_tile", "inventory": "deedtest_inventory_tile"}
 
 
 class Fillers:
     """Components a game needs, under test-only ids: 4 buildings (gain 1 coin), 4 steeds
-    without effect, a loyal and a stray companion without abilities, and a wagon upgrade
-    that covers one lantern slot."""
+    without effect, a loyal and a stray companion without abilities, and two wagon upgrades
+    covering a lantern slot and an inventory slot."""
 
     @hookimpl
     def darkroad_components(self) -> list[Component]:
@@ -50,7 +50,7 @@ class Fillers:
             *(Component("steed", s, s, "No effect.") for s in STEEDS),
             Component("companion", LOYAL, "Loyal test companion", "", {"loyalty": "loyal", "copies": 3}),
             Component("companion", STRAY, "Stray test companion", "", {"loyalty": "stray", "copies": 1}),
-            Component("upgrade", LANTERN_TILE, "Lantern-slot test tile", "Goes in a lantern slot."),
+            *(Component("upgrade", tile, tile, f"Covers one {kind} slot.") for kind, tile in TILES.items()),
         ]
 
     @hookimpl
@@ -62,7 +62,7 @@ class Fillers:
 
     @hookimpl
     def darkroad_capacity(self, ctx: Ctx, seat: int, kind: str) -> int | None:
-        return -1 if kind == "lanterns" and LANTERN_TILE in ctx.player(seat).upgrades else None
+        return -1 if TILES.get(kind) in ctx.player(seat).upgrades else None
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +196,7 @@ def cases(engine: Engine) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
         "grand_tour": ({"delivered_commissions": three_towns},
                        {"delivered_commissions": three_towns,
                         "delivered_heroes": heroes_of(engine, "nightpoem", 1)}),
-        "quartz_hoarder": ({"quartz": 2}, {"quartz": 3}),
+        "quartz_hoarder": ({"quartz": 2, "horseshoes": 1}, {"quartz": 3}),
         "lamplighter": ({"lanterns": 3}, {"lanterns": 4}),
         "full_wagon": ({"heroes": heroes_of(engine, "farglen", 2)},
                        {"heroes": heroes_of(engine, "farglen", 3)}),
@@ -253,12 +253,17 @@ def test_heavy_purse_and_renowned_read_totals_before_deeds(new, engine):
     assert deed_gain(t) == {"coins": 6, "prestige": 0, "vp": 0}
 
 
-def test_lamplighter_counts_the_slots_the_wagon_has(new, engine):
-    """Rulebook p. 19, Wagon Upgrades: a tile that goes in a lantern slot leaves 3 slots;
-    Lamplighter asks for a lantern in each slot the wagon has."""
+@pytest.mark.parametrize(("deed", "kind", "field"), [("lamplighter", "lanterns", "lanterns"),
+                                                     ("quartz_hoarder", "inventory", "quartz")])
+def test_slot_deeds_count_the_slots_the_wagon_has(new, engine, deed, kind, field):
+    """Rulebook p. 19, Wagon Upgrades: a tile that goes in a lantern (inventory) slot leaves
+    3 (2) slots; Lamplighter and Quartz Hoarder ask for a lantern (quartz) in each slot the
+    wagon has."""
     t = new()
-    assert scored(t, "lamplighter", lanterns=3, upgrades=[LANTERN_TILE]) == reward(engine, "lamplighter")
-    assert scored(t, "lamplighter", lanterns=3) == NOTHING
+    blank(t)
+    slots = t.ctx().capacity(0, kind)
+    assert scored(t, deed, **{field: slots - 1}) == NOTHING
+    assert scored(t, deed, **{field: slots - 1}, upgrades=[TILES[kind]]) == reward(engine, deed)
 
 
 def test_hero_escort_slides(new, engine):
