@@ -1,0 +1,137 @@
+"""The ``darkroad simulate`` and ``darkroad plugins`` commands (registered on the CLI app)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from darkroad.core import Engine
+from darkroad.core.bots import BOTS, simulate
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else []
+
+
+def simulate_command(
+    games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
+    players: Annotated[int, typer.Option(min=2, max=4, help="Players per game.")] = 4,
+    seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
+    bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: "
+                                          "random, greedy.")] = "random",
+    buildings: Annotated[str | None, typer.Option(help="4 building ids, comma-separated "
+                                                       "(default: random each game).")] = None,
+    drafting: Annotated[bool, typer.Option(help="Use the drafting variant.")] = False,
+    advanced_deeds: Annotated[bool, typer.Option(help="Use the advanced deed setup.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play complete games in-process with bots and summarise them."""
+    bots = _split(bot)
+    unknown = [b for b in bots if b not in BOTS]
+    if not bots or unknown:
+        raise typer.BadParameter(f"unknown bot(s) {unknown}; choose from {sorted(BOTS)}", param_hint="--bot")
+    chosen = _split(buildings)
+    engine = Engine.load()
+    if chosen:
+        from darkroad.core import GameConfig
+        from darkroad.core.errors import BadConfig
+
+        try:
+            engine.check_config(GameConfig(players=players, buildings=chosen))
+        except BadConfig as exc:
+            raise typer.BadParameter(exc.reason, param_hint="--buildings") from exc
+    variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
+    console = Console(stderr=True)
+    if as_json or not console.is_terminal:
+        summary = simulate(engine, games, players, seed, bots, chosen, variants)
+    else:
+        with Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console) as bar:
+            task = bar.add_task("games", total=games)
+            summary = simulate(engine, games, players, seed, bots, chosen, variants,
+                               progress=lambda r: bar.advance(task))
+    if as_json:
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        _print_summary(Console(), summary)
+    if summary["errors"]:
+        raise typer.Exit(1)
+
+
+def _print_summary(console: Console, s: dict[str, Any]) -> None:
+    t = Table(title="simulation")
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    for key in ("games", "completed", "errors", "seconds", "games_per_second", "mean_score", "max_score",
+                "rounds_played", "mean_steps"):
+        t.add_row(key, str(s[key]))
+    console.print(t)
+    for title in ("win_rate_by_bot", "win_rate_by_steed", "win_rate_by_starting_hero", "win_rate_by_building"):
+        rows = s[title]
+        if not rows:
+            continue
+        wt = Table(title=title.replace("_", " "))
+        for col in ("key", "games", "win rate", "fair share", "ratio"):
+            wt.add_column(col, justify="right" if col != "key" else "left")
+        for k, v in rows.items():
+            wt.add_row(k, str(v["games"]), f"{v['win_rate']:.3f}", f"{v['fair_share']:.3f}", f"{v['ratio_to_fair']:.2f}")
+        console.print(wt)
+    for e in s["error_seeds"]:
+        console.print(f"[red]error in game with seed {e['seed']}: {e['error']}")
+
+
+def plugins_command(
+    show_all: Annotated[bool, typer.Option("--all", help="Include the built-in base game plugins.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    strict: Annotated[bool, typer.Option(help="Fail when a plugin cannot be loaded.")] = False,
+) -> None:
+    """List installed plugins (name, version, hooks) and their components by kind."""
+    from darkroad.core.errors import PluginError
+
+    try:
+        engine = Engine.load(strict=strict)
+    except PluginError as exc:
+        typer.echo(f"error: {exc.reason}", err=True)
+        raise typer.Exit(2) from exc
+    report = plugin_report(engine, show_all)
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        console = Console()
+        t = Table(title="plugins")
+        for col in ("plugin", "version", "hooks", "components"):
+            t.add_column(col)
+        for p in report["plugins"]:
+            comps = ", ".join(f"{c['kind']}:{c['id']}" for c in report["components"] if c["plugin"] == p["name"])
+            t.add_row(p["name"], p["version"], ", ".join(p["hooks"]), comps)
+        console.print(t)
+        for name, err in report["failed"].items():
+            console.print(f"[red]plugin {name!r} failed to load and was skipped: {err}")
+
+
+def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
+    """Plugins with their hooks, components (one entry per component), load failures."""
+    plugins = []
+    shown = set()
+    for name, loaded in sorted(engine.plugins.plugins.items()):
+        if loaded.builtin and not show_all:
+            continue
+        obj = engine.pm.get_plugin(name)
+        hooks = sorted(h.name for h in engine.pm.get_hookcallers(obj) or ())
+        plugins.append({"name": name, "version": loaded.version, "module": loaded.module, "dist": loaded.dist,
+                        "builtin": loaded.builtin, "hooks": hooks})
+        shown.add(name)
+    components = [{"kind": c["kind"], "id": c["id"], "name": c["name"], "plugin": c["plugin"],
+                   "version": c["version"]} for c in engine.catalog() if c["plugin"] in shown]
+    return {"plugins": plugins, "components": components, "failed": dict(engine.plugins.failed)}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("simulate")(simulate_command)
+    app.command("plugins")(plugins_command)
