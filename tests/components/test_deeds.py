@@ -101,15 +101,13 @@ def scored(t: Table, deed: str, seat: int = 0, **wagon: Any) -> dict[str, int]:
     return deed_gain(t, seat)
 
 
-def reward(engine: Engine, deed: str, amount: int | None = None) -> dict[str, int]:
-    """The gain the deed's card promises (its printed amount unless ``amount`` is given)."""
-    data = engine.content.components[deed].data
-    out = {"coins": 0, "prestige": 0, "vp": 0}
-    out[data["reward"]] = data["amount"] if amount is None else amount
-    return out
-
-
 NOTHING = {"coins": 0, "prestige": 0, "vp": 0}
+
+
+def reward(engine: Engine, deed: str) -> dict[str, int]:
+    """The gain the deed's card promises when met (its printed amount)."""
+    data = engine.content.components[deed].data
+    return {**NOTHING, data["reward"]: data["amount"]}
 
 
 def heroes_of(engine: Engine, town: str, n: int) -> list[str]:
@@ -128,9 +126,10 @@ def counter(t: Table, name: str, seat: int) -> int:
 # -- the catalogue ---------------------------------------------------------------------------
 
 
-def test_the_nineteen_deeds_are_components(engine):
-    """Rulebook p. 2, components: 19 deed cards, each paying coins, prestige or VP (p. 17)."""
-    deeds = engine.content.of_kind("deed")
+def test_the_nineteen_deeds_are_components():
+    """Rulebook p. 2, components: 19 deed cards, each paying coins, prestige or VP (p. 17);
+    each is a plugin of the installed ``darkroad`` entry points."""
+    deeds = Engine.load().content.of_kind("deed")
     assert [d.id for d in deeds] == sorted(DEED_IDS)
     for d in deeds:
         assert d.data["reward"] in ("coins", "prestige", "vp")
@@ -155,11 +154,15 @@ def test_docs_table_matches_the_cards(engine):
         assert rows[d.id] == [d.name, data["criterion"], pays]
 
 
-def test_other_deeds_are_not_answered(new):
-    """Rulebook p. 13: each deed is revealed and scored by its own card; a deed id no plugin
-    provides scores nothing (every deed plugin returns None for it)."""
+def test_each_deed_is_scored_by_its_own_plugin_only(new, engine):
+    """Rulebook p. 13: each completed deed is revealed and scored by its own card: exactly one
+    plugin answers ``darkroad_deed_score`` for a deed, and none for an unknown id."""
     t = new()
-    assert t.ctx().hook.darkroad_deed_score(ctx=t.ctx(), seat=0, deed="no_such_deed") is None
+    ctx = t.ctx()
+    impls = engine.pm.hook.darkroad_deed_score.get_hookimpls()
+    for deed in [*DEED_IDS, "no_such_deed"]:
+        answering = [i.plugin_name for i in impls if i.function(ctx=ctx, seat=0, deed=deed) is not None]
+        assert answering == ([] if deed == "no_such_deed" else ["deed-" + deed.replace("_", "-")])
 
 
 # -- every deed, met and unmet, through final scoring --------------------------------------
