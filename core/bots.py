@@ -41,72 +41,129 @@ class RandomBot:
         return legal[self.rng.randrange(len(legal))]
 
 
+def _deliverable(engine: Engine, game: Game, seat: int, town: str) -> tuple[float, float]:
+    """(coins, prestige) ``seat`` would gain delivering everything it can in ``town``."""
+    c = engine.content
+    p = game.players[seat]
+    goods = list(p.goods)
+    coins = prestige = 0.0
+    for m in p.commissions:
+        if c.commissions[m].town != town:
+            continue
+        sent = []
+        for req in c.commissions[m].requests:
+            for g in (req + "+", req):
+                if g in goods:
+                    goods.remove(g)
+                    sent.append(g)
+                    break
+        if sent:
+            prestige += (0, 1, 3, 6)[len(sent)] + sum(1 for g in sent if is_upgraded(g))
+    for h in p.heroes:
+        if c.heroes[h].town == town:
+            for e in c.towns[town].reward:
+                verb, _, arg = e.partition(":")
+                if verb == "coins":
+                    coins += int(arg)
+                elif verb == "prestige":
+                    prestige += int(arg)
+    return coins, prestige
+
+
 def estimate(engine: Engine, game: Game, seat: int) -> float:
-    """What ``seat``'s position is worth, in final-score points (a heuristic)."""
+    """What ``seat``'s position is worth, in final-score points (a heuristic).
+
+    Coins and prestige count through their minimum (the base score) with a little for the
+    surplus; goods, commissions and heroes count for what they can still turn into; a
+    caravan under way counts for the deliveries it is about to make.
+    """
+    if game.finished:
+        line = next(s for s in game.score if s.seat == seat)
+        return float(line.total) + 0.001 * line.discarded
     ctx = Ctx(engine, game)
     p = game.players[seat]
     c = engine.content
     rounds_left = max(0, 13 - game.round)
+    hope = min(1.0, rounds_left / 6)
     coins, prestige = float(p.coins), float(p.prestige)
-    held = {}
-    for g in p.goods:
-        held.setdefault(good_type(g), []).append(is_upgraded(g))
-    # Commissions held: prestige they can still earn with goods in hand (and some hope).
+    caravan = game.turn.get("caravan")
+    delivering = (caravan and seat in caravan.get("members", ())
+                  and any(t.kind == "deliveries" and seat in t.data.get("pending", ()) for t in game.stack))
+    planning = any(t.kind == "caravan_route" and t.seat == seat for t in game.stack)
+    if delivering or planning:
+        if planning:
+            towns = list(c.towns)  # about to declare: the best town
+        elif seat == caravan["leader"]:
+            towns = [caravan["town"]]
+        else:
+            towns = c.region_towns(caravan["town"])
+        best = max((_deliverable(engine, game, seat, t) for t in towns), key=lambda cp: min(cp) + sum(cp))
+        coins += best[0]
+        prestige += best[1]
+        delivering = True
+    held = {good_type(g) for g in p.goods}
+    # Commissions: what the goods in hand would deliver, and some hope for the rest.
     for m in p.commissions:
-        req = c.commissions[m].requests
-        have = [k for k in req if k in held]
-        n = len(have)
-        prestige += (0, 1, 3, 6)[n] * 0.8 + 0.4 * (3 - n) * min(1.0, rounds_left / 6)
+        n = sum(1 for k in c.commissions[m].requests if k in held)
+        prestige += (0, 1, 3, 6)[n] * (0.45 if delivering else 0.75) + 0.3 * (3 - n) * hope
     for h in p.heroes:
-        reward = c.towns[c.heroes[h].town].reward
-        for e in reward:
+        for e in c.towns[c.heroes[h].town].reward:
             verb, _, arg = e.partition(":")
             if verb == "coins":
-                coins += int(arg) * 0.7
+                coins += int(arg) * 0.6
             elif verb == "prestige":
-                prestige += int(arg) * 0.7
+                prestige += int(arg) * 0.6
     # Goods are worth part of what they sell for (or deliver for).
-    goods_value = sum(ctx.value(good_type(g)) * 0.45 + (0.8 if is_upgraded(g) else 0) for g in p.goods)
-    coins += goods_value
-    coins += p.quartz * 1.2 + p.lanterns * 0.6 + p.horseshoes * 0.4
-    base = min(coins, prestige) + 0.15 * max(coins, prestige)
+    coins += sum(ctx.value(good_type(g)) * 0.45 + (0.8 if is_upgraded(g) else 0) for g in p.goods)
+    coins += p.quartz * 1.0 + p.lanterns * 0.7 + p.horseshoes * 0.4 + 0.3 * len(p.companions)
+    base = min(coins, prestige) + 0.2 * max(coins, prestige)
     vp = float(len(p.special)) * (1.0 if rounds_left < 2 else 0.8)
     for deed in p.deeds:
         got = engine.pm.hook.darkroad_deed_score(ctx=ctx, seat=seat, deed=deed) or {}
         vp += got.get("vp", 0) + 0.5 * (got.get("coins", 0) + got.get("prestige", 0))
-    vp += 0.3 * len(p.delivered_commissions) + 0.5 * sum(len(x.gifts) for x in p.companions)
-    if game.finished:
-        line = next(s for s in game.score if s.seat == seat)
-        return float(line.total) + 0.001 * line.discarded
+    vp += 0.5 * sum(len(x.gifts) for x in p.companions)
     return base + vp
 
 
 class GreedyBot:
-    """One decision of lookahead with :func:`estimate`."""
+    """Lookahead with :func:`estimate`: each legal action is tried on a copy; when the
+    next decision is again this seat's (a district's follow-up choice), the best
+    continuation is searched too, up to ``depth`` decisions deep."""
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, depth: int = 2) -> None:
         self.rng = random.Random(seed)
+        self.depth = depth
+
+    def _value(self, engine: Engine, game: Game, seat: int, depth: int) -> float:
+        if depth <= 0 or game.finished or engine.awaiting(game) != [seat]:
+            return estimate(engine, game, seat)
+        best = float("-inf")
+        for action in engine.legal_actions(game, seat):
+            if action.type == "companion":
+                continue
+            trial = engine.copy(game)
+            engine.apply(trial, action)
+            best = max(best, self._value(engine, trial, seat, depth - 1))
+        return best if best > float("-inf") else estimate(engine, game, seat)
 
     def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
         if len(legal) == 1:
             return legal[0]
         best: list[Action] = []
         best_value = float("-inf")
-        saved_events = game.events
         for action in legal:
             trial = engine.copy(game)
             try:
                 engine.apply(trial, action)
+                value = self._value(engine, trial, seat, self.depth - 1)
             except Exception:  # an action a plugin cannot resolve is simply not chosen
                 continue
-            value = estimate(engine, trial, seat)
             if value > best_value + 1e-9:
                 best, best_value = [action], value
             elif abs(value - best_value) <= 1e-9:
                 best.append(action)
-        assert game.events == saved_events
         return self.rng.choice(best) if best else legal[0]
 
 

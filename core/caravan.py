@@ -10,7 +10,8 @@ from __future__ import annotations
 from itertools import product
 
 from .context import Ctx
-from .goods import good_type, is_upgraded, label as good_label
+from .goods import good_type, is_upgraded
+from .goods import label as good_label
 from .state import CompanionCard, Task
 from .steps import Choice, Option, Step
 

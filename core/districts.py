@@ -8,7 +8,8 @@ time; the Inn: pick a hero, then sell one good at a time).
 from __future__ import annotations
 
 from .context import MAX_PER_SECTION, Ctx
-from .goods import UP, good_type, is_upgraded, label as good_label
+from .goods import UP, good_type, is_upgraded
+from .goods import label as good_label
 from .state import Task
 from .steps import Choice, Option, Step
 

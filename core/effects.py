@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .context import EFFECT_RESOURCE, Ctx
-from .goods import UP, good_type, is_upgraded, label as good_label
+from .goods import UP, good_type, is_upgraded
+from .goods import label as good_label
 from .state import Task
 from .steps import Choice, Option, Step
 

@@ -25,7 +25,6 @@ from .actions import Action
 from .content import Content, ContentError
 from .context import Ctx
 from .errors import (
-    BadAction,
     BadConfig,
     DarkroadError,
     GameFinished,

@@ -28,7 +28,7 @@ import pluggy
 if TYPE_CHECKING:
     from .content import Component
     from .context import Ctx
-    from .state import Game, Task
+    from .state import Task
     from .steps import Step
 
 hookspec = pluggy.HookspecMarker("darkroad")

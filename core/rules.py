@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .context import MAX_PER_SECTION, Ctx
-from .goods import good_type, is_upgraded, label as good_label
+from .goods import good_type, is_upgraded
+from .goods import label as good_label
 from .state import PoolDie, Task
 from .steps import Choice, Option, Step
 

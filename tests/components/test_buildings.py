@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from darkroad.core import Component, Engine, GameConfig, hookimpl
 from darkroad.core.errors import BadConfig
 from darkroad.core.goods import good_type, is_upgraded

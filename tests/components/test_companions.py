@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import pytest
+
 from darkroad.core import Component, Ctx, Engine, hookimpl
 from darkroad.core.districts import RUINS_SPACES
 from darkroad.core.scoring import rank, score_seat

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from darkroad.core import Component, Ctx, Engine, hookimpl
 from darkroad.core.scoring import score_seat
 from darkroad.core.state import CompanionCard, ScoreLine

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
+
 from darkroad.core import Component, Ctx, Engine, GameConfig, hookimpl
 from darkroad.core.rules import connected_building
 from darkroad.core.state import PoolDie

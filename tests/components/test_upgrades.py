@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from darkroad.core import Component, Engine, hookimpl
 from darkroad.core.caravan import gain_upgrade
 from darkroad.core.testing import Table
