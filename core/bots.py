@@ -19,6 +19,7 @@ from attrs import define, field
 from .actions import Action
 from .context import Ctx
 from .engine import Engine
+from .hooks import is_score
 from .goods import good_type, is_upgraded
 from .state import Game, GameConfig
 
@@ -119,7 +120,7 @@ def estimate(engine: Engine, game: Game, seat: int) -> float:
     base = min(coins, prestige) + 0.2 * max(coins, prestige)
     vp = float(len(p.special)) * (1.0 if rounds_left < 2 else 0.8)
     for deed in p.deeds:
-        got = engine.pm.hook.darkroad_deed_score(ctx=ctx, seat=seat, deed=deed) or {}
+        got = ctx.first("darkroad_deed_score", is_score, seat=seat, deed=deed) or {}
         vp += got.get("vp", 0) + 0.5 * (got.get("coins", 0) + got.get("prestige", 0))
     vp += 0.5 * sum(len(x.gifts) for x in p.companions)
     return base + vp

@@ -10,7 +10,9 @@ from __future__ import annotations
 from itertools import product
 
 from .context import Ctx
+from .hooks import is_int, is_int_list
 from .goods import good_type, is_upgraded
+from .hooks import is_int, is_int_list
 from .goods import label as good_label
 from .state import CompanionCard, Task
 from .steps import Choice, Option, Step
@@ -22,7 +24,7 @@ TRAVEL_DIE_MAX = 6
 
 
 def shortcut_cost(ctx: Ctx, seat: int) -> int:
-    cost = ctx.hook.darkroad_shortcut_cost(ctx=ctx, seat=seat)
+    cost = ctx.first("darkroad_shortcut_cost", is_int, seat=seat)
     return SHORTCUT_LANTERNS if cost is None else cost
 
 
@@ -141,7 +143,7 @@ class TravelDie(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         c = ctx.game.turn["caravan"]
         ev = ctx.content.events[c["event"]]
-        bonuses = sorted({0} | {b for bs in ctx.hook.darkroad_travel_die_bonus(ctx=ctx, seat=seat) for b in bs or ()})
+        bonuses = sorted({0} | {b for bs in ctx.call("darkroad_travel_die_bonus", is_int_list, seat=seat) for b in bs})
         opts = []
         for v in sorted(set(c["dice"])):
             faces = set()
@@ -266,7 +268,7 @@ def deliver_commission(ctx: Ctx, seat: int, commission: str, goods: list[str]) -
     gained = prestige_for(goods)
     ctx.emit("commission_delivered", seat, commission=commission, goods=goods, prestige=gained)
     ctx.add(seat, "prestige", gained, f"commission:{commission}")
-    ctx.hook.darkroad_commission_delivered(ctx=ctx, seat=seat, commission=commission, goods=list(goods))
+    ctx.call("darkroad_commission_delivered", seat=seat, commission=commission, goods=list(goods))
 
 
 class GoodFortune(Choice):
@@ -302,7 +304,7 @@ class GoodFortune(Choice):
 
 
 def upgrade_limit(ctx: Ctx, seat: int) -> int:
-    limit = ctx.hook.darkroad_upgrade_limit(ctx=ctx, seat=seat)
+    limit = ctx.first("darkroad_upgrade_limit", is_int, seat=seat)
     return 1 if limit is None else limit
 
 
@@ -322,7 +324,7 @@ def gain_upgrade(ctx: Ctx, seat: int, upgrade: str) -> None:
     ctx.game.board.upgrades.remove(upgrade)
     ctx.player(seat).upgrades.append(upgrade)
     ctx.emit("upgrade_gained", seat, upgrade=upgrade)
-    ctx.hook.darkroad_upgrade_gained(ctx=ctx, seat=seat, upgrade=upgrade)
+    ctx.call("darkroad_upgrade_gained", seat=seat, upgrade=upgrade)
     ctx.check_storage(seat)
     ctx.check_inventory(seat)
 

@@ -23,6 +23,9 @@ A content pack is a dict with any of these keys (all optional, merged across pac
 ``ruins_die``        six effects (faces of the ruins die).
 ``courtyard_banners`` ``[[effect, ...], [effect, ...]]``: bonus of courtyard slot 1 and 2.
 ``good_fortune_coins`` ``[first, later]`` coins of the coins good fortune (``[5, 3]``).
+``private_concern_cards`` list of the Private Concern's action cards ``{"id", "name",
+                     "planning": {...}, "actions": [...]}`` (format: :mod:`private_concern`,
+                     docs/private-concern.md).
 
 Effects are short strings interpreted by :mod:`effects` (e.g. ``"coins:2"``,
 ``"prestige:-1"``, ``"good:book+"``).
@@ -119,6 +122,8 @@ class Content:
     ruins_die: list[str] = Factory(list)
     courtyard_banners: list[tuple[str, ...]] = Factory(list)
     good_fortune_coins: tuple[int, int] = (5, 3)
+    private_concern_cards: dict[str, Mapping[str, Any]] = Factory(dict)
+    """Card id -> the card as data (validated by :func:`private_concern.validate_cards`)."""
     components: dict[str, Component] = Factory(dict)
 
     # derived lookups (filled by ``finish``)
@@ -172,6 +177,9 @@ class Content:
             if "good_fortune_coins" in pack:
                 first, later = pack["good_fortune_coins"]
                 c.good_fortune_coins = (int(first), int(later))
+            for card in pack.get("private_concern_cards", ()):
+                claim("private_concern_card", card["id"], plugin)
+                c.private_concern_cards[card["id"]] = card
         for comp in components:
             if comp.kind not in COMPONENT_KINDS:
                 raise ContentError(f"component {comp.id!r} from {comp.plugin!r} has unknown kind {comp.kind!r}")
@@ -219,6 +227,10 @@ class Content:
         for e in self.events.values():
             if e.route not in ("dark_road", "shortcut") or set(e.faces) != {1, 2, 3, 4, 5, 6}:
                 raise ContentError(f"event {e.id!r} needs a route and effects for faces 1..6")
+        if self.private_concern_cards:
+            from .private_concern import validate_cards
+
+            validate_cards(self)
 
     # -- lookups -------------------------------------------------------------------
     def of_kind(self, kind: str) -> list[Component]:

@@ -8,10 +8,10 @@ limit pushes the overflow decision the rulebook gives.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import rng
+from . import hooks, rng
 from .goods import good_type, is_upgraded
 from .state import CompanionCard, Event, Game, Player, Task
 
@@ -36,6 +36,19 @@ class Ctx:
         self.content: Content = engine.content
         self.hook = engine.pm.hook
         self.events: list[Event] = []
+        self.answered: set[str] = set()
+        """Plugins whose hooks or steps answered during this action (for blame)."""
+
+    # -- hooks -----------------------------------------------------------------------
+    def call(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> list[Any]:
+        """Call rule-point hook ``name`` (``ctx`` is passed for you); the non-None results,
+        each checked with ``check``. A failure raises :class:`PluginError` naming the plugin."""
+        return hooks.call(self, name, check, False, kwargs)
+
+    def first(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> Any:
+        """Call a firstresult hook: the first non-None result, or None."""
+        got = hooks.call(self, name, check, True, kwargs)
+        return got[0] if got else None
 
     # -- stack ---------------------------------------------------------------------
     def push(self, kind: str, seat: int = -1, **data: Any) -> Task:
@@ -96,7 +109,7 @@ class Ctx:
         return building in self.game.board.buildings
 
     def capacity(self, seat: int, kind: str) -> int:
-        extra = sum(v for v in self.hook.darkroad_capacity(ctx=self, seat=seat, kind=kind) if v)
+        extra = sum(self.call("darkroad_capacity", hooks.is_int, seat=seat, kind=kind))
         return BASE_CAPACITY[kind] + extra
 
     # -- market ----------------------------------------------------------------------

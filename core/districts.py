@@ -8,7 +8,9 @@ time; the Inn: pick a hero, then sell one good at a time).
 from __future__ import annotations
 
 from .context import MAX_PER_SECTION, Ctx
+from .hooks import is_int
 from .goods import UP, good_type, is_upgraded
+from .hooks import is_int
 from .goods import label as good_label
 from .state import Task
 from .steps import Choice, Option, Step
@@ -45,7 +47,7 @@ class GreatBazaar(Choice):
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "buy":
-            discount = sum(d for d in ctx.hook.darkroad_bazaar_discount(ctx=ctx, seat=seat) if d)
+            discount = sum(ctx.call("darkroad_bazaar_discount", is_int, seat=seat))
             ctx.push("bazaar_buy", seat, paid=[], discount=discount)
             return
         data = dict(task.data)
@@ -247,7 +249,7 @@ class YurgsExcursions(Choice):
             ctx.push("caravan_route", seat)
             ctx.push("caravan_companion", seat)
         ctx.emit("excursion", seat, choice=option)
-        ctx.hook.darkroad_excursion(ctx=ctx, seat=seat, choice=option)
+        ctx.call("darkroad_excursion", seat=seat, choice=option)
 
 
 class RuinsMove(Choice):
@@ -303,7 +305,7 @@ class RuinsDieOffer(Choice):
 
 
 def ruins_die_cost(ctx: Ctx, seat: int) -> int:
-    cost = ctx.hook.darkroad_ruins_die_cost(ctx=ctx, seat=seat)
+    cost = ctx.first("darkroad_ruins_die_cost", is_int, seat=seat)
     return 1 if cost is None else cost
 
 

@@ -202,7 +202,7 @@ def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
     p.delivered_heroes.append(hero)
     town = ctx.content.towns[ctx.content.heroes[hero].town]
     ctx.emit("hero_delivered", seat, hero=hero, town=town.id, source=source)
-    ctx.hook.darkroad_hero_delivered(ctx=ctx, seat=seat, hero=hero)
+    ctx.call("darkroad_hero_delivered", seat=seat, hero=hero)
     ctx.gain_effects(seat, town.reward, source=f"deliver:{hero}")
     ctx.check_storage(seat)
 

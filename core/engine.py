@@ -34,6 +34,9 @@ from .errors import (
     PluginError,
     UnknownComponent,
 )
+from .hooks import PluginStep, impls_of, is_bool, is_dict_list, is_options
+from .hooks import call as call_hook
+from .hookspecs import spec_names
 from .plugins import PluginSet, make_plugin_manager
 from .serde import Serde
 from .state import Event, Game, GameConfig, Task
@@ -42,6 +45,8 @@ from .storage import Packer, StorageSpec
 
 CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
 BUILDING_SPACES = 4
+MARKET_DICE = 5
+NIGHT_DICE = 7
 OWN_TURN_PHASES = ("plan", "move", "activate")
 
 
@@ -65,20 +70,29 @@ class Engine:
         except ContentError as exc:
             raise PluginError(str(exc)) from exc
         self.steps: dict[str, Step] = {}
+        """Every step kind, as its provider wrote it."""
+        self._run_steps: dict[str, Step] = {}
+        """The same, plugin steps wrapped so that their failures name the plugin."""
         for step in CORE_STEPS:
-            self.steps[step.kind] = step
+            self.steps[step.kind] = self._run_steps[step.kind] = step
         for impl in self.pm.hook.darkroad_steps.get_hookimpls():
             for step in impl.function() or ():
+                if not isinstance(step, Step) or not step.kind:
+                    raise PluginError(f"plugin {impl.plugin_name!r} contributed {step!r}, not a Step with a kind",
+                                      plugin=impl.plugin_name)
                 if step.kind in self.steps:
                     raise PluginError(f"step kind {step.kind!r} of plugin {impl.plugin_name!r} is already defined",
                                       plugin=impl.plugin_name)
                 self.steps[step.kind] = step
+                self._run_steps[step.kind] = PluginStep(step, impl.plugin_name)
+        self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
+        self.monitors: list[Any] = []
+        """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
+        (the testing kit's :class:`HookRecorder`)."""
         # Companion abilities are asked only of the plugin providing each held card.
-        self._companion_callers = {}
-        for name in {c.plugin for c in self.content.components.values() if c.kind == "companion"}:
-            others = [p for n, p in self.pm.list_name_plugin() if n != name]
-            self._companion_callers[name] = self.pm.subset_hook_caller("darkroad_companion_options", others)
-        self._decision_options = bool(self.pm.hook.darkroad_decision_options.get_hookimpls())
+        self._companion_impls: dict[str, list[Any]] = {}
+        for plugin, fn, args in self.hook_impls["darkroad_companion_options"]:
+            self._companion_impls.setdefault(plugin, []).append((plugin, fn, args))
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
@@ -176,13 +190,12 @@ class Engine:
         if not game.stack:
             return None
         task = game.stack[-1]
-        return task, self.steps[task.kind]
+        return task, self._run_steps[task.kind]
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
-        if self._decision_options:
-            for extra in self.pm.hook.darkroad_decision_options(ctx=ctx, task=task, seat=seat):
-                opts += list(extra or ())
+        for extra in ctx.call("darkroad_decision_options", is_options, task=task, seat=seat):
+            opts += [tuple(o) for o in extra]
         return opts
 
     def _settle(self, ctx: Ctx) -> None:
@@ -190,7 +203,7 @@ class Engine:
         game = ctx.game
         while game.stack:
             task = game.stack[-1]
-            step = self.steps[task.kind]
+            step = self._run_steps[task.kind]
             if not step.decision:
                 game.stack.pop()
                 step.run(ctx, task)
@@ -222,10 +235,10 @@ class Engine:
             return []  # abilities belong to companion cards: no card, no ability
         comps, owner = self.content.components, self.content.companion_cards
         plugins = sorted({comps[owner[c.card]].plugin for c in cards if c.card in owner})
+        impls = [i for name in plugins for i in self._companion_impls.get(name, ())]
         out: list[Option] = []
-        for name in plugins:
-            for opts in self._companion_callers[name](ctx=ctx, seat=seat):
-                out += list(opts or ())
+        for opts in call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, impls):
+            out += [tuple(o) for o in opts]
         return out
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
@@ -271,20 +284,46 @@ class Engine:
 
         def run() -> None:
             if action.type == "companion":
-                if not self.pm.hook.darkroad_companion_use(ctx=ctx, seat=action.seat, option=action.option):
-                    raise RuntimeError(f"no plugin resolved companion option {action.option!r}")
+                if not ctx.first("darkroad_companion_use", is_bool, seat=action.seat, option=action.option):
+                    raise PluginError(f"no plugin resolved companion option {action.option!r}")
             elif action.option.startswith("x:"):
-                if not self.pm.hook.darkroad_decision_choose(ctx=ctx, task=task, seat=action.seat,
-                                                             option=action.option):
-                    raise RuntimeError(f"no plugin resolved option {action.option!r}")
+                if not ctx.first("darkroad_decision_choose", is_bool, task=task, seat=action.seat,
+                                 option=action.option):
+                    raise PluginError(f"no plugin resolved option {action.option!r}")
             else:
                 game.stack.pop()
                 step.choose(ctx, task, action.seat, action.option)
             self._settle(ctx)
+            broken = self.broken_invariants(game)
+            if broken:
+                blamed = sorted(ctx.answered)
+                raise PluginError(f"the game broke an invariant ({broken}) while resolving {action.type}/"
+                                  f"{action.option}; plugins involved: {blamed or 'none'}",
+                                  plugin=blamed[0] if len(blamed) == 1 else "")
             game.version += 1
 
         self._guard(ctx, run)
         return ctx.events
+
+    def broken_invariants(self, game: Game) -> str | None:
+        """The first broken invariant of ``game``, or None (cheap: checked after every action)."""
+        b = game.board
+        if sum(b.market) + b.set_aside != MARKET_DICE or any(not 0 <= n <= 2 for n in b.market):
+            return f"market dice {b.market} + {b.set_aside} set aside"
+        for p in game.players:
+            for res in ("coins", "prestige", "lanterns", "quartz", "horseshoes"):
+                v = getattr(p, res)
+                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    return f"seat {p.seat} has {v!r} {res}"
+            if p.kind == "human":
+                night = sum(1 for v in p.locked if v is not None) + len(p.reserve) + p.spent + p.removed
+                night += sum(1 for d in p.pool if d.kind == "night")
+                if night != NIGHT_DICE:
+                    return f"seat {p.seat} has {night} night dice"
+        for t in game.stack:
+            if t.kind not in self.steps:
+                return f"unknown step {t.kind!r} on the stack"
+        return None
 
     def _guard(self, ctx: Ctx, fn: Any) -> None:
         try:
@@ -316,8 +355,8 @@ class Engine:
         any_slots = sum(1 for h in p.heroes if heroes[h].bonus == "storage")
         grids: list[tuple[int, int]] = []
         fixed: list[tuple[tuple[int, int], ...]] = []
-        for exts in self.pm.hook.darkroad_storage_extensions(ctx=ctx, seat=seat):
-            for ext in exts or ():
+        for exts in ctx.call("darkroad_storage_extensions", is_dict_list, seat=seat):
+            for ext in exts:
                 any_slots += int(ext.get("any_slots", 0))
                 if "extra_grid" in ext:
                     cols, rows = ext["extra_grid"]

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from .context import MAX_PER_SECTION, Ctx
+from .hooks import is_bool, is_int_list, is_str_list
 from .goods import good_type, is_upgraded
+from .hooks import is_bool, is_int_list, is_str_list
 from .goods import label as good_label
 from .state import PoolDie, Task
 from .steps import Choice, Option, Step
@@ -110,7 +112,7 @@ def setup(ctx: Ctx) -> None:
         else:
             g.players[seat].deeds.append(b.deed_deck.pop(0))
     refill_courtyard(ctx)
-    ctx.hook.darkroad_setup(ctx=ctx)
+    ctx.call("darkroad_setup")
     ctx.emit("game_started", None, players=n, buildings=list(b.buildings))
 
 
@@ -332,7 +334,7 @@ class SlotAction(Step):
 
     def run(self, ctx: Ctx, task: Task) -> None:
         seat, slot, last = task.seat, task.data["slot"], task.data["last_rounds"]
-        if ctx.hook.darkroad_slot_action(ctx=ctx, seat=seat, slot=slot, last_rounds=last):
+        if ctx.first("darkroad_slot_action", is_bool, seat=seat, slot=slot, last_rounds=last):
             return
         if slot == 1:
             ctx.gain_effects(seat, ["good:any" if last else "good:craft"], source="slot #1")
@@ -391,8 +393,8 @@ class Move(Choice):
         p = ctx.player(seat)
         dists = {d.value for d in p.pool}
         labels = {d.value: f"move {d.value} with your {d.kind} die" for d in p.pool}
-        for extra in ctx.hook.darkroad_movement_options(ctx=ctx, seat=seat):
-            for v in extra or ():
+        for extra in ctx.call("darkroad_movement_options", is_int_list, seat=seat):
+            for v in extra:
                 if v not in dists:
                     dists.add(v)
                     labels[v] = f"move exactly {v}"
@@ -449,8 +451,8 @@ class Activate(Choice):
         if "building" not in done:
             connected = connected_building(ctx, p.position)
             targets = [connected] if connected else []
-            for extra in ctx.hook.darkroad_building_targets(ctx=ctx, seat=seat, connected=connected):
-                targets += [t for t in extra or () if t not in targets and ctx.in_play(t)]
+            for extra in ctx.call("darkroad_building_targets", is_str_list, seat=seat, connected=connected):
+                targets += [t for t in extra if t not in targets and ctx.in_play(t)]
             opts += [(f"building:{b}", f"activate {ctx.content.components[b].name}") for b in targets]
         return opts
 
@@ -462,7 +464,7 @@ class Activate(Choice):
         ctx.emit("activated", seat, target=target, what=what)
         if what == "district":
             ctx.push(target, seat)
-        elif not ctx.hook.darkroad_activate_building(ctx=ctx, seat=seat, building=target):
+        elif not ctx.first("darkroad_activate_building", is_bool, seat=seat, building=target):
             raise RuntimeError(f"no plugin resolves building {target!r}")
 
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from .context import Ctx
+from .hooks import is_score
 from .state import ScoreLine, Task
 from .steps import Step
 
@@ -19,10 +20,7 @@ def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
     coins, prestige, vp = p.coins, p.prestige, 0
     details = []
     for deed in p.deeds:
-        got = ctx.hook.darkroad_deed_score(ctx=ctx, seat=seat, deed=deed) or {}
-        for key in got:
-            if key not in ("coins", "prestige", "vp"):
-                raise TypeError(f"deed {deed!r} scored an unknown key {key!r}")
+        got = ctx.first("darkroad_deed_score", is_score, seat=seat, deed=deed) or {}
         coins += int(got.get("coins", 0))
         prestige += int(got.get("prestige", 0))
         vp += int(got.get("vp", 0))
@@ -68,7 +66,7 @@ class FinalScoring(Step):
                 ctx.emit("deed_revealed", s.seat, deed=deed)
         ctx.emit("game_finished", None, winners=list(g.winners),
                  scores={str(s.seat): s.total for s in g.score})
-        ctx.hook.darkroad_game_end(ctx=ctx)
+        ctx.call("darkroad_game_end")
 
 
 STEPS: list[Step] = [FinalScoring()]

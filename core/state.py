@@ -33,6 +33,11 @@ class GameConfig:
     """Extra companion card ids added to the companion deck (fan companions)."""
     plugins: dict[str, str] = Factory(dict)
     """Plugin name -> version of every plugin providing a component this game uses."""
+    private_concern: bool = False
+    """One seat is the Private Concern, the automated opponent (core/private_concern.py).
+    ``players`` counts it: solo is ``players=2, private_concern=True``."""
+    private_concern_seat: int | None = None
+    """The Private Concern's seat (None = the last seat, clockwise after the humans)."""
 
 
 @define(kw_only=True)
@@ -50,6 +55,16 @@ class CompanionCard:
     card: str
     gifts: list[int] = Factory(list)
     """Indexes of abilities already triggered (a blazing quartz sits on each)."""
+
+
+@define(kw_only=True)
+class Concern:
+    """The Private Concern's own state: goods as a count (no tiles, no storage grid) and its
+    deck of action cards (index 0 is the top; the deck is secret, the discard pile public)."""
+
+    goods: int = 0
+    deck: list[str] = Factory(list)
+    discard: list[str] = Factory(list)
 
 
 @define(kw_only=True)
@@ -84,6 +99,8 @@ class Player:
     delivered_commissions: list[str] = Factory(list)
     delivered_heroes: list[str] = Factory(list)
     illuminated_used: int = 0
+    concern: Concern | None = None
+    """Set only for the Private Concern (``kind == "private_concern"``)."""
 
 
 @define(kw_only=True)
@@ -154,6 +171,10 @@ class ScoreLine:
     heroes_delivered: int
     rank: int = 0
     details: list[str] = Factory(list)
+    goods_vp: int = 0
+    """The Private Concern only: 1 VP per good it holds."""
+    quartz_vp: int = 0
+    """The Private Concern only: 1 VP per blazing quartz it holds."""
 
 
 @define(kw_only=True)
@@ -195,6 +216,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Board",
     "CompanionCard",
+    "Concern",
     "Event",
     "Game",
     "GameConfig",

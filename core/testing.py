@@ -21,6 +21,7 @@ import attrs
 from .actions import Action
 from .context import Ctx
 from .engine import Engine
+from .hooks import is_bool
 from .state import Event, Game, GameConfig
 
 
@@ -32,25 +33,17 @@ class HookCall:
 
 
 class HookRecorder:
-    """Records every hook call of a plugin manager (``pm.add_hookcall_monitoring``)."""
+    """Records every rule-point hook call of an engine, with its result (for firstresult
+    hooks the result, else the list of non-None results)."""
 
     def __init__(self, engine: Engine) -> None:
         self.calls: list[HookCall] = []
-        self._pending: list[HookCall] = []
 
-        def before(name: str, impls: Any, kwargs: dict[str, Any]) -> None:
-            call = HookCall(name, dict(kwargs))
-            self._pending.append(call)
-            self.calls.append(call)
+        def monitor(name: str, kwargs: dict[str, Any], result: Any) -> None:
+            self.calls.append(HookCall(name, dict(kwargs), result))
 
-        def after(outcome: Any, name: str, impls: Any, kwargs: dict[str, Any]) -> None:
-            call = self._pending.pop()
-            try:
-                call.result = outcome.get_result()
-            except BaseException as exc:  # recorded, re-raised by pluggy
-                call.result = exc
-
-        self.undo = engine.pm.add_hookcall_monitoring(before, after)
+        engine.monitors.append(monitor)
+        self.undo = lambda: engine.monitors.remove(monitor)
 
     def named(self, name: str) -> list[HookCall]:
         return [c for c in self.calls if c.name == name]
@@ -176,7 +169,7 @@ class Table:
         self.game.phase = "activate"
 
         def go(ctx: Ctx) -> None:
-            if not self.engine.pm.hook.darkroad_activate_building(ctx=ctx, seat=seat, building=building):
+            if not ctx.first("darkroad_activate_building", is_bool, seat=seat, building=building):
                 raise AssertionError(f"no plugin resolves building {building!r}")
 
         self.run(go)

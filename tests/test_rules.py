@@ -149,7 +149,7 @@ def test_last_three_rounds(table):
     """Final 3 rounds (p. 6): no reserve; move a locked die straight to the pool; slot #1
     then gives 1 basic good of your choice."""
     t = table(seed=1)
-    t.setup_wagon(0, locked=[3, 5, 2], reserve=[], goods=[])
+    t.setup_wagon(0, locked=[3, 5, 2], reserve=[], removed=4, goods=[])
     assert sorted(t.options(0)) == ["take:1", "take:2", "take:3"]
     t.choose("plan", "take:1")
     p = t.game.players[0]

@@ -108,6 +108,7 @@ def test_illuminated_die_activates_the_connected_building(engine: Engine, buildi
     p = t.game.players[0]
     p.position = t.game.board.buildings.index(building) + 1
     p.pool = [PoolDie(kind="night", value=1), PoolDie(kind="illuminated", value=2)]
+    p.reserve = p.reserve[1:]  # the pool's night die came from the reserve
     t.game.active = 0
     t.push("activate", 0)
     before = len(t.events)

@@ -179,7 +179,8 @@ def test_longshadow_with_any_building(space: int) -> None:
     here = space % 4 + 1
     assert connected_building(t.ctx(), here) != target
     t.setup_wagon(0, position=here, coins=6, quartz=1, lanterns=1, goods=["potion", "book"],
-                  pool=[PoolDie(kind="night", value=1), PoolDie(kind="illuminated", value=2)])
+                  pool=[PoolDie(kind="night", value=1), PoolDie(kind="illuminated", value=2)],
+                  reserve=t.game.players[0].reserve[1:])
     t.game.active = 0
     t.push("activate", 0)
     t.choose("activate", f"building:{target}")
@@ -236,7 +237,7 @@ def test_lovebug_no_lantern_for_the_ruins(engine: Engine) -> None:
 def test_sugarfoot_moves_exactly_three(engine: Engine, steed: str | None, moves: list[str]) -> None:
     """Rulebook p. 17, Sugarfoot: you may move exactly 3 spaces, regardless of your dice."""
     t = new_table(engine, [steed] if steed else [])
-    t.setup_wagon(0, position=0, pool=[PoolDie(kind="night", value=1)])
+    t.setup_wagon(0, position=0, pool=[PoolDie(kind="night", value=1)], reserve=t.game.players[0].reserve[1:])
     t.game.active = 0
     t.push("move", 0)
     assert answers(t, "move") == moves

@@ -85,7 +85,7 @@ def test_artisans_bench_last_rounds_upgraded_good_of_choice(engine: Engine) -> N
     """Rulebook p. 19 slot #1 tile with p. 6 (last 3 rounds: a good of your choice) — an
     upgraded good of your choice."""
     t = new_table(engine, "artisans_bench")
-    t.setup_wagon(0, reserve=[])
+    t.setup_wagon(0, reserve=[], removed=4)
     t.choose("plan", "take:1")
     assert sorted(t.options(0)) == sorted(f"good:{g}+" for g in engine.content.good_ids)
     t.choose("choose_effect", "good:weapon+")

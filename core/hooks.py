@@ -1,0 +1,138 @@
+"""Calling rule-point hooks one implementation at a time, so a failing plugin is named.
+
+pluggy's own call runs every implementation and raises whatever the first failure was;
+it cannot say which plugin returned a wrong type in a merged result. The engine calls
+each implementation itself (in pluggy's order: last registered first, ``tryfirst`` /
+``trylast`` respected), checks each result, and turns an exception or a wrong type into a
+:class:`PluginError` naming the plugin. The plugins that answered are remembered on the
+``Ctx`` so that an invariant broken after an action can be blamed on them.
+
+Plugin steps (``darkroad_steps``) are wrapped in :class:`PluginStep` for the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from .errors import DarkroadError, PluginError
+from .steps import Option, Step
+
+if TYPE_CHECKING:
+    from .context import Ctx
+    from .state import Task
+
+Impl = tuple[str, Callable[..., Any], tuple[str, ...]]
+Check = Callable[[Any], bool]
+
+
+def impls_of(pm: pluggy.PluginManager, name: str) -> list[Impl]:
+    """The implementations of hook ``name`` in calling order."""
+    caller = getattr(pm.hook, name)
+    out = []
+    for impl in reversed(caller.get_hookimpls()):
+        if impl.hookwrapper or impl.wrapper:
+            raise PluginError(f"plugin {impl.plugin_name!r}: darkroad hooks do not support wrappers ({name})",
+                              plugin=impl.plugin_name)
+        out.append((impl.plugin_name, impl.function, tuple(impl.argnames)))
+    return out
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def is_int_list(v: Any) -> bool:
+    return isinstance(v, list | tuple) and all(is_int(x) for x in v)
+
+
+def is_str_list(v: Any) -> bool:
+    return isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
+
+
+def is_dict_list(v: Any) -> bool:
+    return isinstance(v, list | tuple) and all(isinstance(x, dict) for x in v)
+
+
+def is_options(v: Any) -> bool:
+    return isinstance(v, list | tuple) and all(
+        isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(s, str) for s in x) for x in v)
+
+
+def is_score(v: Any) -> bool:
+    return isinstance(v, dict) and all(k in ("coins", "prestige", "vp") and is_int(n) for k, n in v.items())
+
+
+def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str, Any],
+         impls: list[Impl] | None = None) -> list[Any]:
+    """Call every implementation (or until the first non-None result when ``first``);
+    ``impls`` restricts the call to some implementations."""
+    kwargs["ctx"] = ctx
+    out = []
+    for plugin, fn, argnames in ctx.engine.hook_impls[name] if impls is None else impls:
+        try:
+            result = fn(*[kwargs[a] for a in argnames])
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plugin {plugin!r} failed in {name}: {type(exc).__name__}: {exc}",
+                              plugin=plugin) from exc
+        if result is None:
+            continue
+        if check is not None and not check(result):
+            raise PluginError(f"plugin {plugin!r} returned {result!r} from {name}, which is not what the hook "
+                              f"expects ({check.__name__.removeprefix('is_').replace('_', ' ')})", plugin=plugin)
+        ctx.answered.add(plugin)
+        out.append(result)
+        if first:
+            break
+    for monitor in ctx.engine.monitors:
+        monitor(name, kwargs, (out[0] if out else None) if first else out)
+    return out
+
+
+class PluginStep(Step):
+    """A plugin's step, with its failures attributed to the plugin."""
+
+    def __init__(self, step: Step, plugin: str) -> None:
+        self.step = step
+        self.plugin = plugin
+        self.kind = step.kind  # type: ignore[misc]
+        self.decision = step.decision  # type: ignore[misc]
+        self.prompt = step.prompt  # type: ignore[misc]
+
+    def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plugin {self.plugin!r} failed in step {self.kind!r} ({what}): "
+                              f"{type(exc).__name__}: {exc}", plugin=self.plugin) from exc
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        ctx.answered.add(self.plugin)
+        self._guard("run", lambda: self.step.run(ctx, task))
+
+    def seats(self, ctx: Ctx, task: Task) -> Sequence[int]:
+        return self._guard("seats", lambda: self.step.seats(ctx, task))  # type: ignore[no-any-return]
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> Sequence[Option]:
+        opts = self._guard("options", lambda: list(self.step.options(ctx, task, seat)))
+        if not is_options(opts):
+            raise PluginError(f"plugin {self.plugin!r}: step {self.kind!r} returned options that are not "
+                              f"(option, label) string pairs: {opts!r}", plugin=self.plugin)
+        return opts  # type: ignore[no-any-return]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        ctx.answered.add(self.plugin)
+        self._guard("choose", lambda: self.step.choose(ctx, task, seat, option))
+
+    def describe(self, ctx: Ctx, task: Task) -> str:
+        return self._guard("describe", lambda: self.step.describe(ctx, task))  # type: ignore[no-any-return]
