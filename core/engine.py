@@ -22,7 +22,7 @@ from typing import Any
 
 from . import caravan, districts, effects, rules, scoring
 from .actions import Action
-from .content import Content, ContentError
+from .content import Component, Content, ContentError
 from .context import Ctx
 from .errors import (
     BadConfig,
@@ -150,7 +150,7 @@ class Engine:
         else:
             chosen = []
         if not chosen:
-            pool = self.content.of_kind("building")
+            pool = self.base_game("building")
             ctx.shuffle(pool)
             tiles: set[Any] = set()
             for b in pool:
@@ -164,6 +164,19 @@ class Engine:
         ctx.shuffle(chosen)  # assigned randomly to the building spaces
         return chosen
 
+    def base_game(self, kind: str) -> list[Component]:
+        """Components of ``kind`` a game uses unless told otherwise: those of the built-in
+        plugins (fan buildings and companions are chosen per game). Falls back to every
+        component of the kind when no built-in plugin provides any."""
+        comps = self.content.of_kind(kind)
+        builtin = [c for c in comps if (p := self.plugins.plugins.get(c.plugin)) is not None and p.builtin]
+        return builtin or comps
+
+    def companion_deck(self, config: GameConfig) -> list[str]:
+        """The companion card ids of a new game: the base game's plus the chosen ones."""
+        ids = [c.id for c in self.base_game("companion")] + [c for c in config.companions]
+        return sorted(card for card, comp in self.content.companion_cards.items() if comp in set(ids))
+
     def create(self, config: GameConfig) -> tuple[Game, list[Event]]:
         """A new game at its first decision, plus the setup events."""
         self.check_config(config)
@@ -172,8 +185,10 @@ class Engine:
         game = Game(config=config, rng=seed_state(config.seed))
         ctx = Ctx(self, game)
         game.board.buildings = self.choose_buildings(ctx)
-        used = {self.content.components[b].plugin for b in game.board.buildings}
-        used |= {c.plugin for c in self.content.components.values() if c.kind != "building"}
+        comps = self.content.components
+        used = {comps[b].plugin for b in game.board.buildings}
+        used |= {c.plugin for c in self.base_game("companion")} | {comps[c].plugin for c in config.companions}
+        used |= {c.plugin for c in comps.values() if c.kind not in ("building", "companion")}
         used |= {name for name, _ in self._content_plugins()}
         config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
         self._guard(ctx, lambda: (rules.setup(ctx), self._settle(ctx)))

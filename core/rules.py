@@ -66,7 +66,7 @@ def setup(ctx: Ctx) -> None:
     for deck in b.events.values():
         ctx.shuffle(deck)
     b.upgrades = [u.id for u in c.of_kind("upgrade")]
-    b.companion_deck = sorted(c.companion_cards) + list(g.config.companions)
+    b.companion_deck = ctx.engine.companion_deck(g.config)
     ctx.shuffle(b.companion_deck)
     b.companion_row = [None, None, None]
     refill_companions(ctx)
