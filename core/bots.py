@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from attrs import define, field
 
+from . import private_concern
 from .actions import Action
 from .context import Ctx
 from .engine import Engine
@@ -171,6 +172,16 @@ class GreedyBot:
 BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
 
 
+class ConcernSeat:
+    """Stands for the Private Concern's seat in :func:`play_game`: the engine plays it, so
+    it is never asked."""
+
+    name = private_concern.KIND
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        raise RuntimeError("the Private Concern's seat is never awaited")
+
+
 @define
 class GameResult:
     seed: int
@@ -187,11 +198,14 @@ class GameResult:
     buildings: list[str] = field(factory=list)
     used_buildings: list[list[str]] = field(factory=list)
     """Per seat: the buildings it activated at least once."""
+    concern_seat: int | None = None
+    """The Private Concern's seat (None: no Private Concern)."""
 
 
 def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps: int = 20_000) -> GameResult:
     """Play one game to the end with one bot per seat; errors are captured, not raised."""
-    result = GameResult(seed=config.seed, players=config.players, bots=[b.name for b in bots], completed=False)
+    result = GameResult(seed=config.seed, players=config.players, bots=[b.name for b in bots], completed=False,
+                        concern_seat=private_concern.seat_of(config))
     try:
         game, events = engine.create(config)
         result.buildings = list(game.board.buildings)
@@ -235,16 +249,24 @@ def simulate(
     buildings: Sequence[str] = (),
     variants: dict[str, Any] | None = None,
     progress: Callable[[GameResult], None] | None = None,
+    concern: bool = False,
 ) -> dict[str, Any]:
-    """Play ``games`` games; bots are assigned to seats round-robin (rotating per game)."""
+    """Play ``games`` games; bots are assigned to seats round-robin (rotating per game).
+
+    ``players=1`` is solo: one bot against the Private Concern (a 2-seat game);
+    ``concern=True`` puts the Private Concern in the last of ``players`` seats."""
     start = time.perf_counter()
     results = []
+    concern = concern or players == 1
+    players = max(players, 2)
     for i in range(games):
         s = seed + i
         names = [bots[(seat + i) % len(bots)] for seat in range(players)]
-        seat_bots = [BOTS[n](s * 10 + k) for k, n in enumerate(names)]
+        seat_bots: list[Bot] = [BOTS[n](s * 10 + k) for k, n in enumerate(names)]
+        if concern:
+            seat_bots[-1] = ConcernSeat()
         cfg = GameConfig(players=players, seed=s, buildings=list(buildings), variants=dict(variants or {}),
-                         random_buildings=not buildings)
+                         random_buildings=not buildings, private_concern=concern)
         r = play_game(engine, cfg, seat_bots)
         results.append(r)
         if progress:
@@ -287,8 +309,28 @@ def summarise(results: list[GameResult], seconds: float) -> dict[str, Any]:
         "win_rate_by_bot": _rates(done, lambda r, s: [r.bots[s]]),
         "win_rate_by_steed": _rates(done, lambda r, s: r.steeds[s] if s < len(r.steeds) else []),
         "win_rate_by_starting_hero": _rates(
-            done, lambda r, s: [r.starting_heroes[s]] if s < len(r.starting_heroes) else []),
+            done, lambda r, s: [r.starting_heroes[s]] if s < len(r.starting_heroes) and s != r.concern_seat else []),
         "win_rate_by_building": _rates(
             done, lambda r, s: r.used_buildings[s] if s < len(r.used_buildings) else []),
     }
+    with_concern = [r for r in done if r.concern_seat is not None]
+    if with_concern:
+        out.update(_concern_summary(with_concern))
     return out
+
+
+def _concern_summary(results: list[GameResult]) -> dict[str, Any]:
+    """The Private Concern's record: its share of the wins (a shared win counts 1/n)."""
+    wins = sum(1.0 / len(r.winners) for r in results if r.concern_seat in r.winners)
+    own = [r.scores[r.concern_seat] for r in results if r.concern_seat is not None]
+    others = [sc for r in results for seat, sc in enumerate(r.scores) if seat != r.concern_seat]
+    return {
+        "private_concern_win_rate": round(wins / len(results), 4),
+        "private_concern": {
+            "games": len(results),
+            "wins": round(wins, 2),
+            "shared_wins": sum(1 for r in results if r.concern_seat in r.winners and len(r.winners) > 1),
+            "mean_score": round(sum(own) / len(own), 3),
+            "opponents_mean_score": round(sum(others) / len(others), 3) if others else None,
+        },
+    }

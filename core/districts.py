@@ -8,9 +8,9 @@ time; the Inn: pick a hero, then sell one good at a time).
 from __future__ import annotations
 
 from .context import MAX_PER_SECTION, Ctx
-from .hooks import is_int
+from .hooks import is_int, is_non_negative_int
 from .goods import UP, good_type, is_upgraded
-from .hooks import is_int
+from .hooks import is_int, is_non_negative_int
 from .goods import label as good_label
 from .state import Task
 from .steps import Choice, Option, Step
@@ -47,7 +47,7 @@ class GreatBazaar(Choice):
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "buy":
-            discount = sum(ctx.call("darkroad_bazaar_discount", is_int, seat=seat))
+            discount = sum(ctx.call("darkroad_bazaar_discount", is_non_negative_int, seat=seat))
             ctx.push("bazaar_buy", seat, paid=[], discount=discount)
             return
         data = dict(task.data)

@@ -202,7 +202,7 @@ def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
     p.delivered_heroes.append(hero)
     town = ctx.content.towns[ctx.content.heroes[hero].town]
     ctx.emit("hero_delivered", seat, hero=hero, town=town.id, source=source)
-    ctx.call("darkroad_hero_delivered", seat=seat, hero=hero)
+    ctx.push("notify", seat, hook="darkroad_hero_delivered", args={"hero": hero})  # after the reward
     ctx.gain_effects(seat, town.reward, source=f"deliver:{hero}")
     ctx.check_storage(seat)
 
@@ -294,6 +294,15 @@ class EffectStep(Step):
         resolve(ctx, task.seat, task.data["e"], task.data.get("source", ""))
 
 
+class Notify(Step):
+    """Call a reaction hook at this point of the stack (after the steps pushed above it)."""
+
+    kind = "notify"
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        ctx.call(task.data["hook"], seat=task.seat, **task.data.get("args", {}))
+
+
 class ChooseEffect(Choice):
     """Pick one concrete effect of several (a good of your choice, a hero, a deed, ...)."""
 
@@ -313,4 +322,4 @@ class ChooseEffect(Choice):
         return f"choose: {task.data['effect'].replace('_', ' ')} ({task.data.get('source', '')})"
 
 
-STEPS: list[Step] = [EffectStep(), ChooseEffect()]
+STEPS: list[Step] = [EffectStep(), ChooseEffect(), Notify()]

@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Iterable
 from typing import Any
 
-from . import caravan, districts, effects, rules, scoring
+from . import caravan, districts, effects, private_concern, rules, scoring
 from .actions import Action
 from .content import Component, Content, ContentError
 from .context import Ctx
@@ -34,7 +34,7 @@ from .errors import (
     PluginError,
     UnknownComponent,
 )
-from .hooks import PluginStep, impls_of, is_bool, is_dict_list, is_options
+from .hooks import PluginStep, impls_of, is_bool, is_dict_list, is_extra_options, is_options
 from .hooks import call as call_hook
 from .hookspecs import spec_names
 from .plugins import PluginSet, make_plugin_manager
@@ -43,7 +43,8 @@ from .state import Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
 
-CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
+CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS,
+                          *private_concern.STEPS]
 BUILDING_SPACES = 4
 MARKET_DICE = 5
 NIGHT_DICE = 7
@@ -118,6 +119,7 @@ class Engine:
         """Raise :class:`BadConfig` / :class:`UnknownComponent` for an unplayable config."""
         if not isinstance(config.players, int) or not 2 <= config.players <= 4:
             raise BadConfig(f"players must be 2 to 4, got {config.players!r}")
+        private_concern.check_config(self, config)
         comps = self.content.components
         for b in config.buildings:
             if b not in comps:
@@ -209,16 +211,19 @@ class Engine:
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
-        for extra in ctx.call("darkroad_decision_options", is_options, task=task, seat=seat):
+        for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
             opts += [tuple(o) for o in extra]
         return opts
 
     def _settle(self, ctx: Ctx) -> None:
         """Run automatic steps and skip empty decisions until a decision waits."""
         game = ctx.game
+        concern = game.config.private_concern
         while game.stack:
             task = game.stack[-1]
             step = self._run_steps[task.kind]
+            if concern and private_concern.intercept(ctx, task, step):
+                continue  # the Private Concern's own step: resolved by its rules, never awaited
             if not step.decision:
                 game.stack.pop()
                 step.run(ctx, task)
@@ -263,7 +268,7 @@ class Engine:
             return []
         task, step = top
         ctx = Ctx(self, game)
-        if seat not in step.seats(ctx, task):
+        if seat not in step.seats(ctx, task) or private_concern.is_concern(game, seat):
             return []
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES:

@@ -65,6 +65,18 @@ def is_options(v: Any) -> bool:
         isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(s, str) for s in x) for x in v)
 
 
+def is_non_negative_int(v: Any) -> bool:
+    return is_int(v) and v >= 0
+
+
+def is_distances(v: Any) -> bool:
+    return is_int_list(v) and all(0 <= x <= 5 for x in v)
+
+
+def is_extra_options(v: Any) -> bool:
+    return is_options(v) and all(o.startswith("x:") for o, _ in v)
+
+
 def is_score(v: Any) -> bool:
     return isinstance(v, dict) and all(k in ("coins", "prestige", "vp") and is_int(n) for k, n in v.items())
 

@@ -184,7 +184,8 @@ def darkroad_commission_delivered(ctx: Ctx, seat: int, commission: str, goods: S
 
 @hookspec
 def darkroad_hero_delivered(ctx: Ctx, seat: int, hero: str) -> None:
-    """``seat`` delivered ``hero`` to its town (after the region reward). Return ignored."""
+    """``seat`` delivered ``hero`` to its town; called once the region reward was gained.
+    Return value ignored."""
 
 
 # -- wagon -----------------------------------------------------------------------------

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import private_concern
 from .context import MAX_PER_SECTION, Ctx
-from .hooks import is_bool, is_int_list, is_str_list
+from .errors import PluginError
+from .hooks import is_bool, is_distances, is_str_list
 from .goods import good_type, is_upgraded
-from .hooks import is_bool, is_int_list, is_str_list
+from .errors import PluginError
+from .hooks import is_bool, is_distances, is_str_list
 from .goods import label as good_label
 from .state import PoolDie, Task
 from .steps import Choice, Option, Step
@@ -96,18 +99,22 @@ def setup(ctx: Ctx) -> None:
         p.goods = [ctx.goods_of_value(value)[0]]
         p.coins += extra
         g.players.append(p)
+    concern = private_concern.setup(ctx)  # the Private Concern's seat, if any: no steed, no draft
+    humans = [seat for seat in range(n) if seat != concern]
     ctx.push("turn", g.start_seat)
     if drafting:
-        b.extra["draft"] = [[steeds[i], starting[i]] for i in range(n + 1)]
-        for seat in reversed(range(n)):
+        b.extra["draft"] = [[steeds[i], starting[i]] for i in range(len(humans) + 1)]
+        for seat in reversed(humans):
             ctx.push("draft", seat)
     else:
-        for seat in reversed(range(n)):
+        for seat in reversed(humans):
             g.players[seat].steeds.append(steeds[seat])
             ctx.emit("steed_dealt", seat, steed=steeds[seat])
             ctx.gain_hero(seat, starting[seat], source="starting hero")
+    if concern is not None:
+        private_concern.gain_hero(ctx, concern, starting[n if drafting else concern], "starting hero")
     for seat in reversed(range(n)):
-        if g.config.variants.get("advanced_deeds"):
+        if g.config.variants.get("advanced_deeds") and seat != concern:
             ctx.push("choose_starting_deed", seat, deeds=[b.deed_deck.pop(0), b.deed_deck.pop(0)])
         else:
             g.players[seat].deeds.append(b.deed_deck.pop(0))
@@ -274,6 +281,9 @@ class Turn(Step):
         g.active = task.seat
         g.turn = {"seat": task.seat}
         ctx.emit("turn_started", task.seat, round=g.round)
+        if g.players[task.seat].kind == private_concern.KIND:
+            ctx.push_many(task.seat, [("concern_turn", {}), ("rest", {}), ("end_turn", {})])
+            return
         ctx.push_many(task.seat, [("plan", {}), ("move", {}), ("activate", {}), ("finish_turn", {}),
                                   ("rest", {}), ("end_turn", {})])
 
@@ -393,7 +403,7 @@ class Move(Choice):
         p = ctx.player(seat)
         dists = {d.value for d in p.pool}
         labels = {d.value: f"move {d.value} with your {d.kind} die" for d in p.pool}
-        for extra in ctx.call("darkroad_movement_options", is_int_list, seat=seat):
+        for extra in ctx.call("darkroad_movement_options", is_distances, seat=seat):
             for v in extra:
                 if v not in dists:
                     dists.add(v)
@@ -465,7 +475,8 @@ class Activate(Choice):
         if what == "district":
             ctx.push(target, seat)
         elif not ctx.first("darkroad_activate_building", is_bool, seat=seat, building=target):
-            raise RuntimeError(f"no plugin resolves building {target!r}")
+            owner = ctx.content.components[target].plugin if target in ctx.content.components else ""
+            raise PluginError(f"no plugin resolved building {target!r} (provided by {owner!r})", plugin=owner)
 
 
 class FinishTurn(Choice):

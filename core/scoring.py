@@ -5,10 +5,15 @@
 3. Final score = base + VP. Ties: higher discarded value (the higher of coins and
    prestige) > more gifts on loyal companions > more commissions delivered > more heroes
    delivered > shared victory.
+
+The Private Concern scores by its own rule (:func:`private_concern.score`); in a game with
+a Private Concern, ties are broken by the discarded value only, then shared (the prototype's
+solo rule).
 """
 
 from __future__ import annotations
 
+from . import private_concern
 from .context import Ctx
 from .hooks import is_score
 from .state import ScoreLine, Task
@@ -17,6 +22,8 @@ from .steps import Step
 
 def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
     p = ctx.player(seat)
+    if p.kind == private_concern.KIND:
+        return private_concern.score(ctx, seat)
     coins, prestige, vp = p.coins, p.prestige, 0
     details = []
     for deed in p.deeds:
@@ -41,15 +48,18 @@ def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
     )
 
 
-def tiebreak_key(s: ScoreLine) -> tuple[int, ...]:
+def tiebreak_key(s: ScoreLine, short: bool = False) -> tuple[int, ...]:
+    if short:  # with a Private Concern at the table
+        return (s.total, s.discarded)
     return (s.total, s.discarded, s.gifts, s.commissions_delivered, s.heroes_delivered)
 
 
-def rank(lines: list[ScoreLine]) -> list[int]:
+def rank(lines: list[ScoreLine], short: bool = False) -> list[int]:
     """Fill ``rank`` (1 = winner; equal keys share a rank) and return the winners' seats."""
-    ordered = sorted(lines, key=tiebreak_key, reverse=True)
+    ordered = sorted(lines, key=lambda s: tiebreak_key(s, short), reverse=True)
     for i, s in enumerate(ordered):
-        s.rank = 1 if i == 0 else (ordered[i - 1].rank if tiebreak_key(s) == tiebreak_key(ordered[i - 1]) else i + 1)
+        same = i and tiebreak_key(s, short) == tiebreak_key(ordered[i - 1], short)
+        s.rank = 1 if i == 0 else (ordered[i - 1].rank if same else i + 1)
     return sorted(s.seat for s in lines if s.rank == 1)
 
 
@@ -59,7 +69,7 @@ class FinalScoring(Step):
     def run(self, ctx: Ctx, task: Task) -> None:
         g = ctx.game
         g.score = [score_seat(ctx, s) for s in range(len(g.players))]
-        g.winners = rank(g.score)
+        g.winners = rank(g.score, short=g.config.private_concern)
         g.phase = "finished"
         for s in g.score:
             for deed in g.players[s.seat].deeds:

@@ -67,6 +67,7 @@ class Table:
         plugins: Iterable[tuple[str, Any]] = (),
         exclude: Iterable[str] = (),
         engine: Engine | None = None,
+        companions: Iterable[str] = (),
         **variants: Any,
     ) -> Table:
         """A new game. Pass a shared ``engine`` to save the plugin load (hook calls are
@@ -75,7 +76,7 @@ class Table:
         engine = engine or Engine.load(exclude=exclude, extra=plugins)
         recorder = HookRecorder(engine) if own else None
         game, events = engine.create(GameConfig(players=players, seed=seed, buildings=list(buildings),
-                                                variants=variants))
+                                                companions=list(companions), variants=variants))
         table = cls(engine, game, events, record=False)
         table.recorder = recorder
         return table

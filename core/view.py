@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import private_concern
 from .context import Ctx
 from .rules import DISTRICTS
 
@@ -45,6 +46,8 @@ def _player(engine: Engine, game: Game, p: Player, me: bool) -> dict[str, Any]:
         "coins": p.coins if me or game.finished else None,
         "deeds": list(p.deeds) if me or game.finished else None,
     }
+    if p.concern is not None:
+        out["concern"] = private_concern.public(p)
     return out
 
 
@@ -65,6 +68,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
         "awaiting": decision["seats"] if decision else [],
         "decision": decision,
         "config": {"players": game.config.players, "variants": dict(game.config.variants),
+                   "private_concern": private_concern.seat_of(game.config),
                    "buildings": list(game.config.buildings), "plugins": dict(game.config.plugins)},
         "board": {
             "ringway": list(DISTRICTS),
@@ -127,6 +131,9 @@ EVENT_TYPES = (
     "caravan_declared", "caravan_answer", "event_revealed", "travel_dice_rerolled", "travel_die_taken",
     "town_visited", "good_fortune", "upgrade_gained", "market_rerolled", "night_dice_refreshed", "round_ended",
     "game_finished", "companion_used",
+    # the Private Concern (core/private_concern.py)
+    "solo_upgrade", "concern_card", "concern_action", "concern_deck_shuffled", "concern_choice", "concern_sold",
+    "illuminated_returned", "companion_discarded", "companion_returned",
 )
 
 

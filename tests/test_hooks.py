@@ -1,0 +1,877 @@
+"""One test per hookspec: the engine calls each hook at the documented moment, with the
+documented arguments, and honours the documented return.
+
+Every test plays through the real engine with the test plugin ``tests/plugins/recorder_plugin.py``
+(which implements every hook and logs each call of its implementations, arguments and
+return value) registered on an engine of the test's own. The plugin's rule-point hooks
+answer only when a test asks them to (``recorder.ask(game, hook)``); merged hooks are
+checked together with a base game plugin answering the same hook, firstresult hooks with
+the rulebook's default (or another plugin's answer) when the plugin returns ``None``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from darkroad.core import Component, Ctx, Engine, GameConfig, Task, errors, hookimpl, make_plugin_manager
+from darkroad.core.context import BASE_CAPACITY
+from darkroad.core.hookspecs import spec_names
+from darkroad.core.rules import connected_building
+from darkroad.core.state import CompanionCard, PoolDie
+from darkroad.core.steps import Choice, Option
+from darkroad.core.testing import Table
+
+PLUGIN_FILE = Path(__file__).parent / "plugins" / "recorder_plugin.py"
+PLUGIN_MODULE = "darkroad_tests_recorder_plugin"
+# The folder ``tests/plugins`` would clash with the repository's ``plugins`` package on
+# sys.path: load the test plugin from its file, under a name of its own.
+
+
+def load_recorder() -> ModuleType:
+    if PLUGIN_MODULE in sys.modules:
+        return sys.modules[PLUGIN_MODULE]
+    spec = importlib.util.spec_from_file_location(PLUGIN_MODULE, PLUGIN_FILE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[PLUGIN_MODULE] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+recorder = load_recorder()
+RECORDER = ("recorder", recorder)
+WITH_TOWER = ["test_tower", "blazing_quartz_mine", "oracle_of_lumi", "othos_lanternworks"]
+"""Buildings in play when a test needs the plugin's building (one side of each tile)."""
+EMPTY_WAGON: dict[str, Any] = dict(coins=0, prestige=0, lanterns=0, quartz=0, horseshoes=0, goods=[], heroes=[],
+                                   commissions=[], steeds=[], deeds=[], special=[], upgrades=[], companions=[])
+
+
+NIGHT_DICE = 7
+
+
+@pytest.fixture(autouse=True)
+def fresh_log() -> None:
+    recorder.CALLS.clear()
+
+
+def new_table(*hooks: str, buildings: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (),
+              players: int = 2, seed: int = 1, **wagon: Any) -> Table:
+    """A new game with the recorder plugin (and ``extra`` plugins) on an engine of its own,
+    waiting for seat 0's plan decision; every wagon emptied, then seat 0 gets ``wagon``
+    (night dice put in its pool come out of its main reserve: 7 night dice in all). The
+    recorder's rule-point ``hooks`` answer in this game."""
+    t = Table.new(players=players, seed=seed, buildings=buildings, plugins=[RECORDER, *extra])
+    for seat in range(players):
+        t.setup_wagon(seat, **EMPTY_WAGON)
+    t.setup_wagon(0, **wagon)
+    keep_night_dice(t, 0)
+    recorder.ask(t.game, *hooks)
+    assert t.awaiting == [0] and t.decision == "plan"
+    return t
+
+
+def keep_night_dice(t: Table, seat: int) -> None:
+    """Take night dice out of the main reserve, then the spent pile, or add spent dice, so
+    that ``seat`` has its 7 night dice (the engine checks it after every action)."""
+    p = t.game.players[seat]
+    held = sum(v is not None for v in p.locked) + len(p.reserve) + p.spent + p.removed
+    held += sum(d.kind == "night" for d in p.pool)
+    extra = held - NIGHT_DICE
+    while extra > 0 and p.reserve:
+        p.reserve.pop()
+        extra -= 1
+    assert p.spent >= extra, "more night dice than a wagon holds"
+    p.spent -= extra
+
+
+def log(t: Table, hook: str) -> list[recorder.Call]:
+    """The calls of the recorder's implementation of ``hook`` about ``t``'s game."""
+    return recorder.calls(hook, t.game)
+
+
+def answers(t: Table, type: str, seat: int = 0) -> list[str]:
+    """The options of the pending decision ``type`` (without companion abilities)."""
+    return [a.option for a in t.legal(seat) if a.type == type]
+
+
+def only(calls: list[recorder.Call]) -> recorder.Call:
+    assert len(calls) == 1, calls
+    return calls[0]
+
+
+def check_ctx(t: Table, call: recorder.Call) -> None:
+    """The hook got a ``Ctx`` on the table's game."""
+    assert isinstance(call.kwargs["ctx"], Ctx)
+    assert call.kwargs["ctx"].game is t.game
+
+
+def answered(t: Table, hook: str) -> list[Any]:
+    """The answers of all plugins to the last call of a merged ``hook``, as the testing
+    kit recorded them (sorted: never depend on the order of plugins)."""
+    return sorted(t.calls(hook)[-1].result, key=repr)
+
+
+def gained(t: Table, source: str, seat: int = 0) -> list[tuple[str, int]]:
+    return [(e.data["resource"], e.data["amount"]) for e in t.events_of("gained")
+            if e.seat == seat and e.data.get("source") == source and "resource" in e.data]
+
+
+class Provides:
+    """A second plugin contributing whatever a test gives it (duplicates, orphans)."""
+
+    def __init__(self, content: dict[str, Any] | None = None, components: list[Component] | None = None,
+                 steps: list[Any] | None = None) -> None:
+        self.content, self.components, self.steps = content, components, steps
+
+    @hookimpl
+    def darkroad_content(self) -> dict[str, Any] | None:
+        return self.content
+
+    @hookimpl
+    def darkroad_components(self) -> list[Component] | None:
+        return self.components
+
+    @hookimpl
+    def darkroad_steps(self) -> list[Any] | None:
+        return self.steps
+
+
+# -- the meta tests ---------------------------------------------------------------------------
+
+
+def test_every_hookspec_has_a_test() -> None:
+    """Issue 3: a test fails when a hookspec lacks a test of its own (and a test named
+    after a hook that no longer exists is stale)."""
+    tests = {n.removeprefix("test_hook_") for n, f in globals().items() if n.startswith("test_hook_") and callable(f)}
+    specs = set(spec_names())
+    assert sorted(specs - tests) == [], "hookspecs without a test_hook_<name> test"
+    assert sorted(n for n in tests - specs if not any(n.startswith(f"{s}_") for s in specs)) == [], \
+        "test_hook_<name> tests of hooks that do not exist"
+
+
+def test_recorder_plugin_implements_every_hook() -> None:
+    """The test plugin implements every hookspec (and no other), accepting every argument."""
+    pm = make_plugin_manager(entry_points=False, extra=[RECORDER]).pm
+    implemented = {}
+    for name in spec_names():
+        impls = [i for i in getattr(pm.hook, name).get_hookimpls() if i.plugin_name == "recorder"]
+        if impls:
+            implemented[name] = impls[0]
+    assert sorted(set(spec_names()) - set(implemented)) == []
+    marked = sorted(n for n, f in vars(recorder).items() if hasattr(f, "darkroad_impl"))
+    assert marked == sorted(spec_names())
+    for name, impl in implemented.items():
+        assert impl.argnames == getattr(pm.hook, name).spec.argnames, name
+
+
+def test_table_records_the_hook_calls() -> None:
+    """The testing kit (issue 5: "record every hook call"): a Table with an engine of its
+    own records every rule-point hook call the engine makes, with its arguments."""
+    t = new_table("darkroad_bazaar_discount", coins=10)
+    t.district(0, "great_bazaar")
+    t.choose("great_bazaar", "buy")
+    assert only(log(t, "darkroad_bazaar_discount")).result == recorder.BAZAAR_DISCOUNT
+    recorded = t.calls("darkroad_bazaar_discount")
+    assert len(recorded) == 1, "Table.calls() did not record the engine's call of darkroad_bazaar_discount"
+    assert recorded[0].kwargs["seat"] == 0
+    assert recorder.BAZAAR_DISCOUNT in recorded[0].result
+    seen_hooks = {c.hook for c in recorder.CALLS if "ctx" in c.kwargs and c.kwargs["ctx"].game is t.game}
+    assert sorted(h for h in seen_hooks if not t.calls(h)) == []
+
+
+# -- registration ------------------------------------------------------------------------------
+
+
+def test_hook_darkroad_content() -> None:
+    """Called once when the engine is built; packs of all plugins are merged; a duplicate
+    id fails the load, naming both plugins; ``None`` contributes nothing."""
+    base = Engine.load()
+    engine = Engine.load(extra=[RECORDER])
+    call = only(recorder.calls("darkroad_content"))
+    assert call.kwargs == {}
+    test_commission = engine.content.commissions[recorder.COMMISSION]
+    assert (test_commission.town, test_commission.requests) == ("northbreak", ("potion", "book", "staff"))
+    assert set(engine.content.commissions) == set(base.content.commissions) | {recorder.COMMISSION}
+    assert engine.content.good_ids == base.content.good_ids  # the base pack is still there
+    t = new_table()
+    assert recorder.COMMISSION in t.game.board.commission_stacks["northbreak"]
+    assert "recorder" in t.game.config.plugins
+
+    nothing = Engine.load(extra=[("nothing", Provides(content=None))])
+    assert set(nothing.content.commissions) == set(base.content.commissions)
+
+    dup = Provides(content={"commissions": [{"id": recorder.COMMISSION, "town": "farglen",
+                                              "requests": ["potion"]}]})
+    with pytest.raises(errors.PluginError) as exc:
+        Engine.load(extra=[RECORDER, ("dup", dup)])
+    assert recorder.COMMISSION in str(exc.value)
+    assert "'recorder'" in str(exc.value) and "'dup'" in str(exc.value)
+
+
+def test_hook_darkroad_components() -> None:
+    """Called once when the engine is built; the engine fills in ``plugin``; a duplicate
+    component id fails the load, naming both plugins."""
+    engine = Engine.load(extra=[RECORDER])
+    assert only(recorder.calls("darkroad_components")).kwargs == {}
+    comps = engine.content.components
+    assert {c: (comps[c].kind, comps[c].plugin) for c in ("test_tower", "test_familiar", "test_deed")} == {
+        "test_tower": ("building", "recorder"), "test_familiar": ("companion", "recorder"),
+        "test_deed": ("deed", "recorder")}
+    assert engine.content.companion_cards[recorder.FAMILIAR_CARD] == "test_familiar"
+    catalog = {c["id"]: c for c in engine.catalog()}
+    assert (catalog["test_tower"]["plugin"], catalog["test_tower"]["version"]) == ("recorder", recorder.__version__)
+    assert catalog["brembizant"]["plugin"] == "steed-brembizant"
+
+    # Playable: a fan building and a fan companion chosen for a game, the deed dealt.
+    game, _ = engine.create(GameConfig(players=2, seed=1, buildings=WITH_TOWER, companions=["test_familiar"]))
+    b = game.board
+    assert sorted(b.buildings) == sorted(WITH_TOWER)
+    assert recorder.FAMILIAR_CARD in [*b.companion_deck, *b.companion_row]
+    assert "test_deed" in [*b.deed_deck, *b.courtyard, *(d for p in game.players for d in p.deeds)]
+    assert game.config.plugins["recorder"] == recorder.__version__
+
+    dup = Provides(components=[Component("building", "test_tower", "Another Tower")])
+    with pytest.raises(errors.PluginError) as exc:
+        Engine.load(extra=[RECORDER, ("dup", dup)])
+    assert "test_tower" in str(exc.value)
+    assert "'recorder'" in str(exc.value) and "'dup'" in str(exc.value)
+
+
+def test_hook_darkroad_steps() -> None:
+    """Called once when the engine is built; each step kind unique; a component pushes its
+    step with ``ctx.push(kind, seat, **data)``."""
+    engine = Engine.load(extra=[RECORDER])
+    assert only(recorder.calls("darkroad_steps")).kwargs == {}
+    assert isinstance(engine.steps[recorder.BELL], recorder.TowerBell)
+
+    t = new_table()
+    t.push(recorder.BELL, 0)
+    assert t.decision == recorder.BELL and t.awaiting == [0]
+    assert answers(t, recorder.BELL) == ["ring", "leave"]
+    assert t.engine.decision(t.game)["prompt"] == "Test Tower: ring the bell?"
+    t.choose(recorder.BELL, "ring")
+    assert t.game.players[0].coins == 1 and t.decision == "plan"
+
+    class Clash(Choice):
+        kind = recorder.BELL
+
+        def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+            return []
+
+    with pytest.raises(errors.PluginError) as exc:
+        Engine.load(extra=[RECORDER, ("clash", Provides(steps=[Clash()]))])
+    assert recorder.BELL in str(exc.value)
+
+    class CoreClash(Clash):
+        kind = "plan"
+
+    with pytest.raises(errors.PluginError):
+        Engine.load(extra=[("clash", Provides(steps=[CoreClash()]))])
+
+
+# -- setup ---------------------------------------------------------------------------------------
+
+
+def test_hook_darkroad_setup() -> None:
+    """Called once at the end of game setup (board and wagons ready), before the first
+    decision; it may keep plugin state in ``board.extra``."""
+    t = Table.new(players=3, seed=4, plugins=[RECORDER])
+    call = only(log(t, "darkroad_setup"))
+    check_ctx(t, call)
+    assert set(call.kwargs) == {"ctx"}
+    [seen] = recorder.seen_in(t.game, "darkroad_setup")
+    assert seen["players"] == 3
+    assert seen["buildings"] == t.game.board.buildings and len(seen["buildings"]) == 4
+    assert all(len(d) == 1 for d in seen["deeds"])  # wagons dealt
+    assert seen["round"] == 0 and seen["stack"][0] == "turn"  # the first turn has not started
+    assert not seen["started"]
+    assert t.game.round == 1 and t.decision == "plan"  # the first decision came after it
+    assert [e.type for e in t.events].count("game_started") == 1
+
+
+# -- plan / move / activate --------------------------------------------------------------------------
+
+
+def test_hook_darkroad_slot_action() -> None:
+    """Called after a die left a locked slot during Plan with ``slot`` and ``last_rounds``;
+    ``True`` replaces the rulebook's action, ``None`` leaves it. Stops at first non-None."""
+    t = new_table("darkroad_slot_action")
+    v = t.game.players[0].reserve[0]
+    t.choose("plan", f"bump:2:{v}")
+    call = only(log(t, "darkroad_slot_action"))
+    check_ctx(t, call)
+    assert {k: call.kwargs[k] for k in ("seat", "slot", "last_rounds")} == {"seat": 0, "slot": 2, "last_rounds": False}
+    assert call.result is True
+    assert gained(t, recorder.SOURCE) == [("coins", recorder.SLOT_ACTION_COINS)]
+    assert t.decision != "slot2"  # the rulebook's slot #2 action was replaced
+
+    # The last 3 rounds: the main reserve is empty, a locked die is taken.
+    t = new_table("darkroad_slot_action", reserve=[], spent=4)
+    t.choose("plan", "take:3")
+    call = only(log(t, "darkroad_slot_action"))
+    assert (call.kwargs["slot"], call.kwargs["last_rounds"]) == (3, True)
+    assert t.decision != "slot3"
+
+    # Not answering: the rulebook's action.
+    t = new_table()
+    t.choose("plan", f"bump:2:{t.game.players[0].reserve[0]}")
+    assert only(log(t, "darkroad_slot_action")).result is None
+    assert t.decision == "slot2"
+
+    # The recorder's None leaves another plugin's True (the Merchant's Ledger in slot #3).
+    t = new_table(upgrades=["merchants_ledger"])
+    t.choose("plan", f"bump:3:{t.game.players[0].reserve[0]}")
+    assert only(log(t, "darkroad_slot_action")).result is None
+    assert t.decision == "merchants_ledger_reward"
+
+
+def test_hook_darkroad_movement_options() -> None:
+    """Called when the Move decision is enumerated; the distances of all plugins are merged
+    with the action-pool dice."""
+    t = new_table("darkroad_movement_options", steeds=["sugarfoot"], position=0,
+                  pool=[PoolDie(kind="night", value=1)])
+    t.game.active = 0
+    t.push("move", 0)
+    # The pool's 1, Sugarfoot's 3 and the recorder's 4.
+    assert answers(t, "move") == ["move:1", "move:3", f"move:{recorder.MOVEMENT}"]
+    call = log(t, "darkroad_movement_options")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, [recorder.MOVEMENT])
+    assert answered(t, "darkroad_movement_options") == [[3], [recorder.MOVEMENT]]
+    t.choose("move", f"move:{recorder.MOVEMENT}")
+    assert t.game.players[0].position == recorder.MOVEMENT
+
+    t = new_table(position=0, pool=[PoolDie(kind="night", value=1)])
+    t.game.active = 0
+    t.push("move", 0)
+    assert answers(t, "move") == ["move:1"]
+
+
+def test_hook_darkroad_building_targets() -> None:
+    """Called when the Activate decision is enumerated with an illuminated die in the pool,
+    with the ``connected`` building (``None`` at the start space); the ids of all plugins
+    are merged (buildings in play only)."""
+    dice = [PoolDie(kind="night", value=1), PoolDie(kind="illuminated", value=2)]
+    t = new_table("darkroad_building_targets", buildings=WITH_TOWER, position=0, pool=list(dice))
+    t.game.active = 0
+    t.push("activate", 0)
+    call = log(t, "darkroad_building_targets")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["connected"]) == (0, None)
+    assert [o for o in answers(t, "activate") if o.startswith("building:")] == ["building:test_tower"]
+    t.choose("activate", "building:test_tower")
+    assert log(t, "darkroad_activate_building")[-1].kwargs["building"] == "test_tower"
+    assert t.decision == recorder.BELL
+
+    # Next to another building: the connected one, the recorder's, and Longshadow's (merged, no repeats).
+    t = new_table("darkroad_building_targets", buildings=WITH_TOWER, steeds=["longshadow"], pool=list(dice))
+    here = next(s for s in range(1, 5) if connected_building(t.ctx(), s) != "test_tower")
+    t.setup_wagon(0, position=here)
+    t.game.active = 0
+    t.push("activate", 0)
+    call = log(t, "darkroad_building_targets")[-1]
+    assert call.kwargs["connected"] == connected_building(t.ctx(), here)
+    assert answered(t, "darkroad_building_targets") == sorted([list(t.game.board.buildings), ["test_tower"]],
+                                                                key=repr)
+    targets = [o for o in answers(t, "activate") if o.startswith("building:")]
+    assert targets[0] == f"building:{connected_building(t.ctx(), here)}"
+    assert sorted(targets) == sorted(f"building:{b}" for b in t.game.board.buildings)
+
+    t = new_table("darkroad_building_targets", buildings=WITH_TOWER, pool=list(dice))
+    t.setup_wagon(0, position=here)
+    t.game.active = 0
+    t.push("activate", 0)
+    assert [o for o in answers(t, "activate") if o.startswith("building:")] == [
+        f"building:{connected_building(t.ctx(), here)}", "building:test_tower"]
+
+    # A building not in play is never offered.
+    t = new_table("darkroad_building_targets", position=0, pool=list(dice))
+    assert "test_tower" not in t.game.board.buildings
+    t.game.active = 0
+    t.push("activate", 0)
+    assert log(t, "darkroad_building_targets")[-1].result == ["test_tower"]
+    assert [o for o in answers(t, "activate") if o.startswith("building:")] == []
+
+    # Without an illuminated die the hook is not asked.
+    t = new_table("darkroad_building_targets", buildings=WITH_TOWER, position=0, pool=dice[:1])
+    t.game.active = 0
+    t.push("activate", 0)
+    assert log(t, "darkroad_building_targets") == []
+
+
+def test_hook_darkroad_activate_building() -> None:
+    """Resolves an activation: the plugin providing the building pushes its steps and
+    returns True; others return None. Stops at first non-None result."""
+    dice = [PoolDie(kind="night", value=1), PoolDie(kind="illuminated", value=2)]
+    t = new_table(buildings=WITH_TOWER, pool=list(dice))
+    t.setup_wagon(0, position=t.game.board.buildings.index("test_tower") + 1)
+    t.game.active = 0
+    t.push("activate", 0)
+    t.choose("activate", "building:test_tower")
+    call = only(log(t, "darkroad_activate_building"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["building"], call.result) == (0, "test_tower", True)
+    assert t.decision == recorder.BELL
+    t.choose(recorder.BELL, "ring")
+    assert t.game.players[0].coins == 1
+
+    # A base game building: the recorder answers None, the building's own plugin resolves it.
+    t = new_table(buildings=WITH_TOWER, pool=list(dice))
+    t.setup_wagon(0, position=t.game.board.buildings.index("blazing_quartz_mine") + 1)
+    t.game.active = 0
+    t.push("activate", 0)
+    t.choose("activate", "building:blazing_quartz_mine")
+    assert only(log(t, "darkroad_activate_building")).result is None
+    assert t.game.players[0].quartz == 1
+
+    # No plugin resolves it: the action fails as a plugin error.
+    orphan = Provides(components=[Component("building", "test_orphan", "Orphan")])
+    t = new_table(buildings=["test_orphan", *WITH_TOWER[1:]], extra=[("orphan", orphan)], pool=list(dice))
+    t.setup_wagon(0, position=t.game.board.buildings.index("test_orphan") + 1)
+    t.game.active = 0
+    t.push("activate", 0)
+    with pytest.raises(errors.PluginError, match="test_orphan"):
+        t.choose("activate", "building:test_orphan")
+    assert only(log(t, "darkroad_activate_building")).result is None
+
+
+def test_hook_darkroad_bazaar_discount() -> None:
+    """Called once per visit to the Great Bazaar, before buying; the answers are added up
+    and come off the visit's total cost, which never goes below zero."""
+    t = new_table("darkroad_bazaar_discount", steeds=["brembizant"], coins=10)
+    ctx = t.ctx()
+    by_value = {ctx.value(g): g for i, g in enumerate(t.engine.content.good_ids) if t.game.board.market[i]}
+    assert {2, 5} <= set(by_value)
+    t.district(0, "great_bazaar")
+    assert log(t, "darkroad_bazaar_discount") == []  # not before going buying
+    t.choose("great_bazaar", "buy")
+    call = only(log(t, "darkroad_bazaar_discount"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, recorder.BAZAAR_DISCOUNT)
+    assert answered(t, "darkroad_bazaar_discount") == [recorder.BAZAAR_DISCOUNT, 2]
+    assert t.game.stack[-1].data["discount"] == 3  # the recorder's 1 and Brembizánt's 2
+    t.choose("bazaar_buy", f"buy:{by_value[2]}")  # $2 - $3: free, not negative
+    t.choose("bazaar_buy", f"buy:{by_value[5]}")  # the remaining $1 off
+    assert [e.data["cost"] for e in t.events_of("bought")] == [0, 4]
+    assert t.game.players[0].coins == 6
+    assert len(log(t, "darkroad_bazaar_discount")) == 1  # once per visit
+
+    t = new_table(coins=10)
+    t.district(0, "great_bazaar")
+    t.choose("great_bazaar", "buy")
+    assert only(log(t, "darkroad_bazaar_discount")).result is None
+    assert t.game.stack[-1].data["discount"] == 0
+
+
+def test_hook_darkroad_excursion() -> None:
+    """Called right after the choice at Yurg's Excursions, before anything else of it
+    resolves; what the plugin pushes resolves first."""
+    for choice, first in (("ruins", "ruins_move"), ("caravan", "caravan_companion")):
+        t = new_table("darkroad_excursion")
+        ruins = t.game.board.ruins
+        t.district(0, "yurgs_excursions")
+        assert log(t, "darkroad_excursion") == []
+        t.choose("yurgs_excursions", choice)
+        call = only(log(t, "darkroad_excursion"))
+        check_ctx(t, call)
+        assert (call.kwargs["seat"], call.kwargs["choice"]) == (0, choice)
+        assert recorder.seen_in(t.game, "darkroad_excursion") == [
+            {"choice": choice, "top": first, "ruins": ruins, "companions": 0, "caravan": False}]
+        assert gained(t, recorder.SOURCE) == [("coins", 1)]
+        assert t.decision == first
+
+
+def test_hook_darkroad_ruins_die_cost() -> None:
+    """The lanterns paid to roll the ruins die: the plugin's answer, else the rulebook's 1.
+    Stops at first non-None result."""
+    t = new_table("darkroad_ruins_die_cost", lanterns=recorder.RUINS_DIE_COST)
+    t.push("ruins_die_offer", 0)
+    assert answers(t, "ruins_die_offer") == ["roll", "skip"]
+    call = log(t, "darkroad_ruins_die_cost")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, recorder.RUINS_DIE_COST)
+    t.choose("ruins_die_offer", "roll")
+    assert [e.data["amount"] for e in t.events_of("paid") if e.data["source"] == "ruins die"] == [2]
+    assert t.events_of("ruins_die_rolled")
+
+    t = new_table("darkroad_ruins_die_cost", lanterns=1)  # cannot pay 2: no offer
+    t.push("ruins_die_offer", 0)
+    assert t.decision == "plan"
+
+    t = new_table(lanterns=1)  # the rulebook's 1
+    t.push("ruins_die_offer", 0)
+    assert log(t, "darkroad_ruins_die_cost")[-1].result is None
+    t.choose("ruins_die_offer", "roll")
+    assert [e.data["amount"] for e in t.events_of("paid") if e.data["source"] == "ruins die"] == [1]
+
+    t = new_table(upgrades=["ruins_lantern"])  # the recorder's None leaves the tile's 0
+    t.push("ruins_die_offer", 0)
+    assert answers(t, "ruins_die_offer") == ["roll", "skip"]
+
+
+# -- caravans ---------------------------------------------------------------------------------------
+
+
+def lead_caravan(t: Table, route: str = "dark_road", town: str = "northbreak", join: bool = False) -> None:
+    """Seat 0 leads a caravan from Yurg's Excursions, alone (``join``: stop when seat 1 is
+    asked to join), up to its travel die."""
+    t.district(0, "yurgs_excursions")
+    t.choose("yurgs_excursions", "caravan")
+    t.choose("caravan_companion", startswith="row:")
+    t.choose("caravan_route", f"{route}:{town}")
+    if join:
+        return
+    for other in range(1, len(t.game.players)):
+        t.choose("caravan_join", "no", seat=other)
+    assert t.decision == "travel_die"
+
+
+def test_hook_darkroad_shortcut_cost() -> None:
+    """The lanterns the caravan leader pays for a shortcut: the plugin's answer, else the
+    rulebook's 3. Stops at first non-None result."""
+    t = new_table("darkroad_shortcut_cost", lanterns=1)
+    t.district(0, "yurgs_excursions")
+    t.choose("yurgs_excursions", "caravan")
+    t.choose("caravan_companion", startswith="row:")
+    assert "shortcut:northbreak" in answers(t, "caravan_route")
+    call = log(t, "darkroad_shortcut_cost")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, recorder.SHORTCUT_COST)
+    t.choose("caravan_route", "shortcut:northbreak")
+    assert t.game.players[0].lanterns == 0
+    assert t.game.turn["caravan"]["route"] == "shortcut"
+
+    for lanterns, offered in ((2, False), (3, True)):  # the rulebook's 3
+        t = new_table(lanterns=lanterns)
+        t.district(0, "yurgs_excursions")
+        t.choose("yurgs_excursions", "caravan")
+        t.choose("caravan_companion", startswith="row:")
+        assert ("shortcut:northbreak" in answers(t, "caravan_route")) is offered
+        assert log(t, "darkroad_shortcut_cost")[-1].result is None
+
+
+def test_hook_darkroad_travel_die_bonus() -> None:
+    """Called when the travel-die decision is enumerated; every bonus of every plugin is an
+    extra option for every die, the face capped at 6."""
+    t = new_table("darkroad_travel_die_bonus", steeds=["whisper"])
+    lead_caravan(t)
+    t.game.turn["caravan"]["dice"] = [3, 5]
+    # Whisper's +1 and the recorder's +2; 5 + 2 is capped at 6, which 5 + 1 already gives.
+    assert answers(t, "travel_die") == ["take:3", "take:3:+1", "take:3:+2", "take:5", "take:5:+1"]
+    call = log(t, "darkroad_travel_die_bonus")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, [recorder.TRAVEL_DIE_BONUS])
+    assert answered(t, "darkroad_travel_die_bonus") == [[1], [recorder.TRAVEL_DIE_BONUS]]
+    t.choose("travel_die", "take:3:+2")
+    assert [(e.data["die"], e.data["face"]) for e in t.events_of("travel_die_taken")] == [(3, 5)]
+
+    t = new_table()
+    lead_caravan(t)
+    t.game.turn["caravan"]["dice"] = [3]
+    assert answers(t, "travel_die") == ["take:3"]
+
+
+def deliveries(t: Table, town: str) -> None:
+    """Seat 0 visits ``town`` in the final travel."""
+    t.push("deliveries", -1, final=True, pending=[0], town={})
+    t.choose("deliveries", f"town:{town}")
+
+
+def test_hook_darkroad_commission_delivered() -> None:
+    """Called after the prestige of a delivered commission was gained, with the goods
+    delivered (``"+"`` = upgraded); the return value is ignored."""
+    t = new_table("darkroad_commission_delivered")
+    c = t.engine.content
+    m = next(m for m in sorted(c.commissions) if c.commissions[m].town == "northbreak")
+    first, second, _ = c.commissions[m].requests
+    goods = [f"{first}+", second]
+    t.setup_wagon(0, commissions=[m], goods=goods)
+    deliveries(t, "northbreak")
+    t.choose("deliveries", f"commission:{m}:{','.join(goods)}")
+    call = only(log(t, "darkroad_commission_delivered"))
+    check_ctx(t, call)
+    assert {k: call.kwargs[k] for k in ("seat", "commission", "goods")} == {"seat": 0, "commission": m,
+                                                                            "goods": goods}
+    assert recorder.seen_in(t.game, "darkroad_commission_delivered") == [
+        {"prestige": 4, "goods": [], "delivered": [m], "commissions": []}]  # 3 for 2 goods, +1 upgraded
+    assert t.game.players[0].prestige == 4
+    assert gained(t, recorder.SOURCE) == [("coins", 1)]
+
+
+def deliver_windglass_hero(t: Table) -> str:
+    hero = next(h for h in sorted(t.engine.content.heroes) if t.engine.content.heroes[h].town == "windglass")
+    assert t.engine.content.towns["windglass"].reward == ("prestige:2",)
+    t.setup_wagon(0, heroes=[hero])
+    deliveries(t, "windglass")
+    t.choose("deliveries", f"hero:{hero}")
+    return hero
+
+
+def test_hook_darkroad_hero_delivered() -> None:
+    """Called when ``seat`` delivered ``hero`` to its town; the return value is ignored.
+    What the plugin pushes resolves after the region reward."""
+    t = new_table("darkroad_hero_delivered")
+    hero = deliver_windglass_hero(t)
+    call = only(log(t, "darkroad_hero_delivered"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["hero"]) == (0, hero)
+    [seen] = recorder.seen_in(t.game, "darkroad_hero_delivered")
+    assert (seen["heroes"], seen["delivered"]) == ([], [hero])
+    # Windglass rewards 2 prestige; the plugin's quartz comes after it.
+    rewards = [(e.data["resource"], e.data["source"]) for e in t.events_of("gained")
+               if e.data.get("source") in (f"deliver:{hero}", recorder.SOURCE)]
+    assert rewards == [("prestige", f"deliver:{hero}"), ("quartz", recorder.SOURCE)]
+    assert (t.game.players[0].prestige, t.game.players[0].quartz) == (2, 1)
+
+
+def test_hook_darkroad_hero_delivered_after_the_region_reward() -> None:
+    """hookspecs: "called once the region reward was gained": a plugin reading the wagon
+    in the hook sees the reward gained."""
+    t = new_table("darkroad_hero_delivered")
+    deliver_windglass_hero(t)
+    [seen] = recorder.seen_in(t.game, "darkroad_hero_delivered")
+    assert seen["prestige"] == 2
+
+
+# -- wagon -------------------------------------------------------------------------------------------
+
+
+SEVEN_ARMORS = ["armor"] * 7
+"""28 cells: at most 6 2x2 tiles fit the 6x5 grid."""
+
+
+def test_hook_darkroad_storage_extensions() -> None:
+    """Called on every storage check; the extensions of all plugins are merged into the
+    storage the packing check uses."""
+    t = new_table("darkroad_storage_extensions", goods=SEVEN_ARMORS[:6])
+    t.run(lambda ctx: ctx.gain_good(0, "armor"))
+    assert t.decision == "plan" and t.game.players[0].goods == SEVEN_ARMORS  # one any-good slot more
+    call = log(t, "darkroad_storage_extensions")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, [{"any_slots": recorder.STORAGE_ANY_SLOTS}])
+
+    t = new_table("darkroad_storage_extensions", steeds=["sugarfoot"])  # with the saddle bag
+    spec = t.ctx().storage_spec(0)
+    assert answered(t, "darkroad_storage_extensions") == [[{"any_slots": 1}], [{"extra_grid": [2, 2]}]]
+    assert (spec.any_slots, spec.extra_grids) == (1, ((2, 2),))
+    assert t.ctx().fits(0, ["armor"] * 8) and not t.ctx().fits(0, ["armor"] * 9)
+
+    t = new_table(goods=SEVEN_ARMORS[:6])
+    t.run(lambda ctx: ctx.gain_good(0, "armor"))
+    assert t.decision == "discard_good"
+
+
+def test_hook_darkroad_capacity() -> None:
+    """The signed answers of all plugins are added to the rulebook's limit of ``kind``."""
+    t = new_table("darkroad_capacity", lanterns=4)
+    ctx = t.ctx()
+    assert {k: ctx.capacity(0, k) for k in BASE_CAPACITY} == {k: v + 1 for k, v in BASE_CAPACITY.items()}
+    asked = log(t, "darkroad_capacity")[-len(BASE_CAPACITY):]
+    assert [(c.kwargs["seat"], c.kwargs["kind"], c.result) for c in asked] == [
+        (0, k, recorder.CAPACITY) for k in BASE_CAPACITY]
+    check_ctx(t, asked[0])
+    t.run(lambda ctx: ctx.add(0, "lanterns", 1, "test"))
+    assert t.game.players[0].lanterns == 5 and not t.events_of("discarded")
+
+    t = new_table("darkroad_capacity", upgrades=["ruins_lantern"])  # +1 and the tile's -1
+    assert t.ctx().capacity(0, "lanterns") == BASE_CAPACITY["lanterns"]
+    assert answered(t, "darkroad_capacity") == [-1, recorder.CAPACITY]
+
+    t = new_table(lanterns=4)
+    t.run(lambda ctx: ctx.add(0, "lanterns", 1, "test"))
+    assert t.game.players[0].lanterns == 4 and t.events_of("discarded")
+
+
+def test_hook_darkroad_upgrade_limit() -> None:
+    """How many wagon upgrades a seat may hold: the plugin's answer, else the rulebook's 1.
+    Stops at first non-None result."""
+    t = new_table("darkroad_upgrade_limit", upgrades=["merchants_ledger"])
+    t.game.board.upgrades.remove("merchants_ledger")
+    t.push("good_fortune", 0, left=1)
+    assert "upgrade" in answers(t, "good_fortune")
+    call = log(t, "darkroad_upgrade_limit")[-1]
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.result) == (0, recorder.UPGRADE_LIMIT)
+    t.choose("good_fortune", "upgrade")
+    t.choose("choose_upgrade", "upgrade:artisans_bench")
+    assert t.game.players[0].upgrades == ["merchants_ledger", "artisans_bench"]
+    t.push("good_fortune", 0, left=1)
+    assert "upgrade" not in answers(t, "good_fortune")  # 2 held
+
+    t = new_table(upgrades=["merchants_ledger"])
+    t.push("good_fortune", 0, left=1)
+    assert "upgrade" not in answers(t, "good_fortune")
+    assert log(t, "darkroad_upgrade_limit")[-1].result is None
+
+
+def test_hook_darkroad_upgrade_gained() -> None:
+    """Called when ``seat`` just gained wagon upgrade ``upgrade``; return value ignored."""
+    t = new_table("darkroad_upgrade_gained")
+    t.push("good_fortune", 0, left=1)
+    t.choose("good_fortune", "upgrade")
+    assert log(t, "darkroad_upgrade_gained") == []
+    t.choose("choose_upgrade", "upgrade:artisans_bench")
+    call = only(log(t, "darkroad_upgrade_gained"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["upgrade"]) == (0, "artisans_bench")
+    [seen] = recorder.seen_in(t.game, "darkroad_upgrade_gained")
+    assert seen["upgrades"] == ["artisans_bench"] and "artisans_bench" not in seen["stack"]
+    assert gained(t, recorder.SOURCE) == [("coins", 1)]
+
+
+# -- companions -----------------------------------------------------------------------------------
+
+
+def familiar() -> CompanionCard:
+    return CompanionCard(card=recorder.FAMILIAR_CARD)
+
+
+def a_card_of(t: Table, companion: str) -> str:
+    cards = t.engine.content.companion_cards
+    return next(c for c in sorted(cards) if cards[c] == companion)
+
+
+def companion_options(t: Table, seat: int = 0) -> list[str]:
+    return sorted(a.option for a in t.legal(seat) if a.type == "companion")
+
+
+def test_hook_darkroad_companion_options() -> None:
+    """Called on the seat's own turn whenever a decision of the seat is enumerated, only on
+    the plugins providing a companion card the seat holds; the options are merged."""
+    t = new_table(companions=[familiar()], quartz=1)
+    assert companion_options(t) == [f"{recorder.FAMILIAR_CARD}:0", f"{recorder.FAMILIAR_CARD}:1"]
+    call = log(t, "darkroad_companion_options")[-1]
+    check_ctx(t, call)
+    assert call.kwargs["seat"] == 0
+
+    # Merged with another companion's abilities; asked again at the next decisions of the turn.
+    phoenix = a_card_of(t, "phoenix")
+    t.setup_wagon(0, companions=[familiar(), CompanionCard(card=phoenix)])
+    both = sorted([f"{recorder.FAMILIAR_CARD}:0", f"{recorder.FAMILIAR_CARD}:1", f"{phoenix}:0", f"{phoenix}:1"])
+    assert companion_options(t) == both
+    asked = len(log(t, "darkroad_companion_options"))
+    t.choose("plan", f"bump:1:{t.game.players[0].reserve[0]}")
+    while t.decision != "move":
+        t.choose(t.decision, seat=0)
+    assert t.game.phase == "move" and companion_options(t) == both
+    assert len(log(t, "darkroad_companion_options")) > asked
+
+    # A seat holding no card of the plugin: the plugin is not asked.
+    t = new_table(companions=[CompanionCard(card=phoenix)], quartz=1)
+    assert companion_options(t) == [f"{phoenix}:0", f"{phoenix}:1"]
+    assert log(t, "darkroad_companion_options") == []
+
+    # Not on another seat's turn, even when that seat has a decision.
+    t = new_table()
+    t.setup_wagon(1, companions=[familiar()], quartz=1)
+    lead_caravan(t, join=True)
+    assert t.awaiting == [1] and t.decision == "caravan_join"
+    assert companion_options(t, 1) == []
+    assert [c for c in log(t, "darkroad_companion_options") if c.kwargs["seat"] == 1] == []
+
+
+def test_hook_darkroad_companion_use() -> None:
+    """Triggers an option of ``darkroad_companion_options``: the owning plugin pays the
+    gift, pushes the ability and returns True; the pending decision stays. Stops at first
+    non-None result."""
+    t = new_table(companions=[familiar()], quartz=1)
+    t.choose("companion", f"{recorder.FAMILIAR_CARD}:0")
+    call = only(log(t, "darkroad_companion_use"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["option"], call.result) == (0, f"{recorder.FAMILIAR_CARD}:0", True)
+    p = t.game.players[0]
+    assert (p.coins, p.quartz, p.companions[0].gifts) == (3, 0, [0])
+    assert t.decision == "plan" and t.awaiting == [0]
+    assert companion_options(t) == []  # no quartz left for the second ability
+
+    # Another companion's option: the recorder answers None, the Phoenix's plugin resolves it.
+    phoenix = a_card_of(t, "phoenix")
+    t = new_table(companions=[CompanionCard(card=phoenix)], quartz=1)
+    t.choose("companion", f"{phoenix}:0")
+    assert only(log(t, "darkroad_companion_use")).result is None
+    assert t.game.players[0].lanterns == 2
+
+
+# -- any decision -------------------------------------------------------------------------------------
+
+
+def test_hook_darkroad_decision_options() -> None:
+    """Extra options added to the pending decision ``task`` for ``seat``, merged with the
+    step's own; a decision with only extra options is not skipped."""
+    t = new_table("darkroad_decision_options")
+    opts = answers(t, "plan")
+    assert opts[-2:] == [recorder.WAVE, recorder.SKIP]
+    assert any(o.startswith("bump:") for o in opts)
+    call = log(t, "darkroad_decision_options")[-1]
+    check_ctx(t, call)
+    assert call.kwargs["task"] is t.game.stack[-1] and call.kwargs["task"].kind == "plan"
+    assert call.kwargs["seat"] == 0
+
+    t.push("horseshoe", 0)  # no horseshoe: no option of its own
+    assert t.decision == "horseshoe" and answers(t, "horseshoe") == [recorder.WAVE, recorder.SKIP]
+
+    t = new_table()
+    assert not any(o.startswith("x:") for o in answers(t, "plan"))
+    t.push("horseshoe", 0)
+    assert t.decision == "plan"  # skipped
+
+
+def test_hook_darkroad_decision_choose() -> None:
+    """Resolves an extra option; True when handled; the decision stays pending unless the
+    plugin pops it. Stops at first non-None result."""
+    t = new_table("darkroad_decision_options")
+    version = t.game.version
+    t.choose("plan", recorder.WAVE)
+    call = only(log(t, "darkroad_decision_choose"))
+    check_ctx(t, call)
+    assert call.kwargs["task"].kind == "plan" and call.kwargs["task"] is t.game.stack[-1]
+    assert (call.kwargs["seat"], call.kwargs["option"], call.result) == (0, recorder.WAVE, True)
+    assert t.decision == "plan" and t.game.version == version + 1
+    assert [e.data for e in t.events_of("test_waved")] == [{"decision": "plan"}]
+
+    t.choose("plan", recorder.SKIP)
+    assert log(t, "darkroad_decision_choose")[-1].result is True
+    assert t.decision == "move" and [e.data for e in t.events_of("test_skipped")] == [{"decision": "plan"}]
+    assert t.game.players[0].pool == []  # the plan decision was popped, not answered
+
+
+# -- game end ------------------------------------------------------------------------------------------
+
+
+def test_hook_darkroad_deed_score() -> None:
+    """Asked at final scoring for every deed held; the plugin providing the deed answers
+    ``{"coins"|"prestige"|"vp": n}``, the others None. Stops at first non-None result."""
+    t = new_table("darkroad_deed_score", deeds=["test_deed", "collector"], coins=4, prestige=4)
+    t.push("final_scoring", -1)
+    calls = {c.kwargs["deed"]: c for c in log(t, "darkroad_deed_score") if c.kwargs["seat"] == 0}
+    assert set(calls) == {"test_deed", "collector"}
+    check_ctx(t, calls["test_deed"])
+    assert calls["test_deed"].result == {"vp": recorder.DEED_VP}
+    assert calls["collector"].result is None  # the Collector's own plugin answers it
+    line = t.game.score[0]
+    assert (line.deed_vp, line.base, line.total) == (recorder.DEED_VP, 4, 4 + recorder.DEED_VP)
+    assert line.details == [f"Test Deed: +{recorder.DEED_VP} vp", "Collector: not met"]
+
+    t = new_table(deeds=["test_deed"])
+    t.push("final_scoring", -1)
+    assert t.game.score[0].deed_vp == 0 and t.game.score[0].details == ["Test Deed: not met"]
+
+
+def test_hook_darkroad_game_end() -> None:
+    """Called once after final scoring, with ``ctx.game.score`` filled; return ignored."""
+    t = Table.new(players=2, seed=1, plugins=[RECORDER])
+    t.play(seed=1)
+    call = only(log(t, "darkroad_game_end"))
+    check_ctx(t, call)
+    assert set(call.kwargs) == {"ctx"}
+    assert recorder.seen_in(t.game, "darkroad_game_end") == [
+        {"phase": "finished", "scores": [s.total for s in t.game.score], "winners": t.game.winners,
+         "finished": True}]
+    assert len(t.game.score) == 2 and t.game.winners
