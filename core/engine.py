@@ -166,6 +166,14 @@ class Engine:
         ctx.shuffle(chosen)  # assigned randomly to the building spaces
         return chosen
 
+    def step_is_builtin(self, kind: str) -> bool:
+        """Whether step ``kind`` is the core's or a built-in plugin's."""
+        step = self._run_steps.get(kind)
+        if not isinstance(step, PluginStep):
+            return kind in self.steps
+        loaded = self.plugins.plugins.get(step.plugin)
+        return bool(loaded and loaded.builtin)
+
     def base_game(self, kind: str) -> list[Component]:
         """Components of ``kind`` a game uses unless told otherwise: those of the built-in
         plugins (fan buildings and companions are chosen per game). Falls back to every

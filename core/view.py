@@ -100,26 +100,39 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
 
 
 def action_schema(engine: Engine) -> dict[str, Any]:
-    """JSON Schema of an action: ``oneOf`` the decision types, tagged by ``type``."""
-    kinds = sorted(k for k, s in engine.steps.items() if s.decision) + ["companion"]
-    variants = []
-    for k in kinds:
-        step = engine.steps.get(k)
-        variants.append({
+    """JSON Schema of an action: ``oneOf`` the decision types, tagged by ``type``.
+
+    The decision types of the core and the built-in plugins are listed one by one; those a
+    fan plugin contributes share one open variant, so the document (and the clients
+    generated from it) does not change with the plugins installed on a server.
+    """
+    builtin = {k for k, s in engine.steps.items() if s.decision and engine.step_is_builtin(k)}
+    kinds = sorted(builtin) + ["companion"]
+
+    def variant(title: str, type_schema: dict[str, Any], description: str) -> dict[str, Any]:
+        return {
             "type": "object",
-            "title": k,
-            "description": (step.prompt or step.__doc__ or "").strip().split("\n")[0] if step
-            else "trigger a companion ability on your own turn",
+            "title": title,
+            "description": description,
             "required": ["type", "seat", "option"],
             "additionalProperties": False,
             "properties": {
-                "type": {"type": "string", "const": k},
+                "type": type_schema,
                 "seat": {"type": "integer", "minimum": 0, "maximum": 3},
                 "option": {"type": "string", "maxLength": 200},
                 "label": {"type": "string", "maxLength": 500},
             },
-        })
-    return {"oneOf": variants, "discriminator": {"propertyName": "type"}}
+        }
+
+    variants = []
+    for k in kinds:
+        step = engine.steps.get(k)
+        doc = (step.prompt or step.__doc__ or "").strip().split("\n")[0] if step else \
+            "trigger a companion ability on your own turn"
+        variants.append(variant(k, {"type": "string", "const": k}, doc))
+    variants.append(variant("plugin_decision", {"type": "string", "not": {"enum": kinds}},
+                            "answer a decision contributed by a fan plugin (its step kind)"))
+    return {"oneOf": variants}
 
 
 EVENT_TYPES = (
