@@ -120,6 +120,9 @@ def estimate(engine: Engine, game: Game, seat: int) -> float:
     coins += p.quartz * 1.0 + p.lanterns * 0.7 + p.horseshoes * 0.4 + 0.3 * len(p.companions)
     base = min(coins, prestige) + 0.2 * max(coins, prestige)
     vp = float(len(p.special)) * (1.0 if rounds_left < 2 else 0.8)
+    # An illuminated die in the action pool is about to activate a second district and a
+    # building: worth more than the VP it would give unused.
+    vp += 2.5 * sum(1 for d in p.pool if d.kind == "illuminated")
     for deed in p.deeds:
         got = ctx.first("darkroad_deed_score", is_score, seat=seat, deed=deed) or {}
         vp += got.get("vp", 0) + 0.5 * (got.get("coins", 0) + got.get("prestige", 0))
@@ -137,6 +140,8 @@ class GreedyBot:
     def __init__(self, seed: int = 0, depth: int = 2) -> None:
         self.rng = random.Random(seed)
         self.depth = depth
+        self.last: tuple[int, int, str] | None = None
+        self.repeats = 0
 
     def _value(self, engine: Engine, game: Game, seat: int, depth: int) -> float:
         if depth <= 0 or game.finished or engine.awaiting(game) != [seat]:
@@ -153,6 +158,15 @@ class GreedyBot:
     def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
         if len(legal) == 1:
             return legal[0]
+        # A repeatable choice (the Mansion's trades) can cycle between equal positions:
+        # after a few repeats in one turn, stop if stopping is an option.
+        key = (game.round, game.active, legal[0].type)
+        self.repeats = self.repeats + 1 if key == self.last else 0
+        self.last = key
+        if self.repeats >= MAX_REPEATS:
+            stop = [a for a in legal if a.option in STOP_OPTIONS]
+            if stop:
+                return stop[0]
         best: list[Action] = []
         best_value = float("-inf")
         for action in legal:
@@ -166,7 +180,15 @@ class GreedyBot:
                 best, best_value = [action], value
             elif abs(value - best_value) <= 1e-9:
                 best.append(action)
-        return self.rng.choice(best) if best else legal[0]
+        if not best:
+            return legal[0]
+        # On a tie, stop a repeatable choice (trading back and forth gains nothing).
+        stop = [a for a in best if a.option in STOP_OPTIONS]
+        return stop[0] if stop else self.rng.choice(best)
+
+
+STOP_OPTIONS = frozenset({"done", "end", "skip", "keep", "no", "pass"})
+MAX_REPEATS = 8
 
 
 BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
