@@ -44,13 +44,18 @@ def bearer_token(authorization: str | None) -> str | None:
     return token
 
 
-def seat_of(token: str | None, token_hashes: Sequence[str]) -> int | None:
-    """The seat ``token`` belongs to; ``None`` (a spectator) when there is no token.
-
-    Raises ``invalid-token`` (401) when the token matches no seat of this game.
-    """
+def require_token(authorization: str | None) -> str:
+    """The bearer token of ``authorization``; ``missing-token`` (401) when there is none."""
+    token = bearer_token(authorization)
     if token is None:
-        return None
+        raise Problem(
+            "missing-token", "Acting needs `Authorization: Bearer <seat token>`.", headers=_CHALLENGE
+        )
+    return token
+
+
+def seat_of(token: str, token_hashes: Sequence[str]) -> int:
+    """The seat ``token`` belongs to; ``invalid-token`` (401) when it matches no seat of the game."""
     presented = hash_token(token)
     seat: int | None = None
     for index, stored in enumerate(token_hashes):
@@ -58,11 +63,4 @@ def seat_of(token: str | None, token_hashes: Sequence[str]) -> int | None:
             seat = index
     if seat is None:
         raise Problem("invalid-token", "This token is not a seat token of this game.", headers=_CHALLENGE)
-    return seat
-
-
-def require_seat(seat: int | None) -> int:
-    """``seat``, or ``missing-token`` (401) when the caller is a spectator."""
-    if seat is None:
-        raise Problem("missing-token", "Acting needs `Authorization: Bearer <seat token>`.", headers=_CHALLENGE)
     return seat

@@ -1,9 +1,10 @@
-"""The ``darkroad simulate`` and ``darkroad plugins`` commands (registered on the CLI app)."""
+"""The ``darkroad simulate``, ``darkroad plugins`` and ``darkroad new-plugin`` commands (registered on the CLI app)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -132,6 +133,41 @@ def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
     return {"plugins": plugins, "components": components, "failed": dict(engine.plugins.failed)}
 
 
+def new_plugin_command(
+    name: Annotated[str, typer.Argument(help="The plugin's name: lowercase letters, digits and '-' or '_' "
+                                             "(e.g. lamp-tower).", metavar="NAME", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Create the package folder NAME in this folder.",
+                                         file_okay=False)] = Path("."),
+) -> None:
+    """Scaffold a fan plugin package: pyproject.toml with the entry point, one building, its test, a README."""
+    import importlib.metadata as md
+
+    from darkroad.api import scaffold
+    from darkroad.core.errors import PluginError
+
+    try:
+        scaffold.plugin_names(name)
+    except scaffold.ScaffoldError as exc:
+        raise typer.BadParameter(str(exc), param_hint="NAME") from exc
+    # Names an installed plugin already uses would clash once the new package is installed.
+    plugins = [ep.name for ep in md.entry_points(group="darkroad")]
+    dists = [d.metadata["Name"] for d in md.distributions() if d.metadata["Name"]]
+    try:
+        components = list(Engine.load().content.components)
+    except PluginError:
+        components = []  # a broken installation: `darkroad plugins --strict` says why
+    try:
+        target, names = scaffold.scaffold(name, output, taken_components=components, taken_plugins=plugins,
+                                          taken_dists=dists)
+    except scaffold.ScaffoldError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"created {target}: distribution {names.dist}, plugin {names.plugin!r}, "
+               f"building {names.component!r}")
+    typer.echo(f"next: cd {target} && pip install -e '.[test]' && pytest && darkroad plugins")
+
+
 def register(app: typer.Typer) -> None:
     app.command("simulate")(simulate_command)
     app.command("plugins")(plugins_command)
+    app.command("new-plugin")(new_plugin_command)

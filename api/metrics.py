@@ -9,7 +9,6 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Iterable
-from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
@@ -62,7 +61,11 @@ class Histogram:
     """Observations counted into cumulative buckets per label combination."""
 
     def __init__(
-        self, name: str, help_text: str, labels: tuple[str, ...] = (), buckets: tuple[float, ...] = LATENCY_BUCKETS
+        self,
+        name: str,
+        help_text: str,
+        labels: tuple[str, ...] = (),
+        buckets: tuple[float, ...] = LATENCY_BUCKETS,
     ) -> None:
         self.name, self.help, self.label_names, self.buckets = name, help_text, labels, buckets
         self._series: dict[tuple[str, ...], tuple[list[int], list[float]]] = {}
@@ -82,7 +85,8 @@ class Histogram:
             for bound, count in zip((*self.buckets, float("inf")), counts, strict=True):
                 cumulative += count
                 le = "+Inf" if bound == float("inf") else _number(bound)
-                yield f"{self.name}_bucket{_labels(self.label_names, labels, f'le="{le}"')} {cumulative}"
+                bucket_labels = _labels(self.label_names, labels, 'le="' + le + '"')
+                yield f"{self.name}_bucket{bucket_labels} {cumulative}"
             yield f"{self.name}_sum{_labels(self.label_names, labels)} {_number(total[0])}"
             yield f"{self.name}_count{_labels(self.label_names, labels)} {cumulative}"
 
@@ -100,14 +104,22 @@ class Metrics:
         self.games_created = Counter("darkroad_games_created_total", "Games created.")
         self.actions = Counter("darkroad_actions_total", "Actions submitted, by outcome.", ("outcome",))
         self.conflicts = Counter(
-            "darkroad_commit_conflicts_total", "Commits that found the game at a newer version and re-applied."
+            "darkroad_commit_conflicts_total",
+            "Commits that found the game at a newer version and re-applied.",
         )
         self.cache = Counter("darkroad_game_cache_total", "Decoded-game cache lookups.", ("result",))
 
     def render(self) -> str:
         """All metrics in the Prometheus text exposition format."""
         lines: list[str] = []
-        for metric in (self.requests, self.latency, self.games_created, self.actions, self.conflicts, self.cache):
+        for metric in (
+            self.requests,
+            self.latency,
+            self.games_created,
+            self.actions,
+            self.conflicts,
+            self.cache,
+        ):
             lines.extend(metric.render())
         return "\n".join(lines) + "\n"
 
@@ -133,7 +145,7 @@ class MetricsMiddleware(ASGIMiddleware):
         try:
             await next_app(scope, receive, send_wrapper)
         finally:
-            route: Any = scope.get("path_template") or "unrouted"
-            method = scope.get("method", "")
+            route = str(scope.get("path_template") or "unrouted")
+            method = str(scope.get("method", ""))
             self.metrics.requests.inc(method, route, str(status))
             self.metrics.latency.observe(time.perf_counter() - started, method, route)

@@ -12,6 +12,7 @@ document lists every status code a client (or schemathesis) can observe.
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,11 @@ import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException, ProblemDetailsPlugin
+from litestar.plugins.problem_details import (
+    ProblemDetailsConfig,
+    ProblemDetailsException,
+    ProblemDetailsPlugin,
+)
 
 from darkroad.api.store import StoreUnavailable
 from darkroad.core import errors
@@ -44,27 +49,110 @@ class ProblemType:
 PROBLEM_TYPES: dict[str, ProblemType] = {
     problem.code: problem
     for problem in [
-        ProblemType("bad-request", 400, "Bad request", "The request does not match the documented schema (see `errors`)."),
-        ProblemType("missing-token", 401, "Seat token required", "The operation needs `Authorization: Bearer <seat token>`."),
-        ProblemType("invalid-token", 401, "Invalid seat token", "The bearer token is not one of this game's seat tokens."),
-        ProblemType("wrong-seat", 403, "Not your seat", "The action's `seat` is not the seat of the caller's token."),
-        ProblemType("unknown-game", 404, "Unknown game", "No game has this id (it never existed or it expired)."),
+        ProblemType(
+            "bad-request",
+            400,
+            "Bad request",
+            "The request does not match the documented schema (see `errors`).",
+        ),
+        ProblemType(
+            "missing-token",
+            401,
+            "Seat token required",
+            "The operation needs `Authorization: Bearer <seat token>`.",
+        ),
+        ProblemType(
+            "invalid-token",
+            401,
+            "Invalid seat token",
+            "The bearer token is not one of this game's seat tokens.",
+        ),
+        ProblemType(
+            "wrong-seat", 403, "Not your seat", "The action's `seat` is not the seat of the caller's token."
+        ),
+        ProblemType(
+            "unknown-game", 404, "Unknown game", "No game has this id (it never existed or it expired)."
+        ),
         ProblemType("not-found", 404, "Not found", "No resource at this path."),
-        ProblemType("method-not-allowed", 405, "Method not allowed", "The path exists but not with this method (see `Allow`)."),
-        ProblemType("stale-version", 409, "Stale version", "The game is no longer at the version the request was made for (`If-Match`); `version` is the current one."),
-        ProblemType("illegal-action", 409, "Illegal action", "The action is not a legal answer to the decision the game waits for; `detail` says why."),
-        ProblemType("not-your-decision", 409, "Not your decision", "The game is not waiting for a decision of this seat."),
+        ProblemType(
+            "method-not-allowed",
+            405,
+            "Method not allowed",
+            "The path exists but not with this method (see `Allow`).",
+        ),
+        ProblemType(
+            "stale-version",
+            409,
+            "Stale version",
+            "The game is no longer at the version the request was made for (`If-Match`); `version` is the current one.",
+        ),
+        ProblemType(
+            "illegal-action",
+            409,
+            "Illegal action",
+            "The action is not a legal answer to the decision the game waits for; `detail` says why.",
+        ),
+        ProblemType(
+            "not-your-decision",
+            409,
+            "Not your decision",
+            "The game is not waiting for a decision of this seat.",
+        ),
         ProblemType("game-finished", 409, "Game finished", "The game is over; no more actions are accepted."),
-        ProblemType("game-not-finished", 409, "Game not finished", "The final score exists only once the game is finished."),
-        ProblemType("body-too-large", 413, "Request body too large", "The request body exceeds the server's limit."),
-        ProblemType("bad-config", 422, "Bad game configuration", "No game can be created from this configuration; `detail` says why."),
-        ProblemType("unknown-component", 422, "Unknown component", "The configuration names a component this server does not have (see `GET /v1/catalog`)."),
-        ProblemType("bad-action", 422, "Malformed action", "The body is not an action object; `detail` says where (`@ $.path`)."),
-        ProblemType("idempotency-key-reused", 422, "Idempotency key reused", "This `Idempotency-Key` was already used for a different action."),
-        ProblemType("internal-error", 500, "Internal server error", "A bug in the server; the game was not changed."),
-        ProblemType("plugin-error", 500, "Plugin error", "A plugin failed while applying the action; the game was not changed."),
-        ProblemType("missing-plugin", 503, "Missing plugin", "The game needs a plugin this server process does not have; another replica may."),
-        ProblemType("store-unavailable", 503, "Store unavailable", "The game store cannot be reached; retry after `Retry-After` seconds."),
+        ProblemType(
+            "game-not-finished",
+            409,
+            "Game not finished",
+            "The final score exists only once the game is finished.",
+        ),
+        ProblemType(
+            "body-too-large", 413, "Request body too large", "The request body exceeds the server's limit."
+        ),
+        ProblemType(
+            "bad-config",
+            422,
+            "Bad game configuration",
+            "No game can be created from this configuration; `detail` says why.",
+        ),
+        ProblemType(
+            "unknown-component",
+            422,
+            "Unknown component",
+            "The configuration names a component this server does not have (see `GET /v1/catalog`).",
+        ),
+        ProblemType(
+            "bad-action",
+            422,
+            "Malformed action",
+            "The body is not an action object; `detail` says where (`@ $.path`).",
+        ),
+        ProblemType(
+            "idempotency-key-reused",
+            422,
+            "Idempotency key reused",
+            "This `Idempotency-Key` was already used for a different action.",
+        ),
+        ProblemType(
+            "internal-error", 500, "Internal server error", "A bug in the server; the game was not changed."
+        ),
+        ProblemType(
+            "plugin-error",
+            500,
+            "Plugin error",
+            "A plugin failed while applying the action; the game was not changed.",
+        ),
+        ProblemType(
+            "missing-plugin",
+            503,
+            "Missing plugin",
+            "The game needs a plugin this server process does not have; another replica may.",
+        ),
+        ProblemType(
+            "store-unavailable",
+            503,
+            "Store unavailable",
+            "The game store cannot be reached; retry after `Retry-After` seconds.",
+        ),
     ]
 }
 
@@ -138,9 +226,14 @@ def _from_http_exception(exc: HTTPException) -> Problem:
 
 
 def _field_error(item: object) -> dict[str, Any]:
-    if isinstance(item, Mapping):
-        return {key: str(item[key]) for key in ("message", "key", "source") if item.get(key) is not None}
-    return {"message": str(item)}
+    if not isinstance(item, Mapping):
+        return {"message": str(item)}
+    error = {}
+    for key in ("message", "key", "source"):
+        value = item.get(key)
+        if value is not None:
+            error[key] = str(value.value if isinstance(value, enum.Enum) else value)
+    return error
 
 
 def _from_darkroad_error(exc: errors.DarkroadError) -> Problem:
@@ -185,7 +278,7 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
         status: ResponseSpec(
             data_container=ProblemDetails,
             media_type=PROBLEM_MEDIA_TYPE,
-            description="; ".join(f"`{problem.code}`: {problem.description}" for problem in problems),
+            description="\n".join(f"- `{problem.code}`: {problem.description}" for problem in problems),
             generate_examples=False,
         )
         for status, problems in sorted(by_status.items())

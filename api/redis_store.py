@@ -4,7 +4,8 @@ Keys of one game (all carry the ``{<id>}`` hash tag, so they live in one Redis C
 and one script may touch them all):
 
 ``game:{<id>}``
-    hash: ``version``, ``state`` (the engine's blob), ``tokens`` (sha256 of each seat's token)
+    hash: ``version``, ``state`` (the engine's blob), ``finished`` (``0``/``1``),
+    ``tokens`` (sha256 of each seat's token, comma separated)
 ``game:{<id>}:events``
     stream: one entry per event, id ``0-<n+1>``, fields ``a`` (audience: ``*`` or seats)
     and ``e`` (the event JSON); readers resume with ``XRANGE``/``XREAD`` after any id
@@ -23,10 +24,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 
 from darkroad.api.store import (
     Commit,
@@ -51,6 +52,7 @@ _UNAVAILABLE = (
 """Errors that mean "Redis cannot serve this right now", not "this code is wrong"."""
 
 _EVERYONE = b"*"
+_FIELDS = ["version", "state", "finished", "tokens"]
 
 
 def game_key(game_id: str) -> str:
@@ -93,6 +95,23 @@ def _decode_entries(entries: Sequence[tuple[bytes, dict[bytes, bytes]]]) -> list
     ]
 
 
+def _stored_game(
+    game_id: str, fields: Sequence[bytes | None], replay: bytes | None = None
+) -> StoredGame | None:
+    """A game from its hash fields (in the order of ``_FIELDS``); ``None`` if it has none."""
+    version, state, finished, tokens = fields
+    if version is None or state is None or finished is None or tokens is None:
+        return None
+    return StoredGame(
+        id=game_id,
+        version=int(version),
+        state=state,
+        finished=finished == b"1",
+        token_hashes=tuple(tokens.decode().split(",")),
+        replay=replay,
+    )
+
+
 def _script(name: str) -> str:
     return resources.files("darkroad.api").joinpath(name).read_text(encoding="utf-8")
 
@@ -109,22 +128,35 @@ async def _reachable() -> AsyncIterator[None]:
 class RedisStore(GameStore):
     """Games in Redis; any number of API processes may share one.
 
-    Takes a ready ``redis.asyncio.Redis`` client (``decode_responses=False``); use
-    :meth:`from_url` to build one. Closing the store closes the client.
+    Takes ready ``redis.asyncio.Redis`` clients (``decode_responses=False``): one for
+    requests and, optionally, one for event streams (whose blocking reads hold a
+    connection while they wait); use :meth:`from_url` to build them. Closing the store
+    closes the clients.
     """
 
-    def __init__(self, client: Redis) -> None:
+    def __init__(self, client: Redis, streams: Redis | None = None) -> None:
         self._redis = client
+        self._streams = streams or client
         self._create = client.register_script(_script("create.lua"))
         self._commit = client.register_script(_script("commit.lua"))
 
     @classmethod
-    def from_url(cls, url: str) -> RedisStore:
-        """A store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
-        return cls(Redis.from_url(url, decode_responses=False, socket_connect_timeout=5, health_check_interval=30))
+    def from_url(cls, url: str, *, max_connections: int = 64, max_streams: int = 1024) -> RedisStore:
+        """A store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+
+        Requests share ``max_connections`` connections (a request waits up to 5 s for a
+        free one, then answers 503); event streams have their own ``max_streams``, so
+        that followers can never starve the players.
+        """
+        options: dict[str, Any] = {"socket_connect_timeout": 5, "health_check_interval": 30}
+        requests = BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=5, **options)
+        streams = ConnectionPool.from_url(url, max_connections=max_streams, **options)
+        return cls(Redis.from_pool(requests), Redis.from_pool(streams))
 
     async def close(self) -> None:
         await self._redis.aclose()
+        if self._streams is not self._redis:
+            await self._streams.aclose()
 
     async def ping(self) -> None:
         async with _reachable():
@@ -132,7 +164,13 @@ class RedisStore(GameStore):
 
     async def create(self, game: NewGame) -> None:
         key = game_key(game.id)
-        args: list[Any] = [game.version, game.state, ",".join(game.token_hashes), game.ttl * 1000]
+        args: list[Any] = [
+            game.version,
+            game.state,
+            int(game.finished),
+            ",".join(game.token_hashes),
+            game.ttl * 1000,
+        ]
         async with _reachable():
             created = await self._create(keys=[key, f"{key}:events"], args=args + _event_args(game.events))
         if not created:
@@ -142,23 +180,14 @@ class RedisStore(GameStore):
         key = game_key(game_id)
         async with _reachable():
             if idempotency_key is None:
-                fields = await self._redis.hmget(key, ["version", "state", "tokens"])
+                fields = await self._redis.hmget(key, _FIELDS)
                 replay = None
             else:
                 async with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.hmget(key, ["version", "state", "tokens"])
+                    pipe.hmget(key, _FIELDS)
                     pipe.get(f"{key}:idem:{idempotency_key}")
                     fields, replay = await pipe.execute()
-        version, state, tokens = fields
-        if version is None or state is None or tokens is None:
-            return None
-        return StoredGame(
-            id=game_id,
-            version=int(version),
-            state=state,
-            token_hashes=tuple(tokens.decode().split(",")),
-            replay=replay,
-        )
+        return _stored_game(game_id, cast("list[bytes | None]", fields), cast("bytes | None", replay))
 
     async def commit(self, commit: Commit) -> CommitResult:
         key = game_key(commit.game_id)
@@ -168,6 +197,7 @@ class RedisStore(GameStore):
             commit.expected_version,
             commit.version,
             commit.state,
+            int(commit.finished),
             commit.action,
             commit.ttl * 1000,
             record.result,
@@ -177,7 +207,7 @@ class RedisStore(GameStore):
             reply = await self._commit(keys=keys, args=args + _event_args(commit.events))
         outcome = Outcome(reply[0].decode())
         if outcome is Outcome.STALE:
-            return CommitResult(outcome, version=int(reply[1]))
+            return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
         if outcome is Outcome.REPLAYED:
             return CommitResult(outcome, replay=reply[1])
         return CommitResult(outcome)
@@ -187,7 +217,7 @@ class RedisStore(GameStore):
             entries = await self._redis.xrange(
                 f"{game_key(game_id)}:events", min=f"({_stream_id(after)}", max="+", count=limit
             )
-        return _decode_entries(entries)
+        return _decode_entries(cast("list[tuple[bytes, dict[bytes, bytes]]]", entries))
 
     async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
         found = await self.events(game_id, after, limit)
@@ -195,9 +225,17 @@ class RedisStore(GameStore):
             return found
         stream = f"{game_key(game_id)}:events"
         async with _reachable():
-            reply = await self._redis.xread({stream: _stream_id(after)}, count=limit, block=max(1, int(timeout * 1000)))
-        return _decode_entries(reply[0][1]) if reply else []
+            reply = await self._streams.xread(
+                {stream: _stream_id(after)}, count=limit, block=max(1, int(timeout * 1000))
+            )
+        if not reply:
+            return []
+        # One stream asked for: [[name, entries]] in RESP2, {name: [entries]} in RESP3.
+        streams: Any = reply
+        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
+        return _decode_entries(entries)
 
     async def actions(self, game_id: str) -> list[bytes]:
         async with _reachable():
-            return list(await self._redis.lrange(f"{game_key(game_id)}:actions", 0, -1))
+            actions = await self._redis.lrange(f"{game_key(game_id)}:actions", 0, -1)
+        return cast("list[bytes]", actions)

@@ -19,6 +19,11 @@ class Settings:
     redis_url: str | None = None
     """``redis://`` / ``rediss://`` / ``unix://`` URL of the store; ``None`` keeps games in
     this process's memory (a single process only, games lost on exit)."""
+    redis_max_connections: int = 64
+    """Redis connections for requests, per process (a request waits up to 5 s for a free one)."""
+    max_event_streams: int = 1024
+    """Event streams (``GET .../stream``) open at once per process, each holding a Redis
+    connection while it waits; more are answered 503."""
     exclude_plugins: tuple[str, ...] = ()
     """Entry-point names of ``darkroad`` plugins not to load."""
     request_max_body_size: int = 64 * 1024
@@ -34,8 +39,6 @@ class Settings:
     request gives up with ``409 stale-version`` (heavy contention only)."""
     game_cache_size: int = 2048
     """Decoded games kept per process, so consecutive requests skip decoding the state."""
-    log_page_limit: int = 500
-    """Largest page of ``GET /log`` (and the default page size)."""
     stream_heartbeat: float = 15.0
     """Seconds between keep-alive comments on an idle event stream."""
     stream_max_duration: float = 600.0
@@ -44,13 +47,14 @@ class Settings:
 
     def __post_init__(self) -> None:
         positive = {
+            "redis_max_connections": self.redis_max_connections,
+            "max_event_streams": self.max_event_streams,
             "request_max_body_size": self.request_max_body_size,
             "active_game_ttl": self.active_game_ttl,
             "finished_game_ttl": self.finished_game_ttl,
             "idempotency_ttl": self.idempotency_ttl,
             "commit_attempts": self.commit_attempts,
             "game_cache_size": self.game_cache_size,
-            "log_page_limit": self.log_page_limit,
             "stream_heartbeat": self.stream_heartbeat,
             "stream_max_duration": self.stream_max_duration,
         }
@@ -62,9 +66,11 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Settings from ``DARKROAD_*`` environment variables, then ``overrides`` on top.
 
-        Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
-        ``DARKROAD_MAX_BODY_SIZE``, ``DARKROAD_ACTIVE_GAME_TTL``, ``DARKROAD_FINISHED_GAME_TTL``,
-        ``DARKROAD_IDEMPOTENCY_TTL`` (seconds).
+        Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_REDIS_MAX_CONNECTIONS``,
+        ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
+        ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
+        ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
+        ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION`` (seconds).
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
@@ -72,17 +78,21 @@ class Settings:
             values["redis_url"] = url
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
             values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
-        integers = {
-            "DARKROAD_MAX_BODY_SIZE": "request_max_body_size",
-            "DARKROAD_ACTIVE_GAME_TTL": "active_game_ttl",
-            "DARKROAD_FINISHED_GAME_TTL": "finished_game_ttl",
-            "DARKROAD_IDEMPOTENCY_TTL": "idempotency_ttl",
+        numbers: dict[str, tuple[str, type[int] | type[float]]] = {
+            "DARKROAD_REDIS_MAX_CONNECTIONS": ("redis_max_connections", int),
+            "DARKROAD_MAX_EVENT_STREAMS": ("max_event_streams", int),
+            "DARKROAD_MAX_BODY_SIZE": ("request_max_body_size", int),
+            "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),
+            "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
+            "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
+            "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
+            "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
         }
-        for variable, name in integers.items():
+        for variable, (name, kind) in numbers.items():
             if raw := env.get(variable):
                 try:
-                    values[name] = int(raw)
+                    values[name] = kind(raw)
                 except ValueError:
-                    raise ValueError(f"{variable} must be an integer, got {raw!r}") from None
+                    raise ValueError(f"{variable} must be a number ({kind.__name__}), got {raw!r}") from None
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

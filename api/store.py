@@ -57,6 +57,7 @@ class StoredGame:
     version: int
     state: bytes
     """The engine's serialised game (``Engine.dumps``)."""
+    finished: bool
     token_hashes: tuple[str, ...]
     """sha256 hex digest of each seat's token, by seat."""
     replay: bytes | None = None
@@ -70,6 +71,7 @@ class NewGame:
     id: str
     version: int
     state: bytes
+    finished: bool
     token_hashes: tuple[str, ...]
     events: Sequence[StoredEvent]
     ttl: int
@@ -95,6 +97,7 @@ class Commit:
     expected_version: int
     version: int
     state: bytes
+    finished: bool
     action: bytes
     """The applied action as JSON, appended to the game's action list."""
     events: Sequence[StoredEvent]
@@ -122,8 +125,8 @@ class CommitResult:
     """The answer to :meth:`GameStore.commit`."""
 
     outcome: Outcome
-    version: int | None = None
-    """The game's current version when ``STALE``."""
+    current: StoredGame | None = None
+    """The game as it is now, when ``STALE`` (so the caller can retry without loading it)."""
     replay: bytes | None = None
     """The recorded result when ``REPLAYED``."""
 
@@ -156,15 +159,16 @@ class GameStore(abc.ABC):
 
     @abc.abstractmethod
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
-        """The game's current version, state and token hashes, or ``None`` if there is no such
+        """The game's current version, state, status and token hashes, or ``None`` if there is no such
         game. With ``idempotency_key``, :attr:`StoredGame.replay` carries that record's result
         if one exists (read in the same round trip)."""
 
     @abc.abstractmethod
     async def commit(self, commit: Commit) -> CommitResult:
         """Atomically: unless the idempotency record exists (``REPLAYED``) or the version moved
-        (``STALE``), write the new version and state, append the action and events, record the
-        idempotency result and refresh the game's expiry (``COMMITTED``)."""
+        (``STALE``, with the game as it is now), write the new version and state, append the
+        action and events, record the idempotency result and refresh the game's expiry
+        (``COMMITTED``)."""
 
     @abc.abstractmethod
     async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
@@ -184,6 +188,7 @@ class GameStore(abc.ABC):
 class _MemoryGame:
     version: int
     state: bytes
+    finished: bool
     token_hashes: tuple[str, ...]
     expires_at: float
     events: list[StoredEvent]
@@ -218,6 +223,7 @@ class MemoryStore(GameStore):
         self._games[game.id] = _MemoryGame(
             version=game.version,
             state=game.state,
+            finished=game.finished,
             token_hashes=game.token_hashes,
             expires_at=self._clock() + game.ttl,
             events=list(game.events),
@@ -228,13 +234,7 @@ class MemoryStore(GameStore):
         if record is None:
             return None
         replay = None if idempotency_key is None else self._recorded(game_id, idempotency_key)
-        return StoredGame(
-            id=game_id,
-            version=record.version,
-            state=record.state,
-            token_hashes=record.token_hashes,
-            replay=replay,
-        )
+        return self._stored(game_id, record, replay)
 
     async def commit(self, commit: Commit) -> CommitResult:
         self._sweep()
@@ -245,10 +245,11 @@ class MemoryStore(GameStore):
         if replay is not None:
             return CommitResult(Outcome.REPLAYED, replay=replay)
         if record.version != commit.expected_version:
-            return CommitResult(Outcome.STALE, version=record.version)
+            return CommitResult(Outcome.STALE, current=self._stored(commit.game_id, record))
         now = self._clock()
         record.version = commit.version
         record.state = commit.state
+        record.finished = commit.finished
         record.actions.append(commit.action)
         record.events.extend(commit.events)
         record.expires_at = now + commit.ttl
@@ -280,6 +281,17 @@ class MemoryStore(GameStore):
     async def actions(self, game_id: str) -> list[bytes]:
         record = self._live(game_id)
         return [] if record is None else list(record.actions)
+
+    @staticmethod
+    def _stored(game_id: str, record: _MemoryGame, replay: bytes | None = None) -> StoredGame:
+        return StoredGame(
+            id=game_id,
+            version=record.version,
+            state=record.state,
+            finished=record.finished,
+            token_hashes=record.token_hashes,
+            replay=replay,
+        )
 
     @staticmethod
     def _slice(record: _MemoryGame, after: int, limit: int) -> list[StoredEvent]:

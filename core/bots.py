@@ -20,8 +20,8 @@ from . import private_concern
 from .actions import Action
 from .context import Ctx
 from .engine import Engine
-from .hooks import is_score
 from .goods import good_type, is_upgraded
+from .hooks import is_score
 from .state import Game, GameConfig
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from itertools import product
 
 from .context import Ctx
-from .hooks import is_int, is_int_list
 from .goods import good_type, is_upgraded
-from .hooks import is_int, is_int_list
 from .goods import label as good_label
+from .hooks import is_int, is_int_list
 from .state import CompanionCard, Task
 from .steps import Choice, Option, Step
 

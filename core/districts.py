@@ -8,10 +8,9 @@ time; the Inn: pick a hero, then sell one good at a time).
 from __future__ import annotations
 
 from .context import MAX_PER_SECTION, Ctx
-from .hooks import is_int, is_non_negative_int
 from .goods import UP, good_type, is_upgraded
-from .hooks import is_int, is_non_negative_int
 from .goods import label as good_label
+from .hooks import is_int, is_non_negative_int
 from .state import Task
 from .steps import Choice, Option, Step
 

@@ -11,11 +11,9 @@ from typing import Any
 from . import private_concern
 from .context import MAX_PER_SECTION, Ctx
 from .errors import PluginError
-from .hooks import is_bool, is_distances, is_str_list
 from .goods import good_type, is_upgraded
-from .errors import PluginError
-from .hooks import is_bool, is_distances, is_str_list
 from .goods import label as good_label
+from .hooks import is_bool, is_distances, is_str_list
 from .state import PoolDie, Task
 from .steps import Choice, Option, Step
 

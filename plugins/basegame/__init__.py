@@ -13,7 +13,7 @@ from typing import Any
 
 from darkroad.core import hookimpl
 
-FILES = ("goods", "towns", "heroes", "commissions", "events", "board")
+FILES = ("goods", "towns", "heroes", "commissions", "events", "board", "private_concern")
 
 
 @cache

@@ -1,0 +1,85 @@
+"""The Litestar application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.di import Provide
+
+from darkroad.api.catalog import CatalogController, catalog_body
+from darkroad.api.games import GamesController
+from darkroad.api.metrics import Metrics, MetricsMiddleware
+from darkroad.api.openapi import openapi_config
+from darkroad.api.operations import OperationsController
+from darkroad.api.problems import problem_details_plugin
+from darkroad.api.redis_store import RedisStore
+from darkroad.api.service import GameService
+from darkroad.api.settings import Settings
+from darkroad.api.store import GameStore, MemoryStore
+from darkroad.core import Engine
+
+
+def open_store(settings: Settings) -> GameStore:
+    """The store ``settings`` ask for: Redis with a URL, else this process's memory."""
+    if settings.redis_url is None:
+        return MemoryStore()
+    return RedisStore.from_url(
+        settings.redis_url,
+        max_connections=settings.redis_max_connections,
+        max_streams=settings.max_event_streams,
+    )
+
+
+def _service(state: State) -> GameService:
+    service: GameService = state.service
+    return service
+
+
+def _store(state: State) -> GameStore:
+    return _service(state).store
+
+
+def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
+    """A new API application.
+
+    ``engine`` defaults to one loaded from the installed plugins (minus
+    ``settings.exclude_plugins``); pass one to share it between apps (tests). The store
+    opens when the app starts and closes when it stops.
+    """
+    settings = settings or Settings()
+    engine = engine or Engine.load(exclude=settings.exclude_plugins)
+    metrics = Metrics()
+    catalog = catalog_body(engine)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with open_store(settings) as store:
+            app.state.service = GameService(engine, store, settings, metrics)
+            try:
+                yield
+            finally:
+                del app.state.service
+
+    return Litestar(
+        route_handlers=[GamesController, CatalogController, OperationsController],
+        dependencies={
+            "service": Provide(_service, sync_to_thread=False),
+            "store": Provide(_store, sync_to_thread=False),
+            "metrics": Provide(lambda: metrics, sync_to_thread=False, use_cache=True),
+            "catalog": Provide(lambda: catalog, sync_to_thread=False, use_cache=True),
+        },
+        lifespan=[lifespan],
+        middleware=[MetricsMiddleware(metrics)],
+        plugins=[problem_details_plugin()],
+        openapi_config=openapi_config(engine),
+        request_max_body_size=settings.request_max_body_size,
+        state=State({"engine": engine, "settings": settings}),
+    )
+
+
+def create_app_from_env() -> Litestar:
+    """An app configured from ``DARKROAD_*`` environment variables (uvicorn factory of ``darkroad serve``)."""
+    return create_app(Settings.from_env())

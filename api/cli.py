@@ -1,0 +1,103 @@
+"""The ``darkroad`` command line: serve the API, write its OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import uvicorn
+
+from darkroad.api import commands
+from darkroad.api.app import create_app
+from darkroad.api.openapi import document
+from darkroad.api.settings import Settings
+from darkroad.core import Engine
+
+app = typer.Typer(
+    name="darkroad",
+    help="Game-state service for Merchants of the Dark Road.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port to listen on.", min=0, max=65535)] = 8000,
+    workers: Annotated[
+        int, typer.Option(help="Worker processes (more than 1 needs --redis-url).", min=1)
+    ] = 1,
+    redis_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DARKROAD_REDIS_URL",
+            help="Keep games in this Redis (redis://host:6379/0). Without it, games live in the "
+            "process's memory and are lost when it stops.",
+        ),
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the REST API (OpenAPI document at /schema/openapi.json)."""
+    if workers > 1 and not redis_url:
+        raise typer.BadParameter(
+            "each worker is a separate process with its own memory, so without a shared store a game "
+            "created by one worker is unknown to the others; pass --redis-url (or set DARKROAD_REDIS_URL) "
+            "or use --workers 1",
+            param_hint="--workers",
+        )
+    if redis_url:
+        # Workers are separate processes: they read their settings from the environment.
+        os.environ["DARKROAD_REDIS_URL"] = redis_url
+    store = redis_url or "memory (single process; games are lost when it stops)"
+    typer.echo(f"darkroad API on http://{host}:{port} with {workers} worker(s); store: {store}", err=True)
+    uvicorn.run(
+        "darkroad.api.app:create_app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        proxy_headers=True,
+    )
+
+
+@app.command()
+def openapi(
+    output: Annotated[Path | None, typer.Option(help="Write the document here instead of to stdout.")] = None,
+    builtin_only: Annotated[
+        bool,
+        typer.Option(
+            "--builtin-only",
+            help="Describe the base game only, ignoring installed fan plugins (the committed openapi/openapi.json).",
+        ),
+    ] = False,
+) -> None:
+    """Print (or write) the API's OpenAPI document, as this installation serves it."""
+    text = json.dumps(openapi_document(builtin_only=builtin_only), indent=2, sort_keys=True) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+
+
+def openapi_document(*, builtin_only: bool = False) -> dict[str, object]:
+    """The OpenAPI document of this installation (or of the base game alone)."""
+    engine = Engine.load()
+    if builtin_only:
+        engine = Engine.load(
+            exclude=[name for name, plugin in engine.plugins.plugins.items() if not plugin.builtin]
+        )
+    return document(create_app(Settings(), engine=engine))
+
+
+commands.register(app)
+
+
+def main() -> None:
+    """Entry point of the ``darkroad`` script."""
+    app()

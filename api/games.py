@@ -1,0 +1,360 @@
+"""``/v1/games``: create games, read them, act on them, follow their events."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, HttpMethod, Request, Response, get, post, route
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, PathParameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_304_NOT_MODIFIED
+
+from darkroad.api.bodies import parse_model
+from darkroad.api.problems import problem_responses
+from darkroad.api.schemas import (
+    MAX_SEED,
+    ActionList,
+    CreatedGame,
+    EventPage,
+    FinalScore,
+    GameView,
+    NewGame,
+    SeatToken,
+)
+from darkroad.api.service import GAME_ID_PATTERN, GameService, entity_tag, if_none_match
+from darkroad.api.store import StoredEvent
+
+MAX_EVENT = 2**53 - 1
+"""Largest accepted event position (JSON-safe integer)."""
+MAX_LOG_PAGE = 500
+"""Largest page of ``GET /log``."""
+READ: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+"""Security of reads: a seat token shows that seat's private parts; without one, the spectator view."""
+ACT: list[dict[str, list[str]]] = [{"seatToken": []}]
+
+GameId = Annotated[
+    str,
+    PathParameter(
+        description="The game's id, from `POST /v1/games`.", pattern=GAME_ID_PATTERN, max_length=22
+    ),
+]
+After = Annotated[
+    int,
+    QueryParameter(
+        description="Return the events after event `n = after` (-1: from the first event).",
+        ge=-1,
+        le=MAX_EVENT,
+    ),
+]
+
+# ``value`` of a documentation-only header only gives its OpenAPI schema (a string).
+_ETAG = ResponseHeader(
+    name="ETag",
+    value='"0"',
+    documentation_only=True,
+    required=True,
+    description='The game\'s version as an entity tag, e.g. `"12"`.',
+)
+_VARY = {"Vary": "Authorization"}
+
+
+def encoded(content: bytes | None, *, version: int | None = None, status_code: int = 200) -> Response[Any]:
+    """A response of already encoded JSON (``None``: no body), with the game's ``ETag`` if ``version``.
+
+    Handlers declare the model their JSON follows (``Response[GameView]``) for the
+    OpenAPI document; the body is encoded once, without converting to the model.
+    """
+    headers = dict(_VARY) if version is None else {"ETag": entity_tag(version), **_VARY}
+    return Response(content, status_code=status_code, media_type="application/json", headers=headers)
+
+
+class GamesController(Controller):
+    """Games: every operation after creation acts as the seat of the bearer token (or a spectator)."""
+
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game",
+        status_code=HTTP_201_CREATED,
+        response_headers=[
+            ResponseHeader(
+                name="Location",
+                value="/v1/games/{id}",
+                documentation_only=True,
+                required=True,
+                description="The new game's URL.",
+            ),
+        ],
+        responses=problem_responses(
+            "bad-request", "body-too-large", "bad-config", "unknown-component", "store-unavailable"
+        ),
+    )
+    async def create_game(
+        self, request: Request[Any, Any, Any], service: NamedDependency[GameService]
+    ) -> Response[CreatedGame]:
+        """Set up a new game and deal one secret token per seat.
+
+        The tokens are returned only in this response; the server keeps their hashes.
+        """
+        data = parse_model(await request.body(), NewGame)
+        created = await service.create(data.to_config(seed=secrets.randbelow(MAX_SEED + 1)))
+        body = CreatedGame(
+            id=created.id,
+            version=created.version,
+            seats=[SeatToken(seat=seat, token=token) for seat, token in enumerate(created.tokens)],
+        )
+        return Response(body, status_code=HTTP_201_CREATED, headers={"Location": f"{self.path}/{created.id}"})
+
+    @get(
+        "/{game_id:str}",
+        operation_id="getGame",
+        summary="View a game",
+        security=READ,
+        response_headers=[_ETAG],
+        responses={
+            HTTP_304_NOT_MODIFIED: ResponseSpec(
+                data_container=None, description="`If-None-Match` names the current version."
+            ),
+            **problem_responses(
+                "bad-request", "invalid-token", "unknown-game", "missing-plugin", "store-unavailable"
+            ),
+        },
+    )
+    async def get_game(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        service: NamedDependency[GameService],
+        if_none_match_header: Annotated[
+            str | None,
+            HeaderParameter(name="If-None-Match", description="An `ETag` seen before: 304 if still current."),
+        ] = None,
+    ) -> Response[GameView]:
+        """The caller's view of the game: the public board plus the caller's private parts."""
+        caller = await service.caller(game_id, request.headers.get("authorization"))
+        if if_none_match(if_none_match_header, caller.stored.version):
+            return encoded(None, version=caller.stored.version, status_code=HTTP_304_NOT_MODIFIED)
+        return encoded(service.view(caller), version=caller.stored.version)
+
+    @get(
+        "/{game_id:str}/actions",
+        operation_id="listActions",
+        summary="List my legal actions",
+        security=READ,
+        response_headers=[_ETAG],
+        responses=problem_responses(
+            "bad-request", "invalid-token", "unknown-game", "missing-plugin", "store-unavailable"
+        ),
+    )
+    async def list_actions(
+        self, request: Request[Any, Any, Any], game_id: GameId, service: NamedDependency[GameService]
+    ) -> Response[ActionList]:
+        """Every legal action of the caller's seat (empty when the game does not wait for it).
+
+        Each can be submitted unchanged with `POST .../actions`.
+        """
+        caller = await service.caller(game_id, request.headers.get("authorization"))
+        body = msgspec.json.encode(
+            {
+                "version": caller.stored.version,
+                "status": "finished" if caller.stored.finished else "active",
+                "actions": service.legal_actions(caller),
+            }
+        )
+        return encoded(body, version=caller.stored.version)
+
+    @post(
+        "/{game_id:str}/actions",
+        operation_id="submitAction",
+        summary="Act",
+        status_code=200,
+        security=ACT,
+        response_headers=[
+            _ETAG,
+            ResponseHeader(
+                name="Idempotent-Replayed",
+                value="true",
+                documentation_only=True,
+                required=False,
+                description="`true` when this is the recorded answer to an earlier request with this key.",
+            ),
+        ],
+        responses=problem_responses(
+            "bad-request",
+            "missing-token",
+            "invalid-token",
+            "wrong-seat",
+            "unknown-game",
+            "stale-version",
+            "illegal-action",
+            "not-your-decision",
+            "game-finished",
+            "body-too-large",
+            "bad-action",
+            "idempotency-key-reused",
+            "plugin-error",
+            "missing-plugin",
+            "store-unavailable",
+        ),
+    )
+    async def submit_action(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        service: NamedDependency[GameService],
+        if_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-Match",
+                description="Act only if the game is still at this version (`ETag`); otherwise 409 `stale-version`.",
+            ),
+        ] = None,
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key",
+                min_length=1,
+                max_length=255,
+                description="A unique key per intended action: a retry with the same key returns the first "
+                "answer and does not act twice (remembered for a day).",
+            ),
+        ] = None,
+    ) -> Response[GameView]:
+        """Submit one action for the caller's seat; answers with the caller's new view.
+
+        The body is one of the objects `GET .../actions` listed. Without `If-Match`, the
+        action is applied to the current version if it is legal there.
+        """
+        body = await request.body()
+        result = await service.act(
+            game_id, request.headers.get("authorization"), body, if_match, idempotency_key
+        )
+        response = encoded(result.view, version=result.version)
+        if result.replayed:
+            response.headers["Idempotent-Replayed"] = "true"
+        return response
+
+    @route(
+        "/{game_id:str}/actions",
+        http_method=HttpMethod.OPTIONS,
+        include_in_schema=False,
+        status_code=HTTP_204_NO_CONTENT,
+    )
+    async def actions_options(self) -> Response[None]:
+        """``Allow`` of the actions resource.
+
+        Litestar's automatic OPTIONS answer lists only the methods of the first handler
+        registered on a path (GET here), so this path declares its own.
+        """
+        return Response(None, status_code=HTTP_204_NO_CONTENT, headers={"Allow": "GET, OPTIONS, POST"})
+
+    @get(
+        "/{game_id:str}/log",
+        operation_id="getLog",
+        summary="Read the event log",
+        security=READ,
+        responses=problem_responses("bad-request", "invalid-token", "unknown-game", "store-unavailable"),
+    )
+    async def get_log(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        service: NamedDependency[GameService],
+        after: After = -1,
+        limit: Annotated[
+            int, QueryParameter(description="Most events to examine for this page.", ge=1, le=MAX_LOG_PAGE)
+        ] = MAX_LOG_PAGE,
+    ) -> Response[EventPage]:
+        """The events the caller may see, oldest first, a page at a time.
+
+        Follow `next` while `more` is true. Events private to other seats are skipped.
+        """
+        caller = await service.caller(game_id, request.headers.get("authorization"))
+        page = await service.log(caller, after, limit)
+        body = msgspec.json.encode(
+            {
+                "events": [msgspec.Raw(event.payload) for event in page.events],
+                "next": page.next,
+                "more": page.more,
+            }
+        )
+        return encoded(body)
+
+    @get(
+        "/{game_id:str}/stream",
+        operation_id="streamEvents",
+        summary="Follow the events (server-sent events)",
+        security=READ,
+        media_type="text/event-stream",
+        responses={
+            HTTP_204_NO_CONTENT: ResponseSpec(
+                data_container=None,
+                description="The game is finished and every event was sent: stop reconnecting.",
+            ),
+            **problem_responses("bad-request", "invalid-token", "unknown-game", "store-unavailable"),
+        },
+    )
+    async def stream_events(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        service: NamedDependency[GameService],
+        after: After = -1,
+        last_event_id: Annotated[
+            int | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                description="Resume after this event (sent by `EventSource` on reconnect); overrides `after`.",
+                ge=-1,
+                le=MAX_EVENT,
+            ),
+        ] = None,
+    ) -> ServerSentEvent:
+        """The events the caller may see as `text/event-stream`, live, one JSON event per message.
+
+        Each message's `id` is the event's `n`. The server closes the stream now and then
+        (and when the game is over); reconnect with `Last-Event-ID` to resume.
+        """
+        caller = await service.caller(game_id, request.headers.get("authorization"))
+        cursor = after if last_event_id is None else last_event_id
+        if await service.stream_over(caller, cursor):
+            return ServerSentEvent(b"", status_code=HTTP_204_NO_CONTENT)
+        return ServerSentEvent(_messages(service.follow(caller, cursor)))
+
+    @get(
+        "/{game_id:str}/score",
+        operation_id="getScore",
+        summary="Final score",
+        security=READ,
+        responses=problem_responses(
+            "bad-request",
+            "invalid-token",
+            "unknown-game",
+            "game-not-finished",
+            "missing-plugin",
+            "store-unavailable",
+        ),
+    )
+    async def get_score(
+        self, request: Request[Any, Any, Any], game_id: GameId, service: NamedDependency[GameService]
+    ) -> FinalScore:
+        """Each seat's final score and its breakdown, and the winners; 409 until the game is over."""
+        caller = await service.caller(game_id, request.headers.get("authorization"))
+        return msgspec.convert(service.score(caller), FinalScore)
+
+
+async def _messages(events: AsyncIterator[StoredEvent | None]) -> AsyncIterator[ServerSentEventMessage]:
+    async for event in events:
+        if event is None:
+            yield ServerSentEventMessage(data=None, comment="keep-alive")
+        else:
+            yield ServerSentEventMessage(data=event.payload.decode(), id=event.n)

@@ -1,0 +1,280 @@
+"""``darkroad new-plugin NAME``: the files of a new fan plugin package.
+
+The package is what ``plugins/examples/fan_pack`` is, cut down to one building: a
+``pyproject.toml`` registering the building's module under the ``darkroad``
+entry-point group, the module (a working effect: gain 1 lantern and 1 coin), a test
+using ``darkroad.testing`` that passes once the package is installed, a README and a
+``.gitignore``. The templates are plain strings with ``{{key}}`` placeholders (Python
+code and TOML are full of ``{}`` and ``$``, so neither ``str.format`` nor
+``string.Template`` fits).
+
+Names derived from NAME (``lamp-tower``, or ``darkroad-lamp-tower``):
+
+==================  =======================  ===========================================
+what                example                  used for
+==================  =======================  ===========================================
+distribution        ``darkroad-lamp-tower``  ``pip install``, PyPI
+package             ``darkroad_lamp_tower``  the import name (``src/<package>/``)
+plugin              ``lamp-tower``           the entry-point name: ``darkroad plugins``,
+                                             errors, ``config.plugins`` of a game
+component           ``lamp_tower``           the building id (``"buildings": [...]``)
+==================  =======================  ===========================================
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import attrs
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
+MAX_NAME = 40
+PREFIX = "darkroad"
+TEST_BUILDINGS = ("blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop")
+"""Base game buildings the generated test plays next to the new one (one side of three tiles)."""
+
+
+class ScaffoldError(ValueError):
+    """NAME is unusable, or the package folder cannot be created."""
+
+
+@attrs.frozen
+class PluginNames:
+    """Every name of a scaffolded plugin, derived from NAME."""
+
+    folder: str
+    dist: str
+    package: str
+    plugin: str
+    component: str
+    title: str
+
+    def values(self) -> dict[str, str]:
+        return attrs.asdict(self)
+
+
+def plugin_names(name: str) -> PluginNames:
+    """The names of plugin ``name``, or :class:`ScaffoldError` saying what is wrong with it."""
+    if not NAME_PATTERN.match(name) or len(name) > MAX_NAME:
+        raise ScaffoldError(
+            f"{name!r} is not a plugin name: use lowercase letters, digits and single '-' or '_' between "
+            f"them, starting with a letter, at most {MAX_NAME} characters (e.g. 'lamp-tower')")
+    words = re.split(r"[-_]", name)
+    if words[0] == PREFIX:
+        words = words[1:]
+    if not words:
+        raise ScaffoldError(f"{name!r} names darkroad itself: add what your plugin is (e.g. 'darkroad-lamp-tower')")
+    component = "_".join(words)
+    if not component[0].isalpha():
+        raise ScaffoldError(f"{name!r}: the part after 'darkroad-' must start with a letter (it is the building id)")
+    if keyword.iskeyword(component):
+        raise ScaffoldError(f"{name!r}: {component!r} is a Python keyword and cannot name the building's module")
+    if component in TEST_BUILDINGS:
+        raise ScaffoldError(f"{name!r}: {component!r} is a base game building")
+    dist = "-".join([PREFIX, *words])
+    return PluginNames(folder=name, dist=dist, package=dist.replace("-", "_"), plugin="-".join(words),
+                       component=component, title=" ".join(w.capitalize() for w in words))
+
+
+def render(template: str, names: PluginNames) -> str:
+    out = template
+    for key, value in names.values().items():
+        out = out.replace("{{" + key + "}}", value)
+    if "{{" in out:
+        raise AssertionError(f"unfilled placeholder in a template: {out[out.index('{{'):][:40]!r}")
+    return out
+
+
+def files(names: PluginNames) -> dict[str, str]:
+    """Relative path -> text of every file of the package."""
+    return {
+        "pyproject.toml": render(PYPROJECT, names),
+        "README.md": render(README, names),
+        ".gitignore": GITIGNORE,
+        f"src/{names.package}/__init__.py": render(INIT, names),
+        f"src/{names.package}/{names.component}.py": render(BUILDING, names),
+        f"tests/test_{names.component}.py": render(TEST, names),
+    }
+
+
+def scaffold(name: str, output: Path, taken_components: Iterable[str] = (),
+             taken_plugins: Iterable[str] = (), taken_dists: Iterable[str] = ()) -> tuple[Path, PluginNames]:
+    """Create the package folder ``output/name``; refuse an existing folder and names
+    already used by an installed plugin (``taken_*``). Returns the folder and the names."""
+    names = plugin_names(name)
+    if names.component in set(taken_components):
+        raise ScaffoldError(f"a component {names.component!r} is already installed: choose another name")
+    if names.plugin in set(taken_plugins):
+        raise ScaffoldError(f"a plugin named {names.plugin!r} is already installed: choose another name")
+    if names.dist in {d.lower().replace("_", "-") for d in taken_dists}:
+        raise ScaffoldError(f"a distribution {names.dist!r} is already installed: choose another name")
+    target = output / names.folder
+    if target.exists():
+        raise ScaffoldError(f"{target} already exists: not overwriting it (choose another name or --output)")
+    output.mkdir(parents=True, exist_ok=True)
+    target.mkdir()
+    for rel, text in files(names).items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return target, names
+
+
+# -- templates -------------------------------------------------------------------------------------
+
+PYPROJECT = '''\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{{dist}}"
+version = "0.1.0"
+description = "{{title}}: a fan-made building for darkroad (Merchants of the Dark Road)."
+readme = "README.md"
+requires-python = ">=3.11"
+dependencies = ["darkroad>=0.1"]
+
+[project.optional-dependencies]
+test = ["pytest>=8"]
+
+# darkroad loads every entry point of the "darkroad" group. The name on the left is the
+# plugin's name (listed by `darkroad plugins`, named in errors, recorded with this
+# package's version by every game that uses the building); the value is the module.
+[project.entry-points.darkroad]
+{{plugin}} = "{{package}}.{{component}}"
+
+[tool.setuptools.packages.find]
+where = ["src"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+'''
+
+INIT = '''\
+"""{{title}}: a fan-made building for darkroad (Merchants of the Dark Road)."""
+
+__version__ = "0.1.0"
+'''
+
+BUILDING = '''\
+"""{{title}}, a fan-made building: gain 1 lantern and 1 coin.
+
+Change ``EFFECTS`` (the effect language: "The effect language" in darkroad's
+docs/plugins.md), or push a decision of your own from ``darkroad_activate_building``
+(the tutorial in docs/plugins.md shows how). Import only ``darkroad.core``.
+"""
+
+from __future__ import annotations
+
+from darkroad.core import Component, Ctx, hookimpl
+
+ID = "{{component}}"
+EFFECTS = ["lantern:1", "coins:1"]
+
+
+@hookimpl
+def darkroad_components() -> list[Component]:
+    return [Component("building", ID, "{{title}}", "Gain 1 lantern and 1 coin.")]
+
+
+@hookimpl
+def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
+    if building != ID:
+        return None  # another plugin's building
+    ctx.gain_effects(seat, EFFECTS, source=ID)
+    return True
+'''
+
+TEST = '''\
+"""Tests of {{title}} through the real engine, with darkroad's testing kit.
+
+Install the package first (``pip install -e '.[test]'``): the building then arrives
+through its entry point, exactly as on a darkroad server. Then run ``pytest``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+from darkroad.testing import Table
+
+BUILDING = "{{component}}"
+PLUGIN = "{{plugin}}"
+# A game has 4 buildings: this one and three of the base game.
+BUILDINGS = [BUILDING, "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]
+
+
+def test_the_plugin_is_installed() -> None:
+    names = [ep.name for ep in importlib.metadata.entry_points(group="darkroad")]
+    assert PLUGIN in names, "install this package first: pip install -e ."
+
+
+def test_activation_gains_a_lantern_and_a_coin() -> None:
+    t = Table.new(players=2, seed=1, buildings=BUILDINGS)
+    t.setup_wagon(0, lanterns=0, coins=0)
+    t.activate_building(0, BUILDING)  # seat 0 is activating the building now
+    p = t.game.players[0]
+    assert (p.lanterns, p.coins) == (1, 1)
+    call = t.calls("darkroad_activate_building")[-1]  # every hook call is recorded
+    assert (call.kwargs["building"], call.result) == (BUILDING, True)
+
+
+def test_a_complete_game() -> None:
+    t = Table.new(players=3, seed=2, buildings=BUILDINGS)
+    t.play(seed=2)  # random legal actions until the game ends
+    assert t.game.finished
+    assert PLUGIN in t.game.config.plugins
+'''
+
+README = '''\
+# {{dist}}
+
+**{{title}}**, a fan-made building for [darkroad](https://pypi.org/project/darkroad/), the
+game-state service for *Merchants of the Dark Road*: "Gain 1 lantern and 1 coin."
+
+| | |
+| --- | --- |
+| building id | `{{component}}` |
+| plugin (entry point) | `{{plugin}}` |
+| package | `{{package}}` |
+
+## Develop
+
+```console
+$ pip install -e '.[test]'     # in the environment where darkroad is installed
+$ darkroad plugins             # lists {{plugin}}
+$ pytest                       # tests/test_{{component}}.py
+```
+
+The building is `src/{{package}}/{{component}}.py`; darkroad's `docs/plugins.md` has the
+tutorial and the reference of every hook.
+
+## Play
+
+Fan buildings take part in a game when it is created with them (4 buildings):
+
+```console
+$ curl -X POST http://127.0.0.1:8000/v1/games -H 'Content-Type: application/json' \\
+    -d '{"players": 2, "buildings": ["{{component}}", "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]}'
+```
+
+## Publish
+
+```console
+$ python -m pip install build twine
+$ python -m build
+$ python -m twine upload dist/*
+```
+'''
+
+GITIGNORE = """\
+__pycache__/
+*.egg-info/
+build/
+dist/
+.venv/
+"""

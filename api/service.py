@@ -1,0 +1,450 @@
+"""The API's use cases: create a game, read it, act on it, follow its events; HTTP-free.
+
+The store is the only truth: reads load the game, and every action is written back with
+:meth:`GameStore.commit`, a compare-and-set on the version, so any number of processes
+can serve one game. The one thing a process keeps between requests is :class:`GameCache`,
+decoded games at the last version it saw. A version's state never changes, so a cached
+game is either right or behind, and a commit tells which: acting on a cached game costs
+one round trip to the store, and a read skips decoding the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from darkroad.api.auth import bearer_token, hash_token, new_token, require_token, seat_of
+from darkroad.api.bodies import parse_json
+from darkroad.api.metrics import Metrics
+from darkroad.api.problems import Problem
+from darkroad.api.settings import Settings
+from darkroad.api.store import (
+    Commit,
+    GameStore,
+    IdempotencyRecord,
+    NewGame,
+    Outcome,
+    StoredEvent,
+    StoredGame,
+)
+from darkroad.core import Action, Engine, Event, Game, GameConfig, errors
+
+GAME_ID_BYTES = 16
+GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{22}$"
+"""Game ids are 16 random bytes in URL-safe base64 (no ``{}``: safe inside a Redis hash tag)."""
+STREAM_BATCH = 500
+"""Most events an event stream reads from the store at once."""
+COMMIT_RECORD_TTL = 300
+"""Seconds the store remembers a commit made without ``Idempotency-Key`` (retry safety only)."""
+
+_encode = msgspec.json.encode
+
+
+class _IdempotentResult(msgspec.Struct, frozen=True):
+    """What an ``Idempotency-Key`` remembers: which action it was, and the answer."""
+
+    fingerprint: str
+    version: int
+    view: msgspec.Raw
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedGame:
+    """A new game: its id, version and one token per seat (shown once, never stored)."""
+
+    id: str
+    version: int
+    tokens: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is asking about which game: the loaded game and the caller's seat (``None`` = spectator)."""
+
+    stored: StoredGame
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActResult:
+    """The answer to an action: the caller's view (JSON) at ``version``."""
+
+    version: int
+    view: bytes
+    replayed: bool
+    """True when this is the recorded answer to an earlier request with the same ``Idempotency-Key``."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogPage:
+    """A page of the caller's visible events."""
+
+    events: list[StoredEvent]
+    next: int
+    """Pass as ``after`` to get the next page."""
+    more: bool
+    """True when the page was full: more events may follow."""
+
+
+@dataclass(slots=True)
+class CachedGame:
+    """A decoded game and its seat token hashes (which never change)."""
+
+    game: Game
+    token_hashes: tuple[str, ...]
+
+
+class GameCache:
+    """Least-recently-used decoded games of this process, each at the last version it saw.
+
+    A version's state never changes, so a cached game is right for its version; it may be
+    behind the store when another process acted since, which commits detect.
+    """
+
+    def __init__(self, size: int, metrics: Metrics) -> None:
+        self._size = size
+        self._metrics = metrics
+        self._games: OrderedDict[str, CachedGame] = OrderedDict()
+
+    def get(self, game_id: str, version: int) -> Game | None:
+        """The cached game if it is at ``version`` (shared: callers must not mutate it)."""
+        cached = self._games.get(game_id)
+        if cached is None or cached.game.version != version:
+            self._metrics.cache.inc("miss")
+            return None
+        self._games.move_to_end(game_id)
+        self._metrics.cache.inc("hit")
+        return cached.game
+
+    def peek(self, game_id: str) -> CachedGame | None:
+        """The cached game, whatever its version, left in the cache (read it, never mutate it)."""
+        return self._games.get(game_id)
+
+    def take(self, game_id: str, version: int | None = None) -> CachedGame | None:
+        """Remove and return the cached game (at ``version``, if given) for the caller to mutate."""
+        cached = self._games.pop(game_id, None)
+        if cached is not None and version is not None and cached.game.version != version:
+            cached = None  # behind the store: useless
+        self._metrics.cache.inc("miss" if cached is None else "hit")
+        return cached
+
+    def put(self, game_id: str, game: Game, token_hashes: tuple[str, ...]) -> None:
+        """Cache ``game`` (at its current version), evicting the least recently used."""
+        self._games[game_id] = CachedGame(game, token_hashes)
+        self._games.move_to_end(game_id)
+        while len(self._games) > self._size:
+            self._games.popitem(last=False)
+
+
+def entity_tag(version: int) -> str:
+    """The ``ETag`` of a game at ``version``."""
+    return f'"{version}"'
+
+
+def _matches(header: str, version: int, *, weak: bool) -> bool:
+    """Whether an ``If-Match`` / ``If-None-Match`` list names ``version`` (``*`` names any).
+
+    A bare number is accepted as well as a quoted entity tag; weak tags (``W/"5"``) count
+    only for ``If-None-Match`` (RFC 9110 weak comparison).
+    """
+    for tag in header.split(","):
+        tag = tag.strip()
+        if tag == "*":
+            return True
+        if tag.startswith("W/"):
+            if not weak:
+                continue
+            tag = tag[2:]
+        if tag.strip('"') == str(version):
+            return True
+    return False
+
+
+def if_none_match(header: str | None, version: int) -> bool:
+    """True when a conditional GET's ``If-None-Match`` already names ``version`` (answer 304)."""
+    return header is not None and _matches(header, version, weak=True)
+
+
+class GameService:
+    """Games over a :class:`GameStore`, through one :class:`Engine`."""
+
+    def __init__(self, engine: Engine, store: GameStore, settings: Settings, metrics: Metrics) -> None:
+        self.engine = engine
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics
+        self.cache = GameCache(settings.game_cache_size, metrics)
+
+    # -- creating ------------------------------------------------------------------
+    async def create(self, config: GameConfig) -> CreatedGame:
+        """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config)."""
+        game, events = self.engine.create(config)
+        tokens = [new_token() for _ in range(config.players)]
+        token_hashes = tuple(hash_token(token) for token in tokens)
+        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        await self.store.create(
+            NewGame(
+                id=game_id,
+                version=game.version,
+                state=self.engine.dumps(game),
+                finished=game.finished,
+                token_hashes=token_hashes,
+                events=self._stored_events(game, events),
+                ttl=self._ttl(game),
+            )
+        )
+        self.cache.put(game_id, game, token_hashes)
+        self.metrics.games_created.inc()
+        return CreatedGame(id=game_id, version=game.version, tokens=tokens)
+
+    # -- reading -------------------------------------------------------------------
+    async def caller(self, game_id: str, authorization: str | None) -> Caller:
+        """Load the game and identify the caller (``unknown-game``, ``invalid-token``)."""
+        token = bearer_token(authorization)
+        stored = await self._load(game_id)
+        return Caller(stored, None if token is None else seat_of(token, stored.token_hashes))
+
+    def game(self, stored: StoredGame) -> Game:
+        """The decoded game of ``stored``, shared with the cache: read it, never mutate it."""
+        game = self.cache.get(stored.id, stored.version)
+        if game is None:
+            game = self.engine.loads(stored.state)
+            self.cache.put(stored.id, game, stored.token_hashes)
+        return game
+
+    def view(self, caller: Caller) -> bytes:
+        """The caller's view of the game, as JSON."""
+        return _encode(self.engine.view(self.game(caller.stored), caller.seat))
+
+    def legal_actions(self, caller: Caller) -> list[dict[str, Any]]:
+        """Every legal action of the caller's seat, ready to be submitted unchanged."""
+        if caller.seat is None:
+            return []
+        actions = self.engine.legal_actions(self.game(caller.stored), caller.seat)
+        return [self.engine.action_to_json(action) for action in actions]
+
+    def score(self, caller: Caller) -> dict[str, Any]:
+        """The final score breakdown and winners (``game-not-finished`` before the end)."""
+        game = self.game(caller.stored)
+        if not game.finished:
+            raise Problem("game-not-finished", "The game is still being played.")
+        view = self.engine.view(game, caller.seat)
+        return {"version": game.version, "score": view["score"], "winners": view["winners"]}
+
+    async def log(self, caller: Caller, after: int, limit: int) -> LogPage:
+        """Up to ``limit`` events after event ``after``, keeping those the caller may see."""
+        events = await self.store.events(caller.stored.id, after, limit)
+        return LogPage(
+            events=[event for event in events if event.visible_to(caller.seat)],
+            next=events[-1].n if events else after,
+            more=len(events) == limit,
+        )
+
+    async def stream_over(self, caller: Caller, after: int) -> bool:
+        """True when a stream from ``after`` has nothing to send, ever: the game is finished
+        and the caller has every event."""
+        return caller.stored.finished and not await self.store.events(caller.stored.id, after, 1)
+
+    async def follow(self, caller: Caller, after: int) -> AsyncIterator[StoredEvent | None]:
+        """The caller's events after ``after`` as they are committed; ``None`` for a heartbeat.
+
+        Ends once the caller is caught up with a finished (or expired) game, or after
+        ``Settings.stream_max_duration`` (the client resumes from the last event it got).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.stream_max_duration
+        game_id = caller.stored.id
+        while (remaining := deadline - loop.time()) > 0:
+            timeout = min(self.settings.stream_heartbeat, remaining)
+            batch = await self.store.wait_events(game_id, after, STREAM_BATCH, timeout)
+            for event in batch:
+                after = event.n
+                if event.visible_to(caller.seat):
+                    yield event
+            if len(batch) < STREAM_BATCH:
+                stored = await self.store.load(game_id)
+                if stored is None or stored.finished:
+                    return
+                if not batch:
+                    yield None
+
+    # -- acting --------------------------------------------------------------------
+    async def act(
+        self,
+        game_id: str,
+        authorization: str | None,
+        body: bytes,
+        if_match: str | None,
+        idempotency_key: str | None,
+    ) -> ActResult:
+        """Apply the action in ``body`` for the caller's seat; see ``POST /v1/games/{id}/actions``.
+
+        When this process has the game cached, the action is applied to it and committed
+        at once: one store round trip, the commit's compare-and-set telling whether the
+        cache was current. Otherwise, or when the cached game refuses the action (it may be
+        behind), the game is read from the store. A stale commit comes back with the
+        current game, to which the action is applied again, unless ``If-Match`` pinned
+        the version.
+        """
+        token = require_token(authorization)
+        action = self._parse_action(body)
+        fingerprint = hashlib.sha256(_encode(action.key())).hexdigest()
+        record_key = None if idempotency_key is None else self._record_key(action.seat, idempotency_key)
+
+        stored: StoredGame | None = None
+        cached = self.cache.peek(game_id)
+        if cached is not None and (if_match is None or _matches(if_match, cached.game.version, weak=False)):
+            seat = self._seat(action, token, cached.token_hashes)
+            # Taken out of the cache while it changes: other requests must not see an
+            # uncommitted version.
+            self.cache.take(game_id)
+            try:
+                attempt = await self._attempt(game_id, cached, seat, action, fingerprint, record_key)
+            except errors.IllegalAction:
+                self.cache.put(game_id, cached.game, cached.token_hashes)  # untouched
+            else:
+                if isinstance(attempt, ActResult):
+                    return attempt
+                stored = attempt
+        if stored is None:
+            stored = await self._load(game_id, record_key)
+            seat = self._seat(action, token, stored.token_hashes)
+            if stored.replay is not None:
+                return self._replay(stored.replay, fingerprint)
+
+        for _ in range(self.settings.commit_attempts):
+            if if_match is not None and not _matches(if_match, stored.version, weak=False):
+                raise self._stale(stored.version)
+            game = self.cache.take(game_id, stored.version) or CachedGame(
+                self.engine.loads(stored.state), stored.token_hashes
+            )
+            try:
+                attempt = await self._attempt(game_id, game, seat, action, fingerprint, record_key)
+            except errors.IllegalAction:
+                self.cache.put(game_id, game.game, game.token_hashes)  # untouched
+                self.metrics.actions.inc("illegal")
+                raise
+            if isinstance(attempt, ActResult):
+                return attempt
+            stored = attempt
+        raise Problem(
+            "stale-version",
+            "The game kept changing while this action was applied; retry.",
+            extra={"version": stored.version},
+        )
+
+    async def _attempt(
+        self,
+        game_id: str,
+        cached: CachedGame,
+        seat: int,
+        action: Action,
+        fingerprint: str,
+        record_key: str | None,
+    ) -> ActResult | StoredGame:
+        """Apply ``action`` to ``cached`` and commit it: the answer, or the current game if stale.
+
+        Raises ``IllegalAction`` (game untouched) and ``PluginError`` (game spoilt, dropped).
+        """
+        game = cached.game
+        expected = game.version
+        events = self.engine.apply(game, action)
+        view = _encode(self.engine.view(game, seat))
+        if record_key is None:
+            record = IdempotencyRecord(f"commit:{secrets.token_hex(16)}", b"", COMMIT_RECORD_TTL)
+        else:
+            result = _IdempotentResult(fingerprint, game.version, msgspec.Raw(view))
+            record = IdempotencyRecord(record_key, _encode(result), self.settings.idempotency_ttl)
+        outcome = await self.store.commit(
+            Commit(
+                game_id=game_id,
+                expected_version=expected,
+                version=game.version,
+                state=self.engine.dumps(game),
+                finished=game.finished,
+                action=_encode(self.engine.action_to_json(action)),
+                events=self._stored_events(game, events),
+                ttl=self._ttl(game),
+                idempotency=record,
+            )
+        )
+        if outcome.outcome is Outcome.MISSING:
+            raise self._unknown(game_id)
+        if outcome.outcome is Outcome.STALE:
+            self.metrics.conflicts.inc()
+            if outcome.current is None:
+                raise self._unknown(game_id)
+            return outcome.current
+        if outcome.outcome is Outcome.REPLAYED and record_key is not None:
+            assert outcome.replay is not None
+            return self._replay(outcome.replay, fingerprint)
+        # Committed, or replayed without a client key: our own commit, whose reply was lost
+        # and which the Redis client sent again.
+        self.cache.put(game_id, game, cached.token_hashes)
+        self.metrics.actions.inc("applied")
+        return ActResult(game.version, view, replayed=False)
+
+    @staticmethod
+    def _seat(action: Action, token: str, token_hashes: tuple[str, ...]) -> int:
+        """The token's seat, which must be the action's (``invalid-token``, ``wrong-seat``)."""
+        seat = seat_of(token, token_hashes)
+        if action.seat != seat:
+            raise Problem("wrong-seat", f"Your token is seat {seat}'s; the action is for seat {action.seat}.")
+        return seat
+
+    # -- helpers -------------------------------------------------------------------
+    async def _load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame:
+        stored = await self.store.load(game_id, idempotency_key)
+        if stored is None:
+            raise self._unknown(game_id)
+        return stored
+
+    def _parse_action(self, body: bytes) -> Action:
+        return self.engine.action_from_json(parse_json(body))
+
+    def _replay(self, recorded: bytes, fingerprint: str) -> ActResult:
+        result = msgspec.json.decode(recorded, type=_IdempotentResult)
+        if result.fingerprint != fingerprint:
+            raise Problem("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
+        self.metrics.actions.inc("replayed")
+        return ActResult(result.version, bytes(result.view), replayed=True)
+
+    @staticmethod
+    def _record_key(seat: int, idempotency_key: str) -> str:
+        # Keys are per seat (two players may pick the same key) and hashed (any text is safe).
+        return f"{seat}:{hashlib.sha256(idempotency_key.encode()).hexdigest()}"
+
+    def _stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
+        seats = range(game.config.players)
+        stored = []
+        for event in events:
+            audience = (
+                None
+                if self.engine.visible(event, None)
+                else frozenset(seat for seat in seats if self.engine.visible(event, seat))
+            )
+            stored.append(StoredEvent(event.n, audience, _encode(self.engine.event_to_json(event))))
+        return stored
+
+    def _ttl(self, game: Game) -> int:
+        return self.settings.finished_game_ttl if game.finished else self.settings.active_game_ttl
+
+    @staticmethod
+    def _stale(version: int) -> Problem:
+        return Problem(
+            "stale-version",
+            f"If-Match does not name the game's current version {version}.",
+            headers={"ETag": entity_tag(version)},
+            extra={"version": version},
+        )
+
+    @staticmethod
+    def _unknown(game_id: str) -> Problem:
+        return Problem("unknown-game", f"There is no game {game_id!r}.")

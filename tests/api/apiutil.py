@@ -1,0 +1,189 @@
+"""Helpers of the API tests: ports, a throwaway Redis server, API server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from litestar import Litestar
+from redis import Redis
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (loopback)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 10.0) -> None:
+    """Return once something accepts connections on ``port``; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"nothing listens on port {port} after {timeout}s")
+
+
+class RedisServer:
+    """A throwaway ``redis-server`` process."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--save", "",
+                "--appendonly", "no",
+                "--dir", str(directory),
+                "--maxmemory-policy", "noeviction",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        wait_for_port(self.port)
+        self.client = Redis.from_url(self.url)
+
+    def flush(self) -> None:
+        """Forget every key."""
+        self.client.flushall()
+
+    def stop(self) -> None:
+        """Kill the server and wait for it."""
+        self.client.close()
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
+@asynccontextmanager
+async def serve(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
+    """Start ``app`` (lifespan included) and yield a client calling it in this event loop.
+
+    Unlike Litestar's test clients, which run the app in a thread one request at a time,
+    requests made concurrently here really interleave, as with a real server. The
+    lifespan runs in a task of its own, since it must end in the task it started in.
+    """
+    started, stop = asyncio.Event(), asyncio.Event()
+
+    async def run() -> None:
+        async with app.lifespan():
+            started.set()
+            await stop.wait()
+
+    lifespan = asyncio.create_task(run())
+    ready = asyncio.create_task(started.wait())
+    await asyncio.wait([lifespan, ready], return_when=asyncio.FIRST_COMPLETED)
+    if lifespan.done():
+        ready.cancel()
+        lifespan.result()  # raises the start-up failure
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client
+    finally:
+        stop.set()
+        await lifespan
+
+
+def bearer(token: str) -> dict[str, str]:
+    """The ``Authorization`` header of a seat token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+class NewGame:
+    """A game created over HTTP: its id and each seat's token."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.id: str = body["id"]
+        self.version: int = body["version"]
+        self.tokens: dict[int, str] = {seat["seat"]: seat["token"] for seat in body["seats"]}
+        self.url = f"/v1/games/{self.id}"
+
+    def auth(self, seat: int) -> dict[str, str]:
+        """The ``Authorization`` header of ``seat``."""
+        return bearer(self.tokens[seat])
+
+
+async def create_game(client: Any, players: int = 2, seed: int = 1, **config: Any) -> NewGame:
+    """Create a game through the API (``client`` is any async httpx-like client)."""
+    response = await client.post("/v1/games", json={"players": players, "seed": seed, **config})
+    assert response.status_code == 201, response.text
+    return NewGame(response.json())
+
+
+async def awaited_seat(client: Any, game: NewGame) -> int:
+    """The first seat the game waits for."""
+    view = (await client.get(game.url)).json()
+    return int(view["awaiting"][0])
+
+
+async def legal(client: Any, game: NewGame, seat: int) -> list[dict[str, Any]]:
+    """The legal actions of ``seat``."""
+    response = await client.get(f"{game.url}/actions", headers=game.auth(seat))
+    assert response.status_code == 200, response.text
+    return list(response.json()["actions"])
+
+
+async def read_log(
+    client: Any, game: NewGame, headers: dict[str, str] | None = None, limit: int = 500
+) -> list[dict[str, Any]]:
+    """Every event the caller of ``headers`` may see, read page by page."""
+    events: list[dict[str, Any]] = []
+    after, more = -1, True
+    while more:
+        page = await client.get(
+            f"{game.url}/log", params={"after": after, "limit": limit}, headers=headers or {}
+        )
+        assert page.status_code == 200, page.text
+        body = page.json()
+        events += body["events"]
+        after, more = body["next"], body["more"]
+    return events
+
+
+class ApiServer:
+    """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable)."""
+
+    def __init__(self, redis_url: str, port: int | None = None) -> None:
+        self.redis_url = redis_url
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ApiServer:
+        """Start the server and wait until it accepts connections."""
+        command = [sys.executable, "-m", "darkroad.api", "serve", "--port", str(self.port)]
+        command += ["--redis-url", self.redis_url, "--log-level", "warning"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_for_port(self.port, timeout=30)
+        except TimeoutError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> str:
+        """Stop the server (SIGTERM, then SIGKILL); returns what it wrote to stderr."""
+        assert self.process is not None
+        self.process.terminate()
+        try:
+            _, stderr = self.process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, stderr = self.process.communicate()
+        self.process = None
+        return stderr.decode(errors="replace")

@@ -1,0 +1,98 @@
+"""The ``darkroad`` command line (serve, openapi) and the settings it reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from darkroad.api import cli
+from darkroad.api.settings import Settings
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Record ``uvicorn.run`` instead of serving."""
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
+    monkeypatch.delenv("DARKROAD_REDIS_URL", raising=False)
+    return calls
+
+
+def test_serve_defaults_to_one_process_in_memory(uvicorn_calls: list[dict[str, Any]]) -> None:
+    result = runner.invoke(cli.app, ["serve", "--port", "9999"])
+    assert result.exit_code == 0, result.output
+    assert "memory" in result.output
+    [call] = uvicorn_calls
+    assert call["app"] == "darkroad.api.app:create_app_from_env" and call["factory"] is True
+    assert (call["host"], call["port"], call["workers"]) == ("127.0.0.1", 9999, 1)
+
+
+def test_serve_refuses_workers_without_redis(uvicorn_calls: list[dict[str, Any]]) -> None:
+    result = runner.invoke(cli.app, ["serve", "--workers", "3"])
+    assert result.exit_code == 2
+    assert "--redis-url" in result.output
+    assert uvicorn_calls == []
+
+
+def test_serve_workers_share_redis_through_the_environment(
+    uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DARKROAD_REDIS_URL", "redis://example:6379/2")
+    result = runner.invoke(cli.app, ["serve", "--workers", "3"])
+    assert result.exit_code == 0, result.output
+    assert uvicorn_calls[0]["workers"] == 3
+    assert Settings.from_env().redis_url == "redis://example:6379/2"
+
+
+def test_openapi_writes_the_document(tmp_path: Path) -> None:
+    output = tmp_path / "openapi.json"
+    result = runner.invoke(cli.app, ["openapi", "--builtin-only", "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    text = output.read_text(encoding="utf-8")
+    assert text.endswith("}\n")
+    assert json.loads(text) == cli.openapi_document(builtin_only=True)
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+
+
+def test_openapi_prints_to_stdout() -> None:
+    result = runner.invoke(cli.app, ["openapi"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["info"]["title"] == "darkroad"
+
+
+def test_settings_from_env() -> None:
+    env = {
+        "DARKROAD_REDIS_URL": "redis://r:6379/0",
+        "DARKROAD_EXCLUDE_PLUGINS": "a, b,",
+        "DARKROAD_MAX_BODY_SIZE": "1024",
+        "DARKROAD_ACTIVE_GAME_TTL": "60",
+        "DARKROAD_STREAM_MAX_DURATION": "2.5",
+    }
+    settings = Settings.from_env(env, idempotency_ttl=5)
+    assert settings.redis_url == "redis://r:6379/0"
+    assert settings.exclude_plugins == ("a", "b")
+    assert (settings.request_max_body_size, settings.active_game_ttl, settings.idempotency_ttl) == (
+        1024,
+        60,
+        5,
+    )
+    assert Settings.from_env({}) == Settings()
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DARKROAD_MAX_BODY_SIZE": "lots"}, "must be a number"),
+        ({"DARKROAD_MAX_BODY_SIZE": "1.5"}, "must be a number"),
+        ({"DARKROAD_ACTIVE_GAME_TTL": "0"}, "positive"),
+    ],
+)
+def test_settings_reject_nonsense(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Settings.from_env(env)

@@ -1,0 +1,69 @@
+"""Whole games played over HTTP by independent clients, one per seat."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import httpx
+import pytest
+from apiutil import NewGame, create_game, read_log
+from litestar import Litestar
+
+from darkroad.core import Engine
+
+
+async def play_seat(client: httpx.AsyncClient, game: NewGame, seat: int, seed: int) -> int:
+    """Play ``seat`` with only ``GET/POST .../actions`` until the game ends; returns the actions applied."""
+    rnd = random.Random(seed)
+    url = f"{game.url}/actions"
+    applied = 0
+    while True:
+        listed = (await client.get(url, headers=game.auth(seat))).json()
+        if listed["status"] == "finished":
+            return applied
+        if not listed["actions"]:
+            await asyncio.sleep(0.002)  # another seat's decision
+            continue
+        action = rnd.choice(listed["actions"])
+        headers = {**game.auth(seat), "If-Match": f'"{listed["version"]}"'}
+        response = await client.post(url, json=action, headers=headers)
+        if response.status_code == 409 and response.json()["type"] == "stale-version":
+            continue  # a simultaneous decision of another seat came first
+        assert response.status_code == 200, response.text
+        assert response.json()["version"] == listed["version"] + 1
+        applied += 1
+
+
+async def follow(client: httpx.AsyncClient, game: NewGame) -> list[int]:
+    """The event numbers a spectator's event stream delivers until the game ends."""
+    response = await client.get(f"{game.url}/stream")
+    assert response.status_code == 200
+    return [int(line[4:]) for line in response.text.splitlines() if line.startswith("id: ")]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+async def test_full_game(client: httpx.AsyncClient, app: Litestar, engine: Engine, players: int) -> None:
+    game = await create_game(client, players=players, seed=100 + players)
+    spectator = asyncio.create_task(follow(client, game))
+    applied = await asyncio.gather(*(play_seat(client, game, seat, seed=seat) for seat in range(players)))
+
+    view = (await client.get(game.url)).json()
+    assert view["status"] == "finished"
+    assert view["version"] == game.version + sum(applied)
+    score = (await client.get(f"{game.url}/score")).json()
+    assert sorted(line["seat"] for line in score["score"]) == list(range(players))
+    assert score["winners"]
+
+    log = [event["n"] for event in await read_log(client, game)]
+    assert await asyncio.wait_for(spectator, 30) == log
+    ended = await client.get(f"{game.url}/stream", params={"after": log[-1]})
+    assert ended.status_code == 204  # finished and fully seen: EventSource stops reconnecting
+
+    store = app.state.service.store
+    stored = await store.load(game.id)
+    actions = [json.loads(action) for action in await store.actions(game.id)]
+    assert len(actions) == sum(applied)
+    replayed = engine.replay(engine.loads(stored.state).config, actions)
+    assert engine.dumps(replayed) == stored.state

@@ -1,0 +1,224 @@
+"""The store contract, run against both stores (MemoryStore and a real Redis)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from apiutil import RedisServer, free_port
+
+from darkroad.api.redis_store import RedisStore, game_key
+from darkroad.api.store import (
+    Commit,
+    GameExists,
+    GameStore,
+    IdempotencyRecord,
+    NewGame,
+    Outcome,
+    StoredEvent,
+    StoreUnavailable,
+)
+
+SETUP_EVENTS = [
+    StoredEvent(0, None, b'{"n":0,"type":"game_started"}'),
+    StoredEvent(1, frozenset({1}), b'{"n":1,"type":"secret"}'),
+]
+
+
+def new_game(game_id: str = "g1", ttl: int = 60) -> NewGame:
+    return NewGame(
+        id=game_id,
+        version=0,
+        state=b"state-0",
+        finished=False,
+        token_hashes=("hash-0", "hash-1"),
+        events=SETUP_EVENTS,
+        ttl=ttl,
+    )
+
+
+def commit(
+    expected: int,
+    *,
+    key: str = "k",
+    finished: bool = False,
+    events: list[StoredEvent] | None = None,
+    record_ttl: int = 60,
+) -> Commit:
+    version = expected + 1
+    return Commit(
+        game_id="g1",
+        expected_version=expected,
+        version=version,
+        state=f"state-{version}".encode(),
+        finished=finished,
+        action=f'{{"action":{version}}}'.encode(),
+        events=events if events is not None else [StoredEvent(expected + 2, None, b"{}")],
+        ttl=60,
+        idempotency=IdempotencyRecord(key, f"result-{version}".encode(), record_ttl),
+    )
+
+
+async def test_create_then_load(store: GameStore) -> None:
+    await store.create(new_game())
+    stored = await store.load("g1")
+    assert stored is not None
+    assert (stored.version, stored.state, stored.finished) == (0, b"state-0", False)
+    assert stored.token_hashes == ("hash-0", "hash-1")
+    assert stored.replay is None
+    assert await store.events("g1", -1, 10) == SETUP_EVENTS
+    assert await store.actions("g1") == []
+
+
+async def test_unknown_game(store: GameStore) -> None:
+    assert await store.load("nope") is None
+    assert await store.events("nope", -1, 10) == []
+    assert await store.actions("nope") == []
+    assert (await store.commit(commit(0))).outcome is Outcome.MISSING
+
+
+async def test_create_refuses_a_taken_id(store: GameStore) -> None:
+    await store.create(new_game())
+    with pytest.raises(GameExists):
+        await store.create(new_game())
+
+
+async def test_commit_writes_everything(store: GameStore) -> None:
+    await store.create(new_game())
+    result = await store.commit(commit(0, finished=True, events=[StoredEvent(2, frozenset({0}), b"e2")]))
+    assert result.outcome is Outcome.COMMITTED
+    stored = await store.load("g1", "k")
+    assert stored is not None
+    assert (stored.version, stored.state, stored.finished, stored.replay) == (
+        1,
+        b"state-1",
+        True,
+        b"result-1",
+    )
+    assert await store.actions("g1") == [b'{"action":1}']
+    assert (await store.events("g1", 1, 10)) == [StoredEvent(2, frozenset({0}), b"e2")]
+
+
+async def test_stale_commit_writes_nothing(store: GameStore) -> None:
+    await store.create(new_game())
+    await store.commit(commit(0, key="first"))
+    result = await store.commit(commit(0, key="second"))
+    assert result.outcome is Outcome.STALE
+    assert result.current is not None
+    assert (result.current.version, result.current.state, result.current.finished) == (1, b"state-1", False)
+    assert result.current.token_hashes == ("hash-0", "hash-1")
+    assert await store.actions("g1") == [b'{"action":1}']
+    assert (await store.load("g1", "second")).replay is None  # type: ignore[union-attr]
+
+
+async def test_recorded_commit_is_replayed_not_written(store: GameStore) -> None:
+    await store.create(new_game())
+    await store.commit(commit(0, key="same"))
+    # Same key at the current version: the record wins, nothing is written.
+    result = await store.commit(commit(1, key="same"))
+    assert result.outcome is Outcome.REPLAYED
+    assert result.replay == b"result-1"
+    assert (await store.load("g1")).version == 1  # type: ignore[union-attr]
+    assert len(await store.actions("g1")) == 1
+
+
+async def test_racing_commits_on_one_version_commit_once(store: GameStore) -> None:
+    await store.create(new_game())
+    results = await asyncio.gather(*(store.commit(commit(0, key=f"k{i}")) for i in range(20)))
+    outcomes = [result.outcome for result in results]
+    assert outcomes.count(Outcome.COMMITTED) == 1
+    assert outcomes.count(Outcome.STALE) == 19
+    assert len(await store.actions("g1")) == 1
+
+
+async def test_events_page_after_a_position(store: GameStore) -> None:
+    await store.create(new_game())
+    for version in range(5):
+        await store.commit(commit(version, key=f"k{version}"))
+    page = await store.events("g1", 2, 3)
+    assert [event.n for event in page] == [3, 4, 5]
+    assert [event.n for event in await store.events("g1", 5, 10)] == [6]
+    assert await store.events("g1", 6, 10) == []
+
+
+async def test_event_audience_round_trips(store: GameStore) -> None:
+    audiences = [None, frozenset({0}), frozenset({1, 3})]
+    events = [StoredEvent(2 + i, audience, b"{}") for i, audience in enumerate(audiences)]
+    await store.create(new_game())
+    await store.commit(commit(0, events=events))
+    assert [event.audience for event in await store.events("g1", 1, 10)] == audiences
+
+
+def test_event_visibility() -> None:
+    public, private = StoredEvent(0, None, b""), StoredEvent(1, frozenset({1}), b"")
+    assert public.visible_to(None) and public.visible_to(0)
+    assert private.visible_to(1)
+    assert not private.visible_to(0) and not private.visible_to(None)
+
+
+async def test_wait_events_returns_what_is_there(store: GameStore) -> None:
+    await store.create(new_game())
+    assert [event.n for event in await store.wait_events("g1", -1, 10, timeout=5)] == [0, 1]
+
+
+async def test_wait_events_wakes_on_commit(store: GameStore) -> None:
+    await store.create(new_game())
+    waiter = asyncio.create_task(store.wait_events("g1", 1, 10, timeout=5))
+    await asyncio.sleep(0.05)
+    assert not waiter.done()
+    await store.commit(commit(0))
+    assert [event.n for event in await asyncio.wait_for(waiter, 2)] == [2]
+
+
+async def test_wait_events_times_out_empty(store: GameStore) -> None:
+    await store.create(new_game())
+    assert await store.wait_events("g1", 1, 10, timeout=0.05) == []
+
+
+async def test_games_expire(store: GameStore) -> None:
+    await store.create(new_game(ttl=1))
+    await asyncio.sleep(1.1)
+    assert await store.load("g1") is None
+
+
+async def test_commit_refreshes_expiry(store: GameStore) -> None:
+    await store.create(new_game(ttl=1))
+    await asyncio.sleep(0.6)
+    await store.commit(commit(0))  # ttl 60
+    await asyncio.sleep(0.6)
+    assert await store.load("g1") is not None
+
+
+async def test_idempotency_records_expire(store: GameStore) -> None:
+    await store.create(new_game())
+    await store.commit(commit(0, key="short", record_ttl=1))
+    await asyncio.sleep(1.1)
+    assert (await store.load("g1", "short")).replay is None  # type: ignore[union-attr]
+    assert (await store.commit(commit(1, key="short"))).outcome is Outcome.COMMITTED
+
+
+async def test_ping(store: GameStore) -> None:
+    await store.ping()
+
+
+# -- Redis specifics -------------------------------------------------------------------
+
+
+async def test_redis_keys_share_the_game_hash_tag(redis_server: RedisServer, redis_url: str) -> None:
+    async with RedisStore.from_url(redis_url) as store:
+        await store.create(new_game())
+        await store.commit(commit(0))
+    keys = sorted(key.decode() for key in redis_server.client.keys("*"))
+    assert game_key("g1") == "game:{g1}"
+    assert keys[0] == "game:{g1}"
+    assert len(keys) == 4  # hash, actions, events, idempotency record
+    assert all(key.startswith("game:{g1}") for key in keys)
+    assert all(redis_server.client.pttl(key) > 0 for key in keys)
+
+
+async def test_redis_unreachable_is_store_unavailable() -> None:
+    async with RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0") as store:
+        with pytest.raises(StoreUnavailable):
+            await store.ping()
+        with pytest.raises(StoreUnavailable):
+            await store.load("g1")

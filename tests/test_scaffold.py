@@ -1,0 +1,303 @@
+"""``darkroad new-plugin NAME``: a fan plugin package that works out of the box.
+
+The scaffold is checked three ways, from cheap to real:
+
+* in-process: the generated module, loaded by path, registered with
+  ``Table.new(plugins=...)`` / ``Engine.load(extra=...)``, plays;
+* installed by simulation: a ``.dist-info`` folder with the generated entry point next to
+  the package on ``PYTHONPATH`` of a subprocess, where ``darkroad plugins --json`` lists
+  it, the generated test passes, ``GET /v1/catalog`` shows it and a game created with it
+  completes over the API;
+* a real ``pip install --target`` of the package (slow: it builds a wheel).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from darkroad.api import cli, scaffold
+from darkroad.api.scaffold import PluginNames, ScaffoldError, plugin_names
+from darkroad.core import Engine
+from darkroad.testing import Table
+
+NAME = "lamp-tower"
+COMPONENT, PLUGIN, DIST, PACKAGE = "lamp_tower", "lamp-tower", "darkroad-lamp-tower", "darkroad_lamp_tower"
+OTHERS = ["blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One package scaffolded by the CLI, shared by the tests that only read or run it."""
+    out = tmp_path_factory.mktemp("scaffold")
+    result = runner.invoke(cli.app, ["new-plugin", NAME, "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / NAME
+
+
+def load_module(folder: Path) -> ModuleType:
+    """The generated building module, imported from its file (nothing installed)."""
+    path = folder / "src" / PACKAGE / f"{COMPONENT}.py"
+    spec = importlib.util.spec_from_file_location(f"{PACKAGE}.{COMPONENT}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def fake_install(folder: Path, site: Path) -> dict[str, str]:
+    """What ``pip install`` leaves for importlib.metadata (a ``.dist-info`` with the
+    entry points of the generated pyproject.toml) in ``site``; the environment of a
+    subprocess that sees the package as installed."""
+    project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
+                                   encoding="utf-8")
+    lines = [f"{ep} = {target}" for ep, target in project["entry-points"]["darkroad"].items()]
+    (info / "entry_points.txt").write_text("[darkroad]\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return environment(site, folder / "src")
+
+
+def environment(*paths: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, paths), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def plugins_json(env: dict[str, str]) -> dict[str, Any]:
+    done = run(["-m", "darkroad.api", "plugins", "--json"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def run_generated_tests(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "tests"], env, cwd=folder)
+
+
+# -- names -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,names", [
+    ("lamp-tower", ("lamp-tower", "darkroad-lamp-tower", "darkroad_lamp_tower", "lamp-tower", "lamp_tower",
+                    "Lamp Tower")),
+    ("darkroad-lamp-tower", ("darkroad-lamp-tower", "darkroad-lamp-tower", "darkroad_lamp_tower", "lamp-tower",
+                             "lamp_tower", "Lamp Tower")),
+    ("frost_orchard2", ("frost_orchard2", "darkroad-frost-orchard2", "darkroad_frost_orchard2", "frost-orchard2",
+                        "frost_orchard2", "Frost Orchard2")),
+    ("bell", ("bell", "darkroad-bell", "darkroad_bell", "bell", "bell", "Bell")),
+])
+def test_names(name: str, names: tuple[str, ...]) -> None:
+    assert plugin_names(name) == PluginNames(*names)
+
+
+@pytest.mark.parametrize("name", [
+    "", "Lamp", "lamp tower", "1lamp", "lamp--tower", "-lamp", "lamp-", "lamp.tower", "lämp", "lamp/tower",
+    "darkroad", "darkroad-2x", "class", "import", "x" * 41, "oracle-of-lumi",
+])
+def test_bad_names(name: str) -> None:
+    with pytest.raises(ScaffoldError):
+        plugin_names(name)
+
+
+# -- the command -------------------------------------------------------------------------------------------
+
+
+def test_registered_on_the_cli() -> None:
+    assert "new-plugin" in [c.name for c in cli.app.registered_commands]
+
+
+def test_files(folder: Path) -> None:
+    assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == [
+        ".gitignore", "README.md", "pyproject.toml", f"src/{PACKAGE}/__init__.py", f"src/{PACKAGE}/{COMPONENT}.py",
+        f"tests/test_{COMPONENT}.py"]
+    pyproject = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
+    project = pyproject["project"]
+    assert (project["name"], project["version"]) == (DIST, "0.1.0")
+    assert project["entry-points"] == {"darkroad": {PLUGIN: f"{PACKAGE}.{COMPONENT}"}}
+    assert any(d.startswith("darkroad") for d in project["dependencies"])
+    assert pyproject["tool"]["setuptools"]["packages"]["find"]["where"] == ["src"]
+    for path in folder.rglob("*.py"):
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    assert COMPONENT in (folder / "README.md").read_text(encoding="utf-8")
+
+
+def test_default_output_is_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli.app, ["new-plugin", "bell"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "bell" / "src" / "darkroad_bell" / "bell.py").is_file()
+    assert "darkroad-bell" in result.output and "pip install -e" in result.output
+
+
+def test_refuses_to_overwrite(tmp_path: Path) -> None:
+    (tmp_path / NAME).mkdir()
+    (tmp_path / NAME / "mine.txt").write_text("keep me", encoding="utf-8")
+    result = runner.invoke(cli.app, ["new-plugin", NAME, "--output", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "already exists" in result.output
+    assert [p.name for p in (tmp_path / NAME).iterdir()] == ["mine.txt"]
+
+
+@pytest.mark.parametrize("name", ["Lamp Tower", "lamp.tower", "darkroad"])
+def test_bad_name_is_a_usage_error(tmp_path: Path, name: str) -> None:
+    result = runner.invoke(cli.app, ["new-plugin", name, "--output", str(tmp_path)])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())  # unwrap rich's error box
+    assert "Invalid value for NAME" in said and repr(name) in said
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name,clash", [
+    ("guildmasters-mansion", "component 'guildmasters_mansion'"),  # a base game building
+    ("basegame", "plugin named 'basegame'"),
+    ("steed-velvet", "plugin named 'steed-velvet'"),
+])
+def test_refuses_names_of_installed_plugins(tmp_path: Path, name: str, clash: str) -> None:
+    result = runner.invoke(cli.app, ["new-plugin", name, "--output", str(tmp_path)])
+    assert result.exit_code == 1
+    assert clash in result.output and "already installed" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_refuses_an_installed_distribution(tmp_path: Path) -> None:
+    with pytest.raises(ScaffoldError, match="distribution 'darkroad-lamp-tower'"):
+        scaffold.scaffold(NAME, tmp_path, taken_dists=["darkroad_lamp_tower"])
+
+
+# -- the generated package works -------------------------------------------------------------------------------
+
+
+def test_in_process_the_building_plays(folder: Path) -> None:
+    module = load_module(folder)
+    engine = Engine.load(extra=[(PLUGIN, module)])
+    comp = engine.content.components[COMPONENT]
+    assert (comp.kind, comp.plugin, comp.name) == ("building", PLUGIN, "Lamp Tower")
+
+    t = Table.new(players=2, seed=1, buildings=[COMPONENT, *OTHERS], plugins=[(PLUGIN, module)])
+    t.setup_wagon(0, lanterns=0, coins=0)
+    t.activate_building(0, COMPONENT)
+    assert (t.game.players[0].lanterns, t.game.players[0].coins) == (1, 1)
+    assert t.calls("darkroad_activate_building")[-1].result is True
+    t.play(seed=3)
+    assert t.game.finished and PLUGIN in t.game.config.plugins
+
+
+def test_the_generated_test_passes_once_installed(folder: Path, tmp_path: Path) -> None:
+    env = fake_install(folder, tmp_path / "site")
+    done = run_generated_tests(folder, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+
+
+def test_the_generated_test_says_to_install_first(folder: Path) -> None:
+    done = run_generated_tests(folder, environment(folder / "src"))
+    assert done.returncode == 1
+    assert "pip install -e ." in done.stdout
+
+
+def test_installed_it_is_listed_by_darkroad_plugins(folder: Path, tmp_path: Path) -> None:
+    report = plugins_json(fake_install(folder, tmp_path / "site"))
+    [listed] = [p for p in report["plugins"] if p["name"] == PLUGIN]
+    assert (listed["version"], listed["dist"], listed["module"], listed["builtin"]) == (
+        "0.1.0", DIST, f"{PACKAGE}.{COMPONENT}", False)
+    assert listed["hooks"] == ["darkroad_activate_building", "darkroad_components"]
+    assert {"kind": "building", "id": COMPONENT, "name": "Lamp Tower", "plugin": PLUGIN,
+            "version": "0.1.0"} in report["components"]
+    assert report["failed"] == {}
+
+
+API_GAME = """
+import json, random
+from litestar.testing import TestClient
+from darkroad.api.app import create_app
+from darkroad.api.settings import Settings
+
+with TestClient(app=create_app(Settings())) as client:
+    catalog = client.get("/v1/catalog").json()["components"]
+    created = client.post("/v1/games", json={"players": 2, "seed": 4, "buildings": BUILDINGS})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    url = "/v1/games/" + game["id"]
+    auth = {s["seat"]: {"Authorization": "Bearer " + s["token"]} for s in game["seats"]}
+    rnd = random.Random(4)
+    for _ in range(50_000):
+        listed = [client.get(url + "/actions", headers=h).json() for h in auth.values()]
+        if listed[0]["status"] == "finished":
+            break
+        seat, page = next((s, p) for s, p in zip(auth, listed) if p["actions"])
+        headers = {**auth[seat], "If-Match": '"%d"' % page["version"]}
+        done = client.post(url + "/actions", json=rnd.choice(page["actions"]), headers=headers)
+        assert done.status_code == 200, done.text
+    view = client.get(url).json()
+    print(json.dumps({"catalog": catalog["building"], "status": view["status"], "config": view["config"]}))
+"""
+
+
+def test_installed_it_is_in_the_catalog_and_a_game_with_it_completes_over_the_api(folder: Path,
+                                                                                  tmp_path: Path) -> None:
+    env = fake_install(folder, tmp_path / "site")
+    script = f"BUILDINGS = {[COMPONENT, *OTHERS]!r}\n" + textwrap.dedent(API_GAME)
+    done = run(["-c", script], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    [tower] = [c for c in out["catalog"] if c["id"] == COMPONENT]
+    assert (tower["plugin"], tower["version"]) == (PLUGIN, "0.1.0")
+    assert out["status"] == "finished"
+    assert COMPONENT in out["config"]["buildings"]
+    assert out["config"]["plugins"][PLUGIN] == "0.1.0"
+
+
+def builds_offline() -> bool:
+    """Whether this environment can build the package without downloading setuptools."""
+    try:
+        version = tuple(int(x) for x in md.version("setuptools").split(".")[:2])
+    except (md.PackageNotFoundError, ValueError):
+        return False
+    return version >= (70, 1) or (version >= (64, 0) and importlib.util.find_spec("wheel") is not None)
+
+
+@pytest.mark.slow
+def test_a_real_pip_install(tmp_path: Path) -> None:
+    """``pip install`` of a fresh scaffold into a folder of its own (not this environment)."""
+    target, _ = scaffold.scaffold(NAME, tmp_path / "src")
+    site = tmp_path / "site"
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check",
+           "--target", str(site), str(target)]
+    offline = builds_offline()
+    if offline:
+        cmd.insert(4, "--no-build-isolation")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode and not offline and "setuptools" in done.stdout + done.stderr:
+        pytest.skip(f"cannot build without downloading setuptools: {done.stderr.strip()[-300:]}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    env = environment(site)
+    assert any(p["name"] == PLUGIN and p["dist"] == DIST for p in plugins_json(env)["plugins"])
+    tests = run_generated_tests(target, env)
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
+def test_the_generated_code_is_lint_clean(folder: Path) -> None:
+    done = subprocess.run(["ruff", "check", "--no-cache", "--isolated", "--line-length", "110", "--select",
+                           "E,F,W,I,B,UP,SIM", str(folder)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
