@@ -57,35 +57,16 @@ class Engine:
     def __init__(self, plugins: PluginSet) -> None:
         self.plugins = plugins
         self.pm = plugins.pm
-        packs: list[tuple[str, Any]] = []
-        comps = []
-        for impl in self.pm.hook.darkroad_content.get_hookimpls():
-            pack = impl.function()
-            if pack:
-                packs.append((impl.plugin_name, pack))
-        for impl in self.pm.hook.darkroad_components.get_hookimpls():
-            for comp in impl.function() or ():
-                comps.append(type(comp)(comp.kind, comp.id, comp.name, comp.text, comp.data, impl.plugin_name))
-        try:
-            self.content = Content.build(sorted(packs, key=lambda p: p[0]), comps)
-        except ContentError as exc:
-            raise PluginError(str(exc)) from exc
+        self.content, plugin_steps = self._load_registrations()
         self.steps: dict[str, Step] = {}
         """Every step kind, as its provider wrote it."""
         self._run_steps: dict[str, Step] = {}
         """The same, plugin steps wrapped so that their failures name the plugin."""
         for step in CORE_STEPS:
             self.steps[step.kind] = self._run_steps[step.kind] = step
-        for impl in self.pm.hook.darkroad_steps.get_hookimpls():
-            for step in impl.function() or ():
-                if not isinstance(step, Step) or not step.kind:
-                    raise PluginError(f"plugin {impl.plugin_name!r} contributed {step!r}, not a Step with a kind",
-                                      plugin=impl.plugin_name)
-                if step.kind in self.steps:
-                    raise PluginError(f"step kind {step.kind!r} of plugin {impl.plugin_name!r} is already defined",
-                                      plugin=impl.plugin_name)
-                self.steps[step.kind] = step
-                self._run_steps[step.kind] = PluginStep(step, impl.plugin_name)
+        for name, step in plugin_steps:
+            self.steps[step.kind] = step
+            self._run_steps[step.kind] = PluginStep(step, name)
         self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
@@ -97,6 +78,57 @@ class Engine:
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
+
+    def _registrations(self, hook: str) -> list[tuple[str, Any]]:
+        """``(plugin, result)`` of a registration hook; built-in plugins first, then in
+        registration order, so that on a clash the later fan plugin is the one rejected."""
+        out = []
+        for impl in getattr(self.pm.hook, hook).get_hookimpls():
+            try:
+                result = impl.function()
+            except Exception as exc:
+                self.plugins.reject(impl.plugin_name, f"{hook} raised {type(exc).__name__}: {exc}")
+                continue
+            out.append((impl.plugin_name, result))
+        builtin = {n for n, p in self.plugins.plugins.items() if p.builtin}
+        order = {name: i for i, (name, _) in enumerate(self.pm.list_name_plugin())}
+        return sorted(out, key=lambda pr: (pr[0] not in builtin, order.get(pr[0], 0)))
+
+    def _load_registrations(self) -> tuple[Content, list[tuple[str, Step]]]:
+        """Merge content packs, components and steps. A plugin whose registration is
+        malformed or clashes with an earlier one (a duplicate id or step kind) is rejected,
+        naming both (or the load fails, when strict), and the merge starts over without it."""
+        while True:
+            clash = None
+            packs = [(name, pack) for name, pack in self._registrations("darkroad_content") if pack]
+            comps, owner = [], {}
+            for name, result in self._registrations("darkroad_components"):
+                for comp in result or ():
+                    if not isinstance(comp, Component):
+                        clash = clash or (name, f"darkroad_components returned {comp!r}, not a Component")
+                    elif comp.id in owner and owner[comp.id] != name:
+                        clash = clash or (name, f"duplicate component id {comp.id!r}: provided by both "
+                                                f"{owner[comp.id]!r} and {name!r}")
+                    else:
+                        owner[comp.id] = name
+                        comps.append(Component(comp.kind, comp.id, comp.name, comp.text, comp.data, name))
+            steps: list[tuple[str, Step]] = []
+            kinds = {s.kind: "the rules core" for s in CORE_STEPS}
+            for name, result in self._registrations("darkroad_steps"):
+                for step in result or ():
+                    if not isinstance(step, Step) or not step.kind:
+                        clash = clash or (name, f"darkroad_steps returned {step!r}, not a Step with a kind")
+                    elif step.kind in kinds:
+                        clash = clash or (name, f"step kind {step.kind!r} is already defined by {kinds[step.kind]!r}")
+                    else:
+                        kinds[step.kind] = name
+                        steps.append((name, step))
+            if clash is None:
+                try:
+                    return Content.build(packs, comps), steps
+                except ContentError as exc:
+                    raise PluginError(str(exc)) from exc
+            self.plugins.reject(*clash)
 
     @classmethod
     def load(cls, exclude: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (), strict: bool = False) -> Engine:

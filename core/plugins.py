@@ -38,6 +38,17 @@ class PluginSet:
     plugins: dict[str, LoadedPlugin] = attrs.Factory(dict)
     failed: dict[str, str] = attrs.Factory(dict)
     """Entry-point name -> error message of plugins that failed to load (and were skipped)."""
+    strict: bool = False
+
+    def reject(self, name: str, reason: str) -> None:
+        """A plugin failed validation: raise when strict, else unregister and record it."""
+        if self.strict:
+            raise PluginError(f"plugin {name!r} failed to load: {reason}", plugin=name)
+        plugin = self.pm.get_plugin(name)
+        if plugin is not None:
+            self.pm.unregister(plugin, name=name)
+        self.plugins.pop(name, None)
+        self.failed[name] = reason
 
 
 def make_plugin_manager(
@@ -54,7 +65,7 @@ def make_plugin_manager(
     """
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
-    out = PluginSet(pm=pm)
+    out = PluginSet(pm=pm, strict=strict)
     skip = set(exclude)
     if entry_points:
         for ep in sorted(md.entry_points(group=GROUP), key=lambda e: e.name):
@@ -83,8 +94,14 @@ def make_plugin_manager(
         pm.register(obj, name=name)
         out.plugins[name] = LoadedPlugin(name=name, version=str(getattr(obj, "__version__", "0")),
                                          module=getattr(obj, "__name__", name), dist="", builtin=False)
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(str(exc), plugin=getattr(exc, "plugin_name", "")) from exc
+    # An implementation of a hook that does not exist is an error, not a silent no-op;
+    # the plugin is named and skipped (or the load fails, when strict).
+    unknown: dict[str, list[str]] = {}
+    for hook_name, caller in sorted(vars(pm.hook).items()):
+        if isinstance(caller, pluggy.HookCaller) and not caller.has_spec():
+            for impl in caller.get_hookimpls():
+                unknown.setdefault(impl.plugin_name, []).append(hook_name)
+    for name, hooks in sorted(unknown.items()):
+        out.reject(name, f"implements unknown hook(s) {hooks}")
+    pm.check_pending()
     return out

@@ -237,11 +237,15 @@ def test_hook_darkroad_components() -> None:
     assert "test_deed" in [*b.deed_deck, *b.courtyard, *(d for p in game.players for d in p.deeds)]
     assert game.config.plugins["recorder"] == recorder.__version__
 
+    # A duplicate id names both plugins: the later one is skipped (or the load fails, strict).
     dup = Provides(components=[Component("building", "test_tower", "Another Tower")])
     with pytest.raises(errors.PluginError) as exc:
-        Engine.load(extra=[RECORDER, ("dup", dup)])
+        Engine.load(extra=[RECORDER, ("dup", dup)], strict=True)
     assert "test_tower" in str(exc.value)
     assert "'recorder'" in str(exc.value) and "'dup'" in str(exc.value)
+    skipped = Engine.load(extra=[RECORDER, ("dup", dup)])
+    assert "'recorder'" in skipped.plugins.failed["dup"] and "dup" not in skipped.plugins.plugins
+    assert skipped.content.components["test_tower"].plugin == "recorder"
 
 
 def test_hook_darkroad_steps() -> None:
@@ -266,14 +270,18 @@ def test_hook_darkroad_steps() -> None:
             return []
 
     with pytest.raises(errors.PluginError) as exc:
-        Engine.load(extra=[RECORDER, ("clash", Provides(steps=[Clash()]))])
+        Engine.load(extra=[RECORDER, ("clash", Provides(steps=[Clash()]))], strict=True)
     assert recorder.BELL in str(exc.value)
+    skipped = Engine.load(extra=[RECORDER, ("clash", Provides(steps=[Clash()]))])
+    assert recorder.BELL in skipped.plugins.failed["clash"]
+    assert isinstance(skipped.steps[recorder.BELL], recorder.TowerBell)
 
     class CoreClash(Clash):
         kind = "plan"
 
     with pytest.raises(errors.PluginError):
-        Engine.load(extra=[("clash", Provides(steps=[CoreClash()]))])
+        Engine.load(extra=[("clash", Provides(steps=[CoreClash()]))], strict=True)
+    assert "rules core" in Engine.load(extra=[("clash", Provides(steps=[CoreClash()]))]).plugins.failed["clash"]
 
 
 # -- setup ---------------------------------------------------------------------------------------
