@@ -22,7 +22,7 @@ from .actions import Action
 from .context import Ctx
 from .engine import Engine
 from .hooks import is_bool
-from .state import Event, Game, GameConfig
+from .state import CompanionCard, Event, Game, GameConfig
 
 
 @attrs.define
@@ -68,15 +68,19 @@ class Table:
         exclude: Iterable[str] = (),
         engine: Engine | None = None,
         companions: Iterable[str] = (),
-        **variants: Any,
+        **options: Any,
     ) -> Table:
         """A new game. Pass a shared ``engine`` to save the plugin load (hook calls are
         then not recorded: a recorder is only attached to an engine of its own)."""
         own = engine is None
         engine = engine or Engine.load(exclude=exclude, extra=plugins)
         recorder = HookRecorder(engine) if own else None
+        # Keywords naming a GameConfig field set it (random_buildings, ...); others are variants.
+        fields = {f.name for f in attrs.fields(GameConfig)}
+        config = {k: v for k, v in options.items() if k in fields}
+        variants = {k: v for k, v in options.items() if k not in fields}
         game, events = engine.create(GameConfig(players=players, seed=seed, buildings=list(buildings),
-                                                companions=list(companions), variants=variants))
+                                                companions=list(companions), variants=variants, **config))
         table = cls(engine, game, events, record=False)
         table.recorder = recorder
         return table
@@ -148,6 +152,12 @@ class Table:
                 raise AttributeError(f"Player has no field {k!r}")
             # Copy lists: the wagon must not alias the caller's list.
             setattr(p, k, list(v) if isinstance(v, list) else v)
+
+    def give_companion(self, seat: int, card: str, gifts: Iterable[int] = ()) -> None:
+        """Put companion card ``card`` (e.g. ``"snow_owl-1"``) on ``seat``'s wagon."""
+        if card not in self.engine.content.companion_cards:
+            raise KeyError(f"unknown companion card {card!r}")
+        self.game.players[seat].companions.append(CompanionCard(card=card, gifts=list(gifts)))
 
     def push(self, kind: str, seat: int, **data: Any) -> None:
         """Put step ``kind`` for ``seat`` on top of the stack and run until a decision."""
