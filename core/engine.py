@@ -279,7 +279,10 @@ class Engine:
             return []
         task, step = top
         ctx = Ctx(self, game)
-        return [s for s in step.seats(ctx, task) if self._options(ctx, task, step, s)]
+        seats = list(step.seats(ctx, task))
+        if len(seats) == 1:
+            return seats  # settling skipped the decision if it had no option
+        return [s for s in seats if self._options(ctx, task, step, s)]
 
     def decision(self, game: Game) -> dict[str, Any] | None:
         """The pending decision: its type, awaited seats and a human prompt."""
@@ -328,18 +331,8 @@ class Engine:
         if top is None:
             raise IllegalAction("the game is not waiting for any decision")
         task, step = top
-        legal = {a.key(): a for a in self.legal_actions(game, action.seat)}
-        if not legal:
-            raise NotYourDecision(
-                f"the game is waiting for seat(s) {self.awaiting(game)} to {step.describe(Ctx(self, game), task)}, "
-                f"not for seat {action.seat}"
-            )
-        if action.key() not in legal:
-            options = ", ".join(sorted(f"{t}/{o}" for t, _, o in legal))
-            raise IllegalAction(
-                f"{action.type}/{action.option} is not a legal answer for seat {action.seat} now "
-                f"({step.describe(Ctx(self, game), task)}); legal: {options}"
-            )
+        if not self._is_step_option(game, task, step, action):
+            self._check_legal(game, task, step, action)
         ctx = Ctx(self, game)
 
         def run() -> None:
@@ -365,19 +358,43 @@ class Engine:
         self._guard(ctx, run)
         return ctx.events
 
+    def _is_step_option(self, game: Game, task: Task, step: Step, action: Action) -> bool:
+        """Fast path of the legality check: an answer of the pending step itself."""
+        if action.type != task.kind or private_concern.is_concern(game, action.seat):
+            return False
+        ctx = Ctx(self, game)
+        if action.seat not in step.seats(ctx, task):
+            return False
+        return any(o == action.option for o, _ in self._options(ctx, task, step, action.seat))
+
+    def _check_legal(self, game: Game, task: Task, step: Step, action: Action) -> None:
+        """The full legality check (companion abilities), raising with the reason."""
+        legal = {a.key(): a for a in self.legal_actions(game, action.seat)}
+        if not legal:
+            raise NotYourDecision(
+                f"the game is waiting for seat(s) {self.awaiting(game)} to {step.describe(Ctx(self, game), task)}, "
+                f"not for seat {action.seat}"
+            )
+        if action.key() not in legal:
+            options = ", ".join(sorted(f"{t}/{o}" for t, _, o in legal))
+            raise IllegalAction(
+                f"{action.type}/{action.option} is not a legal answer for seat {action.seat} now "
+                f"({step.describe(Ctx(self, game), task)}); legal: {options}"
+            )
+
     def broken_invariants(self, game: Game) -> str | None:
         """The first broken invariant of ``game``, or None (cheap: checked after every action)."""
         b = game.board
         if sum(b.market) + b.set_aside != MARKET_DICE or any(not 0 <= n <= 2 for n in b.market):
             return f"market dice {b.market} + {b.set_aside} set aside"
         for p in game.players:
-            for res in ("coins", "prestige", "lanterns", "quartz", "horseshoes"):
-                v = getattr(p, res)
-                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                    return f"seat {p.seat} has {v!r} {res}"
+            counts = (p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes)
+            if any(type(v) is not int or v < 0 for v in counts):
+                return f"seat {p.seat} has coins, prestige, lanterns, quartz, horseshoes {counts}"
             if p.kind == "human":
-                night = sum(1 for v in p.locked if v is not None) + len(p.reserve) + p.spent + p.removed
-                night += sum(1 for d in p.pool if d.kind == "night")
+                night = 3 - p.locked.count(None) + len(p.reserve) + p.spent + p.removed
+                for d in p.pool:
+                    night += d.kind == "night"
                 if night != NIGHT_DICE:
                     return f"seat {p.seat} has {night} night dice"
         for t in game.stack:

@@ -85,9 +85,13 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
          impls: list[Impl] | None = None) -> list[Any]:
     """Call every implementation (or until the first non-None result when ``first``);
     ``impls`` restricts the call to some implementations."""
+    if impls is None:
+        impls = ctx.engine.hook_impls[name]
+    if not impls and not ctx.engine.monitors:
+        return []
     kwargs["ctx"] = ctx
     out = []
-    for plugin, fn, argnames in ctx.engine.hook_impls[name] if impls is None else impls:
+    for plugin, fn, argnames in impls:
         try:
             result = fn(*[kwargs[a] for a in argnames])
         except DarkroadError:
