@@ -37,6 +37,7 @@ MAX_LOG_PAGE = 500
 READ: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 """Security of reads: a seat token shows that seat's private parts; without one, the spectator view."""
 ACT: list[dict[str, list[str]]] = [{"seatToken": []}]
+"""Security of acting: the token of the acting seat."""
 
 GameId = Annotated[
     str,
@@ -318,7 +319,7 @@ class GamesController(Controller):
                 le=MAX_EVENT,
             ),
         ] = None,
-    ) -> ServerSentEvent:
+    ) -> Response[Any]:
         """The events the caller may see as `text/event-stream`, live, one JSON event per message.
 
         Each message's `id` is the event's `n`. The server closes the stream now and then
@@ -327,7 +328,7 @@ class GamesController(Controller):
         caller = await service.caller(game_id, request.headers.get("authorization"))
         cursor = after if last_event_id is None else last_event_id
         if await service.stream_over(caller, cursor):
-            return ServerSentEvent(b"", status_code=HTTP_204_NO_CONTENT)
+            return Response(None, status_code=HTTP_204_NO_CONTENT)
         return ServerSentEvent(_messages(service.follow(caller, cursor)))
 
     @get(

@@ -1,13 +1,16 @@
 """The OpenAPI document: Litestar's, completed with what only the engine knows.
 
-Litestar generates the document from the routes and msgspec structs. The engine then
-contributes what depends on the installed plugins: the ``Action`` and ``Event`` unions
-(``oneOf`` tagged by ``type``, from ``Engine.action_schema()`` / ``Engine.event_schema()``),
-the building and companion ids a game may choose. Links (create → view / actions / act /
-log / score) let clients and stateful fuzzers follow a game from its creation.
+Litestar generates the document from the routes; the bodies' schemas are msgspec's own
+(exact where Litestar's lose constraints). The engine contributes what only it knows:
+the ``Action`` union (``oneOf`` the decision types, tagged by ``type``) and the ``Event``
+schema, from ``Engine.action_schema()`` / ``Engine.event_schema()``, and the building and
+companion ids a game may choose (which depend on the installed plugins). Links (create →
+view / actions / act / log / score, legal actions → act) let clients and stateful
+fuzzers follow a game from its creation.
 
 The committed ``openapi/openapi.json`` is this document for the base installation
-(``darkroad openapi --output openapi/openapi.json``); a test fails when they differ.
+(``darkroad openapi --builtin-only --output openapi/openapi.json``); a test fails when
+they differ.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ _SERVER_SENT_EVENT = {
             "type": "string",
             "description": "The event, as JSON.",
             "contentMediaType": "application/json",
-            "contentSchema": {"$ref": "#/components/schemas/Event"},
+            "contentSchema": {"$ref": _REF.format(name="Event")},
         },
     },
 }

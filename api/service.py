@@ -255,25 +255,34 @@ class GameService:
     async def follow(self, caller: Caller, after: int) -> AsyncIterator[StoredEvent | None]:
         """The caller's events after ``after`` as they are committed; ``None`` for a heartbeat.
 
-        Ends once the caller is caught up with a finished (or expired) game, or after
+        Ends once the caller has every event of a finished (or expired) game, or after
         ``Settings.stream_max_duration`` (the client resumes from the last event it got).
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.stream_max_duration
         game_id = caller.stored.id
+        finished = False
         while (remaining := deadline - loop.time()) > 0:
-            timeout = min(self.settings.stream_heartbeat, remaining)
-            batch = await self.store.wait_events(game_id, after, STREAM_BATCH, timeout)
+            if finished:  # nothing more will be committed: read what is left, without waiting
+                batch = await self.store.events(game_id, after, STREAM_BATCH)
+            else:
+                timeout = min(self.settings.stream_heartbeat, remaining)
+                batch = await self.store.wait_events(game_id, after, STREAM_BATCH, timeout)
             for event in batch:
                 after = event.n
                 if event.visible_to(caller.seat):
                     yield event
-            if len(batch) < STREAM_BATCH:
-                stored = await self.store.load(game_id)
-                if stored is None or stored.finished:
-                    return
-                if not batch:
-                    yield None
+            if len(batch) == STREAM_BATCH:
+                continue
+            if finished:
+                return
+            stored = await self.store.load(game_id)
+            if stored is None:
+                return
+            # The game may have finished after the batch was read: its last events follow.
+            finished = stored.finished
+            if not batch and not finished:
+                yield None
 
     # -- acting --------------------------------------------------------------------
     async def act(

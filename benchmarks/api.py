@@ -5,9 +5,10 @@ store) on free loopback ports, then measures in one run, with async keep-alive c
 (see :class:`Connection`):
 
 1. ``GET /healthz`` throughput (``--concurrency`` requests in flight);
-2. ``POST /v1/games/{id}/actions`` throughput and latency p50/p99, with ``--games``
-   games played in parallel (one request in flight per game, each with ``If-Match``,
-   the same seat-token authentication and JSON bodies as any client).
+2. ``POST /v1/games/{id}/actions`` latency p50/p99 of one game played alone, then
+   throughput and latency with ``--games`` games played in parallel (one request in
+   flight per game, each with ``If-Match``, the same seat-token authentication and JSON
+   bodies as any client).
    The actions are legal moves computed beforehand with the engine from the same seeds,
    so the clients spend nothing on choosing them.
 
@@ -40,6 +41,9 @@ import httpx
 from darkroad.core import Engine, GameConfig
 
 PLAYERS = 2
+SOLO_GAMES = 4
+SOLO_SECONDS = 3.0
+"""The unloaded latency: one game at a time, for this long."""
 
 
 def free_port() -> int:
@@ -115,7 +119,9 @@ class Connection:
     async def open(cls, port: int) -> Connection:
         return cls(*await asyncio.open_connection("127.0.0.1", port))
 
-    async def request(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    async def request(
+        self, method: str, path: str, headers: dict[str, str], body: bytes = b""
+    ) -> tuple[int, bytes]:
         """Send one request; returns the status and the body."""
         head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nContent-Length: {len(body)}\r\n"
         head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
@@ -163,7 +169,9 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int)
 
     async def play(connection: Connection, script: Script) -> None:
         body = json.dumps({"players": PLAYERS, "seed": script.seed}).encode()
-        status, raw = await connection.request("POST", "/v1/games", {"Content-Type": "application/json"}, body)
+        status, raw = await connection.request(
+            "POST", "/v1/games", {"Content-Type": "application/json"}, body
+        )
         assert status == 201, raw
         created = json.loads(raw)
         tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
@@ -193,19 +201,29 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int)
     return len(latencies) / (time.perf_counter() - started), latencies
 
 
+def _percentiles(latencies: list[float]) -> str:
+    quantiles = statistics.quantiles(latencies, n=100)
+    return f"p50 {quantiles[49] * 1000:6.2f} ms   p99 {quantiles[98] * 1000:6.2f} ms"
+
+
 async def measure(port: int, games: list[Script], seconds: float, concurrency: int, parallel: int) -> None:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
         ready = await client.get("/readyz")  # the API and its Redis answer
         assert ready.status_code == 200, ready.text
     await health_checks(port, 1.0, concurrency)  # warm-up
     health = await health_checks(port, seconds, concurrency)
-    throughput, latencies = await actions(port, games, seconds, parallel)
-    quantiles = statistics.quantiles(latencies, n=100)
+    _, alone = await actions(port, games[:SOLO_GAMES], SOLO_SECONDS, 1)
+    throughput, loaded = await actions(port, games[SOLO_GAMES:], seconds, parallel)
     print(f"GET  /healthz                   {health:8.0f} req/s   ({concurrency} connections)")
     print(f"POST /v1/games/{{id}}/actions    {throughput:8.0f} req/s   ({parallel} games in parallel)")
-    print(f"     latency p50 {quantiles[49] * 1000:.2f} ms   p99 {quantiles[98] * 1000:.2f} ms")
+    print(
+        f"     latency, {parallel} games:  {_percentiles(loaded)}   (mostly queueing: {parallel} in flight)"
+    )
+    print(f"     latency, 1 game alone: {_percentiles(alone)}")
     ratio = throughput / health
-    print(f"actions / health checks        {ratio:8.0%}   (target >= 30%: {'met' if ratio >= 0.3 else 'NOT met'})")
+    print(
+        f"actions / health checks        {ratio:8.0%}   (target >= 30%: {'met' if ratio >= 0.3 else 'NOT met'})"
+    )
 
 
 def main() -> None:
@@ -219,7 +237,7 @@ def main() -> None:
 
     engine = Engine.load()
     # Enough actions for a fast server: 3000 actions/s for the whole phase.
-    games = scripts(engine, args.games, int(3000 * args.seconds))
+    games = scripts(engine, args.games + SOLO_GAMES, int(3000 * args.seconds))
     print(f"{len(games)} scripted {PLAYERS}-player games, {sum(len(s.actions) for s in games)} actions")
 
     redis_port, api_port = free_port(), free_port()

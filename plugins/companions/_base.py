@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from darkroad.core import Choice, Component, Ctx, Task
+from darkroad.core import Choice, Component, Ctx, Task, hookimpl
 from darkroad.core.context import EFFECT_RESOURCE
 from darkroad.core.effects import expand
 from darkroad.core.effects import resolve as resolve_effect
@@ -185,3 +185,32 @@ class GiftChoice(Choice):
         card, ability = task.data["card"], task.data["ability"]
         give(ctx, seat, card, ability, option.split(":", 1)[1])
         self.resolve(ctx, seat, card, ability)
+
+
+class LoyalEffects:
+    """A loyal companion whose two abilities are effect lists: the three hooks it needs.
+
+    A module binds them: ``darkroad_components = companion.components`` and so on (bound
+    methods carry the ``hookimpl`` marker like functions do).
+    """
+
+    def __init__(self, cid: str, name: str, texts: Sequence[str], effects: Sequence[Sequence[str]],
+                 usable: Usable | None = None) -> None:
+        self.cid, self.name, self.texts = cid, name, list(texts)
+        self.effects = [list(e) for e in effects]
+        self.usable = usable or (lambda ctx, seat, ability: all(can_gain(ctx, seat, e) for e in self.effects[ability]))
+
+    @hookimpl(specname="darkroad_components")
+    def components(self) -> list[Component]:
+        return [loyal(self.cid, self.name, self.texts)]
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        ctx.gain_effects(seat, self.effects[ability], source=f"companion:{card}")
+
+    @hookimpl(specname="darkroad_companion_options")
+    def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
+        return options(ctx, seat, self.cid, self.usable)
+
+    @hookimpl(specname="darkroad_companion_use")
+    def companion_use(self, ctx: Ctx, seat: int, option: str) -> bool | None:
+        return use(ctx, seat, option, self.cid, self.resolve)

@@ -60,6 +60,7 @@ async def test_full_game(client: httpx.AsyncClient, app: Litestar, engine: Engin
     assert await asyncio.wait_for(spectator, 30) == log
     ended = await client.get(f"{game.url}/stream", params={"after": log[-1]})
     assert ended.status_code == 204  # finished and fully seen: EventSource stops reconnecting
+    assert ended.content == b""
 
     store = app.state.service.store
     stored = await store.load(game.id)

@@ -24,6 +24,7 @@ EXAMPLES = 30
 STEPS = 12
 SCENARIOS = 25
 
+
 class SeatTokens:
     """The seat tokens of the games created during the run, and whose turn it is to read."""
 
@@ -37,7 +38,7 @@ class SeatTokens:
         if not tokens:
             return None
         seat = case.body.get("seat") if isinstance(case.body, dict) else None
-        if seat not in tokens:
+        if not isinstance(seat, int) or seat not in tokens:
             self.reads += 1
             seat = self.reads % len(tokens)
         return tokens[seat]
@@ -90,9 +91,9 @@ def test_stateful(api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
             seat_tokens.reads = 0
 
         def before_call(self, case: schemathesis.Case) -> None:
-            if case.operation.label == "POST /v1/games" and isinstance(case.body, dict):
-                if case.body.get("seed") is None:
-                    case.body["seed"] = 1
+            creating = case.operation.label == "POST /v1/games"
+            if creating and isinstance(case.body, dict) and case.body.get("seed") is None:
+                case.body["seed"] = 1
 
         def after_call(self, response: Any, case: schemathesis.Case) -> None:
             if case.operation.label == "POST /v1/games" and response.status_code == 201:
