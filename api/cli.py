@@ -68,16 +68,17 @@ def serve(
 @app.command()
 def openapi(
     output: Annotated[Path | None, typer.Option(help="Write the document here instead of to stdout.")] = None,
-    builtin_only: Annotated[
+    installed: Annotated[
         bool,
         typer.Option(
-            "--builtin-only",
-            help="Describe the base game only, ignoring installed fan plugins (the committed openapi/openapi.json).",
+            "--installed",
+            help="Describe this installation, fan plugins included (what its server serves at /schema). "
+            "Without it: the base game's document, the one committed as openapi/openapi.json.",
         ),
     ] = False,
 ) -> None:
-    """Print (or write) the API's OpenAPI document, as this installation serves it."""
-    text = json.dumps(openapi_document(builtin_only=builtin_only), indent=2, sort_keys=True) + "\n"
+    """Print (or write) the API's OpenAPI document."""
+    text = json.dumps(openapi_document(builtin_only=not installed), indent=2, sort_keys=True) + "\n"
     if output is None:
         typer.echo(text, nl=False)
     else:

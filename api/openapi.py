@@ -9,7 +9,7 @@ view / actions / act / log / score, legal actions → act) let clients and state
 fuzzers follow a game from its creation.
 
 The committed ``openapi/openapi.json`` is this document for the base installation
-(``darkroad openapi --builtin-only --output openapi/openapi.json``); a test fails when
+(``darkroad openapi --output openapi/openapi.json``); a test fails when
 they differ.
 """
 

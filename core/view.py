@@ -151,15 +151,23 @@ EVENT_TYPES = (
 
 
 def event_schema(engine: Engine) -> dict[str, Any]:
-    """JSON Schema of an event (plugins may add types: ``type`` is an open string)."""
-    return {
-        "type": "object",
-        "required": ["n", "type"],
-        "properties": {
-            "n": {"type": "integer", "minimum": 0},
-            "type": {"type": "string", "examples": list(EVENT_TYPES)},
-            "seat": {"type": ["integer", "null"]},
-            "private_to": {"type": ["integer", "null"]},
-            "data": {"type": "object"},
-        },
-    }
+    """JSON Schema of an event: ``oneOf`` the core's event types, tagged by ``type``, and
+    one open variant for the events components emit (base game or fan plugins)."""
+
+    def variant(title: str, type_schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "title": title,
+            "required": ["n", "type"],
+            "properties": {
+                "n": {"type": "integer", "minimum": 0},
+                "type": type_schema,
+                "seat": {"type": ["integer", "null"]},
+                "private_to": {"type": ["integer", "null"]},
+                "data": {"type": "object"},
+            },
+        }
+
+    kinds = sorted(EVENT_TYPES)
+    return {"oneOf": [variant(k, {"type": "string", "const": k}) for k in kinds]
+            + [variant("component_event", {"type": "string", "not": {"enum": kinds}})]}

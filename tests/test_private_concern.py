@@ -658,3 +658,13 @@ def test_simulate_solo(engine):
     assert out["private_concern"]["games"] == 2 and KIND in out["win_rate_by_bot"]
     out = simulate(engine, 1, 3, seed=3, bots=["random"], concern=True)
     assert out["completed"] == 1 and "private_concern_win_rate" in out
+
+
+def test_docs_describe_every_card(engine):
+    """docs/private-concern.md has a table for every card of the data."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "private-concern.md").read_text(encoding="utf-8")
+    for cid, c in engine.content.private_concern_cards.items():
+        section = doc.split(f"### `{cid}` {c['name']}\n", 1)[1].split("###", 1)[0]
+        assert section.count("\n| ") == len(c["actions"]) + 1, cid  # header + one row per action

@@ -699,3 +699,16 @@ def test_bad_configs(engine):
         engine.create(GameConfig(players=2, buildings=["nope", "a", "b", "c"]))
     with pytest.raises(errors.BadConfig):
         engine.create(GameConfig(players=2, variants={"bogus": True}))
+
+
+def test_every_core_event_type_is_in_the_event_schema():
+    """The OpenAPI event union lists every event type the core emits (the rest are
+    components' events, in the open variant)."""
+    import re
+    from pathlib import Path
+
+    from darkroad.core.view import EVENT_TYPES
+
+    core = Path(__file__).parents[1] / "core"
+    emitted = {m for f in core.glob("*.py") for m in re.findall(r'emit\(\s*"([a-z_]+)"', f.read_text())}
+    assert emitted and emitted <= set(EVENT_TYPES), sorted(emitted - set(EVENT_TYPES))

@@ -52,7 +52,7 @@ def test_serve_workers_share_redis_through_the_environment(
 
 def test_openapi_writes_the_document(tmp_path: Path) -> None:
     output = tmp_path / "openapi.json"
-    result = runner.invoke(cli.app, ["openapi", "--builtin-only", "--output", str(output)])
+    result = runner.invoke(cli.app, ["openapi", "--output", str(output)])
     assert result.exit_code == 0, result.output
     text = output.read_text(encoding="utf-8")
     assert text.endswith("}\n")

@@ -36,7 +36,7 @@ def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 def test_committed_document_is_current(doc: dict[str, Any]) -> None:
     generated = json.dumps(doc, indent=2, sort_keys=True) + "\n"
     assert COMMITTED.read_text(encoding="utf-8") == generated, (
-        "openapi/openapi.json is stale: run `darkroad openapi --builtin-only --output openapi/openapi.json`"
+        "openapi/openapi.json is stale: run `darkroad openapi --output openapi/openapi.json`"
     )
 
 
