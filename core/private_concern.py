@@ -771,6 +771,14 @@ def _no_limit(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
     ctx.game.stack.pop()
 
 
+def _choose_effect_step(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
+    """A choice of effects pushed for its seat (by a plugin's effect): the creator picks, and
+    the pick resolves by its rules (goods as a count)."""
+    ctx.game.stack.pop()
+    opts = [(o, f"the Private Concern: {label}") for o, label in step.options(ctx, task, seat)]
+    ask(ctx, seat, "effect", opts, step.describe(ctx, task), source=task.data.get("source", ""))
+
+
 def _relay(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
     """Any other decision of its seat (a plugin's): the creator chooses among its options."""
     ctx.game.stack.pop()
@@ -787,6 +795,7 @@ DECISIONS: dict[str, Callable[[Ctx, Task, Step, int], None]] = {
     "travel_die": _travel_die,
     "deliveries": _deliveries,
     "good_fortune": _good_fortune,
+    "choose_effect": _choose_effect_step,
     "discard_good": _no_limit,
     "discard_hero": _no_limit,
     "discard_commission": _no_limit,

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-
 from cattrs import ClassValidationError, transform_error
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 from cattrs.preconf.json import make_converter
@@ -18,7 +17,6 @@ from cattrs.preconf.json import make_converter
 from .actions import Action
 from .errors import BadAction
 from .state import SCHEMA_VERSION, Board, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
-
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode

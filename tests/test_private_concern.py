@@ -668,3 +668,25 @@ def test_docs_describe_every_card(engine):
     for cid, c in engine.content.private_concern_cards.items():
         section = doc.split(f"### `{cid}` {c['name']}\n", 1)[1].split("###", 1)[0]
         assert section.count("\n| ") == len(c["actions"]) + 1, cid  # header + one row per action
+
+
+def test_a_choice_of_effects_for_it_is_the_creators_and_resolves_by_its_rules(solo):
+    """A decision a plugin pushes for its seat is relayed to the creator; a choice of effects
+    then resolves by its rules (a good is a count, never a tile)."""
+    t = solo()
+    pc = neutral_pc(t, goods=0)
+    t.push("choose_effect", pc, opts=["good:potion+", "good:book"], effect="choice", source="test")
+    assert t.decision == "concern_choice" and t.awaiting == [0]
+    assert set(t.options(0)) == {"good:potion+", "good:book"}
+    t.choose("concern_choice", "good:potion+", seat=0)
+    p = t.game.players[pc]
+    assert p.goods == [] and p.concern.goods == 1 and p.quartz == 1
+
+
+def test_any_other_decision_for_it_is_relayed_to_the_creator(solo):
+    t = solo()
+    pc = neutral_pc(t, lanterns=2)
+    t.push("ruins_die_offer", pc)
+    assert t.decision == "concern_choice" and set(t.options(0)) == {"roll", "skip"}
+    t.choose("concern_choice", "roll", seat=0)
+    assert t.game.players[pc].lanterns == 1 and t.events_of("ruins_die_rolled")
