@@ -22,7 +22,8 @@ def _split(value: str | None) -> list[str]:
 
 def simulate_command(
     games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
-    players: Annotated[int, typer.Option(min=2, max=4, help="Players per game.")] = 4,
+    players: Annotated[int, typer.Option(min=1, max=4, help="Players per game; 1 is solo against the "
+                                                                 "Private Concern.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
     bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: "
                                           "random, greedy.")] = "random",
@@ -30,6 +31,8 @@ def simulate_command(
                                                        "(default: random each game).")] = None,
     drafting: Annotated[bool, typer.Option(help="Use the drafting variant.")] = False,
     advanced_deeds: Annotated[bool, typer.Option(help="Use the advanced deed setup.")] = False,
+    private_concern: Annotated[bool, typer.Option(help="Put the Private Concern in the last seat "
+                                                       "(3-4 players; implied by --players 1).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play complete games in-process with bots and summarise them."""
@@ -44,19 +47,20 @@ def simulate_command(
         from darkroad.core.errors import BadConfig
 
         try:
-            engine.check_config(GameConfig(players=players, buildings=chosen))
+            engine.check_config(GameConfig(players=max(players, 2), buildings=chosen,
+                                           private_concern=private_concern or players == 1))
         except BadConfig as exc:
             raise typer.BadParameter(exc.reason, param_hint="--buildings") from exc
     variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
     console = Console(stderr=True)
     if as_json or not console.is_terminal:
-        summary = simulate(engine, games, players, seed, bots, chosen, variants)
+        summary = simulate(engine, games, players, seed, bots, chosen, variants, concern=private_concern)
     else:
         with Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console) as bar:
             task = bar.add_task("games", total=games)
             summary = simulate(engine, games, players, seed, bots, chosen, variants,
-                               progress=lambda r: bar.advance(task))
+                               progress=lambda r: bar.advance(task), concern=private_concern)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -70,8 +74,9 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     t.add_column("measure")
     t.add_column("value", justify="right")
     for key in ("games", "completed", "errors", "seconds", "games_per_second", "mean_score", "max_score",
-                "rounds_played", "mean_steps"):
-        t.add_row(key, str(s[key]))
+                "rounds_played", "mean_steps", "private_concern_win_rate"):
+        if s.get(key) is not None:
+            t.add_row(key, str(s[key]))
     console.print(t)
     for title in ("win_rate_by_bot", "win_rate_by_steed", "win_rate_by_starting_hero", "win_rate_by_building"):
         rows = s[title]

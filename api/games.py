@@ -111,7 +111,8 @@ class GamesController(Controller):
         body = CreatedGame(
             id=created.id,
             version=created.version,
-            seats=[SeatToken(seat=seat, token=token) for seat, token in enumerate(created.tokens)],
+            seats=[SeatToken(seat=seat, token=token, kind="human" if token else "private_concern")
+                   for seat, token in enumerate(created.tokens)],
         )
         return Response(body, status_code=HTTP_201_CREATED, headers={"Location": f"{self.path}/{created.id}"})
 

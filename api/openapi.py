@@ -127,6 +127,13 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     schemas["ActionList"]["properties"]["actions"]["items"] = _ref("Action")
     schemas["EventPage"]["properties"]["events"]["items"] = _ref("Event")
     _restrict_choices(schemas["NewGame"]["properties"], engine)
+    # The Private Concern plays solo (players: 1) or fills a seat of 3-4: never with 2.
+    schemas["NewGame"]["not"] = {"anyOf": [
+        {"required": ["players", "private_concern"],
+         "properties": {"players": {"const": 2}, "private_concern": {"const": True}}},
+        {"required": ["players", "private_concern"],
+         "properties": {"players": {"const": 1}, "private_concern": {"const": False}}},
+    ]}
 
     paths = doc["paths"]
     paths["/v1/games"]["post"]["requestBody"] = {

@@ -14,6 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from darkroad.api.problems import FieldError, ProblemDetails
+from darkroad.core.errors import BadConfig
 from darkroad.core import GameConfig
 
 MAX_SEED = 2**63 - 1
@@ -36,7 +37,13 @@ class Variants(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """How to set up a game."""
 
-    players: Annotated[int, Meta(ge=2, le=4, description="Number of seats.")]
+    players: Annotated[int, Meta(ge=1, le=4, description="Number of seats, the Private Concern included: "
+                                                     "1 is solo (you against the Private Concern).")]
+    private_concern: Annotated[
+        bool | None,
+        _doc("Seat the Private Concern, the automated opponent, in the last seat: implied by `players: 1`; "
+             "allowed with 3 or 4 players."),
+    ] = None
     seed: (
         Annotated[
             int,
@@ -63,9 +70,17 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     ] = msgspec.field(default_factory=list)
 
     def to_config(self, seed: int) -> GameConfig:
-        """The engine's configuration, with ``seed`` when the request has none."""
+        """The engine's configuration, with ``seed`` when the request has none.
+
+        Solo (``players: 1``) is a 2-seat game in the engine: you and the Private Concern."""
+        concern = self.players == 1 if self.private_concern is None else self.private_concern
+        if self.players == 1 and not concern:
+            raise BadConfig("a 1-player game is solo against the Private Concern: leave private_concern out")
+        if self.players == 2 and concern:
+            raise BadConfig("the Private Concern plays solo (players: 1) or fills a seat of a 3-4 player game")
         return GameConfig(
-            players=self.players,
+            private_concern=concern,
+            players=max(self.players, 2),
             seed=seed if self.seed is None else self.seed,
             buildings=list(self.buildings),
             random_buildings=self.random_buildings,
@@ -78,10 +93,12 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class SeatToken(msgspec.Struct):
-    """The secret of one seat: whoever holds it plays that seat."""
+    """The secret of one seat: whoever holds it plays that seat. The Private Concern's seat
+    has no token: it plays itself."""
 
     seat: int
-    token: str
+    token: str | None
+    kind: Annotated[str, _doc("`human`, or `private_concern` for the automated opponent.")] = "human"
 
 
 class CreatedGame(msgspec.Struct):

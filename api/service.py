@@ -61,7 +61,7 @@ class CreatedGame:
 
     id: str
     version: int
-    tokens: list[str]
+    tokens: list[str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +186,9 @@ class GameService:
     async def create(self, config: GameConfig) -> CreatedGame:
         """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config)."""
         game, events = self.engine.create(config)
-        tokens = [new_token() for _ in range(config.players)]
-        token_hashes = tuple(hash_token(token) for token in tokens)
+        # The Private Concern plays itself: its seat gets no token (an empty hash matches none).
+        tokens = [None if p.kind != "human" else new_token() for p in game.players]
+        token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         await self.store.create(
             NewGame(

@@ -68,3 +68,31 @@ async def test_full_game(client: httpx.AsyncClient, app: Litestar, engine: Engin
     assert len(actions) == sum(applied)
     replayed = engine.replay(engine.loads(stored.state).config, actions)
     assert engine.dumps(replayed) == stored.state
+
+
+@pytest.mark.parametrize(("players", "humans"), [(1, 1), (3, 2), (4, 3)])
+async def test_games_with_the_private_concern(
+    client: httpx.AsyncClient, app: Litestar, engine: Engine, players: int, humans: int
+) -> None:
+    """Issue 6: ``players: 1`` is solo against the Private Concern, which can also fill the
+    last seat of a 3-4 player game; its seat has no token and it plays itself."""
+    body = {"players": players, "seed": 7} | ({} if players == 1 else {"private_concern": True})
+    created = await client.post("/v1/games", json=body)
+    assert created.status_code == 201, created.text
+    seats = created.json()["seats"]
+    assert [s["kind"] for s in seats] == ["human"] * humans + ["private_concern"]
+    assert seats[-1]["token"] is None and all(s["token"] for s in seats[:-1])
+    game = NewGame({**created.json(), "seats": seats[:-1]})
+    await asyncio.gather(*(play_seat(client, game, seat, seed=seat) for seat in range(humans)))
+    view = (await client.get(game.url)).json()
+    assert view["status"] == "finished"
+    assert view["players"][-1]["kind"] == "private_concern"
+    score = (await client.get(f"{game.url}/score")).json()
+    assert len(score["score"]) == humans + 1
+
+
+@pytest.mark.parametrize("body", [{"players": 2, "private_concern": True}, {"players": 1, "private_concern": False}])
+async def test_bad_private_concern_configs(client: httpx.AsyncClient, body: dict[str, object]) -> None:
+    response = await client.post("/v1/games", json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["type"] == "bad-config"

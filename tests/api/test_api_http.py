@@ -64,7 +64,8 @@ async def test_create_game_with_chosen_buildings_and_variants(
 @pytest.mark.parametrize(
     ("body", "status", "problem_type"),
     [
-        ({"players": 1}, 400, "bad-request"),
+        ({"players": 0}, 400, "bad-request"),
+        ({"players": 2, "private_concern": True}, 422, "bad-config"),
         ({"players": 5}, 400, "bad-request"),
         ({"players": "2"}, 400, "bad-request"),
         ({"players": 2, "seed": -1}, 400, "bad-request"),
