@@ -14,8 +14,8 @@ import msgspec
 from msgspec import Meta
 
 from darkroad.api.problems import FieldError, ProblemDetails
-from darkroad.core.errors import BadConfig
 from darkroad.core import GameConfig
+from darkroad.core.errors import BadConfig
 
 MAX_SEED = 2**63 - 1
 
