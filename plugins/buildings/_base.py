@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from darkroad.core import Choice, Ctx, Task
+from darkroad.core import Choice, Component, Ctx, Step, Task, hookimpl
 from darkroad.core.context import EFFECT_RESOURCE
 from darkroad.core.goods import label as good_label
 from darkroad.core.steps import Option
@@ -92,3 +92,31 @@ class SpendToGain(Choice):
         else:
             ctx.pay(seat, EFFECT_RESOURCE[verb], self.costs[verb], self.building)
         self.reward(ctx, seat)
+
+
+class PayBuilding:
+    """A building whose activation is a spend-to-gain decision: the three hooks it needs.
+
+    A module binds them (``darkroad_components = building.components`` and so on); bound
+    methods carry the ``hookimpl`` marker like functions do.
+    """
+
+    def __init__(self, component: Component, pay: SpendToGain, *more_steps: Step) -> None:
+        self.component = component
+        self.pay = pay
+        self.all_steps = [pay, *more_steps]
+
+    @hookimpl(specname="darkroad_components")
+    def components(self) -> list[Component]:
+        return [self.component]
+
+    @hookimpl(specname="darkroad_steps")
+    def steps(self) -> list[Step]:
+        return list(self.all_steps)
+
+    @hookimpl(specname="darkroad_activate_building")
+    def activate(self, ctx: Ctx, seat: int, building: str) -> bool | None:
+        if building != self.component.id:
+            return None
+        self.pay.activate(ctx, seat)
+        return True

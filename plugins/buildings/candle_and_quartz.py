@@ -11,11 +11,12 @@ does nothing.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
+from darkroad.core import Choice, Component, Ctx, Task
 from darkroad.core.effects import describe, expand
 from darkroad.core.goods import good_type, is_upgraded
-from darkroad.core.steps import Option, Step
+from darkroad.core.steps import Option
 
+from . import _base
 from ._base import SpendToGain
 
 ID = "candle_and_quartz"
@@ -63,21 +64,13 @@ PAY = Pay()
 GAIN = Gain()
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [Component("building", ID, "The Candle & Quartz",
-                      "Spend 2 coins or 1 basic good with a current value of $1, then gain 1 available hero or "
-                      "commission.", {"tile": 3})]
+building = _base.PayBuilding(
+    Component("building", ID, "The Candle & Quartz",
+              "Spend 2 coins or 1 basic good with a current value of $1, then gain 1 available hero or "
+              "commission.", {"tile": 3}),
+    PAY, GAIN,
+)
 
-
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [PAY, GAIN]
-
-
-@hookimpl
-def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
-    if building != ID:
-        return None
-    PAY.activate(ctx, seat)
-    return True
+darkroad_components = building.components
+darkroad_steps = building.steps
+darkroad_activate_building = building.activate

@@ -7,9 +7,9 @@ upgraded, pays; the player chooses which.
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.steps import Step
+from darkroad.core import Component, Ctx
 
+from . import _base
 from ._base import SpendToGain
 
 ID = "frosted_filigree"
@@ -32,21 +32,13 @@ class Pay(SpendToGain):
 PAY = Pay()
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [Component("building", ID, "The Frosted Filigree",
-                      "Spend 2 coins or 1 good, then gain 1 upgraded good from the supply with a current value "
-                      "of $1.", {"tile": 5})]
+building = _base.PayBuilding(
+    Component("building", ID, "The Frosted Filigree",
+              "Spend 2 coins or 1 good, then gain 1 upgraded good from the supply with a current value "
+              "of $1.", {"tile": 5}),
+    PAY,
+)
 
-
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [PAY]
-
-
-@hookimpl
-def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
-    if building != ID:
-        return None
-    PAY.activate(ctx, seat)
-    return True
+darkroad_components = building.components
+darkroad_steps = building.steps
+darkroad_activate_building = building.activate

@@ -6,9 +6,9 @@ Double-sided tile 2 with Icebreaker Harbor (RULES.md B.4).
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.steps import Step
+from darkroad.core import Component
 
+from . import _base
 from ._base import SpendToGain
 
 ID = "merchants_guildhall"
@@ -28,21 +28,13 @@ class Pay(SpendToGain):
 PAY = Pay()
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [Component("building", ID, "Merchant's Guildhall",
-                      "Spend 2 coins or 1 lantern, then gain 2 basic goods from the supply: 1 good of any "
-                      "type and 1 good of a type with a current value of $1.", {"tile": 2})]
+building = _base.PayBuilding(
+    Component("building", ID, "Merchant's Guildhall",
+              "Spend 2 coins or 1 lantern, then gain 2 basic goods from the supply: 1 good of any "
+              "type and 1 good of a type with a current value of $1.", {"tile": 2}),
+    PAY,
+)
 
-
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [PAY]
-
-
-@hookimpl
-def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
-    if building != ID:
-        return None
-    PAY.activate(ctx, seat)
-    return True
+darkroad_components = building.components
+darkroad_steps = building.steps
+darkroad_activate_building = building.activate

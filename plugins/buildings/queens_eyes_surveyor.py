@@ -6,9 +6,9 @@ payable the player chooses which to spend; with neither the activation does noth
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.steps import Step
+from darkroad.core import Component
 
+from . import _base
 from ._base import SpendToGain
 
 ID = "queens_eyes_surveyor"
@@ -28,20 +28,12 @@ class Pay(SpendToGain):
 PAY = Pay()
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [Component("building", ID, "Queen's Eyes Surveyor",
-                      "Spend 2 coins or 1 blazing quartz to gain 3 prestige.", {"tile": 1})]
+building = _base.PayBuilding(
+    Component("building", ID, "Queen's Eyes Surveyor",
+              "Spend 2 coins or 1 blazing quartz to gain 3 prestige.", {"tile": 1}),
+    PAY,
+)
 
-
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [PAY]
-
-
-@hookimpl
-def darkroad_activate_building(ctx: Ctx, seat: int, building: str) -> bool | None:
-    if building != ID:
-        return None
-    PAY.activate(ctx, seat)
-    return True
+darkroad_components = building.components
+darkroad_steps = building.steps
+darkroad_activate_building = building.activate
