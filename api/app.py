@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -42,6 +43,9 @@ def _store(state: State) -> GameStore:
     return _service(state).store
 
 
+logger = logging.getLogger("darkroad.api")
+
+
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
     """A new API application.
 
@@ -50,7 +54,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     opens when the app starts and closes when it stops.
     """
     settings = settings or Settings()
-    engine = engine or Engine.load(exclude=settings.exclude_plugins)
+    if engine is None:
+        engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
+        for name, reason in sorted(engine.plugins.failed.items()):
+            logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
     metrics = Metrics()
     catalog = catalog_body(engine)
 

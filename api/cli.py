@@ -40,6 +40,8 @@ def serve(
         ),
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load "
+                                              "(default: skip it with a warning).")] = False,
 ) -> None:
     """Serve the REST API (OpenAPI document at /schema/openapi.json)."""
     if workers > 1 and not redis_url:
@@ -49,9 +51,11 @@ def serve(
             "or use --workers 1",
             param_hint="--workers",
         )
+    # Workers are separate processes: they read their settings from the environment.
     if redis_url:
-        # Workers are separate processes: they read their settings from the environment.
         os.environ["DARKROAD_REDIS_URL"] = redis_url
+    if strict:
+        os.environ["DARKROAD_STRICT_PLUGINS"] = "1"
     store = redis_url or "memory (single process; games are lost when it stops)"
     typer.echo(f"darkroad API on http://{host}:{port} with {workers} worker(s); store: {store}", err=True)
     uvicorn.run(

@@ -25,6 +25,8 @@ class Settings:
     """Event streams (``GET .../stream``) open at once per process, each holding a Redis
     connection while it waits; more are answered 503."""
     exclude_plugins: tuple[str, ...] = ()
+    strict_plugins: bool = False
+    """Refuse to start when a plugin fails to load (default: skip it, with a log line)."""
     """Entry-point names of ``darkroad`` plugins not to load."""
     request_max_body_size: int = 64 * 1024
     """Largest accepted request body in bytes; larger bodies get ``413``."""
@@ -68,6 +70,7 @@ class Settings:
 
         Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_REDIS_MAX_CONNECTIONS``,
         ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
+        ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
         ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
         ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION`` (seconds).
@@ -76,6 +79,8 @@ class Settings:
         values: dict[str, object] = {}
         if url := env.get("DARKROAD_REDIS_URL"):
             values["redis_url"] = url
+        if env.get("DARKROAD_STRICT_PLUGINS", "").lower() in ("1", "true", "yes"):
+            values["strict_plugins"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
             values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
         numbers: dict[str, tuple[str, type[int] | type[float]]] = {

@@ -83,6 +83,30 @@ def test_settings_from_env() -> None:
         5,
     )
     assert Settings.from_env({}) == Settings()
+    assert Settings.from_env({"DARKROAD_STRICT_PLUGINS": "1"}).strict_plugins
+    assert not Settings.from_env({}).strict_plugins
+
+
+def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 5: a plugin failing at load is skipped with a warning, or refused with --strict."""
+    import importlib.metadata as md
+
+    from darkroad.api.app import create_app
+    from darkroad.core import errors
+
+    broken = md.EntryPoint(name="broken-fan", value="darkroad_no_such_module", group="darkroad")
+    real = md.entry_points
+
+    def with_broken(**kw: object) -> object:
+        found = real(**kw)  # type: ignore[arg-type]
+        return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
+
+    monkeypatch.setattr(md, "entry_points", with_broken)
+    with caplog.at_level("WARNING", logger="darkroad.api"):
+        create_app(Settings())
+    assert "'broken-fan' failed to load and is skipped" in caplog.text
+    with pytest.raises(errors.PluginError, match="broken-fan"):
+        create_app(Settings(strict_plugins=True))
 
 
 @pytest.mark.parametrize(
