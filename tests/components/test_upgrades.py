@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from darkroad.core import Component, Engine, hookimpl
+from darkroad.core import Engine
 from darkroad.core.caravan import gain_upgrade
 from darkroad.core.testing import Table
 
@@ -13,26 +13,8 @@ UPGRADES = ["artisans_bench", "lamplighters_post", "merchants_ledger", "secret_c
 BUILDINGS = ["blazing_quartz_mine", "oracle_of_lumi", "othos_lanternworks", "yedls_workshop"]
 
 
-class Fillers:
-    """Stand-in steeds and deeds while those groups' plugins are not installed yet."""
+# The engine is the session fixture of tests/conftest.py (every installed plugin, strict).
 
-    def __init__(self, steeds: int, deeds: int) -> None:
-        self.steeds, self.deeds = steeds, deeds
-
-    @hookimpl
-    def darkroad_components(self) -> list[Component]:
-        return [Component("steed", f"test_steed_{i}", f"Test steed {i}") for i in range(self.steeds)] + [
-            Component("deed", f"test_deed_{i}", f"Test deed {i}") for i in range(self.deeds)]
-
-
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    base = Engine.load()
-    steeds = max(0, 4 - len(base.content.of_kind("steed")))
-    deeds = max(0, 8 - len(base.content.of_kind("deed")))
-    if not steeds and not deeds:
-        return base
-    return Engine.load(extra=[("test-fillers", Fillers(steeds, deeds))])
 
 
 def new_table(engine: Engine, upgrade: str | None = None, seed: int = 1) -> Table:
