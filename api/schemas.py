@@ -16,6 +16,7 @@ from msgspec import Meta
 from darkroad.api.problems import FieldError, ProblemDetails
 from darkroad.core import GameConfig
 from darkroad.core.errors import BadConfig
+from darkroad.core.state import ScoreLine  # the core's own class: its schema cannot drift
 
 MAX_SEED = 2**63 - 1
 
@@ -117,6 +118,14 @@ class Decision(msgspec.Struct):
     prompt: str
 
 
+class ConcernView(msgspec.Struct):
+    """The Private Concern's public state."""
+
+    goods: int
+    deck: int
+    discard: list[str]
+
+
 class PlayerView(msgspec.Struct):
     """One player's wagon; `coins` and `deeds` are null unless it is the caller's (or the game is over)."""
 
@@ -144,24 +153,11 @@ class PlayerView(msgspec.Struct):
     deed_count: int
     coins: int | None
     deeds: list[str] | None
-
-
-class ScoreLine(msgspec.Struct):
-    """One seat's final score and how it was made."""
-
-    seat: int
-    coins: int
-    prestige: int
-    base: int
-    deed_vp: int
-    illuminated_vp: int
-    total: int
-    discarded: int
-    gifts: int
-    commissions_delivered: int
-    heroes_delivered: int
-    rank: int
-    details: list[str]
+    concern: Annotated[
+        ConcernView | None,
+        _doc("The Private Concern's public state (its seat only): goods held, cards left in its deck, "
+             "its discard pile."),
+    ] = None
 
 
 class GameView(msgspec.Struct):

@@ -102,3 +102,17 @@ def test_new_game_names_this_installations_components(doc: dict[str, Any], engin
     ids = sorted(c["id"] for c in engine.catalog() if c["kind"] == "building" and c["plugin"])
     assert set(buildings["items"]["enum"]) <= set(ids)
     assert buildings["anyOf"][0] == {"maxItems": 0}
+
+
+def test_documented_views_match_the_engine_views() -> None:
+    """Every key of the engine's view (a Private Concern game, so its block shows) is in the
+    documented GameView / PlayerView schemas, and the schemas document nothing else."""
+    from darkroad.api import schemas
+    from darkroad.core import Engine, GameConfig
+
+    engine = Engine.load()
+    game, _ = engine.create(GameConfig(players=3, seed=1, private_concern=True))
+    view = engine.view(game, 0)
+    assert set(view) == set(schemas.GameView.__struct_fields__)
+    keys = set().union(*(set(p) for p in view["players"]))
+    assert keys == set(schemas.PlayerView.__struct_fields__)
