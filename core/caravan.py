@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import product
 
 from .context import Ctx
-from .goods import good_type, is_upgraded
+from .goods import is_upgraded
 from .goods import label as good_label
 from .hooks import is_int, is_int_list
 from .state import CompanionCard, Task
@@ -326,10 +326,6 @@ def gain_upgrade(ctx: Ctx, seat: int, upgrade: str) -> None:
     ctx.call("darkroad_upgrade_gained", seat=seat, upgrade=upgrade)
     ctx.check_storage(seat)
     ctx.check_inventory(seat)
-
-
-def goods_key(goods: list[str]) -> list[str]:
-    return sorted(goods, key=lambda g: (good_type(g), g))
 
 
 STEPS: list[Step] = [CaravanCompanion(), CaravanRoute(), CaravanJoin(), CaravanEvent(), TravelDie(),

@@ -14,7 +14,6 @@ illegal action leaves the game exactly as it was.
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from collections.abc import Iterable
@@ -496,5 +495,3 @@ class Engine:
             self.apply(game, a if isinstance(a, Action) else self.action_from_json(a))
         return game
 
-    def to_json(self, game: Game) -> str:
-        return json.dumps(self.serde.unstructure(game))

@@ -6,12 +6,9 @@ Game" (p. 6), "Step 1: Plan" .. "Step 4: Rest" (pp. 6–7), "Wagon Overview" (p.
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import private_concern
 from .context import MAX_PER_SECTION, Ctx
 from .errors import PluginError
-from .goods import good_type, is_upgraded
 from .goods import label as good_label
 from .hooks import is_bool, is_distances, is_str_list
 from .state import PoolDie, Task
@@ -572,14 +569,6 @@ class EndTurn(Step):
                 return
             g.round += 1
         ctx.push("turn", nxt)
-
-
-def pool_data(p: Any) -> list[dict[str, Any]]:
-    return [{"kind": d.kind, "value": d.value} for d in p.pool]
-
-
-def goods_summary(goods: list[str]) -> list[str]:
-    return sorted(goods, key=lambda g: (good_type(g), is_upgraded(g)))
 
 
 STEPS: list[Step] = [
