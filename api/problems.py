@@ -181,6 +181,8 @@ class ProblemDetails(msgspec.Struct, frozen=True, omit_defaults=True):
     """`bad-request` only: each invalid part of the request."""
     version: int | None = None
     """`stale-version` only: the game's current version."""
+    plugin: str | None = None
+    """`plugin-error` only: the name of the plugin that failed."""
 
 
 class Problem(ProblemDetailsException):
@@ -240,6 +242,8 @@ def _from_darkroad_error(exc: errors.DarkroadError) -> Problem:
     code = exc.code if exc.code in PROBLEM_TYPES else "internal-error"
     if code in ("plugin-error", "missing-plugin", "internal-error"):
         logger.error("%s: %s", code, exc.reason, exc_info=exc)
+    if isinstance(exc, errors.PluginError) and exc.plugin:
+        return Problem(code, exc.reason, extra={"plugin": exc.plugin})  # the plugin to blame, by name
     return Problem(code, exc.reason)
 
 

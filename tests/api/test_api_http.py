@@ -478,5 +478,5 @@ async def test_plugin_error_leaves_the_game_untouched(settings: Settings) -> Non
         action = next(a for a in await legal(client, game, seat) if a["option"] == "x:sabotage")
         response = await client.post(f"{game.url}/actions", json=action, headers=game.auth(seat))
         problem = assert_problem(response, 500, "plugin-error")
-        assert "saboteur" in problem["detail"]
+        assert "saboteur" in problem["detail"] and problem["plugin"] == "saboteur"
         assert (await client.get(game.url, headers=game.auth(seat))).json() == before
