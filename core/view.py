@@ -150,11 +150,74 @@ EVENT_TYPES = (
 )
 
 
-def event_schema(engine: Engine) -> dict[str, Any]:
-    """JSON Schema of an event: ``oneOf`` the core's event types, tagged by ``type``, and
-    one open variant for the events components emit (base game or fan plugins)."""
+STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+NSTR, NINT = {"type": ["string", "null"]}, {"type": ["integer", "null"]}
+INTS, STRS = {"type": "array", "items": INT}, {"type": "array", "items": STR}
+EVENT_DATA: dict[str, dict[str, Any]] = {
+    "activated": {"target": STR, "what": STR},
+    "bought": {"good": STR, "cost": INT},
+    "caravan_answer": {"join": BOOL},
+    "caravan_declared": {"route": STR, "town": STR},
+    "commission_delivered": {"commission": STR, "goods": STRS, "goods_count": INT, "prestige": INT},
+    "commission_discarded": {"commission": STR},
+    "commission_gained": {"commission": STR, "source": STR},
+    "companion_discarded": {"card": STR, "travel_die": BOOL},
+    "companion_returned": {"card": STR},
+    "companion_taken": {"card": STR, "companion": STR, "travel_die": BOOL},
+    "concern_action": {"card": STR, "index": NINT, "action": NSTR, "district": NSTR},
+    "concern_card": {"card": STR, "name": STR},
+    "concern_choice": {"concern": INT, "what": STR, "option": STR},
+    "concern_deck_shuffled": {"cards": INT},
+    "concern_sold": {"hero": STR, "goods_count": INT, "coins": INT},
+    "dark_market_moved": {"steps": INT, "space": STR},
+    "deed_gained": {"source": STR},
+    "deed_gained_private": {"deed": STR},
+    "deed_kept": {"deed": STR},
+    "deed_revealed": {"deed": STR},
+    "die_bumped": {"slot": INT, "to_pool": INT, "locked": NINT},
+    "discarded": {"resource": STR, "amount": INT, "reason": STR},
+    "event_revealed": {"event": STR, "name": STR, "dice": INTS},
+    "excursion": {"choice": STR},
+    "gained": {"resource": STR, "amount": INT, "good": STR, "value": INT, "source": STR},
+    "game_finished": {"winners": INTS, "scores": {"type": "object", "additionalProperties": INT}},
+    "game_started": {"players": INT, "buildings": STRS},
+    "good_flipped": {"good": STR, "to": STR, "source": STR},
+    "good_fortune": {"choice": STR},
+    "hero_delivered": {"hero": STR, "town": STR, "source": STR},
+    "hero_discarded": {"hero": STR},
+    "hero_joined": {"hero": STR, "source": STR},
+    "hero_lost": {"hero": STR, "source": STR},
+    "illuminated_to_pool": {"value": INT},
+    "lost": {"resource": STR, "amount": INT, "good": STR, "source": STR},
+    "market_die_changed": {"frm": STR, "to": STR},
+    "market_rerolled": {"market": INTS},
+    "moved": {"steps": INT, "position": INT, "horseshoe": BOOL},
+    "night_dice_refreshed": {"removed": INT, "reserve": INTS},
+    "paid": {"resource": STR, "amount": INT, "source": STR},
+    "round_ended": {"round": INT},
+    "ruins_die_rolled": {"face": STR, "reroll": BOOL},
+    "ruins_moved": {"steps": INT, "space": STR},
+    "solo_upgrade": {"upgrade": STR},
+    "steed_dealt": {"steed": STR},
+    "town_visited": {"town": NSTR},
+    "travel_dice_rerolled": {"dice": INTS},
+    "travel_die_taken": {"die": INT, "face": INT},
+    "turn_started": {"round": INT},
+    "upgrade_gained": {"upgrade": STR},
+    "wheel_rotated": {"at_5": STR},
+}
+"""The ``data`` of each core event type (fields absent when they do not apply)."""
 
-    def variant(title: str, type_schema: dict[str, Any]) -> dict[str, Any]:
+
+def event_schema(engine: Engine) -> dict[str, Any]:
+    """JSON Schema of an event: ``oneOf`` the core's event types, tagged by ``type``, each
+    with its typed ``data``, and one open variant for the events components emit (base
+    game or fan plugins)."""
+
+    def variant(title: str, type_schema: dict[str, Any], data: dict[str, Any] | None) -> dict[str, Any]:
+        data_schema: dict[str, Any] = {"type": "object"}
+        if data is not None:
+            data_schema["properties"] = data
         return {
             "type": "object",
             "title": title,
@@ -164,10 +227,10 @@ def event_schema(engine: Engine) -> dict[str, Any]:
                 "type": type_schema,
                 "seat": {"type": ["integer", "null"]},
                 "private_to": {"type": ["integer", "null"]},
-                "data": {"type": "object"},
+                "data": data_schema,
             },
         }
 
     kinds = sorted(EVENT_TYPES)
-    return {"oneOf": [variant(k, {"type": "string", "const": k}) for k in kinds]
-            + [variant("component_event", {"type": "string", "not": {"enum": kinds}})]}
+    return {"oneOf": [variant(k, {"type": "string", "const": k}, EVENT_DATA.get(k, {})) for k in kinds]
+            + [variant("component_event", {"type": "string", "not": {"enum": kinds}}, None)]}

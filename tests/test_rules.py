@@ -712,3 +712,43 @@ def test_every_core_event_type_is_in_the_event_schema():
     core = Path(__file__).parents[1] / "core"
     emitted = {m for f in core.glob("*.py") for m in re.findall(r'emit\(\s*"([a-z_]+)"', f.read_text())}
     assert emitted and emitted <= set(EVENT_TYPES), sorted(emitted - set(EVENT_TYPES))
+
+
+def test_every_core_event_field_is_typed_in_the_event_schema():
+    """Each keyword a core ``emit`` passes is a typed property of that event's ``data``."""
+    import ast
+    from pathlib import Path
+
+    from darkroad.core.view import EVENT_DATA
+
+    missing = []
+    for f in (Path(__file__).parents[1] / "core").glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "emit" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                kind = node.args[0].value
+                for k in node.keywords:
+                    if k.arg not in (None, "private") and k.arg not in EVENT_DATA.get(kind, {}):
+                        missing.append(f"{kind}.{k.arg}")
+    assert not missing, missing
+
+
+def test_events_of_whole_games_match_the_event_schema(engine):
+    """The OpenAPI event union is what the engine really emits (random games, with and
+    without the Private Concern)."""
+    import random
+
+    from darkroad.core import GameConfig
+
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    validator = jsonschema_rs.validator_for(engine.event_schema())
+    for seed in range(3):
+        game, events = engine.create(GameConfig(players=3 + seed % 2, seed=seed, private_concern=seed == 1,
+                                                random_buildings=True))
+        r = random.Random(seed)
+        while not game.finished:
+            seat = r.choice(engine.awaiting(game))
+            events += engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+        for event in events:
+            data = engine.event_to_json(event)
+            assert validator.is_valid(data), (data, [str(e) for e in validator.iter_errors(data)])
