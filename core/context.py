@@ -24,7 +24,6 @@ MARKET_VALUES = (5, 4, 3, 2, 1, 1)
 """Values of the six wheel positions, clockwise from the $5 position."""
 MAX_PER_SECTION = 2
 BASE_CAPACITY = {"lanterns": 4, "inventory": 3, "heroes": 3, "commissions": 3, "illuminated": 2}
-RESOURCES = ("coins", "prestige", "lanterns", "quartz", "horseshoes")
 EFFECT_RESOURCE = {"coins": "coins", "prestige": "prestige", "lantern": "lanterns", "quartz": "quartz",
                    "horseshoe": "horseshoes"}
 
@@ -34,7 +33,6 @@ class Ctx:
         self.engine = engine
         self.game = game
         self.content: Content = engine.content
-        self.hook = engine.pm.hook
         self.events: list[Event] = []
         self.answered: set[str] = set()
         """Plugins whose hooks or steps answered during this action (for blame)."""
@@ -58,9 +56,6 @@ class Ctx:
         task = Task(kind=kind, seat=seat, data=data)
         self.game.stack.append(task)
         return task
-
-    def push_task(self, task: Task) -> None:
-        self.game.stack.append(task)
 
     def push_many(self, seat: int, kinds_data: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Push steps so that they resolve in the given order."""

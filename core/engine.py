@@ -230,16 +230,12 @@ class Engine:
         used = {comps[b].plugin for b in game.board.buildings}
         used |= {c.plugin for c in self.base_game("companion")} | {comps[c].plugin for c in config.companions}
         used |= {c.plugin for c in comps.values() if c.kind not in ("building", "companion")}
-        used |= {name for name, _ in self._content_plugins()}
+        used |= {impl.plugin_name for impl in self.pm.hook.darkroad_content.get_hookimpls()}
         config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
         self._guard(ctx, lambda: (rules.setup(ctx), self._settle(ctx)))
         return game, ctx.events
 
-    def new_game(self, config: GameConfig) -> Game:
-        return self.create(config)[0]
 
-    def _content_plugins(self) -> list[tuple[str, Any]]:
-        return [(impl.plugin_name, None) for impl in self.pm.hook.darkroad_content.get_hookimpls()]
 
     # -- the decision ------------------------------------------------------------------
     def _top(self, game: Game) -> tuple[Task, Step] | None:
