@@ -215,8 +215,8 @@ class Engine:
 
     def companion_deck(self, config: GameConfig) -> list[str]:
         """The companion card ids of a new game: the base game's plus the chosen ones."""
-        ids = [c.id for c in self.base_game("companion")] + [c for c in config.companions]
-        return sorted(card for card, comp in self.content.companion_cards.items() if comp in set(ids))
+        ids = {c.id for c in self.base_game("companion")} | set(config.companions)
+        return sorted(card for card, comp in self.content.companion_cards.items() if comp in ids)
 
     def create(self, config: GameConfig) -> tuple[Game, list[Event]]:
         """A new game at its first decision, plus the setup events."""
