@@ -17,11 +17,19 @@ and one script may touch them all):
 ``commit.lua`` checks the version, writes, appends, records and refreshes the expiry
 atomically in one round trip; retries of a commit whose reply was lost are safe because
 the script sees its own idempotency record and answers ``replayed``.
+
+The two commands of every request, loading a game and committing an action, go through
+a :class:`Batcher`: the commands that the event loop's requests issue in one turn travel
+together in one pipeline. A busy process then pays one socket write, one read and one
+connection checkout per turn instead of per request; an idle one sends each command
+alone, one loop turn later.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import hashlib
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Any, cast
@@ -116,6 +124,79 @@ def _script(name: str) -> str:
     return resources.files("darkroad.api").joinpath(name).read_text(encoding="utf-8")
 
 
+class Batcher:
+    """Sends the commands issued during one event-loop turn together, in one pipeline.
+
+    :meth:`call` queues a command and returns its reply's future; the first command of a
+    turn schedules a task that, on the next turn, sends everything queued by then in one
+    non-transactional pipeline and hands each caller its own reply or error. Pipelines
+    of successive turns overlap on separate pooled connections, so a slow reply never
+    holds up later commands. Commands of one caller keep their order (a caller awaits
+    each reply before its next command); commands of different callers were concurrent
+    anyway, and each is atomic on its own (a script, or a single read).
+
+    ``scripts`` maps the SHA1 of each Lua script sent with ``EVALSHA`` to its source: a
+    command answered ``NOSCRIPT`` (Redis restarted, or ``SCRIPT FLUSH``) did not run, so
+    the script is loaded and the command sent again.
+
+    A connection error fails every command of the pipeline after redis-py's own retries
+    (its ``Retry`` sends the whole pipeline again; every command sent here is a read or
+    a commit whose idempotency record makes a second delivery answer ``replayed``).
+    """
+
+    def __init__(self, client: Redis, scripts: dict[str, str]) -> None:
+        self._client = client
+        self._scripts = scripts
+        self._pending: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def call(self, *args: Any) -> asyncio.Future[Any]:
+        """Queue one command (``"HMGET", key, field, ...``); await the result for its reply."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if not self._pending:
+            task = loop.create_task(self._send())
+            self._tasks.add(task)  # the loop keeps only weak references to tasks
+            task.add_done_callback(self._tasks.discard)
+        self._pending.append((args, future))
+        return future
+
+    async def _send(self) -> None:
+        batch, self._pending = self._pending, []
+        try:
+            replies = await self._execute([args for args, _ in batch])
+        except BaseException as exc:  # a connection error, or this task cancelled at shutdown
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        for (_, future), reply in zip(batch, replies, strict=True):
+            if future.done():  # the caller gave up (cancelled); its command still ran
+                continue
+            if isinstance(reply, Exception):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
+
+    async def _execute(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        replies = await self._pipeline(commands)
+        unknown = [i for i, reply in enumerate(replies) if isinstance(reply, redis_errors.NoScriptError)]
+        if unknown:
+            for sha in {commands[i][1] for i in unknown}:
+                await self._client.script_load(self._scripts[sha])
+            for i, reply in zip(unknown, await self._pipeline([commands[i] for i in unknown]), strict=True):
+                replies[i] = reply
+        return replies
+
+    async def _pipeline(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        async with self._client.pipeline(transaction=False) as pipe:
+            for args in commands:
+                pipe.execute_command(*args)
+            return cast("list[Any]", await pipe.execute(raise_on_error=False))
+
+
 @contextlib.asynccontextmanager
 async def _reachable() -> AsyncIterator[None]:
     """Turn Redis's "cannot serve now" errors into :class:`StoreUnavailable`."""
@@ -138,7 +219,9 @@ class RedisStore(GameStore):
         self._redis = client
         self._streams = streams or client
         self._create = client.register_script(_script("create.lua"))
-        self._commit = client.register_script(_script("commit.lua"))
+        commit = _script("commit.lua")
+        self._commit_sha = hashlib.sha1(commit.encode(), usedforsecurity=False).hexdigest()
+        self._batch = Batcher(client, {self._commit_sha: commit})
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 64, max_streams: int = 1024) -> RedisStore:
@@ -180,13 +263,12 @@ class RedisStore(GameStore):
         key = game_key(game_id)
         async with _reachable():
             if idempotency_key is None:
-                fields = await self._redis.hmget(key, _FIELDS)
-                replay = None
+                fields, replay = await self._batch.call("HMGET", key, *_FIELDS), None
             else:
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.hmget(key, _FIELDS)
-                    pipe.get(f"{key}:idem:{idempotency_key}")
-                    fields, replay = await pipe.execute()
+                fields, replay = await asyncio.gather(
+                    self._batch.call("HMGET", key, *_FIELDS),
+                    self._batch.call("GET", f"{key}:idem:{idempotency_key}"),
+                )
         return _stored_game(game_id, cast("list[bytes | None]", fields), cast("bytes | None", replay))
 
     async def commit(self, commit: Commit) -> CommitResult:
@@ -204,7 +286,9 @@ class RedisStore(GameStore):
             record.ttl * 1000,
         ]
         async with _reachable():
-            reply = await self._commit(keys=keys, args=args + _event_args(commit.events))
+            reply = await self._batch.call(
+                "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events)
+            )
         outcome = Outcome(reply[0].decode())
         if outcome is Outcome.STALE:
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 from apiutil import RedisServer, free_port
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis
 
-from darkroad.api.redis_store import RedisStore, game_key
+from darkroad.api.redis_store import Batcher, RedisStore, game_key
 from darkroad.api.store import (
     Commit,
     GameExists,
@@ -222,3 +225,72 @@ async def test_redis_unreachable_is_store_unavailable() -> None:
             await store.ping()
         with pytest.raises(StoreUnavailable):
             await store.load("g1")
+
+
+async def test_redis_commit_after_the_script_cache_is_flushed(redis_server: RedisServer, redis_url: str) -> None:
+    """A Redis restarted without its script cache answers NOSCRIPT: the commit still lands, once."""
+    async with RedisStore.from_url(redis_url) as store:
+        await store.create(new_game())
+        assert (await store.commit(commit(0, key="a"))).outcome is Outcome.COMMITTED
+        redis_server.client.script_flush()
+        assert (await store.commit(commit(1, key="b"))).outcome is Outcome.COMMITTED
+        stored = await store.load("g1")
+        assert stored is not None and stored.version == 2
+        assert await store.actions("g1") == [b'{"action":1}', b'{"action":2}']
+
+
+async def test_redis_concurrent_requests_share_one_pipeline(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loads and commits issued in one event-loop turn travel together, each getting its own reply."""
+    pipelines: list[int] = []
+    send = Batcher._pipeline
+
+    async def counting(self: Batcher, commands: list[tuple[object, ...]]) -> list[object]:
+        pipelines.append(len(commands))
+        return await send(self, commands)
+
+    monkeypatch.setattr(Batcher, "_pipeline", counting)
+    async with RedisStore.from_url(redis_url) as store:
+        for n in range(20):
+            await store.create(dataclasses.replace(new_game(f"g{n}"), state=f"state-of-g{n}".encode()))
+        pipelines.clear()
+        loaded = await asyncio.gather(*(store.load(f"g{n}", "key") for n in range(20)))
+        assert pipelines == [40]  # a load with an idempotency key is two commands
+        assert [game.state if game else None for game in loaded] == [f"state-of-g{n}".encode() for n in range(20)]
+        pipelines.clear()
+        commits = [dataclasses.replace(commit(0, key=f"k{n}"), game_id=f"g{n}") for n in range(20)]
+        results = await asyncio.gather(*(store.commit(c) for c in commits), store.load("missing"))
+        assert pipelines == [21]
+        assert [r.outcome for r in results[:20]] == [Outcome.COMMITTED] * 20  # type: ignore[union-attr]
+        assert results[20] is None
+        assert [(await store.load(f"g{n}")).version for n in range(20)] == [1] * 20  # type: ignore[union-attr]
+
+
+async def test_redis_batcher_keeps_each_callers_error_to_itself(redis_url: str) -> None:
+    """One failing command of a pipeline fails its caller only."""
+    client = Redis.from_url(redis_url)
+    try:
+        await client.set("text", "x")
+        batcher = Batcher(client, {})
+        good, bad, also_good = await asyncio.gather(
+            batcher.call("GET", "text"),
+            batcher.call("HGET", "text", "field"),  # WRONGTYPE
+            batcher.call("INCR", "counter"),
+            return_exceptions=True,
+        )
+        assert good == b"x"
+        assert isinstance(bad, redis_errors.ResponseError) and "WRONGTYPE" in str(bad)
+        assert also_good == 1
+    finally:
+        await client.aclose()
+
+
+async def test_redis_batcher_fails_every_caller_when_redis_is_gone() -> None:
+    client = Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        batcher = Batcher(client, {})
+        results = await asyncio.gather(batcher.call("GET", "a"), batcher.call("GET", "b"), return_exceptions=True)
+        assert all(isinstance(r, redis_errors.ConnectionError) for r in results)
+    finally:
+        await client.aclose()
