@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, HttpMethod, Request, Response, get, post, route
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
+from litestar.enums import ParamType
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIType, Operation, Parameter, Schema
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_304_NOT_MODIFIED
 
-from darkroad.api.bodies import parse_model
-from darkroad.api.problems import problem_responses
+from darkroad.api.bodies import parse_model, raw_headers, read_body
+from darkroad.api.problems import Problem, problem_responses
 from darkroad.api.schemas import (
     MAX_SEED,
     ActionList,
@@ -27,7 +31,7 @@ from darkroad.api.schemas import (
     NewGame,
     SeatToken,
 )
-from darkroad.api.service import GAME_ID_PATTERN, GameService, entity_tag, if_none_match
+from darkroad.api.service import GAME_ID_LENGTH, GAME_ID_PATTERN, GameService, entity_tag, if_none_match
 from darkroad.api.store import StoredEvent
 
 MAX_EVENT = 2**53 - 1
@@ -39,11 +43,12 @@ READ: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 ACT: list[dict[str, list[str]]] = [{"seatToken": []}]
 """Security of acting: the token of the acting seat."""
 
+MAX_IDEMPOTENCY_KEY = 255
+_GAME_ID_DESCRIPTION = "The game's id, from `POST /v1/games`."
+_GAME_ID = re.compile(GAME_ID_PATTERN)
 GameId = Annotated[
     str,
-    PathParameter(
-        description="The game's id, from `POST /v1/games`.", pattern=GAME_ID_PATTERN, max_length=22
-    ),
+    PathParameter(description=_GAME_ID_DESCRIPTION, pattern=GAME_ID_PATTERN, max_length=GAME_ID_LENGTH),
 ]
 After = Annotated[
     int,
@@ -63,6 +68,49 @@ _ETAG = ResponseHeader(
     description='The game\'s version as an entity tag, e.g. `"12"`.',
 )
 _VARY = {"Vary": "Authorization"}
+
+
+def _parameter(where: ParamType, name: str, description: str, schema: Schema) -> Parameter:
+    schema.description = description
+    return Parameter(
+        name=name, param_in=where, required=where is ParamType.PATH, description=description, schema=schema
+    )
+
+
+@dataclass
+class _SubmitActionOperation(Operation):
+    """``submitAction``'s parameters, which its handler reads itself (see ``submit_action``)."""
+
+    def __post_init__(self) -> None:
+        self.parameters = [
+            _parameter(
+                ParamType.PATH,
+                "game_id",
+                _GAME_ID_DESCRIPTION,
+                Schema(type=OpenAPIType.STRING, pattern=GAME_ID_PATTERN, max_length=GAME_ID_LENGTH),
+            ),
+            _parameter(
+                ParamType.HEADER,
+                "If-Match",
+                "Act only if the game is still at this version (`ETag`); otherwise 409 `stale-version`.",
+                Schema(type=OpenAPIType.STRING),
+            ),
+            _parameter(
+                ParamType.HEADER,
+                "Idempotency-Key",
+                "A unique key per intended action: a retry with the same key returns the first answer and "
+                "does not act twice (remembered for a day).",
+                Schema(type=OpenAPIType.STRING, min_length=1, max_length=MAX_IDEMPOTENCY_KEY),
+            ),
+        ]
+
+
+def _bad_parameter(source: str, key: str, message: str) -> Problem:
+    return Problem(
+        "bad-request",
+        f"Invalid {source} parameter {key!r}: {message}.",
+        extra={"errors": [{"message": message, "key": key, "source": source}]},
+    )
 
 
 def encoded(content: bytes | None, *, version: int | None = None, status_code: int = 200) -> Response[Any]:
@@ -177,6 +225,7 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/actions",
         operation_id="submitAction",
+        operation_class=_SubmitActionOperation,
         summary="Act",
         status_code=200,
         security=ACT,
@@ -208,37 +257,26 @@ class GamesController(Controller):
             "store-unavailable",
         ),
     )
-    async def submit_action(
-        self,
-        request: Request[Any, Any, Any],
-        game_id: GameId,
-        service: NamedDependency[GameService],
-        if_match: Annotated[
-            str | None,
-            HeaderParameter(
-                name="If-Match",
-                description="Act only if the game is still at this version (`ETag`); otherwise 409 `stale-version`.",
-            ),
-        ] = None,
-        idempotency_key: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Idempotency-Key",
-                min_length=1,
-                max_length=255,
-                description="A unique key per intended action: a retry with the same key returns the first "
-                "answer and does not act twice (remembered for a day).",
-            ),
-        ] = None,
-    ) -> Response[GameView]:
+    async def submit_action(self, request: Request[Any, Any, Any]) -> Response[GameView]:
         """Submit one action for the caller's seat; answers with the caller's new view.
 
         The body is one of the objects `GET .../actions` listed. Without `If-Match`, the
         action is applied to the current version if it is legal there.
         """
-        body = await request.body()
+        # The busiest route reads its path, headers and body itself: Litestar's parameter
+        # parsing and dependency injection cost as much as a whole health check. The
+        # parameters are documented by ``_SubmitActionOperation`` and checked as declared.
+        game_id = request.path_params["game_id"]
+        if len(game_id) != GAME_ID_LENGTH or not _GAME_ID.fullmatch(game_id):
+            raise _bad_parameter("path", "game_id", f"must match {GAME_ID_PATTERN}")
+        headers = raw_headers(request.scope)
+        idempotency_key = headers.get("idempotency-key")
+        if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
+            raise _bad_parameter("header", "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+        service: GameService = request.app.state.service
+        body = await read_body(request.receive, headers.get("content-length"), service.settings.request_max_body_size)
         result = await service.act(
-            game_id, request.headers.get("authorization"), body, if_match, idempotency_key
+            game_id, headers.get("authorization"), body, headers.get("if-match"), idempotency_key
         )
         response = encoded(result.view, version=result.version)
         if result.replayed:

@@ -37,6 +37,7 @@ from darkroad.api.store import (
 from darkroad.core import Action, Engine, Event, Game, GameConfig, errors
 
 GAME_ID_BYTES = 16
+GAME_ID_LENGTH = 22
 GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{22}$"
 """Game ids are 16 random bytes in URL-safe base64 (no ``{}``: safe inside a Redis hash tag)."""
 STREAM_BATCH = 500

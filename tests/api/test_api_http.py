@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -125,6 +125,13 @@ async def test_unknown_and_malformed_game_ids(client: httpx.AsyncClient) -> None
     assert_problem(await client.get("/v1/games/" + "A" * 22 + "/actions"), 404, "unknown-game")
     for bad in ("short", "A" * 23, "%7Bx%7D" + "A" * 16):
         assert_problem(await client.get(f"/v1/games/{bad}"), 400, "bad-request")
+        # the action route reads its own parameters: same answer, same shape
+        response = await client.post(f"/v1/games/{bad}/actions", json={}, headers={"Authorization": "Bearer x"})
+        assert_problem(response, 400, "bad-request")
+        assert response.json()["errors"][0]["key"] == "game_id"
+    response = await client.post("/v1/games/" + "A" * 22 + "/actions", json={"type": "plan", "seat": 0, "option": "x"},
+                                 headers={"Authorization": "Bearer x"})
+    assert_problem(response, 404, "unknown-game")
 
 
 async def test_tokens_are_checked(client: httpx.AsyncClient) -> None:
@@ -248,6 +255,14 @@ async def test_body_size_limit(make_app: Callable[[Settings], Litestar], setting
         action = {"type": "plan", "seat": 0, "option": "x" * 300}
         response = await client.post(f"{game.url}/actions", json=action, headers=game.auth(0))
         assert_problem(response, 413, "body-too-large")
+
+        async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted as it arrives
+            for _ in range(4):
+                yield b" " * 100
+
+        response = await client.post(f"{game.url}/actions", content=chunks(), headers=game.auth(0))
+        assert_problem(response, 413, "body-too-large")
+        assert (await client.get(game.url)).json()["version"] == game.version  # nothing changed
 
 
 # -- preconditions and idempotency -------------------------------------------------------
