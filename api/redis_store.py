@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Any, cast
 
+import hiredis
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 
@@ -139,9 +140,10 @@ class Batcher:
     command answered ``NOSCRIPT`` (Redis restarted, or ``SCRIPT FLUSH``) did not run, so
     the script is loaded and the command sent again.
 
-    A connection error fails every command of the pipeline after redis-py's own retries
-    (its ``Retry`` sends the whole pipeline again; every command sent here is a read or
-    a commit whose idempotency record makes a second delivery answer ``replayed``).
+    A dropped connection costs one resend of the whole pipeline on a fresh connection
+    (safe: every command sent here is a read, or a commit whose idempotency record makes
+    a second delivery answer ``replayed``); when that fails too, every caller gets the
+    error.
     """
 
     def __init__(self, client: Redis, scripts: dict[str, str]) -> None:
@@ -191,10 +193,36 @@ class Batcher:
         return replies
 
     async def _pipeline(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        async with self._client.pipeline(transaction=False) as pipe:
-            for args in commands:
-                pipe.execute_command(*args)
-            return cast("list[Any]", await pipe.execute(raise_on_error=False))
+        """Send ``commands`` on one pooled connection and read their replies, in order.
+
+        redis-py's ``Pipeline`` would do the same through several layers per command, and
+        its Python packer; here hiredis packs (in C), one write sends everything and the
+        parser reads each reply. A connection that fails is dropped and the whole pipeline sent
+        once more on a fresh one.
+        """
+        pool = self._client.connection_pool
+        packed = b"".join([hiredis.pack_command(args) for args in commands])
+        for attempt in (1, 2):
+            connection = await pool.get_connection()
+            try:
+                await connection.send_packed_command(packed, check_health=False)
+                replies: list[Any] = []
+                for _ in commands:
+                    try:
+                        replies.append(await connection.read_response())
+                    except redis_errors.ResponseError as exc:
+                        replies.append(exc)
+                return replies
+            except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError):
+                await connection.disconnect()
+                if attempt == 2:
+                    raise
+            except BaseException:
+                await connection.disconnect()  # replies may be left unread: the connection is unusable
+                raise
+            finally:
+                await pool.release(connection)
+        raise AssertionError("unreachable")
 
 
 @contextlib.asynccontextmanager

@@ -294,3 +294,15 @@ async def test_redis_batcher_fails_every_caller_when_redis_is_gone() -> None:
         assert all(isinstance(r, redis_errors.ConnectionError) for r in results)
     finally:
         await client.aclose()
+
+
+async def test_redis_batcher_resends_once_on_a_dropped_connection(redis_server: RedisServer, redis_url: str) -> None:
+    """A pooled connection Redis closed (restart, idle timeout) costs a resend, not an error."""
+    client = Redis.from_url(redis_url)
+    try:
+        batcher = Batcher(client, {})
+        assert await batcher.call("INCR", "n") == 1
+        redis_server.client.client_kill_filter(_type="normal", skipme=True)  # drops the pooled connection
+        assert await batcher.call("INCR", "n") == 2
+    finally:
+        await client.aclose()
