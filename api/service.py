@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
@@ -182,6 +183,10 @@ class GameService:
         self.settings = settings
         self.metrics = metrics
         self.cache = GameCache(settings.game_cache_size, metrics)
+        # Names of the records of commits made without Idempotency-Key: unique across processes
+        # (a random prefix per service) and within one (a counter).
+        self._commit_prefix = f"{secrets.token_hex(12)}:"
+        self._commits = itertools.count()
 
     # -- creating ------------------------------------------------------------------
     async def create(self, config: GameConfig) -> CreatedGame:
@@ -306,8 +311,12 @@ class GameService:
         """
         token = require_token(authorization)
         action = self._parse_action(body)
-        fingerprint = hashlib.sha256(_encode(action.key())).hexdigest()
-        record_key = None if idempotency_key is None else self._record_key(action.seat, idempotency_key)
+        # Only an Idempotency-Key needs the action's fingerprint (to tell a retry from a reuse).
+        if idempotency_key is None:
+            fingerprint, record_key = "", None
+        else:
+            fingerprint = hashlib.sha256(_encode(action.key())).hexdigest()
+            record_key = self._record_key(action.seat, idempotency_key)
 
         stored: StoredGame | None = None
         cached = self.cache.peek(game_id)
@@ -369,7 +378,7 @@ class GameService:
         events = self.engine.apply(game, action)
         view = _encode(self.engine.view(game, seat))
         if record_key is None:
-            record = IdempotencyRecord(f"commit:{secrets.token_hex(16)}", b"", COMMIT_RECORD_TTL)
+            record = IdempotencyRecord(f"commit:{self._commit_prefix}{next(self._commits)}", b"", COMMIT_RECORD_TTL)
         else:
             result = _IdempotentResult(fingerprint, game.version, msgspec.Raw(view))
             record = IdempotencyRecord(record_key, _encode(result), self.settings.idempotency_ttl)
