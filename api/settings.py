@@ -25,9 +25,9 @@ class Settings:
     """Event streams (``GET .../stream``) open at once per process, each holding a Redis
     connection while it waits; more are answered 503."""
     exclude_plugins: tuple[str, ...] = ()
+    """Entry-point names of ``darkroad`` plugins not to load."""
     strict_plugins: bool = False
     """Refuse to start when a plugin fails to load (default: skip it, with a log line)."""
-    """Entry-point names of ``darkroad`` plugins not to load."""
     request_max_body_size: int = 64 * 1024
     """Largest accepted request body in bytes; larger bodies get ``413``."""
     active_game_ttl: int = 30 * DAY
@@ -46,6 +46,9 @@ class Settings:
     stream_max_duration: float = 600.0
     """Seconds after which the server closes an event stream (clients resume with
     ``Last-Event-ID``, as ``EventSource`` does by itself)."""
+    action_endpoint: bool = True
+    """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.games.action_endpoint``);
+    ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
 
     def __post_init__(self) -> None:
         positive = {
