@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -87,6 +88,30 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     )
 
 
+GC_THRESHOLDS = (20_000, 10, 10)
+"""The server's cyclic garbage collector thresholds (CPython's default: ``(700, 10, 10)``)."""
+
+
+def tune_gc() -> None:
+    """Set a server process's garbage collector for request work, once its app is built.
+
+    An action allocates thousands of short-lived containers (the engine's options, the
+    view), which reference counting frees; at CPython's default threshold they still
+    trigger several young-generation collections per request, each scanning survivors,
+    which costs a sixth of the server's time on ``POST .../actions`` (measured with
+    ``benchmarks/api.py``). Collecting every 20,000 allocations instead keeps cyclic garbage
+    bounded all the same. ``gc.freeze()`` moves everything built at start-up (plugins,
+    content, routes) out of the collector's sight, so full collections only scan what
+    requests created.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def create_app_from_env() -> Litestar:
-    """An app configured from ``DARKROAD_*`` environment variables (uvicorn factory of ``darkroad serve``)."""
-    return create_app(Settings.from_env())
+    """An app configured from ``DARKROAD_*`` environment variables (uvicorn factory of
+    ``darkroad serve``), in a process tuned for serving (:func:`tune_gc`)."""
+    app = create_app(Settings.from_env())
+    tune_gc()
+    return app

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +122,18 @@ def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, c
 def test_settings_reject_nonsense(env: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Settings.from_env(env)
+
+
+def test_server_processes_tune_the_garbage_collector() -> None:
+    """The uvicorn factory freezes start-up objects and raises the collector's thresholds
+    (see ``tune_gc``); apps built in-process (tests, embedding) leave the process alone."""
+    code = (
+        "import gc, json\n"
+        "from darkroad.api.app import GC_THRESHOLDS, create_app, create_app_from_env\n"
+        "create_app(); before = gc.get_threshold()\n"
+        "create_app_from_env()\n"
+        "print(json.dumps([before, gc.get_threshold(), list(GC_THRESHOLDS), gc.get_freeze_count()]))\n"
+    )
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    before, after, wanted, frozen = json.loads(output)
+    assert before == [700, 10, 10] and after == wanted and frozen > 10_000
