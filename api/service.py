@@ -389,7 +389,7 @@ class GameService:
                 version=game.version,
                 state=self.engine.dumps(game),
                 finished=game.finished,
-                action=_encode(self.engine.action_to_json(action)),
+                action=self.engine.encode(action),
                 events=self._stored_events(game, events),
                 ttl=self._ttl(game),
                 idempotency=record,
@@ -450,7 +450,7 @@ class GameService:
                 if self.engine.visible(event, None)
                 else frozenset(seat for seat in seats if self.engine.visible(event, seat))
             )
-            stored.append(StoredEvent(event.n, audience, _encode(self.engine.event_to_json(event))))
+            stored.append(StoredEvent(event.n, audience, self.engine.encode(event)))
         return stored
 
     def _ttl(self, game: Game) -> int:

@@ -465,6 +465,10 @@ class Engine:
     def event_to_json(self, event: Event) -> dict[str, Any]:
         return self.serde.event_to_json(event)
 
+    def encode(self, obj: Event | Action) -> bytes:
+        """``event_to_json`` / ``action_to_json`` as JSON bytes, faster."""
+        return self.serde.encode(obj)
+
     @staticmethod
     def visible(event: Event, seat: int | None) -> bool:
         return event.private_to is None or event.private_to == seat

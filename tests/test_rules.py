@@ -5,6 +5,8 @@ Page numbers refer to the published English rulebook (``shared/seeds/rulebook-fi
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from darkroad.core import errors
@@ -751,3 +753,4 @@ def test_events_of_whole_games_match_the_event_schema(engine):
         for event in events:
             data = engine.event_to_json(event)
             assert validator.is_valid(data), (data, [str(e) for e in validator.iter_errors(data)])
+            assert json.loads(engine.encode(event)) == data  # the API's fast encoding: the same event
