@@ -380,20 +380,24 @@ class Engine:
     def broken_invariants(self, game: Game) -> str | None:
         """The first broken invariant of ``game``, or None (cheap: checked after every action)."""
         b = game.board
-        if sum(b.market) + b.set_aside != MARKET_DICE or any(not 0 <= n <= 2 for n in b.market):
-            return f"market dice {b.market} + {b.set_aside} set aside"
+        market = b.market
+        if sum(market) + b.set_aside != MARKET_DICE or min(market) < 0 or max(market) > 2:
+            return f"market dice {market} + {b.set_aside} set aside"
         for p in game.players:
             counts = (p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes)
-            if any(type(v) is not int or v < 0 for v in counts):
-                return f"seat {p.seat} has coins, prestige, lanterns, quartz, horseshoes {counts}"
+            for v in counts:
+                if type(v) is not int or v < 0:
+                    return f"seat {p.seat} has coins, prestige, lanterns, quartz, horseshoes {counts}"
             if p.kind == "human":
                 night = 3 - p.locked.count(None) + len(p.reserve) + p.spent + p.removed
                 for d in p.pool:
-                    night += d.kind == "night"
+                    if d.kind == "night":
+                        night += 1
                 if night != NIGHT_DICE:
                     return f"seat {p.seat} has {night} night dice"
+        steps = self.steps
         for t in game.stack:
-            if t.kind not in self.steps:
+            if t.kind not in steps:
                 return f"unknown step {t.kind!r} on the stack"
         return None
 
