@@ -169,7 +169,11 @@ class Batcher:
             replies = await self._execute([args for args, _ in batch])
         except BaseException as exc:  # a connection error, or this task cancelled at shutdown
             for _, future in batch:
-                if not future.done():
+                if future.done():
+                    continue
+                if isinstance(exc, asyncio.CancelledError):
+                    future.cancel()
+                else:
                     future.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
