@@ -235,7 +235,11 @@ async def _reachable() -> AsyncIterator[None]:
     try:
         yield
     except _UNAVAILABLE as exc:
-        raise StoreUnavailable(f"Redis: {exc}") from exc
+        raise _unavailable(exc) from exc
+
+
+def _unavailable(exc: Exception) -> StoreUnavailable:
+    return StoreUnavailable(f"Redis: {exc}")
 
 
 class RedisStore(GameStore):
@@ -293,7 +297,7 @@ class RedisStore(GameStore):
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
         key = game_key(game_id)
-        async with _reachable():
+        try:  # not ``_reachable()``: a plain try is free on the two commands of every request
             if idempotency_key is None:
                 fields, replay = await self._batch.call("HMGET", key, *_FIELDS), None
             else:
@@ -301,6 +305,8 @@ class RedisStore(GameStore):
                     self._batch.call("HMGET", key, *_FIELDS),
                     self._batch.call("GET", f"{key}:idem:{idempotency_key}"),
                 )
+        except _UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
         return _stored_game(game_id, cast("list[bytes | None]", fields), cast("bytes | None", replay))
 
     async def commit(self, commit: Commit) -> CommitResult:
@@ -317,10 +323,12 @@ class RedisStore(GameStore):
             record.result,
             record.ttl * 1000,
         ]
-        async with _reachable():
+        try:
             reply = await self._batch.call(
                 "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events)
             )
+        except _UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
         outcome = Outcome(reply[0].decode())
         if outcome is Outcome.STALE:
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
