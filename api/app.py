@@ -98,7 +98,7 @@ def tune_gc() -> None:
     An action allocates thousands of short-lived containers (the engine's options, the
     view), which reference counting frees; at CPython's default threshold they still
     trigger several young-generation collections per request, each scanning survivors,
-    which costs a sixth of the server's time on ``POST .../actions`` (measured with
+    which cost about a tenth of the server's time on ``POST .../actions`` (measured with
     ``benchmarks/api.py``). Collecting every 20,000 allocations instead keeps cyclic garbage
     bounded all the same. ``gc.freeze()`` moves everything built at start-up (plugins,
     content, routes) out of the collector's sight, so full collections only scan what
