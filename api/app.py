@@ -95,12 +95,12 @@ GC_THRESHOLDS = (20_000, 10, 10)
 def tune_gc() -> None:
     """Set a server process's garbage collector for request work, once its app is built.
 
-    An action allocates thousands of short-lived containers (the engine's options, the
-    view), which reference counting frees; at CPython's default threshold they still
-    trigger several young-generation collections per request, each scanning survivors,
-    which cost about a tenth of the server's time on ``POST .../actions`` (measured with
-    ``benchmarks/api.py``). Collecting every 20,000 allocations instead keeps cyclic garbage
-    bounded all the same. ``gc.freeze()`` moves everything built at start-up (plugins,
+    An action builds thousands of short-lived containers (the engine's options, the view),
+    many alive at once before reference counting frees them; at CPython's default
+    threshold (700 container allocations net of frees) they trigger frequent
+    young-generation collections, each scanning the survivors, which cost about a tenth
+    of the server's time on ``POST .../actions`` (measured with ``benchmarks/api.py``).
+    A threshold of 20,000 keeps cyclic garbage bounded all the same. ``gc.freeze()`` moves everything built at start-up (plugins,
     content, routes) out of the collector's sight, so full collections only scan what
     requests created.
     """
