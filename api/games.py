@@ -139,8 +139,13 @@ async def _submit(service: GameService, scope: Scope, receive: Receive) -> ActRe
     return await service.act(game_id, headers.get("authorization"), body, headers.get("if-match"), idempotency_key)
 
 
+def _game_headers(version: int | None) -> dict[str, str]:
+    """``Vary``, and the game's ``ETag`` when ``version`` is given: the headers of every game read."""
+    return dict(_VARY) if version is None else {"ETag": entity_tag(version), **_VARY}
+
+
 def _act_headers(result: ActResult) -> dict[str, str]:
-    headers = {"ETag": entity_tag(result.version), **_VARY}
+    headers = _game_headers(result.version)
     if result.replayed:
         headers["Idempotent-Replayed"] = "true"
     return headers
@@ -183,8 +188,7 @@ def encoded(content: bytes | None, *, version: int | None = None, status_code: i
     Handlers declare the model their JSON follows (``Response[GameView]``) for the
     OpenAPI document; the body is encoded once, without converting to the model.
     """
-    headers = dict(_VARY) if version is None else {"ETag": entity_tag(version), **_VARY}
-    return Response(content, status_code=status_code, media_type="application/json", headers=headers)
+    return Response(content, status_code=status_code, media_type="application/json", headers=_game_headers(version))
 
 
 class GamesController(Controller):
