@@ -1,0 +1,36 @@
+# Sourced by scripts/serve and scripts/test: make sure ./.venv exists and holds darkroad.
+# A stock Debian/Ubuntu Python refuses a bare `pip install` (PEP 668, "externally managed"),
+# so everything goes into a project virtualenv; Debian also ships venv's ensurepip separately
+# (python3-venv), which is installed here when `python3 -m venv` cannot create one.
+# Usage: VENV_EXTRAS=test . scripts/_venv.sh   (extras optional); sets $VENV_PY.
+
+_as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {  # apt_install PKG...: Debian packages, quietly, only when apt-get exists
+  command -v apt-get >/dev/null 2>&1 || { echo "please install: $*" >&2; return 1; }
+  echo "== installing $* (Debian packages)" >&2
+  _as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive _as_root apt-get install -y -qq "$@" >/dev/null
+}
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv" >&2
+  rm -rf .venv
+  if ! "$PY" -m venv .venv >/dev/null 2>&1; then
+    rm -rf .venv
+    pyver=$("$PY" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    apt_install "python${pyver}-venv" || apt_install python3-venv
+    "$PY" -m venv .venv
+  fi
+fi
+VENV_PY=.venv/bin/python
+_extras=${VENV_EXTRAS:-}
+# Reinstall only when pyproject.toml changed since the last install (a stamp in .venv).
+_stamp=".venv/.darkroad-installed${_extras:+-$_extras}"
+if [ ! -f "$_stamp" ] || [ pyproject.toml -nt "$_stamp" ]; then
+  echo "== installing darkroad${_extras:+[$_extras]} into .venv" >&2
+  "$VENV_PY" -m pip install -q --upgrade pip >/dev/null
+  "$VENV_PY" -m pip install -q -e ".${_extras:+[$_extras]}"
+  touch "$_stamp"
+fi
