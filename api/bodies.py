@@ -8,10 +8,10 @@ fraction or exponent are read as integers.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
-from litestar.types import Receive, Scope
+from litestar.types import HTTPRequestEvent, Receive, Scope
 
 from darkroad.api.problems import PROBLEM_TYPES, Problem
 
@@ -71,7 +71,7 @@ async def read_body(receive: Receive, content_length: str | None, limit: int) ->
         message = await receive()
         if message["type"] == "http.disconnect":
             raise Problem("bad-request", "The client disconnected before sending the whole body.")
-        chunk = message.get("body", b"")
+        chunk = cast("HTTPRequestEvent", message).get("body", b"")  # not a disconnect: a request message
         if chunk:
             size += len(chunk)
             if size > limit:

@@ -18,7 +18,7 @@ from litestar.openapi.spec import OpenAPIType, Operation, Parameter, Schema
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_304_NOT_MODIFIED
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
 from darkroad.api.bodies import parse_model, raw_headers, read_body
 from darkroad.api.problems import Problem, problem_responses
@@ -176,8 +176,10 @@ def action_endpoint(app: ASGIApp) -> ASGIApp:
         result = await _submit(service, scope, receive)
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(result.view))]
         headers += [(name.lower().encode(), value.encode()) for name, value in _act_headers(result).items()]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": result.view})
+        start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200, "headers": headers}
+        body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": result.view, "more_body": False}
+        await send(start)
+        await send(body)
 
     return endpoint
 

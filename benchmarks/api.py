@@ -182,7 +182,7 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int)
                 return
             headers = {
                 "Content-Type": "application/json",
-                "Authorization": f"Bearer {tokens[action['seat']]}",  # type: ignore[index]
+                "Authorization": f"Bearer {tokens[action['seat']]}",
                 "If-Match": f'"{version}"',
             }
             sent = time.perf_counter()

@@ -19,13 +19,13 @@ from darkroad.core import Engine, GameConfig
 from darkroad.core.storage import Packer, StorageSpec
 
 
-def random_games(engine: Engine, games: int, seed: int) -> dict:
+def random_games(engine: Engine, games: int, seed: int) -> dict[str, float]:
     start = time.perf_counter()
     cpu_start = time.process_time()
     steps = 0
     enum_time = 0.0
     enum_calls = 0
-    mid_sizes = []
+    mid_sizes: list[int] = []
     for i in range(games):
         r = random.Random(seed + i)
         game, _ = engine.create(GameConfig(players=4, seed=seed + i, random_buildings=True))
@@ -57,7 +57,7 @@ def random_games(engine: Engine, games: int, seed: int) -> dict:
     }
 
 
-def storage_checks(engine: Engine, seed: int, n: int = 5000) -> dict:
+def storage_checks(engine: Engine, seed: int, n: int = 5000) -> dict[str, float]:
     r = random.Random(seed)
     goods = list(engine.content.good_ids)
     samples = [[r.choice(goods) for _ in range(r.randint(3, 11))] for _ in range(n)]
@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     engine = Engine.load()
-    out = {**random_games(engine, args.games, args.seed), **storage_checks(engine, args.seed)}
+    out: dict[str, object] = {**random_games(engine, args.games, args.seed), **storage_checks(engine, args.seed)}
     out["targets"] = {"games_per_cpu_second": ">= 40", "mid_game_state_bytes": "< 8192"}
     print(json.dumps(out, indent=2))
 

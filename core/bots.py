@@ -88,7 +88,7 @@ def estimate(engine: Engine, game: Game, seat: int) -> float:
     rounds_left = max(0, 13 - game.round)
     hope = min(1.0, rounds_left / 6)
     coins, prestige = float(p.coins), float(p.prestige)
-    caravan = game.turn.get("caravan")
+    caravan: dict[str, Any] = game.turn.get("caravan") or {}
     delivering = (caravan and seat in caravan.get("members", ())
                   and any(t.kind == "deliveries" and seat in t.data.get("pending", ()) for t in game.stack))
     planning = any(t.kind == "caravan_route" and t.seat == seat for t in game.stack)
@@ -243,7 +243,7 @@ def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps
             legal = engine.legal_actions(game, seat)
             events = engine.apply(game, bots[seat].choose(engine, game, seat, legal))
             for e in events:
-                if e.type == "activated" and e.data.get("what") == "building":
+                if e.type == "activated" and e.data.get("what") == "building" and e.seat is not None:
                     used[e.seat].add(e.data["target"])
             if len(starting) < config.players:
                 starting.update({e.seat: e.data["hero"] for e in events if e.type == "hero_joined"

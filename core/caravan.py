@@ -47,6 +47,7 @@ class CaravanCompanion(Choice):
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         b = ctx.game.board
+        card: str | None
         if option == "deck":
             card, extra = b.companion_deck.pop(0), False
         else:

@@ -104,7 +104,7 @@ class Ctx:
         return building in self.game.board.buildings
 
     def capacity(self, seat: int, kind: str) -> int:
-        extra = sum(self.call("darkroad_capacity", hooks.is_int, seat=seat, kind=kind))
+        extra: int = sum(self.call("darkroad_capacity", hooks.is_int, seat=seat, kind=kind))
         return BASE_CAPACITY[kind] + extra
 
     # -- market ----------------------------------------------------------------------
@@ -131,7 +131,7 @@ class Ctx:
         trigger the rulebook's overflow handling.
         """
         p = self.game.players[seat]
-        have = getattr(p, resource)
+        have: int = getattr(p, resource)
         new = max(0, have + n)
         if new == have:
             return 0

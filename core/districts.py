@@ -73,7 +73,8 @@ class BazaarBuy(Choice):
     def cost(self, ctx: Ctx, task: Task, kind: str) -> int:
         if kind in task.data["paid"]:
             return 0
-        return max(0, ctx.value(kind) - task.data["discount"])
+        discount: int = task.data["discount"]
+        return max(0, ctx.value(kind) - discount)
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         coins = ctx.player(seat).coins

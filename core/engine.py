@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import caravan, districts, effects, private_concern, rules, scoring
@@ -100,7 +100,8 @@ class Engine:
         while True:
             clash = None
             packs = [(name, pack) for name, pack in self._registrations("darkroad_content") if pack]
-            comps, owner = [], {}
+            comps: list[Component] = []
+            owner: dict[str, str] = {}
             for name, result in self._registrations("darkroad_components"):
                 for comp in result or ():
                     if not isinstance(comp, Component):
@@ -232,7 +233,11 @@ class Engine:
         used |= {c.plugin for c in comps.values() if c.kind not in ("building", "companion")}
         used |= {impl.plugin_name for impl in self.pm.hook.darkroad_content.get_hookimpls()}
         config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
-        self._guard(ctx, lambda: (rules.setup(ctx), self._settle(ctx)))
+        def setup() -> None:
+            rules.setup(ctx)
+            self._settle(ctx)
+
+        self._guard(ctx, setup)
         return game, ctx.events
 
 
@@ -401,7 +406,7 @@ class Engine:
                 return f"unknown step {t.kind!r} on the stack"
         return None
 
-    def _guard(self, ctx: Ctx, fn: Any) -> None:
+    def _guard(self, ctx: Ctx, fn: Callable[[], object]) -> None:
         try:
             fn()
         except DarkroadError:

@@ -25,7 +25,7 @@ How it plugs into the engine:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .caravan import PRESTIGE_BY_COUNT, shortcut_cost
 from .content import ContentError
@@ -142,7 +142,7 @@ def add(ctx: Ctx, seat: int, resource: str, n: int, source: str = "") -> int:
     """Gain or lose a counted resource (``goods`` too), never below 0 and with no limit."""
     p = ctx.player(seat)
     holder: Any = state(ctx.game, seat) if resource == "goods" else p
-    have = getattr(holder, resource)
+    have: int = getattr(holder, resource)
     new = max(0, have + n)
     if new == have:
         return 0
@@ -198,6 +198,7 @@ def gain_deed(ctx: Ctx, seat: int, where: str, source: str = "") -> None:
     bonus: Sequence[str] = ()
     if slot is not None:
         deed, b.courtyard[slot] = b.courtyard[slot], None
+        assert deed is not None  # the slot was chosen for holding a deed
         if slot < len(ctx.content.courtyard_banners):
             bonus = ctx.content.courtyard_banners[slot]
     elif b.deed_deck:
@@ -366,9 +367,9 @@ def resolve_effect(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
         else:
             # The inn hero matching most of its heroes + commissions; a tie (or no match:
             # then the deck's top hero is a candidate too) is the creator's choice.
-            tied, decided = inn_candidates(ctx, seat)
-            opts = [f"hero:inn:{i}" for i in tied]
-            if not decided and b.hero_deck and not _matching(ctx, seat, tied):
+            slots, decided = inn_candidates(ctx, seat)
+            opts = [f"hero:inn:{i}" for i in slots]
+            if not decided and b.hero_deck and not _matching(ctx, seat, slots):
                 opts.append("hero:deck")
             ask(ctx, seat, "effect", _effect_options(ctx, seat, opts), "which hero it gains", source=source)
     elif verb in ("lose_hero", "deliver_hero"):
@@ -527,9 +528,9 @@ class ConcernTurn(Step):
             ctx.emit("concern_deck_shuffled", seat, cards=len(concern.deck))
         card_id = concern.deck.pop(0)
         concern.discard.append(card_id)
-        card = ctx.content.private_concern_cards[card_id]
-        plan = card["planning"]
-        ctx.emit("concern_card", seat, card=card_id, name=card.get("name", card_id))
+        action_card = ctx.content.private_concern_cards[card_id]
+        plan = action_card["planning"]
+        ctx.emit("concern_card", seat, card=card_id, name=action_card.get("name", card_id))
         old, p.position = p.position, int(plan["space"])
         ctx.emit("moved", seat, steps=(p.position - old) % SPACES, position=p.position)
         ctx.push("concern_action", seat, card=card_id)
@@ -835,7 +836,7 @@ def validate_cards(content: Content) -> None:
     """Check the action cards against the content, so a broken card fails at load."""
     towns, goods = set(content.towns), set(content.good_ids)
     for cid, card in content.private_concern_cards.items():
-        def bad(msg: str, cid: str = cid) -> None:
+        def bad(msg: str, cid: str = cid) -> NoReturn:
             raise ContentError(f"private concern card {cid!r}: {msg}")
 
         plan = card.get("planning")
@@ -886,7 +887,7 @@ def _int_in(v: Any, lo: int, hi: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
 
-def _check_effects(effects: Any, bad: Callable[[str], None], key: str) -> None:
+def _check_effects(effects: Any, bad: Callable[[str], NoReturn], key: str) -> None:
     if not isinstance(effects, list) or not effects:
         bad(f"{key} must be a non-empty list of effects")
     for e in effects:

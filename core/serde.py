@@ -73,10 +73,12 @@ class Serde:
         return Action(type=obj["type"], seat=obj["seat"], option=obj["option"], label=obj.get("label", ""))
 
     def action_to_json(self, action: Action) -> dict[str, Any]:
-        return self.c.unstructure(action)
+        out: dict[str, Any] = self.c.unstructure(action)
+        return out
 
     def event_to_json(self, event: Event) -> dict[str, Any]:
-        return self.c.unstructure(event)
+        out: dict[str, Any] = self.c.unstructure(event)
+        return out
 
     @staticmethod
     def encode(obj: Event | Action) -> bytes:

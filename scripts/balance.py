@@ -17,6 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from darkroad.core import Engine, GameConfig
 from darkroad.core.bots import BOTS, GameResult, play_game, summarise
@@ -34,7 +35,7 @@ def _play(args: tuple[int, int, int, str]) -> list[GameResult]:
     return out
 
 
-def run(games: int, players: int, workers: int, bot: str, seed: int) -> dict:
+def run(games: int, players: int, workers: int, bot: str, seed: int) -> dict[str, Any]:
     chunk = max(1, games // (workers * 8))
     jobs = [(s, min(chunk, seed + games - s), players, bot) for s in range(seed, seed + games, chunk)]
     t0 = time.perf_counter()
@@ -45,7 +46,7 @@ def run(games: int, players: int, workers: int, bot: str, seed: int) -> dict:
     return summarise(results, time.perf_counter() - t0)
 
 
-def table(title: str, rows: dict, names: dict[str, str]) -> list[str]:
+def table(title: str, rows: dict[str, Any], names: dict[str, str]) -> list[str]:
     out = [f"### {title}", "", "| component | seats | wins | win rate | fair share | ratio | within 1.5x |",
            "|---|---:|---:|---:|---:|---:|:---:|"]
     for key, v in sorted(rows.items(), key=lambda kv: -kv[1]["ratio_to_fair"]):
@@ -55,7 +56,7 @@ def table(title: str, rows: dict, names: dict[str, str]) -> list[str]:
     return out + [""]
 
 
-def report(summary: dict, args: argparse.Namespace) -> str:
+def report(summary: dict[str, Any], args: argparse.Namespace) -> str:
     engine = Engine.load()
     names = {c.id: c.name for c in engine.content.components.values()}
     names.update({h.id: f"{h.name} ({h.hero_class})" for h in engine.content.heroes.values()})

@@ -24,7 +24,7 @@ MAX_FRUIT = 3
 
 def ripe_fruit(ctx: Ctx) -> int:
     """Frost-fruit on the trees now: 1 per round since the last harvest, at most 3."""
-    harvested = ctx.game.board.extra.get(ID, {}).get("harvested", 0)
+    harvested: int = ctx.game.board.extra.get(ID, {}).get("harvested", 0)
     return max(0, min(MAX_FRUIT, ctx.game.round - harvested))
 
 
