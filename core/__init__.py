@@ -10,32 +10,80 @@ Public API::
     engine.apply(game, action)                   # mutate + events; illegal -> IllegalAction
     engine.view(game, seat_or_None)              # redacted JSON-able view
     engine.dumps(game) / engine.loads(blob)      # compact JSON
+
+Everything a plugin uses is exported here (``__all__``); a plugin imports nothing else
+from ``darkroad.core`` (a test enforces it for the base game's plugins), and its tests
+use ``darkroad.testing``. docs/plugins.md ("What a plugin imports") lists the names.
 """
 
 from . import errors
 from .actions import Action
+from .caravan import upgrade_limit
 from .content import Component, Content
-from .context import Ctx
+from .context import EFFECT_RESOURCE, Ctx
+from .effects import describe as describe_effect
+from .effects import expand as expand_effect
+from .effects import resolve as resolve_effect
 from .engine import Engine
+from .errors import (
+    BadAction,
+    BadConfig,
+    DarkroadError,
+    GameFinished,
+    IllegalAction,
+    MissingPlugin,
+    NotYourDecision,
+    PluginError,
+    UnknownComponent,
+)
+from .goods import good_type, is_upgraded, upgraded
+from .goods import label as good_label
 from .plugins import hookimpl, make_plugin_manager
-from .state import Event, Game, GameConfig, Player, ScoreLine, Task
-from .steps import Choice, Step
+from .rules import adjacent as adjacent_districts
+from .rules import connected_building, move_illuminated
+from .state import Board, CompanionCard, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
+from .steps import Choice, Option, Step
 
 __all__ = [
+    "EFFECT_RESOURCE",
     "Action",
+    "BadAction",
+    "BadConfig",
+    "Board",
     "Choice",
+    "CompanionCard",
     "Component",
     "Content",
     "Ctx",
+    "DarkroadError",
     "Engine",
     "Event",
     "Game",
     "GameConfig",
+    "GameFinished",
+    "IllegalAction",
+    "MissingPlugin",
+    "NotYourDecision",
+    "Option",
     "Player",
+    "PluginError",
+    "PoolDie",
     "ScoreLine",
     "Step",
     "Task",
+    "UnknownComponent",
+    "adjacent_districts",
+    "connected_building",
+    "describe_effect",
     "errors",
+    "expand_effect",
+    "good_label",
+    "good_type",
     "hookimpl",
+    "is_upgraded",
     "make_plugin_manager",
+    "move_illuminated",
+    "resolve_effect",
+    "upgrade_limit",
+    "upgraded",
 ]

@@ -227,10 +227,6 @@ class Content:
         for e in self.events.values():
             if e.route not in ("dark_road", "shortcut") or set(e.faces) != {1, 2, 3, 4, 5, 6}:
                 raise ContentError(f"event {e.id!r} needs a route and effects for faces 1..6")
-        if self.private_concern_cards:
-            from .private_concern import validate_cards
-
-            validate_cards(self)
 
     # -- lookups -------------------------------------------------------------------
     def of_kind(self, kind: str) -> list[Component]:

@@ -29,6 +29,18 @@ EFFECT_RESOURCE = {"coins": "coins", "prestige": "prestige", "lantern": "lantern
 
 
 class Ctx:
+    """The game being changed and every operation a rule may use: the plugin author's API.
+
+    The engine makes one for each action (and for the setup of a game) and passes it to
+    every rule-point hook and step as ``ctx``. Read the game through it (``ctx.game``,
+    ``ctx.player(seat)``, ``ctx.owns``, ``ctx.in_play``), change it through it (gains,
+    payments, steps, events, dice) so that limits, storage and the event log stay right
+    for the core and for plugins alike. docs/plugins.md ("The ``Ctx`` object") tables it.
+
+    Attributes: ``game`` (the :class:`Game`), ``engine``, ``content`` (the merged card
+    data and components), ``events`` (the events of this action so far).
+    """
+
     def __init__(self, engine: Engine, game: Game) -> None:
         self.engine = engine
         self.game = game
@@ -78,16 +90,20 @@ class Ctx:
 
     # -- randomness ----------------------------------------------------------------
     def roll(self, sides: int = 6) -> int:
+        """Roll a die of ``sides`` faces with the game's own RNG: 1..sides."""
         return rng.roll(self.game.rng, sides)
 
     def randbelow(self, n: int) -> int:
+        """A random int in 0..n-1 from the game's own RNG (``random`` would break replays)."""
         return rng.randbelow(self.game.rng, n)
 
     def shuffle(self, seq: list[Any]) -> None:
+        """Shuffle ``seq`` in place with the game's own RNG."""
         rng.shuffle(self.game.rng, seq)
 
     # -- components ----------------------------------------------------------------
     def player(self, seat: int) -> Player:
+        """The :class:`Player` at ``seat`` (coins, prestige, goods, heroes, steeds, companions, ...)."""
         return self.game.players[seat]
 
     def owns(self, seat: int, component: str) -> bool:
@@ -98,12 +114,17 @@ class Ctx:
         return any(self.content.companion_cards.get(c.card) == component for c in p.companions)
 
     def companion_cards(self, seat: int, component: str) -> list[CompanionCard]:
+        """``seat``'s cards of companion ``component`` (``card.card`` is the card id such as
+        ``"phoenix-2"``, ``card.gifts`` the indexes of the abilities already triggered)."""
         return [c for c in self.game.players[seat].companions if self.content.companion_cards.get(c.card) == component]
 
     def in_play(self, building: str) -> bool:
+        """Whether ``building`` is on one of the board's building spaces in this game."""
         return building in self.game.board.buildings
 
     def capacity(self, seat: int, kind: str) -> int:
+        """``seat``'s limit of ``kind`` (``"lanterns"``, ``"inventory"``, ``"heroes"``,
+        ``"commissions"``, ``"illuminated"``): the rulebook's plus every ``darkroad_capacity`` answer."""
         extra: int = sum(self.call("darkroad_capacity", hooks.is_int, seat=seat, kind=kind))
         return BASE_CAPACITY[kind] + extra
 
@@ -113,6 +134,7 @@ class Ctx:
         return MARKET_VALUES[(self.content.good_index[kind] - self.game.board.wheel_offset) % 6]
 
     def goods_of_value(self, value: int) -> list[str]:
+        """The good types at market value ``value`` now (1..5)."""
         return [g for g in self.content.good_ids if self.value(g) == value]
 
     def rotate_wheel(self, seat: int | None) -> None:
@@ -121,6 +143,7 @@ class Ctx:
         self.emit("wheel_rotated", seat, at_5=self.goods_of_value(5)[0])
 
     def not_on_wheel(self) -> list[str]:
+        """The good types with no market die on their wheel section."""
         return [g for i, g in enumerate(self.content.good_ids) if self.game.board.market[i] == 0]
 
     # -- resources -------------------------------------------------------------------
@@ -160,15 +183,21 @@ class Ctx:
             self.emit("paid", seat, private=resource == "coins", resource=resource, amount=n, source=source)
 
     def check_inventory(self, seat: int) -> None:
+        """Push the rulebook's discard decision when ``seat``'s blazing quartz and horseshoes
+        exceed its inventory slots (``ctx.add`` does it for you)."""
         p = self.game.players[seat]
         if p.quartz + p.horseshoes > self.capacity(seat, "inventory"):
             self.push("discard_inventory", seat)
 
     # -- goods -----------------------------------------------------------------------
     def storage_spec(self, seat: int) -> StorageSpec:
+        """``seat``'s storage: the 6x5 grid plus what heroes and ``darkroad_storage_extensions``
+        add (slots for any good, extra grids, fixed tiles)."""
         return self.engine.storage_spec(self, seat)
 
     def fits(self, seat: int, goods: Iterable[str]) -> bool:
+        """Whether the good tokens ``goods`` (``"potion"``, ``"potion+"``) fit ``seat``'s storage
+        together (an exact packing of their shapes)."""
         return self.engine.packer.fits([good_type(g) for g in goods], self.storage_spec(seat))
 
     def gain_good(self, seat: int, good: str, source: str = "") -> None:
@@ -179,6 +208,8 @@ class Ctx:
         self.check_storage(seat)
 
     def check_storage(self, seat: int) -> None:
+        """Push the rulebook's discard decision when ``seat``'s goods no longer fit its storage
+        (``ctx.gain_good`` does it for you; call it after taking storage away)."""
         p = self.game.players[seat]
         if not self.fits(seat, p.goods) and not any(
             t.kind == "discard_good" and t.seat == seat for t in self.game.stack
@@ -186,6 +217,7 @@ class Ctx:
             self.push("discard_good", seat)
 
     def lose_good(self, seat: int, good: str, reason: str = "") -> None:
+        """Return the good token ``good`` (which ``seat`` holds) to the supply, with an event."""
         self.game.players[seat].goods.remove(good)
         self.emit("lost", seat, good=good, source=reason)
 
@@ -211,6 +243,7 @@ class Ctx:
             self.push("discard_hero", seat)
 
     def gain_commission(self, seat: int, commission: str, source: str = "") -> None:
+        """A commission card joins ``seat``'s wagon; over its limit (3) the player discards one."""
         p = self.game.players[seat]
         p.commissions.append(commission)
         self.emit("commission_gained", seat, commission=commission, source=source)
@@ -218,6 +251,8 @@ class Ctx:
             self.push("discard_commission", seat)
 
     def gain_illuminated(self, seat: int, source: str = "") -> None:
+        """Roll an illuminated die into ``seat``'s special reserve, unless it already holds as
+        many as it may (2): then the die is discarded, with an event."""
         p = self.game.players[seat]
         held = len(p.special) + sum(1 for d in p.pool if d.kind == "illuminated")
         if held >= self.capacity(seat, "illuminated"):
@@ -228,6 +263,7 @@ class Ctx:
         self.emit("gained", seat, resource="illuminated", amount=1, value=value, source=source)
 
     def draw_hero(self) -> str | None:
+        """Take the top card of the hero deck (``None`` when the deck is empty)."""
         deck = self.game.board.hero_deck
         return deck.pop(0) if deck else None
 
@@ -236,6 +272,7 @@ class Ctx:
         self.game.board.hero_deck.append(hero)
 
     def return_commission(self, commission: str) -> None:
+        """A discarded commission goes to the bottom of its town's stack."""
         town = self.content.commissions[commission].town
         self.game.board.commission_stacks.setdefault(town, []).append(commission)
 

@@ -125,7 +125,10 @@ class Engine:
                         steps.append((name, step))
             if clash is None:
                 try:
-                    return Content.build(packs, comps), steps
+                    content = Content.build(packs, comps)
+                    if content.private_concern_cards:
+                        private_concern.validate_cards(content)
+                    return content, steps
                 except ContentError as exc:
                     raise PluginError(str(exc)) from exc
             self.plugins.reject(*clash)

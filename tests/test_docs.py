@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import darkroad.core
 from darkroad.core import Ctx, hookspecs
 from darkroad.core.effects import CONCRETE
 from darkroad.core.hookspecs import spec_names
@@ -186,6 +187,21 @@ def test_every_ctx_operation_is_documented() -> None:
     public = sorted(n for n, v in vars(Ctx).items() if callable(v) and not n.startswith("_"))
     missing = [n for n in public if f"ctx.{n}(" not in text]
     assert missing == [], "Ctx operations missing from the 'The `Ctx` object' section"
+
+
+def test_every_ctx_operation_has_a_docstring() -> None:
+    """``Ctx`` is the plugin author's main API: each public method says what it does."""
+    assert Ctx.__doc__
+    public = sorted(n for n, v in vars(Ctx).items() if callable(v) and not n.startswith("_"))
+    assert [n for n in public if not inspect.getdoc(getattr(Ctx, n))] == []
+
+
+def test_every_public_name_is_documented() -> None:
+    """The names ``darkroad.core`` exports, and only those, are listed for plugin authors."""
+    text = section(doc(), "## What a plugin imports")
+    listed = set(re.findall(r"^\| (.*?) \|", text, re.M)) - {"Name", "---"}
+    names = {m for cell in listed for m in re.findall(r"`(\w+)", cell)}
+    assert names == set(darkroad.core.__all__)
 
 
 def test_steps_and_decisions_are_documented() -> None:

@@ -9,12 +9,13 @@ documents the rulings and the 10 action cards. Every test drives the real engine
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from darkroad.core import Action, GameConfig, errors, private_concern
-from darkroad.core.content import Content, ContentError, EventCard
+from darkroad.core import Action, Engine, GameConfig, PluginError, errors, hookimpl, private_concern
+from darkroad.core.content import EventCard
 from darkroad.core.state import CompanionCard
 from darkroad.core.testing import Table
 
@@ -645,8 +646,10 @@ def test_broken_card_fails_at_load():
                    {**good, "planning": {"space": 9, "reward": ["coins:1"]}},
                    {**good, "actions": [{"action": "commission", "town": "atlantis"}]},
                    {**good, "actions": [{"action": "bazaar", "goods": ["potion"]}]}):
-        with pytest.raises(ContentError, match="private concern card"):
-            Content.build([("basegame", {**pack(), "private_concern_cards": [broken]})], [])
+        data = {**pack(), "private_concern_cards": [broken]}
+        plugin = SimpleNamespace(darkroad_content=hookimpl(lambda data=data: data))
+        with pytest.raises(PluginError, match="private concern card"):
+            Engine.load(exclude=["basegame"], extra=[("broken-pack", plugin)])
 
 
 def test_simulate_solo(engine):

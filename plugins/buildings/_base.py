@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from darkroad.core import Choice, Component, Ctx, Step, Task, hookimpl
-from darkroad.core.context import EFFECT_RESOURCE
-from darkroad.core.goods import label as good_label
-from darkroad.core.steps import Option
+from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, good_label, hookimpl
 
 DECLINE = "decline"
 NOUNS = {"coins": "coins", "quartz": "blazing quartz", "lantern": "lantern"}

@@ -11,10 +11,17 @@ does nothing.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task
-from darkroad.core.effects import describe, expand
-from darkroad.core.goods import good_type, is_upgraded
-from darkroad.core.steps import Option
+from darkroad.core import (
+    Choice,
+    Component,
+    Ctx,
+    Option,
+    Task,
+    describe_effect,
+    expand_effect,
+    good_type,
+    is_upgraded,
+)
 
 from . import _base
 from ._base import SpendToGain
@@ -24,7 +31,7 @@ ID = "candle_and_quartz"
 
 def gains(ctx: Ctx, seat: int) -> list[str]:
     """The concrete hero and commission effects ``seat`` could gain now."""
-    return [*(expand(ctx, seat, "hero") or ()), *(expand(ctx, seat, "commission") or ())]
+    return [*(expand_effect(ctx, seat, "hero") or ()), *(expand_effect(ctx, seat, "commission") or ())]
 
 
 class Pay(SpendToGain):
@@ -54,7 +61,7 @@ class Gain(Choice):
     prompt = "The Candle & Quartz: gain 1 available hero or commission"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        return [(e, describe(ctx, e)) for e in gains(ctx, seat)]
+        return [(e, describe_effect(ctx, e)) for e in gains(ctx, seat)]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         ctx.gain_effects(seat, [option], source=ID)

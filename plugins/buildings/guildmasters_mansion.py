@@ -13,9 +13,7 @@ quartz or a horseshoe, which can be a trade worth making.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.context import EFFECT_RESOURCE
-from darkroad.core.steps import Option, Step
+from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, hookimpl
 
 from ._base import unused
 

@@ -16,14 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.context import EFFECT_RESOURCE
-from darkroad.core.effects import expand
-from darkroad.core.effects import resolve as resolve_effect
-from darkroad.core.goods import good_type
-from darkroad.core.goods import label as good_label
-from darkroad.core.state import CompanionCard
-from darkroad.core.steps import Option
+from darkroad.core import (
+    EFFECT_RESOURCE,
+    Choice,
+    CompanionCard,
+    Component,
+    Ctx,
+    Option,
+    Task,
+    good_label,
+    good_type,
+    hookimpl,
+    resolve_effect,
+)
+from darkroad.core import expand_effect as expand
 
 Usable = Callable[[Ctx, int, int], bool]
 """``(ctx, seat, ability index) -> bool``: the ability would do something now."""

@@ -7,9 +7,7 @@ The wagon upgrade respects the owner's upgrade limit (1, unless a steed lifts it
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.caravan import upgrade_limit
-from darkroad.core.steps import Option, Step
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, upgrade_limit
 
 from . import _base
 

@@ -7,9 +7,8 @@ Offered only while the owner can still declare a caravan route this turn.
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.rules import adjacent
-from darkroad.core.steps import Option
+from darkroad.core import Component, Ctx, Option, hookimpl
+from darkroad.core import adjacent_districts as adjacent
 
 from . import _base
 

@@ -4,8 +4,7 @@ passes to the player on the left."""
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.steps import Option, Step
+from darkroad.core import Component, Ctx, Option, Step, hookimpl
 
 from . import _base
 

@@ -4,8 +4,7 @@ Dumplin' passes to the player on the left."""
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.steps import Option
+from darkroad.core import Component, Ctx, Option, hookimpl
 
 from . import _base
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.steps import Option
+from darkroad.core import Component, Ctx, Option, hookimpl
 
 from . import _base
 

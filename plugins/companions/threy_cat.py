@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.steps import Option, Step
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
 
 from . import _base
 

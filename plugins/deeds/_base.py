@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from darkroad.core import Component, Ctx
-from darkroad.core.goods import good_type, is_upgraded
+from darkroad.core import Component, Ctx, good_type, is_upgraded
 
 Measure = Callable[[Ctx, int], int]
 

@@ -16,4 +16,4 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_bazaar_discount(ctx: Ctx, seat: int) -> int | None:
-    return DISCOUNT if ID in ctx.player(seat).steeds else None
+    return DISCOUNT if ctx.owns(seat, ID) else None

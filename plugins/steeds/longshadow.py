@@ -16,4 +16,4 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_building_targets(ctx: Ctx, seat: int, connected: str | None) -> list[str] | None:
-    return list(ctx.game.board.buildings) if ID in ctx.player(seat).steeds else None
+    return list(ctx.game.board.buildings) if ctx.owns(seat, ID) else None

@@ -19,5 +19,5 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_excursion(ctx: Ctx, seat: int, choice: str) -> None:
-    if choice == "caravan" and ID in ctx.player(seat).steeds:
+    if choice == "caravan" and ctx.owns(seat, ID):
         ctx.gain_effects(seat, ["lantern:1"], source=ID)

@@ -19,9 +19,9 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_movement_options(ctx: Ctx, seat: int) -> list[int] | None:
-    return [DISTANCE] if ID in ctx.player(seat).steeds else None
+    return [DISTANCE] if ctx.owns(seat, ID) else None
 
 
 @hookimpl
 def darkroad_storage_extensions(ctx: Ctx, seat: int) -> list[dict[str, list[int]]] | None:
-    return [{"extra_grid": list(SADDLE_BAG)}] if ID in ctx.player(seat).steeds else None
+    return [{"extra_grid": list(SADDLE_BAG)}] if ctx.owns(seat, ID) else None

@@ -18,10 +18,10 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_upgrade_limit(ctx: Ctx, seat: int) -> int | None:
-    return UNLIMITED if ID in ctx.player(seat).steeds else None
+    return UNLIMITED if ctx.owns(seat, ID) else None
 
 
 @hookimpl
 def darkroad_upgrade_gained(ctx: Ctx, seat: int, upgrade: str) -> None:
-    if ID in ctx.player(seat).steeds:
+    if ctx.owns(seat, ID):
         ctx.gain_effects(seat, [f"prestige:{PRESTIGE}"], source=ID)

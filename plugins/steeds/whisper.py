@@ -16,4 +16,4 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
-    return [BONUS] if ID in ctx.player(seat).steeds else None
+    return [BONUS] if ctx.owns(seat, ID) else None

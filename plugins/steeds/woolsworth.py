@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from darkroad.core import Component, Ctx, hookimpl
-from darkroad.core.goods import is_upgraded
+from darkroad.core import Component, Ctx, hookimpl, is_upgraded
 
 ID = "woolsworth"
 
@@ -20,5 +19,5 @@ def darkroad_components() -> list[Component]:
 @hookimpl
 def darkroad_commission_delivered(ctx: Ctx, seat: int, commission: str, goods: Sequence[str]) -> None:
     upgraded = sum(1 for g in goods if is_upgraded(g))
-    if upgraded and ID in ctx.player(seat).steeds:
+    if upgraded and ctx.owns(seat, ID):
         ctx.gain_effects(seat, [f"quartz:{upgraded}"], source=ID)

@@ -10,9 +10,7 @@ optional move is a decision (offered only with an illuminated die in the special
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.rules import move_illuminated
-from darkroad.core.steps import Option, Step
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, move_illuminated
 
 ID = "lamplighters_post"
 SLOT = 2

@@ -9,8 +9,7 @@ option to rotate the market wheel.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.steps import Option, Step
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
 
 ID = "merchants_ledger"
 SLOT = 3

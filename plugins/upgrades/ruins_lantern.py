@@ -25,12 +25,12 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_capacity(ctx: Ctx, seat: int, kind: str) -> int | None:
-    return -1 if kind == "lanterns" and ID in ctx.player(seat).upgrades else None
+    return -1 if kind == "lanterns" and ctx.owns(seat, ID) else None
 
 
 @hookimpl
 def darkroad_ruins_die_cost(ctx: Ctx, seat: int) -> int | None:
-    return 0 if ID in ctx.player(seat).upgrades else None
+    return 0 if ctx.owns(seat, ID) else None
 
 
 @hookimpl

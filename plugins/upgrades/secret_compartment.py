@@ -35,6 +35,6 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_storage_extensions(ctx: Ctx, seat: int) -> list[dict[str, Any]] | None:
-    if ID not in ctx.player(seat).upgrades:
+    if not ctx.owns(seat, ID):
         return None
     return [{"fixed_tile": TILE, "any_slots": SLOTS}]

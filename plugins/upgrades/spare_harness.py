@@ -11,8 +11,7 @@ no player holds; the second steed works exactly like the first.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Task, hookimpl
-from darkroad.core.steps import Option, Step
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
 
 ID = "spare_harness"
 
@@ -56,7 +55,7 @@ def darkroad_steps() -> list[Step]:
 
 @hookimpl
 def darkroad_capacity(ctx: Ctx, seat: int, kind: str) -> int | None:
-    return -1 if kind == "inventory" and ID in ctx.player(seat).upgrades else None
+    return -1 if kind == "inventory" and ctx.owns(seat, ID) else None
 
 
 @hookimpl

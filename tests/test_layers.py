@@ -1,0 +1,209 @@
+"""The layers, checked from the source: core's imports form a DAG, core imports neither
+Litestar nor redis (nor the API or a plugin), plugins import only ``darkroad.core``'s
+public API (their tests ``darkroad.testing`` too), the API never imports a plugin.
+
+Imports are read with ``ast``: every import that runs (at module level or inside a
+function) counts; imports under ``if TYPE_CHECKING:`` do not.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import darkroad.core
+import darkroad.testing
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE, PLUGINS, API = ROOT / "core", ROOT / "plugins", ROOT / "api"
+PACKAGE_OF = {CORE: "darkroad.core", PLUGINS: "darkroad.plugins", API: "darkroad.api"}
+
+
+def package_of(path: Path) -> str:
+    """The dotted package a module file belongs to (``core/testing_kit`` is ``darkroad.testing``)."""
+    if path.parent == CORE / "testing_kit":
+        return "darkroad.testing"
+    for folder, package in PACKAGE_OF.items():
+        if path.is_relative_to(folder):
+            parts = path.relative_to(folder).parent.parts
+            return ".".join([package, *parts])
+    raise AssertionError(f"{path} is in none of the packages")
+
+
+def runtime_imports(path: Path, package: str | None = None) -> Iterator[tuple[int, str, list[str]]]:
+    """``(line, module, names)`` of every import of ``path`` that runs (relative imports
+    resolved against ``package``; ``names`` empty for ``import x``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+    def visit(node: ast.AST) -> Iterator[tuple[int, str, list[str]]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                yield from (i for n in child.orelse for i in visit_one(n))
+                continue
+            yield from visit_one(child)
+
+    def visit_one(node: ast.AST) -> Iterator[tuple[int, str, list[str]]]:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                assert package is not None, f"{path}: a relative import outside a package"
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            yield node.lineno, module, [a.name for a in node.names]
+        else:
+            yield from visit(node)
+
+    yield from visit(tree)
+
+
+def core_graph() -> dict[str, set[str]]:
+    """darkroad.core module -> the darkroad.core modules it imports when it runs."""
+    modules = {f"darkroad.core.{p.stem}" for p in CORE.glob("*.py") if p.stem != "__init__"}
+    graph: dict[str, set[str]] = {}
+    for path in sorted(CORE.glob("*.py")):
+        name = "darkroad.core" if path.stem == "__init__" else f"darkroad.core.{path.stem}"
+        edges = graph.setdefault(name, set())
+        for _, module, names in runtime_imports(path, "darkroad.core"):
+            if module in modules:
+                edges.add(module)
+            elif module == "darkroad.core":  # from . import errors
+                edges |= {f"darkroad.core.{n}" for n in names if f"darkroad.core.{n}" in modules}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` as a closed path of nodes, or None."""
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    path: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (found := dfs(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := dfs(node)):
+            return found
+    return None
+
+
+def test_core_imports_form_a_dag() -> None:
+    cycle = find_cycle(core_graph())
+    assert cycle is None, "core's runtime imports have a cycle: " + " -> ".join(cycle or ())
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    """The check itself: a cycle, a deferred import closing one, and a DAG."""
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a", "c"}}) is None
+    graph = core_graph()
+    assert "darkroad.core.context" in graph["darkroad.core.engine"]
+    graph["darkroad.core.context"] = graph["darkroad.core.context"] | {"darkroad.core.engine"}
+    assert find_cycle(graph) is not None
+
+
+def test_deferred_and_type_checking_imports(tmp_path: Path) -> None:
+    """An import inside a function counts; one under ``if TYPE_CHECKING:`` does not."""
+    f = tmp_path / "m.py"
+    f.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import X\nelse:\n"
+                 "    from .b import Y\n\ndef f():\n    from .c import Z\n    import os\n", encoding="utf-8")
+    got = {(m, tuple(n)) for _, m, n in runtime_imports(f, "p")}
+    assert got == {("typing", ("TYPE_CHECKING",)), ("p.b", ("Y",)), ("p.c", ("Z",)), ("os", ())}
+
+
+def modules(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if ".egg-info" not in str(p))
+
+
+@pytest.mark.parametrize("path", modules(CORE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_core_imports_no_service_layer(path: Path) -> None:
+    """core imports neither Litestar nor redis, nor the API nor a plugin."""
+    for line, module, _ in runtime_imports(path, package_of(path)):
+        top = module.split(".")[0]
+        assert top not in ("litestar", "redis", "uvicorn", "hiredis"), f"{path}:{line} imports {module}"
+        assert not module.startswith(("darkroad.api", "darkroad.plugins")), f"{path}:{line} imports {module}"
+
+
+PUBLIC = set(darkroad.core.__all__)
+TESTING = set(darkroad.testing.__all__)
+
+
+def plugin_import_problems(path: Path, package: str | None, is_test: bool) -> list[str]:
+    """What ``path`` (a plugin module, or a plugin's test) imports from darkroad beyond the public API."""
+    out = []
+    for line, module, names in runtime_imports(path, package):
+        where = f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{line}"
+        if module == "darkroad.core":
+            private = sorted(set(names) - PUBLIC)
+            if private:
+                out.append(f"{where} imports {private} from darkroad.core, which does not export them")
+        elif module == "darkroad.testing" and is_test:
+            private = sorted(set(names) - TESTING)
+            if private:
+                out.append(f"{where} imports {private} from darkroad.testing, which does not export them")
+        elif package and (module == package or module.startswith(package + ".")):
+            continue  # the plugin's own package (shared helpers such as deeds/_base.py)
+        elif module.split(".")[0] == "darkroad":
+            out.append(f"{where} imports {module}: a plugin imports only darkroad.core"
+                       + (" and darkroad.testing" if is_test else ""))
+    return out
+
+
+def plugin_modules() -> list[tuple[Path, str | None, bool]]:
+    """Every module under plugins/: the base game's (package darkroad.plugins.*) and the
+    example fan packs' (their own packages; their tests import darkroad.testing)."""
+    out: list[tuple[Path, str | None, bool]] = []
+    for path in modules(PLUGINS):
+        rel = path.relative_to(PLUGINS)
+        if rel.parts[0] == "examples":
+            is_test = "tests" in rel.parts
+            src = rel.parts.index("src") if "src" in rel.parts else None
+            package = ".".join(rel.parts[src + 1:-1]) if src is not None else None
+            out.append((path, package, is_test))
+        else:
+            out.append((path, package_of(path), False))
+    return out
+
+
+@pytest.mark.parametrize(("path", "package", "is_test"), plugin_modules(),
+                         ids=lambda v: str(v.relative_to(PLUGINS)) if isinstance(v, Path) else "")
+def test_plugins_import_only_the_public_api(path: Path, package: str | None, is_test: bool) -> None:
+    assert plugin_import_problems(path, package, is_test) == []
+
+
+def test_the_plugin_import_check_sees_a_private_import(tmp_path: Path) -> None:
+    f = tmp_path / "fan.py"
+    f.write_text("from darkroad.core import Ctx, hookimpl\nfrom darkroad.core.rules import move_illuminated\n"
+                 "from darkroad.core import MARKET_VALUES\nfrom darkroad.api import app\n"
+                 "from darkroad.plugins.deeds import _base\nfrom darkroad.testing import Table\n"
+                 "from . import _shared\n", encoding="utf-8")
+    problems = plugin_import_problems(f, "darkroad.plugins.buildings", False)
+    assert len(problems) == 5, problems
+    assert all(f"fan.py:{n} " in "\n".join(problems) for n in (2, 3, 4, 5, 6))
+    assert plugin_import_problems(f, "darkroad.plugins.buildings", True)[-1].startswith(f"{f}:5")
+
+
+def test_every_public_name_exists() -> None:
+    missing = [n for n in darkroad.core.__all__ if not hasattr(darkroad.core, n)]
+    assert missing == []
+
+
+@pytest.mark.parametrize("path", modules(API), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_api_never_imports_a_plugin(path: Path) -> None:
+    """Plugins reach the API through the entry points only."""
+    for line, module, _ in runtime_imports(path, package_of(path)):
+        assert not module.startswith("darkroad.plugins"), f"{path}:{line} imports {module}"
