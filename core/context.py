@@ -3,7 +3,8 @@
 One ``Ctx`` lives for one ``Engine.apply`` (or setup). It holds the game, the engine
 (content, hooks, steps) and the events emitted so far. Every gain goes through here so
 that capacity limits and storage fit are always enforced the same way: a gain beyond a
-limit pushes the overflow decision the rulebook gives.
+limit calls for the overflow decision the rulebook gives (:meth:`Ctx.overflow`), which the
+engine settles before anything else.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Ctx:
         self.events: list[Event] = []
         self.answered: set[str] = set()
         """Plugins whose hooks or steps answered during this action (for blame)."""
+        self.overflows: list[tuple[str, int]] = []
+        """Overflow discards called for by the step resolving now: ``(step kind, seat)``."""
 
     # -- hooks -----------------------------------------------------------------------
     def call(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> list[Any]:
@@ -183,11 +186,39 @@ class Ctx:
             self.emit("paid", seat, private=resource == "coins", resource=resource, amount=n, source=source)
 
     def check_inventory(self, seat: int) -> None:
-        """Push the rulebook's discard decision when ``seat``'s blazing quartz and horseshoes
+        """Call for the rulebook's discard decision when ``seat``'s blazing quartz and horseshoes
         exceed its inventory slots (``ctx.add`` does it for you)."""
         p = self.game.players[seat]
         if p.quartz + p.horseshoes > self.capacity(seat, "inventory"):
-            self.push("discard_inventory", seat)
+            self.overflow("discard_inventory", seat)
+
+    # -- overflow ----------------------------------------------------------------------
+    def overflow(self, kind: str, seat: int) -> None:
+        """Call for overflow discard ``kind`` of ``seat`` (rulebook p. 18: a gain beyond a
+        limit is discarded, or something else is discarded to make room).
+
+        An overflow is settled at once: the engine pushes the discard when the step that
+        caused it has resolved, on top of everything that step pushed (:meth:`settle_overflows`),
+        so it is the very next decision, and no ability or other action can come between
+        the gain and its discard."""
+        if (kind, seat) not in self.overflows:
+            self.overflows.append((kind, seat))
+
+    def settle_overflows(self) -> None:
+        """Push the overflow discards called for (the last called on top), except one that is
+        already waiting on top of the stack."""
+        stack, steps = self.game.stack, self.engine.steps
+        for kind, seat in self.overflows:
+            waiting = False
+            for t in reversed(stack):
+                if not steps[t.kind].settles_overflow:
+                    break
+                if t.kind == kind and t.seat == seat:
+                    waiting = True
+                    break
+            if not waiting:
+                self.push(kind, seat)
+        self.overflows.clear()
 
     # -- goods -----------------------------------------------------------------------
     def storage_spec(self, seat: int) -> StorageSpec:
@@ -208,13 +239,10 @@ class Ctx:
         self.check_storage(seat)
 
     def check_storage(self, seat: int) -> None:
-        """Push the rulebook's discard decision when ``seat``'s goods no longer fit its storage
-        (``ctx.gain_good`` does it for you; call it after taking storage away)."""
-        p = self.game.players[seat]
-        if not self.fits(seat, p.goods) and not any(
-            t.kind == "discard_good" and t.seat == seat for t in self.game.stack
-        ):
-            self.push("discard_good", seat)
+        """Call for the rulebook's discard decision when ``seat``'s goods no longer fit its
+        storage (``ctx.gain_good`` does it for you; call it after taking storage away)."""
+        if not self.fits(seat, self.game.players[seat].goods):
+            self.overflow("discard_good", seat)
 
     def lose_good(self, seat: int, good: str, reason: str = "") -> None:
         """Return the good token ``good`` (which ``seat`` holds) to the supply, with an event."""
@@ -240,7 +268,7 @@ class Ctx:
         if bonus:
             self.push("hero_bonus", seat, hero=hero)
         if len(p.heroes) > self.capacity(seat, "heroes"):
-            self.push("discard_hero", seat)
+            self.overflow("discard_hero", seat)
 
     def gain_commission(self, seat: int, commission: str, source: str = "") -> None:
         """A commission card joins ``seat``'s wagon; over its limit (3) the player discards one."""
@@ -248,7 +276,7 @@ class Ctx:
         p.commissions.append(commission)
         self.emit("commission_gained", seat, commission=commission, source=source)
         if len(p.commissions) > self.capacity(seat, "commissions"):
-            self.push("discard_commission", seat)
+            self.overflow("discard_commission", seat)
 
     def gain_illuminated(self, seat: int, source: str = "") -> None:
         """Roll an illuminated die into ``seat``'s special reserve, unless it already holds as

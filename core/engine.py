@@ -262,7 +262,11 @@ class Engine:
         """Run automatic steps and skip empty decisions until a decision waits."""
         game = ctx.game
         concern = game.config.private_concern
-        while game.stack:
+        while True:
+            if ctx.overflows:
+                ctx.settle_overflows()  # an overflow is settled at once: before anything else
+            if not game.stack:
+                return
             task = game.stack[-1]
             step = self._run_steps[task.kind]
             if concern and private_concern.intercept(ctx, task, step):

@@ -163,6 +163,7 @@ class DiscardGood(Choice):
     """Storage overflow (p. 18): discard goods until the rest fit."""
 
     kind = "discard_good"
+    settles_overflow = True
     prompt = "your goods do not fit: return one to the supply"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -180,6 +181,7 @@ class DiscardHero(Choice):
     """More than 3 heroes (p. 18): discard one to the bottom of the hero deck."""
 
     kind = "discard_hero"
+    settles_overflow = True
     prompt = "too many heroes: discard one"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -194,7 +196,7 @@ class DiscardHero(Choice):
         ctx.return_hero(hero)
         ctx.emit("hero_discarded", seat, hero=hero)
         if len(ctx.player(seat).heroes) > ctx.capacity(seat, "heroes"):
-            ctx.push("discard_hero", seat)
+            ctx.overflow("discard_hero", seat)
         ctx.check_storage(seat)
 
 
@@ -202,6 +204,7 @@ class DiscardCommission(Choice):
     """More than 3 commissions (p. 18): discard one to the bottom of its town's stack."""
 
     kind = "discard_commission"
+    settles_overflow = True
     prompt = "too many commissions: discard one"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -218,13 +221,14 @@ class DiscardCommission(Choice):
         ctx.return_commission(m)
         ctx.emit("commission_discarded", seat, commission=m)
         if len(ctx.player(seat).commissions) > ctx.capacity(seat, "commissions"):
-            ctx.push("discard_commission", seat)
+            ctx.overflow("discard_commission", seat)
 
 
 class DiscardInventory(Choice):
     """More blazing quartz + horseshoes than inventory slots (p. 18): discard one."""
 
     kind = "discard_inventory"
+    settles_overflow = True
     prompt = "inventory full: discard a blazing quartz or a horseshoe"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

@@ -29,6 +29,9 @@ class Step:
     kind: ClassVar[str] = ""
     decision: ClassVar[bool] = False
     prompt: ClassVar[str] = ""
+    settles_overflow: ClassVar[bool] = False
+    """An overflow discard (rulebook p. 18), called for by :meth:`Ctx.overflow`: it comes
+    before anything the step that caused the overflow pushed."""
 
     def run(self, ctx: Ctx, task: Task) -> None:
         """Resolve an automatic step (already popped)."""

@@ -609,6 +609,31 @@ def test_cosimo_dark_market_when_the_upgrade_limit_is_reached(engine: Engine) ->
     assert sorted(t.game.players[0].goods) == sorted(t.engine.content.dark_market["west"])
 
 
+def test_cosimo_reward_comes_after_the_discard_its_gift_causes(engine: Engine) -> None:
+    """Rulebook p. 17, Cosimo: "This companion requires a hero instead of a blazing quartz.
+    Place this hero card on the bottom of the hero deck." A storage hero "can store any 1
+    good. This is treated as an extension of your wagon storage and all storage rules apply"
+    (p. 10); "If you gain a good that cannot fit, you cannot keep it unless you discard other
+    goods to make room" (p. 18). Giving away the hero that stored a good leaves goods that no
+    longer fit: that overflow is settled at once, before Cosimo's reward (which could
+    otherwise bring room, a storage upgrade, and make the discard disappear)."""
+    t = new_table(engine)
+    b = t.game.board
+    hero = next(h for h, card in engine.content.heroes.items() if card.bonus == "storage" and h in b.hero_deck)
+    b.hero_deck.remove(hero)
+    give(t, 0, "cosimo-1")
+    t.setup_wagon(0, heroes=[hero], goods=["armor"] * 7)  # 6 armors fill the grid; the 7th is on the hero
+    assert t.ctx().fits(0, ["armor"] * 7)
+    t.choose("companion", "cosimo-1:0")
+    assert t.game.players[0].heroes == [] and b.hero_deck[-1] == hero
+    assert t.decision == "discard_good"
+    assert answers(t, "discard_good") == ["discard:armor"]
+    t.choose("discard_good", "discard:armor")
+    assert t.game.players[0].goods == ["armor"] * 6
+    assert t.decision == "cosimo_reward"
+    assert answers(t, "cosimo_reward") == ["upgrade", "dark_market"]
+
+
 def test_triggered_stray_is_not_offered_while_its_gift_is_chosen(engine: Engine) -> None:
     """Rulebook p. 17, stray companions: one ability, once, then the card moves on."""
     t = new_table(engine)
