@@ -254,6 +254,8 @@ class Engine:
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
+        if step.settles_overflow:
+            return opts  # an overflow is settled at once: its discard admits nothing else
         for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
             opts += [tuple(o) for o in extra]
         return opts
@@ -321,7 +323,7 @@ class Engine:
         if seat not in step.seats(ctx, task) or private_concern.is_concern(game, seat):
             return []
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
-        if acts and seat == game.active and game.phase in OWN_TURN_PHASES:
+        if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow:
             acts += [Action("companion", seat, o, lbl) for o, lbl in self.companion_options(ctx, seat)]
         return acts
 

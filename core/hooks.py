@@ -122,6 +122,7 @@ class PluginStep(Step):
         self.kind = step.kind  # type: ignore[misc]
         self.decision = step.decision  # type: ignore[misc]
         self.prompt = step.prompt  # type: ignore[misc]
+        self.settles_overflow = step.settles_overflow  # type: ignore[misc]
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
         try:

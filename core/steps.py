@@ -31,7 +31,8 @@ class Step:
     prompt: ClassVar[str] = ""
     settles_overflow: ClassVar[bool] = False
     """An overflow discard (rulebook p. 18), called for by :meth:`Ctx.overflow`: it comes
-    before anything the step that caused the overflow pushed."""
+    before anything the step that caused the overflow pushed, and while it waits it is the
+    only thing that can be done (no companion ability, no plugin's extra option)."""
 
     def run(self, ctx: Ctx, task: Task) -> None:
         """Resolve an automatic step (already popped)."""

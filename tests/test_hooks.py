@@ -831,6 +831,19 @@ def test_hook_darkroad_decision_options() -> None:
     assert t.decision == "plan"  # skipped
 
 
+def test_no_extra_option_while_an_overflow_discard_is_pending() -> None:
+    """An overflow is settled at once (rulebook p. 18: a gain beyond a limit is discarded, or
+    something else is discarded to make room): a plugin's extra options are not added to
+    the overflow discard, which is the only thing that can be done."""
+    t = new_table("darkroad_decision_options", quartz=2, horseshoes=1)
+    t.run(lambda ctx: ctx.add(0, "quartz", 1))
+    assert t.decision == "discard_inventory"
+    assert answers(t, "discard_inventory") == ["discard:quartz", "discard:horseshoes"]
+    assert not any(a.option.startswith("x:") for a in t.legal(0))
+    t.choose("discard_inventory", "discard:horseshoes")
+    assert t.decision == "plan" and answers(t, "plan")[-2:] == [recorder.WAVE, recorder.SKIP]
+
+
 def test_hook_darkroad_decision_choose() -> None:
     """Resolves an extra option; True when handled; the decision stays pending unless the
     plugin pops it. Stops at first non-None result."""

@@ -240,6 +240,38 @@ def test_offered_in_every_decision_of_the_turn(engine: Engine) -> None:
     assert "ice_mouse-1:1" in offered(t)
 
 
+@pytest.mark.parametrize("limit,arrange,gain,discard", [
+    ("heroes", {"heroes": 3}, lambda ctx, t: ctx.gain_hero(0, t.game.board.hero_deck.pop(0)), "discard_hero"),
+    ("commissions", {"commissions": 3},
+     lambda ctx, t: ctx.gain_commission(0, t.game.board.commission_stacks["farglen"].pop(0)), "discard_commission"),
+    ("inventory", {"horseshoes": 2}, lambda ctx, t: ctx.add(0, "quartz", 1), "discard_inventory"),
+    ("goods", {"goods": ["armor"] * 6}, lambda ctx, t: ctx.gain_good(0, "armor"), "discard_good"),
+])
+def test_no_ability_while_an_overflow_discard_is_pending(engine: Engine, limit, arrange, gain, discard) -> None:
+    """Rulebook p. 18, Wagon Overview: "If you gain a hero when all slots are full, you must
+    discard them unless you discard a different hero to make room" (commissions, inventory
+    alike); a good "that cannot fit, you cannot keep it unless you discard other goods to
+    make room". Companions may be used "at any time" on your turn (p. 16): between steps,
+    not inside a gain. The overflow is settled at once, so no ability (Cave Dragon delivering
+    the 4th hero, Ice Mouse gaining more) is offered while its discard is pending."""
+    t = new_table(engine)
+    b = t.game.board
+    wagon = dict(arrange)
+    if "heroes" in wagon:
+        wagon["heroes"] = [b.hero_deck.pop() for _ in range(3)]
+    if "commissions" in wagon:
+        wagon["commissions"] = [b.commission_stacks[town].pop() for town in ("northbreak", "nightpoem", "windglass")]
+    give(t, 0, "cave_dragon-1", "ice_mouse-1")
+    t.setup_wagon(0, quartz=1, **wagon)  # the blazing quartz to give
+    assert "ice_mouse-1:1" in offered(t)
+    t.run(lambda ctx: gain(ctx, t))
+    assert t.decision == discard
+    assert offered(t) == []
+    assert {a.type for a in t.legal(0)} == {discard}
+    t.choose(discard, startswith="discard:")
+    assert t.decision == "plan" and "ice_mouse-1:1" in offered(t)
+
+
 # -- the loyal abilities ----------------------------------------------------------------------------
 
 
