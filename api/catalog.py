@@ -11,13 +11,14 @@ from litestar.di import NamedDependency
 from darkroad.api.problems import problem_responses
 from darkroad.api.schemas import Catalog
 from darkroad.core import Engine
+from darkroad.core.content import COMPONENT_KINDS
 
 
 def catalog_body(engine: Engine) -> bytes:
-    """The catalogue response: every component of ``engine``, grouped by kind."""
-    by_kind: dict[str, list[dict[str, object]]] = {}
+    """The catalogue response: every component of ``engine``, grouped by kind (every kind, even empty)."""
+    by_kind: dict[str, list[dict[str, object]]] = {kind: [] for kind in COMPONENT_KINDS}
     for component in engine.catalog():
-        by_kind.setdefault(component["kind"], []).append(component)
+        by_kind[component["kind"]].append(component)
     return msgspec.json.encode({"components": by_kind})
 
 

@@ -46,8 +46,11 @@ MAX_EVENT = 2**53 - 1
 """Largest accepted event position (JSON-safe integer)."""
 MAX_LOG_PAGE = 500
 """Largest page of ``GET /log``."""
+MAX_LOG_WAIT = 30.0
+"""Longest long poll of ``GET /log`` (seconds): well within the idle timeouts of usual proxies."""
 READ: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
-"""Security of reads: a seat token shows that seat's private parts; without one, the spectator view."""
+"""Security of reads: a seat token shows that seat's private parts; without one, the spectator view
+(the document states it once, as its default: see ``darkroad.api.openapi``)."""
 ACT: list[dict[str, list[str]]] = [{"seatToken": []}]
 """Security of acting: the token of the acting seat."""
 
@@ -368,18 +371,31 @@ class GamesController(Controller):
         limit: Annotated[
             int, QueryParameter(description="Most events to examine for this page.", ge=1, le=MAX_LOG_PAGE)
         ] = MAX_LOG_PAGE,
+        wait: Annotated[
+            float,
+            QueryParameter(
+                description="Long poll: when there is no event to show yet, wait up to this many seconds for "
+                "one (0: answer at once).",
+                ge=0,
+                le=MAX_LOG_WAIT,
+            ),
+        ] = 0,
     ) -> Response[EventPage]:
         """The events the caller may see, oldest first, a page at a time.
 
         Follow `next` while `more` is true. Events private to other seats are skipped.
+        With `wait`, an empty page waits for the next events: a plain-JSON way to follow a
+        game (`after=<next>&wait=25` in a loop, until `finished`) for clients without
+        server-sent events.
         """
         caller = await service.caller(game_id, request.headers.get("authorization"))
-        page = await service.log(caller, after, limit)
+        page = await service.log(caller, after, limit, wait)
         body = msgspec.json.encode(
             {
                 "events": [msgspec.Raw(event.payload) for event in page.events],
                 "next": page.next,
                 "more": page.more,
+                "finished": page.finished,
             }
         )
         return encoded(body)

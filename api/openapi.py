@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
+import re
 from importlib import metadata
 from typing import Any
 
@@ -26,7 +28,8 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 
-from darkroad.api.schemas import MODELS
+from darkroad.api.problems import PROBLEM_TYPES
+from darkroad.api.schemas import MODELS, OPEN
 from darkroad.core import Engine
 
 SECURITY_SCHEME = "seatToken"
@@ -34,18 +37,49 @@ _REF = "#/components/schemas/{name}"
 _GAME = "/v1/games/{game_id}"
 
 _SERVER_SENT_EVENT = {
-    "description": "One server-sent event (as OpenAPI 3.1 describes event streams: the schema of each event).",
+    "title": "ServerSentEvent",
+    "description": "One message of `GET .../stream` (a server-sent event): the lines `id: <n>` and "
+    "`data: <the event as JSON>`, then a blank line. No `event:` line is sent, so it is the default "
+    "`message` type (`EventSource.onmessage`). Lines starting with `:` are heartbeat comments.",
     "type": "object",
     "required": ["id", "data"],
     "properties": {
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's `n`: resume after it."},
-        "event": {"type": "string", "const": "message"},
+        "id": {"type": "string", "pattern": "^[0-9]+$",
+               "description": "The event's `n`: send it back as `Last-Event-ID` to resume after it."},
+        "event": {"type": "string", "const": "message", "description": "Not sent: the default type."},
         "data": {
             "type": "string",
-            "description": "The event, as JSON.",
+            "description": "The event, as one line of JSON: an `Event`.",
             "contentMediaType": "application/json",
             "contentSchema": {"$ref": _REF.format(name="Event")},
         },
+    },
+}
+
+_STREAM_OK = {
+    "description": "The events as server-sent events (`ServerSentEvent`), live. Each message carries one "
+    "`Event` as JSON and its `n` as `id`; comment lines are heartbeats. The server ends the stream now "
+    "and then (and once a finished game's last event is sent): reconnect with `Last-Event-ID` to resume.",
+    "headers": {
+        "Cache-Control": {"description": "`no-cache`.", "required": True, "schema": {"type": "string"}},
+        "X-Accel-Buffering": {"description": "`no`: proxies must not buffer the stream.", "required": True,
+                              "schema": {"type": "string"}},
+    },
+    "content": {
+        "text/event-stream": {
+            # Before OpenAPI 3.2 (``itemSchema``), an event stream's ``schema`` describes each
+            # message: schemathesis validates every message (and its JSON ``data``) against it.
+            # The ``string`` branch first: generated clients return the body as text, never
+            # trying to decode the stream as one JSON document.
+            "schema": {
+                "anyOf": [{"type": "string"}, {"$ref": _REF.format(name="ServerSentEvent")}],
+                "description": "The body is text: a stream of `ServerSentEvent` messages (read it as a "
+                "stream: openapi-fetch `parseAs: \"stream\"`, httpx `stream()`).",
+            },
+            "example": 'id: 0\ndata: {"n":0,"type":"game_started","seat":null,"private_to":null,'
+            '"data":{"players":2,"buildings":["blazing_quartz_mine","oracle_of_lumi","othos_lanternworks",'
+            '"yedls_workshop"]}}\n\n: keep-alive\n\n',
+        }
     },
 }
 
@@ -122,8 +156,12 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     schemas = doc["components"]["schemas"]
     # msgspec's own schemas of the bodies are exact where Litestar's lose constraints.
     schemas.update(msgspec.json.schema_components(MODELS, ref_template=_REF)[1])
-    schemas["Action"] = engine.action_schema()
-    schemas["Event"] = engine.event_schema()
+    for model in OPEN:
+        schemas[model.__name__]["additionalProperties"] = True
+    # Kinds are a closed set, but clients may index the catalogue by a kind they hold as text.
+    schemas["CatalogComponents"]["additionalProperties"] = {"type": "array", "items": _ref("Component")}
+    _add_union(schemas, "Action", engine.action_schema(), _ACTION_DESCRIPTION, data=False)
+    _add_union(schemas, "Event", engine.event_schema(), _EVENT_DESCRIPTION, data=True)
     schemas["ActionList"]["properties"]["actions"]["items"] = _ref("Action")
     schemas["EventPage"]["properties"]["events"]["items"] = _ref("Event")
     _restrict_choices(schemas["NewGame"]["properties"], engine)
@@ -134,6 +172,10 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
         {"required": ["players", "private_concern"],
          "properties": {"players": {"const": 1}, "private_concern": {"const": False}}},
     ]}
+    for name in ("NewGame", "Variants"):
+        _defaults_in_words(schemas[name])
+    for schema in schemas.values():
+        _any_json_object(schema)
 
     paths = doc["paths"]
     paths["/v1/games"]["post"]["requestBody"] = {
@@ -145,14 +187,169 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
         "description": "One action, as listed by `GET .../actions`.",
         "content": {"application/json": {"schema": _ref("Action")}},
     }
-    paths[f"{_GAME}/stream"]["get"]["responses"]["200"] = {
-        "description": "Server-sent events, one per game event; comments are heartbeats.",
-        "content": {"text/event-stream": {"schema": _SERVER_SENT_EVENT}},
-    }
+    schemas["ServerSentEvent"] = copy.deepcopy(_SERVER_SENT_EVENT)
+    paths[f"{_GAME}/stream"]["get"]["responses"]["200"] = copy.deepcopy(_STREAM_OK)
+    _security(doc)
+    _headers(paths)
     for operation, links in _links().items():
         path, method, status = operation
         paths[path][method]["responses"][status]["links"] = links
     return doc
+
+
+_ACTION_DESCRIPTION = """\
+An answer to the decision the game waits for, as `GET .../actions` lists it: submit it unchanged.
+
+`type` tells the decision: one of the built-in types (`KnownAction`), or a fan plugin's own
+step (`PluginAction`)."""
+
+_EVENT_DESCRIPTION = """\
+Something that happened in the game, as `GET .../log` and `GET .../stream` send it.
+
+`type` tells what: one of the base installation's event types, each with its own `data`
+(`KnownEvent`), or an event of a fan plugin, whose `data` is the plugin's (`PluginEvent`).
+Expect new types: treat a type you do not know as a `PluginEvent`."""
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _add_union(
+    schemas: dict[str, Any], name: str, union: dict[str, Any], description: str, *, data: bool
+) -> None:
+    """Add the engine's tagged union ``union`` as named components.
+
+    Each variant becomes ``<name><Type>`` (its ``data``, for events: ``<name><Type>Data``);
+    the closed variants form ``Known<name>`` with a ``discriminator`` on ``type``; the open
+    variant is ``Plugin<name>``; ``<name>`` is ``oneOf`` the two. The open variant stays
+    out of the discriminated union because its ``type`` is any other text, which a
+    discriminator mapping cannot name (generators would tag it with its schema's name).
+    """
+    *known, open_variant = copy.deepcopy(union["oneOf"])
+    mapping = {}
+    for variant in known:
+        tag = variant["properties"]["type"]["const"]
+        component = f"{name}{_pascal(tag)}"
+        if component in schemas:
+            raise ValueError(f"the {name} type {tag!r} collides with the schema {component}")
+        variant = {**variant, "title": component}
+        if data:
+            schemas[f"{component}Data"] = {
+                "title": f"{component}Data",
+                "description": f"The `data` of a `{tag}` event.",
+                **variant["properties"]["data"],
+            }
+            variant["properties"] = {**variant["properties"], "data": _ref(f"{component}Data")}
+        schemas[component] = variant
+        mapping[tag] = _REF.format(name=component)
+    plugin = f"Plugin{name}"
+    schemas[plugin] = {**open_variant, "title": plugin}
+    schemas[f"Known{name}"] = {
+        "title": f"Known{name}",
+        "description": f"The {name.lower()}s of the base installation, tagged by `type`.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    schemas[name] = {
+        "title": name,
+        "description": description,
+        "oneOf": [_ref(f"Known{name}"), _ref(plugin)],
+    }
+
+
+def _defaults_in_words(schema: dict[str, Any]) -> None:
+    """Move request defaults into the descriptions: openapi-typescript makes a property with a
+    ``default`` required in a named schema, and clients must be free to leave it out."""
+    for prop in schema["properties"].values():
+        if "default" in prop:
+            default = prop.pop("default")
+            words = f"Default: `{json.dumps(default)}`."
+            prop["description"] = f"{prop['description']} {words}" if prop.get("description") else words
+
+
+def _any_json_object(schema: Any) -> None:
+    """``{"type": "object"}`` without members (msgspec's ``dict[str, Any]``) accepts any JSON
+    object: say so, or generators type it as an empty object."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" and "properties" not in schema and "additionalProperties" not in schema:
+            schema["additionalProperties"] = True
+        for value in schema.values():
+            _any_json_object(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _any_json_object(value)
+
+
+_READS = ("getGame", "listActions", "getLog", "streamEvents", "getScore")
+
+
+def _security(doc: dict[str, Any]) -> None:
+    """Reads take a seat token or none (the document's default); acting needs one; the rest none.
+
+    Reads inherit the document-level requirement instead of repeating it, so generators that
+    demand a credentialed client for any operation with its own ``security`` (openapi-python-client)
+    let spectators call them with a plain one.
+    """
+    doc["security"] = [{}, {SECURITY_SCHEME: []}]
+    for item in doc["paths"].values():
+        for method, operation in item.items():
+            if method not in _METHODS:
+                continue
+            if operation["operationId"] in _READS:
+                operation.pop("security", None)
+            elif operation["operationId"] != "submitAction":
+                operation["security"] = []
+
+
+_METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
+_PROBLEM_CODE = re.compile(r"^- `([a-z-]+)`:", re.MULTILINE)
+_VARY = {
+    "Vary": {
+        "description": "`Authorization`: the answer depends on the caller's seat token.",
+        "required": True,
+        "schema": {"type": "string"},
+    }
+}
+
+
+def _headers(paths: dict[str, Any]) -> None:
+    """Document the headers every response sends: ``Vary`` on the game reads, and those of
+    the problem types (``WWW-Authenticate`` on a 401, ``ETag`` on a stale version, ...)."""
+    for item in paths.values():
+        for method, operation in item.items():
+            if method not in _METHODS:
+                continue
+            for status, response in operation["responses"].items():
+                headers = dict(response.get("headers", {}))
+                if operation["operationId"] in _VARIES and status in ("200", "304"):
+                    headers.update(_VARY)
+                if status == "304":
+                    headers.update(_ETAG)
+                headers.update(_problem_headers(_PROBLEM_CODE.findall(response.get("description", ""))))
+                if headers:
+                    response["headers"] = headers
+
+
+_VARIES = ("getGame", "listActions", "getLog", "submitAction")
+_ETAG = {"ETag": {"description": 'The game\'s version as an entity tag, e.g. `"12"`.', "required": True,
+                  "schema": {"type": "string"}}}
+
+
+def _problem_headers(codes: list[str]) -> dict[str, Any]:
+    """The headers of a response answering with the problem types ``codes``: required when
+    every one of them sends it."""
+    headers: dict[str, Any] = {}
+    for code in codes:
+        for name, description in PROBLEM_TYPES[code].headers.items():
+            sent_by = [c for c in codes if name in PROBLEM_TYPES[c].headers]
+            always = len(sent_by) == len(codes)
+            headers[name] = {
+                "description": description if always else f"{description} (`{'`, `'.join(sent_by)}`)",
+                "required": always,
+                "schema": {"type": "string"},
+            }
+    return headers
 
 
 def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -203,17 +400,18 @@ def _restrict_choices(properties: dict[str, Any], engine: Engine) -> None:
     for component in components:
         if component["kind"] == "building" and component["data"].get("tile") is not None:
             tiles.setdefault(component["data"]["tile"], []).append(component["id"])
-    one_side = [
-        {"not": {"allOf": [{"contains": {"const": a}}, {"contains": {"const": b}}]}}
-        for sides in tiles.values()
-        for a, b in itertools.combinations(sorted(sides), 2)
-    ]
-    four: dict[str, Any] = {"minItems": 4, "maxItems": 4}
-    if one_side:
-        four["allOf"] = sorted(one_side, key=repr)
+    # Generators type an ``anyOf`` of bare constraints as ``unknown`` but skip a ``not``: so the
+    # constraints say what is never allowed, in one ``not``: 1-3 ids, or both sides of a tile.
+    never: list[dict[str, Any]] = [{"minItems": 1, "maxItems": 3}]
+    never += sorted(
+        ({"allOf": [{"contains": {"const": a}}, {"contains": {"const": b}}]}
+         for sides in tiles.values()
+         for a, b in itertools.combinations(sorted(sides), 2)),
+        key=repr,
+    )
     buildings_schema = properties["buildings"]
-    buildings_schema.pop("maxItems", None)
     buildings_schema["items"] = {"type": "string", "enum": buildings}
     buildings_schema["uniqueItems"] = True
-    buildings_schema["anyOf"] = [{"maxItems": 0}, four]
+    buildings_schema["maxItems"] = 4
+    buildings_schema["not"] = {"anyOf": never}
     properties["companions"]["items"] = {"type": "string", "enum": companions}

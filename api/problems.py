@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -44,7 +44,11 @@ class ProblemType:
     status: int
     title: str
     description: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """The headers a problem of this type carries, with their meaning."""
 
+
+_CHALLENGE = {"WWW-Authenticate": 'The scheme to use: `Bearer realm="darkroad"`.'}
 
 PROBLEM_TYPES: dict[str, ProblemType] = {
     problem.code: problem
@@ -60,12 +64,14 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             401,
             "Seat token required",
             "The operation needs `Authorization: Bearer <seat token>`.",
+            _CHALLENGE,
         ),
         ProblemType(
             "invalid-token",
             401,
             "Invalid seat token",
             "The bearer token is not one of this game's seat tokens.",
+            _CHALLENGE,
         ),
         ProblemType(
             "wrong-seat", 403, "Not your seat", "The action's `seat` is not the seat of the caller's token."
@@ -85,6 +91,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             409,
             "Stale version",
             "The game is no longer at the version the request was made for (`If-Match`); `version` is the current one.",
+            {"ETag": 'The current version, e.g. `"12"`.'},
         ),
         ProblemType(
             "illegal-action",
@@ -152,6 +159,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             503,
             "Store unavailable",
             "The game store cannot be reached; retry after `Retry-After` seconds.",
+            {"Retry-After": "Seconds to wait before retrying."},
         ),
     ]
 }

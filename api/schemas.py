@@ -14,9 +14,8 @@ import msgspec
 from msgspec import Meta
 
 from darkroad.api.problems import FieldError, ProblemDetails
-from darkroad.core import GameConfig
+from darkroad.core import GameConfig as EngineConfig
 from darkroad.core.errors import BadConfig
-from darkroad.core.state import ScoreLine  # the core's own class: its schema cannot drift
 
 MAX_SEED = 2**63 - 1
 
@@ -45,17 +44,10 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         _doc("Seat the Private Concern, the automated opponent, in the last seat: implied by `players: 1`; "
              "allowed with 3 or 4 players."),
     ] = None
-    seed: (
-        Annotated[
-            int,
-            Meta(
-                ge=0,
-                le=MAX_SEED,
-                description="Seed of the game's random generator (random when absent; secret).",
-            ),
-        ]
-        | None
-    ) = None
+    seed: Annotated[
+        Annotated[int, Meta(ge=0, le=MAX_SEED)] | None,
+        _doc("Seed of the game's random generator (random when absent; secret)."),
+    ] = None
     buildings: Annotated[
         list[str],
         Meta(
@@ -70,7 +62,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         list[str], _doc("Extra companion ids (fan companions) shuffled into the companion deck.")
     ] = msgspec.field(default_factory=list)
 
-    def to_config(self, seed: int) -> GameConfig:
+    def to_config(self, seed: int) -> EngineConfig:
         """The engine's configuration, with ``seed`` when the request has none.
 
         Solo (``players: 1``) is a 2-seat game in the engine: you and the Private Concern."""
@@ -79,7 +71,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             raise BadConfig("a 1-player game is solo against the Private Concern: leave private_concern out")
         if self.players == 2 and concern:
             raise BadConfig("the Private Concern plays solo (players: 1) or fills a seat of a 3-4 player game")
-        return GameConfig(
+        return EngineConfig(
             private_concern=concern,
             players=max(self.players, 2),
             seed=seed if self.seed is None else self.seed,
@@ -118,46 +110,167 @@ class Decision(msgspec.Struct):
     prompt: str
 
 
+Seat = Annotated[int, Meta(ge=0, le=3)]
+Count = Annotated[int, Meta(ge=0)]
+
+
+class GameConfig(msgspec.Struct):
+    """How the game was set up (the engine's configuration)."""
+
+    players: Annotated[int, Meta(ge=2, le=4, description="Seats, the Private Concern's included (solo: 2).")]
+    variants: Annotated[dict[str, bool], _doc("The optional rules in play (`drafting`, `advanced_deeds`).")]
+    private_concern: Annotated[Seat | None, _doc("The Private Concern's seat; null without it.")]
+    buildings: Annotated[list[str], _doc("The building ids asked for at creation (empty: chosen by the server; "
+                                         "the buildings in play are `board.buildings`).")]
+    plugins: Annotated[dict[str, str], _doc("The plugins the game needs, with their versions.")]
+
+
+class Market(msgspec.Struct):
+    """The market wheel and its dice."""
+
+    wheel: Annotated[dict[str, int], _doc("Each good type's current price in coins (the wheel's section).")]
+    dice: Annotated[dict[str, Count], _doc("Market dice on each good type's section (at most 2).")]
+    set_aside: Annotated[Count, _doc("Market dice bought this turn, rerolled in Rest.")]
+
+
+class CommissionStack(msgspec.Struct):
+    """One town's commission stack: only its top card is visible."""
+
+    top: Annotated[str | None, _doc("The top commission's id; null when the stack is empty.")]
+    count: Annotated[Count, _doc("Cards in the stack.")]
+
+
+class BoardExtra(msgspec.Struct, omit_defaults=True):
+    """Board state owned by plugins, keyed by component id (any JSON), and the draft."""
+
+    draft: Annotated[
+        list[list[str | None]] | msgspec.UnsetType,
+        _doc("While drafting: the stacks left, each `[steed id, starting hero id]` (null once taken)."),
+    ] = msgspec.UNSET
+
+
+class Board(msgspec.Struct):
+    """The public board."""
+
+    ringway: Annotated[list[str], _doc("The districts clockwise around the Ringway; wagon space `s` lies between "
+                                       "district `s - 1` and district `s`.")]
+    buildings: Annotated[list[str], _doc("The building ids on building spaces 1-4.")]
+    market: Market
+    commissions: Annotated[dict[str, CommissionStack], _doc("Each town's commission stack, by town id.")]
+    inn: Annotated[list[str | None], _doc("The heroes at the Ringway Inn's 4 places (null: empty).")]
+    hero_deck: Annotated[Count, _doc("Cards left in the hero deck.")]
+    courtyard: Annotated[list[str | None], _doc("The deeds face up in the courtyard (null: empty).")]
+    deed_deck: Annotated[Count, _doc("Cards left in the deed deck.")]
+    companion_row: Annotated[list[str | None], _doc("The face-up companion cards; the last carries the travel die "
+                                                    "(null: empty).")]
+    companion_deck: Annotated[Count, _doc("Cards left in the companion deck.")]
+    event_decks: Annotated[dict[str, Count], _doc("Cards in each route's event deck, by route id.")]
+    upgrades: Annotated[list[str], _doc("The wagon upgrades left on the good fortune track.")]
+    five_coins: Annotated[bool, _doc("The 5 coins still lie on the good fortune track.")]
+    dark_market: Literal["north", "east", "south", "west"]
+    ruins: Literal["top_left", "top_right", "bottom_right", "bottom_left"]
+    extra: BoardExtra
+
+
+class Caravan(msgspec.Struct, omit_defaults=True):
+    """The caravan under way this turn; fields appear as it goes."""
+
+    leader: Annotated[Seat, _doc("The seat leading it.")]
+    route: Annotated[str, _doc("The route id.")]
+    town: Annotated[str, _doc("The destination town id.")]
+    members: Annotated[list[int], _doc("The seats travelling, the leader first.")]
+    extra_die: Annotated[bool, _doc("A companion adds a travel die.")]
+    event: Annotated[str | msgspec.UnsetType, _doc("The event card revealed (once revealed).")] = msgspec.UNSET
+    dice: Annotated[list[int] | msgspec.UnsetType, _doc("The travel dice not taken yet.")] = msgspec.UNSET
+    rolled: Annotated[list[int] | msgspec.UnsetType, _doc("Every travel die rolled, rerolls included.")] = msgspec.UNSET
+    taken: Annotated[
+        dict[str, int] | msgspec.UnsetType, _doc("The event card face each seat took, by seat number.")
+    ] = msgspec.UNSET
+    concern_fortunes: Annotated[
+        list[str] | msgspec.UnsetType, _doc("The good fortunes the Private Concern's card lets it take.")
+    ] = msgspec.UNSET
+
+
+class ActionDie(msgspec.Struct):
+    """A die in a player's action pool."""
+
+    kind: Annotated[str, _doc("`night` or `illuminated`.")]
+    value: int
+
+
+class WagonCompanion(msgspec.Struct):
+    """A companion card on a wagon."""
+
+    card: Annotated[str, _doc("The card id (`<companion id>-<copy>`).")]
+    gifts: Annotated[list[int], _doc("The abilities already used (their indexes), for a loyal companion.")]
+
+
 class ConcernView(msgspec.Struct):
     """The Private Concern's public state."""
 
-    goods: int
-    deck: int
+    goods: Count
+    deck: Count
     discard: list[str]
 
 
 class PlayerView(msgspec.Struct):
     """One player's wagon; `coins` and `deeds` are null unless it is the caller's (or the game is over)."""
 
-    seat: int
-    kind: str
+    seat: Seat
+    kind: Annotated[str, _doc("`human`, or `private_concern` for the automated opponent.")]
     prestige: int
-    position: int
-    locked: list[int | None]
-    reserve: list[int]
-    spent: int
-    removed: int
-    special_reserve: list[int]
-    action_pool: list[dict[str, Any]]
-    lanterns: int
-    quartz: int
-    horseshoes: int
-    goods: list[str]
+    position: Annotated[int, _doc("The wagon's Ringway space, 0-4 (0: the start space).")]
+    locked: Annotated[list[int | None], _doc("The night dice in locked slots #1-#3 (null: empty in the last rounds).")]
+    reserve: Annotated[list[int], _doc("The night dice in the main reserve.")]
+    spent: Annotated[Count, _doc("Night dice in the spent pile.")]
+    removed: Annotated[Count, _doc("Night dice removed from the game.")]
+    special_reserve: Annotated[list[int], _doc("The illuminated dice in the special reserve.")]
+    action_pool: list[ActionDie]
+    lanterns: Count
+    quartz: Count
+    horseshoes: Count
+    goods: Annotated[list[str], _doc("The good tiles in the wagon (`potion`, `potion+` for the upgraded side).")]
     heroes: list[str]
     commissions: list[str]
     steeds: list[str]
     upgrades: list[str]
-    companions: list[dict[str, Any]]
-    delivered_commissions: int
-    delivered_heroes: int
-    deed_count: int
+    companions: list[WagonCompanion]
+    delivered_commissions: Count
+    delivered_heroes: Count
+    deed_count: Count
     coins: int | None
     deeds: list[str] | None
     concern: Annotated[
-        ConcernView | None,
+        ConcernView | msgspec.UnsetType,
         _doc("The Private Concern's public state (its seat only): goods held, cards left in its deck, "
              "its discard pile."),
-    ] = None
+    ] = msgspec.UNSET
+
+
+class ScoreLine(msgspec.Struct):
+    """One seat's final score, field by field.
+
+    `total = base + deed_vp + illuminated_vp + goods_vp + quartz_vp`, where
+    `base = min(coins, prestige)`. Ties are broken by `discarded`, then `gifts`,
+    `commissions_delivered` and `heroes_delivered` (with the Private Concern at the table:
+    by `discarded` only); `rank` says the outcome.
+    """
+
+    seat: Seat
+    coins: Annotated[int, _doc("Coins at the end, the deeds' coins included.")]
+    prestige: Annotated[int, _doc("Prestige at the end, the deeds' prestige included.")]
+    base: Annotated[int, _doc("`min(coins, prestige)`: the base score.")]
+    deed_vp: Annotated[int, _doc("VP from deeds (the Private Concern: 1 per deed).")]
+    illuminated_vp: Annotated[int, _doc("1 VP per illuminated die held but not used.")]
+    goods_vp: Annotated[int, _doc("The Private Concern only: 1 VP per good it holds (0 for players).")]
+    quartz_vp: Annotated[int, _doc("The Private Concern only: 1 VP per blazing quartz (0 for players).")]
+    total: Annotated[int, _doc("`base + deed_vp + illuminated_vp + goods_vp + quartz_vp`.")]
+    discarded: Annotated[int, _doc("`max(coins, prestige)`: the first tie-breaker.")]
+    gifts: Annotated[int, _doc("Gifts on loyal companions: the second tie-breaker.")]
+    commissions_delivered: Annotated[int, _doc("The third tie-breaker.")]
+    heroes_delivered: Annotated[int, _doc("The fourth tie-breaker.")]
+    rank: Annotated[int, Meta(ge=1, description="1 for the winners; seats equal on every tie-breaker share a rank.")]
+    details: Annotated[list[str], _doc("Each deed's contribution, in words.")]
 
 
 class GameView(msgspec.Struct):
@@ -166,19 +279,19 @@ class GameView(msgspec.Struct):
     schema_version: int
     version: Annotated[int, _doc("Increases by one with every applied action; the `ETag`.")]
     status: Literal["active", "finished"]
-    round: int
-    phase: str
-    active_seat: int
-    start_seat: int
-    seat: Annotated[int | None, _doc("The caller's seat; null for a spectator.")]
+    round: Annotated[int, Meta(ge=0, le=13, description="The round, 1-13 (13 is the last); 0 while drafting.")]
+    phase: Annotated[str, _doc("`setup`, `plan`, `move`, `activate`, `final_travel`, `finished`, ...")]
+    active_seat: Seat
+    start_seat: Seat
+    seat: Annotated[Seat | None, _doc("The caller's seat; null for a spectator.")]
     awaiting: Annotated[list[int], _doc("Seats whose decision the game waits for.")]
     decision: Decision | None
-    config: dict[str, Any]
-    board: dict[str, Any]
-    caravan: dict[str, Any] | None
+    config: GameConfig
+    board: Board
+    caravan: Annotated[Caravan | None, _doc("The caravan under way; null when there is none.")]
     players: list[PlayerView]
-    score: list[ScoreLine] | None
-    winners: list[int] | None
+    score: Annotated[list[ScoreLine] | None, _doc("Each seat's final score; null until the game is over.")]
+    winners: Annotated[list[int] | None, _doc("The winning seats; null until the game is over.")]
 
 
 class ActionList(msgspec.Struct):
@@ -195,6 +308,7 @@ class EventPage(msgspec.Struct):
     events: list[dict[str, Any]]
     next: Annotated[int, _doc("Pass as `after` to read the next page.")]
     more: Annotated[bool, _doc("True when the page was full: more events may follow.")]
+    finished: Annotated[bool, _doc("The game is over: once `more` is false, no event will follow.")]
 
 
 class FinalScore(msgspec.Struct):
@@ -209,18 +323,147 @@ class Component(msgspec.Struct):
     """A component of this installation and the plugin providing it."""
 
     id: str
-    kind: str
+    kind: Annotated[str, _doc("`building`, `companion`, `steed`, `deed` or `upgrade`.")]
     name: str
     text: str
     plugin: str
     version: Annotated[str, _doc("The plugin's version.")]
-    data: dict[str, Any]
+    data: Annotated[dict[str, Any], _doc("Kind-specific facts (typed per kind in `CatalogComponents`).")]
+
+
+# The data of components comes from their plugins, which the engine only reads where it needs
+# to: every member is optional (a fan component may leave it out) and plugins may add their own.
+Unset = msgspec.UnsetType
+UNSET = msgspec.UNSET
+
+
+class BuildingData(msgspec.Struct, omit_defaults=True):
+    """A building's facts."""
+
+    tile: Annotated[int | Unset, _doc("The double-sided tile it is printed on: a game has at most one side "
+                                      "of each tile.")] = UNSET
+    first_game: Annotated[bool | Unset, _doc("One of the buildings of the first game.")] = UNSET
+    oracle_die: Annotated[
+        list[list[str]] | Unset, _doc("The Oracle of Lumi: the oracle die's faces, as effects.")
+    ] = UNSET
+
+
+class CompanionAbility(msgspec.Struct, omit_defaults=True):
+    """One ability of a companion."""
+
+    id: str
+    text: str
+    gift: Annotated[str | Unset, _doc("What using it costs a loyal companion's owner (its gift).")] = UNSET
+
+
+class CompanionData(msgspec.Struct, omit_defaults=True):
+    """A companion's facts."""
+
+    loyalty: Annotated[str | Unset, _doc("`loyal` (stays, takes gifts) or `stray` (moves on).")] = UNSET
+    copies: Annotated[int | Unset, _doc("Cards of it in the companion deck (absent: 1).")] = UNSET
+    abilities: list[CompanionAbility] | Unset = UNSET
+
+
+class DeedData(msgspec.Struct, omit_defaults=True):
+    """A deed's facts: when `criterion` is met (`need`), it gives `amount` of `reward`."""
+
+    reward: Annotated[str | Unset, _doc("`coins`, `prestige` or `vp`.")] = UNSET
+    amount: int | Unset = UNSET
+    criterion: Annotated[str | Unset, _doc("When it scores, in words.")] = UNSET
+    need: int | Unset = UNSET
+    per_extra: Annotated[int | Unset, _doc("More reward per unit beyond `need`.")] = UNSET
+    max: Annotated[int | Unset, _doc("The most it can give.")] = UNSET
+    unit: Annotated[str | Unset, _doc("What `per_extra` counts.")] = UNSET
+
+
+class SteedData(msgspec.Struct):
+    """A steed's facts (none in the base game; a fan steed may have its own)."""
+
+
+class UpgradeData(msgspec.Struct, omit_defaults=True):
+    """A wagon upgrade's facts."""
+
+    goes_in: Annotated[str | Unset, _doc("Where it is placed on the wagon.")] = UNSET
+    shape: Annotated[
+        list[list[int]] | Unset, _doc("The cells it fills in the storage grid, `[row, column]`.")
+    ] = UNSET
+    any_slots: Annotated[int | Unset, _doc("Storage slots for a good of any shape.")] = UNSET
+
+
+class BuildingComponent(msgspec.Struct):
+    """A building."""
+
+    id: str
+    kind: Literal["building"]
+    name: str
+    text: str
+    plugin: str
+    version: str
+    data: BuildingData
+
+
+class CompanionComponent(msgspec.Struct):
+    """A companion."""
+
+    id: str
+    kind: Literal["companion"]
+    name: str
+    text: str
+    plugin: str
+    version: str
+    data: CompanionData
+
+
+class SteedComponent(msgspec.Struct):
+    """A steed."""
+
+    id: str
+    kind: Literal["steed"]
+    name: str
+    text: str
+    plugin: str
+    version: str
+    data: SteedData
+
+
+class DeedComponent(msgspec.Struct):
+    """A deed."""
+
+    id: str
+    kind: Literal["deed"]
+    name: str
+    text: str
+    plugin: str
+    version: str
+    data: DeedData
+
+
+class UpgradeComponent(msgspec.Struct):
+    """A wagon upgrade."""
+
+    id: str
+    kind: Literal["upgrade"]
+    name: str
+    text: str
+    plugin: str
+    version: str
+    data: UpgradeData
+
+
+class CatalogComponents(msgspec.Struct):
+    """The components by kind."""
+
+    building: list[BuildingComponent]
+    companion: list[CompanionComponent]
+    steed: list[SteedComponent]
+    deed: list[DeedComponent]
+    upgrade: list[UpgradeComponent]
 
 
 class Catalog(msgspec.Struct):
     """Every component of this installation, by kind (`building`, `companion`, ...)."""
 
-    components: dict[str, list[Component]]
+    components: CatalogComponents
 
 
 class Health(msgspec.Struct):
@@ -228,6 +471,9 @@ class Health(msgspec.Struct):
 
     status: Literal["ok", "ready"]
 
+
+OPEN: tuple[type[msgspec.Struct], ...] = (BoardExtra, BuildingData, CompanionData, SteedData, DeedData, UpgradeData)
+"""Objects a plugin may add its own members to (documented as ``additionalProperties: true``)."""
 
 MODELS: tuple[type[msgspec.Struct], ...] = (
     NewGame,
@@ -237,6 +483,7 @@ MODELS: tuple[type[msgspec.Struct], ...] = (
     EventPage,
     FinalScore,
     Catalog,
+    Component,
     Health,
     ProblemDetails,
     FieldError,

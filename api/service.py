@@ -93,6 +93,8 @@ class LogPage:
     """Pass as ``after`` to get the next page."""
     more: bool
     """True when the page was full: more events may follow."""
+    finished: bool = False
+    """The game is over: no event will follow (once ``more`` is false)."""
 
 
 @dataclass(slots=True)
@@ -143,6 +145,16 @@ class GameCache:
         self._games.move_to_end(game_id)
         while len(self._games) > self._size:
             self._games.popitem(last=False)
+
+
+def _page(events: list[StoredEvent], after: int, limit: int, seat: int | None, finished: bool) -> LogPage:
+    """The page of ``events`` (read after ``after``, at most ``limit``) that ``seat`` may see."""
+    return LogPage(
+        events=[event for event in events if event.visible_to(seat)],
+        next=events[-1].n if events else after,
+        more=len(events) == limit,
+        finished=finished,
+    )
 
 
 def entity_tag(version: int) -> str:
@@ -245,14 +257,28 @@ class GameService:
         view = self.engine.view(game, caller.seat)
         return {"version": game.version, "score": view["score"], "winners": view["winners"]}
 
-    async def log(self, caller: Caller, after: int, limit: int) -> LogPage:
-        """Up to ``limit`` events after event ``after``, keeping those the caller may see."""
-        events = await self.store.events(caller.stored.id, after, limit)
-        return LogPage(
-            events=[event for event in events if event.visible_to(caller.seat)],
-            next=events[-1].n if events else after,
-            more=len(events) == limit,
-        )
+    async def log(self, caller: Caller, after: int, limit: int, wait: float = 0.0) -> LogPage:
+        """Up to ``limit`` events after event ``after``, keeping those the caller may see.
+
+        With ``wait`` > 0 and nothing to show yet, wait up to ``wait`` seconds for the next
+        events the caller may see (a long poll); a finished game answers at once.
+        """
+        game_id, seat = caller.stored.id, caller.seat
+        finished = caller.stored.finished
+        events = await self.store.events(game_id, after, limit)
+        page = _page(events, after, limit, seat, finished)
+        if page.events or finished or wait <= 0:
+            return page
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while (remaining := deadline - loop.time()) > 0:
+            events = await self.store.wait_events(game_id, page.next, limit, remaining)
+            if not events:  # the wait timed out
+                break
+            page = _page(events, page.next, limit, seat, finished)
+            if page.events:
+                break
+        return page
 
     async def stream_over(self, caller: Caller, after: int) -> bool:
         """True when a stream from ``after`` has nothing to send, ever: the game is finished
@@ -357,6 +383,7 @@ class GameService:
         raise Problem(
             "stale-version",
             "The game kept changing while this action was applied; retry.",
+            headers={"ETag": entity_tag(stored.version)},
             extra={"version": stored.version},
         )
 

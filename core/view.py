@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from attrs import Factory, asdict, frozen
+
 from . import private_concern
 from .context import Ctx
 from .rules import DISTRICTS
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .state import Game, Player
+    from .state import Game, Player, ScoreLine
 
 
 def _player(engine: Engine, game: Game, p: Player, me: bool) -> dict[str, Any]:
@@ -49,6 +51,11 @@ def _player(engine: Engine, game: Game, p: Player, me: bool) -> dict[str, Any]:
     if p.concern is not None:
         out["concern"] = private_concern.public(p)
     return out
+
+
+def score_line(line: ScoreLine) -> dict[str, Any]:
+    """A score line with every field (the same shape in a finished view and ``GET .../score``)."""
+    return asdict(line)
 
 
 def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
@@ -94,7 +101,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
         },
         "caravan": dict(caravan) if caravan else None,
         "players": [_player(engine, game, p, p.seat == seat) for p in game.players],
-        "score": [engine.serde.unstructure(s) for s in game.score] if game.finished else None,
+        "score": [score_line(s) for s in game.score] if game.finished else None,
         "winners": list(game.winners) if game.finished else None,
     }
 
@@ -135,102 +142,184 @@ def action_schema(engine: Engine) -> dict[str, Any]:
     return {"oneOf": variants}
 
 
-EVENT_TYPES = (
-    "game_started", "steed_dealt", "turn_started", "dice_reset", "die_bumped", "illuminated_to_pool", "moved",
-    "activated", "wheel_rotated", "market_die_changed", "bought", "gained", "lost", "paid", "discarded",
-    "good_flipped", "hero_joined", "hero_lost", "hero_discarded", "hero_delivered", "commission_gained",
-    "commission_discarded", "commission_delivered", "deed_gained", "deed_gained_private", "deed_kept",
-    "deed_revealed", "dark_market_moved", "ruins_moved", "ruins_die_rolled", "excursion", "companion_taken",
-    "caravan_declared", "caravan_answer", "event_revealed", "travel_dice_rerolled", "travel_die_taken",
-    "town_visited", "good_fortune", "upgrade_gained", "market_rerolled", "night_dice_refreshed", "round_ended",
-    "game_finished", "companion_used",
-    # the Private Concern (core/private_concern.py)
-    "solo_upgrade", "concern_card", "concern_action", "concern_deck_shuffled", "concern_choice", "concern_sold",
-    "illuminated_returned", "companion_discarded", "companion_returned",
-)
-
-
 STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 NSTR, NINT = {"type": ["string", "null"]}, {"type": ["integer", "null"]}
 INTS, STRS = {"type": "array", "items": INT}, {"type": "array", "items": STR}
-EVENT_DATA: dict[str, dict[str, Any]] = {
-    "activated": {"target": STR, "what": STR},
-    "bought": {"good": STR, "cost": INT},
-    "caravan_answer": {"join": BOOL},
-    "caravan_declared": {"route": STR, "town": STR},
-    "commission_delivered": {"commission": STR, "goods": STRS, "goods_count": INT, "prestige": INT},
-    "commission_discarded": {"commission": STR},
-    "commission_gained": {"commission": STR, "source": STR},
-    "companion_discarded": {"card": STR, "travel_die": BOOL},
-    "companion_returned": {"card": STR},
-    "companion_taken": {"card": STR, "companion": STR, "travel_die": BOOL},
-    "concern_action": {"card": STR, "index": NINT, "action": NSTR, "district": NSTR},
-    "concern_card": {"card": STR, "name": STR},
-    "concern_choice": {"concern": INT, "what": STR, "option": STR},
-    "concern_deck_shuffled": {"cards": INT},
-    "concern_sold": {"hero": STR, "goods_count": INT, "coins": INT},
-    "dark_market_moved": {"steps": INT, "space": STR},
-    "deed_gained": {"source": STR},
-    "deed_gained_private": {"deed": STR},
-    "deed_kept": {"deed": STR},
-    "deed_revealed": {"deed": STR},
-    "die_bumped": {"slot": INT, "to_pool": INT, "locked": NINT},
-    "discarded": {"resource": STR, "amount": INT, "reason": STR},
-    "event_revealed": {"event": STR, "name": STR, "dice": INTS},
-    "excursion": {"choice": STR},
-    "gained": {"resource": STR, "amount": INT, "good": STR, "value": INT, "source": STR},
-    "game_finished": {"winners": INTS, "scores": {"type": "object", "additionalProperties": INT}},
-    "game_started": {"players": INT, "buildings": STRS},
-    "good_flipped": {"good": STR, "to": STR, "source": STR},
-    "good_fortune": {"choice": STR},
-    "hero_delivered": {"hero": STR, "town": STR, "source": STR},
-    "hero_discarded": {"hero": STR},
-    "hero_joined": {"hero": STR, "source": STR},
-    "hero_lost": {"hero": STR, "source": STR},
-    "illuminated_to_pool": {"value": INT},
-    "lost": {"resource": STR, "amount": INT, "good": STR, "source": STR},
-    "market_die_changed": {"frm": STR, "to": STR},
-    "market_rerolled": {"market": INTS},
-    "moved": {"steps": INT, "position": INT, "horseshoe": BOOL},
-    "night_dice_refreshed": {"removed": INT, "reserve": INTS},
-    "paid": {"resource": STR, "amount": INT, "source": STR},
-    "round_ended": {"round": INT},
-    "ruins_die_rolled": {"face": STR, "reroll": BOOL},
-    "ruins_moved": {"steps": INT, "space": STR},
-    "solo_upgrade": {"upgrade": STR},
-    "steed_dealt": {"steed": STR},
-    "town_visited": {"town": NSTR},
-    "travel_dice_rerolled": {"dice": INTS},
-    "travel_die_taken": {"die": INT, "face": INT},
-    "turn_started": {"round": INT},
-    "upgrade_gained": {"upgrade": STR},
-    "wheel_rotated": {"at_5": STR},
+SEAT = {"type": "integer", "minimum": 0, "maximum": 3}
+
+
+def _d(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {**schema, "description": description}
+
+
+_SOURCE = _d(STR, "What caused it, for display: a district, a card (`hero:<id>`, `event:<id>`, "
+                  "`companion:<card>`), a component id, ...")
+_RESOURCE = _d(STR, "`coins`, `prestige`, `lanterns`, `quartz`, `horseshoes` or `illuminated` (an illuminated die).")
+_GOOD = _d(STR, "A good tile: its type id, with `+` for the upgraded side (`potion+`).")
+_EFFECTS = _d(STRS, "Effects in the engine's effect language (`coins:3`, `good:any`, ...).")
+
+
+@frozen
+class EventType:
+    """One event type of the base installation: what it means and its ``data``.
+
+    ``data`` maps each field to its JSON Schema; a name ending in ``?`` marks a field some
+    emitters leave out (it does not always apply)."""
+
+    description: str
+    data: dict[str, dict[str, Any]] = Factory(dict)
+
+    def fields(self) -> dict[str, dict[str, Any]]:
+        return {name.rstrip("?"): schema for name, schema in self.data.items()}
+
+    def required(self) -> list[str]:
+        return sorted(name for name in self.data if not name.endswith("?"))
+
+
+E = EventType
+EVENTS: dict[str, EventType] = {
+    # -- the core ------------------------------------------------------------------------------
+    "activated": E("A seat activated a district or a building.", {
+        "target": _d(STR, "The district or building id."), "what": _d(STR, "`district` or `building`.")}),
+    "bought": E("A good was bought at the Great Bazaar.", {"good": _GOOD, "cost": _d(INT, "Coins paid.")}),
+    "caravan_answer": E("A seat said whether it joins the caravan.", {"join": BOOL}),
+    "caravan_declared": E("A seat leads a caravan.", {
+        "route": _d(STR, "The route id."), "town": _d(STR, "The destination town id.")}),
+    "commission_delivered": E("A commission was delivered.", {
+        "commission": STR, "goods?": _d(STRS, "The goods delivered (a player)."),
+        "goods_count?": _d(INT, "How many goods were delivered (the Private Concern, whose goods are a count)."),
+        "prestige": _d(INT, "Prestige gained.")}),
+    "commission_discarded": E("A commission was discarded (over the limit).", {"commission": STR}),
+    "commission_gained": E("A seat took a commission.", {"commission": STR, "source": _SOURCE}),
+    "companion_discarded": E("The Private Concern discarded the companion it took.", {
+        "card": STR, "travel_die": _d(BOOL, "The card carried the extra travel die.")}),
+    "companion_returned": E("The Private Concern returned a companion card.", {"card": STR}),
+    "companion_taken": E("A seat took a companion card from the row.", {
+        "card": _d(STR, "The card id (`<companion>-<copy>`)."), "companion": _d(STR, "The companion's component id."),
+        "travel_die": _d(BOOL, "The card carried the extra travel die.")}),
+    "companion_used": E("A seat used a companion's ability.", {
+        "card": STR, "companion": _d(STR, "The companion's component id."), "ability": _d(STR, "The ability's id.")}),
+    "concern_action": E("The Private Concern resolved a district action of its card (all null: none applied).", {
+        "card": STR, "index": _d(NINT, "The action's position on the card."), "action": NSTR, "district": NSTR}),
+    "concern_card": E("The Private Concern drew an action card.", {"card": STR, "name": STR}),
+    "concern_choice": E("A player made a choice for the Private Concern.", {
+        "concern": _d(SEAT, "The Private Concern's seat."), "what": STR, "option": STR}),
+    "concern_deck_shuffled": E("The Private Concern's deck was reshuffled.", {"cards": INT}),
+    "concern_sold": E("The Private Concern sold goods to a hero at the Ringway Inn.", {
+        "hero": STR, "goods_count": INT, "coins": INT}),
+    "dark_market_moved": E("The dark market marker moved.", {
+        "steps": INT, "space": _d(STR, "`north`, `east`, `south` or `west`.")}),
+    "deed_gained": E("A seat gained a deed (which one: `deed_gained_private`, seen by that seat only).",
+                     {"source": _SOURCE}),
+    "deed_gained_private": E("The deed a seat gained (private to that seat).", {"deed": STR}),
+    "deed_kept": E("The deed a seat kept while drafting (private to that seat).", {"deed": STR}),
+    "deed_revealed": E("A seat's deed, revealed at the end of the game.", {"deed": STR}),
+    "dice_reset": E("A seat reset its locked night dice to 1, 2, 3."),
+    "die_bumped": E("A night die left a locked slot for the action pool.", {
+        "slot": _d(INT, "The slot, 1-3."), "to_pool": _d(INT, "The value of the die moved to the pool."),
+        "locked": _d(NINT, "The value now locked in the slot (null: the slot stays empty).")}),
+    "discarded": E("Resources over a limit were discarded.", {"resource": _RESOURCE, "amount": INT, "reason": STR}),
+    "event_revealed": E("A caravan's event card was revealed and its travel dice rolled.", {
+        "event": _d(STR, "The event card id."), "name": STR, "dice": _d(INTS, "The travel dice rolled.")}),
+    "excursion": E("A seat chose an excursion at Yurg's Excursions.", {"choice": STR}),
+    "gained": E("A seat gained a resource (`resource`, `amount`) or a good (`good`).", {
+        "resource?": _RESOURCE, "amount?": INT, "good?": _GOOD,
+        "value?": _d(INT, "The value of the illuminated die gained."), "source": _SOURCE}),
+    "game_finished": E("The game is over (the score: `GET .../score`).", {
+        "winners": _d(INTS, "The winning seats."),
+        "scores": _d({"type": "object", "additionalProperties": INT}, "Each seat's total, by seat number.")}),
+    "game_started": E("The game was set up.", {"players": _d(INT, "Seats."), "buildings": STRS}),
+    "good_flipped": E("A good tile was turned to its other side.", {"good": _GOOD, "to": _GOOD, "source": _SOURCE}),
+    "good_fortune": E("The caravan leader took a good fortune.", {"choice": STR}),
+    "hero_delivered": E("A hero was delivered to their town.", {"hero": STR, "town": STR, "source": _SOURCE}),
+    "hero_discarded": E("A hero was discarded (over the limit).", {"hero": STR}),
+    "hero_joined": E("A hero joined a wagon.", {"hero": STR, "source": _SOURCE}),
+    "hero_lost": E("A hero left a wagon.", {"hero": STR, "source": _SOURCE}),
+    "illuminated_returned": E("The Private Concern returned an illuminated die."),
+    "illuminated_to_pool": E("An illuminated die went to the action pool.", {"value": INT}),
+    "lost": E("A seat lost a resource (`resource`, `amount`) or a good (`good`).", {
+        "resource?": _RESOURCE, "amount?": INT, "good?": _GOOD, "source": _SOURCE}),
+    "market_die_changed": E("A market die was turned to another good type.", {
+        "frm": _d(STR, "The good type it showed."), "to": _d(STR, "The good type it shows.")}),
+    "market_rerolled": E("The market dice bought this turn were rerolled.", {
+        "market": _d(INTS, "Market dice per good type, in wheel order.")}),
+    "moved": E("A wagon moved around the Ringway.", {
+        "steps": _d(INT, "Spaces moved (negative: counter-clockwise)."), "position": _d(INT, "The new space, 0-4."),
+        "horseshoe?": _d(BOOL, "Moved one space by spending a horseshoe.")}),
+    "night_dice_refreshed": E("Spent night dice were rerolled into the reserve, one fewer.", {
+        "removed": INT, "reserve": INTS}),
+    "paid": E("A seat paid a resource.", {"resource": _RESOURCE, "amount": INT, "source": _SOURCE}),
+    "round_ended": E("A round ended.", {"round": _d(INT, "The round that ended, 1-13.")}),
+    "ruins_die_rolled": E("The ruins die was rolled.", {"face": STR, "reroll": BOOL}),
+    "ruins_moved": E("The ruins marker moved.", {
+        "steps": INT, "space": _d(STR, "`top_left`, `top_right`, `bottom_right` or `bottom_left`.")}),
+    "solo_upgrade": E("The Private Concern took a wagon upgrade.", {"upgrade": STR}),
+    "steed_dealt": E("A seat was dealt its steed.", {"steed": STR}),
+    "town_visited": E("A caravan member visited a town (null: none).", {"town": NSTR}),
+    "travel_dice_rerolled": E("The remaining travel dice were rerolled (for 1 lantern).", {"dice": INTS}),
+    "travel_die_taken": E("A seat took a travel die.", {
+        "die": _d(INT, "The die's value."), "face": _d(INT, "The event card face applied (value plus bonuses).")}),
+    "turn_started": E("A seat's turn started.", {"round": INT}),
+    "upgrade_gained": E("A seat gained a wagon upgrade.", {"upgrade": STR}),
+    "wheel_rotated": E("The market wheel rotated.", {"at_5": _d(STR, "The good type now worth 5 coins.")}),
+    # -- the built-in plugins (their modules emit these) ----------------------------------------
+    "building_unused": E("A building's activation was passed up.", {"building": STR, "reason": STR}),
+    "companion_passed": E("A stray companion moved on to the next seat.", {"card": STR, "to": SEAT}),
+    "oracle_die_rolled": E("The oracle die was rolled.", {
+        "face": _EFFECTS, "number?": _d(INT, "The face rolled, 1-6."), "source": _SOURCE}),
+    "steed_gained": E("A seat gained another steed.", {"steed": STR, "source": _SOURCE}),
+    "traded": E("A seat traded at a building.", {"building": STR, "gave": STR, "got": STR}),
+    "travel_die_duplicated": E("A companion copied a travel die.", {"value": INT, "card": STR}),
+    "upgrade_unused": E("A wagon upgrade had no effect.", {"upgrade": STR, "reason": STR}),
 }
-"""The ``data`` of each core event type (fields absent when they do not apply)."""
+"""The events the core and the built-in plugins emit. Fan plugins' events share the open
+variant of :func:`event_schema`."""
+del E
+
+EVENT_TYPES = tuple(sorted(EVENTS))
+EVENT_DATA: dict[str, dict[str, Any]] = {kind: spec.fields() for kind, spec in EVENTS.items()}
+"""The ``data`` fields of each event type."""
+
+
+def _data_schema(spec: EventType) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": spec.fields()}
+    if spec.required():
+        schema["required"] = spec.required()
+    return schema
 
 
 def event_schema(engine: Engine) -> dict[str, Any]:
-    """JSON Schema of an event: ``oneOf`` the core's event types, tagged by ``type``, each
-    with its typed ``data``, and one open variant for the events components emit (base
-    game or fan plugins)."""
+    """JSON Schema of an event: ``oneOf`` the base installation's event types (:data:`EVENTS`),
+    tagged by ``type``, each with its typed ``data``, and one open variant for the events of
+    fan plugins."""
 
-    def variant(title: str, type_schema: dict[str, Any], data: dict[str, Any] | None) -> dict[str, Any]:
-        data_schema: dict[str, Any] = {"type": "object"}
-        if data is not None:
-            data_schema["properties"] = data
+    def variant(title: str, description: str, type_schema: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         return {
             "type": "object",
             "title": title,
-            "required": ["n", "type"],
+            "description": description,
+            "required": ["n", "type", "seat", "private_to", "data"],
             "properties": {
-                "n": {"type": "integer", "minimum": 0},
+                "n": _d({"type": "integer", "minimum": 0}, "The event's position in the game's log, from 0."),
                 "type": type_schema,
-                "seat": {"type": ["integer", "null"]},
-                "private_to": {"type": ["integer", "null"]},
-                "data": data_schema,
+                "seat": _d({"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+                           "The seat it concerns (null: the whole table)."),
+                "private_to": _d({"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+                                 "Only this seat sees it (null: public)."),
+                "data": data,
             },
         }
 
-    kinds = sorted(EVENT_TYPES)
-    return {"oneOf": [variant(k, {"type": "string", "const": k}, EVENT_DATA.get(k, {})) for k in kinds]
-            + [variant("component_event", {"type": "string", "not": {"enum": kinds}}, None)]}
+    kinds = list(EVENT_TYPES)
+    known = [
+        variant(k, EVENTS[k].description, {"type": "string", "const": k},
+                _data_schema(EVENTS[k]))
+        for k in kinds
+    ]
+    open_variant = variant(
+        "component_event",
+        "An event of a fan plugin: its `type` is none of the above, its `data` is the plugin's.",
+        {"type": "string", "not": {"enum": kinds}},
+        {"type": "object", "additionalProperties": True},
+    )
+    return {"oneOf": [*known, open_variant]}

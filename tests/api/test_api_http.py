@@ -377,7 +377,7 @@ async def test_log_pages_and_redacts(client: httpx.AsyncClient) -> None:
     } == {e["n"] for e in everything}
     last = spectator[-1]["n"]
     tail = (await client.get(f"{game.url}/log", params={"after": last})).json()
-    assert tail == {"events": [], "next": last, "more": False}
+    assert tail == {"events": [], "next": last, "more": False, "finished": False}
 
 
 @pytest.mark.parametrize(

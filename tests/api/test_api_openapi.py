@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from apiutil import serve
 from litestar import Litestar
 
 from darkroad.api.cli import openapi_document
 from darkroad.api.openapi import document
 from darkroad.api.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
+from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
 COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"
@@ -69,11 +72,36 @@ def test_every_problem_type_is_documented(doc: dict[str, Any]) -> None:
     assert undocumented == ["method-not-allowed"]  # answered by routing, for methods no operation has
 
 
-def test_actions_and_events_are_the_engines_unions(doc: dict[str, Any], engine: Engine) -> None:
+def _component(doc: dict[str, Any], ref: str) -> dict[str, Any]:
+    schema: dict[str, Any] = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    return schema
+
+
+@pytest.mark.parametrize("name", ["Action", "Event"])
+def test_actions_and_events_are_the_engines_unions(doc: dict[str, Any], engine: Engine, name: str) -> None:
+    """``Action``/``Event`` are the engine's unions as named components: ``Known<name>`` (its
+    variants, discriminated by ``type``) or ``Plugin<name>`` (the open variant)."""
     schemas = doc["components"]["schemas"]
-    assert schemas["Action"] == engine.action_schema()
-    assert schemas["Event"] == engine.event_schema()
-    assert all("type" in variant["required"] for variant in schemas["Action"]["oneOf"])
+    *known, open_variant = getattr(engine, f"{name.lower()}_schema")()["oneOf"]
+    assert schemas[name]["oneOf"] == [{"$ref": f"#/components/schemas/Known{name}"},
+                                      {"$ref": f"#/components/schemas/Plugin{name}"}]
+    discriminator = schemas[f"Known{name}"]["discriminator"]
+    assert discriminator["propertyName"] == "type"
+    assert list(discriminator["mapping"]) == [variant["properties"]["type"]["const"] for variant in known]
+    assert schemas[f"Known{name}"]["oneOf"] == [{"$ref": ref} for ref in discriminator["mapping"].values()]
+    for variant in known:
+        component = dict(_component(doc, discriminator["mapping"][variant["properties"]["type"]["const"]]))
+        if name == "Event":
+            data = _component(doc, component["properties"]["data"]["$ref"])
+            assert {k: v for k, v in data.items() if k not in ("title", "description")} == \
+                variant["properties"]["data"]
+            component["properties"] = {**component["properties"], "data": variant["properties"]["data"]}
+        assert {**component, "title": variant["title"]} == variant
+    assert {**schemas[f"Plugin{name}"], "title": open_variant["title"]} == open_variant
+
+
+def test_bodies_name_the_unions(doc: dict[str, Any]) -> None:
+    schemas = doc["components"]["schemas"]
     act = doc["paths"]["/v1/games/{game_id}/actions"]["post"]
     assert act["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/Action"
@@ -82,16 +110,79 @@ def test_actions_and_events_are_the_engines_unions(doc: dict[str, Any], engine: 
     assert schemas["EventPage"]["properties"]["events"]["items"] == {"$ref": "#/components/schemas/Event"}
 
 
-def test_security_and_links(doc: dict[str, Any]) -> None:
+def _walk(schema: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every (location, sub-schema) of ``schema``, except what a ``not`` excludes."""
+    if isinstance(schema, dict):
+        yield where, schema
+        for key, value in schema.items():
+            if key != "not":
+                yield from _walk(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            yield from _walk(value, f"{where}/{i}")
+
+
+def test_schemas_are_named_typed_and_tagged(doc: dict[str, Any]) -> None:
+    """What generators need: each component titled by its (unique) name; every object typed
+    (members, a typed map, or explicitly any JSON); no union of untyped branches; every union
+    of ``type``-tagged variants with a discriminator."""
+    schemas = doc["components"]["schemas"]
+    assert [name for name, schema in schemas.items() if schema.get("title") != name] == []
+    problems = []
+    for where, schema in _walk(schemas, "#/components/schemas"):
+        if schema.get("type") == "object" and "properties" not in schema and "additionalProperties" not in schema:
+            problems.append(f"{where}: an object without members")
+        for key in ("oneOf", "anyOf"):
+            branches = schema.get(key, [])
+            if isinstance(branches, list) and any(
+                not {"type", "$ref", "const", "enum", "oneOf", "anyOf"} & set(branch) for branch in branches
+            ):
+                problems.append(f"{where}: a {key} branch without a type")
+            tagged = [branch for branch in branches if isinstance(branch, dict) and "$ref" in branch
+                      and "const" in _component(doc, branch["$ref"]).get("properties", {}).get("type", {})]
+            if len(tagged) > 1 and "discriminator" not in schema:
+                problems.append(f"{where}: a union of tagged variants without a discriminator")
+    assert not problems, problems
+
+
+def test_request_fields_have_no_defaults(doc: dict[str, Any]) -> None:
+    """openapi-typescript makes a property with a ``default`` required: request defaults are
+    said in words, so a client may leave those fields out."""
+    for name in ("NewGame", "Variants"):
+        schema = doc["components"]["schemas"][name]
+        assert all("default" not in prop for prop in schema["properties"].values()), name
+        assert schema.get("required", []) == (["players"] if name == "NewGame" else [])
+    assert "Default: `false`." in doc["components"]["schemas"]["Variants"]["properties"]["drafting"]["description"]
+
+
+def test_round_and_score_are_described(doc: dict[str, Any]) -> None:
+    schemas = doc["components"]["schemas"]
+    assert schemas["GameView"]["properties"]["round"].items() >= {"minimum": 0, "maximum": 13}.items()
+    line = schemas["ScoreLine"]
+    assert set(line["required"]) == set(line["properties"])  # one shape: every field, always
+    assert all(prop.get("description") for name, prop in line["properties"].items() if name != "seat")
+    assert "`total = base + deed_vp + illuminated_vp + goods_vp + quartz_vp`" in line["description"]
+    assert "`base = min(coins, prestige)`" in line["description"]
+    assert schemas["FinalScore"]["properties"]["score"]["items"] == {"$ref": "#/components/schemas/ScoreLine"}
+
+
+def test_security(doc: dict[str, Any]) -> None:
+    """Reads take a seat token or none (the document's default, inherited: generators then let
+    spectators call them without credentials); acting needs one; the rest take none."""
     assert doc["components"]["securitySchemes"]["seatToken"] == {
         "type": "http",
         "scheme": "bearer",
         "description": "A seat token from `POST /v1/games`: the caller plays that seat.",
     }
-    act = doc["paths"]["/v1/games/{game_id}/actions"]["post"]
-    assert act["security"] == [{"seatToken": []}]
-    view = doc["paths"]["/v1/games/{game_id}"]["get"]
-    assert view["security"] == [{}, {"seatToken": []}]
+    assert doc["security"] == [{}, {"seatToken": []}]
+    security = {op["operationId"]: op.get("security") for _, _, op in operations(doc)}
+    assert security.pop("submitAction") == [{"seatToken": []}]
+    reads = ["getGame", "listActions", "getLog", "streamEvents", "getScore"]
+    assert [security.pop(read) for read in reads] == [None] * len(reads)
+    assert all(value == [] for value in security.values()), security
+
+
+def test_links(doc: dict[str, Any]) -> None:
     links = doc["paths"]["/v1/games"]["post"]["responses"]["201"]["links"]
     assert {link["operationId"] for link in links.values()} >= {"getGame", "listActions", "submitAction"}
     assert all(link["parameters"] == {"game_id": "$response.body#/id"} for link in links.values())
@@ -101,18 +192,66 @@ def test_new_game_names_this_installations_components(doc: dict[str, Any], engin
     buildings = doc["components"]["schemas"]["NewGame"]["properties"]["buildings"]
     ids = sorted(c["id"] for c in engine.catalog() if c["kind"] == "building" and c["plugin"])
     assert set(buildings["items"]["enum"]) <= set(ids)
-    assert buildings["anyOf"][0] == {"maxItems": 0}
+    assert buildings["not"]["anyOf"][0] == {"minItems": 1, "maxItems": 3}  # none or 4
 
 
-def test_documented_views_match_the_engine_views() -> None:
-    """Every key of the engine's view (a Private Concern game, so its block shows) is in the
-    documented GameView / PlayerView schemas, and the schemas document nothing else."""
-    from darkroad.api import schemas
-    from darkroad.core import Engine, GameConfig
+# Transport headers every response may carry, which OpenAPI does not describe per response.
+_TRANSPORT = {"content-type", "content-length", "transfer-encoding", "connection", "date", "server"}
 
-    engine = Engine.load()
-    game, _ = engine.create(GameConfig(players=3, seed=1, private_concern=True))
-    view = engine.view(game, 0)
-    assert set(view) == set(schemas.GameView.__struct_fields__)
-    keys = set().union(*(set(p) for p in view["players"]))
-    assert keys == set(schemas.PlayerView.__struct_fields__)
+
+async def test_every_header_sent_is_documented(doc: dict[str, Any], make_app: Any) -> None:
+    """Each header of each answer (successes, 304, every kind of error) is documented for that
+    operation and status; each documented required header is sent."""
+    app = make_app(Settings(stream_heartbeat=0.05, stream_max_duration=0.2))
+    seen: list[tuple[str, str, httpx.Response]] = []
+    async with serve(app) as client:
+
+        async def call(method: str, path: str, template: str, **kwargs: Any) -> httpx.Response:
+            response = await client.request(method, path, **kwargs)
+            seen.append((method.lower(), template, response))
+            return response
+
+        game = "/v1/games/{game_id}"
+        created = (await call("POST", "/v1/games", "/v1/games", json={"players": 2, "seed": 3})).json()
+        await call("POST", "/v1/games", "/v1/games", json={"players": 9})
+        await call("POST", "/v1/games", "/v1/games", json={"players": 2, "buildings": ["a", "b", "c", "d"]})
+        url = f"/v1/games/{created['id']}"
+        tokens = [f"Bearer {seat['token']}" for seat in created["seats"]]
+        view = await call("GET", url, game, headers={"Authorization": tokens[0]})
+        await call("GET", url, game, headers={"If-None-Match": view.headers["ETag"]})
+        await call("GET", url, game, headers={"Authorization": "Bearer nope"})
+        await call("GET", "/v1/games/AAAAAAAAAAAAAAAAAAAAAA", game)
+        await call("GET", "/v1/games/x", game)
+        seat = view.json()["awaiting"][0]
+        actions = (await call("GET", f"{url}/actions", f"{game}/actions",
+                              headers={"Authorization": tokens[seat]})).json()["actions"]
+        act = {"Authorization": tokens[seat], "Idempotency-Key": "k1"}
+        await call("POST", f"{url}/actions", f"{game}/actions", json=actions[0], headers={"If-Match": '"7"', **act})
+        await call("POST", f"{url}/actions", f"{game}/actions", json=actions[0])
+        await call("POST", f"{url}/actions", f"{game}/actions", json=actions[0],
+                   headers={"Authorization": tokens[1 - seat]})
+        await call("POST", f"{url}/actions", f"{game}/actions", json={**actions[0], "option": "nope"}, headers=act)
+        await call("POST", f"{url}/actions", f"{game}/actions", json={"type": 1}, headers=act)
+        await call("POST", f"{url}/actions", f"{game}/actions", json=actions[0], headers=act)
+        await call("POST", f"{url}/actions", f"{game}/actions", json=actions[0], headers=act)  # replayed
+        await call("GET", f"{url}/log", f"{game}/log", headers={"Authorization": tokens[0]})
+        await call("GET", f"{url}/log", f"{game}/log", params={"after": -5})
+        await call("GET", f"{url}/score", f"{game}/score")
+        await call("GET", f"{url}/stream", f"{game}/stream")
+        for path in ("/v1/catalog", "/healthz", "/readyz", "/metrics"):
+            await call("GET", path, path)
+
+    statuses = set()
+    problems = []
+    for method, template, response in seen:
+        status = str(response.status_code)
+        statuses.add((method, template, status))
+        documented = doc["paths"][template][method]["responses"].get(status)
+        assert documented is not None, (method, template, status)
+        headers = {name.lower(): spec for name, spec in documented.get("headers", {}).items()}
+        sent = {name.lower() for name in response.headers} - _TRANSPORT
+        problems += [f"{method} {template} {status}: `{name}` sent, not documented" for name in sent - set(headers)]
+        problems += [f"{method} {template} {status}: `{name}` documented as required, not sent"
+                     for name, spec in headers.items() if spec.get("required") and name not in sent]
+    assert not problems, problems
+    assert {status for _, _, status in statuses} >= {"200", "201", "304", "400", "401", "403", "404", "409", "422"}

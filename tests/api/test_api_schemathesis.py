@@ -47,6 +47,14 @@ class SeatTokens:
         return tokens[seat]
 
 
+def short_waits(case: schemathesis.Case) -> None:
+    """A long poll (``GET .../log?wait=S``, up to 30 s) waits at most 0.1 s here: a fuzzer reading
+    a game nobody plays must not hang on it (as the short event streams of ``api_schema``)."""
+    wait = (case.query or {}).get("wait")
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 < wait:
+        case.query = {**case.query, "wait": min(wait, 0.1)}
+
+
 @pytest.fixture(scope="module")
 def seat_tokens() -> SeatTokens:
     return SeatTokens()
@@ -97,6 +105,7 @@ def test_stateless(api_schema: OpenApiSchema, seat_tokens: SeatTokens, label: st
         token = seat_tokens.token(case)
         if token is not None:
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+        short_waits(case)
         case.call_and_validate()
 
     run()
@@ -116,6 +125,7 @@ def test_stateful(api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
             seat_tokens.reads = 0
 
         def before_call(self, case: schemathesis.Case) -> None:
+            short_waits(case)
             creating = case.operation.label == "POST /v1/games"
             if creating and isinstance(case.body, dict) and case.body.get("seed") is None:
                 case.body["seed"] = 1

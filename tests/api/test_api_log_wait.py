@@ -1,0 +1,80 @@
+"""``GET .../log?after=N&wait=S``: the plain-JSON way to follow a game (a long poll), on both stores."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+from apiutil import awaited_seat, create_game, legal, read_log
+
+from darkroad.api.games import MAX_LOG_WAIT
+from darkroad.api.metrics import Metrics
+from darkroad.api.service import GameService, LogPage
+from darkroad.api.settings import Settings
+from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent
+from darkroad.core import Engine, GameConfig
+
+
+async def test_a_waiting_read_answers_with_the_next_events(client: httpx.AsyncClient) -> None:
+    game = await create_game(client)
+    last = (await read_log(client, game))[-1]["n"]
+
+    async def poll() -> tuple[dict[str, object], float]:
+        started = time.monotonic()
+        response = await client.get(f"{game.url}/log", params={"after": last, "wait": 10})
+        assert response.status_code == 200, response.text
+        return response.json(), time.monotonic() - started
+
+    waiting = asyncio.create_task(poll())
+    await asyncio.sleep(0.2)
+    assert not waiting.done()  # nothing to show yet: it waits
+    seat = await awaited_seat(client, game)
+    action = (await legal(client, game, seat))[0]
+    assert (await client.post(f"{game.url}/actions", json=action, headers=game.auth(seat))).status_code == 200
+    page, took = await waiting
+    assert took < 5
+    new = [event for event in await read_log(client, game) if event["n"] > last]
+    assert page["events"] == new and new
+    assert page["next"] == new[-1]["n"] and page["finished"] is False
+
+
+async def test_a_waiting_read_gives_up_after_the_wait(client: httpx.AsyncClient) -> None:
+    game = await create_game(client)
+    last = (await read_log(client, game))[-1]["n"]
+    started = time.monotonic()
+    page = (await client.get(f"{game.url}/log", params={"after": last, "wait": 0.3})).json()
+    assert 0.25 <= time.monotonic() - started < 3
+    assert page == {"events": [], "next": last, "more": False, "finished": False}
+
+
+async def test_without_wait_or_with_events_it_answers_at_once(client: httpx.AsyncClient) -> None:
+    game = await create_game(client)
+    started = time.monotonic()
+    page = (await client.get(f"{game.url}/log", params={"after": -1, "wait": MAX_LOG_WAIT})).json()
+    assert page["events"] and time.monotonic() - started < 3
+
+
+@pytest.mark.parametrize("query", ["wait=-1", f"wait={MAX_LOG_WAIT + 1}", "wait=soon", "wait=nan"])
+async def test_bad_waits_are_refused(client: httpx.AsyncClient, query: str) -> None:
+    game = await create_game(client)
+    response = await client.get(f"{game.url}/log?{query}")
+    assert response.status_code == 400, response.text
+    assert response.json()["type"] == "bad-request"
+
+
+async def test_a_finished_game_answers_at_once(engine: Engine) -> None:
+    store = MemoryStore()
+    service = GameService(engine, store, Settings(), Metrics())
+    created = await service.create(GameConfig(players=2, seed=3))
+    last = (await store.events(created.id, -1, 1000))[-1].n
+    end = StoredEvent(last + 1, None, b'{"type":"game_finished"}')
+    await store.commit(Commit(game_id=created.id, expected_version=created.version, version=created.version + 1,
+                              state=b"{}", finished=True, action=b"{}", events=[end], ttl=60,
+                              idempotency=IdempotencyRecord("k", b"", 60)))
+    caller = await service.caller(created.id, None)
+    started = time.monotonic()
+    assert await service.log(caller, last + 1, 500, wait=MAX_LOG_WAIT) == LogPage([], last + 1, False, True)
+    assert await service.log(caller, last, 500, wait=MAX_LOG_WAIT) == LogPage([end], last + 1, False, True)
+    assert time.monotonic() - started < 3
