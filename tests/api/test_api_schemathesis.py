@@ -51,7 +51,7 @@ def short_waits(case: schemathesis.Case) -> None:
     """A long poll (``GET .../log?wait=S``, up to 30 s) waits at most 0.1 s here: a fuzzer reading
     a game nobody plays must not hang on it (as the short event streams of ``api_schema``)."""
     wait = (case.query or {}).get("wait")
-    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 < wait:
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait > 0:
         case.query = {**case.query, "wait": min(wait, 0.1)}
 
 
