@@ -4,10 +4,17 @@ Bodies are decoded here rather than by Litestar, whose decoding coerces types (i
 take ``"2"`` for ``2``, which the documented schema forbids). JSON itself has one number
 type, and JSON Schema counts ``4.0`` as an integer, so integral numbers written with a
 fraction or exponent are read as integers.
+
+Whatever a client sends, reading it ends in a value or a 4xx problem, never an exception
+the server did not expect: a body must be declared ``application/json`` (415 otherwise,
+so that no web page can make a browser post one without a CORS preflight), be UTF-8,
+nest at most :data:`MAX_JSON_DEPTH` levels (the decoder recurses, so a 2 KB body of
+brackets would otherwise exhaust the stack), and arrive within the body timeout.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -25,13 +32,69 @@ def _number(literal: str) -> int | float:
 
 _decoder = msgspec.json.Decoder(float_hook=_number)
 
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays and objects accepted in a request body (the API's own bodies
+nest two levels)."""
+_STRUCTURE = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+"""A JSON string (skipped whole: brackets inside it do not nest) or a bracket."""
+_OPENING = frozenset(b"[{")
+
+
+def too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``body`` nests arrays and objects more than ``limit`` levels deep.
+
+    A body with at most ``limit`` opening brackets cannot (two C-speed counts: every
+    ordinary body); otherwise its brackets are followed outside strings.
+    """
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    for match in _STRUCTURE.finditer(body):
+        first = body[match.start()]
+        if first in _OPENING:
+            depth += 1
+            if depth > limit:
+                return True
+        elif first != 0x22:  # a closing bracket (0x22 is the quote opening a string)
+            depth -= 1
+    return False
+
 
 def parse_json(body: bytes) -> Any:
-    """``body`` as JSON (``bad-request`` when it is not JSON)."""
+    """``body`` as JSON (``bad-request`` when it is not JSON, not UTF-8 or nested too deep)."""
+    if too_deep(body):
+        raise Problem("bad-request", f"The body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels.")
     try:
         return _decoder.decode(body)
     except msgspec.DecodeError as exc:
         raise Problem("bad-request", f"The body is not JSON: {exc}") from None
+    except UnicodeDecodeError as exc:  # msgspec checks UTF-8 inside strings with Python's codec
+        raise Problem("bad-request", f"The body is not UTF-8: {exc.reason} at byte {exc.start}.") from None
+    except RecursionError:  # unreachable below MAX_JSON_DEPTH; kept as a last guard
+        raise Problem("bad-request", "The body nests too deep.") from None
+
+
+def require_json(content_type: str | None) -> None:
+    """``unsupported-media-type`` (415) unless ``Content-Type`` is ``application/json``
+    (parameters allowed; a ``charset`` must be UTF-8, the only encoding of JSON)."""
+    if content_type == "application/json":
+        return
+    if content_type is not None:
+        media_type, _, parameters = content_type.partition(";")
+        if media_type.strip().lower() == "application/json" and _utf8(parameters):
+            return
+    raise Problem(
+        "unsupported-media-type",
+        f"The body must be sent as `Content-Type: application/json`, not {content_type!r}.",
+    )
+
+
+def _utf8(parameters: str) -> bool:
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return False
+    return True
 
 
 def parse_model(body: bytes, model: type[T]) -> T:

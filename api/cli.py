@@ -13,6 +13,7 @@ import uvicorn
 from darkroad.api import commands
 from darkroad.api.app import create_app
 from darkroad.api.openapi import document
+from darkroad.api.server import HttpProtocol
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
@@ -66,6 +67,7 @@ def serve(
         workers=workers,
         log_level=log_level,
         proxy_headers=True,
+        http=HttpProtocol,
     )
 
 

@@ -20,7 +20,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_304_NOT_MODIFIED
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
-from darkroad.api.bodies import parse_model, raw_headers, read_body
+from darkroad.api.bodies import parse_model, raw_headers, read_body, require_json
 from darkroad.api.problems import Problem, problem_responses
 from darkroad.api.schemas import (
     MAX_SEED,
@@ -138,6 +138,7 @@ async def _submit(service: GameService, scope: Scope, receive: Receive) -> ActRe
     idempotency_key = headers.get("idempotency-key")
     if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
         raise _bad_parameter("header", "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+    require_json(headers.get("content-type"))
     body = await read_body(receive, headers.get("content-length"), service.settings.request_max_body_size)
     return await service.act(game_id, headers.get("authorization"), body, headers.get("if-match"), idempotency_key)
 
@@ -217,7 +218,12 @@ class GamesController(Controller):
             ),
         ],
         responses=problem_responses(
-            "bad-request", "body-too-large", "bad-config", "unknown-component", "store-unavailable"
+            "bad-request",
+            "body-too-large",
+            "unsupported-media-type",
+            "bad-config",
+            "unknown-component",
+            "store-unavailable",
         ),
     )
     async def create_game(
@@ -227,7 +233,11 @@ class GamesController(Controller):
 
         The tokens are returned only in this response; the server keeps their hashes.
         """
-        data = parse_model(await request.body(), NewGame)
+        require_json(request.headers.get("content-type"))
+        body = await read_body(
+            request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
+        )
+        data = parse_model(body, NewGame)
         created = await service.create(data.to_config(seed=secrets.randbelow(MAX_SEED + 1)))
         body = CreatedGame(
             id=created.id,
@@ -324,6 +334,7 @@ class GamesController(Controller):
             "not-your-decision",
             "game-finished",
             "body-too-large",
+            "unsupported-media-type",
             "bad-action",
             "idempotency-key-reused",
             "plugin-error",

@@ -116,6 +116,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "body-too-large", 413, "Request body too large", "The request body exceeds the server's limit."
         ),
         ProblemType(
+            "unsupported-media-type",
+            415,
+            "Unsupported media type",
+            "The body must be sent as `Content-Type: application/json`.",
+        ),
+        ProblemType(
             "bad-config",
             422,
             "Bad game configuration",

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -156,19 +158,41 @@ async def read_log(
 
 
 class ApiServer:
-    """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable)."""
+    """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable).
 
-    def __init__(self, redis_url: str, port: int | None = None) -> None:
+    ``redis_url=None`` serves from the process's memory; ``env`` adds ``DARKROAD_*``
+    settings. What the server writes to stderr goes to a file (a pipe nobody reads could
+    fill up and block it), returned by :meth:`stop` and readable with :meth:`log`.
+    """
+
+    def __init__(
+        self,
+        redis_url: str | None,
+        port: int | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
+    ) -> None:
         self.redis_url = redis_url
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.env = env or {}
+        self.args = args or []
         self.process: subprocess.Popen[bytes] | None = None
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server object
 
     def start(self) -> ApiServer:
         """Start the server and wait until it accepts connections."""
         command = [sys.executable, "-m", "darkroad.api", "serve", "--port", str(self.port)]
-        command += ["--redis-url", self.redis_url, "--log-level", "warning"]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if self.redis_url is not None:
+            command += ["--redis-url", self.redis_url]
+        command += ["--log-level", "warning", *self.args]
+        env = {**os.environ, **self.env}
+        if self.redis_url is None:
+            env.pop("DARKROAD_REDIS_URL", None)
+        self._stderr.seek(0)
+        self._stderr.truncate()
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
         try:
             wait_for_port(self.port, timeout=30)
         except TimeoutError:
@@ -176,14 +200,51 @@ class ApiServer:
             raise
         return self
 
+    def log(self) -> str:
+        """What the server wrote to stderr so far."""
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
+    def kill(self) -> None:
+        """``kill -9`` the server (no clean shutdown) and wait for it."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=10)
+        self.process = None
+
     def stop(self) -> str:
         """Stop the server (SIGTERM, then SIGKILL); returns what it wrote to stderr."""
-        assert self.process is not None
-        self.process.terminate()
-        try:
-            _, stderr = self.process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            _, stderr = self.process.communicate()
-        self.process = None
-        return stderr.decode(errors="replace")
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+        return self.log()
+
+
+def raw_exchange(port: int, data: bytes, timeout: float = 10.0) -> bytes:
+    """Send ``data`` as is on a new connection and return everything the server sends
+    until it closes the connection (or ``timeout`` passes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """The status, headers (lower-case names) and body of the first response in ``raw``."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers:
+        body = body[: int(headers["content-length"])]
+    return int(lines[0].split()[1]), headers, body

@@ -18,6 +18,11 @@ from darkroad.core import Engine, hookimpl
 PROBLEM = "application/problem+json"
 
 
+def json_auth(game: NewGame, seat: int) -> dict[str, str]:
+    """The headers of a raw JSON body sent as ``seat``."""
+    return {**game.auth(seat), "Content-Type": "application/json"}
+
+
 def assert_problem(response: Any, status: int, problem_type: str) -> dict[str, Any]:
     """``response`` is an RFC 9457 problem of ``problem_type``; returns its body."""
     assert response.status_code == status, response.text
@@ -225,7 +230,7 @@ async def test_illegal_actions_change_nothing(client: httpx.AsyncClient) -> None
 )
 async def test_malformed_actions_are_bad_actions(client: httpx.AsyncClient, body: Any) -> None:
     game = await create_game(client)
-    response = await client.post(f"{game.url}/actions", content=json.dumps(body), headers=game.auth(0))
+    response = await client.post(f"{game.url}/actions", content=json.dumps(body), headers=json_auth(game, 0))
     problem = assert_problem(response, 422, "bad-action")
     assert "@ $" in problem["detail"]
 
@@ -233,7 +238,7 @@ async def test_malformed_actions_are_bad_actions(client: httpx.AsyncClient, body
 @pytest.mark.parametrize("content", [b"", b"{", b'{"type": "plan",}', b"\xff", b"[" * 100000])
 async def test_malformed_json_actions(client: httpx.AsyncClient, content: bytes) -> None:
     game = await create_game(client)
-    response = await client.post(f"{game.url}/actions", content=content, headers=game.auth(0))
+    response = await client.post(f"{game.url}/actions", content=content, headers=json_auth(game, 0))
     assert response.status_code in (400, 413), response.text
     assert response.headers["content-type"] == PROBLEM
 
@@ -260,7 +265,7 @@ async def test_body_size_limit(make_app: Callable[[Settings], Litestar], setting
             for _ in range(4):
                 yield b" " * 100
 
-        response = await client.post(f"{game.url}/actions", content=chunks(), headers=game.auth(0))
+        response = await client.post(f"{game.url}/actions", content=chunks(), headers=json_auth(game, 0))
         assert_problem(response, 413, "body-too-large")
         assert (await client.get(game.url)).json()["version"] == game.version  # nothing changed
 
