@@ -234,10 +234,10 @@ class GamesController(Controller):
         The tokens are returned only in this response; the server keeps their hashes.
         """
         require_json(request.headers.get("content-type"))
-        body = await read_body(
+        raw = await read_body(
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
-        data = parse_model(body, NewGame)
+        data = parse_model(raw, NewGame)
         created = await service.create(data.to_config(seed=secrets.randbelow(MAX_SEED + 1)))
         body = CreatedGame(
             id=created.id,
