@@ -237,6 +237,8 @@ class Deliveries(Choice):
             data["pending"].remove(seat)
             if kind == "pass":
                 ctx.emit("town_visited", seat, town=None)
+            else:  # public, so the seats waiting on this one hear of it
+                ctx.emit("deliveries_done", seat)
         elif kind == "town":
             data["town"][str(seat)] = rest
             ctx.emit("town_visited", seat, town=rest)

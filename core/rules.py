@@ -130,6 +130,7 @@ class ChooseStartingDeed(Choice):
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         ctx.player(seat).deeds.append(option)
         ctx.game.board.deed_deck.extend(d for d in task.data["deeds"] if d != option)
+        ctx.emit("deed_gained", seat, source="starting deed")  # public: the next seat's turn to choose
         ctx.emit("deed_kept", seat, private=True, deed=option)
 
 

@@ -212,7 +212,9 @@ EVENTS: dict[str, EventType] = {
     "deed_gained": E("A seat gained a deed (which one: `deed_gained_private`, seen by that seat only).",
                      {"source": _SOURCE}),
     "deed_gained_private": E("The deed a seat gained (private to that seat).", {"deed": STR}),
-    "deed_kept": E("The deed a seat kept while drafting (private to that seat).", {"deed": STR}),
+    "deed_kept": E("The starting deed a seat kept (private to that seat; `deed_gained` is public).",
+                   {"deed": STR}),
+    "deliveries_done": E("A caravan member (in the final travel: a player) finished delivering."),
     "deed_revealed": E("A seat's deed, revealed at the end of the game.", {"deed": STR}),
     "dice_reset": E("A seat reset its locked night dice to 1, 2, 3."),
     "die_bumped": E("A night die left a locked slot for the action pool.", {
