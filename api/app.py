@@ -25,13 +25,22 @@ from darkroad.core import Engine
 
 
 def open_store(settings: Settings) -> GameStore:
-    """The store ``settings`` ask for: Redis with a URL, else this process's memory."""
+    """The store ``settings`` ask for: Redis with a URL, else this process's memory.
+
+    Raises :class:`~darkroad.api.store.StoreConfigError` for settings that cannot work;
+    the deployment itself is checked when the store opens.
+    """
     if settings.redis_url is None:
         return MemoryStore()
     return RedisStore.from_url(
         settings.redis_url,
+        mode=settings.redis_mode,
+        service=settings.redis_service,
         max_connections=settings.redis_max_connections,
         max_streams=settings.max_event_streams,
+        wait_replicas=settings.redis_wait_replicas,
+        wait_timeout=settings.redis_wait_timeout,
+        retry_window=settings.redis_retry_window,
     )
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -11,10 +13,12 @@ import typer
 import uvicorn
 
 from darkroad.api import commands
-from darkroad.api.app import create_app
+from darkroad.api.app import create_app, open_store
 from darkroad.api.openapi import document
+from darkroad.api.redis_store import redact
 from darkroad.api.server import HttpProtocol
 from darkroad.api.settings import Settings
+from darkroad.api.store import StoreConfigError, StoreUnavailable
 from darkroad.core import Engine
 
 app = typer.Typer(
@@ -23,6 +27,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+class RedisMode(StrEnum):
+    """``--redis-mode``."""
+
+    standalone = "standalone"
+    cluster = "cluster"
+    sentinel = "sentinel"
 
 
 @app.command()
@@ -37,8 +49,21 @@ def serve(
         typer.Option(
             envvar="DARKROAD_REDIS_URL",
             help="Keep games in this Redis (redis://host:6379/0). Without it, games live in the "
-            "process's memory and are lost when it stops.",
+            "process's memory and are lost when it stops. Cluster mode: one or more seed nodes, "
+            "sentinel mode: the Sentinels (redis://host1:26379,host2:26379).",
         ),
+    ] = None,
+    redis_mode: Annotated[
+        RedisMode,
+        typer.Option(
+            envvar="DARKROAD_REDIS_MODE",
+            help="standalone: one Redis server; cluster: a Redis Cluster; sentinel: the primary "
+            "the Sentinels name (followed through failovers).",
+        ),
+    ] = RedisMode.standalone,
+    redis_service: Annotated[
+        str | None,
+        typer.Option(envvar="DARKROAD_REDIS_SERVICE", help="Sentinel mode: the master's name."),
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load "
@@ -55,9 +80,22 @@ def serve(
     # Workers are separate processes: they read their settings from the environment.
     if redis_url:
         os.environ["DARKROAD_REDIS_URL"] = redis_url
+    os.environ["DARKROAD_REDIS_MODE"] = redis_mode.value
+    if redis_service:
+        os.environ["DARKROAD_REDIS_SERVICE"] = redis_service
     if strict:
         os.environ["DARKROAD_STRICT_PLUGINS"] = "1"
-    store = redis_url or "memory (single process; games are lost when it stops)"
+    try:
+        settings = Settings.from_env()
+        if redis_url:
+            asyncio.run(check_store(settings))
+    except (ValueError, StoreConfigError, StoreUnavailable) as exc:
+        # One readable line, before any worker starts (not at the first request).
+        typer.echo(f"darkroad serve: {exc}", err=True)
+        raise typer.Exit(1) from None
+    store = "memory (single process; games are lost when it stops)"
+    if redis_url:
+        store = f"{redis_mode.value} Redis at {redact(redis_url)}" + (f", service {redis_service}" if redis_service else "")
     typer.echo(f"darkroad API on http://{host}:{port} with {workers} worker(s); store: {store}", err=True)
     uvicorn.run(
         "darkroad.api.app:create_app_from_env",
@@ -69,6 +107,14 @@ def serve(
         proxy_headers=True,
         http=HttpProtocol,
     )
+
+
+async def check_store(settings: Settings) -> None:
+    """Open and close the store ``settings`` name: :class:`StoreConfigError` when the Redis
+    deployment reached is not the one the mode expects, :class:`StoreUnavailable` when it
+    cannot be reached."""
+    async with open_store(settings):
+        pass
 
 
 @app.command()

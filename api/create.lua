@@ -1,13 +1,14 @@
 -- Create a game unless its id is taken.
 -- KEYS[1] game hash, KEYS[2] event stream (both carry the game's {id} hash tag)
 -- ARGV[1] version, ARGV[2] state, ARGV[3] finished (0/1), ARGV[4] seat token hashes
--- (comma separated), ARGV[5] ttl in milliseconds,
+-- (comma separated), ARGV[5] ttl in milliseconds, ARGV[6] tag of the first version,
 -- then one (stream id, audience, event json) triple per event
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state', ARGV[2], 'finished', ARGV[3], 'tokens', ARGV[4])
-for i = 6, #ARGV, 3 do
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'tag', ARGV[6], 'state', ARGV[2], 'finished', ARGV[3],
+           'tokens', ARGV[4])
+for i = 7, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])

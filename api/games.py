@@ -224,6 +224,7 @@ class GamesController(Controller):
             "bad-config",
             "unknown-component",
             "store-unavailable",
+            "replication-timeout",
         ),
     )
     async def create_game(
@@ -340,6 +341,7 @@ class GamesController(Controller):
             "plugin-error",
             "missing-plugin",
             "store-unavailable",
+            "replication-timeout",
         ),
     )
     async def submit_action(self, request: Request[Any, Any, Any]) -> Response[GameView]:

@@ -28,7 +28,7 @@ from litestar.plugins.problem_details import (
     ProblemDetailsPlugin,
 )
 
-from darkroad.api.store import StoreUnavailable
+from darkroad.api.store import ReplicationTimeout, StoreUnavailable
 from darkroad.core import errors
 
 logger = logging.getLogger("darkroad.api")
@@ -167,6 +167,17 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The game store cannot be reached; retry after `Retry-After` seconds.",
             {"Retry-After": "Seconds to wait before retrying."},
         ),
+        ProblemType(
+            "replication-timeout",
+            503,
+            "Replication timeout",
+            "The change was written, but not confirmed by as many Redis replicas as the server "
+            "requires (`DARKROAD_REDIS_WAIT_REPLICAS`) in time, so it could still be lost in a "
+            "failover. Retry after `Retry-After` seconds with the same `Idempotency-Key`: the "
+            "retry answers as the first request would have once the change is confirmed, and "
+            "applies the action again if it was lost.",
+            {"Retry-After": "Seconds to wait before retrying."},
+        ),
     ]
 }
 
@@ -266,6 +277,16 @@ def _from_store_unavailable(exc: StoreUnavailable) -> Problem:
     return Problem("store-unavailable", "The game store cannot be reached.", headers={"Retry-After": "1"})
 
 
+def _from_replication_timeout(exc: ReplicationTimeout) -> Problem:
+    logger.warning("replication timeout: %s", exc)
+    return Problem(
+        "replication-timeout",
+        "The change was written but not confirmed by enough replicas in time; retry with the same "
+        "Idempotency-Key.",
+        headers={"Retry-After": "1"},
+    )
+
+
 def _from_unexpected(exc: Exception) -> Problem:
     logger.error("unhandled exception", exc_info=exc)
     return Problem("internal-error", "Unexpected server condition; the game was not changed.")
@@ -277,6 +298,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
         HTTPException: _from_http_exception,
         errors.DarkroadError: _from_darkroad_error,
         StoreUnavailable: _from_store_unavailable,
+        ReplicationTimeout: _from_replication_timeout,
         Exception: _from_unexpected,
     }
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))

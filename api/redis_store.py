@@ -4,8 +4,9 @@ Keys of one game (all carry the ``{<id>}`` hash tag, so they live in one Redis C
 and one script may touch them all):
 
 ``game:{<id>}``
-    hash: ``version``, ``state`` (the engine's blob), ``finished`` (``0``/``1``),
-    ``tokens`` (sha256 of each seat's token, comma separated)
+    hash: ``version``, ``tag`` (names the commit that wrote this version), ``state`` (the
+    engine's blob), ``finished`` (``0``/``1``), ``tokens`` (sha256 of each seat's token, comma
+    separated)
 ``game:{<id>}:events``
     stream: one entry per event, id ``0-<n+1>``, fields ``a`` (audience: ``*`` or seats)
     and ``e`` (the event JSON); readers resume with ``XRANGE``/``XREAD`` after any id
@@ -14,29 +15,40 @@ and one script may touch them all):
 ``game:{<id>}:idem:<key>``
     string: the first result of an idempotent request, with its own expiry
 
-``commit.lua`` checks the version, writes, appends, records and refreshes the expiry
+``commit.lua`` checks the version and tag, writes, appends, records and refreshes the expiry
 atomically in one round trip; retries of a commit whose reply was lost are safe because
 the script sees its own idempotency record and answers ``replayed``.
 
-The two commands of every request, loading a game and committing an action, go through
-a :class:`Batcher`: the commands that the event loop's requests issue in one turn travel
-together in one pipeline. A busy process then pays one socket write, one read and one
-connection checkout per turn instead of per request; an idle one sends each command
-alone, one loop turn later.
+Three deployments (:class:`Topology`): one Redis (``standalone``), a primary found through
+Sentinels (``sentinel``, following failovers), or a Redis Cluster (``cluster``: commands go
+to the primary owning their key's slot; ``MOVED``, ``ASK`` and ``TRYAGAIN`` are followed).
+
+The commands of every request go through a :class:`Batcher`: the commands that the event
+loop's requests issue in one turn travel together, one pipeline per Redis node. A busy
+process then pays one socket write, one read and one connection checkout per node and
+turn instead of per request; an idle one sends each command alone, one loop turn later.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import hashlib
+import logging
+import random
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import hiredis
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.asyncio.connection import SSLConnection, parse_url
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.crc import key_slot
 
 from darkroad.api.store import (
     Commit,
@@ -45,10 +57,17 @@ from darkroad.api.store import (
     GameStore,
     NewGame,
     Outcome,
+    ReplicationTimeout,
+    StoreConfigError,
     StoredEvent,
     StoredGame,
     StoreUnavailable,
 )
+
+logger = logging.getLogger("darkroad.api.redis")
+
+MODES = ("standalone", "cluster", "sentinel")
+"""How the store reaches Redis (``--redis-mode``)."""
 
 _UNAVAILABLE = (
     redis_errors.ConnectionError,
@@ -57,11 +76,32 @@ _UNAVAILABLE = (
     redis_errors.ReadOnlyError,
     redis_errors.ClusterDownError,
     redis_errors.TryAgainError,
+    redis_errors.AskError,  # MovedError too: redirections that did not settle in time
+    OSError,
 )
 """Errors that mean "Redis cannot serve this right now", not "this code is wrong"."""
 
+_RETRY = (
+    redis_errors.ConnectionError,  # BusyLoadingError (a restarted node loading its data) too
+    redis_errors.TimeoutError,
+    redis_errors.ClusterDownError,  # MasterDownError too
+    redis_errors.TryAgainError,
+    redis_errors.ReadOnlyError,  # a primary demoted under a standalone client
+    OSError,
+)
+"""Errors worth sending the command again for, after a pause (failover, restart, slot migration)."""
+
+_REFRESH = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.ClusterDownError, OSError)
+"""Errors after which the topology is learnt again (a node failed, the cluster is failing over)."""
+
 _EVERYONE = b"*"
-_FIELDS = ["version", "state", "finished", "tokens"]
+_FIELDS = ["version", "state", "finished", "tokens", "tag"]
+_CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a TCP connection to a Redis node or Sentinel."""
+_POOL_TIMEOUT = 5.0
+"""Seconds a request waits for a free pooled connection before answering 503."""
+_PROBE_TIMEOUT = 2.0
+"""Seconds a topology or health probe waits for one node."""
 
 
 def game_key(game_id: str) -> str:
@@ -104,11 +144,20 @@ def _decode_entries(entries: Sequence[tuple[bytes, dict[bytes, bytes]]]) -> list
     ]
 
 
+def _decode_raw_entries(entries: Sequence[Sequence[Any]]) -> list[StoredEvent]:
+    """Stream entries as Redis sends them (``[id, [field, value, ...]]``)."""
+    decoded = []
+    for entry_id, flat in entries:
+        fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        decoded.append(StoredEvent(_event_n(entry_id), _decode_audience(fields[b"a"]), fields[b"e"]))
+    return decoded
+
+
 def _stored_game(
     game_id: str, fields: Sequence[bytes | None], replay: bytes | None = None
 ) -> StoredGame | None:
     """A game from its hash fields (in the order of ``_FIELDS``); ``None`` if it has none."""
-    version, state, finished, tokens = fields
+    version, state, finished, tokens, tag = fields
     if version is None or state is None or finished is None or tokens is None:
         return None
     return StoredGame(
@@ -117,6 +166,7 @@ def _stored_game(
         state=state,
         finished=finished == b"1",
         token_hashes=tuple(tokens.decode().split(",")),
+        tag="" if tag is None else tag.decode(),  # games written before tags existed have none
         replay=replay,
     )
 
@@ -125,108 +175,652 @@ def _script(name: str) -> str:
     return resources.files("darkroad.api").joinpath(name).read_text(encoding="utf-8")
 
 
+def _sha(script: str) -> str:
+    return hashlib.sha1(script.encode(), usedforsecurity=False).hexdigest()
+
+
+# -- where commands go -----------------------------------------------------------------
+
+
+class Node:
+    """One Redis server the store sends commands to.
+
+    ``pool`` serves requests (the :class:`Batcher`'s pipelines and single commands, through
+    ``client``); event streams have their own ``streams`` client, whose blocking reads hold
+    a connection while they wait, so that followers can never starve the players.
+    """
+
+    def __init__(self, name: str, requests: ConnectionPool, streams: ConnectionPool) -> None:
+        self.name = name
+        self.pool = requests
+        self.client = Redis.from_pool(requests)
+        self.streams = Redis.from_pool(streams)
+
+    def __repr__(self) -> str:
+        return f"<Node {self.name}>"
+
+    async def pipeline(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """Send ``commands`` on one pooled connection and read their replies, in order.
+
+        A reply that is an error is returned in its place (a ``ResponseError``); a failing
+        connection raises, and is dropped. redis-py's ``Pipeline`` would do the same through
+        several layers per command, and its Python packer; here hiredis packs (in C), one
+        write sends everything and the parser reads each reply.
+        """
+        packed = b"".join([hiredis.pack_command(args) for args in commands])
+        connection = await self.pool.get_connection()
+        try:
+            await connection.send_packed_command(packed, check_health=False)
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except redis_errors.ResponseError as exc:
+                    replies.append(exc)
+            return replies
+        except BaseException:
+            await connection.disconnect()  # replies may be left unread: the connection is unusable
+            raise
+        finally:
+            await self.pool.release(connection)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+        await self.streams.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class PoolOptions:
+    """How the store connects to each Redis node."""
+
+    connection: dict[str, Any]
+    """Keyword arguments of every connection (credentials, TLS, ``db``), without host and port."""
+    max_connections: int = 64
+    """Request connections per node (a request waits up to 5 s for a free one, then 503)."""
+    max_streams: int = 1024
+    """Event-stream connections per node."""
+
+    def node(self, name: str, **address: Any) -> Node:
+        """A :class:`Node` at ``address`` (``host``/``port``, or a ``path``)."""
+        options = {"socket_connect_timeout": _CONNECT_TIMEOUT, "health_check_interval": 30, **self.connection}
+        requests = BlockingConnectionPool(
+            max_connections=self.max_connections, timeout=_POOL_TIMEOUT, **options, **address
+        )
+        streams = ConnectionPool(max_connections=self.max_streams, **options, **address)
+        return Node(name, requests, streams)
+
+
+def split_url(url: str, default_port: int = 6379) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+    """The ``(host, port)`` list and the connection options of a Redis URL.
+
+    Cluster seeds and Sentinels may be listed in one URL, separated by commas:
+    ``redis://[user:password@]host1:port1,host2:port2[/db][?option=value]``.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        raise StoreConfigError(f"{redact(url)}: this mode needs a redis:// or rediss:// URL")
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    addresses: list[tuple[str, int]] = []
+    options: dict[str, Any] = {}
+    for host in hosts.split(","):
+        if not host:
+            raise StoreConfigError(f"{redact(url)}: empty host in the URL")
+        try:
+            options = dict(parse_url(urlunsplit(parts._replace(netloc=f"{userinfo}{at}{host}"))))
+        except ValueError as exc:
+            raise StoreConfigError(f"{redact(url)}: {exc}") from None
+        addresses.append((str(options.pop("host", "localhost")), int(options.pop("port", default_port))))
+    return addresses, options
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (for messages)."""
+    parts = urlsplit(url)
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return urlunsplit(parts._replace(netloc=f"{userinfo.partition(':')[0]}:***@{hosts}"))
+
+
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class Topology(abc.ABC):
+    """Which Redis node serves which key, kept current through failovers and resharding."""
+
+    description: str
+    """Where the store is, for messages (no password)."""
+    single: Node | None = None
+    """The one node every key lives on (``None`` for a cluster)."""
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Connect and check that the deployment is the one this mode expects
+        (:class:`StoreConfigError` if not, :class:`StoreUnavailable` if unreachable)."""
+
+    @abc.abstractmethod
+    def node_for(self, key: str) -> Node:
+        """The primary serving ``key``."""
+
+    @abc.abstractmethod
+    def primaries(self) -> list[Node]:
+        """Every primary (one, unless this is a cluster)."""
+
+    async def refresh(self) -> None:  # noqa: B027 - only a cluster has a map to refresh
+        """Learn the deployment again after an error that may mean it changed."""
+
+    def moved(self, error: redis_errors.AskError) -> Node:
+        """Note a ``MOVED``/``ASK`` redirection; the node to send the command to."""
+        raise error  # only a cluster redirects
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Close every connection."""
+
+
+async def _info(node: Node, what: str) -> dict[str, Any]:
+    try:
+        return cast("dict[str, Any]", await asyncio.wait_for(node.client.info(), _PROBE_TIMEOUT))
+    except (*_UNAVAILABLE, TimeoutError) as exc:
+        raise StoreUnavailable(f"cannot reach {what}: {_reason(exc)}") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]
+
+
+class Standalone(Topology):
+    """One Redis server (or a proxy / managed endpoint that looks like one)."""
+
+    def __init__(self, url: str, options: PoolOptions) -> None:
+        self.description = f"Redis at {redact(url)}"
+        self._node = self.single = self._make_node(url, options)
+
+    @staticmethod
+    def _make_node(url: str, options: PoolOptions) -> Node:
+        try:
+            connection = {**parse_url(url), **options.connection}
+        except ValueError as exc:
+            raise StoreConfigError(f"{redact(url)}: {exc}") from None
+        return PoolOptions(connection, options.max_connections, options.max_streams).node(redact(url))
+
+    async def start(self) -> None:
+        info = await _info(self._node, self.description)
+        if info.get("redis_mode") == "sentinel":
+            raise StoreConfigError(
+                f"{self.description} is a Sentinel: start with --redis-mode sentinel --redis-service NAME"
+            )
+        if info.get("redis_mode") == "cluster" or info.get("cluster_enabled") in (1, "1"):
+            raise StoreConfigError(f"{self.description} is a Redis Cluster node: start with --redis-mode cluster")
+        if info.get("role") == "slave":
+            primary = _address(str(info.get("master_host")), int(info.get("master_port", 0)))
+            raise StoreConfigError(
+                f"{self.description} is a read-only replica of {primary}: point --redis-url at the primary"
+            )
+
+    def node_for(self, key: str) -> Node:
+        return self._node
+
+    def primaries(self) -> list[Node]:
+        return [self._node]
+
+    async def close(self) -> None:
+        await self._node.close()
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """Connections to the primary Sentinels name, handed out as :class:`BlockingConnectionPool` does
+    (a request waits for a free connection instead of failing)."""
+
+
+class SentinelPrimary(Topology):
+    """The primary of service ``service``, as the Sentinels in ``url`` report it.
+
+    Every new connection asks the Sentinels where the primary is, so after a failover the
+    connections to the old primary fail (refused, or ``READONLY`` once it is a replica),
+    the :class:`Batcher` sends again, and the new connections reach the new primary.
+    """
+
+    def __init__(self, url: str, service: str | None, options: PoolOptions) -> None:
+        if not service:
+            raise StoreConfigError("--redis-mode sentinel needs --redis-service NAME (the master's name)")
+        addresses, connection = split_url(url, default_port=26379)
+        connection = {**connection, **options.connection}
+        self.service = service
+        self._sentinels_text = ", ".join(_address(host, port) for host, port in addresses)
+        self.description = f"Redis primary {service!r} of the Sentinels at {self._sentinels_text}"
+        ssl = connection.pop("connection_class", None) is SSLConnection
+        # The URL's credentials and database are the primary's; Sentinels are asked without.
+        probe = {"socket_connect_timeout": _CONNECT_TIMEOUT, "socket_timeout": _PROBE_TIMEOUT}
+        self._sentinel = Sentinel(addresses, sentinel_kwargs={**probe, "ssl": ssl} if ssl else probe)
+        common = {"socket_connect_timeout": _CONNECT_TIMEOUT, "health_check_interval": 30, "ssl": ssl}
+        requests = self._sentinel.master_for(
+            service,
+            connection_pool_class=_BlockingSentinelPool,
+            max_connections=options.max_connections,
+            timeout=_POOL_TIMEOUT,
+            **common,
+            **connection,
+        )
+        streams = self._sentinel.master_for(service, max_connections=options.max_streams, **common, **connection)
+        self._node = self.single = Node(f"sentinel:{service}", requests.connection_pool, streams.connection_pool)
+
+    async def start(self) -> None:
+        reachable, errors = [], []
+        for sentinel in self._sentinel.sentinels:
+            kwargs = sentinel.connection_pool.connection_kwargs
+            where = _address(kwargs["host"], kwargs["port"])
+            try:
+                masters = await asyncio.wait_for(sentinel.sentinel_masters(), _PROBE_TIMEOUT)
+            except redis_errors.ResponseError as exc:
+                raise StoreConfigError(
+                    f"{where} is not a Sentinel ({_reason(exc)}): use --redis-mode standalone or cluster"
+                ) from None
+            except (*_UNAVAILABLE, TimeoutError) as exc:
+                errors.append(f"{where}: {_reason(exc)}")
+                continue
+            reachable.append(where)
+            if self.service not in masters:
+                known = ", ".join(sorted(masters)) or "none"
+                raise StoreConfigError(
+                    f"the Sentinel at {where} monitors no master named {self.service!r} (it monitors: {known})"
+                )
+        if not reachable:
+            raise StoreUnavailable(f"cannot reach any Sentinel at {self._sentinels_text}: {'; '.join(errors)}")
+        try:
+            await asyncio.wait_for(self._node.client.ping(), _CONNECT_TIMEOUT + _PROBE_TIMEOUT)
+        except (*_UNAVAILABLE, TimeoutError) as exc:
+            raise StoreUnavailable(f"cannot reach the {self.description}: {_reason(exc)}") from exc
+
+    def node_for(self, key: str) -> Node:
+        return self._node
+
+    def primaries(self) -> list[Node]:
+        return [self._node]
+
+    async def close(self) -> None:
+        await self._node.close()
+        await self._sentinel.aclose()
+
+
+SLOTS = 16384
+
+
+class ClusterNodes(Topology):
+    """A Redis Cluster: the primary of each of its 16384 hash slots, learnt from ``CLUSTER SLOTS``.
+
+    redis-py's ``RedisCluster`` routes one command at a time and its cluster pipeline does
+    a lot of Python work per command; here the :class:`Batcher` groups a loop turn's commands
+    by node and sends one hiredis-packed pipeline per node, so the map is kept here. It is
+    learnt at start-up from the seed nodes, corrected by each ``MOVED`` redirection, and
+    learnt again (from any node that answers) when a node fails or the cluster reports
+    itself down: a failover shows as the replica taking over its primary's slots.
+    """
+
+    def __init__(self, url: str, options: PoolOptions) -> None:
+        self._seeds, connection = split_url(url)
+        if connection.get("db", 0) not in (0, None):
+            raise StoreConfigError(
+                f"{redact(url)}: a Redis Cluster has only database 0; drop /{connection['db']} from the URL"
+            )
+        connection.pop("db", None)
+        self._options = PoolOptions({**connection, **options.connection}, options.max_connections, options.max_streams)
+        self.description = "Redis Cluster at " + ", ".join(_address(*seed) for seed in self._seeds)
+        self._nodes: dict[tuple[str, int], Node] = {}
+        self._slots: list[Node | None] = [None] * SLOTS
+        self._primaries: list[Node] = []
+        self._refreshing: asyncio.Task[None] | None = None
+        self._last_refresh = 0.0
+
+    def _node(self, host: str, port: int) -> Node:
+        node = self._nodes.get((host, port))
+        if node is None:
+            node = self._nodes[(host, port)] = self._options.node(_address(host, port), host=host, port=port)
+        return node
+
+    async def start(self) -> None:
+        errors = []
+        for host, port in self._seeds:
+            node = self._node(host, port)
+            try:
+                await self._learn_from(node, host)
+            except redis_errors.ResponseError as exc:
+                if "cluster support disabled" in str(exc):
+                    raise StoreConfigError(
+                        f"{_address(host, port)} is not a Redis Cluster node (cluster support is disabled): "
+                        "use --redis-mode standalone"
+                    ) from None
+                raise StoreConfigError(
+                    f"{_address(host, port)} is not a Redis Cluster node ({_reason(exc)}): use the right --redis-mode"
+                ) from None
+            except (*_UNAVAILABLE, TimeoutError) as exc:
+                errors.append(f"{_address(host, port)}: {_reason(exc)}")
+                continue
+            break
+        else:
+            raise StoreUnavailable(f"cannot reach any node of the {self.description}: {'; '.join(errors)}")
+        uncovered = self._slots.count(None)
+        if uncovered:
+            raise StoreUnavailable(f"the {self.description} is down: {uncovered} of {SLOTS} slots have no primary")
+        for node in self._primaries:
+            try:
+                await asyncio.wait_for(node.client.ping(), _CONNECT_TIMEOUT + _PROBE_TIMEOUT)
+            except (*_UNAVAILABLE, TimeoutError) as exc:
+                raise StoreUnavailable(f"cannot reach the cluster primary {node.name}: {_reason(exc)}") from exc
+
+    async def _learn_from(self, node: Node, host: str) -> None:
+        """Read the slot map from ``node`` (which ``host`` reaches) and make it current."""
+        reply = await asyncio.wait_for(node.client.execute_command("CLUSTER", "SLOTS"), _PROBE_TIMEOUT)
+        slots: list[Node | None] = [None] * SLOTS
+        primaries: dict[str, Node] = {}
+        for start, end, primary, *_replicas in reply:
+            # redis-py parses CLUSTER SLOTS into {(start, end): {"primary": (host, port), ...}}
+            # only on its cluster client; the plain client returns Redis's own nested lists.
+            where, port = primary[0], int(primary[1])
+            where = where.decode() if isinstance(where, bytes) else str(where)
+            if where == "?":
+                continue  # a primary whose address is unknown: its slots stay unmapped
+            owner = self._node(where or host, port)  # "" means the node we asked
+            primaries[owner.name] = owner
+            slots[int(start) : int(end) + 1] = [owner] * (int(end) - int(start) + 1)
+        self._slots = slots
+        self._primaries = list(primaries.values())
+
+    async def refresh(self) -> None:
+        # One refresh at a time, and none right after another: every command failing at
+        # once must not make every one of them ask the cluster.
+        loop = asyncio.get_running_loop()
+        if self._refreshing is None:
+            if loop.time() - self._last_refresh < 0.05:
+                return
+            self._refreshing = loop.create_task(self._refresh())
+        task = self._refreshing
+        try:
+            await asyncio.shield(task)
+        finally:
+            if task.done() and self._refreshing is task:
+                self._refreshing = None
+                self._last_refresh = loop.time()
+
+    async def _refresh(self) -> None:
+        # Ask the nodes that served last first (one that just failed may be dead, or a
+        # restarted primary that has not yet learnt that it was replaced), then the others.
+        candidates = list(self._nodes.items())
+        random.shuffle(candidates)
+        primaries = {node.name for node in self._primaries}
+        candidates.sort(key=lambda item: item[1].name not in primaries)
+        for (host, _), node in candidates:
+            try:
+                await self._learn_from(node, host)
+                return
+            except (*_UNAVAILABLE, TimeoutError, redis_errors.ResponseError) as exc:
+                logger.debug("cluster map from %s failed: %s", node.name, exc)
+        logger.warning("no node of the %s answered CLUSTER SLOTS", self.description)
+
+    def node_for(self, key: str) -> Node:
+        node = self._slots[key_slot(key.encode())]
+        if node is None:
+            raise redis_errors.ClusterDownError(f"slot {key_slot(key.encode())} has no known primary")
+        return node
+
+    def primaries(self) -> list[Node]:
+        return list(self._primaries)
+
+    def moved(self, error: redis_errors.AskError) -> Node:
+        node = self._node(str(error.host) or "127.0.0.1", int(error.port))
+        if isinstance(error, redis_errors.MovedError):
+            self._slots[error.slot_id] = node
+            if node not in self._primaries:
+                self._primaries.append(node)
+        return node
+
+    async def close(self) -> None:
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+            with contextlib.suppress(BaseException):
+                await self._refreshing
+        for node in self._nodes.values():
+            await node.close()
+
+
+# -- batching --------------------------------------------------------------------------
+
+_Failure = tuple["_Command", BaseException]
+
+
+class Unreplicated(Exception):
+    """A write that ran on the primary, but fewer replicas than asked for confirmed it in time."""
+
+    def __init__(self, reply: Any, acknowledged: int, wanted: int) -> None:
+        super().__init__(f"{acknowledged} of {wanted} replicas confirmed the write in time")
+        self.reply = reply
+
+
+@dataclass(slots=True, eq=False)
+class _Command:
+    route: str
+    """The key whose slot decides the node."""
+    args: tuple[Any, ...]
+    write: bool
+    future: asyncio.Future[Any]
+    ask: Node | None = field(default=None)
+    """The node an ``ASK`` redirection named, for the next attempt only."""
+
+
 class Batcher:
-    """Sends the commands issued during one event-loop turn together, in one pipeline.
+    """Sends the commands issued during one event-loop turn together, one pipeline per node.
 
     :meth:`call` queues a command and returns its reply's future; the first command of a
     turn schedules a task that, on the next turn, sends everything queued by then in one
-    non-transactional pipeline and hands each caller its own reply or error. Pipelines
-    of successive turns overlap on separate pooled connections, so a slow reply never
-    holds up later commands. Commands of one caller keep their order (a caller awaits
+    non-transactional pipeline per Redis node and hands each caller its own reply or error.
+    Pipelines of successive turns overlap on separate pooled connections, so a slow reply
+    never holds up later commands. Commands of one caller keep their order (a caller awaits
     each reply before its next command); commands of different callers were concurrent
     anyway, and each is atomic on its own (a script, or a single read).
 
-    ``scripts`` maps the SHA1 of each Lua script sent with ``EVALSHA`` to its source: a
-    command answered ``NOSCRIPT`` (Redis restarted, or ``SCRIPT FLUSH``) did not run, so
-    the script is loaded and the command sent again.
+    Sending again is safe for every command sent here (a read, or a script whose
+    idempotency record makes a second delivery answer ``replayed``), so the batcher
+    follows what a deployment in motion answers: ``MOVED`` (the slot has a new owner: the
+    map is corrected and the command sent there), ``ASK`` (the slot is migrating: the
+    command goes to the target once, after ``ASKING``), ``NOSCRIPT`` (a node without the
+    script: it is loaded there), and, after a pause growing from 10 ms, ``TRYAGAIN``
+    (keys of a migrating slot split between two nodes), ``CLUSTERDOWN`` and dropped or
+    refused connections (a failover: the topology is refreshed). A dropped connection is
+    resent at once the first time. Past ``retry_window`` seconds the caller gets the error.
 
-    A dropped connection costs one resend of the whole pipeline on a fresh connection
-    (safe: every command sent here is a read, or a commit whose idempotency record makes
-    a second delivery answer ``replayed``); when that fails too, every caller gets the
-    error.
+    ``wait_replicas`` > 0 ends each pipeline carrying writes with ``WAIT wait_replicas
+    timeout``; when fewer replicas confirm, each write's caller gets :class:`Unreplicated`
+    (with its reply). Reads then travel in pipelines of their own, so that they never
+    wait for replication.
     """
 
-    def __init__(self, client: Redis, scripts: dict[str, str]) -> None:
-        self._client = client
+    def __init__(
+        self,
+        topology: Topology,
+        scripts: dict[str, str],
+        *,
+        retry_window: float = 2.0,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+    ) -> None:
+        self._topology = topology
         self._scripts = scripts
-        self._pending: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._retry_window = retry_window
+        self._wait_replicas = wait_replicas
+        self._wait = ("WAIT", wait_replicas, max(1, round(wait_timeout * 1000))) if wait_replicas else None
+        self._pending: list[_Command] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def call(self, *args: Any) -> asyncio.Future[Any]:
-        """Queue one command (``"HMGET", key, field, ...``); await the result for its reply."""
+    def call(self, route: str, *args: Any, write: bool = False) -> asyncio.Future[Any]:
+        """Queue one command (``"HMGET", key, field, ...``) for the node of key ``route``;
+        await the result for its reply. ``write``: the command may write (see ``wait_replicas``)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         if not self._pending:
             task = loop.create_task(self._send())
             self._tasks.add(task)  # the loop keeps only weak references to tasks
             task.add_done_callback(self._tasks.discard)
-        self._pending.append((args, future))
+        self._pending.append(_Command(route, args, write, future))
         return future
 
     async def _send(self) -> None:
         batch, self._pending = self._pending, []
         try:
-            replies = await self._execute([args for args, _ in batch])
-        except BaseException as exc:  # a connection error, or this task cancelled at shutdown
-            for _, future in batch:
-                if future.done():
+            await self._deliver(batch)
+        except BaseException as exc:  # a bug, or this task cancelled at shutdown
+            for command in batch:
+                if command.future.done():
                     continue
                 if isinstance(exc, asyncio.CancelledError):
-                    future.cancel()
+                    command.future.cancel()
                 else:
-                    future.set_exception(exc)
+                    command.future.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
-            return
-        for (_, future), reply in zip(batch, replies, strict=True):
-            if future.done():  # the caller gave up (cancelled); its command still ran
-                continue
-            if isinstance(reply, Exception):
-                future.set_exception(reply)
-            else:
-                future.set_result(reply)
 
-    async def _execute(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        replies = await self._pipeline(commands)
-        unknown = [i for i, reply in enumerate(replies) if isinstance(reply, redis_errors.NoScriptError)]
-        if unknown:
-            for sha in {commands[i][1] for i in unknown}:
-                await self._client.script_load(self._scripts[sha])
-            for i, reply in zip(unknown, await self._pipeline([commands[i] for i in unknown]), strict=True):
-                replies[i] = reply
-        return replies
-
-    async def _pipeline(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """Send ``commands`` on one pooled connection and read their replies, in order.
-
-        redis-py's ``Pipeline`` would do the same through several layers per command, and
-        its Python packer; here hiredis packs (in C), one write sends everything and the
-        parser reads each reply. A connection that fails is dropped and the whole pipeline sent
-        once more on a fresh one.
-        """
-        pool = self._client.connection_pool
-        packed = b"".join([hiredis.pack_command(args) for args in commands])
-        for attempt in (1, 2):
-            connection = await pool.get_connection()
+    def _route(self, commands: list[_Command]) -> tuple[list[tuple[Node, bool, list[_Command]]], list[_Failure]]:
+        """``commands`` grouped by the node to send them to (and whether their pipeline ends
+        with ``WAIT``), and those that have no node now."""
+        single = self._topology.single
+        if single is not None and self._wait is None:  # one node, nothing to wait for: one group
+            asked = [command for command in commands if command.ask is not None]
+            if not asked:
+                return [(single, False, commands)], []
+        groups: dict[tuple[Node, bool], list[_Command]] = {}
+        unrouted: list[_Failure] = []
+        waits = self._wait is not None
+        for command in commands:
             try:
-                await connection.send_packed_command(packed, check_health=False)
-                replies: list[Any] = []
-                for _ in commands:
-                    try:
-                        replies.append(await connection.read_response())
-                    except redis_errors.ResponseError as exc:
-                        replies.append(exc)
-                return replies
-            except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError):
-                await connection.disconnect()
-                if attempt == 2:
-                    raise
-            except BaseException:
-                await connection.disconnect()  # replies may be left unread: the connection is unusable
-                raise
-            finally:
-                await pool.release(connection)
-        raise AssertionError("unreachable")
+                node = command.ask or self._topology.node_for(command.route)
+            except redis_errors.ClusterDownError as exc:  # a slot without a known primary
+                unrouted.append((command, exc))
+                continue
+            groups.setdefault((node, waits and command.write), []).append(command)
+        return [(node, wait, group) for (node, wait), group in groups.items()], unrouted
+
+    async def _deliver(self, commands: list[_Command]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        pause = 0.0
+        while True:
+            groups, failed = self._route(commands)  # failed: sent again after a pause
+            redirected: list[_Failure] = []  # sent again at once
+            if len(groups) == 1:  # the usual case: no gather
+                node, wait, group = groups[0]
+                results = [await self._send_group(node, group, wait)]
+            else:
+                results = await asyncio.gather(*(self._send_group(*group) for group in groups))
+            for (node, _, group), result in zip(groups, results, strict=True):
+                if isinstance(result, BaseException):  # the connection failed: every command again
+                    for command in group:
+                        command.ask = None
+                        failed.append((command, result))
+                    continue
+                replies, short = result
+                for command, reply in zip(group, replies, strict=True):
+                    future = command.future
+                    if not isinstance(reply, Exception):
+                        if future.done():  # the caller gave up (cancelled); its command still ran
+                            pass
+                        elif short is not None and command.write:
+                            future.set_exception(Unreplicated(reply, short, self._wait_replicas))
+                        else:
+                            future.set_result(reply)
+                        continue
+                    command.ask = None
+                    if isinstance(reply, redis_errors.AskError):  # MOVED (a subclass) or ASK
+                        try:
+                            target = self._topology.moved(reply)
+                        except redis_errors.AskError as exc:
+                            self._fail(command, exc)
+                            continue
+                        if not isinstance(reply, redis_errors.MovedError):
+                            command.ask = target
+                        redirected.append((command, reply))
+                    elif isinstance(reply, redis_errors.NoScriptError) and command.args[0] == "EVALSHA":
+                        await self._load_script(node, command.args[1])
+                        redirected.append((command, reply))
+                    elif isinstance(reply, _RETRY):
+                        failed.append((command, reply))
+                    else:
+                        self._fail(command, reply)
+            if not failed and not redirected:
+                return
+            now = loop.time()
+            first = deadline is None
+            if deadline is None:
+                deadline = now + self._retry_window
+            elif now >= deadline:
+                for command, error in failed + redirected:
+                    self._fail(command, error)
+                return
+            if any(isinstance(error, _REFRESH) for _, error in failed):
+                await self._topology.refresh()
+            # A dropped pooled connection (Redis restarted, an idle timeout) is resent at once.
+            if failed and not (first and all(isinstance(e, redis_errors.ConnectionError) for _, e in failed)):
+                pause = min(max(pause * 2, 0.01), 0.25)
+                await asyncio.sleep(max(0.0, min(pause, deadline - loop.time())))
+            commands = [command for command, _ in redirected + failed if not command.future.done()]
+            if not commands:
+                return
+
+    @staticmethod
+    def _fail(command: _Command, error: BaseException) -> None:
+        if not command.future.done():
+            command.future.set_exception(error)
+
+    async def _send_group(
+        self, node: Node, group: list[_Command], wait: bool
+    ) -> tuple[list[Any], int | None] | BaseException:
+        """The replies to ``group`` sent to ``node`` and, when fewer replicas than asked for
+        confirmed its writes, how many did (else ``None``); or the exception that failed
+        the connection."""
+        asking = any(command.ask is not None for command in group)
+        if asking:
+            commands: list[tuple[Any, ...]] = []
+            for command in group:
+                if command.ask is not None:
+                    commands.append(("ASKING",))
+                commands.append(command.args)
+        else:
+            commands = [command.args for command in group]
+        if wait:
+            assert self._wait is not None
+            commands.append(self._wait)
+        try:
+            replies = await node.pipeline(commands)
+        except Exception as exc:
+            return exc
+        short: int | None = None
+        if wait:
+            acknowledged = replies.pop()
+            if isinstance(acknowledged, Exception):
+                return acknowledged
+            if int(acknowledged) < self._wait_replicas:
+                short = int(acknowledged)
+        if asking:  # drop the replies to ASKING
+            kept, i = [], 0
+            for command in group:
+                i += command.ask is not None
+                kept.append(replies[i])
+                i += 1
+            replies = kept
+        return replies, short
+
+    async def _load_script(self, node: Node, sha: str) -> None:
+        try:
+            await node.client.script_load(self._scripts[sha])
+        except (*_UNAVAILABLE, redis_errors.ResponseError) as exc:
+            logger.warning("loading a script on %s failed: %s", node.name, exc)
+
+
+# -- the store -------------------------------------------------------------------------
+
+
+def _unavailable(exc: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(f"Redis: {_reason(exc)}")
 
 
 @contextlib.asynccontextmanager
@@ -238,48 +832,109 @@ async def _reachable() -> AsyncIterator[None]:
         raise _unavailable(exc) from exc
 
 
-def _unavailable(exc: Exception) -> StoreUnavailable:
-    return StoreUnavailable(f"Redis: {exc}")
+_REPLICATION_TIMEOUT = "fewer replicas than DARKROAD_REDIS_WAIT_REPLICAS confirmed the write in time"
 
 
 class RedisStore(GameStore):
-    """Games in Redis; any number of API processes may share one.
+    """Games in Redis; any number of API processes may share one deployment.
 
-    Takes ready ``redis.asyncio.Redis`` clients (``decode_responses=False``): one for
-    requests and, optionally, one for event streams (whose blocking reads hold a
-    connection while they wait); use :meth:`from_url` to build them. Closing the store
-    closes the clients.
+    Takes a :class:`Topology` (where the primaries are); :meth:`from_url` builds one for a
+    mode. :meth:`open` connects and checks the deployment; closing the store closes every
+    connection.
     """
 
-    def __init__(self, client: Redis, streams: Redis | None = None) -> None:
-        self._redis = client
-        self._streams = streams or client
-        self._create = client.register_script(_script("create.lua"))
-        commit = _script("commit.lua")
-        self._commit_sha = hashlib.sha1(commit.encode(), usedforsecurity=False).hexdigest()
-        self._batch = Batcher(client, {self._commit_sha: commit})
+    def __init__(
+        self,
+        topology: Topology,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+        retry_window: float = 2.0,
+    ) -> None:
+        self.topology = topology
+        self.wait_replicas = wait_replicas
+        self._create_script = _script("create.lua")
+        self._commit_script = _script("commit.lua")
+        self._create_sha = _sha(self._create_script)
+        self._commit_sha = _sha(self._commit_script)
+        self._scripts = {self._create_sha: self._create_script, self._commit_sha: self._commit_script}
+        self._batch = Batcher(
+            topology,
+            self._scripts,
+            retry_window=retry_window,
+            wait_replicas=wait_replicas,
+            wait_timeout=wait_timeout,
+        )
 
     @classmethod
-    def from_url(cls, url: str, *, max_connections: int = 64, max_streams: int = 1024) -> RedisStore:
-        """A store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+    def from_url(
+        cls,
+        url: str,
+        *,
+        mode: str = "standalone",
+        service: str | None = None,
+        max_connections: int = 64,
+        max_streams: int = 1024,
+        connection: dict[str, Any] | None = None,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+        retry_window: float = 2.0,
+    ) -> RedisStore:
+        """A store on the Redis deployment at ``url``.
 
-        Requests share ``max_connections`` connections (a request waits up to 5 s for a
-        free one, then answers 503); event streams have their own ``max_streams``, so
-        that followers can never starve the players.
+        ``mode``: ``standalone`` (``redis://``, ``rediss://`` or ``unix://`` URL of one
+        server), ``cluster`` (the URL names one or more seed nodes, comma separated) or
+        ``sentinel`` (the URL lists the Sentinels; ``service`` names the master). Requests
+        share ``max_connections`` connections per node (a request waits up to 5 s for a
+        free one, then answers 503); event streams have their own ``max_streams``, so that
+        followers can never starve the players. ``connection``: options for every
+        connection on top of the URL's.
         """
-        options: dict[str, Any] = {"socket_connect_timeout": 5, "health_check_interval": 30}
-        requests = BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=5, **options)
-        streams = ConnectionPool.from_url(url, max_connections=max_streams, **options)
-        return cls(Redis.from_pool(requests), Redis.from_pool(streams))
+        options = PoolOptions(dict(connection or {}), max_connections, max_streams)
+        topology: Topology
+        if mode == "standalone":
+            topology = Standalone(url, options)
+        elif mode == "cluster":
+            topology = ClusterNodes(url, options)
+        elif mode == "sentinel":
+            topology = SentinelPrimary(url, service, options)
+        else:
+            raise StoreConfigError(f"unknown Redis mode {mode!r} (one of: {', '.join(MODES)})")
+        return cls(topology, wait_replicas=wait_replicas, wait_timeout=wait_timeout, retry_window=retry_window)
+
+    async def open(self) -> None:
+        """Connect, check the deployment is what the mode expects, load the scripts on every primary."""
+        await self.topology.start()
+        for node in self.topology.primaries():
+            for script in self._scripts.values():
+                try:
+                    await node.client.script_load(script)
+                except _UNAVAILABLE as exc:
+                    raise StoreUnavailable(f"cannot load the scripts on {node.name}: {_reason(exc)}") from exc
+                except redis_errors.ResponseError as exc:
+                    raise StoreConfigError(f"{node.name} refuses the store's scripts: {_reason(exc)}") from None
 
     async def close(self) -> None:
-        await self._redis.aclose()
-        if self._streams is not self._redis:
-            await self._streams.aclose()
+        await self.topology.close()
 
     async def ping(self) -> None:
-        async with _reachable():
-            await self._redis.ping()
+        nodes = self.topology.primaries()
+        try:
+            await asyncio.wait_for(asyncio.gather(*(node.client.ping() for node in nodes)), _PROBE_TIMEOUT * 2)
+        except (*_UNAVAILABLE, TimeoutError) as exc:
+            await self.topology.refresh()
+            raise _unavailable(exc) from exc
+
+    async def command(self, route: str, *args: Any, write: bool = False) -> Any:
+        """Run one Redis command on the primary of key ``route``, batched and retried like the
+        store's own (failover, redirections); the raw reply. For keys outside the games'
+        (rate limits, probes): give them a hash tag of their own."""
+        try:
+            return await self._batch.call(route, *args, write=write)
+        except Unreplicated as exc:
+            raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
+        except _UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
 
     async def create(self, game: NewGame) -> None:
         key = game_key(game.id)
@@ -289,9 +944,19 @@ class RedisStore(GameStore):
             int(game.finished),
             ",".join(game.token_hashes),
             game.ttl * 1000,
+            game.tag,
         ]
-        async with _reachable():
-            created = await self._create(keys=[key, f"{key}:events"], args=args + _event_args(game.events))
+        try:
+            created = await self._batch.call(
+                key, "EVALSHA", self._create_sha, 2, key, f"{key}:events", *args, *_event_args(game.events),
+                write=True,
+            )  # fmt: skip
+        except Unreplicated as exc:
+            if exc.reply:
+                raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
+            created = exc.reply
+        except _UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
         if not created:
             raise GameExists(game.id)
 
@@ -299,11 +964,11 @@ class RedisStore(GameStore):
         key = game_key(game_id)
         try:  # not ``_reachable()``: a plain try is free on the two commands of every request
             if idempotency_key is None:
-                fields, replay = await self._batch.call("HMGET", key, *_FIELDS), None
+                fields, replay = await self._batch.call(key, "HMGET", key, *_FIELDS), None
             else:
                 fields, replay = await asyncio.gather(
-                    self._batch.call("HMGET", key, *_FIELDS),
-                    self._batch.call("GET", f"{key}:idem:{idempotency_key}"),
+                    self._batch.call(key, "HMGET", key, *_FIELDS),
+                    self._batch.call(key, "GET", f"{key}:idem:{idempotency_key}"),
                 )
         except _UNAVAILABLE as exc:
             raise _unavailable(exc) from exc
@@ -322,11 +987,17 @@ class RedisStore(GameStore):
             commit.ttl * 1000,
             record.result,
             record.ttl * 1000,
+            commit.expected_tag,
+            commit.tag,
         ]
         try:
             reply = await self._batch.call(
-                "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events)
+                key, "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
             )
+        except Unreplicated as exc:
+            reply = exc.reply
+            if reply[0] in (b"committed", b"replayed"):
+                raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
         except _UNAVAILABLE as exc:
             raise _unavailable(exc) from exc
         outcome = Outcome(reply[0].decode())
@@ -336,22 +1007,39 @@ class RedisStore(GameStore):
             return CommitResult(outcome, replay=reply[1])
         return CommitResult(outcome)
 
+    async def confirm(self, game_id: str, idempotency_key: str, ttl: int) -> None:
+        if not self.wait_replicas:
+            return
+        # Any write of ours that replicas confirm comes after the recorded commit in the
+        # replication stream: refreshing the record's expiry is one, and a harmless one.
+        record = f"{game_key(game_id)}:idem:{idempotency_key}"
+        await self.command(game_key(game_id), "PEXPIRE", record, ttl * 1000, write=True)
+
     async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        key = f"{game_key(game_id)}:events"
         async with _reachable():
-            entries = await self._redis.xrange(
-                f"{game_key(game_id)}:events", min=f"({_stream_id(after)}", max="+", count=limit
-            )
-        return _decode_entries(cast("list[tuple[bytes, dict[bytes, bytes]]]", entries))
+            entries = await self._batch.call(key, "XRANGE", key, f"({_stream_id(after)}", "+", "COUNT", limit)
+        return _decode_raw_entries(entries)
 
     async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
         found = await self.events(game_id, after, limit)
         if found:
             return found
         stream = f"{game_key(game_id)}:events"
-        async with _reachable():
-            reply = await self._streams.xread(
-                {stream: _stream_id(after)}, count=limit, block=max(1, int(timeout * 1000))
-            )
+        node = self.topology.node_for(stream)
+        for attempt in (1, 2, 3):
+            try:
+                reply = await node.streams.xread(
+                    {stream: _stream_id(after)}, count=limit, block=max(1, int(timeout * 1000))
+                )
+                break
+            except redis_errors.AskError as exc:  # the slot moved since the events were read
+                node = self.topology.moved(exc)
+                if attempt == 3:
+                    raise _unavailable(exc) from exc
+            except _UNAVAILABLE as exc:
+                await self.topology.refresh()
+                raise _unavailable(exc) from exc
         if not reply:
             return []
         # One stream asked for: [[name, entries]] in RESP2, {name: [entries]} in RESP3.
@@ -360,6 +1048,8 @@ class RedisStore(GameStore):
         return _decode_entries(entries)
 
     async def actions(self, game_id: str) -> list[bytes]:
+        key = f"{game_key(game_id)}:actions"
         async with _reachable():
-            actions = await self._redis.lrange(f"{game_key(game_id)}:actions", 0, -1)
+            actions = await self._batch.call(key, "LRANGE", key, 0, -1)
         return cast("list[bytes]", actions)
+

@@ -1,11 +1,12 @@
 """The API's use cases: create a game, read it, act on it, follow its events; HTTP-free.
 
 The store is the only truth: reads load the game, and every action is written back with
-:meth:`GameStore.commit`, a compare-and-set on the version, so any number of processes
-can serve one game. The one thing a process keeps between requests is :class:`GameCache`,
-decoded games at the last version it saw. A version's state never changes, so a cached
-game is either right or behind, and a commit tells which: acting on a cached game costs
-one round trip to the store, and a read skips decoding the state.
+:meth:`GameStore.commit`, a compare-and-set on the version and its tag, so any number of
+processes can serve one game. The one thing a process keeps between requests is
+:class:`GameCache`, decoded games at the last version it saw. The state of a version
+(named by its tag) never changes, so a cached game is either right or behind, and a commit
+tells which: acting on a cached game costs one round trip to the store, and a read skips
+decoding the state.
 """
 
 from __future__ import annotations
@@ -99,16 +100,18 @@ class LogPage:
 
 @dataclass(slots=True)
 class CachedGame:
-    """A decoded game and its seat token hashes (which never change)."""
+    """A decoded game, the tag of its version and its seat token hashes (which never change)."""
 
     game: Game
     token_hashes: tuple[str, ...]
+    tag: str
 
 
 class GameCache:
     """Least-recently-used decoded games of this process, each at the last version it saw.
 
-    A version's state never changes, so a cached game is right for its version; it may be
+    A version's state never changes, so a cached game is right for its version (and tag:
+    after a failover that lost writes, one version number may name two states); it may be
     behind the store when another process acted since, which commits detect.
     """
 
@@ -117,10 +120,10 @@ class GameCache:
         self._metrics = metrics
         self._games: OrderedDict[str, CachedGame] = OrderedDict()
 
-    def get(self, game_id: str, version: int) -> Game | None:
-        """The cached game if it is at ``version`` (shared: callers must not mutate it)."""
+    def get(self, game_id: str, version: int, tag: str) -> Game | None:
+        """The cached game if it is at ``version`` with ``tag`` (shared: callers must not mutate it)."""
         cached = self._games.get(game_id)
-        if cached is None or cached.game.version != version:
+        if cached is None or cached.game.version != version or cached.tag != tag:
             self._metrics.cache.inc("miss")
             return None
         self._games.move_to_end(game_id)
@@ -131,17 +134,18 @@ class GameCache:
         """The cached game, whatever its version, left in the cache (read it, never mutate it)."""
         return self._games.get(game_id)
 
-    def take(self, game_id: str, version: int | None = None) -> CachedGame | None:
-        """Remove and return the cached game (at ``version``, if given) for the caller to mutate."""
+    def take(self, game_id: str, version: int | None = None, tag: str = "") -> CachedGame | None:
+        """Remove and return the cached game (at ``version`` with ``tag``, if given) for the caller
+        to mutate."""
         cached = self._games.pop(game_id, None)
-        if cached is not None and version is not None and cached.game.version != version:
+        if cached is not None and version is not None and (cached.game.version, cached.tag) != (version, tag):
             cached = None  # behind the store: useless
         self._metrics.cache.inc("miss" if cached is None else "hit")
         return cached
 
-    def put(self, game_id: str, game: Game, token_hashes: tuple[str, ...]) -> None:
-        """Cache ``game`` (at its current version), evicting the least recently used."""
-        self._games[game_id] = CachedGame(game, token_hashes)
+    def put(self, game_id: str, game: Game, token_hashes: tuple[str, ...], tag: str) -> None:
+        """Cache ``game`` (at its current version, named ``tag``), evicting the least recently used."""
+        self._games[game_id] = CachedGame(game, token_hashes, tag)
         self._games.move_to_end(game_id)
         while len(self._games) > self._size:
             self._games.popitem(last=False)
@@ -195,9 +199,10 @@ class GameService:
         self.settings = settings
         self.metrics = metrics
         self.cache = GameCache(settings.game_cache_size, metrics)
-        # Names of the records of commits made without Idempotency-Key: unique across processes
-        # (a random prefix per service) and within one (a counter).
-        self._commit_prefix = f"{secrets.token_hex(12)}:"
+        # Tags of the versions this process writes, also naming the records of commits made
+        # without Idempotency-Key: unique across processes (a random prefix per service) and
+        # within one (a counter).
+        self._commit_prefix = f"{secrets.token_hex(8)}."
         self._commits = itertools.count()
 
     # -- creating ------------------------------------------------------------------
@@ -208,6 +213,7 @@ class GameService:
         tokens = [None if p.kind != "human" else new_token() for p in game.players]
         token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        tag = self._new_tag()
         await self.store.create(
             NewGame(
                 id=game_id,
@@ -217,9 +223,10 @@ class GameService:
                 token_hashes=token_hashes,
                 events=self._stored_events(game, events),
                 ttl=self._ttl(game),
+                tag=tag,
             )
         )
-        self.cache.put(game_id, game, token_hashes)
+        self.cache.put(game_id, game, token_hashes, tag)
         self.metrics.games_created.inc()
         return CreatedGame(id=game_id, version=game.version, tokens=tokens)
 
@@ -232,10 +239,10 @@ class GameService:
 
     def game(self, stored: StoredGame) -> Game:
         """The decoded game of ``stored``, shared with the cache: read it, never mutate it."""
-        game = self.cache.get(stored.id, stored.version)
+        game = self.cache.get(stored.id, stored.version, stored.tag)
         if game is None:
             game = self.engine.loads(stored.state)
-            self.cache.put(stored.id, game, stored.token_hashes)
+            self.cache.put(stored.id, game, stored.token_hashes, stored.tag)
         return game
 
     def view(self, caller: Caller) -> bytes:
@@ -354,7 +361,7 @@ class GameService:
             try:
                 attempt = await self._attempt(game_id, cached, seat, action, fingerprint, record_key)
             except errors.IllegalAction:
-                self.cache.put(game_id, cached.game, cached.token_hashes)  # untouched
+                self.cache.put(game_id, cached.game, cached.token_hashes, cached.tag)  # untouched
             else:
                 if isinstance(attempt, ActResult):
                     return attempt
@@ -363,18 +370,21 @@ class GameService:
             stored = await self._load(game_id, record_key)
             seat = self._seat(action, token, stored.token_hashes)
             if stored.replay is not None:
-                return self._replay(stored.replay, fingerprint)
+                result = self._replay(stored.replay, fingerprint)
+                assert record_key is not None
+                await self.store.confirm(game_id, record_key, self.settings.idempotency_ttl)
+                return result
 
         for _ in range(self.settings.commit_attempts):
             if if_match is not None and not _matches(if_match, stored.version, weak=False):
                 raise self._stale(stored.version)
-            game = self.cache.take(game_id, stored.version) or CachedGame(
-                self.engine.loads(stored.state), stored.token_hashes
+            game = self.cache.take(game_id, stored.version, stored.tag) or CachedGame(
+                self.engine.loads(stored.state), stored.token_hashes, stored.tag
             )
             try:
                 attempt = await self._attempt(game_id, game, seat, action, fingerprint, record_key)
             except errors.IllegalAction:
-                self.cache.put(game_id, game.game, game.token_hashes)  # untouched
+                self.cache.put(game_id, game.game, game.token_hashes, game.tag)  # untouched
                 self.metrics.actions.inc("illegal")
                 raise
             if isinstance(attempt, ActResult):
@@ -404,8 +414,9 @@ class GameService:
         expected = game.version
         events = self.engine.apply(game, action)
         view = _encode(self.engine.view(game, seat))
+        tag = self._new_tag()
         if record_key is None:
-            record = IdempotencyRecord(f"commit:{self._commit_prefix}{next(self._commits)}", b"", COMMIT_RECORD_TTL)
+            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
         else:
             result = _IdempotentResult(fingerprint, game.version, msgspec.Raw(view))
             record = IdempotencyRecord(record_key, _encode(result), self.settings.idempotency_ttl)
@@ -413,7 +424,9 @@ class GameService:
             Commit(
                 game_id=game_id,
                 expected_version=expected,
+                expected_tag=cached.tag,
                 version=game.version,
+                tag=tag,
                 state=self.engine.dumps(game),
                 finished=game.finished,
                 action=self.engine.encode(action),
@@ -434,7 +447,7 @@ class GameService:
             return self._replay(outcome.replay, fingerprint)
         # Committed, or replayed without a client key: our own commit, whose reply was lost
         # and which the Redis client sent again.
-        self.cache.put(game_id, game, cached.token_hashes)
+        self.cache.put(game_id, game, cached.token_hashes, tag)
         self.metrics.actions.inc("applied")
         return ActResult(game.version, view, replayed=False)
 
@@ -447,6 +460,9 @@ class GameService:
         return seat
 
     # -- helpers -------------------------------------------------------------------
+    def _new_tag(self) -> str:
+        return f"{self._commit_prefix}{next(self._commits)}"
+
     async def _load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame:
         stored = await self.store.load(game_id, idempotency_key)
         if stored is None:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 DAY = 24 * 60 * 60
+REDIS_MODES = ("standalone", "cluster", "sentinel")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -18,9 +19,24 @@ class Settings:
 
     redis_url: str | None = None
     """``redis://`` / ``rediss://`` / ``unix://`` URL of the store; ``None`` keeps games in
-    this process's memory (a single process only, games lost on exit)."""
+    this process's memory (a single process only, games lost on exit). In ``cluster`` mode
+    it names one or more seed nodes, in ``sentinel`` mode the Sentinels (comma separated:
+    ``redis://host1:26379,host2:26379``)."""
+    redis_mode: str = "standalone"
+    """``standalone`` (one Redis), ``cluster`` (Redis Cluster) or ``sentinel`` (the primary
+    the Sentinels name, followed through failovers)."""
+    redis_service: str | None = None
+    """``sentinel`` mode: the name the Sentinels monitor the primary under."""
     redis_max_connections: int = 64
-    """Redis connections for requests, per process (a request waits up to 5 s for a free one)."""
+    """Redis connections for requests, per process and Redis primary (a request waits up to
+    5 s for a free one)."""
+    redis_wait_replicas: int = 0
+    """Replicas that must confirm each write (``WAIT``) before it is acknowledged; 0: none."""
+    redis_wait_timeout: float = 1.0
+    """Seconds a write waits for those replicas; then the answer is ``503 replication-timeout``."""
+    redis_retry_window: float = 2.0
+    """Seconds a request keeps sending a command again while Redis fails over, restarts or
+    moves slots, before it answers ``503 store-unavailable``."""
     max_event_streams: int = 1024
     """Event streams (``GET .../stream``) open at once per process, each holding a Redis
     connection while it waits; more are answered 503."""
@@ -62,16 +78,24 @@ class Settings:
             "game_cache_size": self.game_cache_size,
             "stream_heartbeat": self.stream_heartbeat,
             "stream_max_duration": self.stream_max_duration,
+            "redis_wait_timeout": self.redis_wait_timeout,
+            "redis_retry_window": self.redis_retry_window,
         }
         for name, value in positive.items():
             if value <= 0:
                 raise ValueError(f"Settings.{name} must be positive, got {value!r}")
+        if self.redis_wait_replicas < 0:
+            raise ValueError(f"Settings.redis_wait_replicas must be 0 or more, got {self.redis_wait_replicas!r}")
+        if self.redis_mode not in REDIS_MODES:
+            raise ValueError(f"Settings.redis_mode must be one of {', '.join(REDIS_MODES)}, got {self.redis_mode!r}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Settings from ``DARKROAD_*`` environment variables, then ``overrides`` on top.
 
-        Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_REDIS_MAX_CONNECTIONS``,
+        Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_REDIS_MODE``, ``DARKROAD_REDIS_SERVICE``,
+        ``DARKROAD_REDIS_MAX_CONNECTIONS``, ``DARKROAD_REDIS_WAIT_REPLICAS``,
+        ``DARKROAD_REDIS_WAIT_TIMEOUT``, ``DARKROAD_REDIS_RETRY_WINDOW`` (seconds),
         ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
         ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
@@ -82,12 +106,19 @@ class Settings:
         values: dict[str, object] = {}
         if url := env.get("DARKROAD_REDIS_URL"):
             values["redis_url"] = url
+        if mode := env.get("DARKROAD_REDIS_MODE"):
+            values["redis_mode"] = mode
+        if service := env.get("DARKROAD_REDIS_SERVICE"):
+            values["redis_service"] = service
         if env.get("DARKROAD_STRICT_PLUGINS", "").lower() in ("1", "true", "yes"):
             values["strict_plugins"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
             values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
         numbers: dict[str, tuple[str, type[int] | type[float]]] = {
             "DARKROAD_REDIS_MAX_CONNECTIONS": ("redis_max_connections", int),
+            "DARKROAD_REDIS_WAIT_REPLICAS": ("redis_wait_replicas", int),
+            "DARKROAD_REDIS_WAIT_TIMEOUT": ("redis_wait_timeout", float),
+            "DARKROAD_REDIS_RETRY_WINDOW": ("redis_retry_window", float),
             "DARKROAD_MAX_EVENT_STREAMS": ("max_event_streams", int),
             "DARKROAD_MAX_BODY_SIZE": ("request_max_body_size", int),
             "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),

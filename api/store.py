@@ -4,8 +4,15 @@ A store keeps, per game: the current ``version`` and state blob, the sha256 hash
 the seat tokens, the list of applied actions (for replay), the event log, and
 short-lived idempotency records. It knows nothing about the rules: the service hands it
 bytes. Its one promise is :meth:`GameStore.commit`, an atomic compare-and-set on the
-version that appends the action and events and records the idempotency result in the
-same step, so any number of API processes can serve one game without a lost update.
+version (and its tag) that appends the action and events and records the idempotency
+result in the same step, so any number of API processes can serve one game without a
+lost update.
+
+A version's *tag* names the commit that wrote it. Versions alone would do if a
+store never lost an acknowledged write, but a Redis failover with asynchronous
+replication can: the game falls back to version ``n - 1`` and a different action makes a
+different version ``n``. Comparing the tag as well keeps a process that cached the lost
+version ``n`` from taking it for the new one.
 
 :class:`MemoryStore` is the embedded default (one process); :class:`RedisStore
 <darkroad.api.redis_store.RedisStore>` is the shared one. Both pass the same contract
@@ -27,6 +34,16 @@ from typing import Self
 
 class StoreUnavailable(Exception):
     """The store cannot be reached right now (the API answers ``503``)."""
+
+
+class StoreConfigError(Exception):
+    """The store reached is not the deployment the settings describe (checked at start-up)."""
+
+
+class ReplicationTimeout(Exception):
+    """The write landed on the primary, but fewer replicas than required confirmed it in time
+    (the API answers ``503 replication-timeout``; a retry with the same ``Idempotency-Key``
+    answers once the write is confirmed, or applies the action again if it was lost)."""
 
 
 class GameExists(Exception):
@@ -60,6 +77,8 @@ class StoredGame:
     finished: bool
     token_hashes: tuple[str, ...]
     """sha256 hex digest of each seat's token, by seat."""
+    tag: str
+    """Names the commit that wrote this version (see the module's docstring)."""
     replay: bytes | None = None
     """The recorded first result for the idempotency key asked for in :meth:`GameStore.load`."""
 
@@ -76,6 +95,8 @@ class NewGame:
     events: Sequence[StoredEvent]
     ttl: int
     """Seconds until the game expires unless touched again."""
+    tag: str
+    """Names this first version."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +112,15 @@ class IdempotencyRecord:
 
 @dataclass(frozen=True, slots=True)
 class Commit:
-    """One applied action, to be written if and only if the game is still at ``expected_version``."""
+    """One applied action, to be written if and only if the game is still at ``expected_version``
+    with ``expected_tag``."""
 
     game_id: str
     expected_version: int
+    expected_tag: str
     version: int
+    tag: str
+    """Names the version written (unique: a new one for every commit)."""
     state: bytes
     finished: bool
     action: bytes
@@ -165,10 +190,16 @@ class GameStore(abc.ABC):
 
     @abc.abstractmethod
     async def commit(self, commit: Commit) -> CommitResult:
-        """Atomically: unless the idempotency record exists (``REPLAYED``) or the version moved
-        (``STALE``, with the game as it is now), write the new version and state, append the
-        action and events, record the idempotency result and refresh the game's expiry
-        (``COMMITTED``)."""
+        """Atomically: unless the idempotency record exists (``REPLAYED``, its expiry refreshed)
+        or the version or its tag moved (``STALE``, with the game as it is now), write the new
+        version, tag and state, append the action and events, record the idempotency result
+        and refresh the game's expiry (``COMMITTED``). :class:`ReplicationTimeout` when it
+        was written (or replayed) but not confirmed by the replicas the store must wait for."""
+
+    async def confirm(self, game_id: str, idempotency_key: str, ttl: int) -> None:  # noqa: B027
+        """Before an idempotency record read by :meth:`load` is answered again: make sure it
+        is as durable as a new commit would be (:class:`ReplicationTimeout` if not), keeping
+        it ``ttl`` seconds more. Nothing to do unless the store waits for replicas."""
 
     @abc.abstractmethod
     async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
@@ -187,6 +218,7 @@ class GameStore(abc.ABC):
 @dataclass(slots=True)
 class _MemoryGame:
     version: int
+    tag: str
     state: bytes
     finished: bool
     token_hashes: tuple[str, ...]
@@ -222,6 +254,7 @@ class MemoryStore(GameStore):
             raise GameExists(game.id)
         self._games[game.id] = _MemoryGame(
             version=game.version,
+            tag=game.tag,
             state=game.state,
             finished=game.finished,
             token_hashes=game.token_hashes,
@@ -243,11 +276,16 @@ class MemoryStore(GameStore):
             return CommitResult(Outcome.MISSING)
         replay = self._recorded(commit.game_id, commit.idempotency.key)
         if replay is not None:
+            self._idempotency[(commit.game_id, commit.idempotency.key)] = (
+                replay,
+                self._clock() + commit.idempotency.ttl,
+            )
             return CommitResult(Outcome.REPLAYED, replay=replay)
-        if record.version != commit.expected_version:
+        if record.version != commit.expected_version or record.tag != commit.expected_tag:
             return CommitResult(Outcome.STALE, current=self._stored(commit.game_id, record))
         now = self._clock()
         record.version = commit.version
+        record.tag = commit.tag
         record.state = commit.state
         record.finished = commit.finished
         record.actions.append(commit.action)
@@ -290,6 +328,7 @@ class MemoryStore(GameStore):
             state=record.state,
             finished=record.finished,
             token_hashes=record.token_hashes,
+            tag=record.tag,
             replay=replay,
         )
 

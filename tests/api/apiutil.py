@@ -39,11 +39,12 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
 
 
 class RedisServer:
-    """A throwaway ``redis-server`` process."""
+    """A throwaway ``redis-server`` process (a replica of the server on ``replica_of``, if given)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.port = free_port()
+    def __init__(self, directory: Path, *, replica_of: int | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        replication = [] if replica_of is None else ["--replicaof", "127.0.0.1", str(replica_of)]
         self.process = subprocess.Popen(
             [
                 "redis-server",
@@ -53,12 +54,21 @@ class RedisServer:
                 "--appendonly", "no",
                 "--dir", str(directory),
                 "--maxmemory-policy", "noeviction",
+                *replication,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         wait_for_port(self.port)
         self.client = Redis.from_url(self.url)
+
+    def wait_in_sync(self, timeout: float = 10.0) -> None:
+        """A replica: until its link to the primary is up (the first sync done)."""
+        deadline = time.monotonic() + timeout
+        while self.client.info("replication").get("master_link_status") != "up":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"replica on {self.port} not in sync after {timeout}s")
+            time.sleep(0.02)
 
     def flush(self) -> None:
         """Forget every key."""

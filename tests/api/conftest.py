@@ -1,9 +1,12 @@
-"""Fixtures of the API tests: a real ``redis-server``, both stores, apps and clients.
+"""Fixtures of the API tests: real Redis deployments, the stores, apps and clients.
 
-The Redis server is started once per test process (each xdist worker has its own) on a
-free port in a temporary directory, with persistence off, and killed at the end. Without
-``redis-server`` the Redis variants are skipped, except in CI (``CI`` set), where that
-is a failure.
+Tests taking ``store``, ``settings``, ``app`` or ``client`` run once per store: memory,
+one ``redis-server`` (``redis``), a Redis Cluster of 3 primaries and 3 replicas
+(``cluster``) and a primary with a replica and three Sentinels (``sentinel``); the last two
+are marked slow. Each deployment is started once per test process (each xdist worker has
+its own) on free loopback ports in a temporary directory, with persistence off, emptied
+before each test and killed at the end. Without ``redis-server`` the Redis variants are
+skipped, except in CI (``CI`` set), where that is a failure.
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
 from apiutil import RedisServer, serve
 from litestar import Litestar
+from redisnodes import ClusterNodes, SentinelGroup
 
 from darkroad.api.app import create_app
 from darkroad.api.redis_store import RedisStore
@@ -23,19 +28,63 @@ from darkroad.api.settings import Settings
 from darkroad.api.store import GameStore, MemoryStore
 from darkroad.core import Engine
 
-STORES = ["memory", "redis"]
+STORES = [
+    "memory",
+    "redis",
+    pytest.param("cluster", marks=pytest.mark.slow),
+    pytest.param("sentinel", marks=pytest.mark.slow),
+]
+REDIS_MODES = {"redis": "standalone", "cluster": "cluster", "sentinel": "sentinel"}
+"""The ``--redis-mode`` of each Redis store kind."""
+
+
+def need_redis() -> None:
+    """Skip (fail in CI) when ``redis-server`` is not installed."""
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is not installed; CI must run the Redis tests")
+        pytest.skip("redis-server is not installed")
 
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """A real Redis for this test process (see the module docstring)."""
-    if shutil.which("redis-server") is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is not installed; CI must run the Redis tests")
-        pytest.skip("redis-server is not installed")
+    need_redis()
     server = RedisServer(tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterNodes]:
+    """A Redis Cluster (3 primaries, 3 replicas) for this test process."""
+    need_redis()
+    cluster = ClusterNodes(tmp_path_factory.mktemp("cluster"))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_sentinel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SentinelGroup]:
+    """A primary, its replica and three Sentinels for this test process."""
+    need_redis()
+    group = SentinelGroup(tmp_path_factory.mktemp("sentinel"))
+    yield group
+    group.stop()
+
+
+@pytest.fixture
+def redis_target(store_kind: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The empty Redis deployment of ``store_kind``, as ``RedisStore.from_url`` keyword arguments."""
+    if store_kind == "cluster":
+        cluster: ClusterNodes = request.getfixturevalue("redis_cluster")
+        cluster.flush()
+        return {"url": cluster.url, "mode": "cluster"}
+    if store_kind == "sentinel":
+        group: SentinelGroup = request.getfixturevalue("redis_sentinel")
+        group.flush()
+        return {"url": group.url, "mode": "sentinel", "service": group.service}
+    return {"url": request.getfixturevalue("redis_url"), "mode": "standalone"}
 
 
 @pytest.fixture
@@ -53,17 +102,23 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def settings(store_kind: str, request: pytest.FixtureRequest) -> Settings:
-    """Settings for ``store_kind``: a fresh Redis database or memory."""
-    if store_kind == "redis":
-        return Settings(redis_url=request.getfixturevalue("redis_url"), stream_heartbeat=0.2)
-    return Settings(stream_heartbeat=0.2)
+    """Settings for ``store_kind``: an empty Redis deployment or memory."""
+    if store_kind == "memory":
+        return Settings(stream_heartbeat=0.2)
+    target = request.getfixturevalue("redis_target")
+    return Settings(
+        redis_url=target["url"],
+        redis_mode=target["mode"],
+        redis_service=target.get("service"),
+        stream_heartbeat=0.2,
+    )
 
 
 @pytest.fixture
 async def store(store_kind: str, request: pytest.FixtureRequest) -> AsyncIterator[GameStore]:
     """An open, empty store of ``store_kind``."""
     opened: GameStore = (
-        RedisStore.from_url(request.getfixturevalue("redis_url")) if store_kind == "redis" else MemoryStore()
+        MemoryStore() if store_kind == "memory" else RedisStore.from_url(**request.getfixturevalue("redis_target"))
     )
     async with opened:
         yield opened

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from apiutil import RedisServer, free_port
+from redisnodes import ClusterNodes, SentinelGroup
 from typer.testing import CliRunner
 
 from darkroad.api import cli
@@ -22,7 +24,10 @@ def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Record ``uvicorn.run`` instead of serving."""
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
-    monkeypatch.delenv("DARKROAD_REDIS_URL", raising=False)
+    # serve passes its options to the workers in the environment: undo that after the test.
+    for variable in ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE", "DARKROAD_STRICT_PLUGINS"):
+        monkeypatch.setenv(variable, "")
+        monkeypatch.delenv(variable)
     return calls
 
 
@@ -43,13 +48,15 @@ def test_serve_refuses_workers_without_redis(uvicorn_calls: list[dict[str, Any]]
 
 
 def test_serve_workers_share_redis_through_the_environment(
-    uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+    uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, redis_url: str
 ) -> None:
-    monkeypatch.setenv("DARKROAD_REDIS_URL", "redis://example:6379/2")
+    url = redis_url.replace("/0", "/2")
+    monkeypatch.setenv("DARKROAD_REDIS_URL", url)
     result = runner.invoke(cli.app, ["serve", "--workers", "3"])
     assert result.exit_code == 0, result.output
     assert uvicorn_calls[0]["workers"] == 3
-    assert Settings.from_env().redis_url == "redis://example:6379/2"
+    assert Settings.from_env().redis_url == url
+    assert Settings.from_env().redis_mode == "standalone"
 
 
 def test_openapi_writes_the_document(tmp_path: Path) -> None:
@@ -86,6 +93,18 @@ def test_settings_from_env() -> None:
     )
     assert Settings.from_env({}) == Settings()
     assert Settings.from_env({"DARKROAD_STRICT_PLUGINS": "1"}).strict_plugins
+    redis = Settings.from_env(
+        {
+            "DARKROAD_REDIS_MODE": "sentinel",
+            "DARKROAD_REDIS_SERVICE": "games",
+            "DARKROAD_REDIS_WAIT_REPLICAS": "1",
+            "DARKROAD_REDIS_WAIT_TIMEOUT": "0.25",
+            "DARKROAD_REDIS_RETRY_WINDOW": "3",
+        }
+    )
+    assert (redis.redis_mode, redis.redis_service) == ("sentinel", "games")
+    assert (redis.redis_wait_replicas, redis.redis_wait_timeout, redis.redis_retry_window) == (1, 0.25, 3.0)
+    assert (Settings().redis_mode, Settings().redis_wait_replicas) == ("standalone", 0)
     assert not Settings.from_env({}).strict_plugins
 
 
@@ -117,6 +136,9 @@ def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, c
         ({"DARKROAD_MAX_BODY_SIZE": "lots"}, "must be a number"),
         ({"DARKROAD_MAX_BODY_SIZE": "1.5"}, "must be a number"),
         ({"DARKROAD_ACTIVE_GAME_TTL": "0"}, "positive"),
+        ({"DARKROAD_REDIS_MODE": "clustered"}, "redis_mode must be one of standalone, cluster, sentinel"),
+        ({"DARKROAD_REDIS_WAIT_REPLICAS": "-1"}, "0 or more"),
+        ({"DARKROAD_REDIS_WAIT_TIMEOUT": "0"}, "positive"),
     ],
 )
 def test_settings_reject_nonsense(env: dict[str, str], message: str) -> None:
@@ -137,3 +159,80 @@ def test_server_processes_tune_the_garbage_collector() -> None:
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     before, after, wanted, frozen = json.loads(output)
     assert before == [700, 10, 10] and after == wanted and frozen > 10_000
+
+
+# -- bad Redis configuration: one readable line and exit 1, before serving ------------------
+
+
+CLEAN: dict[str, str | None] = {name: None for name in ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE")}
+"""No Redis settings from the environment (serve's own writes to it are undone after each run)."""
+
+
+def refused(args: list[str]) -> str:
+    """Run ``darkroad serve`` with ``args``; it must refuse to start: its one line of output."""
+    result = runner.invoke(cli.app, ["serve", *args], env=CLEAN)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("darkroad serve: "), result.output
+    return lines[0]
+
+
+def test_serve_refuses_a_standalone_store_that_is_not_one(
+    uvicorn_calls: list[dict[str, Any]], redis_server: RedisServer, tmp_path: Path
+) -> None:
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    assert "cannot reach Redis at " + dead in refused(["--redis-url", dead])
+    replica = RedisServer(tmp_path, replica_of=redis_server.port)
+    try:
+        line = refused(["--redis-url", replica.url])
+        assert f"is a read-only replica of 127.0.0.1:{redis_server.port}: point --redis-url at the primary" in line
+    finally:
+        replica.stop()
+    assert "needs --redis-service NAME" in refused(["--redis-url", redis_server.url, "--redis-mode", "sentinel"])
+    line = refused(["--redis-url", redis_server.url, "--redis-mode", "sentinel", "--redis-service", "x"])
+    assert f"127.0.0.1:{redis_server.port} is not a Sentinel" in line
+    line = refused(["--redis-url", redis_server.url, "--redis-mode", "cluster"])
+    assert f"127.0.0.1:{redis_server.port} is not a Redis Cluster node (cluster support is disabled)" in line
+    assert "--redis-mode standalone" in line
+    assert "cannot reach any node" in refused(["--redis-url", dead, "--redis-mode", "cluster"])
+    assert "cannot reach any Sentinel" in refused(["--redis-url", dead, "--redis-mode", "sentinel", "--redis-service", "x"])
+    assert uvicorn_calls == []
+
+
+@pytest.mark.slow
+def test_serve_refuses_a_cluster_or_sentinels_in_the_wrong_mode(
+    uvicorn_calls: list[dict[str, Any]], redis_cluster: ClusterNodes, redis_sentinel: SentinelGroup
+) -> None:
+    node = redis_cluster.nodes[0]
+    line = refused(["--redis-url", f"redis://127.0.0.1:{node.port}/0"])
+    assert f"127.0.0.1:{node.port}/0 is a Redis Cluster node: start with --redis-mode cluster" in line
+    line = refused(["--redis-url", f"redis://127.0.0.1:{node.port}/1", "--redis-mode", "cluster"])
+    assert "a Redis Cluster has only database 0; drop /1 from the URL" in line
+    sentinel = f"redis://127.0.0.1:{redis_sentinel.sentinels[0].port}"
+    line = refused(["--redis-url", sentinel])
+    assert "is a Sentinel: start with --redis-mode sentinel --redis-service NAME" in line
+    line = refused(["--redis-url", sentinel, "--redis-mode", "cluster"])
+    assert "is not a Redis Cluster node (unknown command 'CLUSTER'" in line
+    line = refused(["--redis-url", redis_sentinel.url, "--redis-mode", "sentinel", "--redis-service", "nope"])
+    assert "monitors no master named 'nope' (it monitors: darkroad)" in line
+    assert uvicorn_calls == []
+    for args in (
+        ["--redis-url", redis_cluster.url, "--redis-mode", "cluster"],
+        ["--redis-url", redis_sentinel.url, "--redis-mode", "sentinel", "--redis-service", "darkroad"],
+    ):
+        result = runner.invoke(cli.app, ["serve", *args], env=CLEAN)
+        assert result.exit_code == 0, result.output
+    assert [call["workers"] for call in uvicorn_calls] == [1, 1]
+
+
+def test_serve_refusal_is_one_line_from_the_real_command() -> None:
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    result = subprocess.run(
+        [sys.executable, "-m", "darkroad.api", "serve", "--redis-url", dead],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"darkroad serve: cannot reach Redis at {dead}: ")

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from apiutil import NewGame, awaited_seat, bearer, create_game, free_port, legal, read_log, serve
+from apiutil import NewGame, RedisServer, awaited_seat, bearer, create_game, legal, read_log, serve
 from litestar import Litestar
 
 from darkroad.api.settings import Settings
@@ -252,7 +254,7 @@ async def test_huge_seat_numbers_are_not_a_crash(client: httpx.AsyncClient) -> N
 
 
 async def test_body_size_limit(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
-    small = Settings(redis_url=settings.redis_url, request_max_body_size=256)
+    small = dataclasses.replace(settings, request_max_body_size=256)
     async with serve(make_app(small)) as client:
         game = await create_game(client)
         padding = {"players": 2, "companions": ["x" * 300]}
@@ -401,7 +403,7 @@ async def test_score_only_when_finished(client: httpx.AsyncClient) -> None:
 async def test_stream_delivers_and_resumes(
     make_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
-    short = Settings(redis_url=settings.redis_url, stream_heartbeat=0.1, stream_max_duration=1.0)
+    short = dataclasses.replace(settings, stream_heartbeat=0.1, stream_max_duration=1.0)
     async with serve(make_app(short)) as client:
         game = await create_game(client)
         log = await read_log(client, game, {}, 500)
@@ -451,9 +453,12 @@ async def test_health_ready_metrics(client: httpx.AsyncClient) -> None:
     assert "# TYPE darkroad_http_request_duration_seconds histogram" in metrics.text
 
 
-async def test_unreachable_store_is_503(make_app: Callable[[Settings], Litestar]) -> None:
-    down = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0")
-    async with serve(make_app(down)) as client:
+async def test_unreachable_store_is_503(make_app: Callable[[Settings], Litestar], tmp_path: Path) -> None:
+    redis = RedisServer(tmp_path)
+    settings = Settings(redis_url=redis.url, redis_retry_window=0.2)
+    async with serve(make_app(settings)) as client:
+        assert (await client.get("/readyz")).status_code == 200
+        redis.stop()
         assert (await client.get("/healthz")).status_code == 200
         response = await client.get("/readyz")
         assert_problem(response, 503, "store-unavailable")

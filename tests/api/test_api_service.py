@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 from darkroad.api.metrics import Metrics
 from darkroad.api.service import GameService
 from darkroad.api.settings import Settings
@@ -37,7 +40,9 @@ async def test_stream_delivers_the_events_that_finished_the_game(engine: Engine)
     store.pending = Commit(
         game_id=created.id,
         expected_version=created.version,
+        expected_tag=caller.stored.tag,
         version=created.version + 1,
+        tag="final",
         state=b"{}",
         finished=True,
         action=b"{}",
@@ -47,3 +52,41 @@ async def test_stream_delivers_the_events_that_finished_the_game(engine: Engine)
     )
     delivered = [event async for event in service.follow(caller, last) if event is not None]
     assert delivered == final
+
+
+async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engine) -> None:
+    """A failover with asynchronous replication may lose an acknowledged version n; another
+    action then makes a different version n. The process that cached the lost one must not
+    take it for the new one (it would show it, and commit on top of it)."""
+    store = MemoryStore()
+    first, second = (GameService(engine, store, Settings(), Metrics()) for _ in range(2))
+    created = await first.create(GameConfig(players=2, seed=11))
+    game = engine.loads((await store.load(created.id)).state)  # type: ignore[union-attr]
+    seat = engine.awaiting(game)[0]
+    token = f"Bearer {created.tokens[seat]}"
+    options = engine.legal_actions(game, seat)
+    outcomes = {}
+    for action in options:  # two actions leading to different states
+        trial = engine.loads(engine.dumps(game))
+        engine.apply(trial, action)
+        outcomes.setdefault(engine.dumps(trial), action)
+    lost, kept = list(outcomes.values())[:2]
+
+    record = store._games[created.id]
+    saved = dataclasses.replace(record, events=list(record.events), actions=list(record.actions))
+    await first.act(created.id, token, json.dumps(engine.action_to_json(lost)).encode(), None, None)
+    store._games[created.id] = saved  # the failover: the write is gone
+    await second.act(created.id, token, json.dumps(engine.action_to_json(kept)).encode(), None, None)
+
+    caller = await first.caller(created.id, token)
+    assert caller.stored.version == created.version + 1
+    assert first.view(caller) == second.view(await second.caller(created.id, token))
+    # Acting on from the first process builds on the kept version: the action list replays to the state.
+    view = json.loads(first.view(caller))
+    follow_seat = view["awaiting"][0]
+    follow = first.legal_actions(await first.caller(created.id, f"Bearer {created.tokens[follow_seat]}"))[0]
+    await first.act(created.id, f"Bearer {created.tokens[follow_seat]}", json.dumps(follow).encode(), None, None)
+    stored = await store.load(created.id)
+    assert stored is not None
+    actions = [json.loads(raw) for raw in await store.actions(created.id)]
+    assert engine.dumps(engine.replay(engine.loads(stored.state).config, actions)) == stored.state

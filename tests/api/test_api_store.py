@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 from apiutil import RedisServer, free_port
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
 
-from darkroad.api.redis_store import Batcher, RedisStore, game_key
+from darkroad.api.redis_store import Batcher, Node, PoolOptions, RedisStore, Standalone, game_key
 from darkroad.api.store import (
     Commit,
     GameExists,
@@ -37,6 +41,7 @@ def new_game(game_id: str = "g1", ttl: int = 60) -> NewGame:
         token_hashes=("hash-0", "hash-1"),
         events=SETUP_EVENTS,
         ttl=ttl,
+        tag="t0",
     )
 
 
@@ -47,12 +52,15 @@ def commit(
     finished: bool = False,
     events: list[StoredEvent] | None = None,
     record_ttl: int = 60,
+    expected_tag: str | None = None,
 ) -> Commit:
     version = expected + 1
     return Commit(
         game_id="g1",
         expected_version=expected,
+        expected_tag=expected_tag if expected_tag is not None else f"t{expected}",
         version=version,
+        tag=f"t{version}",
         state=f"state-{version}".encode(),
         finished=finished,
         action=f'{{"action":{version}}}'.encode(),
@@ -112,6 +120,19 @@ async def test_stale_commit_writes_nothing(store: GameStore) -> None:
     assert result.current.token_hashes == ("hash-0", "hash-1")
     assert await store.actions("g1") == [b'{"action":1}']
     assert (await store.load("g1", "second")).replay is None  # type: ignore[union-attr]
+
+
+async def test_a_version_is_named_by_its_tag(store: GameStore) -> None:
+    """After a failover that lost writes, one version number can name two states: a commit
+    expecting the right version with another tag is stale."""
+    await store.create(new_game())
+    assert (await store.load("g1")).tag == "t0"  # type: ignore[union-attr]
+    result = await store.commit(commit(0, expected_tag="lost"))
+    assert result.outcome is Outcome.STALE
+    assert result.current is not None and (result.current.version, result.current.tag) == (0, "t0")
+    assert await store.actions("g1") == []
+    assert (await store.commit(commit(0))).outcome is Outcome.COMMITTED
+    assert (await store.load("g1")).tag == "t1"  # type: ignore[union-attr]
 
 
 async def test_recorded_commit_is_replayed_not_written(store: GameStore) -> None:
@@ -192,6 +213,23 @@ async def test_commit_refreshes_expiry(store: GameStore) -> None:
     assert await store.load("g1") is not None
 
 
+async def test_a_replayed_commit_refreshes_its_record(store: GameStore) -> None:
+    await store.create(new_game())
+    await store.commit(commit(0, key="short", record_ttl=1))
+    await asyncio.sleep(0.6)
+    assert (await store.commit(commit(1, key="short", record_ttl=60))).outcome is Outcome.REPLAYED
+    await asyncio.sleep(0.6)
+    assert (await store.load("g1", "short")).replay == b"result-1"  # type: ignore[union-attr]
+
+
+async def test_confirm_keeps_the_record(store: GameStore) -> None:
+    """Without replicas to wait for, confirming a record is harmless."""
+    await store.create(new_game())
+    await store.commit(commit(0, key="k"))
+    await store.confirm("g1", "k", 60)
+    assert (await store.load("g1", "k")).replay == b"result-1"  # type: ignore[union-attr]
+
+
 async def test_idempotency_records_expire(store: GameStore) -> None:
     await store.create(new_game())
     await store.commit(commit(0, key="short", record_ttl=1))
@@ -219,12 +257,36 @@ async def test_redis_keys_share_the_game_hash_tag(redis_server: RedisServer, red
     assert all(redis_server.client.pttl(key) > 0 for key in keys)
 
 
-async def test_redis_unreachable_is_store_unavailable() -> None:
-    async with RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0") as store:
-        with pytest.raises(StoreUnavailable):
-            await store.ping()
+async def test_redis_unreachable_at_start_is_store_unavailable() -> None:
+    store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    with pytest.raises(StoreUnavailable, match="cannot reach Redis at redis://127.0.0.1"):
+        await store.open()
+    await store.close()
+
+
+async def test_redis_gone_after_start_is_store_unavailable(tmp_path: Path) -> None:
+    """Commands are sent again for ``retry_window`` seconds (a failover, a restart), then 503."""
+    server = RedisServer(tmp_path)
+    async with RedisStore.from_url(server.url, retry_window=0.3) as store:
+        await store.create(new_game())
+        server.stop()
+        started = time.monotonic()
         with pytest.raises(StoreUnavailable):
             await store.load("g1")
+        assert 0.25 < time.monotonic() - started < 3
+        with pytest.raises(StoreUnavailable):
+            await store.ping()
+
+
+async def test_redis_games_without_a_tag_still_play(redis_server: RedisServer, redis_url: str) -> None:
+    """Games stored before versions had tags load with the tag "" and commit on it."""
+    async with RedisStore.from_url(redis_url) as store:
+        await store.create(new_game())
+        redis_server.client.hdel(game_key("g1"), "tag")
+        stored = await store.load("g1")
+        assert stored is not None and stored.tag == ""
+        assert (await store.commit(commit(0, expected_tag=""))).outcome is Outcome.COMMITTED
+        assert (await store.load("g1")).tag == "t1"  # type: ignore[union-attr]
 
 
 async def test_redis_commit_after_the_script_cache_is_flushed(redis_server: RedisServer, redis_url: str) -> None:
@@ -234,6 +296,8 @@ async def test_redis_commit_after_the_script_cache_is_flushed(redis_server: Redi
         assert (await store.commit(commit(0, key="a"))).outcome is Outcome.COMMITTED
         redis_server.client.script_flush()
         assert (await store.commit(commit(1, key="b"))).outcome is Outcome.COMMITTED
+        redis_server.client.script_flush()
+        await store.create(new_game("g2"))
         stored = await store.load("g1")
         assert stored is not None and stored.version == 2
         assert await store.actions("g1") == [b'{"action":1}', b'{"action":2}']
@@ -244,13 +308,13 @@ async def test_redis_concurrent_requests_share_one_pipeline(
 ) -> None:
     """Loads and commits issued in one event-loop turn travel together, each getting its own reply."""
     pipelines: list[int] = []
-    send = Batcher._pipeline
+    send = Node.pipeline
 
-    async def counting(self: Batcher, commands: list[tuple[object, ...]]) -> list[object]:
+    async def counting(self: Node, commands: list[tuple[object, ...]]) -> list[object]:
         pipelines.append(len(commands))
         return await send(self, commands)
 
-    monkeypatch.setattr(Batcher, "_pipeline", counting)
+    monkeypatch.setattr(Node, "pipeline", counting)
     async with RedisStore.from_url(redis_url) as store:
         for n in range(20):
             await store.create(dataclasses.replace(new_game(f"g{n}"), state=f"state-of-g{n}".encode()))
@@ -267,42 +331,39 @@ async def test_redis_concurrent_requests_share_one_pipeline(
         assert [(await store.load(f"g{n}")).version for n in range(20)] == [1] * 20  # type: ignore[union-attr]
 
 
+@asynccontextmanager
+async def standalone_batcher(url: str, **options: Any) -> AsyncIterator[Batcher]:
+    topology = Standalone(url, PoolOptions({}))
+    try:
+        yield Batcher(topology, {}, **options)
+    finally:
+        await topology.close()
+
+
 async def test_redis_batcher_keeps_each_callers_error_to_itself(redis_url: str) -> None:
     """One failing command of a pipeline fails its caller only."""
-    client = Redis.from_url(redis_url)
-    try:
-        await client.set("text", "x")
-        batcher = Batcher(client, {})
+    async with standalone_batcher(redis_url) as batcher:
+        await batcher.call("text", "SET", "text", "x")
         good, bad, also_good = await asyncio.gather(
-            batcher.call("GET", "text"),
-            batcher.call("HGET", "text", "field"),  # WRONGTYPE
-            batcher.call("INCR", "counter"),
+            batcher.call("text", "GET", "text"),
+            batcher.call("text", "HGET", "text", "field"),  # WRONGTYPE
+            batcher.call("counter", "INCR", "counter"),
             return_exceptions=True,
         )
         assert good == b"x"
         assert isinstance(bad, redis_errors.ResponseError) and "WRONGTYPE" in str(bad)
         assert also_good == 1
-    finally:
-        await client.aclose()
 
 
 async def test_redis_batcher_fails_every_caller_when_redis_is_gone() -> None:
-    client = Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
-    try:
-        batcher = Batcher(client, {})
-        results = await asyncio.gather(batcher.call("GET", "a"), batcher.call("GET", "b"), return_exceptions=True)
+    async with standalone_batcher(f"redis://127.0.0.1:{free_port()}/0", retry_window=0.1) as batcher:
+        results = await asyncio.gather(batcher.call("a", "GET", "a"), batcher.call("b", "GET", "b"), return_exceptions=True)
         assert all(isinstance(r, redis_errors.ConnectionError) for r in results)
-    finally:
-        await client.aclose()
 
 
 async def test_redis_batcher_resends_once_on_a_dropped_connection(redis_server: RedisServer, redis_url: str) -> None:
     """A pooled connection Redis closed (restart, idle timeout) costs a resend, not an error."""
-    client = Redis.from_url(redis_url)
-    try:
-        batcher = Batcher(client, {})
-        assert await batcher.call("INCR", "n") == 1
+    async with standalone_batcher(redis_url) as batcher:
+        assert await batcher.call("n", "INCR", "n") == 1
         redis_server.client.client_kill_filter(_type="normal", skipme=True)  # drops the pooled connection
-        assert await batcher.call("INCR", "n") == 2
-    finally:
-        await client.aclose()
+        assert await batcher.call("n", "INCR", "n") == 2

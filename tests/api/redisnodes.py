@@ -1,0 +1,267 @@
+"""Real Redis deployments for the tests: a Redis Cluster and a Sentinel-watched primary.
+
+Every process runs ``redis-server`` from the machine on loopback ports, in a temporary
+directory, without persistence, with timeouts shortened so that failovers happen in a
+second or two instead of the production defaults' tens of seconds:
+
+* :class:`ClusterNodes`: 3 primaries + 3 replicas made one cluster by
+  ``redis-cli --cluster create`` (``cluster-node-timeout`` 1 s). A node's cluster bus
+  listens on its port + 10000, so the ports are chosen below 55535 with both free.
+* :class:`SentinelGroup`: a primary, its replica and three Sentinels
+  (``down-after-milliseconds`` 500).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from apiutil import wait_for_port
+from redis import Redis
+from redis import exceptions as redis_errors
+
+CLUSTER_NODE_TIMEOUT_MS = 1000
+SENTINEL_DOWN_AFTER_MS = 500
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_cluster_port(taken: set[int] | None = None) -> int:
+    """A loopback port below 55535 that is free, and whose cluster bus port (+10000) is too."""
+    taken = taken if taken is not None else set()
+    for _ in range(1000):
+        port = random.randrange(20000, 45000)
+        if port in taken or port + 10000 in taken:
+            continue
+        if _bindable(port) and _bindable(port + 10000):
+            taken.update((port, port + 10000))
+            return port
+    raise RuntimeError("no free pair of ports for a cluster node")
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> float:
+    """Poll ``condition`` until it holds; the seconds it took. ``TimeoutError`` after ``timeout``."""
+    started = time.monotonic()
+    while True:
+        try:
+            if condition():
+                return time.monotonic() - started
+        except (redis_errors.RedisError, OSError):
+            pass
+        if time.monotonic() - started > timeout:
+            raise TimeoutError(f"{what}: not after {timeout}s")
+        time.sleep(interval)
+
+
+class Process:
+    """One ``redis-server`` (a node or a Sentinel) that can be killed and started again."""
+
+    def __init__(self, port: int, directory: Path, args: list[str]) -> None:
+        self.port = port
+        self.directory = directory
+        self.args = args
+        self.process: subprocess.Popen[bytes] | None = None
+        directory.mkdir(parents=True, exist_ok=True)
+        self.start()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", *self.args], cwd=self.directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        wait_for_port(self.port)
+
+    def client(self, **options: object) -> Redis:
+        return Redis(host="127.0.0.1", port=self.port, socket_timeout=5, **options)  # type: ignore[arg-type]
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """``kill -9``: no shutdown, no last words to replicas."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+class ClusterNodes:
+    """A Redis Cluster of 3 primaries and 3 replicas on loopback ports."""
+
+    def __init__(self, directory: Path, primaries: int = 3, replicas: int = 1) -> None:
+        taken: set[int] = set()
+        self.nodes: list[Process] = []
+        for _ in range(primaries * (1 + replicas)):
+            port = free_cluster_port(taken)
+            args = [
+                "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(CLUSTER_NODE_TIMEOUT_MS),
+                # A replica may take over however long it was cut off (the default refuses
+                # replicas that lost their link for 10 node timeouts: it must not block tests).
+                "--cluster-replica-validity-factor", "0",
+                # Games are independent: a shard failing over must not stop the others.
+                "--cluster-require-full-coverage", "no",
+                "--maxmemory-policy", "noeviction",
+            ]  # fmt: skip
+            self.nodes.append(Process(port, directory / str(port), args))
+        addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+        subprocess.run(
+            ["redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", str(replicas), "--cluster-yes"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+        self.url = "redis://" + ",".join(addresses[:2])  # two seeds: either may be the one that is down
+        self.wait_healthy(primaries, replicas)
+
+    def by_port(self, port: int) -> Process:
+        return next(node for node in self.nodes if node.port == port)
+
+    def topology(self) -> dict[int, list[int]]:
+        """Primary port -> its replicas' ports, as a live node sees it (failed nodes left out)."""
+        for node in self.nodes:
+            if not node.alive:
+                continue
+            with contextlib.closing(node.client()) as client:
+                lines = client.execute_command("CLUSTER", "NODES").decode().splitlines()
+            ids: dict[str, int] = {}
+            primaries: dict[int, list[int]] = {}
+            for line in lines:
+                node_id, address, flags, master, *_ = line.split()
+                port = int(address.split("@")[0].rsplit(":", 1)[1])
+                ids[node_id] = port
+                if "fail" in flags.split(",") or "fail?" in flags.split(","):
+                    continue
+                if "master" in flags.split(","):
+                    primaries.setdefault(port, [])
+            for line in lines:
+                node_id, address, flags, master, *_ = line.split()
+                if "slave" in flags.split(",") and "fail" not in flags.split(",") and ids.get(master) in primaries:
+                    primaries[ids[master]].append(ids[node_id])
+            return primaries
+        raise RuntimeError("no cluster node is alive")
+
+    def primaries(self) -> list[Process]:
+        return [self.by_port(port) for port in self.topology()]
+
+    def wait_healthy(self, primaries: int = 3, replicas: int = 1, timeout: float = 30) -> float:
+        """Until every live node reports the cluster ok, with ``primaries`` primaries holding slots,
+        each with ``replicas`` replicas in sync; the seconds it took."""
+
+        def healthy() -> bool:
+            for node in self.nodes:
+                if not node.alive:
+                    continue
+                with contextlib.closing(node.client()) as client:
+                    if b"cluster_state:ok" not in client.execute_command("CLUSTER", "INFO"):
+                        return False
+                    info = client.info("replication")
+                    if info["role"] == "slave" and info.get("master_link_status") != "up":
+                        return False
+            shards = self.topology()
+            owners = {port for port, _ in self.slot_owners()}
+            return len(owners) == primaries and all(len(shards.get(port, [])) >= replicas for port in owners)
+
+        return wait_until(healthy, timeout, "cluster healthy", interval=0.1)
+
+    def slot_owners(self) -> list[tuple[int, int]]:
+        """(primary port, number of slots) from a live node's ``CLUSTER SLOTS``."""
+        node = next(node for node in self.nodes if node.alive)
+        with contextlib.closing(node.client()) as client:
+            counts: dict[int, int] = {}
+            for start, end, primary, *_ in client.execute_command("CLUSTER", "SLOTS"):
+                counts[int(primary[1])] = counts.get(int(primary[1]), 0) + int(end) - int(start) + 1
+        return sorted(counts.items())
+
+    def flush(self) -> None:
+        """Forget every key, on every primary (replicas follow)."""
+        for node in self.primaries():
+            with contextlib.closing(node.client()) as client:
+                client.flushall()
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.kill()
+
+
+class SentinelGroup:
+    """A primary, one replica and three Sentinels watching them as service ``darkroad``."""
+
+    service = "darkroad"
+
+    def __init__(self, directory: Path) -> None:
+        primary_port, replica_port = free_cluster_port(), free_cluster_port()
+        common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"]
+        self.servers = [
+            Process(primary_port, directory / "primary", ["--port", str(primary_port), *common]),
+            Process(
+                replica_port,
+                directory / "replica",
+                ["--port", str(replica_port), *common, "--replicaof", "127.0.0.1", str(primary_port)],
+            ),
+        ]
+        self.sentinels: list[Process] = []
+        for n in range(3):
+            port = free_cluster_port()
+            folder = directory / f"sentinel{n}"
+            folder.mkdir(parents=True)
+            config = folder / "sentinel.conf"  # a Sentinel rewrites its configuration file
+            config.write_text(
+                f"port {port}\nbind 127.0.0.1\ndir {folder}\n"
+                f"sentinel monitor {self.service} 127.0.0.1 {primary_port} 2\n"
+                f"sentinel down-after-milliseconds {self.service} {SENTINEL_DOWN_AFTER_MS}\n"
+                f"sentinel failover-timeout {self.service} 5000\n"
+                f"sentinel parallel-syncs {self.service} 1\n",
+                encoding="utf-8",
+            )
+            self.sentinels.append(Process(port, folder, [str(config), "--sentinel"]))
+        self.url = "redis://" + ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
+        self.wait_ready()
+
+    def primary(self) -> Process:
+        """The server the Sentinels name as the primary now."""
+        with contextlib.closing(self.sentinels[0].client()) as client:
+            _, port = client.execute_command("SENTINEL GET-MASTER-ADDR-BY-NAME", self.service)
+        return next(server for server in self.servers if server.port == int(port))
+
+    def wait_ready(self, timeout: float = 30) -> float:
+        """Until every Sentinel knows the primary, a replica in sync and the two other Sentinels."""
+
+        def ready() -> bool:
+            for sentinel in self.sentinels:
+                with contextlib.closing(sentinel.client()) as client:
+                    master = client.sentinel_master(self.service)
+                    if master["num-other-sentinels"] < 2 or master["num-slaves"] < 1:
+                        return False
+                    if not client.sentinel_slaves(self.service):
+                        return False
+                    if master.get("is_sdown") or master.get("is_odown"):
+                        return False
+            primary = self.primary()
+            with contextlib.closing(primary.client()) as client:
+                return bool(client.info("replication")["connected_slaves"] >= 1)
+
+        return wait_until(ready, timeout, "Sentinels ready", interval=0.1)
+
+    def flush(self) -> None:
+        with contextlib.closing(self.primary().client()) as client:
+            client.flushall()
+
+    def stop(self) -> None:
+        for process in self.sentinels + self.servers:
+            process.kill()

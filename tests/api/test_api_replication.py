@@ -1,0 +1,129 @@
+"""``DARKROAD_REDIS_WAIT_REPLICAS``: writes acknowledged only once replicas confirm them.
+
+A primary and a replica on loopback; the replica is stopped to make ``WAIT`` time out and
+started again to let it succeed. The timed-out write stays on the primary; the retry with
+the same ``Idempotency-Key`` answers with the first answer once a replica confirms it,
+and never applies the action twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from apiutil import RedisServer, create_game, legal, serve
+from litestar import Litestar
+from test_api_http import assert_problem
+from test_api_store import commit, new_game
+
+from darkroad.api.redis_store import RedisStore
+from darkroad.api.settings import Settings
+from darkroad.api.store import Outcome, ReplicationTimeout
+
+WAIT_TIMEOUT = 0.2
+
+
+@dataclasses.dataclass
+class Replicated:
+    primary: RedisServer
+    replica: RedisServer | None
+    directory: Path
+
+    def stop_replica(self) -> None:
+        assert self.replica is not None
+        self.replica.stop()
+        self.replica = None
+        # The primary notices a dead replica only when the link times out; tell it now.
+        self.primary.client.client_kill_filter(_type="replica")
+
+    def start_replica(self) -> None:
+        self.replica = RedisServer(self.directory, replica_of=self.primary.port)
+        self.replica.wait_in_sync()
+
+
+@pytest.fixture
+def replicated(tmp_path: Path) -> Iterator[Replicated]:
+    (tmp_path / "primary").mkdir()
+    (tmp_path / "replica").mkdir()
+    pair = Replicated(RedisServer(tmp_path / "primary"), None, tmp_path / "replica")
+    pair.start_replica()
+    yield pair
+    if pair.replica is not None:
+        pair.replica.stop()
+    pair.primary.stop()
+
+
+async def test_commits_wait_for_the_replica(replicated: Replicated) -> None:
+    async with RedisStore.from_url(replicated.primary.url, wait_replicas=1, wait_timeout=WAIT_TIMEOUT) as store:
+        await store.create(new_game())
+        assert (await store.commit(commit(0, key="a"))).outcome is Outcome.COMMITTED
+        assert replicated.replica is not None
+        assert replicated.replica.client.hget("game:{g1}", "version") == b"1"  # WAIT returned: it is there
+
+        replicated.stop_replica()
+        started = time.monotonic()
+        with pytest.raises(ReplicationTimeout):
+            await store.commit(commit(1, key="b"))
+        assert time.monotonic() - started >= WAIT_TIMEOUT * 0.9
+        # The write is on the primary; reads neither wait for replicas nor fail.
+        started = time.monotonic()
+        stored = await store.load("g1", "b")
+        assert time.monotonic() - started < WAIT_TIMEOUT / 2
+        assert stored is not None and stored.version == 2 and stored.replay == b"result-2"
+        # Retrying (same record) replays, and is not confirmed either while no replica is there.
+        with pytest.raises(ReplicationTimeout):
+            await store.commit(commit(1, key="b"))
+        with pytest.raises(ReplicationTimeout):
+            await store.confirm("g1", "b", 60)
+        with pytest.raises(ReplicationTimeout):
+            await store.create(new_game("g2"))
+
+        replicated.start_replica()
+        result = await store.commit(commit(1, key="b"))
+        assert (result.outcome, result.replay) == (Outcome.REPLAYED, b"result-2")
+        await store.confirm("g1", "b", 60)
+        assert await store.actions("g1") == [b'{"action":1}', b'{"action":2}']
+        # Not stale, not written: a stale commit is answered as usual.
+        assert (await store.commit(commit(0, key="c"))).outcome is Outcome.STALE
+
+
+async def test_the_api_answers_503_and_the_retry_is_safe(
+    replicated: Replicated, make_app: Callable[[Settings], Litestar]
+) -> None:
+    settings = Settings(redis_url=replicated.primary.url, redis_wait_replicas=1, redis_wait_timeout=WAIT_TIMEOUT)
+    async with serve(make_app(settings)) as client:
+        game = await create_game(client)
+        view = (await client.get(game.url)).json()
+        seat = view["awaiting"][0]
+        action = (await legal(client, game, seat))[0]
+        headers = {**game.auth(seat), "Idempotency-Key": "first-move"}
+
+        replicated.stop_replica()
+        response = await client.post(f"{game.url}/actions", json=action, headers=headers)
+        body = assert_problem(response, 503, "replication-timeout")
+        assert "Idempotency-Key" in body["detail"]
+        assert response.headers["retry-after"] == "1"
+        # Still no replica: the retry (answered from the record) is not acknowledged either.
+        assert_problem(await client.post(f"{game.url}/actions", json=action, headers=headers), 503, "replication-timeout")
+        assert_problem(await client.post("/v1/games", json={"players": 2}), 503, "replication-timeout")
+
+        replicated.start_replica()
+        retried = await client.post(f"{game.url}/actions", json=action, headers=headers)
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["version"] == game.version + 1
+        assert (await client.get(game.url)).json()["version"] == game.version + 1  # applied once
+        key = f"game:{{{game.id}}}:actions"
+        assert replicated.primary.client.llen(key) == 1
+        assert replicated.replica is not None and replicated.replica.client.llen(key) == 1
+
+
+async def test_without_replicas_to_wait_for_nothing_waits(redis_url: str) -> None:
+    async with RedisStore.from_url(redis_url) as store:  # no replica at all, WAIT 0
+        await store.create(new_game())
+        started = time.monotonic()
+        await asyncio.gather(*(store.commit(commit(0, key=f"k{n}")) for n in range(10)))
+        assert time.monotonic() - started < 1
