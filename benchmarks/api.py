@@ -17,7 +17,21 @@ shared machine weighs on both. Prints each round's figures and ratio, the latenc
 the median ratio of the rounds (target: actions >= 30% of health checks). Bounded: each
 phase runs ``--seconds``; the whole run takes under a minute.
 
+Comparisons, in the same run, their action phases alternating with the first server's:
+
+* ``--redis-mode cluster``: a second ``darkroad serve --redis-mode cluster`` on a Redis
+  Cluster of 3 primaries (``--cluster-replicas`` replicas each, default 0) started the way
+  the tests start theirs (``tests/api/redisnodes.py``): actions/s on one Redis node vs
+  the cluster.
+* ``--redis-wait-replicas 1``: a second server on a primary with one replica, with
+  ``DARKROAD_REDIS_WAIT_REPLICAS=1``, against the first on the same kind of pair
+  without waiting: the latency cost of ``WAIT``.
+* ``--baseline DIR``: a second server from another darkroad installation (``pip install
+  --no-deps --target DIR <tree>``, put first on its ``PYTHONPATH``), on its own Redis:
+  this tree's throughput before/after a change.
+
     python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64]
+                             [--redis-mode cluster] [--redis-wait-replicas 1] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import shutil
 import socket
@@ -34,8 +49,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -65,9 +81,11 @@ def wait_for_port(port: int, timeout: float = 30.0) -> None:
 
 
 @contextmanager
-def running(command: list[str], port: int) -> Iterator[None]:
+def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[None]:
     """Run ``command`` (a server listening on ``port``) for the duration of the block."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
+    )
     try:
         wait_for_port(port)
         yield
@@ -207,33 +225,66 @@ def _percentiles(latencies: list[float]) -> str:
     return f"p50 {quantiles[49] * 1000:6.2f} ms   p99 {quantiles[98] * 1000:6.2f} ms"
 
 
+@dataclass
+class Server:
+    """One API server under test."""
+
+    name: str
+    port: int
+
+
 async def measure(
-    port: int, games: list[Script], seconds: float, concurrency: int, parallel: int, rounds: int
+    servers: list[Server], games: list[Script], seconds: float, concurrency: int, parallel: int, rounds: int
 ) -> None:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-        ready = await client.get("/readyz")  # the API and its Redis answer
-        assert ready.status_code == 200, ready.text
-    await health_checks(port, 1.0, concurrency)  # warm-up
-    _, alone = await actions(port, games[:SOLO_GAMES], SOLO_SECONDS, 1)
+    main = servers[0]
+    for server in servers:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
+            ready = await client.get("/readyz")  # the API and its Redis answer
+            assert ready.status_code == 200, (server.name, ready.text)
+    await health_checks(main.port, 1.0, concurrency)  # warm-up
+    alone = {}
+    for server in servers:
+        _, alone[server.name] = await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1)
     results = []
-    for _ in range(rounds):
-        # The phases alternate, so that a slower stretch of a shared machine weighs on both.
-        # Every round creates new games from the same scripts.
-        health = await health_checks(port, seconds, concurrency)
-        throughput, loaded = await actions(port, games[SOLO_GAMES:], seconds, parallel)
-        results.append((health, throughput, loaded))
-    for n, (health, throughput, _) in enumerate(results, 1):
-        print(
+    for n in range(rounds):
+        # The phases alternate, so that a slower stretch of a shared machine weighs on all of
+        # them; the servers' order turns every round. Every round creates new games from the
+        # same scripts.
+        health = await health_checks(main.port, seconds, concurrency)
+        loaded = {}
+        for server in servers[n % len(servers) :] + servers[: n % len(servers)]:
+            loaded[server.name] = await actions(server.port, games[SOLO_GAMES:], seconds, parallel)
+        results.append((health, loaded))
+    for n, (health, loaded) in enumerate(results, 1):
+        throughput = loaded[main.name][0]
+        line = (
             f"round {n}: GET /healthz {health:8.0f} req/s ({concurrency} connections)   "
             f"POST /v1/games/{{id}}/actions {throughput:6.0f} req/s ({parallel} games in parallel)   "
             f"ratio {throughput / health:4.0%}"
         )
-    latencies = [latency for _, _, loaded in results for latency in loaded]
-    print(f"latency, {parallel} games:   {_percentiles(latencies)}   (mostly queueing: {parallel} in flight)")
-    print(f"latency, 1 game alone:  {_percentiles(alone)}")
-    ratio = statistics.median(throughput / health for health, throughput, _ in results)
+        for server in servers[1:]:
+            line += f"   {server.name} {loaded[server.name][0]:6.0f} req/s"
+        print(line)
+    for server in servers:
+        latencies = [latency for _, loaded in results for latency in loaded[server.name][1]]
+        label = "" if len(servers) == 1 else f" ({server.name})"
+        print(f"latency, {parallel} games{label}:   {_percentiles(latencies)}   (mostly queueing: {parallel} in flight)")
+        print(f"latency, 1 game alone{label}:  {_percentiles(alone[server.name])}")
+    ratio = statistics.median(loaded[main.name][0] / health for health, loaded in results)
     verdict = "met" if ratio >= 0.3 else "NOT met"
     print(f"actions / health checks, median of {rounds} rounds: {ratio:.0%}   (target >= 30%: {verdict})")
+    for server in servers[1:]:
+        versus = statistics.median(loaded[server.name][0] / loaded[main.name][0] for _, loaded in results)
+        print(f"actions/s {server.name} / {main.name}, median of {rounds} rounds: {versus:.2f}")
+
+
+def redis_server(port: int, directory: str, *extra: str) -> list[str]:
+    return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--dir", directory, *extra]  # fmt: skip
+
+
+def api_server(port: int, *options: str) -> list[str]:
+    return [sys.executable, "-m", "darkroad.api", "serve", "--port", str(port), "--log-level", "warning", *options]
 
 
 def main() -> None:
@@ -242,6 +293,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of (health checks, actions)")
     parser.add_argument("--games", type=int, default=64, help="games played in parallel")
     parser.add_argument("--concurrency", type=int, default=64, help="health checks in flight")
+    parser.add_argument(
+        "--redis-mode", choices=["standalone", "cluster"], default="standalone",
+        help="cluster: also a server on a 3-primary Redis Cluster, compared with the one on one Redis node",
+    )  # fmt: skip
+    parser.add_argument("--cluster-replicas", type=int, default=0, help="replicas per cluster primary")
+    parser.add_argument(
+        "--redis-wait-replicas", type=int, default=0,
+        help="N > 0: both servers on a primary with N replicas, the second waiting for them (WAIT)",
+    )  # fmt: skip
+    parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
@@ -251,14 +312,43 @@ def main() -> None:
     games = scripts(engine, args.games + SOLO_GAMES, int(6000 * args.seconds))
     print(f"{len(games)} scripted {PLAYERS}-player games, {sum(len(s.actions) for s in games)} actions")
 
-    redis_port, api_port = free_port(), free_port()
-    with tempfile.TemporaryDirectory() as directory:
-        redis = ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", ""]
-        redis += ["--appendonly", "no", "--dir", directory]
-        api = [sys.executable, "-m", "darkroad.api", "serve", "--port", str(api_port)]
-        api += ["--redis-url", f"redis://127.0.0.1:{redis_port}/0", "--log-level", "warning"]
-        with running(redis, redis_port), running(api, api_port):
-            asyncio.run(measure(api_port, games, args.seconds, args.concurrency, args.games, args.rounds))
+    with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
+        servers = []
+
+        def standalone(name: str, env: dict[str, str] | None = None, replicas: int = 0) -> Server:
+            """A Redis (with ``replicas``) and a server on it."""
+            redis_port, api_port = free_port(), free_port()
+            folder = Path(directory) / name
+            folder.mkdir()
+            stack.enter_context(running(redis_server(redis_port, str(folder)), redis_port))
+            for n in range(replicas):
+                port = free_port()
+                (folder / f"replica{n}").mkdir()
+                replica = redis_server(port, str(folder / f"replica{n}"), "--replicaof", "127.0.0.1", str(redis_port))
+                stack.enter_context(running(replica, port))
+            api = api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0")
+            stack.enter_context(running(api, api_port, env))
+            return Server(name, api_port)
+
+        wait = args.redis_wait_replicas
+        servers.append(standalone("1 node" if wait == 0 else f"{wait} replica(s), no WAIT", replicas=wait))
+        if wait:
+            waiting = {"DARKROAD_REDIS_WAIT_REPLICAS": str(wait)}
+            servers.append(standalone(f"WAIT {wait}", waiting, replicas=wait))
+        if args.baseline is not None:
+            baseline = {"PYTHONPATH": str(args.baseline.resolve())}
+            servers.append(standalone("baseline", baseline, replicas=wait))
+        if args.redis_mode == "cluster":
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "api"))
+            from redisnodes import ClusterNodes  # the tests' cluster, started the same way
+
+            cluster = ClusterNodes(Path(directory) / "cluster", replicas=args.cluster_replicas)
+            stack.callback(cluster.stop)
+            api_port = free_port()
+            api = api_server(api_port, "--redis-mode", "cluster", "--redis-url", cluster.url)
+            stack.enter_context(running(api, api_port))
+            servers.append(Server(f"cluster of 3 primaries x {1 + args.cluster_replicas} nodes", api_port))
+        asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds))
 
 
 if __name__ == "__main__":
