@@ -393,18 +393,22 @@ class SentinelPrimary(Topology):
         self.description = f"Redis primary {service!r} of the Sentinels at {self._sentinels_text}"
         ssl = connection.pop("connection_class", None) is SSLConnection
         # The URL's credentials and database are the primary's; Sentinels are asked without.
-        probe = {"socket_connect_timeout": _CONNECT_TIMEOUT, "socket_timeout": _PROBE_TIMEOUT}
-        self._sentinel = Sentinel(addresses, sentinel_kwargs={**probe, "ssl": ssl} if ssl else probe)
-        common = {"socket_connect_timeout": _CONNECT_TIMEOUT, "health_check_interval": 30, "ssl": ssl}
+        probe: dict[str, Any] = {"socket_connect_timeout": _CONNECT_TIMEOUT, "socket_timeout": _PROBE_TIMEOUT}
+        self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            addresses, sentinel_kwargs={**probe, "ssl": ssl} if ssl else probe
+        )
+        common: dict[str, Any] = {
+            "socket_connect_timeout": _CONNECT_TIMEOUT,
+            "health_check_interval": 30,
+            "ssl": ssl,
+            **connection,
+        }
         requests = self._sentinel.master_for(
             service,
             connection_pool_class=_BlockingSentinelPool,
-            max_connections=options.max_connections,
-            timeout=_POOL_TIMEOUT,
-            **common,
-            **connection,
+            **{"max_connections": options.max_connections, "timeout": _POOL_TIMEOUT, **common},
         )
-        streams = self._sentinel.master_for(service, max_connections=options.max_streams, **common, **connection)
+        streams = self._sentinel.master_for(service, **{"max_connections": options.max_streams, **common})
         self._node = self.single = Node(f"sentinel:{service}", requests.connection_pool, streams.connection_pool)
 
     async def start(self) -> None:
@@ -423,7 +427,7 @@ class SentinelPrimary(Topology):
                 continue
             reachable.append(where)
             if self.service not in masters:
-                known = ", ".join(sorted(masters)) or "none"
+                known = ", ".join(sorted(cast("dict[str, Any]", masters))) or "none"
                 raise StoreConfigError(
                     f"the Sentinel at {where} monitors no master named {self.service!r} (it monitors: {known})"
                 )
@@ -512,7 +516,8 @@ class ClusterNodes(Topology):
 
     async def _learn_from(self, node: Node, host: str) -> None:
         """Read the slot map from ``node`` (which ``host`` reaches) and make it current."""
-        reply = await asyncio.wait_for(node.client.execute_command("CLUSTER", "SLOTS"), _PROBE_TIMEOUT)
+        command = node.client.execute_command("CLUSTER", "SLOTS")  # type: ignore[no-untyped-call]
+        reply = await asyncio.wait_for(command, _PROBE_TIMEOUT)
         slots: list[Node | None] = [None] * SLOTS
         primaries: dict[str, Node] = {}
         for start, end, primary, *_replicas in reply:
@@ -711,7 +716,7 @@ class Batcher:
                 node, wait, group = groups[0]
                 results = [await self._send_group(node, group, wait)]
             else:
-                results = await asyncio.gather(*(self._send_group(*group) for group in groups))
+                results = await asyncio.gather(*(self._send_group(node, group, wait) for node, wait, group in groups))
             for (node, _, group), result in zip(groups, results, strict=True):
                 if isinstance(result, BaseException):  # the connection failed: every command again
                     for command in group:

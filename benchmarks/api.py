@@ -340,7 +340,7 @@ def main() -> None:
             servers.append(standalone("baseline", baseline, replicas=wait))
         if args.redis_mode == "cluster":
             sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "api"))
-            from redisnodes import ClusterNodes  # the tests' cluster, started the same way
+            from redisnodes import ClusterNodes  # type: ignore[import-not-found]  # the tests' cluster
 
             cluster = ClusterNodes(Path(directory) / "cluster", replicas=args.cluster_replicas)
             stack.callback(cluster.stop)
