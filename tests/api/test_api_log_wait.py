@@ -70,9 +70,11 @@ async def test_a_finished_game_answers_at_once(engine: Engine) -> None:
     created = await service.create(GameConfig(players=2, seed=3))
     last = (await store.events(created.id, -1, 1000))[-1].n
     end = StoredEvent(last + 1, None, b'{"type":"game_finished"}')
-    await store.commit(Commit(game_id=created.id, expected_version=created.version, version=created.version + 1,
-                              state=b"{}", finished=True, action=b"{}", events=[end], ttl=60,
-                              idempotency=IdempotencyRecord("k", b"", 60)))
+    stored = await store.load(created.id)
+    assert stored is not None
+    await store.commit(Commit(game_id=created.id, expected_version=created.version, expected_tag=stored.tag,
+                              version=created.version + 1, tag="end", state=b"{}", finished=True, action=b"{}",
+                              events=[end], ttl=60, idempotency=IdempotencyRecord("k", b"", 60)))
     caller = await service.caller(created.id, None)
     started = time.monotonic()
     assert await service.log(caller, last + 1, 500, wait=MAX_LOG_WAIT) == LogPage([], last + 1, False, True)
