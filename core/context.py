@@ -121,6 +121,18 @@ class Ctx:
         ``"phoenix-2"``, ``card.gifts`` the indexes of the abilities already triggered)."""
         return [c for c in self.game.players[seat].companions if self.content.companion_cards.get(c.card) == component]
 
+    def engaged(self) -> set[str]:
+        """Cards engaged by pending steps (``Step.engages``): not available to anything else
+        (the hero being sold to at the Ringway Inn cannot be gained another way meanwhile)."""
+        steps = self.engine.steps
+        out = set()
+        for t in self.game.stack:
+            for key in steps[t.kind].engages:
+                card = t.data.get(key)
+                if card:
+                    out.add(card)
+        return out
+
     def in_play(self, building: str) -> bool:
         """Whether ``building`` is on one of the board's building spaces in this game."""
         return building in self.game.board.buildings

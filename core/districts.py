@@ -185,6 +185,7 @@ class InnSell(Choice):
 
     kind = "inn_sell"
     prompt = "the Ringway Inn: sell a requested good, or finish"
+    engages = ("hero",)
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         hero = ctx.content.heroes[task.data["hero"]]
@@ -221,12 +222,18 @@ class InnSell(Choice):
 
 
 class InnJoin(Step):
+    """After the sale, the hero joins the wagon (with its bonus)."""
+
     kind = "inn_join"
+    engages = ("hero",)
 
     def run(self, ctx: Ctx, task: Task) -> None:
         b = ctx.game.board
-        b.inn[task.data["slot"]] = None
-        ctx.gain_hero(task.seat, task.data["hero"], source="ringway inn")
+        slot, hero = task.data["slot"], task.data["hero"]
+        if b.inn[slot] != hero:  # engaged by the sale, it cannot have been taken meanwhile
+            raise RuntimeError(f"the hero sold to at the Ringway Inn, {hero!r}, left inn slot {slot}")
+        b.inn[slot] = None
+        ctx.gain_hero(task.seat, hero, source="ringway inn")
 
 
 # -- Yurg's Excursions (p. 11) ------------------------------------------------------------------------

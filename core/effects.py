@@ -60,7 +60,8 @@ def expand(ctx: Ctx, seat: int, effect: str) -> list[str] | None:
         pool = ctx.most_valuable(seat) if arg else sorted(set(p.goods))
         return [f"lose_good:{g}" for g in pool]
     if verb == "hero" and not arg:
-        opts = [f"hero:inn:{i}" for i, h in enumerate(b.inn) if h]
+        engaged = ctx.engaged()
+        opts = [f"hero:inn:{i}" for i, h in enumerate(b.inn) if h and h not in engaged]
         return opts + (["hero:deck"] if b.hero_deck else [])
     if verb in ("lose_hero", "deliver_hero") and not arg:
         return [f"{verb}:{h}" for h in p.heroes]
@@ -175,6 +176,8 @@ def _hero(ctx: Ctx, seat: int, arg: str, source: str) -> None:
         hero = ctx.draw_hero()
     else:
         i = int(arg.split(":")[1])
+        if b.inn[i] in ctx.engaged():
+            return  # being sold to at the Ringway Inn: not available
         hero, b.inn[i] = b.inn[i], None
     if hero:
         ctx.gain_hero(seat, hero, source=source)

@@ -33,6 +33,10 @@ class Step:
     """An overflow discard (rulebook p. 18), called for by :meth:`Ctx.overflow`: it comes
     before anything the step that caused the overflow pushed, and while it waits it is the
     only thing that can be done (no companion ability, no plugin's extra option)."""
+    engages: ClassVar[tuple[str, ...]] = ()
+    """Keys of the task's data naming a card this pending step has engaged (the hero being
+    sold to at the Ringway Inn): the card stays where it is but is not available to anything
+    else until the step is done (:meth:`Ctx.engaged`)."""
 
     def run(self, ctx: Ctx, task: Task) -> None:
         """Resolve an automatic step (already popped)."""

@@ -421,6 +421,34 @@ def test_snow_bee_hero_without_a_sale(engine: Engine) -> None:
     assert t.game.board.inn[1] is None
 
 
+def test_snow_bee_cannot_take_the_hero_being_sold_to(engine: Engine) -> None:
+    """Rulebook p. 10, the Ringway Inn: "choose 1 available hero ... After selling the goods,
+    take that hero and place them in one of the hero slots on your wagon"; p. 16, Snow Bee:
+    "Gain 1 available hero". The hero being sold to is engaged: it is not available to Snow
+    Bee (or anything else) in the middle of the sale, so it joins the wagon once, and every
+    card stays in exactly one place."""
+    t = new_table(engine)
+    b = t.game.board
+    c = engine.content
+    slot, hero = next((i, h) for i, h in enumerate(b.inn) if h and len(c.heroes[h].requests) >= 2)
+    first, second = c.heroes[hero].requests[:2]
+    give(t, 0, "snow_bee-1")
+    t.setup_wagon(0, quartz=1, goods=[first, second])
+    t.district(0, "ringway_inn")
+    t.choose("ringway_inn", f"hero:{slot}")
+    t.choose("inn_sell", f"sell:{first}")
+    assert t.decision == "inn_sell"  # the sale goes on: the second request is still to sell
+    t.choose("companion", "snow_bee-1:0")
+    others = [f"hero:inn:{i}" for i, h in enumerate(b.inn) if h and i != slot]
+    assert sorted(answers(t, "choose_effect")) == sorted([*others, "hero:deck"])
+    t.choose("choose_effect", "hero:deck")
+    t.choose("inn_sell", "done")
+    heroes = t.game.players[0].heroes
+    assert heroes.count(hero) == 1 and b.inn[slot] is None
+    assert len(heroes) == 2 and len(set(heroes)) == 2
+    assert hero not in b.hero_deck
+
+
 def test_snow_bee_crafts_an_upgraded_good(engine: Engine) -> None:
     """Rulebook p. 16, Snow Bee: craft an upgraded good using the die locked in slot #1."""
     t = new_table(engine)
