@@ -89,6 +89,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "inn": list(b.inn),
             "hero_deck": len(b.hero_deck),
             "courtyard": list(b.courtyard),
+            "courtyard_banners": [list(bonus) for bonus in engine.content.courtyard_banners],
             "deed_deck": len(b.deed_deck),
             "companion_row": list(b.companion_row),
             "companion_deck": len(b.companion_deck),

@@ -290,7 +290,7 @@ def test_board(data):
         pair = b["ruins_tablet"][space]
         assert len(pair) == 2 and len(set(pair)) == 2 and set(pair) <= set(WHEEL)
     assert b["ruins_die"] == ["ruins", "illuminated_reroll", "good:value1", "quartz:1", "coins:2", "hero"]
-    assert b["courtyard_banners"] == [["prestige:2"], ["good:any"]]
+    assert b["courtyard_banners"] == [["prestige:2"], ["good:any", "horseshoe:1"]]
     assert all(
         is_effect(x) for x in b["ruins_die"] + [x for banner in b["courtyard_banners"] for x in banner]
     )

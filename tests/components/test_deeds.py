@@ -415,16 +415,22 @@ def test_deed_from_courtyard_slot_one_gives_two_prestige(new):
     assert "deed" not in public.data and private.private_to == 0 and private.data["deed"] == deed
 
 
-def test_deed_from_courtyard_slot_two_gives_a_basic_good(new):
-    """Rulebook p. 17, Deeds: the second slot's banner is 1 basic good of your choice."""
+def test_deed_from_courtyard_slot_two_gives_a_basic_good_and_a_horseshoe(new):
+    """Rulebook p. 17, Deeds: "Gain the bonus listed in the banner next to that deed slot.
+    Note that this is one way to gain horseshoes" (published rulebook, Hungarian-English
+    edition); the prototype lists the banners as "two prestige or any basic good + 1
+    horseshoe". The second slot's banner is 1 basic good of your choice and 1 horseshoe."""
     t = new()
     blank(t)
+    horseshoes = t.game.players[0].horseshoes
     deed = good_fortune_deed(t, 0, "deed:courtyard:1")
     assert t.decision == "choose_effect"
     assert sorted(t.options(0)) == sorted(f"good:{g}" for g in t.engine.content.good_ids)
     t.choose("choose_effect", "good:book", seat=0)
     p = t.game.players[0]
     assert p.deeds == [deed] and p.goods == ["book"] and p.prestige == 10
+    assert p.horseshoes == horseshoes + 1
+    assert t.engine.view(t.game, 0)["board"]["courtyard_banners"] == [["prestige:2"], ["good:any", "horseshoe:1"]]
 
 
 def test_deed_from_the_deck_gives_no_bonus(new):
