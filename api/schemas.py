@@ -160,6 +160,9 @@ class Board(msgspec.Struct):
     inn: Annotated[list[str | None], _doc("The heroes at the Ringway Inn's 4 places (null: empty).")]
     hero_deck: Annotated[Count, _doc("Cards left in the hero deck.")]
     courtyard: Annotated[list[str | None], _doc("The deeds face up in the courtyard (null: empty).")]
+    courtyard_banners: Annotated[list[list[str]], _doc(
+        "The bonus on the banner of each courtyard slot, as effects (base game: `[\"prestige:2\"]`, "
+        "`[\"good:any\", \"horseshoe:1\"]`); the top of the deed deck gives none.")]
     deed_deck: Annotated[Count, _doc("Cards left in the deed deck.")]
     companion_row: Annotated[list[str | None], _doc("The face-up companion cards; the last carries the travel die "
                                                     "(null: empty).")]
