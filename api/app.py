@@ -41,6 +41,8 @@ def open_store(settings: Settings) -> GameStore:
         wait_replicas=settings.redis_wait_replicas,
         wait_timeout=settings.redis_wait_timeout,
         retry_window=settings.redis_retry_window,
+        timeout=settings.redis_timeout,
+        max_block=settings.stream_heartbeat,
     )
 
 

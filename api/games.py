@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
-from collections.abc import AsyncIterator
+import weakref
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -40,7 +42,9 @@ from darkroad.api.service import (
     entity_tag,
     if_none_match,
 )
-from darkroad.api.store import StoredEvent
+from darkroad.api.store import StoredEvent, StoreUnavailable
+
+logger = logging.getLogger("darkroad.api")
 
 MAX_EVENT = 2**53 - 1
 """Largest accepted event position (JSON-safe integer)."""
@@ -141,6 +145,12 @@ async def _submit(service: GameService, scope: Scope, receive: Receive) -> ActRe
     require_json(headers.get("content-type"))
     body = await read_body(receive, headers.get("content-length"), service.settings.request_max_body_size)
     return await service.act(game_id, headers.get("authorization"), body, headers.get("if-match"), idempotency_key)
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address (behind trusted proxies, the one they forwarded)."""
+    client = scope.get("client")
+    return client[0] if client else "unknown"
 
 
 def _game_headers(version: int | None) -> dict[str, str]:
@@ -424,7 +434,9 @@ class GamesController(Controller):
                 data_container=None,
                 description="The game is finished and every event was sent: stop reconnecting.",
             ),
-            **problem_responses("bad-request", "invalid-token", "unknown-game", "store-unavailable"),
+            **problem_responses(
+                "bad-request", "invalid-token", "unknown-game", "too-many-streams", "store-unavailable"
+            ),
         },
     )
     async def stream_events(
@@ -448,11 +460,22 @@ class GamesController(Controller):
         Each message's `id` is the event's `n`. The server closes the stream now and then
         (and when the game is over); reconnect with `Last-Event-ID` to resume.
         """
-        caller = await service.caller(game_id, request.headers.get("authorization"))
-        cursor = after if last_event_id is None else last_event_id
-        if await service.stream_over(caller, cursor):
+        release = service.streams.take(client_address(request.scope))
+        try:
+            caller = await service.caller(game_id, request.headers.get("authorization"))
+            cursor = after if last_event_id is None else last_event_id
+            over = await service.stream_over(caller, cursor)
+        except BaseException:
+            release()
+            raise
+        if over:
+            release()
             return Response(None, status_code=HTTP_204_NO_CONTENT)
-        return ServerSentEvent(_messages(service.follow(caller, cursor)))
+        messages = _messages(service.follow(caller, cursor), release)
+        # A stream whose response never starts (the client left at once) is never iterated,
+        # so its ``finally`` never runs: the slot is freed when the generator is dropped.
+        weakref.finalize(messages, release)
+        return ServerSentEvent(messages)
 
     @get(
         "/{game_id:str}/score",
@@ -476,9 +499,23 @@ class GamesController(Controller):
         return msgspec.convert(service.score(caller), FinalScore)
 
 
-async def _messages(events: AsyncIterator[StoredEvent | None]) -> AsyncIterator[ServerSentEventMessage]:
-    async for event in events:
-        if event is None:
-            yield ServerSentEventMessage(data=None, comment="keep-alive")
-        else:
-            yield ServerSentEventMessage(data=event.payload.decode(), id=event.n)
+async def _messages(
+    events: AsyncIterator[StoredEvent | None], release: Callable[[], None]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The server-sent events of a stream; frees its slot when it ends, however it ends.
+
+    Once the response has started, an error can no longer be answered: a store that
+    fails mid-stream ends the stream with one log line (the client resumes with
+    ``Last-Event-ID``, as ``EventSource`` does by itself), and a client that leaves
+    cancels it quietly.
+    """
+    try:
+        async for event in events:
+            if event is None:
+                yield ServerSentEventMessage(data=None, comment="keep-alive")
+            else:
+                yield ServerSentEventMessage(data=event.payload.decode(), id=event.n)
+    except StoreUnavailable as exc:
+        logger.warning("event stream ended: %s", exc)
+    finally:
+        release()

@@ -161,6 +161,13 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The game needs a plugin this server process does not have; another replica may.",
         ),
         ProblemType(
+            "too-many-streams",
+            503,
+            "Too many event streams",
+            "Every event stream slot of the server process (or of the client's address) is taken; "
+            "retry after `Retry-After` seconds, or long-poll the log.",
+        ),
+        ProblemType(
             "store-unavailable",
             503,
             "Store unavailable",

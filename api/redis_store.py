@@ -38,7 +38,7 @@ import hashlib
 import logging
 import random
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
@@ -236,18 +236,34 @@ class PoolOptions:
     connection: dict[str, Any]
     """Keyword arguments of every connection (credentials, TLS, ``db``), without host and port."""
     max_connections: int = 64
-    """Request connections per node (a request waits up to 5 s for a free one, then 503)."""
+    """Request connections per node (a request waits up to ``timeout`` for a free one, then 503)."""
     max_streams: int = 1024
     """Event-stream connections per node."""
+    timeout: float = _POOL_TIMEOUT
+    """Seconds a request waits for a free connection, a new connection or a reply."""
+    max_block: float = 15.0
+    """Longest ``XREAD BLOCK`` of an event stream, in seconds: the stream connections' read
+    timeout is this plus ``timeout`` (redis-py's default, 5 s, would cut every longer block)."""
 
     def node(self, name: str, **address: Any) -> Node:
         """A :class:`Node` at ``address`` (``host``/``port``, or a ``path``)."""
-        options = {"socket_connect_timeout": _CONNECT_TIMEOUT, "health_check_interval": 30, **self.connection}
+        options = {
+            "socket_connect_timeout": self.timeout,
+            "socket_timeout": self.timeout,
+            "health_check_interval": 30,
+            **self.connection,
+        }
         requests = BlockingConnectionPool(
-            max_connections=self.max_connections, timeout=_POOL_TIMEOUT, **options, **address
+            max_connections=self.max_connections, timeout=self.timeout, **options, **address
         )
+        options["socket_timeout"] = self.stream_timeout
         streams = ConnectionPool(max_connections=self.max_streams, **options, **address)
         return Node(name, requests, streams)
+
+    @property
+    def stream_timeout(self) -> float:
+        """The read timeout of event-stream connections."""
+        return self.max_block + self.timeout
 
 
 def split_url(url: str, default_port: int = 6379) -> tuple[list[tuple[str, int]], dict[str, Any]]:
@@ -344,7 +360,7 @@ class Standalone(Topology):
             connection = {**parse_url(url), **options.connection}
         except ValueError as exc:
             raise StoreConfigError(f"{redact(url)}: {exc}") from None
-        return PoolOptions(connection, options.max_connections, options.max_streams).node(redact(url))
+        return replace(options, connection=connection).node(redact(url))
 
     async def start(self) -> None:
         info = await _info(self._node, self.description)
@@ -398,7 +414,8 @@ class SentinelPrimary(Topology):
             addresses, sentinel_kwargs={**probe, "ssl": ssl} if ssl else probe
         )
         common: dict[str, Any] = {
-            "socket_connect_timeout": _CONNECT_TIMEOUT,
+            "socket_connect_timeout": options.timeout,
+            "socket_timeout": options.timeout,
             "health_check_interval": 30,
             "ssl": ssl,
             **connection,
@@ -406,9 +423,12 @@ class SentinelPrimary(Topology):
         requests = self._sentinel.master_for(
             service,
             connection_pool_class=_BlockingSentinelPool,
-            **{"max_connections": options.max_connections, "timeout": _POOL_TIMEOUT, **common},
+            **{"max_connections": options.max_connections, "timeout": options.timeout, **common},
         )
-        streams = self._sentinel.master_for(service, **{"max_connections": options.max_streams, **common})
+        streams = self._sentinel.master_for(
+            service,
+            **{"max_connections": options.max_streams, **common, "socket_timeout": options.stream_timeout},
+        )
         self._node = self.single = Node(f"sentinel:{service}", requests.connection_pool, streams.connection_pool)
 
     async def start(self) -> None:
@@ -470,7 +490,7 @@ class ClusterNodes(Topology):
                 f"{redact(url)}: a Redis Cluster has only database 0; drop /{connection['db']} from the URL"
             )
         connection.pop("db", None)
-        self._options = PoolOptions({**connection, **options.connection}, options.max_connections, options.max_streams)
+        self._options = replace(options, connection={**connection, **options.connection})
         self.description = "Redis Cluster at " + ", ".join(_address(*seed) for seed in self._seeds)
         self._nodes: dict[tuple[str, int], Node] = {}
         self._slots: list[Node | None] = [None] * SLOTS
@@ -855,9 +875,11 @@ class RedisStore(GameStore):
         wait_replicas: int = 0,
         wait_timeout: float = 1.0,
         retry_window: float = 2.0,
+        max_block: float = 15.0,
     ) -> None:
         self.topology = topology
         self.wait_replicas = wait_replicas
+        self._max_block = max_block
         self._create_script = _script("create.lua")
         self._commit_script = _script("commit.lua")
         self._create_sha = _sha(self._create_script)
@@ -884,18 +906,23 @@ class RedisStore(GameStore):
         wait_replicas: int = 0,
         wait_timeout: float = 1.0,
         retry_window: float = 2.0,
+        timeout: float = _POOL_TIMEOUT,
+        max_block: float = 15.0,
     ) -> RedisStore:
         """A store on the Redis deployment at ``url``.
 
         ``mode``: ``standalone`` (``redis://``, ``rediss://`` or ``unix://`` URL of one
         server), ``cluster`` (the URL names one or more seed nodes, comma separated) or
         ``sentinel`` (the URL lists the Sentinels; ``service`` names the master). Requests
-        share ``max_connections`` connections per node (a request waits up to 5 s for a
-        free one, then answers 503); event streams have their own ``max_streams``, so that
-        followers can never starve the players. ``connection``: options for every
-        connection on top of the URL's.
+        share ``max_connections`` connections per node; a request waits up to ``timeout``
+        seconds for a free one, for a connection to open and for each reply, then answers
+        503 (after retrying for ``retry_window``). Event streams and long polls have their
+        own ``max_streams``, so that followers can never starve the players; they block in
+        ``XREAD`` for up to ``max_block`` seconds at a time, on connections whose read
+        timeout is ``max_block + timeout``. ``connection``: options for every connection on
+        top of the URL's.
         """
-        options = PoolOptions(dict(connection or {}), max_connections, max_streams)
+        options = PoolOptions(dict(connection or {}), max_connections, max_streams, timeout, max_block)
         topology: Topology
         if mode == "standalone":
             topology = Standalone(url, options)
@@ -905,7 +932,13 @@ class RedisStore(GameStore):
             topology = SentinelPrimary(url, service, options)
         else:
             raise StoreConfigError(f"unknown Redis mode {mode!r} (one of: {', '.join(MODES)})")
-        return cls(topology, wait_replicas=wait_replicas, wait_timeout=wait_timeout, retry_window=retry_window)
+        return cls(
+            topology,
+            wait_replicas=wait_replicas,
+            wait_timeout=wait_timeout,
+            retry_window=retry_window,
+            max_block=max_block,
+        )
 
     async def open(self) -> None:
         """Connect, check the deployment is what the mode expects, load the scripts on every primary."""
@@ -1032,15 +1065,20 @@ class RedisStore(GameStore):
             return found
         stream = f"{game_key(game_id)}:events"
         node = self.topology.node_for(stream)
-        for attempt in (1, 2, 3):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        reply: Any = None
+        redirections = 0
+        # A wait longer than ``max_block`` (a long poll) is several reads: each fits the
+        # stream connections' read timeout.
+        while not reply and (remaining := deadline - loop.time()) > 0:
             try:
-                reply = await node.streams.xread(
-                    {stream: _stream_id(after)}, count=limit, block=max(1, int(timeout * 1000))
-                )
-                break
+                block = max(1, int(min(remaining, self._max_block) * 1000))
+                reply = await node.streams.xread({stream: _stream_id(after)}, count=limit, block=block)
             except redis_errors.AskError as exc:  # the slot moved since the events were read
                 node = self.topology.moved(exc)
-                if attempt == 3:
+                redirections += 1
+                if redirections == 3:
                     raise _unavailable(exc) from exc
             except _UNAVAILABLE as exc:
                 await self.topology.refresh()

@@ -16,7 +16,7 @@ import hashlib
 import itertools
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +161,50 @@ def _page(events: list[StoredEvent], after: int, limit: int, seat: int | None, f
     )
 
 
+class StreamSlots:
+    """The event streams open in this process: at most ``limit``, ``per_client`` per client address.
+
+    :meth:`take` reserves a slot before a stream starts (``too-many-streams``, 503 with
+    ``Retry-After``, when none is free) and returns the function that frees it, which may
+    be called any number of times.
+    """
+
+    RETRY_AFTER = "10"
+
+    def __init__(self, limit: int, per_client: int) -> None:
+        self.limit = limit
+        self.per_client = per_client
+        self.open = 0
+        self.by_client: dict[str, int] = {}
+
+    def take(self, client: str) -> Callable[[], None]:
+        """Reserve a slot for a stream of ``client``; call the returned function to free it."""
+        mine = self.by_client.get(client, 0)
+        if self.open >= self.limit or mine >= self.per_client:
+            whose = "this server process" if self.open >= self.limit else "your address"
+            raise Problem(
+                "too-many-streams",
+                f"Every event stream slot of {whose} is taken; retry later, or long-poll `GET .../log?wait=`.",
+                headers={"Retry-After": self.RETRY_AFTER},
+            )
+        self.open += 1
+        self.by_client[client] = mine + 1
+        taken = True
+
+        def release() -> None:
+            nonlocal taken
+            if taken:
+                taken = False
+                self.open -= 1
+                left = self.by_client[client] - 1
+                if left:
+                    self.by_client[client] = left
+                else:
+                    del self.by_client[client]
+
+        return release
+
+
 def entity_tag(version: int) -> str:
     """The ``ETag`` of a game at ``version``."""
     return f'"{version}"'
@@ -199,6 +243,7 @@ class GameService:
         self.settings = settings
         self.metrics = metrics
         self.cache = GameCache(settings.game_cache_size, metrics)
+        self.streams = StreamSlots(settings.max_event_streams, settings.max_event_streams_per_client)
         # Tags of the versions this process writes, also naming the records of commits made
         # without Idempotency-Key: unique across processes (a random prefix per service) and
         # within one (a counter).
@@ -295,22 +340,28 @@ class GameService:
     async def follow(self, caller: Caller, after: int) -> AsyncIterator[StoredEvent | None]:
         """The caller's events after ``after`` as they are committed; ``None`` for a heartbeat.
 
+        A heartbeat follows every ``Settings.stream_heartbeat`` seconds without an event the
+        caller may see (events private to other seats do not keep the stream alive).
         Ends once the caller has every event of a finished (or expired) game, or after
         ``Settings.stream_max_duration`` (the client resumes from the last event it got).
         """
         loop = asyncio.get_running_loop()
+        heartbeat = self.settings.stream_heartbeat
         deadline = loop.time() + self.settings.stream_max_duration
         game_id = caller.stored.id
         finished = False
+        sent = loop.time()  # when the caller last got something
         while (remaining := deadline - loop.time()) > 0:
             if finished:  # nothing more will be committed: read what is left, without waiting
                 batch = await self.store.events(game_id, after, STREAM_BATCH)
             else:
-                timeout = min(self.settings.stream_heartbeat, remaining)
+                quiet = loop.time() - sent
+                timeout = min(max(heartbeat - quiet, 0.001), remaining)
                 batch = await self.store.wait_events(game_id, after, STREAM_BATCH, timeout)
             for event in batch:
                 after = event.n
                 if event.visible_to(caller.seat):
+                    sent = loop.time()
                     yield event
             if len(batch) == STREAM_BATCH:
                 continue
@@ -321,7 +372,8 @@ class GameService:
                 return
             # The game may have finished after the batch was read: its last events follow.
             finished = stored.finished
-            if not batch and not finished:
+            if not finished and loop.time() - sent >= heartbeat:
+                sent = loop.time()
                 yield None
 
     # -- acting --------------------------------------------------------------------

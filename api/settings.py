@@ -29,7 +29,7 @@ class Settings:
     """``sentinel`` mode: the name the Sentinels monitor the primary under."""
     redis_max_connections: int = 64
     """Redis connections for requests, per process and Redis primary (a request waits up to
-    5 s for a free one)."""
+    ``redis_timeout`` for a free one)."""
     redis_wait_replicas: int = 0
     """Replicas that must confirm each write (``WAIT``) before it is acknowledged; 0: none."""
     redis_wait_timeout: float = 1.0
@@ -37,9 +37,15 @@ class Settings:
     redis_retry_window: float = 2.0
     """Seconds a request keeps sending a command again while Redis fails over, restarts or
     moves slots, before it answers ``503 store-unavailable``."""
+    redis_timeout: float = 5.0
+    """Seconds a request waits for Redis (a free connection, a new connection, a reply); a
+    hung Redis is answered ``503 store-unavailable`` within twice this plus ``redis_retry_window``."""
     max_event_streams: int = 1024
     """Event streams (``GET .../stream``) open at once per process, each holding a Redis
-    connection while it waits; more are answered 503."""
+    connection while it waits; more are answered ``503 too-many-streams`` before the stream starts."""
+    max_event_streams_per_client: int = 32
+    """Event streams one client address may hold open at once per process (streams need no
+    token, so without it one client could take every slot); more are answered 503 as well."""
     exclude_plugins: tuple[str, ...] = ()
     """Entry-point names of ``darkroad`` plugins not to load."""
     strict_plugins: bool = False
@@ -69,7 +75,9 @@ class Settings:
     def __post_init__(self) -> None:
         positive = {
             "redis_max_connections": self.redis_max_connections,
+            "redis_timeout": self.redis_timeout,
             "max_event_streams": self.max_event_streams,
+            "max_event_streams_per_client": self.max_event_streams_per_client,
             "request_max_body_size": self.request_max_body_size,
             "active_game_ttl": self.active_game_ttl,
             "finished_game_ttl": self.finished_game_ttl,
@@ -95,8 +103,8 @@ class Settings:
 
         Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_REDIS_MODE``, ``DARKROAD_REDIS_SERVICE``,
         ``DARKROAD_REDIS_MAX_CONNECTIONS``, ``DARKROAD_REDIS_WAIT_REPLICAS``,
-        ``DARKROAD_REDIS_WAIT_TIMEOUT``, ``DARKROAD_REDIS_RETRY_WINDOW`` (seconds),
-        ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
+        ``DARKROAD_REDIS_WAIT_TIMEOUT``, ``DARKROAD_REDIS_RETRY_WINDOW``, ``DARKROAD_REDIS_TIMEOUT``
+        (seconds), ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
         ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
         ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
@@ -119,7 +127,9 @@ class Settings:
             "DARKROAD_REDIS_WAIT_REPLICAS": ("redis_wait_replicas", int),
             "DARKROAD_REDIS_WAIT_TIMEOUT": ("redis_wait_timeout", float),
             "DARKROAD_REDIS_RETRY_WINDOW": ("redis_retry_window", float),
+            "DARKROAD_REDIS_TIMEOUT": ("redis_timeout", float),
             "DARKROAD_MAX_EVENT_STREAMS": ("max_event_streams", int),
+            "DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT": ("max_event_streams_per_client", int),
             "DARKROAD_MAX_BODY_SIZE": ("request_max_body_size", int),
             "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),
             "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
