@@ -6,12 +6,14 @@
    prestige) > more gifts on loyal companions > more commissions delivered > more heroes
    delivered > shared victory.
 
-The Private Concern scores by its own rule (:func:`private_concern.score`); in a game with
-a Private Concern, ties are broken by the discarded value only, then shared (the prototype's
-solo rule).
+The Private Concern scores by its own rule (:func:`private_concern.score`). A tie with the
+Private Concern is broken by the discarded value only, then shared (the prototype's solo
+rule); between human players the full order applies, Private Concern or not.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from . import private_concern
 from .context import Ctx
@@ -49,17 +51,29 @@ def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
 
 
 def tiebreak_key(s: ScoreLine, short: bool = False) -> tuple[int, ...]:
-    if short:  # with a Private Concern at the table
+    """What two score lines are compared by: the final score, then the tie-breakers in order;
+    ``short``: the solo rule (the discarded value only), for a comparison with the Private
+    Concern."""
+    if short:
         return (s.total, s.discarded)
     return (s.total, s.discarded, s.gifts, s.commissions_delivered, s.heroes_delivered)
 
 
-def rank(lines: list[ScoreLine], short: bool = False) -> list[int]:
-    """Fill ``rank`` (1 = winner; equal keys share a rank) and return the winners' seats."""
-    ordered = sorted(lines, key=lambda s: tiebreak_key(s, short), reverse=True)
-    for i, s in enumerate(ordered):
-        same = i and tiebreak_key(s, short) == tiebreak_key(ordered[i - 1], short)
-        s.rank = 1 if i == 0 else (ordered[i - 1].rank if same else i + 1)
+def beats(a: ScoreLine, b: ScoreLine, concern: Collection[int] = ()) -> bool:
+    """Whether ``a`` ranks above ``b``: the full order between human players, the solo rule
+    where the Private Concern (a seat of ``concern``) is one of the two."""
+    short = a.seat in concern or b.seat in concern
+    return tiebreak_key(a, short) > tiebreak_key(b, short)
+
+
+def rank(lines: list[ScoreLine], concern: Collection[int] = ()) -> list[int]:
+    """Fill ``rank`` and return the winners' seats. A seat's rank is 1 + the number of seats
+    that beat it (:func:`beats`), so the winners are the seats nobody beats and equal seats
+    share a rank. Against the Private Concern fewer tie-breakers apply: two humans it ties
+    with may still be ordered between themselves, and then it shares the victory with the
+    better one only."""
+    for s in lines:
+        s.rank = 1 + sum(1 for o in lines if o is not s and beats(o, s, concern))
     return sorted(s.seat for s in lines if s.rank == 1)
 
 
@@ -69,7 +83,8 @@ class FinalScoring(Step):
     def run(self, ctx: Ctx, task: Task) -> None:
         g = ctx.game
         g.score = [score_seat(ctx, s) for s in range(len(g.players))]
-        g.winners = rank(g.score, short=g.config.private_concern)
+        concern = [p.seat for p in g.players if p.kind == private_concern.KIND]
+        g.winners = rank(g.score, concern)
         g.phase = "finished"
         for s in g.score:
             for deed in g.players[s.seat].deeds:

@@ -525,9 +525,9 @@ def test_scoring(solo):
     assert line.total == 18 and line.discarded == 12
     human = score_seat(t.ctx(), 0)
     human.total, human.discarded, human.commissions_delivered = 18, 12, 5
-    assert rank([human, line], short=True) == [0, 1]  # no further tie-breakers against it
+    assert rank([human, line], concern=[pc]) == [0, 1]  # no further tie-breakers against it
     human.discarded = 13
-    assert rank([human, line], short=True) == [0]
+    assert rank([human, line], concern=[pc]) == [0]
 
 
 def test_full_game_scores_and_log(solo):

@@ -665,6 +665,42 @@ def test_tie_breakers():
     assert rank([line(0), line(1)]) == [0, 1]
 
 
+def test_tie_breakers_between_humans_with_a_private_concern(table):
+    """Breaking Ties (p. 13): "highest discarded base score > most gifts on loyal companions >
+    most commissions delivered > most heroes delivered. If the tie still persists, the tied
+    players share the victory." The Private Concern "functions exactly as it does in solo
+    play" (p. 14), where "the tied player with the higher value of coins or prestige is the
+    winner" (the prototype's solo rule). So between human players the full order applies;
+    the short rule only where the Private Concern itself is tied."""
+    from darkroad.core.scoring import rank
+    from darkroad.core.state import ScoreLine
+
+    t = table(players=3, seed=2, private_concern=True)
+    pc = 2
+    for seat in (0, 1):
+        t.setup_wagon(seat, coins=8, prestige=8, deeds=[], special=[], companions=[])
+    t.setup_wagon(0, companions=[CompanionCard(card="phoenix-1", gifts=[0])])  # 1 gift on a loyal companion
+    t.setup_wagon(pc, coins=1, prestige=1, deeds=[], special=[], quartz=0)
+    t.game.players[pc].concern.goods = 0
+    t.push("final_scoring", -1)
+    totals = {s.seat: (s.total, s.discarded, s.gifts) for s in t.game.score}
+    assert totals[0][:2] == totals[1][:2] and totals[0][2] == 1 and totals[1][2] == 0
+    assert t.game.winners == [0]
+    assert [s.rank for s in sorted(t.game.score, key=lambda s: s.seat)] == [1, 2, 3]
+
+    def line(seat, total=10, discarded=12, gifts=0, comm=0, heroes=0):
+        return ScoreLine(seat=seat, coins=0, prestige=0, base=0, deed_vp=0, illuminated_vp=0, total=total,
+                         discarded=discarded, gifts=gifts, commissions_delivered=comm, heroes_delivered=heroes)
+
+    # The Private Concern tied with both humans: only the discarded value counts against it.
+    assert rank([line(0, gifts=2), line(1), line(pc, discarded=11)], concern=[pc]) == [0]
+    assert rank([line(0, gifts=2), line(1), line(pc, discarded=13)], concern=[pc]) == [pc]
+    # Still tied with it: it shares the victory with the human who beats the other one.
+    lines = [line(0, gifts=2), line(1), line(pc)]
+    assert rank(lines, concern=[pc]) == [0, pc]
+    assert [s.rank for s in lines] == [1, 2, 1]
+
+
 def test_loyal_gifts_count_for_the_tie_break(table):
     """Breaking Ties (p. 13) and Loyal Companions (p. 16): gifts stay on the card."""
     from darkroad.core.scoring import score_seat
