@@ -47,7 +47,8 @@ CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *carav
 BUILDING_SPACES = 4
 MARKET_DICE = 5
 NIGHT_DICE = 7
-OWN_TURN_PHASES = ("plan", "move", "activate")
+OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
+"""Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
 
 
 class Engine:

@@ -270,7 +270,7 @@ class HeroBonus(Step):
 
 
 class Turn(Step):
-    """Start ``seat``'s turn: Plan, Move, Activate, (companion moment), Rest, next turn."""
+    """Start ``seat``'s turn: Plan, Move, Activate, Rest, (companion moment), next turn."""
 
     kind = "turn"
 
@@ -284,8 +284,8 @@ class Turn(Step):
         if g.players[task.seat].kind == private_concern.KIND:
             ctx.push_many(task.seat, [("concern_turn", {}), ("rest", {}), ("end_turn", {})])
             return
-        ctx.push_many(task.seat, [("plan", {}), ("move", {}), ("activate", {}), ("finish_turn", {}),
-                                  ("rest", {}), ("end_turn", {})])
+        ctx.push_many(task.seat, [("plan", {}), ("move", {}), ("activate", {}), ("rest", {}),
+                                  ("finish_turn", {}), ("end_turn", {})])
 
 
 class Plan(Choice):
@@ -480,7 +480,9 @@ class Activate(Choice):
 
 
 class FinishTurn(Choice):
-    """A last moment of the turn for companion abilities; offered only when one is usable."""
+    """A last moment of the turn, after Rest, for companion abilities ("You may only trigger
+    companion abilities on your own turn, but may do so at any time", p. 16; Rest is the
+    turn's fourth step); a decision only when an ability is usable."""
 
     kind = "finish_turn"
     prompt = "end your turn (or trigger a companion ability first)"
@@ -501,7 +503,7 @@ class Rest(Step):
     kind = "rest"
 
     def run(self, ctx: Ctx, task: Task) -> None:
-        g, b, seat = ctx.game, ctx.game.board, task.seat
+        g, seat = ctx.game, task.seat
         g.phase = "rest"
         p = ctx.player(seat)
         for d in p.pool:
@@ -510,24 +512,31 @@ class Rest(Step):
             else:
                 p.illuminated_used += 1
         p.pool = []
-        for _ in range(b.set_aside):
-            while True:
-                face = ctx.randbelow(6)
-                if b.market[face] < MAX_PER_SECTION:
-                    b.market[face] += 1
-                    break
-        if b.set_aside:
-            ctx.emit("market_rerolled", seat, market=list(b.market))
-        b.set_aside = 0
-        refill_companions(ctx)
-        refill_inn(ctx)
-        refill_courtyard(ctx)
+        upkeep(ctx, seat)
         if g.round in REFRESH_ROUNDS and not p.reserve and p.spent:
             p.spent -= 1
             p.removed += 1
             p.reserve = [ctx.roll() - 1 for _ in range(p.spent)]
             p.spent = 0
             ctx.emit("night_dice_refreshed", seat, removed=1, reserve=list(p.reserve))
+
+
+def upkeep(ctx: Ctx, seat: int) -> None:
+    """Rest's upkeep of the kingdom board: reroll the market dice bought this turn (at most 2
+    per section), refill the companion row, the inn and the courtyard."""
+    b = ctx.game.board
+    for _ in range(b.set_aside):
+        while True:
+            face = ctx.randbelow(6)
+            if b.market[face] < MAX_PER_SECTION:
+                b.market[face] += 1
+                break
+    if b.set_aside:
+        ctx.emit("market_rerolled", seat, market=list(b.market))
+    b.set_aside = 0
+    refill_companions(ctx)
+    refill_inn(ctx)
+    refill_courtyard(ctx)
 
 
 def refill_companions(ctx: Ctx) -> None:
@@ -563,6 +572,9 @@ class EndTurn(Step):
 
     def run(self, ctx: Ctx, task: Task) -> None:
         g = ctx.game
+        # A companion ability used after Rest may have taken a card or a market die: the
+        # upkeep covers it before the turn passes (nothing to do, and no die rolled, otherwise).
+        upkeep(ctx, task.seat)
         nxt = (task.seat + 1) % len(g.players)
         if nxt == g.start_seat:
             ctx.emit("round_ended", None, round=g.round)

@@ -272,6 +272,50 @@ def test_no_ability_while_an_overflow_discard_is_pending(engine: Engine, limit, 
     assert t.decision == "plan" and "ice_mouse-1:1" in offered(t)
 
 
+def bazaar_turn(t: Table) -> None:
+    """Seat 0 bumps the 0 of slot #3 (2 coins), stays, visits the Great Bazaar, buys nothing."""
+    t.choose("plan", "bump:3:0")
+    t.choose("slot3", "coins")
+    t.choose("move", "move:0")
+    t.choose("activate", "district:great_bazaar")
+    t.choose("great_bazaar", "buy")
+    t.choose("bazaar_buy", "done")
+
+
+def test_companions_after_rest_before_the_turn_passes(engine: Engine) -> None:
+    """Rulebook p. 6: "When it is your turn, you must perform these 4 steps in order: Plan,
+    Move, Activate, Rest"; p. 16: "You may only trigger companion abilities on your own
+    turn, but may do so at any time." After Rest (dice returned, the offers refilled) the
+    abilities are offered once more before the turn passes; a card taken then is refilled
+    before the next turn."""
+    t = new_table(engine)
+    b = t.game.board
+    give(t, 0, "snow_bee-1")
+    t.setup_wagon(0, quartz=1, locked=[1, 2, 0], reserve=[0, 0, 0, 0])
+    bazaar_turn(t)
+    assert t.decision == "finish_turn" and t.awaiting == [0]
+    p = t.game.players[0]
+    assert t.game.phase == "rest" and p.pool == [] and p.spent == 1  # Rest is done
+    assert answers(t, "finish_turn") == ["end"] and offered(t) == ["snow_bee-1:0", "snow_bee-1:1"]
+    t.choose("companion", "snow_bee-1:0")
+    hero = b.inn[1]
+    t.choose("choose_effect", "hero:inn:1")
+    assert p.heroes == [hero]
+    # No ability is usable any more (no blazing quartz left): the turn passes at once, and the
+    # upkeep refills the inn before it does.
+    assert t.decision == "plan" and t.awaiting == [1]
+    assert all(b.inn) and hero not in b.inn
+
+
+def test_no_decision_after_rest_without_a_usable_ability(engine: Engine) -> None:
+    """Rulebook p. 16: the moment after Rest adds no decision when no ability is usable."""
+    t = new_table(engine)
+    give(t, 0, "snow_bee-1")  # no blazing quartz to give: nothing usable
+    t.setup_wagon(0, locked=[1, 2, 0], reserve=[0, 0, 0, 0])
+    bazaar_turn(t)
+    assert t.decision == "plan" and t.awaiting == [1]
+
+
 # -- the loyal abilities ----------------------------------------------------------------------------
 
 
