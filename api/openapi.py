@@ -222,9 +222,12 @@ def _add_union(
 
     Each variant becomes ``<name><Type>`` (its ``data``, for events: ``<name><Type>Data``);
     the closed variants form ``Known<name>`` with a ``discriminator`` on ``type``; the open
-    variant is ``Plugin<name>``; ``<name>`` is ``oneOf`` the two. The open variant stays
-    out of the discriminated union because its ``type`` is any other text, which a
-    discriminator mapping cannot name (generators would tag it with its schema's name).
+    variant is ``Plugin<name>``; ``<name>`` is ``anyOf`` the two, known first. The open
+    variant stays out of the discriminated union because its ``type`` is any other text,
+    which a discriminator mapping cannot name (generators would tag it with its schema's
+    name). ``anyOf``, not ``oneOf`` (the two exclude each other all the same): generators
+    do not enforce the open variant's ``not`` and, with ``oneOf``, strict ones (Go) refuse a
+    known event for matching both.
     """
     *known, open_variant = copy.deepcopy(union["oneOf"])
     mapping = {}
@@ -254,7 +257,7 @@ def _add_union(
     schemas[name] = {
         "title": name,
         "description": description,
-        "oneOf": [_ref(f"Known{name}"), _ref(plugin)],
+        "anyOf": [_ref(f"Known{name}"), _ref(plugin)],
     }
 
 

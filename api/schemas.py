@@ -91,7 +91,7 @@ class SeatToken(msgspec.Struct):
 
     seat: int
     token: str | None
-    kind: Annotated[str, _doc("`human`, or `private_concern` for the automated opponent.")] = "human"
+    kind: Annotated[str, _doc("`human`, or `private_concern` for the automated opponent.")]
 
 
 class CreatedGame(msgspec.Struct):

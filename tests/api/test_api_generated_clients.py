@@ -1,0 +1,152 @@
+"""Generated clients, as third-party developers make them from the committed document.
+
+The Python client is generated with openapi-python-client (any generator warning fails),
+then plays a whole 2-player game against ``darkroad serve`` (Redis) through its own
+functions and models only; the bot of examples/python plays on it too. The TypeScript
+client (openapi-typescript + openapi-fetch, ``tsc --strict``, examples/typescript playing
+full games) is ``scripts/check-ts-client``, run from here so that ``scripts/test`` (CI)
+runs both.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from apiutil import ApiServer, RedisServer
+
+ROOT = Path(__file__).parents[2]
+DOCUMENT = ROOT / "openapi" / "openapi.json"
+PACKAGE = "darkroad_client"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The folder holding the package generated from the committed document (on ``sys.path``)."""
+    from openapi_python_client import generate
+    from openapi_python_client.config import Config, ConfigFile, MetaType
+
+    root = tmp_path_factory.mktemp("python-client")
+    # No post hooks: they only format the code (and would warn if ruff were not on PATH).
+    config = Config.from_sources(ConfigFile(post_hooks=[]), MetaType.NONE, DOCUMENT, "utf-8", False, root / PACKAGE)
+    problems = generate(config=config)
+    assert not problems, "openapi-python-client warned:\n" + "\n".join(
+        f"{problem.level.value}: {problem.header} {problem.detail or ''}" for problem in problems
+    )
+    sys.path.insert(0, str(root))
+    try:
+        yield root
+    finally:
+        sys.path.remove(str(root))
+        for name in [name for name in sys.modules if name == PACKAGE or name.startswith(f"{PACKAGE}.")]:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer) -> Iterator[ApiServer]:
+    redis_server.flush()
+    api = ApiServer(redis_server.url).start()
+    yield api
+    api.stop()
+
+
+def _endpoints() -> ModuleType:
+    """``api.games`` of the generated package, with its endpoint modules."""
+    games = importlib.import_module(f"{PACKAGE}.api.games")
+    for name in ("create_game", "get_game", "list_actions", "submit_action", "get_log", "get_score"):
+        importlib.import_module(f"{games.__name__}.{name}")
+    return games
+
+
+def test_python_client_plays_a_whole_game(generated: Path, server: ApiServer) -> None:
+    client = importlib.import_module(PACKAGE)
+    games, models = _endpoints(), importlib.import_module(f"{PACKAGE}.models")
+    anyone = client.Client(base_url=server.url, raise_on_unexpected_status=True)
+    created = games.create_game.sync(client=anyone, body=models.NewGame(players=2, seed=8))
+    assert isinstance(created, models.CreatedGame), created
+    seats = {seat.seat: client.AuthenticatedClient(base_url=server.url, token=seat.token,
+                                                  raise_on_unexpected_status=True) for seat in created.seats}
+    view = games.get_game.sync(created.id, client=anyone)  # a spectator: a client without credentials
+    assert isinstance(view, models.GameView) and view.seat is None
+    assert set(view.board.market.wheel.additional_properties) == set(view.board.market.dice.additional_properties)
+    assert games.get_game.sync_detailed(created.id, client=anyone, if_none_match=f'"{view.version}"').status_code == 304
+
+    rng, actions = random.Random(8), 0
+    while view.status != models.GameViewStatus.FINISHED:
+        seat = rng.choice(view.awaiting)
+        listed = games.list_actions.sync(created.id, client=seats[seat])
+        assert isinstance(listed, models.ActionList) and listed.actions, listed
+        action = rng.choice(listed.actions)
+        assert type(action).__name__.startswith("Action")  # a typed variant, not the open one
+        response = games.submit_action.sync_detailed(
+            created.id, client=seats[seat], body=action, if_match=f'"{listed.version}"',
+            idempotency_key=str(uuid.uuid4()),
+        )
+        assert response.status_code == 200, response.content
+        view = response.parsed
+        assert isinstance(view, models.GameView) and view.seat == seat
+        assert response.headers["ETag"] == f'"{view.version}"'
+        assert all(isinstance(die, models.ActionDie) for player in view.players for die in player.action_pool)
+        actions += 1
+    assert actions > 100
+
+    # Stale If-Match: a typed problem with the current version (and its ETag).
+    stale = games.submit_action.sync_detailed(created.id, client=seats[0], body=action, if_match='"0"')
+    assert stale.status_code == 409 and isinstance(stale.parsed, models.ProblemDetails)
+    assert stale.parsed.type_ == "stale-version" and stale.parsed.version == view.version
+
+    final = games.get_score.sync(created.id, client=anyone)
+    assert isinstance(final, models.FinalScore)
+    assert [line.to_dict() for line in final.score] == [line.to_dict() for line in view.score]
+    assert final.winners == view.winners
+    for line in final.score:
+        assert line.total == line.base + line.deed_vp + line.illuminated_vp + line.goods_vp + line.quartz_vp
+        assert line.base == min(line.coins, line.prestige)
+
+    events: list[Any] = []
+    page = models.EventPage(events=[], next_=-1, more=True, finished=False)
+    while page.more or not events:
+        page = games.get_log.sync(created.id, client=seats[0], after=page.next_, limit=200)
+        assert isinstance(page, models.EventPage)
+        events += page.events
+    assert page.finished
+    assert [event.n for event in events] == sorted({event.n for event in events})
+    assert not [event for event in events if isinstance(event, models.PluginEvent)]
+    finished = [event for event in events if isinstance(event, models.EventGameFinished)]
+    assert [event.data.winners for event in finished] == [view.winners]
+    # The long poll of a finished game answers at once, saying so.
+    tail = games.get_log.sync(created.id, client=anyone, after=page.next_, wait=30)
+    assert isinstance(tail, models.EventPage) and tail.events == [] and tail.finished
+
+
+def test_python_example_plays(generated: Path, server: ApiServer) -> None:
+    env = {**os.environ, "PYTHONPATH": str(generated)}
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "python" / "bot.py"), "--url", server.url, "--players", "3",
+         "--seed", "21"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "winners: seat" in run.stdout
+
+
+def test_typescript_client() -> None:
+    if shutil.which("npm") is None and not os.environ.get("CI"):
+        pytest.skip("npm (node >= 20) is not installed")
+    env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable}
+    run = subprocess.run([str(ROOT / "scripts" / "check-ts-client")], capture_output=True, text=True, timeout=600,
+                         env=env, cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    assert run.stdout.count("winners: seat") == 3
