@@ -418,3 +418,4 @@ def _restrict_choices(properties: dict[str, Any], engine: Engine) -> None:
     buildings_schema["maxItems"] = 4
     buildings_schema["not"] = {"anyOf": never}
     properties["companions"]["items"] = {"type": "string", "enum": companions}
+    properties["companions"]["uniqueItems"] = True

@@ -18,6 +18,11 @@ from darkroad.core import GameConfig as EngineConfig
 from darkroad.core.errors import BadConfig
 
 MAX_SEED = 2**63 - 1
+MAX_COMPONENT_ID = 64
+"""Longest component id a request may name."""
+MAX_COMPANIONS = 32
+"""Most extra companions a game may ask for."""
+ComponentId = Annotated[str, Meta(max_length=MAX_COMPONENT_ID)]
 
 
 def _doc(description: str) -> Meta:
@@ -49,7 +54,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         _doc("Seed of the game's random generator (random when absent; secret)."),
     ] = None
     buildings: Annotated[
-        list[str],
+        list[ComponentId],
         Meta(
             max_length=4,
             description="Exactly 4 different building ids from `GET /v1/catalog`, or none: then the first-game "
@@ -59,7 +64,11 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     random_buildings: Annotated[bool, _doc("With no `buildings`: draw them at random.")] = False
     variants: Variants = msgspec.field(default_factory=Variants)
     companions: Annotated[
-        list[str], _doc("Extra companion ids (fan companions) shuffled into the companion deck.")
+        list[ComponentId],
+        Meta(
+            max_length=MAX_COMPANIONS,
+            description="Extra companion ids (fan companions) shuffled into the companion deck, each at most once.",
+        ),
     ] = msgspec.field(default_factory=list)
 
     def to_config(self, seed: int) -> EngineConfig:
@@ -71,6 +80,9 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             raise BadConfig("a 1-player game is solo against the Private Concern: leave private_concern out")
         if self.players == 2 and concern:
             raise BadConfig("the Private Concern plays solo (players: 1) or fills a seat of a 3-4 player game")
+        if len(set(self.companions)) != len(self.companions):
+            twice = sorted({c for c in self.companions if self.companions.count(c) > 1})
+            raise BadConfig(f"each extra companion may be named once: {', '.join(twice)} more than once")
         return EngineConfig(
             private_concern=concern,
             players=max(self.players, 2),

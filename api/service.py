@@ -481,7 +481,8 @@ class GameService:
                 tag=tag,
                 state=self.engine.dumps(game),
                 finished=game.finished,
-                action=self.engine.encode(action),
+                # The client's label is not stored (replay needs only type, seat and option).
+                action=self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action),
                 events=self._stored_events(game, events),
                 ttl=self._ttl(game),
                 idempotency=record,

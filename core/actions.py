@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from attrs import frozen
 
+MAX_TYPE_LENGTH = 100
+MAX_OPTION_LENGTH = 200
+MAX_LABEL_LENGTH = 500
+"""Longest ``type``, ``option`` and ``label`` an action may have: clients' actions beyond
+them are refused (``BadAction``), plugins' options beyond them are a ``PluginError``."""
+
 
 @frozen
 class Action:

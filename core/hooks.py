@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH
 from .errors import DarkroadError, PluginError
 from .steps import Option, Step
 
@@ -61,8 +62,10 @@ def is_dict_list(v: Any) -> bool:
 
 
 def is_options(v: Any) -> bool:
+    """``(option, label)`` string pairs within the lengths a client may send back."""
     return isinstance(v, list | tuple) and all(
-        isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(s, str) for s in x) for x in v)
+        isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(s, str) for s in x)
+        and len(x[0]) <= MAX_OPTION_LENGTH and len(x[1]) <= MAX_LABEL_LENGTH for x in v)
 
 
 def is_non_negative_int(v: Any) -> bool:

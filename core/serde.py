@@ -17,12 +17,13 @@ import msgspec
 from cattrs.gen import make_dict_unstructure_fn
 from cattrs.preconf.json import make_converter
 
-from .actions import Action
+from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
 from .errors import BadAction
 from .state import SCHEMA_VERSION, Board, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
 
 _ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "label": str}
 """An action's JSON fields and their exact types (``label`` is optional)."""
+_ACTION_LENGTHS = {"type": MAX_TYPE_LENGTH, "option": MAX_OPTION_LENGTH, "label": MAX_LABEL_LENGTH}
 _encode = msgspec.json.Encoder().encode
 _decode_game = msgspec.json.Decoder(Game).decode
 
@@ -68,6 +69,8 @@ class Serde:
             value = obj[name]
             if not isinstance(value, typ) or isinstance(value, bool):
                 raise BadAction(f"expected {typ.__name__} @ $.{name}")
+            if typ is str and len(value) > _ACTION_LENGTHS[name]:
+                raise BadAction(f"longer than {_ACTION_LENGTHS[name]} characters @ $.{name}")
         # Every field is checked above: build the action directly (a client's action is
         # structured on every API request).
         return Action(type=obj["type"], seat=obj["seat"], option=obj["option"], label=obj.get("label", ""))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import Factory, asdict, frozen
 
 from . import private_concern
+from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import Ctx
 from .rules import DISTRICTS
 
@@ -127,8 +128,8 @@ def action_schema(engine: Engine) -> dict[str, Any]:
             "properties": {
                 "type": type_schema,
                 "seat": {"type": "integer", "minimum": 0, "maximum": 3},
-                "option": {"type": "string", "maxLength": 200},
-                "label": {"type": "string", "maxLength": 500},
+                "option": {"type": "string", "maxLength": MAX_OPTION_LENGTH},
+                "label": {"type": "string", "maxLength": MAX_LABEL_LENGTH},
             },
         }
 
@@ -138,7 +139,8 @@ def action_schema(engine: Engine) -> dict[str, Any]:
         doc = (step.prompt or step.__doc__ or "").strip().split("\n")[0] if step else \
             "trigger a companion ability on your own turn"
         variants.append(variant(k, {"type": "string", "const": k}, doc))
-    variants.append(variant("plugin_decision", {"type": "string", "not": {"enum": kinds}},
+    plugin_type = {"type": "string", "maxLength": MAX_TYPE_LENGTH, "not": {"enum": kinds}}
+    variants.append(variant("plugin_decision", plugin_type,
                             "answer a decision contributed by a fan plugin (its step kind)"))
     return {"oneOf": variants}
 
