@@ -69,7 +69,7 @@ class Serde:
             value = obj[name]
             if not isinstance(value, typ) or isinstance(value, bool):
                 raise BadAction(f"expected {typ.__name__} @ $.{name}")
-            if typ is str and len(value) > _ACTION_LENGTHS[name]:
+            if isinstance(value, str) and len(value) > _ACTION_LENGTHS[name]:
                 raise BadAction(f"longer than {_ACTION_LENGTHS[name]} characters @ $.{name}")
         # Every field is checked above: build the action directly (a client's action is
         # structured on every API request).
