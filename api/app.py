@@ -12,6 +12,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 
 from darkroad.api.catalog import CatalogController, catalog_body
+from darkroad.api.docs import DocsController
 from darkroad.api.games import GamesController
 from darkroad.api.metrics import Metrics, MetricsMiddleware
 from darkroad.api.openapi import openapi_config
@@ -83,7 +84,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 del app.state.service
 
     return Litestar(
-        route_handlers=[GamesController, CatalogController, OperationsController],
+        route_handlers=[GamesController, CatalogController, OperationsController, DocsController],
         dependencies={
             "service": Provide(_service, sync_to_thread=False),
             "store": Provide(_store, sync_to_thread=False),

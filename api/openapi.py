@@ -28,6 +28,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 
+from darkroad.api.docs import SwaggerDocsPlugin
 from darkroad.api.problems import PROBLEM_TYPES
 from darkroad.api.schemas import MODELS, OPEN
 from darkroad.core import Engine
@@ -126,7 +127,7 @@ def openapi_config(engine: Engine) -> OpenAPIConfig:
         version=_version(),
         description=DESCRIPTION,
         path="/schema",
-        render_plugins=[DocumentPlugin(engine)],
+        render_plugins=[DocumentPlugin(engine), SwaggerDocsPlugin()],
         use_handler_docstrings=True,
         components=Components(
             security_schemes={
