@@ -383,7 +383,9 @@ class GamesController(Controller):
         operation_id="getLog",
         summary="Read the event log",
         security=READ,
-        responses=problem_responses("bad-request", "invalid-token", "unknown-game", "store-unavailable"),
+        responses=problem_responses(
+            "bad-request", "invalid-token", "unknown-game", "too-many-streams", "store-unavailable"
+        ),
     )
     async def get_log(
         self,
@@ -409,10 +411,10 @@ class GamesController(Controller):
         Follow `next` while `more` is true. Events private to other seats are skipped.
         With `wait`, an empty page waits for the next events: a plain-JSON way to follow a
         game (`after=<next>&wait=25` in a loop, until `finished`) for clients without
-        server-sent events.
+        server-sent events. A waiting read holds one of the event stream slots while it waits.
         """
         caller = await service.caller(game_id, request.headers.get("authorization"))
-        page = await service.log(caller, after, limit, wait)
+        page = await service.log(caller, after, limit, wait, client_address(request.scope))
         body = msgspec.json.encode(
             {
                 "events": [msgspec.Raw(event.payload) for event in page.events],

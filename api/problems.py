@@ -165,7 +165,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             503,
             "Too many event streams",
             "Every event stream slot of the server process (or of the client's address) is taken; "
-            "retry after `Retry-After` seconds, or long-poll the log.",
+            "retry after `Retry-After` seconds, or read the log without `wait`.",
+            {"Retry-After": "Seconds to wait before retrying."},
         ),
         ProblemType(
             "store-unavailable",

@@ -184,7 +184,7 @@ class StreamSlots:
             whose = "this server process" if self.open >= self.limit else "your address"
             raise Problem(
                 "too-many-streams",
-                f"Every event stream slot of {whose} is taken; retry later, or long-poll `GET .../log?wait=`.",
+                f"Every event stream slot of {whose} is taken; retry later, or read `GET .../log` without `wait`.",
                 headers={"Retry-After": self.RETRY_AFTER},
             )
         self.open += 1
@@ -309,11 +309,15 @@ class GameService:
         view = self.engine.view(game, caller.seat)
         return {"version": game.version, "score": view["score"], "winners": view["winners"]}
 
-    async def log(self, caller: Caller, after: int, limit: int, wait: float = 0.0) -> LogPage:
+    async def log(
+        self, caller: Caller, after: int, limit: int, wait: float = 0.0, client: str = "unknown"
+    ) -> LogPage:
         """Up to ``limit`` events after event ``after``, keeping those the caller may see.
 
         With ``wait`` > 0 and nothing to show yet, wait up to ``wait`` seconds for the next
-        events the caller may see (a long poll); a finished game answers at once.
+        events the caller may see (a long poll), in one of ``client``'s event stream slots
+        (a waiting read holds a store connection as a stream does); a finished game answers
+        at once.
         """
         game_id, seat = caller.stored.id, caller.seat
         finished = caller.stored.finished
@@ -321,15 +325,19 @@ class GameService:
         page = _page(events, after, limit, seat, finished)
         if page.events or finished or wait <= 0:
             return page
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait
-        while (remaining := deadline - loop.time()) > 0:
-            events = await self.store.wait_events(game_id, page.next, limit, remaining)
-            if not events:  # the wait timed out
-                break
-            page = _page(events, page.next, limit, seat, finished)
-            if page.events:
-                break
+        release = self.streams.take(client)
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + wait
+            while (remaining := deadline - loop.time()) > 0:
+                events = await self.store.wait_events(game_id, page.next, limit, remaining)
+                if not events:  # the wait timed out
+                    break
+                page = _page(events, page.next, limit, seat, finished)
+                if page.events:
+                    break
+        finally:
+            release()
         return page
 
     async def stream_over(self, caller: Caller, after: int) -> bool:

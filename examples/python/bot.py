@@ -18,7 +18,14 @@ from typing import Any
 import httpx
 from darkroad_client import AuthenticatedClient, Client
 from darkroad_client.api.games import create_game, get_score, list_actions, submit_action
-from darkroad_client.models import ActionList, ActionListStatus, CreatedGame, FinalScore, NewGame, ProblemDetails
+from darkroad_client.models import (
+    ActionList,
+    ActionListStatus,
+    CreatedGame,
+    FinalScore,
+    NewGame,
+    ProblemDetails,
+)
 from httpx_sse import aconnect_sse
 
 # Longer than the server's heartbeat (15 s), so an idle stream is not a timeout.

@@ -3,6 +3,7 @@
 // It creates a game, plays every seat with random legal actions (one client per seat, each
 // with its own seat token, as separate players would), follows the event stream to know
 // when to act, and prints the final score.
+import { randomUUID } from "node:crypto";
 import createClient, { type Client } from "openapi-fetch";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { components, paths } from "./darkroad.js";
@@ -25,7 +26,7 @@ const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, 
 async function act(me: Api, gameId: string, listed: ActionList, random: () => number): Promise<void> {
   const action = listed.actions[Math.floor(random() * listed.actions.length)];
   if (action === undefined) return;
-  const header = { "If-Match": `"${listed.version}"`, "Idempotency-Key": crypto.randomUUID() };
+  const header = { "If-Match": `"${listed.version}"`, "Idempotency-Key": randomUUID() };
   for (let attempt = 1; attempt <= 5; attempt++) {
     const { error, response } = await me.POST("/v1/games/{game_id}/actions", {
       params: { path: { game_id: gameId }, header },

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
+from typing import Any
 
 import httpx
 import pytest
-from apiutil import awaited_seat, create_game, legal, read_log
+from apiutil import awaited_seat, create_game, legal, read_log, serve
 
 from darkroad.api.games import MAX_LOG_WAIT
 from darkroad.api.metrics import Metrics
@@ -80,3 +82,20 @@ async def test_a_finished_game_answers_at_once(engine: Engine) -> None:
     assert await service.log(caller, last + 1, 500, wait=MAX_LOG_WAIT) == LogPage([], last + 1, False, True)
     assert await service.log(caller, last, 500, wait=MAX_LOG_WAIT) == LogPage([end], last + 1, False, True)
     assert time.monotonic() - started < 3
+
+
+async def test_a_waiting_read_takes_an_event_stream_slot(make_app: Any, settings: Settings) -> None:
+    """A long poll holds a store connection as a stream does: it counts against the same cap."""
+    one = dataclasses.replace(settings, max_event_streams=1)
+    async with serve(make_app(one)) as client:
+        game = await create_game(client)
+        last = (await read_log(client, game))[-1]["n"]
+        waiting = asyncio.create_task(client.get(f"{game.url}/log", params={"after": last, "wait": 1}))
+        await asyncio.sleep(0.2)
+        refused = await client.get(f"{game.url}/log", params={"after": last, "wait": 1})
+        assert refused.status_code == 503 and refused.json()["type"] == "too-many-streams"
+        assert refused.headers["Retry-After"]
+        assert (await client.get(f"{game.url}/log", params={"after": last})).status_code == 200  # no wait
+        assert (await waiting).status_code == 200
+        again = await client.get(f"{game.url}/log", params={"after": last, "wait": 0.1})
+        assert again.status_code == 200  # the slot was freed
