@@ -400,7 +400,7 @@ class GamesController(Controller):
             float,
             QueryParameter(
                 description="Long poll: when there is no event to show yet, wait up to this many seconds for "
-                "one (0: answer at once).",
+                "one (0: answer at once; a server may be set to wait less).",
                 ge=0,
                 le=MAX_LOG_WAIT,
             ),

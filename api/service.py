@@ -328,7 +328,7 @@ class GameService:
         release = self.streams.take(client)
         try:
             loop = asyncio.get_running_loop()
-            deadline = loop.time() + wait
+            deadline = loop.time() + min(wait, self.settings.log_max_wait)
             while (remaining := deadline - loop.time()) > 0:
                 events = await self.store.wait_events(game_id, page.next, limit, remaining)
                 if not events:  # the wait timed out

@@ -68,6 +68,8 @@ class Settings:
     stream_max_duration: float = 600.0
     """Seconds after which the server closes an event stream (clients resume with
     ``Last-Event-ID``, as ``EventSource`` does by itself)."""
+    log_max_wait: float = 30.0
+    """Longest wait of a long poll (``GET .../log?wait=S``: a larger ``S`` waits this long)."""
     action_endpoint: bool = True
     """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.games.action_endpoint``);
     ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
@@ -86,6 +88,7 @@ class Settings:
             "game_cache_size": self.game_cache_size,
             "stream_heartbeat": self.stream_heartbeat,
             "stream_max_duration": self.stream_max_duration,
+            "log_max_wait": self.log_max_wait,
             "redis_wait_timeout": self.redis_wait_timeout,
             "redis_retry_window": self.redis_retry_window,
         }
@@ -108,7 +111,7 @@ class Settings:
         ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
         ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
-        ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION`` (seconds).
+        ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds).
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
@@ -136,6 +139,7 @@ class Settings:
             "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
             "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
             "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
+            "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),
         }
         for variable, (name, kind) in numbers.items():
             if raw := env.get(variable):

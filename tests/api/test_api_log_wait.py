@@ -99,3 +99,14 @@ async def test_a_waiting_read_takes_an_event_stream_slot(make_app: Any, settings
         assert (await waiting).status_code == 200
         again = await client.get(f"{game.url}/log", params={"after": last, "wait": 0.1})
         assert again.status_code == 200  # the slot was freed
+
+
+async def test_the_server_caps_the_wait(make_app: Any, settings: Settings) -> None:
+    """``DARKROAD_LOG_MAX_WAIT`` (a fuzzer's server, a proxy with a short read timeout)."""
+    async with serve(make_app(dataclasses.replace(settings, log_max_wait=0.2))) as client:
+        game = await create_game(client)
+        last = (await read_log(client, game))[-1]["n"]
+        started = time.monotonic()
+        page = (await client.get(f"{game.url}/log", params={"after": last, "wait": MAX_LOG_WAIT})).json()
+        assert 0.15 <= time.monotonic() - started < 3 and page["events"] == []
+    assert Settings.from_env({"DARKROAD_LOG_MAX_WAIT": "0.5"}).log_max_wait == 0.5

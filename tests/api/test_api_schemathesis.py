@@ -47,14 +47,6 @@ class SeatTokens:
         return tokens[seat]
 
 
-def short_waits(case: schemathesis.Case) -> None:
-    """A long poll (``GET .../log?wait=S``, up to 30 s) waits at most 0.1 s here: a fuzzer reading
-    a game nobody plays must not hang on it (as the short event streams of ``api_schema``)."""
-    wait = (case.query or {}).get("wait")
-    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait > 0:
-        case.query = {**case.query, "wait": min(wait, 0.1)}
-
-
 @pytest.fixture(scope="module")
 def seat_tokens() -> SeatTokens:
     return SeatTokens()
@@ -62,8 +54,8 @@ def seat_tokens() -> SeatTokens:
 
 @pytest.fixture(scope="module")
 def api_schema(engine: Engine, seat_tokens: SeatTokens) -> OpenApiSchema:
-    # Short event streams: a fuzzer following a live game must not hang on it.
-    app = create_app(Settings(stream_heartbeat=0.05, stream_max_duration=0.3), engine=engine)
+    # Short event streams and long polls: a fuzzer following a live game must not hang on it.
+    app = create_app(Settings(stream_heartbeat=0.05, stream_max_duration=0.3, log_max_wait=0.1), engine=engine)
     schema = schemathesis.openapi.from_asgi("/schema/openapi.json", app)
 
     @schema.auth(refresh_interval=None, retry_on=[])
@@ -105,7 +97,6 @@ def test_stateless(api_schema: OpenApiSchema, seat_tokens: SeatTokens, label: st
         token = seat_tokens.token(case)
         if token is not None:
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
-        short_waits(case)
         case.call_and_validate()
 
     run()
@@ -125,7 +116,6 @@ def test_stateful(api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
             seat_tokens.reads = 0
 
         def before_call(self, case: schemathesis.Case) -> None:
-            short_waits(case)
             creating = case.operation.label == "POST /v1/games"
             if creating and isinstance(case.body, dict) and case.body.get("seed") is None:
                 case.body["seed"] = 1
