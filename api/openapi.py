@@ -1,16 +1,19 @@
 """The OpenAPI document: Litestar's, completed with what only the engine knows.
 
 Litestar generates the document from the routes; the bodies' schemas are msgspec's own
-(exact where Litestar's lose constraints). The engine contributes what only it knows:
-the ``Action`` union (``oneOf`` the decision types, tagged by ``type``) and the ``Event``
-schema, from ``Engine.action_schema()`` / ``Engine.event_schema()``, and the building and
-companion ids a game may choose (which depend on the installed plugins). Links (create →
-view / actions / act / log / score, legal actions → act) let clients and stateful
-fuzzers follow a game from its creation.
+(exact where Litestar's lose constraints), typed down to their leaves (api/schemas.py).
+The engine contributes what only it knows: the ``Action`` and ``Event`` unions, from
+``Engine.action_schema()`` / ``Engine.event_schema()``, as named components (one per
+decision or event type, a ``discriminator`` on ``type``, an open variant for fan
+plugins), and the building and companion ids a game may choose (which depend on the
+installed plugins). Then what generators need: request defaults said in words, the
+document-level optional seat token that reads inherit, every header responses send.
+Links (create → view / actions / act / log / score, legal actions → act) let clients and
+stateful fuzzers follow a game from its creation.
 
 The committed ``openapi/openapi.json`` is this document for the base installation
-(``darkroad openapi --output openapi/openapi.json``); a test fails when
-they differ.
+(``darkroad openapi --output openapi/openapi.json``); a test fails when they differ, and
+``tests/api/test_api_generated_clients.py`` generates clients from it.
 """
 
 from __future__ import annotations

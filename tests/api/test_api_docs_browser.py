@@ -1,0 +1,65 @@
+"""``/docs`` in a real browser (Chromium, driven by Playwright), with every other host cut off.
+
+The reference must work air-gapped: the page, Swagger UI's assets and the document all come
+from the server, and the page lists the operations and lets a visitor try one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from apiutil import ApiServer, RedisServer
+
+pytestmark = pytest.mark.slow
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer) -> Iterator[ApiServer]:
+    api = ApiServer(redis_server.url).start()
+    yield api
+    api.stop()
+
+
+def test_the_reference_works_without_other_hosts(server: ApiServer) -> None:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip(f"{CHROMIUM} is not installed (Debian's chromium)")
+    here = urlsplit(server.url).netloc
+    elsewhere: list[str] = []
+    errors: list[str] = []
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+
+            def only_here(route: object, request: object) -> None:
+                if urlsplit(request.url).netloc == here:  # type: ignore[attr-defined]
+                    route.continue_()  # type: ignore[attr-defined]
+                else:
+                    elsewhere.append(request.url)  # type: ignore[attr-defined]
+                    route.abort()  # type: ignore[attr-defined]
+
+            page.route("**/*", only_here)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{server.url}/")
+            page.click("text=API reference")
+            assert page.url == f"{server.url}/docs"
+            page.wait_for_selector("text=Create a game", timeout=30_000)
+            for summary in ("View a game", "Act", "Follow the events (server-sent events)", "Read the event log"):
+                assert page.locator(f"text={summary}").count() >= 1, summary
+            # Try it out: create a game from the page.
+            create = "#operations-games-createGame"
+            page.click(f"{create} .opblock-summary")
+            page.click(f"{create} button.try-out__btn")
+            page.fill(f"{create} textarea.body-param__text", '{"players": 2, "seed": 5}')
+            page.click(f"{create} button.execute")
+            page.wait_for_selector(f"{create} .live-responses-table .response-col_status:has-text('201')",
+                                   timeout=15_000)
+        finally:
+            browser.close()
+    assert elsewhere == []
+    assert errors == []
