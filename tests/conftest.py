@@ -8,6 +8,18 @@ from darkroad.core import Engine
 from darkroad.core.testing import Table
 
 FIRST_GAME = ["blazing_quartz_mine", "oracle_of_lumi", "othos_lanternworks", "yedls_workshop"]
+RANDOM_GAMES = 1500
+"""Random games the invariant suite plays by default (tests/test_properties.py): about 90 ms of
+CPU each, so about 70 s on CI's 2 cores; an error that shows in 0.5% of games escapes 1500
+games with a probability of 0.05%."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("darkroad")
+    group.addoption("--random-games", type=int, default=RANDOM_GAMES, metavar="N",
+                    help=f"random games of mixed configurations the invariant suite plays (default {RANDOM_GAMES})")
+    group.addoption("--random-games-seed", type=int, default=0, metavar="S",
+                    help="the first game's seed (game i has seed S + i)")
 
 
 @pytest.fixture(scope="session")

@@ -1,85 +1,123 @@
-"""Property tests over random seeds and player counts (hypothesis).
+"""Property tests: the rules' invariants after every action of random games, and hidden
+information in the views.
 
-Every random game ends after 13 rounds with final scoring; at every step coins and
-prestige are never negative, every capacity limit holds (or its overflow decision is
-pending), night and market dice are conserved and the stored goods fit; replay
-reproduces the state; a seat's view does not change when only another seat's secrets do.
+``test_random_games_keep_every_invariant`` plays random games of mixed configurations (2-4
+players, solo, the Private Concern in a 3-4 player game, drafting, advanced deeds, random or
+first-game buildings) and checks after every action every wagon limit (an overflow only
+while the discard for that very gain is pending), card conservation, no negative count and
+the version; then it replays each game through a store/reload round trip at every action
+and compares every state (``tests/invariants.py``). CI plays 1500 games (``RANDOM_GAMES`` in
+conftest.py) in chunks that pytest-xdist spreads over its workers; more in one go::
+
+    python -m pytest tests/test_properties.py -n 2 --random-games 2000 [--random-games-seed S]
+
+A failure names the game's config and seed: ``play_checked(engine, seed)`` replays it.
 """
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from invariants import Broken, Checker, check_replay, play_checked
 
-from darkroad.core import Engine, Game, GameConfig
-from darkroad.core.context import Ctx
+from darkroad.core import Engine, GameConfig
+from darkroad.core.actions import Action
 
-NIGHT_DICE = 7
-MARKET_DICE = 5
+CHUNK = 20
+"""Games per test: small enough for pytest-xdist to balance the workers."""
 PROFILE = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def pending(game: Game, kind: str, seat: int) -> bool:
-    return any(t.kind == kind and t.seat == seat for t in game.stack)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "chunk" in metafunc.fixturenames:
+        games = metafunc.config.getoption("random_games")
+        metafunc.parametrize("chunk", [(start, min(CHUNK, games - start)) for start in range(0, games, CHUNK)],
+                             ids=lambda c: f"games{c[0]}-{c[0] + c[1] - 1}")
 
 
-def check_invariants(engine: Engine, game: Game) -> None:
-    ctx = Ctx(engine, game)
-    b = game.board
-    assert sum(b.market) + b.set_aside == MARKET_DICE
-    assert max(b.market) <= 2
-    for p in game.players:
-        s = p.seat
-        assert p.coins >= 0 and p.prestige >= 0, (s, p.coins, p.prestige)
-        locked = sum(1 for v in p.locked if v is not None)
-        night_pool = sum(1 for d in p.pool if d.kind == "night")
-        assert locked + len(p.reserve) + p.spent + night_pool + p.removed == NIGHT_DICE
-        assert len(p.special) + sum(1 for d in p.pool if d.kind == "illuminated") <= ctx.capacity(s, "illuminated")
-        assert p.lanterns <= ctx.capacity(s, "lanterns")
-        assert all(0 <= v <= 5 for v in p.reserve + p.special + [v for v in p.locked if v is not None])
-        if not pending(game, "discard_commission", s):
-            assert len(p.commissions) <= ctx.capacity(s, "commissions")
-        if not pending(game, "discard_hero", s):
-            assert len(p.heroes) <= ctx.capacity(s, "heroes")
-        if not pending(game, "discard_inventory", s):
-            assert p.quartz + p.horseshoes <= ctx.capacity(s, "inventory")
-        if not pending(game, "discard_good", s):
-            assert ctx.fits(s, p.goods), (s, p.goods)
+@pytest.mark.slow
+def test_random_games_keep_every_invariant(engine: Engine, chunk: tuple[int, int], request: pytest.FixtureRequest):
+    """Wagon Overview limits (p. 18), card conservation, no negative count, version + 1 per
+    action and replay, over random games that end after 13 rounds with a final scoring."""
+    base = request.config.getoption("random_games_seed")
+    start, count = chunk
+    for seed in range(base + start, base + start + count):
+        try:
+            game, actions, states = play_checked(engine, seed)
+            check_replay(engine, game.config, actions, states)
+        except Broken as exc:
+            raise AssertionError(f"random game with seed {seed}: {exc}") from None
+        assert all(p.removed == 4 for p in game.players if p.kind == "human")
 
 
-def play(engine: Engine, config: GameConfig, seed: int, check: bool = True) -> tuple[Game, list[dict]]:
-    game, _ = engine.create(config)
-    r = random.Random(seed)
-    actions = []
-    while not game.finished:
-        seat = r.choice(engine.awaiting(game))
-        action = r.choice(engine.legal_actions(game, seat))
-        actions.append(engine.action_to_json(action))
-        engine.apply(game, action)
-        if check:
-            check_invariants(engine, game)
-    return game, actions
+# -- the checker itself: it fails for the right reason ---------------------------------------------
 
 
-@PROFILE
-@given(seed=st.integers(0, 2**31), players=st.integers(2, 4))
-def test_random_games_keep_every_invariant_and_end_scored(engine, seed, players):
-    """Game End (p. 13) and Wagon Overview limits (p. 18), over random play."""
-    game, _ = play(engine, GameConfig(players=players, seed=seed, random_buildings=True), seed)
-    assert game.round == 13 and game.phase == "finished"
-    assert len(game.score) == players and game.winners
-    assert all(p.removed == 4 for p in game.players)
+def test_the_checker_sees_a_duplicated_card(engine: Engine):
+    """Card conservation: the same hero on a wagon and in the inn is caught."""
+    game, _ = engine.create(GameConfig(players=3, seed=5))
+    checker = Checker(engine, game)
+    game.players[1].heroes.append(game.board.inn[0])
+    with pytest.raises(Broken, match="is in 2 places"):
+        checker.check(game)
+
+
+def test_the_checker_sees_a_lost_card(engine: Engine):
+    game, _ = engine.create(GameConfig(players=2, seed=5, private_concern=True))
+    checker = Checker(engine, game)
+    game.board.commission_stacks["farglen"].pop()
+    with pytest.raises(Broken, match="are nowhere"):
+        checker.check(game)
+
+
+def test_the_checker_sees_an_unsettled_overflow(engine: Engine):
+    """An overflow only while its discard is the next decision; and then only the discard."""
+    game, _ = engine.create(GameConfig(players=2, seed=5))
+    checker = Checker(engine, game)
+    p = game.players[0]
+    extra = game.board.hero_deck.pop()
+    p.heroes += [game.board.hero_deck.pop(), game.board.hero_deck.pop(), extra]
+    with pytest.raises(Broken, match="over its heroes limit"):
+        checker.check(game)
+    game.stack.append(type(game.stack[-1])(kind="discard_hero", seat=0))
+    checker.check(game)
+    with pytest.raises(Broken, match="while an overflow discard is pending"):
+        checker.before(game, Action("companion", 0, "ice_mouse-1:1"))
+    checker.before(game, Action("discard_hero", 0, f"discard:{extra}"))
+
+
+def test_the_checker_sees_a_negative_count_and_a_skipped_version(engine: Engine):
+    game, _ = engine.create(GameConfig(players=2, seed=5))
+    checker = Checker(engine, game)
+    game.players[1].lanterns = -1
+    with pytest.raises(Broken, match="negative"):
+        checker.check(game)
+    game.players[1].lanterns = 0
+    game.version += 2
+    with pytest.raises(Broken, match="version went from"):
+        checker.after(game)
+
+
+def test_replay_sees_a_different_state(engine: Engine):
+    game, actions, states = play_checked(engine, 3, GameConfig(players=2, seed=3))
+    check_replay(engine, game.config, actions, states)
+    states[len(states) // 2] = states[0]
+    with pytest.raises(Broken, match="replay differs"):
+        check_replay(engine, game.config, actions, states)
+
+
+# -- replay and hidden information (hypothesis) ---------------------------------------------------
 
 
 @PROFILE
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 4), cut=st.floats(0, 1))
-def test_replay_reproduces_the_state(engine, seed, players, cut):
-    """Same config + same actions = the identical state (also from a mid-game prefix)."""
+def test_a_stored_prefix_reloads_identically(engine, seed, players, cut):
+    """A game stored mid-way (any prefix of its actions) reloads into the identical state."""
     config = GameConfig(players=players, seed=seed, random_buildings=True)
-    game, actions = play(engine, config, seed, check=False)
-    assert engine.dumps(engine.replay(config, actions)) == engine.dumps(game)
+    _, actions, _ = play_checked(engine, seed, config)
     prefix = actions[: int(len(actions) * cut)]
     a = engine.replay(config, prefix)
     assert engine.dumps(engine.loads(engine.dumps(a))) == engine.dumps(a)

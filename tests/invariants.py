@@ -1,0 +1,325 @@
+"""The rules' invariants, checked after every action of random games (tests/test_properties.py).
+
+:class:`Checker` follows one game. After each action it checks:
+
+* **wagon limits** (rulebook p. 18, "Wagon Overview"): heroes, commissions, inventory
+  (blazing quartz + horseshoes) and lanterns within their slots, at most 2 illuminated dice,
+  the goods fit the storage. A gain beyond a limit is allowed only while the discard for that
+  very gain is pending: the overflow discard of that seat is the decision on top of the stack
+  (an overflow is settled at once), and the next action is that discard. A seat's limits are
+  recomputed whenever its wagon changes (the capacity and storage hooks of the base game and
+  the example fan pack read only the seat's own wagon and components);
+* **card conservation**: every hero, commission, deed, companion, event card, wagon upgrade
+  and steed is in exactly one place (deck, offer, stack, wagon, merchant's log, the draft,
+  a pending choice), or, for what setup returns to the box (starting heroes, steeds, the
+  solo game's upgrades), in at most one;
+* **no count negative**: coins, prestige, lanterns, blazing quartz, horseshoes, the Private
+  Concern's goods, dice piles, market dice; every die value on its faces;
+* **versions**: every action adds exactly 1 to ``game.version``;
+* **replay**: :func:`check_replay` replays the actions from the config through a
+  serialise/deserialise round trip at every action (as the API stores a game between
+  requests) and compares the state after every action with the one recorded while playing.
+
+Everything here reads the state only; a broken invariant raises :class:`Broken` naming the
+game's config, the action and what broke, so a failing seed can be replayed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from darkroad.core import Engine, Game, GameConfig, Player
+from darkroad.core.actions import Action
+from darkroad.core.context import Ctx
+
+NIGHT_DICE = 7
+MARKET_DICE = 5
+MAX_PER_SECTION = 2
+DIE_FACES = range(6)
+OVERFLOW_DISCARDS = {"heroes": "discard_hero", "commissions": "discard_commission",
+                     "inventory": "discard_inventory", "goods": "discard_good"}
+"""Limit -> the decision that settles an overflow of it (rulebook p. 18)."""
+DISCARD_KINDS = frozenset(OVERFLOW_DISCARDS.values())
+MAX_ACTIONS = 20_000
+
+
+class Broken(AssertionError):
+    """An invariant does not hold."""
+
+
+class Checker:
+    """The invariants of one game, checked after every action (cheap: no copy of the game)."""
+
+    def __init__(self, engine: Engine, game: Game) -> None:
+        self.engine = engine
+        self.config = game.config
+        c = engine.content
+        self.normal_heroes = frozenset(h for h, card in c.heroes.items() if not card.starting)
+        self.starting_heroes = frozenset(h for h, card in c.heroes.items() if card.starting)
+        self.commissions = frozenset(c.commissions)
+        self.deeds = frozenset(d.id for d in c.of_kind("deed"))
+        self.companions = frozenset(engine.companion_deck(game.config))
+        self.events = frozenset(c.events)
+        self.upgrades = frozenset(u.id for u in c.of_kind("upgrade"))
+        self.steeds = frozenset(s.id for s in c.of_kind("steed"))
+        self.goods = frozenset(c.good_ids) | frozenset(g + "+" for g in c.good_ids)
+        self.solo = game.config.private_concern and len(game.players) == 2
+        self.version = game.version
+        self.over: dict[int, list[str]] = {}
+        """Seat -> limits it was over after the last action (its discard must come next)."""
+        self.wagons: dict[int, tuple[tuple[Any, ...], list[str]]] = {}
+        """Seat -> (its wagon, the limits it is over): limits are recomputed when the wagon
+        changes (the capacity and storage hooks read the seat's own components)."""
+        self.check(game)
+
+    # -- per action -----------------------------------------------------------------------
+    def before(self, game: Game, action: Action) -> None:
+        """An action about to be applied: while a seat is over a limit, only that seat's
+        overflow discard may be answered."""
+        if self.over and not (action.type in DISCARD_KINDS and action.seat in self.over):
+            self.fail(game, f"{action.type}/{action.option} by seat {action.seat} while an overflow discard is "
+                            f"pending ({self.over})")
+
+    def after(self, game: Game) -> None:
+        if game.version != self.version + 1:
+            self.fail(game, f"version went from {self.version} to {game.version}")
+        self.check(game)
+
+    def check(self, game: Game) -> None:
+        self.version = game.version
+        self.counts(game)
+        self.cards(game)
+        self.limits(game)
+
+    def fail(self, game: Game, what: str) -> None:
+        raise Broken(f"{what} (config {self.config}, version {game.version}, round {game.round}, "
+                     f"stack {[t.kind for t in game.stack][-6:]})")
+
+    # -- no count negative, dice on their faces --------------------------------------------
+    def counts(self, game: Game) -> None:
+        b = game.board
+        market = b.market
+        if sum(market) + b.set_aside != MARKET_DICE or min(market) < 0 or max(market) > MAX_PER_SECTION \
+                or b.set_aside < 0:
+            self.fail(game, f"market dice {market} + {b.set_aside} set aside")
+        goods = self.goods
+        for p in game.players:
+            values = [p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes, p.spent, p.removed, p.illuminated_used]
+            if p.concern is not None:
+                values.append(p.concern.goods)
+            for v in values:
+                if type(v) is not int or v < 0:
+                    self.fail(game, f"seat {p.seat} has a negative or non-integer count: coins, prestige, lanterns, "
+                                    f"quartz, horseshoes, spent, removed, illuminated used (, goods) = {values}")
+            night = p.spent + p.removed + len(p.reserve)
+            for v in p.locked:
+                if v is not None:
+                    night += 1
+                    if not 0 <= v <= 5:
+                        self.fail(game, f"seat {p.seat} has a locked die showing {v}")
+            for v in p.reserve:
+                if not 0 <= v <= 5:
+                    self.fail(game, f"seat {p.seat} has a reserve die showing {v}")
+            for v in p.special:
+                if not 0 <= v <= 5:
+                    self.fail(game, f"seat {p.seat} has an illuminated die showing {v}")
+            for d in p.pool:
+                if not 0 <= d.value <= 5:
+                    self.fail(game, f"seat {p.seat} has a pool die showing {d.value}")
+                if d.kind == "night":
+                    night += 1
+            if p.kind == "human" and night != NIGHT_DICE:
+                self.fail(game, f"seat {p.seat} has {night} night dice")
+            for g in p.goods:
+                if g not in goods:
+                    self.fail(game, f"seat {p.seat} holds an unknown good {g!r}")
+
+    # -- card conservation -------------------------------------------------------------------
+    def cards(self, game: Game) -> None:
+        """Each kind's cards gathered from every place into one list: no card twice, none
+        missing, none unknown (a failure is explained by :meth:`explain`)."""
+        b = game.board
+        heroes = b.hero_deck + [h for h in b.inn if h]
+        commissions: list[str] = []
+        for stack in b.commission_stacks.values():
+            commissions += stack
+        deeds = b.deed_deck + [d for d in b.courtyard if d]
+        companions = b.companion_deck + [c for c in b.companion_row if c]
+        events: list[str] = []
+        for deck in b.events.values():
+            events += deck
+        upgrades = list(b.upgrades)
+        steeds: list[str] = []
+        for p in game.players:
+            heroes += p.heroes
+            heroes += p.delivered_heroes
+            commissions += p.commissions
+            commissions += p.delivered_commissions
+            deeds += p.deeds
+            companions += [c.card for c in p.companions]
+            upgrades += p.upgrades
+            steeds += p.steeds
+        draft = b.extra.get("draft")
+        for steed, hero in draft or ():
+            if steed:
+                steeds.append(steed)
+                heroes.append(hero)
+        for t in game.stack:
+            if t.kind == "choose_starting_deed":
+                deeds += t.data["deeds"]
+        self.conserved(game, "hero", heroes, self.normal_heroes, self.starting_heroes)
+        self.conserved(game, "commission", commissions, self.commissions)
+        self.conserved(game, "deed", deeds, self.deeds)
+        self.conserved(game, "companion", companions, self.companions)
+        self.conserved(game, "event", events, self.events)
+        if self.solo:
+            self.conserved(game, "upgrade", upgrades, frozenset(), self.upgrades)
+            if len(upgrades) != 1:
+                self.fail(game, f"the solo game has {len(upgrades)} wagon upgrades, not 1")
+        else:
+            self.conserved(game, "upgrade", upgrades, self.upgrades)
+        self.conserved(game, "steed", steeds, frozenset(), self.steeds)
+        starting = len(self.starting_heroes.intersection(heroes))
+        dealt = len(game.players) + (1 if draft else 0)
+        if starting != dealt:
+            self.fail(game, f"{starting} starting heroes in play, {dealt} dealt")
+
+    def conserved(self, game: Game, kind: str, seen: list[str], once: frozenset[str],
+                  at_most_once: frozenset[str] = frozenset()) -> None:
+        """Every card of ``once`` in exactly one place, of ``at_most_once`` in one or none
+        (the rest is in the box), and no other card."""
+        found = set(seen)
+        if len(found) == len(seen) and once <= found and (found <= once or found <= once | at_most_once):
+            return
+        for card, n in Counter(seen).items():
+            if n > 1:
+                self.fail(game, f"{kind} {card!r} is in {n} places")
+        missing = once - found
+        if missing:
+            self.fail(game, f"{kind}(s) {sorted(missing)} are nowhere")
+        self.fail(game, f"unknown {kind}(s) {sorted(found - once - at_most_once)}")
+
+    # -- wagon limits ----------------------------------------------------------------------------
+    def limits(self, game: Game) -> None:
+        over: dict[int, list[str]] = {}
+        ctx: Ctx | None = None
+        for p in game.players:
+            if p.kind != "human":
+                continue  # the Private Concern has no limits (its goods are a count)
+            s = p.seat
+            wagon = (p.lanterns, p.quartz, p.horseshoes, tuple(p.heroes), tuple(p.commissions), tuple(p.goods),
+                     tuple(p.special), tuple(d.kind for d in p.pool), tuple(p.upgrades), tuple(p.steeds),
+                     tuple(c.card for c in p.companions))
+            cached = self.wagons.get(s)
+            if cached is not None and cached[0] == wagon:
+                limits = cached[1]
+            else:
+                ctx = ctx or Ctx(self.engine, game)
+                limits = self.seat_limits(game, ctx, p)
+                self.wagons[s] = (wagon, limits)
+            if limits:
+                over[s] = limits
+        if over:
+            # The overflow discards on top of the stack: the decisions that come next.
+            top = set()
+            for t in reversed(game.stack):
+                if t.kind not in DISCARD_KINDS:
+                    break
+                top.add((t.kind, t.seat))
+            for s, limits in over.items():
+                for limit in limits:
+                    if (OVERFLOW_DISCARDS[limit], s) not in top:
+                        self.fail(game, f"seat {s} is over its {limit} limit and its discard is not the next "
+                                        f"decision")
+        self.over = over
+
+    def seat_limits(self, game: Game, ctx: Ctx, p: Player) -> list[str]:
+        """The limits ``p`` is over (lanterns and illuminated dice never: their excess is
+        discarded at once)."""
+        s = p.seat
+        if p.lanterns > ctx.capacity(s, "lanterns"):
+            self.fail(game, f"seat {s} holds {p.lanterns} lanterns (an extra lantern is discarded at once)")
+        held = len(p.special) + sum(d.kind == "illuminated" for d in p.pool)
+        if held > ctx.capacity(s, "illuminated"):
+            self.fail(game, f"seat {s} holds {held} illuminated dice")
+        limits = []
+        if len(p.heroes) > ctx.capacity(s, "heroes"):
+            limits.append("heroes")
+        if len(p.commissions) > ctx.capacity(s, "commissions"):
+            limits.append("commissions")
+        if p.quartz + p.horseshoes > ctx.capacity(s, "inventory"):
+            limits.append("inventory")
+        if not ctx.fits(s, p.goods):
+            limits.append("goods")
+        return limits
+
+
+# -- random games ------------------------------------------------------------------------------
+
+
+def random_config(r: random.Random, seed: int) -> GameConfig:
+    """A mixed configuration: 2-4 players, solo, the Private Concern in a 3-4 player game,
+    drafting, advanced deeds, random or first-game buildings."""
+    players = r.choice((2, 2, 3, 3, 4, 4, 4))
+    concern = r.random() < 0.3
+    variants: dict[str, Any] = {}
+    if r.random() < 0.3:
+        variants["drafting"] = True
+    if r.random() < 0.3:
+        variants["advanced_deeds"] = True
+    seat = r.randrange(players) if concern and r.random() < 0.3 else None
+    return GameConfig(players=players, seed=seed, random_buildings=r.random() < 0.7, variants=variants,
+                      private_concern=concern, private_concern_seat=seat)
+
+
+def choose(r: random.Random, legal: Sequence[Action]) -> Action:
+    """A random legal action; companion abilities, when offered, are taken half the time
+    (they are where the rules interleave most)."""
+    companions = [a for a in legal if a.type == "companion"]
+    if companions and len(companions) < len(legal) and r.random() < 0.5:
+        return r.choice(companions)
+    return r.choice(legal)
+
+
+def play_checked(engine: Engine, seed: int, config: GameConfig | None = None) -> tuple[Game, list[Action], list[bytes]]:
+    """Play a random game of a random configuration, checking every invariant after every
+    action. Returns the game, its actions and the state after each action."""
+    r = random.Random(seed)
+    config = config or random_config(r, seed)
+    game, _ = engine.create(config)
+    checker = Checker(engine, game)
+    actions: list[Action] = []
+    states: list[bytes] = []
+    while not game.finished:
+        if len(actions) >= MAX_ACTIONS:
+            checker.fail(game, f"no end after {MAX_ACTIONS} actions")
+        awaiting = engine.awaiting(game)
+        if not awaiting:
+            checker.fail(game, "the game waits for nobody")
+        seat = r.choice(awaiting)
+        legal = engine.legal_actions(game, seat)
+        if not legal:
+            checker.fail(game, f"seat {seat} is awaited and has no legal action")
+        action = choose(r, legal)
+        checker.before(game, action)
+        engine.apply(game, action)
+        checker.after(game)
+        actions.append(action)
+        states.append(engine.dumps(game))
+    if not (game.round == 13 and game.score and game.winners):
+        checker.fail(game, "the game finished without 13 rounds and a final scoring")
+    return game, actions, states
+
+
+def check_replay(engine: Engine, config: GameConfig, actions: Iterable[Action], states: Sequence[bytes]) -> None:
+    """Replay ``actions`` from ``config``, storing and reloading the game between actions as
+    the API does; the state after every action must be the one recorded while playing."""
+    game, _ = engine.create(GameConfig(**{**engine.serde.unstructure(config), "plugins": {}}))
+    for i, action in enumerate(actions):
+        game = engine.loads(engine.dumps(game))
+        engine.apply(game, action)
+        if engine.dumps(game) != states[i]:
+            raise Broken(f"replay differs after action #{i} {action.type}/{action.option} (config {config})")
