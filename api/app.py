@@ -25,8 +25,9 @@ from darkroad.api.store import GameStore, MemoryStore
 from darkroad.core import Engine
 
 
-def open_store(settings: Settings) -> GameStore:
-    """The store ``settings`` ask for: Redis with a URL, else this process's memory.
+def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
+    """The store ``settings`` ask for: Redis with a URL, else this process's memory
+    (``metrics`` count the Redis commands sent again).
 
     Raises :class:`~darkroad.api.store.StoreConfigError` for settings that cannot work;
     the deployment itself is checked when the store opens.
@@ -44,6 +45,7 @@ def open_store(settings: Settings) -> GameStore:
         retry_window=settings.redis_retry_window,
         timeout=settings.redis_timeout,
         max_block=settings.stream_heartbeat,
+        on_resend=None if metrics is None else metrics.redis_resends.inc,
     )
 
 
@@ -76,7 +78,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with open_store(settings) as store:
+        async with open_store(settings, metrics) as store:
             app.state.service = GameService(engine, store, settings, metrics)
             try:
                 yield

@@ -108,6 +108,12 @@ class Metrics:
             "Commits that found the game at a newer version and re-applied.",
         )
         self.cache = Counter("darkroad_game_cache_total", "Decoded-game cache lookups.", ("result",))
+        self.redis_resends = Counter(
+            "darkroad_redis_resends_total",
+            "Redis commands sent again, by reason: moved, ask (cluster slots moving), tryagain, "
+            "clusterdown, noscript, readonly, connection (failover, restart).",
+            ("reason",),
+        )
 
     def render(self) -> str:
         """All metrics in the Prometheus text exposition format."""
@@ -119,6 +125,7 @@ class Metrics:
             self.actions,
             self.conflicts,
             self.cache,
+            self.redis_resends,
         ):
             lines.extend(metric.render())
         return "\n".join(lines) + "\n"

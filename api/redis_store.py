@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
-import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, cast
@@ -470,6 +470,7 @@ class SentinelPrimary(Topology):
 
 
 SLOTS = 16384
+_SlotMap = tuple[tuple[int, int, str, int], ...]
 
 
 class ClusterNodes(Topology):
@@ -536,20 +537,33 @@ class ClusterNodes(Topology):
 
     async def _learn_from(self, node: Node, host: str) -> None:
         """Read the slot map from ``node`` (which ``host`` reaches) and make it current."""
+        self._apply(await self._read_map(node, host))
+
+    async def _read_map(self, node: Node, host: str) -> _SlotMap:
+        """``node``'s view of the slot map: ``(first slot, last slot, host, port)`` of each
+        range with a known primary (``host`` stands for the node asked where it says "")."""
         command = node.client.execute_command("CLUSTER", "SLOTS")  # type: ignore[no-untyped-call]
-        reply = await asyncio.wait_for(command, _PROBE_TIMEOUT)
-        slots: list[Node | None] = [None] * SLOTS
-        primaries: dict[str, Node] = {}
+        try:
+            reply = await asyncio.wait_for(command, _PROBE_TIMEOUT)
+        except TimeoutError:
+            raise redis_errors.TimeoutError(f"{node.name} did not answer CLUSTER SLOTS") from None
+        ranges = []
         for start, end, primary, *_replicas in reply:
             # redis-py parses CLUSTER SLOTS into {(start, end): {"primary": (host, port), ...}}
             # only on its cluster client; the plain client returns Redis's own nested lists.
-            where, port = primary[0], int(primary[1])
-            where = where.decode() if isinstance(where, bytes) else str(where)
+            where = primary[0].decode() if isinstance(primary[0], bytes) else str(primary[0])
             if where == "?":
                 continue  # a primary whose address is unknown: its slots stay unmapped
-            owner = self._node(where or host, port)  # "" means the node we asked
+            ranges.append((int(start), int(end), where or host, int(primary[1])))
+        return tuple(sorted(ranges))
+
+    def _apply(self, ranges: _SlotMap) -> None:
+        slots: list[Node | None] = [None] * SLOTS
+        primaries: dict[str, Node] = {}
+        for start, end, host, port in ranges:
+            owner = self._node(host, port)
             primaries[owner.name] = owner
-            slots[int(start) : int(end) + 1] = [owner] * (int(end) - int(start) + 1)
+            slots[start : end + 1] = [owner] * (end - start + 1)
         self._slots = slots
         self._primaries = list(primaries.values())
 
@@ -570,19 +584,36 @@ class ClusterNodes(Topology):
                 self._last_refresh = loop.time()
 
     async def _refresh(self) -> None:
-        # Ask the nodes that served last first (one that just failed may be dead, or a
-        # restarted primary that has not yet learnt that it was replaced), then the others.
-        candidates = list(self._nodes.items())
-        random.shuffle(candidates)
-        primaries = {node.name for node in self._primaries}
-        candidates.sort(key=lambda item: item[1].name not in primaries)
-        for (host, _), node in candidates:
-            try:
-                await self._learn_from(node, host)
-                return
-            except (*_UNAVAILABLE, TimeoutError, redis_errors.ResponseError) as exc:
-                logger.debug("cluster map from %s failed: %s", node.name, exc)
-        logger.warning("no node of the %s answered CLUSTER SLOTS", self.description)
+        """Ask every known node for the map and take the one most of them give.
+
+        Not just the first answer: a primary that failed and was started again believes,
+        for a moment, that it still owns its slots; one node's word would send writes to it.
+        The map is taken as soon as more than half of the known nodes agree on it (dead
+        nodes need not time out), else the most common answer within the probe timeout.
+        """
+        asked = {
+            asyncio.ensure_future(self._read_map(node, host)): node for (host, _), node in self._nodes.items()
+        }
+        votes: collections.Counter[_SlotMap] = collections.Counter()
+        try:
+            for answer in asyncio.as_completed(asked, timeout=_PROBE_TIMEOUT):
+                try:
+                    ranges = await answer
+                except TimeoutError:
+                    break  # as_completed's own: settle with the answers there are
+                except (*_UNAVAILABLE, redis_errors.ResponseError):
+                    continue
+                votes[ranges] += 1
+                if votes[ranges] * 2 > len(asked):
+                    break
+        finally:
+            for task in asked:
+                task.cancel()
+            await asyncio.gather(*asked, return_exceptions=True)
+        if not votes:
+            logger.warning("no node of the %s answered CLUSTER SLOTS", self.description)
+            return
+        self._apply(votes.most_common(1)[0][0])
 
     def node_for(self, key: str) -> Node:
         node = self._slots[key_slot(key.encode())]
@@ -613,6 +644,20 @@ class ClusterNodes(Topology):
 # -- batching --------------------------------------------------------------------------
 
 _Failure = tuple["_Command", BaseException]
+
+
+def _resend_reason(error: BaseException) -> str:
+    for kind, reason in (
+        (redis_errors.MovedError, "moved"),
+        (redis_errors.AskError, "ask"),
+        (redis_errors.TryAgainError, "tryagain"),
+        (redis_errors.ClusterDownError, "clusterdown"),
+        (redis_errors.NoScriptError, "noscript"),
+        (redis_errors.ReadOnlyError, "readonly"),
+    ):
+        if isinstance(error, kind):
+            return reason
+    return "connection"
 
 
 class Unreplicated(Exception):
@@ -655,6 +700,9 @@ class Batcher:
     refused connections (a failover: the topology is refreshed). A dropped connection is
     resent at once the first time. Past ``retry_window`` seconds the caller gets the error.
 
+    ``on_resend`` is told why each command is sent again (``moved``, ``ask``, ``tryagain``,
+    ``clusterdown``, ``noscript``, ``readonly``, ``connection``).
+
     ``wait_replicas`` > 0 ends each pipeline carrying writes with ``WAIT wait_replicas
     timeout``; when fewer replicas confirm, each write's caller gets :class:`Unreplicated`
     (with its reply). Reads then travel in pipelines of their own, so that they never
@@ -669,8 +717,10 @@ class Batcher:
         retry_window: float = 2.0,
         wait_replicas: int = 0,
         wait_timeout: float = 1.0,
+        on_resend: Callable[[str], None] | None = None,
     ) -> None:
         self._topology = topology
+        self._on_resend = on_resend
         self._scripts = scripts
         self._retry_window = retry_window
         self._wait_replicas = wait_replicas
@@ -787,7 +837,11 @@ class Batcher:
             if failed and not (first and all(isinstance(e, redis_errors.ConnectionError) for _, e in failed)):
                 pause = min(max(pause * 2, 0.01), 0.25)
                 await asyncio.sleep(max(0.0, min(pause, deadline - loop.time())))
-            commands = [command for command, _ in redirected + failed if not command.future.done()]
+            again = [(command, error) for command, error in redirected + failed if not command.future.done()]
+            if self._on_resend is not None:
+                for _, error in again:
+                    self._on_resend(_resend_reason(error))
+            commands = [command for command, _ in again]
             if not commands:
                 return
 
@@ -822,7 +876,10 @@ class Batcher:
         if wait:
             acknowledged = replies.pop()
             if isinstance(acknowledged, Exception):
-                return acknowledged
+                # The node is no primary (any more): none of its writes can be confirmed.
+                logger.warning("WAIT on %s failed: %s", node.name, _reason(acknowledged))
+                await self._topology.refresh()
+                acknowledged = 0
             if int(acknowledged) < self._wait_replicas:
                 short = int(acknowledged)
         if asking:  # drop the replies to ASKING
@@ -876,6 +933,7 @@ class RedisStore(GameStore):
         wait_timeout: float = 1.0,
         retry_window: float = 2.0,
         max_block: float = 15.0,
+        on_resend: Callable[[str], None] | None = None,
     ) -> None:
         self.topology = topology
         self.wait_replicas = wait_replicas
@@ -891,6 +949,7 @@ class RedisStore(GameStore):
             retry_window=retry_window,
             wait_replicas=wait_replicas,
             wait_timeout=wait_timeout,
+            on_resend=on_resend,
         )
 
     @classmethod
@@ -908,6 +967,7 @@ class RedisStore(GameStore):
         retry_window: float = 2.0,
         timeout: float = _POOL_TIMEOUT,
         max_block: float = 15.0,
+        on_resend: Callable[[str], None] | None = None,
     ) -> RedisStore:
         """A store on the Redis deployment at ``url``.
 
@@ -920,7 +980,7 @@ class RedisStore(GameStore):
         own ``max_streams``, so that followers can never starve the players; they block in
         ``XREAD`` for up to ``max_block`` seconds at a time, on connections whose read
         timeout is ``max_block + timeout``. ``connection``: options for every connection on
-        top of the URL's.
+        top of the URL's. ``on_resend``: see :class:`Batcher`.
         """
         options = PoolOptions(dict(connection or {}), max_connections, max_streams, timeout, max_block)
         topology: Topology
@@ -938,6 +998,7 @@ class RedisStore(GameStore):
             wait_timeout=wait_timeout,
             retry_window=retry_window,
             max_block=max_block,
+            on_resend=on_resend,
         )
 
     async def open(self) -> None:

@@ -90,6 +90,15 @@ class Process:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def pause(self) -> None:
+        """``kill -STOP``: frozen, its connections open but unanswered."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
     def kill(self) -> None:
         """``kill -9``: no shutdown, no last words to replicas."""
         if self.process is not None:

@@ -1,0 +1,166 @@
+"""Clients playing many games at once over HTTP, as a bot author's would, for the tests that
+break Redis under them (failover, resharding).
+
+Each game is played by one task, its requests alternating between the API servers given.
+Every action is sent with its own ``Idempotency-Key`` and, as the API documents, sent again
+with the same key after a ``503`` (``store-unavailable`` during a failover,
+``replication-timeout`` while a write waits for replicas). Every acknowledged action (the
+``200``) is recorded with the version it made, so that the store can be checked
+afterwards: :func:`lost_actions` finds the acknowledged actions that are not in a game's
+action list, :func:`replays_to_its_state` replays that list against the stored state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from darkroad.core import Engine
+
+RETRYABLE = {"store-unavailable", "replication-timeout"}
+"""503 problems a client retries (the same request, the same Idempotency-Key)."""
+RETRY_PAUSE = 0.1
+"""Seconds between retries (the API says ``Retry-After: 1``; the tests are in a hurry)."""
+
+
+@dataclass
+class Ack:
+    """An action the API acknowledged: it made ``version`` of its game, at ``at`` (monotonic)."""
+
+    version: int
+    action: dict[str, Any]
+    at: float
+
+
+@dataclass
+class PlayedGame:
+    """A game created over HTTP and what its player saw."""
+
+    id: str
+    first_version: int
+    tokens: dict[int, str]
+    players: int
+    acks: list[Ack] = field(default_factory=list)
+    finished: bool = False
+
+    def auth(self, seat: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[seat]}"}
+
+
+@dataclass
+class Table:
+    """The games, the API servers, and what went wrong (problem type or status -> count)."""
+
+    clients: list[httpx.AsyncClient]
+    games: list[PlayedGame] = field(default_factory=list)
+    retried: Counter[str] = field(default_factory=Counter)
+    """Documented retries: 503s with a retryable problem type."""
+    errors: Counter[str] = field(default_factory=Counter)
+    """Everything else that was not a 2xx (a client of a healthy service sees none)."""
+    conflicts: Counter[str] = field(default_factory=Counter)
+    """After writes lost in a failover the game goes back: an action or the legal actions read
+    for a view that is no longer the game's (409/422, or none for the awaited seat): re-read, go on."""
+
+    async def request(self, n: int, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """``method url`` on server ``n`` (mod the number of servers), sent again after a
+        retryable 503 (with the same headers: an action keeps its Idempotency-Key)."""
+        deadline = time.monotonic() + 60
+        while True:
+            client = self.clients[n % len(self.clients)]
+            try:
+                response = await client.request(method, url, **kwargs)
+            except httpx.TransportError as exc:  # the test's API processes do not go away
+                self.errors[f"transport {type(exc).__name__}"] += 1
+                raise
+            if response.status_code != 503:
+                return response
+            problem = response.json().get("type", "503")
+            if problem not in RETRYABLE or time.monotonic() > deadline:
+                self.errors[f"503 {problem}"] += 1
+                return response
+            self.retried[problem] += 1
+            n += 1  # any server will do
+            await asyncio.sleep(RETRY_PAUSE)
+
+    async def create(self, players: int, seed: int) -> PlayedGame:
+        response = await self.request(seed, "POST", "/v1/games", json={"players": players, "seed": seed})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        game = PlayedGame(
+            body["id"], body["version"], {s["seat"]: s["token"] for s in body["seats"]}, players
+        )
+        self.games.append(game)
+        return game
+
+    async def play(self, game: PlayedGame, rnd: random.Random, keep_going: Callable[[], bool]) -> None:
+        """Play ``game`` until it is finished or ``keep_going()`` is false."""
+        url = f"/v1/games/{game.id}"
+        turn = rnd.randrange(len(self.clients))
+        while keep_going():
+            turn += 1
+            view = await self.request(turn, "GET", url)
+            if view.status_code != 200:
+                self.errors[f"GET {view.status_code}"] += 1
+                await asyncio.sleep(RETRY_PAUSE)
+                continue
+            state = view.json()
+            if state["status"] == "finished":
+                game.finished = True
+                return
+            seat = rnd.choice(state["awaiting"])
+            listed = await self.request(turn + 1, "GET", f"{url}/actions", headers=game.auth(seat))
+            if listed.status_code != 200:
+                self.errors[f"GET actions {listed.status_code}"] += 1
+                await asyncio.sleep(RETRY_PAUSE)
+                continue
+            actions = listed.json()["actions"]
+            if not actions:  # the game went back since the view was read (writes lost in a failover)
+                self.conflicts["no legal action"] += 1
+                continue
+            action = rnd.choice(actions)
+            headers = {**game.auth(seat), "Idempotency-Key": uuid.uuid4().hex}
+            response = await self.request(turn, "POST", f"{url}/actions", json=action, headers=headers)
+            if response.status_code == 200:
+                game.acks.append(Ack(response.json()["version"], action, time.monotonic()))
+            elif response.status_code in (409, 422):
+                self.conflicts[response.json()["type"]] += 1
+            else:
+                self.errors[f"POST {response.status_code} {response.json().get('type')}"] += 1
+
+    async def play_all(self, keep_going: Callable[[], bool], seed: int = 0) -> None:
+        """Play every game at once until each is finished or ``keep_going()`` is false."""
+        await asyncio.gather(
+            *(self.play(game, random.Random(seed + n), keep_going) for n, game in enumerate(self.games))
+        )
+
+
+def _key(action: dict[str, Any]) -> tuple[Any, ...]:
+    return (action["type"], action["seat"], action["option"])
+
+
+def lost_actions(game: PlayedGame, stored_actions: list[bytes]) -> list[Ack]:
+    """The acknowledged actions of ``game`` that are not in its stored action list at their
+    version (lost in a failover; another action may have taken their place since)."""
+    stored = [_key(json.loads(raw)) for raw in stored_actions]
+    lost = []
+    for ack in game.acks:
+        position = ack.version - game.first_version - 1
+        if position >= len(stored) or stored[position] != _key(ack.action):
+            lost.append(ack)
+    return lost
+
+
+def replays_to_its_state(engine: Engine, state: bytes, stored_actions: list[bytes]) -> bool:
+    """Whether replaying the action list from the game's configuration gives its stored state."""
+    game = engine.loads(state)
+    replayed = engine.replay(game.config, [json.loads(raw) for raw in stored_actions])
+    return engine.dumps(replayed) == state
