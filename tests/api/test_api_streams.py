@@ -139,7 +139,7 @@ class Records(logging.Handler):
 async def test_a_store_failing_mid_stream_ends_it_quietly(
     make_app: Callable[[Settings], Litestar], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "open_store", lambda settings: FailingStore())
+    monkeypatch.setattr(app_module, "open_store", lambda settings, metrics=None: FailingStore())
     app = make_app(Settings(stream_heartbeat=0.2))
     logs = Records()  # Litestar's logging configuration replaces the root handlers (and caplog's)
     logging.getLogger("darkroad.api").addHandler(logs)
