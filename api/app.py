@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -58,9 +57,6 @@ def _store(state: State) -> GameStore:
     return _service(state).store
 
 
-logger = logging.getLogger("darkroad.api")
-
-
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
     """A new API application.
 
@@ -70,9 +66,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     """
     settings = settings or Settings()
     if engine is None:
+        # A plugin that fails to load is skipped and logged by the engine (or, strict, refused).
         engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
-        for name, reason in sorted(engine.plugins.failed.items()):
-            logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
     metrics = Metrics()
     catalog = catalog_body(engine)
 

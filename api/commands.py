@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from darkroad.core import Engine
-from darkroad.core.bots import BOTS, simulate
+from darkroad.api.simulation import UnknownBot, seat_bots, simulate
+from darkroad.core import BadConfig, Engine, GameConfig, PluginError
 
 
 def _split(value: str | None) -> list[str]:
@@ -25,42 +25,52 @@ def simulate_command(
     players: Annotated[int, typer.Option(min=1, max=4, help="Players per game; 1 is solo against the "
                                                                  "Private Concern.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
-    bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: "
-                                          "random, greedy.")] = "random",
+    bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: the id of any "
+                                          "installed bot (darkroad plugins --all lists them; the base game has "
+                                          "random and greedy).")] = "random",
     buildings: Annotated[str | None, typer.Option(help="4 building ids, comma-separated "
                                                        "(default: random each game).")] = None,
+    companions: Annotated[str | None, typer.Option(help="Fan companion ids, comma-separated, whose cards join "
+                                                        "the companion deck of every game.")] = None,
     drafting: Annotated[bool, typer.Option(help="Use the drafting variant.")] = False,
     advanced_deeds: Annotated[bool, typer.Option(help="Use the advanced deed setup.")] = False,
     private_concern: Annotated[bool, typer.Option(help="Put the Private Concern in the last seat "
                                                        "(3-4 players; implied by --players 1).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Play complete games in-process with bots and summarise them."""
-    bots = _split(bot)
-    unknown = [b for b in bots if b not in BOTS]
-    if not bots or unknown:
-        raise typer.BadParameter(f"unknown bot(s) {unknown}; choose from {sorted(BOTS)}", param_hint="--bot")
-    chosen = _split(buildings)
-    engine = Engine.load()
-    if chosen:
-        from darkroad.core import GameConfig
-        from darkroad.core.errors import BadConfig
-
-        try:
-            engine.check_config(GameConfig(players=max(players, 2), buildings=chosen,
-                                           private_concern=private_concern or players == 1))
-        except BadConfig as exc:
-            raise typer.BadParameter(exc.reason, param_hint="--buildings") from exc
-    variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
+    """Play complete games in-process with bots and summarise them (who wins with what, and
+    how often each building, plugin decision option and companion ability is used)."""
     console = Console(stderr=True)
+    engine = Engine.load()
+    # A plugin that failed to load is missing from every game: say so before the results.
+    for name, reason in sorted(engine.plugins.failed.items()):
+        console.print(f"plugin {name!r} failed to load and was skipped: {reason}", style="red", markup=False,
+                      highlight=False)
+    bots = _split(bot)
+    try:
+        seat_bots(engine, bots)
+    except UnknownBot as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--bot") from exc
+    chosen, fan_companions = _split(buildings), _split(companions)
+    if chosen or fan_companions:
+        config = GameConfig(players=max(players, 2), buildings=chosen, companions=fan_companions,
+                            private_concern=private_concern or players == 1)
+        try:
+            engine.check_config(config)
+        except BadConfig as exc:
+            raise typer.BadParameter(exc.reason, param_hint="--companions" if "companion" in exc.reason
+                                     else "--buildings") from exc
+    variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
     if as_json or not console.is_terminal:
-        summary = simulate(engine, games, players, seed, bots, chosen, variants, concern=private_concern)
+        summary = simulate(engine, games, players, seed, bots, chosen, variants, concern=private_concern,
+                           companions=fan_companions)
     else:
         with Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console) as bar:
             task = bar.add_task("games", total=games)
             summary = simulate(engine, games, players, seed, bots, chosen, variants,
-                               progress=lambda r: bar.advance(task), concern=private_concern)
+                               progress=lambda r: bar.advance(task), concern=private_concern,
+                               companions=fan_companions)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -88,8 +98,31 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
         for k, v in rows.items():
             wt.add_row(k, str(v["games"]), f"{v['win_rate']:.3f}", f"{v['fair_share']:.3f}", f"{v['ratio_to_fair']:.2f}")
         console.print(wt)
+    if s["activations_by_building"]:
+        at = Table(title="activations by building")
+        for col in ("building", "games in play", "activations", "per game"):
+            at.add_column(col, justify="right" if col != "building" else "left")
+        for k, v in s["activations_by_building"].items():
+            at.add_row(k, str(v["games"]), str(v["activations"]), f"{v['per_game']:.2f}")
+        console.print(at)
+    if s["answers_by_decision"]:
+        dt = Table(title="answers to plugin decisions")
+        for col in ("decision", "option", "answers"):
+            dt.add_column(col, justify="right" if col == "answers" else "left")
+        for kind, options in s["answers_by_decision"].items():
+            for i, (option, n) in enumerate(options.items()):
+                dt.add_row(kind if i == 0 else "", option, str(n))
+        console.print(dt)
+    if s["companion_uses"]:
+        ct = Table(title="companion abilities triggered")
+        ct.add_column("companion:ability")
+        ct.add_column("uses", justify="right")
+        for k, n in s["companion_uses"].items():
+            ct.add_row(k, str(n))
+        console.print(ct)
     for e in s["error_seeds"]:
-        console.print(f"[red]error in game with seed {e['seed']}: {e['error']}")
+        console.print(f"error in game with seed {e['seed']}: {e['error']}", style="red", markup=False,
+                      highlight=False)
 
 
 def plugins_command(
@@ -97,9 +130,7 @@ def plugins_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     strict: Annotated[bool, typer.Option(help="Fail when a plugin cannot be loaded.")] = False,
 ) -> None:
-    """List installed plugins (name, version, hooks) and their components by kind."""
-    from darkroad.core.errors import PluginError
-
+    """List installed plugins (name, version, hooks) and their components (and bots) by kind."""
     try:
         engine = Engine.load(strict=strict)
     except PluginError as exc:
@@ -112,17 +143,19 @@ def plugins_command(
         console = Console()
         t = Table(title="plugins")
         for col in ("plugin", "version", "hooks", "components"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")  # a narrow terminal wraps ids, never cuts them
         for p in report["plugins"]:
             comps = ", ".join(f"{c['kind']}:{c['id']}" for c in report["components"] if c["plugin"] == p["name"])
             t.add_row(p["name"], p["version"], ", ".join(p["hooks"]), comps)
         console.print(t)
         for name, err in report["failed"].items():
-            console.print(f"[red]plugin {name!r} failed to load and was skipped: {err}")
+            console.print(f"plugin {name!r} failed to load and was skipped: {err}", style="red", markup=False,
+                          highlight=False)
 
 
 def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
-    """Plugins with their hooks, components (one entry per component), load failures."""
+    """Plugins with their hooks, components (one entry per component, bots with ``"kind":
+    "bot"``), load failures."""
     plugins = []
     shown = set()
     for name, loaded in sorted(engine.plugins.plugins.items()):
@@ -135,6 +168,11 @@ def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
         shown.add(name)
     components = [{"kind": c["kind"], "id": c["id"], "name": c["name"], "plugin": c["plugin"],
                    "version": c["version"]} for c in engine.catalog() if c["plugin"] in shown]
+    for bot_id, bot in sorted(engine.bots.items()):
+        plugin = engine.bot_plugins[bot_id]
+        if plugin in shown:
+            components.append({"kind": "bot", "id": bot_id, "name": bot.name, "plugin": plugin,
+                               "version": engine.plugins.plugins[plugin].version})
     return {"plugins": plugins, "components": components, "failed": dict(engine.plugins.failed)}
 
 
@@ -143,13 +181,16 @@ def new_plugin_command(
                                              "(e.g. lamp-tower).", metavar="NAME", show_default=False)],
     output: Annotated[Path, typer.Option("--output", "-o", help="Create the package folder NAME in this folder.",
                                          file_okay=False)] = Path("."),
+    kind: Annotated[str, typer.Option(help="What the plugin provides: building or bot.")] = "building",
 ) -> None:
-    """Scaffold a fan plugin package: pyproject.toml with the entry point, one building, its test, a README."""
+    """Scaffold a fan plugin package: pyproject.toml with the entry point, one building (or
+    bot), its test, a README."""
     import importlib.metadata as md
 
     from darkroad.api import scaffold
-    from darkroad.core.errors import PluginError
 
+    if kind not in scaffold.KINDS:
+        raise typer.BadParameter(f"{kind!r}: choose one of {', '.join(scaffold.KINDS)}", param_hint="--kind")
     try:
         scaffold.plugin_names(name)
     except scaffold.ScaffoldError as exc:
@@ -158,17 +199,18 @@ def new_plugin_command(
     plugins = [ep.name for ep in md.entry_points(group="darkroad")]
     dists = [d.metadata["Name"] for d in md.distributions() if d.metadata["Name"]]
     try:
-        components = list(Engine.load().content.components)
+        engine = Engine.load()
+        components, bots = list(engine.content.components), list(engine.bots)
     except PluginError:
-        components = []  # a broken installation: `darkroad plugins --strict` says why
+        components, bots = [], []  # a broken installation: `darkroad plugins --strict` says why
     try:
         target, names = scaffold.scaffold(name, output, taken_components=components, taken_plugins=plugins,
-                                          taken_dists=dists)
+                                          taken_dists=dists, kind=kind, taken_bots=bots)
     except scaffold.ScaffoldError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(f"created {target}: distribution {names.dist}, plugin {names.plugin!r}, "
-               f"building {names.component!r}")
+               f"{kind} {names.component!r}")
     typer.echo(f"next: cd {target} && pip install -e '.[test]' && pytest && darkroad plugins")
 
 

@@ -1,10 +1,10 @@
-"""``darkroad new-plugin NAME``: the files of a new fan plugin package.
+"""``darkroad new-plugin NAME [--kind building|bot]``: the files of a new fan plugin package.
 
-The package is what ``plugins/examples/fan_pack`` is, cut down to one building: a
-``pyproject.toml`` registering the building's module under the ``darkroad``
-entry-point group, the module (a working effect: gain 1 lantern and 1 coin), a test
-using ``darkroad.testing`` that passes once the package is installed, a README and a
-``.gitignore``. The templates are plain strings with ``{{key}}`` placeholders (Python
+The package is what ``plugins/examples/fan_pack`` is, cut down to one component: a
+``pyproject.toml`` registering the module under the ``darkroad`` entry-point group, the
+module (a building with a working effect: gain 1 lantern and 1 coin; or a bot that keeps
+the action leaving it the most coins and prestige), a test using ``darkroad.testing`` that
+passes once the package is installed, a README and a ``.gitignore``. The templates are plain strings with ``{{key}}`` placeholders (Python
 code and TOML are full of ``{}`` and ``$``, so neither ``str.format`` nor
 ``string.Template`` fits).
 
@@ -17,7 +17,8 @@ distribution        ``darkroad-lamp-tower``  ``pip install``, PyPI
 package             ``darkroad_lamp_tower``  the import name (``src/<package>/``)
 plugin              ``lamp-tower``           the entry-point name: ``darkroad plugins``,
                                              errors, ``config.plugins`` of a game
-component           ``lamp_tower``           the building id (``"buildings": [...]``)
+component           ``lamp_tower``           the building id (``"buildings": [...]``), or
+                                             the bot id (``darkroad simulate --bot``)
 ==================  =======================  ===========================================
 """
 
@@ -35,6 +36,8 @@ MAX_NAME = 40
 PREFIX = "darkroad"
 TEST_BUILDINGS = ("blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop")
 """Base game buildings the generated test plays next to the new one (one side of three tiles)."""
+KINDS = ("building", "bot")
+"""What ``new-plugin`` can scaffold."""
 
 
 class ScaffoldError(ValueError):
@@ -52,8 +55,13 @@ class PluginNames:
     component: str
     title: str
 
+    @property
+    def classname(self) -> str:
+        """The Python class of a bot: ``LampTowerBot``."""
+        return self.title.replace(" ", "") + "Bot"
+
     def values(self) -> dict[str, str]:
-        return attrs.asdict(self)
+        return {**attrs.asdict(self), "classname": self.classname}
 
 
 def plugin_names(name: str) -> PluginNames:
@@ -88,25 +96,35 @@ def render(template: str, names: PluginNames) -> str:
     return out
 
 
-def files(names: PluginNames) -> dict[str, str]:
-    """Relative path -> text of every file of the package."""
+def files(names: PluginNames, kind: str = "building") -> dict[str, str]:
+    """Relative path -> text of every file of the package (``kind``: one of :data:`KINDS`)."""
+    module, test, readme, what = {
+        "building": (BUILDING, TEST, README, "building"),
+        "bot": (BOT, BOT_TEST, BOT_README, "bot"),
+    }[kind]
     return {
-        "pyproject.toml": render(PYPROJECT, names),
-        "README.md": render(README, names),
+        "pyproject.toml": render(PYPROJECT.replace("a fan-made building", f"a fan-made {what}"), names),
+        "README.md": render(readme, names),
         ".gitignore": GITIGNORE,
-        f"src/{names.package}/__init__.py": render(INIT, names),
-        f"src/{names.package}/{names.component}.py": render(BUILDING, names),
-        f"tests/test_{names.component}.py": render(TEST, names),
+        f"src/{names.package}/__init__.py": render(INIT.replace("a fan-made building", f"a fan-made {what}"), names),
+        f"src/{names.package}/{names.component}.py": render(module, names),
+        f"tests/test_{names.component}.py": render(test, names),
     }
 
 
 def scaffold(name: str, output: Path, taken_components: Iterable[str] = (),
-             taken_plugins: Iterable[str] = (), taken_dists: Iterable[str] = ()) -> tuple[Path, PluginNames]:
-    """Create the package folder ``output/name``; refuse an existing folder and names
-    already used by an installed plugin (``taken_*``). Returns the folder and the names."""
+             taken_plugins: Iterable[str] = (), taken_dists: Iterable[str] = (), kind: str = "building",
+             taken_bots: Iterable[str] = ()) -> tuple[Path, PluginNames]:
+    """Create the package folder ``output/name`` with a ``kind`` plugin (:data:`KINDS`);
+    refuse an existing folder and names already used by an installed plugin (``taken_*``).
+    Returns the folder and the names."""
+    if kind not in KINDS:
+        raise ScaffoldError(f"cannot scaffold a {kind!r}: choose one of {', '.join(KINDS)}")
     names = plugin_names(name)
-    if names.component in set(taken_components):
+    if kind == "building" and names.component in set(taken_components):
         raise ScaffoldError(f"a component {names.component!r} is already installed: choose another name")
+    if kind == "bot" and names.component in set(taken_bots):
+        raise ScaffoldError(f"a bot {names.component!r} is already installed: choose another name")
     if names.plugin in set(taken_plugins):
         raise ScaffoldError(f"a plugin named {names.plugin!r} is already installed: choose another name")
     if names.dist in {d.lower().replace("_", "-") for d in taken_dists}:
@@ -116,7 +134,7 @@ def scaffold(name: str, output: Path, taken_components: Iterable[str] = (),
         raise ScaffoldError(f"{target} already exists: not overwriting it (choose another name or --output)")
     output.mkdir(parents=True, exist_ok=True)
     target.mkdir()
-    for rel, text in files(names).items():
+    for rel, text in files(names, kind).items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -143,7 +161,8 @@ test = ["pytest>=8"]
 
 # darkroad loads every entry point of the "darkroad" group. The name on the left is the
 # plugin's name (listed by `darkroad plugins`, named in errors, recorded with this
-# package's version by every game that uses the building); the value is the module.
+# package's version by every game that uses a component of it); the value is the module.
+# Editing an entry point takes a new `pip install -e .` (the installed metadata holds them).
 [project.entry-points.darkroad]
 {{plugin}} = "{{package}}.{{component}}"
 
@@ -251,7 +270,8 @@ $ pytest                       # tests/test_{{component}}.py
 ```
 
 The building is `src/{{package}}/{{component}}.py`; darkroad's `docs/plugins.md` has the
-tutorial and the reference of every hook.
+tutorial and the reference of every hook. Editing the entry points in `pyproject.toml`
+takes a new `pip install -e .`.
 
 ## Play
 
@@ -260,6 +280,138 @@ Fan buildings take part in a game when it is created with them (4 buildings):
 ```console
 $ curl -X POST http://127.0.0.1:8000/v1/games -H 'Content-Type: application/json' \\
     -d '{"players": 2, "buildings": ["{{component}}", "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]}'
+```
+
+## Publish
+
+```console
+$ python -m pip install build twine
+$ python -m build
+$ python -m twine upload dist/*
+```
+'''
+
+BOT = '''\
+"""{{title}}, a fan-made bot for darkroad: it keeps the action that leaves its seat the
+most coins and prestige, the lower of the two counting most (the base score at final
+scoring is the lower one).
+
+It tries every legal action on a copy of the game and values the position with
+``value``; change that to make it play differently (docs/plugins.md, "Bots", has the
+rules every bot follows). Ties are broken with ``self.random(game, seat)``, seeded by the
+game's state, so the same position always gets the same answer. Import only
+``darkroad.core``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from darkroad.core import Action, Bot, Engine, Game, hookimpl
+
+ID = "{{component}}"
+
+
+def value(game: Game, seat: int) -> float:
+    """How good the position is for ``seat``: the lower of its coins and prestige, and a
+    little for the higher one."""
+    p = game.players[seat]
+    return min(p.coins, p.prestige) + 0.1 * max(p.coins, p.prestige)
+
+
+class {{classname}}(Bot):
+    id = ID
+    name = "{{title}}"
+    text = "Keeps the action that leaves it the most coins and prestige (the lower of the two counts most)."
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        best: list[Action] = []
+        best_value = float("-inf")
+        for action in legal:
+            trial = engine.copy(game)  # never change the game itself
+            engine.apply(trial, action)
+            v = value(trial, seat)
+            if v > best_value:
+                best, best_value = [action], v
+            elif v == best_value:
+                best.append(action)
+        return self.random(game, seat).choice(best)
+
+
+@hookimpl
+def darkroad_bots() -> list[Bot]:
+    return [{{classname}}()]
+'''
+
+BOT_TEST = '''\
+"""Tests of the {{title}} bot through the real engine, with darkroad's testing kit.
+
+Install the package first (``pip install -e '.[test]'``): the bot then arrives through
+its entry point, exactly as in ``darkroad simulate``. Then run ``pytest``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+from darkroad.core import Engine
+from darkroad.testing import Table
+
+BOT = "{{component}}"
+PLUGIN = "{{plugin}}"
+
+
+def test_the_plugin_is_installed() -> None:
+    names = [ep.name for ep in importlib.metadata.entry_points(group="darkroad")]
+    assert PLUGIN in names, "install this package first: pip install -e ."
+    assert BOT in Engine.load().bots
+
+
+def test_it_answers_with_a_legal_action_and_always_the_same() -> None:
+    t = Table.new(players=2, seed=1)
+    bot = t.engine.bots[BOT]
+    seat = t.awaiting[0]
+    legal = t.legal(seat)
+    action = bot.choose(t.engine, t.game, seat, legal)
+    assert action in legal
+    assert bot.choose(t.engine, t.game, seat, legal) == action  # the same position, the same answer
+
+
+def test_a_complete_game() -> None:
+    t = Table.new(players=2, seed=2)
+    t.play(bots=[t.engine.bots[BOT], t.engine.bots["random"]])  # seat 0: this bot; seat 1: random play
+    assert t.game.finished
+'''
+
+BOT_README = '''\
+# {{dist}}
+
+**{{title}}**, a fan-made bot for [darkroad](https://pypi.org/project/darkroad/), the
+game-state service for *Merchants of the Dark Road*: it keeps the action that leaves it
+the most coins and prestige.
+
+| | |
+| --- | --- |
+| bot id | `{{component}}` |
+| plugin (entry point) | `{{plugin}}` |
+| package | `{{package}}` |
+
+## Develop
+
+```console
+$ pip install -e '.[test]'     # in the environment where darkroad is installed
+$ darkroad plugins             # lists {{plugin}} with "bot:{{component}}"
+$ pytest                       # tests/test_{{component}}.py
+```
+
+The bot is `src/{{package}}/{{component}}.py`; darkroad's `docs/plugins.md` ("Bots") has
+the interface and the rules a bot follows. Editing the entry points in `pyproject.toml`
+takes a new `pip install -e .`.
+
+## Play
+
+```console
+$ darkroad simulate --games 20 --players 4 --bot {{component}},greedy
 ```
 
 ## Publish

@@ -18,6 +18,9 @@ use ``darkroad.testing``. docs/plugins.md ("What a plugin imports") lists the na
 
 from . import errors
 from .actions import Action
+from .bots import Bot
+from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
+from .caravan import prestige_for as commission_prestige
 from .caravan import upgrade_limit
 from .content import Component, Content
 from .context import EFFECT_RESOURCE, Ctx
@@ -39,17 +42,20 @@ from .errors import (
 from .goods import good_type, is_upgraded, upgraded
 from .goods import label as good_label
 from .plugins import hookimpl, make_plugin_manager
+from .rules import ROUNDS, connected_building, move_illuminated
 from .rules import adjacent as adjacent_districts
-from .rules import connected_building, move_illuminated
 from .state import Board, CompanionCard, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
 from .steps import Choice, Option, Step
 
 __all__ = [
+    "COMMISSION_PRESTIGE",
     "EFFECT_RESOURCE",
+    "ROUNDS",
     "Action",
     "BadAction",
     "BadConfig",
     "Board",
+    "Bot",
     "Choice",
     "CompanionCard",
     "Component",
@@ -73,6 +79,7 @@ __all__ = [
     "Task",
     "UnknownComponent",
     "adjacent_districts",
+    "commission_prestige",
     "connected_building",
     "describe_effect",
     "errors",

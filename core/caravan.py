@@ -257,6 +257,8 @@ class Deliveries(Choice):
 
 
 def prestige_for(goods: tuple[str, ...] | list[str]) -> int:
+    """The prestige of delivering ``goods`` to one commission (rulebook, "Delivering
+    commissions"): 1/3/6 for 1/2/3 goods, +1 for each upgraded good."""
     return PRESTIGE_BY_COUNT[len(goods)] + sum(1 for g in goods if is_upgraded(g))
 
 

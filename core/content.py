@@ -33,7 +33,7 @@ Effects are short strings interpreted by :mod:`effects` (e.g. ``"coins:2"``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from attrs import Factory, define, frozen
@@ -42,7 +42,15 @@ COMPONENT_KINDS = ("building", "companion", "steed", "deed", "upgrade")
 
 
 class ContentError(ValueError):
-    """Content or component registration is inconsistent (duplicate id, unknown good, ...)."""
+    """Content or component registration is inconsistent (duplicate id, unknown good, ...).
+
+    ``plugin`` names the plugin whose registration is at fault (the later one of a clash),
+    when one is: the engine then skips that plugin and merges the others again.
+    """
+
+    def __init__(self, message: str, plugin: str = "") -> None:
+        super().__init__(message)
+        self.plugin = plugin
 
 
 @frozen
@@ -125,6 +133,8 @@ class Content:
     private_concern_cards: dict[str, Mapping[str, Any]] = Factory(dict)
     """Card id -> the card as data (validated by :func:`private_concern.validate_cards`)."""
     components: dict[str, Component] = Factory(dict)
+    owners: dict[tuple[str, str], str] = Factory(dict)
+    """``(kind, id)`` of every card with an id (``("hero", "ash")``) -> the plugin providing it."""
 
     # derived lookups (filled by ``finish``)
     good_ids: tuple[str, ...] = ()
@@ -136,61 +146,74 @@ class Content:
     def build(cls, packs: Iterable[tuple[str, Mapping[str, Any]]], components: Iterable[Component]) -> Content:
         """Merge ``(plugin name, pack)`` pairs and the components into one Content."""
         c = cls()
-        owner: dict[tuple[str, str], str] = {}
+        owner = c.owners
 
         def claim(kind: str, ident: str, plugin: str) -> None:
             key = (kind, ident)
             if key in owner:
-                raise ContentError(f"duplicate {kind} id {ident!r}: provided by both {owner[key]!r} and {plugin!r}")
+                raise ContentError(f"duplicate {kind} id {ident!r}: provided by both {owner[key]!r} and {plugin!r}",
+                                   plugin=plugin)
             owner[key] = plugin
 
         for plugin, pack in packs:
-            for g in pack.get("goods", ()):
-                claim("good", g["id"], plugin)
-                c.goods.append(GoodType(g["id"], g["name"], tuple(tuple(x) for x in g["footprint"])))
-            for k, v in pack.get("crafting_chart", {}).items():
-                c.crafting_chart[int(k)] = v
-            for t in pack.get("towns", ()):
-                claim("town", t["id"], plugin)
-                c.towns[t["id"]] = Town(t["id"], t["name"], t["region"], t["hero_class"], tuple(t["reward"]))
-            for h in pack.get("heroes", ()):
-                claim("hero", h["id"], plugin)
-                c.heroes[h["id"]] = HeroCard(
-                    h["id"], h["name"], h["hero_class"], h["town"], tuple(h["requests"]), h.get("bonus"),
-                    bool(h.get("starting", False)),
-                )
-            for m in pack.get("commissions", ()):
-                claim("commission", m["id"], plugin)
-                c.commissions[m["id"]] = Commission(m["id"], m["town"], tuple(m["requests"]))
-            for e in pack.get("events", ()):
-                claim("event", e["id"], plugin)
-                faces = {int(k): tuple(v) for k, v in e["faces"].items()}
-                c.events[e["id"]] = EventCard(e["id"], e["name"], e["route"], faces, e.get("flavor", ""))
-            for k, v in pack.get("dark_market", {}).items():
-                c.dark_market[k] = tuple(v)
-            for k, v in pack.get("ruins_tablet", {}).items():
-                c.ruins_tablet[k] = tuple(v)
-            if "ruins_die" in pack:
-                c.ruins_die = list(pack["ruins_die"])
-            if "courtyard_banners" in pack:
-                c.courtyard_banners = [tuple(b) for b in pack["courtyard_banners"]]
-            if "good_fortune_coins" in pack:
-                first, later = pack["good_fortune_coins"]
-                c.good_fortune_coins = (int(first), int(later))
-            for card in pack.get("private_concern_cards", ()):
-                claim("private_concern_card", card["id"], plugin)
-                c.private_concern_cards[card["id"]] = card
+            try:
+                c._merge(plugin, pack, claim)
+            except ContentError:
+                raise
+            except Exception as exc:  # a malformed pack: name its plugin
+                raise ContentError(f"plugin {plugin!r}: malformed content pack: {type(exc).__name__}: {exc}",
+                                   plugin=plugin) from exc
         for comp in components:
             if comp.kind not in COMPONENT_KINDS:
-                raise ContentError(f"component {comp.id!r} from {comp.plugin!r} has unknown kind {comp.kind!r}")
+                raise ContentError(f"component {comp.id!r} from {comp.plugin!r} has unknown kind {comp.kind!r}",
+                                   plugin=comp.plugin)
             if comp.id in c.components:
                 other = c.components[comp.id]
                 raise ContentError(
-                    f"duplicate component id {comp.id!r}: provided by both {other.plugin!r} and {comp.plugin!r}"
+                    f"duplicate component id {comp.id!r}: provided by both {other.plugin!r} and {comp.plugin!r}",
+                    plugin=comp.plugin,
                 )
             c.components[comp.id] = comp
         c.finish()
         return c
+
+    def _merge(self, plugin: str, pack: Mapping[str, Any], claim: Callable[[str, str, str], None]) -> None:
+        """Add one plugin's pack."""
+        for g in pack.get("goods", ()):
+            claim("good", g["id"], plugin)
+            self.goods.append(GoodType(g["id"], g["name"], tuple(tuple(x) for x in g["footprint"])))
+        for k, v in pack.get("crafting_chart", {}).items():
+            self.crafting_chart[int(k)] = v
+        for t in pack.get("towns", ()):
+            claim("town", t["id"], plugin)
+            self.towns[t["id"]] = Town(t["id"], t["name"], t["region"], t["hero_class"], tuple(t["reward"]))
+        for h in pack.get("heroes", ()):
+            claim("hero", h["id"], plugin)
+            self.heroes[h["id"]] = HeroCard(
+                h["id"], h["name"], h["hero_class"], h["town"], tuple(h["requests"]), h.get("bonus"),
+                bool(h.get("starting", False)),
+            )
+        for m in pack.get("commissions", ()):
+            claim("commission", m["id"], plugin)
+            self.commissions[m["id"]] = Commission(m["id"], m["town"], tuple(m["requests"]))
+        for e in pack.get("events", ()):
+            claim("event", e["id"], plugin)
+            faces = {int(k): tuple(v) for k, v in e["faces"].items()}
+            self.events[e["id"]] = EventCard(e["id"], e["name"], e["route"], faces, e.get("flavor", ""))
+        for k, v in pack.get("dark_market", {}).items():
+            self.dark_market[k] = tuple(v)
+        for k, v in pack.get("ruins_tablet", {}).items():
+            self.ruins_tablet[k] = tuple(v)
+        if "ruins_die" in pack:
+            self.ruins_die = list(pack["ruins_die"])
+        if "courtyard_banners" in pack:
+            self.courtyard_banners = [tuple(b) for b in pack["courtyard_banners"]]
+        if "good_fortune_coins" in pack:
+            first, later = pack["good_fortune_coins"]
+            self.good_fortune_coins = (int(first), int(later))
+        for card in pack.get("private_concern_cards", ()):
+            claim("private_concern_card", card["id"], plugin)
+            self.private_concern_cards[card["id"]] = card
 
     def finish(self) -> None:
         self.good_ids = tuple(g.id for g in self.goods)
@@ -207,26 +230,33 @@ class Content:
         if not self.goods:
             return
         goods = set(self.good_ids)
+        owner = self.owners
         if len(self.goods) != 6:
-            raise ContentError(f"the market wheel needs exactly 6 good types, got {len(self.goods)}")
+            # Blame the pack that brought the 7th good type (the base game's packs merge first).
+            extra = owner.get(("good", self.goods[6].id), "") if len(self.goods) > 6 else ""
+            raise ContentError(f"the market wheel needs exactly 6 good types, got {len(self.goods)}", plugin=extra)
         for v, g in self.crafting_chart.items():
             if g not in goods:
                 raise ContentError(f"crafting chart value {v} names unknown good {g!r}")
         for h in self.heroes.values():
             if h.town not in self.towns:
-                raise ContentError(f"hero {h.id!r} travels to unknown town {h.town!r}")
+                raise ContentError(f"hero {h.id!r} travels to unknown town {h.town!r}",
+                                   plugin=owner.get(("hero", h.id), ""))
             bad = [r for r in h.requests if r not in goods]
             if bad:
-                raise ContentError(f"hero {h.id!r} requests unknown goods {bad}")
+                raise ContentError(f"hero {h.id!r} requests unknown goods {bad}", plugin=owner.get(("hero", h.id), ""))
         for m in self.commissions.values():
             if m.town not in self.towns:
-                raise ContentError(f"commission {m.id!r} is for unknown town {m.town!r}")
+                raise ContentError(f"commission {m.id!r} is for unknown town {m.town!r}",
+                                   plugin=owner.get(("commission", m.id), ""))
             bad = [r for r in m.requests if r not in goods]
             if bad:
-                raise ContentError(f"commission {m.id!r} requests unknown goods {bad}")
+                raise ContentError(f"commission {m.id!r} requests unknown goods {bad}",
+                                   plugin=owner.get(("commission", m.id), ""))
         for e in self.events.values():
             if e.route not in ("dark_road", "shortcut") or set(e.faces) != {1, 2, 3, 4, 5, 6}:
-                raise ContentError(f"event {e.id!r} needs a route and effects for faces 1..6")
+                raise ContentError(f"event {e.id!r} needs a route and effects for faces 1..6",
+                                   plugin=owner.get(("event", e.id), ""))
 
     # -- lookups -------------------------------------------------------------------
     def of_kind(self, kind: str) -> list[Component]:

@@ -14,6 +14,7 @@ illegal action leaves the game exactly as it was.
 
 from __future__ import annotations
 
+import logging
 import sys
 import traceback
 from collections.abc import Callable, Iterable
@@ -21,6 +22,7 @@ from typing import Any
 
 from . import caravan, districts, effects, private_concern, rules, scoring
 from .actions import Action
+from .bots import Bot
 from .content import Component, Content, ContentError
 from .context import Ctx
 from .errors import (
@@ -44,6 +46,7 @@ from .storage import Packer, StorageSpec
 
 CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS,
                           *private_concern.STEPS]
+logger = logging.getLogger("darkroad.core")
 BUILDING_SPACES = 4
 MARKET_DICE = 5
 NIGHT_DICE = 7
@@ -57,7 +60,11 @@ class Engine:
     def __init__(self, plugins: PluginSet) -> None:
         self.plugins = plugins
         self.pm = plugins.pm
-        self.content, plugin_steps = self._load_registrations()
+        self.content, plugin_steps, bots = self._load_registrations()
+        self.bots: dict[str, Bot] = {bot.id: bot for _, bot in bots}
+        """The installed bots by id (``darkroad_bots``)."""
+        self.bot_plugins: dict[str, str] = {bot.id: name for name, bot in bots}
+        """Bot id -> the plugin providing it."""
         self.steps: dict[str, Step] = {}
         """Every step kind, as its provider wrote it."""
         self._run_steps: dict[str, Step] = {}
@@ -78,6 +85,8 @@ class Engine:
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
+        for name, reason in sorted(self.plugins.failed.items()):
+            logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
 
     def _registrations(self, hook: str) -> list[tuple[str, Any]]:
         """``(plugin, result)`` of a registration hook; built-in plugins first, then in
@@ -94,10 +103,11 @@ class Engine:
         order = {name: i for i, (name, _) in enumerate(self.pm.list_name_plugin())}
         return sorted(out, key=lambda pr: (pr[0] not in builtin, order.get(pr[0], 0)))
 
-    def _load_registrations(self) -> tuple[Content, list[tuple[str, Step]]]:
-        """Merge content packs, components and steps. A plugin whose registration is
-        malformed or clashes with an earlier one (a duplicate id or step kind) is rejected,
-        naming both (or the load fails, when strict), and the merge starts over without it."""
+    def _load_registrations(self) -> tuple[Content, list[tuple[str, Step]], list[tuple[str, Bot]]]:
+        """Merge content packs, components, steps and bots. A plugin whose registration is
+        malformed or clashes with an earlier one (a duplicate id, step kind or bot id) is
+        rejected, naming both (or the load fails, when strict), and the merge starts over
+        without it."""
         while True:
             clash = None
             packs = [(name, pack) for name, pack in self._registrations("darkroad_content") if pack]
@@ -124,19 +134,38 @@ class Engine:
                     else:
                         kinds[step.kind] = name
                         steps.append((name, step))
+            bots: list[tuple[str, Bot]] = []
+            bot_owner: dict[str, str] = {}
+            for name, result in self._registrations("darkroad_bots"):
+                for bot in result or ():
+                    if not isinstance(bot, Bot) or not bot.id:
+                        clash = clash or (name, f"darkroad_bots returned {bot!r}, not a Bot with an id")
+                    elif bot.id in bot_owner:
+                        clash = clash or (name, f"duplicate bot id {bot.id!r}: provided by both "
+                                                f"{bot_owner[bot.id]!r} and {name!r}")
+                    else:
+                        bot_owner[bot.id] = name
+                        bots.append((name, bot))
             if clash is None:
                 try:
                     content = Content.build(packs, comps)
                     if content.private_concern_cards:
                         private_concern.validate_cards(content)
-                    return content, steps
+                    return content, steps, bots
                 except ContentError as exc:
-                    raise PluginError(str(exc)) from exc
+                    if not exc.plugin:
+                        raise PluginError(str(exc)) from exc
+                    clash = (exc.plugin, str(exc))
             self.plugins.reject(*clash)
 
     @classmethod
     def load(cls, exclude: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (), strict: bool = False) -> Engine:
-        """Build an engine from the installed ``darkroad`` entry points (plus ``extra``)."""
+        """Build an engine from the installed ``darkroad`` entry points (plus ``extra``).
+
+        A plugin that fails to load is skipped: ``engine.plugins.failed`` maps its name to
+        the reason, and each is logged (logger ``darkroad.core``, warning). With ``strict``
+        the load raises :class:`PluginError` instead.
+        """
         return cls(make_plugin_manager(exclude=exclude, extra=extra, strict=strict))
 
     # -- catalogue ---------------------------------------------------------------------
@@ -159,7 +188,7 @@ class Engine:
         comps = self.content.components
         for b in config.buildings:
             if b not in comps:
-                raise UnknownComponent(f"unknown building {b!r}")
+                raise UnknownComponent(f"unknown building {b!r}{self.failed_hint(b)}")
             if comps[b].kind != "building":
                 raise BadConfig(f"{b!r} is a {comps[b].kind}, not a building")
         if config.buildings:
@@ -171,12 +200,22 @@ class Engine:
                 raise BadConfig("at most one side of each double-sided building tile can be used in a game")
         for c in config.companions:
             if c not in comps or comps[c].kind != "companion":
-                raise UnknownComponent(f"unknown companion {c!r}")
+                raise UnknownComponent(f"unknown companion {c!r}{self.failed_hint(c)}")
         unknown = set(config.variants) - {"drafting", "advanced_deeds"}
         if unknown:
             raise BadConfig(f"unknown variants {sorted(unknown)}")
         if len(self.content.of_kind("building")) < BUILDING_SPACES:
             raise BadConfig("this installation has fewer than 4 buildings")
+
+    def failed_hint(self, component: str) -> str:
+        """Why ``component`` may be unknown: the plugins that failed to load (the one named
+        like it, when there is one), as the end of an error message."""
+        failed = self.plugins.failed
+        if not failed:
+            return ""
+        named = [n for n in failed if n.replace("-", "_") == component or component in n.replace("-", "_")]
+        shown = named or sorted(failed)
+        return "; " + "; ".join(f"plugin {n!r} failed to load: {failed[n]}" for n in shown)
 
     def choose_buildings(self, ctx: Ctx) -> list[str]:
         cfg = ctx.game.config
@@ -209,6 +248,11 @@ class Engine:
             return kind in self.steps
         loaded = self.plugins.plugins.get(step.plugin)
         return bool(loaded and loaded.builtin)
+
+    def step_plugin(self, kind: str) -> str | None:
+        """The plugin providing step ``kind`` (``None`` for the core's steps)."""
+        step = self._run_steps.get(kind)
+        return step.plugin if isinstance(step, PluginStep) else None
 
     def base_game(self, kind: str) -> list[Component]:
         """Components of ``kind`` a game uses unless told otherwise: those of the built-in
@@ -344,6 +388,7 @@ class Engine:
         if not self._is_step_option(game, task, step, action):
             self._check_legal(game, task, step, action)
         ctx = Ctx(self, game)
+        ctx.emit("answered", action.seat, private=True, decision=action.type, option=action.option)
 
         def run() -> None:
             if action.type == "companion":
@@ -469,6 +514,10 @@ class Engine:
         game = self.serde.loads(blob)
         missing = [n for n in game.config.plugins if n not in self.plugins.plugins]
         if missing:
+            failed = [n for n in missing if n in self.plugins.failed]
+            if failed:
+                raise MissingPlugin("this game needs " + "; ".join(
+                    f"plugin {n!r}, which failed to load on this server: {self.plugins.failed[n]}" for n in failed))
             raise MissingPlugin(f"this game needs plugin(s) {missing}, which are not installed")
         return game
 

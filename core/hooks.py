@@ -30,15 +30,10 @@ Check = Callable[[Any], bool]
 
 
 def impls_of(pm: pluggy.PluginManager, name: str) -> list[Impl]:
-    """The implementations of hook ``name`` in calling order."""
+    """The implementations of hook ``name`` in calling order (wrappers were refused at
+    load: :func:`~darkroad.core.plugins.invalid_plugins`)."""
     caller = getattr(pm.hook, name)
-    out = []
-    for impl in reversed(caller.get_hookimpls()):
-        if impl.hookwrapper or impl.wrapper:
-            raise PluginError(f"plugin {impl.plugin_name!r}: darkroad hooks do not support wrappers ({name})",
-                              plugin=impl.plugin_name)
-        out.append((impl.plugin_name, impl.function, tuple(impl.argnames)))
-    return out
+    return [(impl.plugin_name, impl.function, tuple(impl.argnames)) for impl in reversed(caller.get_hookimpls())]
 
 
 def is_int(v: Any) -> bool:

@@ -7,9 +7,9 @@ results of a non-firstresult hook arrive.
 
 Two families:
 
-* **Registration hooks** contribute content (card data) and components (buildings,
-  companions, steeds, deeds, wagon upgrades) and extra engine steps. Called once when
-  the :class:`~darkroad.core.engine.Engine` is built.
+* **Registration hooks** contribute content (card data), components (buildings,
+  companions, steeds, deeds, wagon upgrades), extra engine steps and bots. Called once
+  when the :class:`~darkroad.core.engine.Engine` is built.
 * **Rule-point hooks** are called by the engine at fixed moments of a turn. They
   receive ``ctx`` (a :class:`~darkroad.core.context.Ctx`: the game being changed plus
   the operations a rule may use: gain, pay, push steps, emit events, roll dice) and the
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from .bots import Bot
     from .content import Component
     from .context import Ctx
     from .state import Task
@@ -43,7 +44,8 @@ def darkroad_content() -> Mapping[str, Any] | None:
 
     Called once when the engine is built. Return a dict in the format documented in
     :mod:`darkroad.core.content`, or ``None``. Packs of all plugins are merged; a
-    duplicate id fails the load, naming both plugins.
+    duplicate id, a malformed pack or a broken cross-reference skips the plugin at fault
+    (the later one of a clash), naming both (a strict load fails).
     """
 
 
@@ -53,8 +55,8 @@ def darkroad_components() -> Sequence[Component] | None:
 
     Called once when the engine is built. Return a list of
     :class:`~darkroad.core.content.Component` (``kind``, ``id``, ``name``, ``text``,
-    ``data``); the engine fills in ``plugin``. A duplicate component id fails the load,
-    naming both plugins.
+    ``data``); the engine fills in ``plugin``. A duplicate component id skips the later
+    plugin, naming both (a strict load fails).
     """
 
 
@@ -63,8 +65,20 @@ def darkroad_steps() -> Sequence[Step] | None:
     """Contribute engine steps (automatic steps or decisions) a component pushes.
 
     Called once when the engine is built. Return a list of
-    :class:`~darkroad.core.steps.Step` instances, each with a unique ``kind``; a
-    component pushes them with ``ctx.push(kind, seat, **data)``.
+    :class:`~darkroad.core.steps.Step` instances, each with a unique ``kind`` (a
+    duplicate skips the later plugin); a component pushes them with
+    ``ctx.push(kind, seat, **data)``.
+    """
+
+
+@hookspec
+def darkroad_bots() -> Sequence[Bot] | None:
+    """Contribute bots: computer players that choose one of a seat's legal actions.
+
+    Called once when the engine is built. Return a list of
+    :class:`~darkroad.core.bots.Bot` instances, each with a unique ``id`` (a duplicate
+    skips the later plugin); the engine lists them in ``engine.bots`` and
+    ``darkroad simulate --bot <id>`` seats them.
     """
 
 

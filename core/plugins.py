@@ -1,15 +1,21 @@
 """The plugin manager factory (no global manager: every engine builds its own).
 
 Plugins arrive through the ``darkroad`` entry-point group, the base game's components
-exactly like a fan's. Loading validates: unknown hook implementations fail
-(``check_pending``), duplicate component ids fail naming both plugins (in
-:meth:`Content.build`), and a plugin that fails to import is reported and skipped
-(or fails the load when ``strict``).
+exactly like a fan's. Loading validates each plugin; one that fails is skipped and
+recorded in :attr:`PluginSet.failed` with the reason (or, when ``strict``, the load
+raises :class:`PluginError`). Here: a plugin that fails to import, implements a hook that
+does not exist (with a did-you-mean), implements one as a wrapper (darkroad calls hooks
+one implementation at a time, :mod:`hooks`), or defines a ``darkroad_*`` function without
+``@hookimpl`` (pluggy would silently ignore it). The :class:`~darkroad.core.engine.Engine`
+then rejects, the same way, a plugin whose registration raises, returns the wrong thing
+or reuses an id, step kind or bot id another plugin already has.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata as md
+import inspect
 from collections.abc import Iterable
 from typing import Any
 
@@ -94,14 +100,44 @@ def make_plugin_manager(
         pm.register(obj, name=name)
         out.plugins[name] = LoadedPlugin(name=name, version=str(getattr(obj, "__version__", "0")),
                                          module=getattr(obj, "__name__", name), dist="", builtin=False)
-    # An implementation of a hook that does not exist is an error, not a silent no-op;
-    # the plugin is named and skipped (or the load fails, when strict).
-    unknown: dict[str, list[str]] = {}
-    for hook_name, caller in sorted(vars(pm.hook).items()):
-        if isinstance(caller, pluggy.HookCaller) and not caller.has_spec():
-            for impl in caller.get_hookimpls():
-                unknown.setdefault(impl.plugin_name, []).append(hook_name)
-    for name, hooks in sorted(unknown.items()):
-        out.reject(name, f"implements unknown hook(s) {hooks}")
+    for name, reason in sorted(invalid_plugins(pm).items()):
+        out.reject(name, reason)
     pm.check_pending()
     return out
+
+
+def invalid_plugins(pm: pluggy.PluginManager) -> dict[str, str]:
+    """Plugin name -> why it cannot be used as it is: hooks that do not exist, wrappers,
+    ``darkroad_*`` functions without ``@hookimpl``. Each would otherwise fail later, at
+    every call (or never run at all)."""
+    specs = hookspecs.spec_names()
+    problems: dict[str, list[str]] = {}
+    for hook_name, caller in sorted(vars(pm.hook).items()):
+        if not isinstance(caller, pluggy.HookCaller):
+            continue
+        for impl in caller.get_hookimpls():
+            if not caller.has_spec():
+                problems.setdefault(impl.plugin_name, []).append(f"implements unknown hook {hook_name}"
+                                                                 + did_you_mean(hook_name, specs))
+            elif impl.hookwrapper or impl.wrapper:
+                problems.setdefault(impl.plugin_name, []).append(
+                    f"implements {hook_name} as a wrapper (darkroad hooks do not support wrapper=True or "
+                    "hookwrapper=True: implement it as a plain function)")
+    for name, plugin in pm.list_name_plugin():
+        for attr in sorted(dir(plugin)):
+            if not attr.startswith("darkroad_"):
+                continue
+            if callable(inspect.getattr_static(plugin, attr, None)) and pm.parse_hookimpl_opts(plugin, attr) is None:
+                problems.setdefault(name, []).append(
+                    f"defines {attr} without @hookimpl, so darkroad would never call it "
+                    "(decorate it with darkroad.core.hookimpl)" + ("" if attr in specs else did_you_mean(attr, specs)))
+    return {name: "; ".join(found) for name, found in problems.items()}
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """`` (did you mean darkroad_x?)`` for the closest known hook name, or nothing (the
+    names are compared without their common ``darkroad_`` prefix)."""
+    prefix = "darkroad_"
+    close = difflib.get_close_matches(name.removeprefix(prefix), [k.removeprefix(prefix) for k in known], n=1,
+                                      cutoff=0.6)
+    return f" (did you mean {prefix}{close[0]}?)" if close else ""

@@ -837,7 +837,8 @@ def validate_cards(content: Content) -> None:
     towns, goods = set(content.towns), set(content.good_ids)
     for cid, card in content.private_concern_cards.items():
         def bad(msg: str, cid: str = cid) -> NoReturn:
-            raise ContentError(f"private concern card {cid!r}: {msg}")
+            raise ContentError(f"private concern card {cid!r}: {msg}",
+                               plugin=content.owners.get(("private_concern_card", cid), ""))
 
         plan = card.get("planning")
         if not isinstance(plan, Mapping) or not _int_in(plan.get("space"), 0, SPACES - 1):

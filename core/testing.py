@@ -13,12 +13,13 @@ a client would.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 
 from .actions import Action
+from .bots import Bot
 from .context import Ctx
 from .engine import Engine
 from .hooks import is_bool
@@ -129,15 +130,23 @@ class Table:
         return ev
 
     def play(self, until: Callable[[Table], bool] = lambda t: t.game.finished, seed: int = 0,
-             policy: Callable[[list[Action], random.Random], Action] | None = None, limit: int = 100_000) -> None:
-        """Play random (or ``policy``) legal actions until ``until(self)`` holds."""
+             policy: Callable[[list[Action], random.Random], Action] | None = None, limit: int = 100_000,
+             bots: Sequence[Bot] = ()) -> None:
+        """Play random (or ``policy``) legal actions until ``until(self)`` holds; with
+        ``bots``, seat ``s`` plays ``bots[s % len(bots)]`` (e.g. ``engine.bots["greedy"]``)."""
         r = random.Random(seed)
         for _ in range(limit):
             if until(self) or self.game.finished:
                 return
             seat = r.choice(self.awaiting)
             legal = self.legal(seat)
-            self.apply(policy(legal, r) if policy else r.choice(legal))
+            if bots:
+                action = bots[seat % len(bots)].choose(self.engine, self.game, seat, legal)
+                if action not in legal:
+                    raise AssertionError(f"bot {bots[seat % len(bots)].id!r} answered {action}, not a legal action")
+            else:
+                action = policy(legal, r) if policy else r.choice(legal)
+            self.apply(action)
         raise AssertionError("play limit reached")
 
     # -- arranging -------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Balance report: win rates by steed, starting hero and building over greedy-bot games.
 
-    python scripts/balance.py [--games 2000] [--players 4] [--workers 2] [--output docs/balance.md]
+    python scripts/balance.py [--games 2000] [--players 4] [--workers 2] [--bot greedy] [--output docs/balance.md]
+
+``--bot`` is the id of any installed bot (``darkroad plugins --all`` lists them).
 
 Plays the games in parallel worker processes (each loads its own engine), merges the
 results and writes a Markdown report with one table per component kind. A component
@@ -19,8 +21,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from darkroad.api.simulation import GameResult, UnknownBot, play_game, seat_bots, summarise
 from darkroad.core import Engine, GameConfig
-from darkroad.core.bots import BOTS, GameResult, play_game, summarise
 
 LIMIT = 1.5
 
@@ -28,11 +30,9 @@ LIMIT = 1.5
 def _play(args: tuple[int, int, int, str]) -> list[GameResult]:
     start, count, players, bot = args
     engine = Engine.load()
-    out = []
-    for seed in range(start, start + count):
-        bots = [BOTS[bot](seed * 10 + k) for k in range(players)]
-        out.append(play_game(engine, GameConfig(players=players, seed=seed, random_buildings=True), bots))
-    return out
+    bots = seat_bots(engine, [bot] * players)
+    return [play_game(engine, GameConfig(players=players, seed=seed, random_buildings=True), bots)
+            for seed in range(start, start + count)]
 
 
 def run(games: int, players: int, workers: int, bot: str, seed: int) -> dict[str, Any]:
@@ -90,11 +90,15 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--bot", default="greedy", choices=sorted(BOTS))
+    ap.add_argument("--bot", default="greedy", help="the id of an installed bot (default: greedy)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--output", type=Path, default=Path("docs/balance.md"))
     ap.add_argument("--json", type=Path, help="also write the raw summary here")
     args = ap.parse_args()
+    try:
+        seat_bots(Engine.load(), [args.bot])
+    except UnknownBot as exc:
+        ap.error(exc.reason)
     summary = run(args.games, args.players, args.workers, args.bot, args.seed)
     args.output.write_text(report(summary, args) + "\n", encoding="utf-8")
     if args.json:

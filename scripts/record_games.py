@@ -3,6 +3,7 @@
     python scripts/record_games.py                      # re-record tests/data/recorded_games.json.gz
     python scripts/record_games.py --compare OLD.json.gz   # how the current engine plays an old corpus
     python scripts/record_games.py --refresh-state      # state digests only (same play, new representation)
+    python scripts/record_games.py --refresh-added-events answered   # a new event type, nothing else changed
 
 The format, the digests and when to re-record: ``tests/recorded_games.py``.
 """

@@ -23,7 +23,10 @@ seeded random player or the greedy bot, per seat; only needed to re-record),
 A change of the state's *representation* alone (a field moved or renamed, nothing
 played differently) changes ``state_sha256`` only. ``--refresh-state`` then rewrites
 those digests, and only those, after checking that every game still replays with the
-same events, scores and winners.
+same events, scores and winners. A new event type added to the log (nothing else played
+differently) changes ``events``, ``events_sha256`` and ``state_sha256`` (the state counts
+its events); ``--refresh-added-events TYPE`` rewrites them after checking that, leaving
+those events out, every game replays to the recorded digests.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from darkroad.core import Engine, Game, GameConfig
+import attrs
+
+from darkroad.core import Engine, Event, Game, GameConfig
 from darkroad.core.actions import Action
 from darkroad.core.errors import DarkroadError
 
@@ -76,19 +81,18 @@ def game_plan(index: int, seed: int = SEED) -> tuple[GameConfig, list[str]]:
     return config, policy
 
 
-def _bots(policy: Sequence[str], seed: int) -> list[Any]:
-    from darkroad.core.bots import GreedyBot
-
+def _bots(engine: Engine, policy: Sequence[str], seed: int) -> list[Any]:
+    """Per seat: the installed greedy bot, or a seeded random player."""
     out: list[Any] = []
     for seat, name in enumerate(policy):
-        out.append(GreedyBot(seed * 10 + seat) if name == "greedy" else random.Random(seed * 10 + seat))
+        out.append(engine.bots["greedy"] if name == "greedy" else random.Random(seed * 10 + seat))
     return out
 
 
 def play(engine: Engine, config: GameConfig, policy: Sequence[str]) -> list[Action]:
     """Play a game with ``policy`` and return its actions."""
     game, _ = engine.create(_fresh(config))
-    bots = _bots(policy, config.seed)
+    bots = _bots(engine, policy, config.seed)
     actions = []
     while not game.finished:
         awaiting = engine.awaiting(game)
@@ -119,14 +123,25 @@ class Diverged(Exception):
         self.index = index
 
 
-def replay(engine: Engine, config: GameConfig, actions: Sequence[Action]) -> dict[str, Any]:
-    """Replay ``actions`` and return the final digest; raises :class:`Diverged`."""
+def replay(engine: Engine, config: GameConfig, actions: Sequence[Action],
+           without: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Replay ``actions`` and return the final digest; raises :class:`Diverged`.
+
+    ``without``: event types left out of the event digest, the others numbered as if they
+    had never been emitted (how the log looked before those events were added)."""
     game, events = engine.create(_fresh(config))
     sha = hashlib.sha256()
     count = 0
-    for e in events:
-        sha.update(engine.encode(e) + b"\n")
-        count += 1
+
+    def digest(events: Sequence[Event]) -> None:
+        nonlocal count
+        for e in events:
+            if e.type in without:
+                continue
+            sha.update(engine.encode(attrs.evolve(e, n=count) if without else e) + b"\n")
+            count += 1
+
+    digest(events)
     for i, action in enumerate(actions):
         if game.finished:
             raise Diverged(i, "the game is already over")
@@ -134,9 +149,7 @@ def replay(engine: Engine, config: GameConfig, actions: Sequence[Action]) -> dic
             events = engine.apply(game, action)
         except DarkroadError as exc:
             raise Diverged(i, f"{action.type}/{action.option} by seat {action.seat}: {exc}") from exc
-        for e in events:
-            sha.update(engine.encode(e) + b"\n")
-            count += 1
+        digest(events)
     if not game.finished:
         raise Diverged(len(actions), f"the game is not over after the recorded actions ({engine.decision(game)})")
     return final(engine, game, count, sha.hexdigest())
@@ -257,6 +270,25 @@ def refresh_state(engine: Engine, data: dict[str, Any]) -> int:
     return changed
 
 
+def refresh_added_events(engine: Engine, data: dict[str, Any], added: frozenset[str]) -> int:
+    """Rewrite the event and state digests of games whose play is unchanged except for new
+    events of the types ``added``: without them, the events replay to the recorded digest,
+    with the same scores, winners, version and round. Refuse (SystemExit) otherwise."""
+    changed = 0
+    for i, rec in enumerate(data["games"]):
+        config, actions = decode_game(engine, rec)
+        before = replay(engine, config, actions, without=added)
+        same = {k: v for k, v in before.items() if k != "state_sha256"}
+        want = {k: v for k, v in rec["final"].items() if k != "state_sha256"}
+        if same != want:
+            raise SystemExit(f"game {i} plays differently, beyond the added events {sorted(added)}: re-record instead")
+        now = replay(engine, config, actions)
+        if now != rec["final"]:
+            rec["final"] = now
+            changed += 1
+    return changed
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=GAMES)
@@ -267,12 +299,21 @@ def main(argv: Sequence[str] | None = None) -> None:
                       help="compare a recorded corpus with the current engine (writes nothing)")
     mode.add_argument("--refresh-state", action="store_true",
                       help="rewrite only the state digests of --output (the games must play identically)")
+    mode.add_argument("--refresh-added-events", metavar="TYPE[,TYPE]",
+                      help="rewrite the event and state digests of --output after new event types were added "
+                           "(the games must play identically without them)")
     args = ap.parse_args(argv)
     engine = Engine.load(strict=True)
     t0 = time.perf_counter()
     if args.compare:
         report = compare(engine, load(args.compare))
         print(json.dumps(report, indent=1))
+        return
+    if args.refresh_added_events:
+        data = load(args.output)
+        n = refresh_added_events(engine, data, frozenset(args.refresh_added_events.split(",")))
+        save(data, args.output)
+        print(f"{n} game digest(s) rewritten in {args.output}", file=sys.stderr)
         return
     if args.refresh_state:
         data = load(args.output)

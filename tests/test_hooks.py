@@ -15,7 +15,7 @@ import importlib.util
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -191,7 +191,7 @@ def test_table_records_the_hook_calls() -> None:
 
 def test_hook_darkroad_content() -> None:
     """Called once when the engine is built; packs of all plugins are merged; a duplicate
-    id fails the load, naming both plugins; ``None`` contributes nothing."""
+    id skips the later plugin, naming both (a strict load fails); ``None`` contributes nothing."""
     base = Engine.load()
     engine = Engine.load(extra=[RECORDER])
     call = only(recorder.calls("darkroad_content"))
@@ -209,8 +209,13 @@ def test_hook_darkroad_content() -> None:
 
     dup = Provides(content={"commissions": [{"id": recorder.COMMISSION, "town": "farglen",
                                               "requests": ["potion"]}]})
+    skipped = Engine.load(extra=[RECORDER, ("dup", dup)])
+    assert skipped.content.commissions[recorder.COMMISSION].town == "northbreak"  # the first one's
+    assert "dup" not in skipped.plugins.plugins and skipped.pm.get_plugin("dup") is None
+    reason = skipped.plugins.failed["dup"]
+    assert recorder.COMMISSION in reason and "'recorder'" in reason and "'dup'" in reason
     with pytest.raises(errors.PluginError) as exc:
-        Engine.load(extra=[RECORDER, ("dup", dup)])
+        Engine.load(extra=[RECORDER, ("dup", dup)], strict=True)
     assert recorder.COMMISSION in str(exc.value)
     assert "'recorder'" in str(exc.value) and "'dup'" in str(exc.value)
 
@@ -285,6 +290,36 @@ def test_hook_darkroad_steps() -> None:
 
 
 # -- setup ---------------------------------------------------------------------------------------
+
+
+def test_hook_darkroad_bots() -> None:
+    """Called once when the engine is built; the bots are listed by id with their plugin;
+    ``darkroad simulate`` seats them; a duplicate id or a non-Bot skips the later plugin
+    (a strict load fails)."""
+    from darkroad.api.simulation import simulate
+
+    engine = Engine.load(extra=[RECORDER])
+    assert only(recorder.calls("darkroad_bots")).kwargs == {}
+    assert isinstance(engine.bots["test_first"], recorder.FirstBot)
+    assert engine.bot_plugins["test_first"] == "recorder"
+    assert {"random", "greedy"} <= set(engine.bots)  # the base game's, from their own plugins
+
+    t = new_table()
+    legal = t.legal(0)
+    assert t.engine.bots["test_first"].choose(t.engine, t.game, 0, legal) == legal[0]
+    out = simulate(engine, 1, 2, seed=5, bots=["test_first", "random"])
+    assert out["completed"] == 1 and set(out["win_rate_by_bot"]) == {"test_first", "random"}
+
+    class Again(recorder.FirstBot):
+        pass
+
+    with pytest.raises(errors.PluginError, match="test_first"):
+        Engine.load(extra=[RECORDER, ("again", SimpleNamespace(darkroad_bots=hookimpl(lambda: [Again()])))],
+                    strict=True)
+    skipped = Engine.load(extra=[RECORDER, ("again", SimpleNamespace(darkroad_bots=hookimpl(lambda: [Again()])))])
+    assert "'recorder'" in skipped.plugins.failed["again"] and type(skipped.bots["test_first"]) is recorder.FirstBot
+    nonsense = Engine.load(extra=[("nonsense", SimpleNamespace(darkroad_bots=hookimpl(lambda: ["greedy"])))])
+    assert "not a Bot" in nonsense.plugins.failed["nonsense"]
 
 
 def test_hook_darkroad_setup() -> None:

@@ -649,12 +649,14 @@ def test_broken_card_fails_at_load():
         data = {**pack(), "private_concern_cards": [broken]}
         plugin = SimpleNamespace(darkroad_content=hookimpl(lambda data=data: data))
         with pytest.raises(PluginError, match="private concern card"):
-            Engine.load(exclude=["basegame"], extra=[("broken-pack", plugin)])
+            Engine.load(exclude=["basegame"], extra=[("broken-pack", plugin)], strict=True)
+        skipped = Engine.load(exclude=["basegame"], extra=[("broken-pack", plugin)])
+        assert "private concern card" in skipped.plugins.failed["broken-pack"]
 
 
 def test_simulate_solo(engine):
     """``simulate`` with players=1 plays solo games against the Private Concern."""
-    from darkroad.core.bots import simulate
+    from darkroad.api.simulation import simulate
 
     out = simulate(engine, 2, 1, seed=3, bots=["random"])
     assert out["completed"] == 2 and 0 <= out["private_concern_win_rate"] <= 1

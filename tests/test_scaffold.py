@@ -296,8 +296,91 @@ def test_a_real_pip_install(tmp_path: Path) -> None:
     assert tests.returncode == 0, tests.stdout + tests.stderr
 
 
-@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
+# ruff and mypy are installed next to this Python (the test extras), which may not be on PATH.
+BIN = os.path.dirname(sys.executable)
+
+
+@pytest.mark.skipif(shutil.which("ruff", path=BIN) is None, reason="ruff is not installed")
 def test_the_generated_code_is_lint_clean(folder: Path) -> None:
-    done = subprocess.run(["ruff", "check", "--no-cache", "--isolated", "--line-length", "110", "--select",
+    done = subprocess.run([shutil.which("ruff", path=BIN) or "ruff", "check", "--no-cache", "--isolated", "--line-length", "110", "--select",
                            "E,F,W,I,B,UP,SIM", str(folder)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(shutil.which("mypy", path=BIN) is None, reason="mypy is not installed")
+@pytest.mark.parametrize("kind", ["building", "bot"])
+def test_the_generated_code_type_checks(tmp_path: Path, kind: str) -> None:
+    """A fan starts from code that passes ``mypy --strict`` (darkroad's own setting)."""
+    target, names = scaffold.scaffold(NAME, tmp_path / "pkg", kind=kind)
+    # darkroad as mypy sees an installed (typed, py.typed) copy: its packages under their
+    # names (the editable install maps the repository's folders with an import hook).
+    root = Path(__file__).resolve().parent.parent
+    dirs = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"]
+    for package, where in dirs.items():
+        link = tmp_path / "installed" / Path(*package.split("."))
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(root / where)
+    done = subprocess.run([shutil.which("mypy", path=BIN) or "mypy", "--strict", "--no-incremental",
+                           "--python-executable", sys.executable, "src", "tests"],
+                          cwd=target, env={**environment(target / "src"),
+                                           "MYPYPATH": os.pathsep.join([str(target / "src"), str(tmp_path / "installed")])},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# -- a bot --------------------------------------------------------------------------------------------------
+
+BOT_NAME, BOT_ID, BOT_PLUGIN, BOT_PACKAGE = "cautious-carl", "cautious_carl", "cautious-carl", "darkroad_cautious_carl"
+
+
+@pytest.fixture(scope="module")
+def bot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("scaffold-bot")
+    result = runner.invoke(cli.app, ["new-plugin", BOT_NAME, "--kind", "bot", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"bot {BOT_ID!r}" in result.output
+    return out / BOT_NAME
+
+
+def test_bot_files(bot_folder: Path) -> None:
+    project = tomllib.loads((bot_folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["entry-points"] == {"darkroad": {BOT_PLUGIN: f"{BOT_PACKAGE}.{BOT_ID}"}}
+    assert "bot" in project["description"]
+    module = (bot_folder / "src" / BOT_PACKAGE / f"{BOT_ID}.py").read_text(encoding="utf-8")
+    assert "class CautiousCarlBot(Bot):" in module and "darkroad_bots" in module
+
+
+def test_in_process_the_bot_plays(bot_folder: Path) -> None:
+    path = bot_folder / "src" / BOT_PACKAGE / f"{BOT_ID}.py"
+    spec = importlib.util.spec_from_file_location(f"{BOT_PACKAGE}.{BOT_ID}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    t = Table.new(players=2, seed=3, plugins=[(BOT_PLUGIN, module)])
+    bot = t.engine.bots[BOT_ID]
+    assert t.engine.bot_plugins[BOT_ID] == BOT_PLUGIN
+    t.play(bots=[bot])
+    assert t.game.finished
+    assert BOT_PLUGIN not in t.game.config.plugins  # a bot is no part of a game's rules
+
+
+def test_the_generated_bot_test_passes_once_installed(bot_folder: Path, tmp_path: Path) -> None:
+    env = fake_install(bot_folder, tmp_path / "site")
+    done = run_generated_tests(bot_folder, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    report = plugins_json(env)
+    assert {"kind": "bot", "id": BOT_ID, "name": "Cautious Carl", "plugin": BOT_PLUGIN,
+            "version": "0.1.0"} in report["components"]
+    done = run(["-m", "darkroad.api", "simulate", "--games", "1", "--players", "2", "--bot", f"{BOT_ID},random",
+                "--json"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(json.loads(done.stdout)["win_rate_by_bot"]) == {BOT_ID, "random"}
+
+
+def test_refuses_an_installed_bot_and_an_unknown_kind(tmp_path: Path) -> None:
+    with pytest.raises(ScaffoldError, match="a bot 'greedy' is already installed"):
+        scaffold.scaffold("greedy", tmp_path, kind="bot", taken_bots=["greedy", "random"])
+    result = runner.invoke(cli.app, ["new-plugin", "thing", "--kind", "steed", "--output", str(tmp_path)])
+    assert result.exit_code == 2 and "--kind" in result.output
+    assert list(tmp_path.iterdir()) == []

@@ -123,7 +123,7 @@ def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, c
         return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
 
     monkeypatch.setattr(md, "entry_points", with_broken)
-    with caplog.at_level("WARNING", logger="darkroad.api"):
+    with caplog.at_level("WARNING", logger="darkroad.core"):
         create_app(Settings())
     assert "'broken-fan' failed to load and is skipped" in caplog.text
     with pytest.raises(errors.PluginError, match="broken-fan"):

@@ -15,7 +15,8 @@ Registration hooks always contribute:
   decision), the loyal fan companion ``"test_familiar"`` (one card,
   ``"test_familiar-1"``: gain 3 coins / gain 1 prestige, each for 1 blazing quartz that
   stays on the card) and the deed ``"test_deed"``;
-* the step ``"test_tower_bell"``.
+* the step ``"test_tower_bell"``;
+* the bot ``"test_first"`` (always the first legal action).
 
 Rule-point hooks answer only when the game asks them to: a hook answers when its name is
 in ``ctx.game.board.extra["_test_hooks"]`` (see :func:`ask`). A game that does not ask
@@ -33,8 +34,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from darkroad.core import Choice, Component, Ctx, Game, Task, hookimpl
-from darkroad.core.steps import Option, Step
+from darkroad.core import Action, Bot, Choice, Component, Ctx, Engine, Game, Option, Step, Task, hookimpl
 
 __version__ = "0.0.1"
 
@@ -162,6 +162,23 @@ def darkroad_components() -> Sequence[Component] | None:
 @recorded
 def darkroad_steps() -> Sequence[Step] | None:
     return [TowerBell()]
+
+
+class FirstBot(Bot):
+    """Always the first legal action (a predictable bot for tests)."""
+
+    id = "test_first"
+    name = "First"
+    text = "Always answers with the first legal action."
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        return legal[0]
+
+
+@hookimpl
+@recorded
+def darkroad_bots() -> Sequence[Bot] | None:
+    return [FirstBot()]
 
 
 # -- setup ---------------------------------------------------------------------------------

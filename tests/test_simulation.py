@@ -1,0 +1,157 @@
+"""``darkroad simulate`` and the bots (issue 12): the bots are plugins, seated by id; a
+simulation reports how the components were used and which plugins were skipped; every
+decision's answer is in the event log."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from darkroad.api import cli
+from darkroad.api.simulation import GameResult, UnknownBot, play_game, seat_bots, simulate
+from darkroad.core import Engine, GameConfig
+from darkroad.testing import Table
+
+runner = CliRunner()
+
+
+def test_the_base_game_bots_are_plugins(engine: Engine) -> None:
+    assert set(engine.bots) >= {"random", "greedy"}
+    assert engine.bot_plugins["random"] == "bot-random" and engine.bot_plugins["greedy"] == "bot-greedy"
+    assert engine.plugins.plugins["bot-greedy"].builtin
+    report = json.loads(runner.invoke(cli.app, ["plugins", "--all", "--json"]).stdout)
+    bots = {c["id"]: c for c in report["components"] if c["kind"] == "bot"}
+    assert bots["greedy"] == {"kind": "bot", "id": "greedy", "name": "Greedy", "plugin": "bot-greedy",
+                              "version": engine.plugins.plugins["bot-greedy"].version}
+    assert "random" in bots
+
+
+@pytest.mark.parametrize("bot", ["random", "greedy"])
+def test_a_bot_is_a_function_of_the_game_state(engine: Engine, bot: str) -> None:
+    """The same position gives the same answer, from the same bot object or another
+    process's (a fresh engine): nothing is kept between calls."""
+    t = Table.new(players=3, seed=4, engine=engine)
+    t.play(until=lambda t: t.game.version >= 40, seed=4)
+    seat = t.awaiting[0]
+    legal = t.legal(seat)
+    first = engine.bots[bot].choose(engine, t.game, seat, legal)
+    assert first in legal
+    other = Engine.load()
+    assert [engine.bots[bot].choose(engine, t.game, seat, legal) for _ in range(3)] == [first] * 3
+    assert other.bots[bot].choose(other, other.copy(t.game), seat, legal) == first
+
+
+def test_games_of_bots_replay_identically(engine: Engine) -> None:
+    def play() -> list[tuple[str, int, str]]:
+        t = Table.new(players=2, seed=9, engine=engine)
+        t.play(bots=[engine.bots["greedy"], engine.bots["random"]], seed=9)
+        return [(e.type, e.n, json.dumps(e.data, sort_keys=True)) for e in t.events]
+
+    assert play() == play()
+
+
+def test_a_repeatable_choice_ends(engine: Engine) -> None:
+    """The greedy bot values each trade at the Guildmaster's Mansion as if it were the
+    last: it never trades in circles (seed 11 traded forever when it did not)."""
+    bots = seat_bots(engine, ["greedy"] * 4)
+    result = play_game(engine, GameConfig(players=4, seed=11, random_buildings=True), bots, max_steps=3000)
+    assert result.completed, result.error
+    assert "guildmasters_mansion" in result.buildings
+
+
+def test_unknown_bots_are_refused_listing_the_installed_ones(engine: Engine) -> None:
+    with pytest.raises(UnknownBot, match=r"unknown bot\(s\) \['nope'\]; installed bots: greedy, random"):
+        simulate(engine, 1, 2, bots=["random", "nope"])
+    result = runner.invoke(cli.app, ["simulate", "--games", "1", "--bot", "random,nope"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())
+    assert "Invalid value for --bot: unknown bot(s) ['nope']; installed bots: greedy, random" in said
+
+
+def test_usage_is_reported(engine: Engine) -> None:
+    """Activations per building over the games it was in play, answers per option of every
+    plugin decision, companion abilities triggered; fan companions join with ``companions``."""
+    out = simulate(engine, 4, 2, seed=1, bots=["random"], companions=["snow_owl"])
+    assert out["completed"] == 4 and out["skipped_plugins"] == {}
+    activations = out["activations_by_building"]
+    assert sum(v["games"] for v in activations.values()) == 4 * 4  # 4 buildings in each game
+    assert all(v["per_game"] == round(v["activations"] / v["games"], 2) for v in activations.values())
+    answers = out["answers_by_decision"]
+    assert "plan" not in answers and "move" not in answers  # the core's own decisions are not plugins'
+    assert all(engine.step_plugin(kind) for kind in answers)
+    assert any(k.startswith("snow_owl:") for k in out["companion_uses"])
+    without = simulate(engine, 4, 2, seed=1, bots=["random"])
+    assert not any(k.startswith("snow_owl:") for k in without["companion_uses"])
+
+
+def test_answers_and_activations_are_counted(engine: Engine) -> None:
+    """The counts of a game are those of the same game played by hand (bots answer alike)."""
+    config = GameConfig(players=2, seed=2, buildings=["guildmasters_mansion", "oracle_of_lumi",
+                                                      "blazing_quartz_mine", "yedls_workshop"])
+    bots = seat_bots(engine, ["greedy", "random"])
+    result = play_game(engine, config, bots)
+    assert isinstance(result, GameResult) and result.completed
+    game, _ = engine.create(GameConfig(players=2, seed=2, buildings=list(config.buildings)))
+    answers: dict[str, Counter[str]] = {}
+    activations: Counter[str] = Counter()
+    while not game.finished:
+        seat = engine.awaiting(game)[0]
+        action = bots[seat].choose(engine, game, seat, engine.legal_actions(game, seat))
+        if action.type != "companion" and engine.step_plugin(action.type):
+            answers.setdefault(action.type, Counter())[action.option] += 1
+        for e in engine.apply(game, action):
+            if e.type == "activated" and e.data["what"] == "building":
+                activations[e.data["target"]] += 1
+    assert answers and activations
+    assert result.answers == {k: dict(v) for k, v in answers.items()}
+    assert result.activations == dict(activations)
+
+
+def test_the_cli_prints_usage_and_the_skipped_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata as md
+
+    broken = md.EntryPoint(name="broken-fan", value="darkroad_no_such_module", group="darkroad")
+    real = md.entry_points
+
+    def with_broken(**kw: object) -> object:
+        found = real(**kw)  # type: ignore[arg-type]
+        return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
+
+    monkeypatch.setattr(md, "entry_points", with_broken)
+    result = runner.invoke(cli.app, ["simulate", "--games", "2", "--players", "2", "--seed", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "plugin 'broken-fan' failed to load and was skipped: ModuleNotFoundError" in result.stderr
+    out = json.loads(result.stdout)
+    assert out["skipped_plugins"] == {"broken-fan": "ModuleNotFoundError: No module named 'darkroad_no_such_module'"}
+    table = runner.invoke(cli.app, ["simulate", "--games", "4", "--players", "2", "--seed", "1"])
+    assert table.exit_code == 0
+    shown = " ".join(table.stdout.split())  # a narrow table wraps its title
+    for title in ("activations by building", "answers to plugin decisions", "companion abilities triggered"):
+        assert title in shown
+
+
+def test_unknown_fan_companion_is_a_usage_error() -> None:
+    result = runner.invoke(cli.app, ["simulate", "--games", "1", "--companions", "glow_moth"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())
+    assert "Invalid value for --companions: unknown companion 'glow_moth'" in said
+
+
+def test_every_answer_is_in_the_event_log(engine: Engine) -> None:
+    """The seat sees which option it chose (a private ``answered`` event first), the other
+    seats do not (the option may name a secret, such as the deed kept)."""
+    t = Table.new(players=2, seed=5, engine=engine)
+    kinds: Counter[str] = Counter()
+    for _ in range(60):
+        seat = t.awaiting[0]
+        action = t.legal(seat)[-1]
+        events = t.apply(action)
+        first = events[0]
+        assert (first.type, first.seat, first.private_to) == ("answered", seat, seat)
+        assert first.data == {"decision": action.type, "option": action.option}
+        assert not engine.visible(first, 1 - seat) and not engine.visible(first, None)
+        kinds[action.type] += 1
+    assert len(kinds) > 3
