@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.types import Scope
 
 from darkroad.api.catalog import CatalogController, catalog_body
 from darkroad.api.docs import DocsController
@@ -17,6 +18,7 @@ from darkroad.api.metrics import Metrics, MetricsMiddleware
 from darkroad.api.openapi import openapi_config
 from darkroad.api.operations import OperationsController
 from darkroad.api.problems import problem_details_plugin
+from darkroad.api.ratelimit import RateLimiter, RateLimitMiddleware
 from darkroad.api.redis_store import RedisStore
 from darkroad.api.service import GameService
 from darkroad.api.settings import Settings
@@ -57,6 +59,11 @@ def _store(state: State) -> GameStore:
     return _service(state).store
 
 
+def _limiter(scope: Scope) -> RateLimiter | None:
+    limiter: RateLimiter | None = scope["litestar_app"].state.get("limiter")
+    return limiter
+
+
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
     """A new API application.
 
@@ -75,10 +82,12 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_store(settings, metrics) as store:
             app.state.service = GameService(engine, store, settings, metrics)
+            app.state.limiter = RateLimiter(settings, store, metrics)
             try:
                 yield
             finally:
-                del app.state.service
+                await app.state.limiter.close()
+                del app.state.service, app.state.limiter
 
     return Litestar(
         route_handlers=[GamesController, CatalogController, OperationsController, DocsController],
@@ -89,7 +98,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             "catalog": Provide(lambda: catalog, sync_to_thread=False, use_cache=True),
         },
         lifespan=[lifespan],
-        middleware=[MetricsMiddleware(metrics)],
+        middleware=[MetricsMiddleware(metrics), RateLimitMiddleware(_limiter)],
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(engine),
         request_max_body_size=settings.request_max_body_size,

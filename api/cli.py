@@ -65,6 +65,14 @@ def serve(
         str | None,
         typer.Option(envvar="DARKROAD_REDIS_SERVICE", help="Sentinel mode: the master's name."),
     ] = None,
+    trusted_proxies: Annotated[
+        str,
+        typer.Option(
+            envvar="DARKROAD_TRUSTED_PROXIES",
+            help="Comma-separated addresses or networks of the reverse proxies whose X-Forwarded-For "
+            "names the client (rate limits count per client address); '*' trusts any peer.",
+        ),
+    ] = "127.0.0.1",
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load "
                                               "(default: skip it with a warning).")] = False,
@@ -85,6 +93,7 @@ def serve(
         os.environ["DARKROAD_REDIS_SERVICE"] = redis_service
     if strict:
         os.environ["DARKROAD_STRICT_PLUGINS"] = "1"
+    os.environ["DARKROAD_TRUSTED_PROXIES"] = trusted_proxies
     try:
         settings = Settings.from_env()
         if redis_url:
@@ -105,6 +114,7 @@ def serve(
         workers=workers,
         log_level=log_level,
         proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,
         http=HttpProtocol,
     )
 

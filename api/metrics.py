@@ -114,6 +114,9 @@ class Metrics:
             "clusterdown, noscript, readonly, connection (failover, restart).",
             ("reason",),
         )
+        self.rate_limited = Counter(
+            "darkroad_rate_limited_total", "Requests refused with 429, by the budget they exceeded.", ("budget",)
+        )
 
     def render(self) -> str:
         """All metrics in the Prometheus text exposition format."""
@@ -126,6 +129,7 @@ class Metrics:
             self.conflicts,
             self.cache,
             self.redis_resends,
+            self.rate_limited,
         ):
             lines.extend(metric.render())
         return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ class OperationsController(Controller):
     path = "/"
     tags = ["operations"]
 
-    @get("/healthz", operation_id="getHealth", summary="Liveness", responses=problem_responses())
+    @get("/healthz", operation_id="getHealth", summary="Liveness", responses=problem_responses(limited=False))
     async def healthz(self) -> Health:
         """200 while the process serves requests (does not touch the store)."""
         return Health(status="ok")
@@ -26,7 +26,7 @@ class OperationsController(Controller):
         "/readyz",
         operation_id="getReadiness",
         summary="Readiness",
-        responses=problem_responses("store-unavailable"),
+        responses=problem_responses("store-unavailable", limited=False),
     )
     async def readyz(self, store: NamedDependency[GameStore]) -> Health:
         """200 when the game store answers; 503 otherwise (take the process out of rotation)."""
@@ -38,7 +38,7 @@ class OperationsController(Controller):
         operation_id="getMetrics",
         summary="Metrics",
         media_type=CONTENT_TYPE,
-        responses=problem_responses(),
+        responses=problem_responses(limited=False),
     )
     async def metrics(self, metrics: NamedDependency[Metrics]) -> Response[str]:
         """This process's metrics in the Prometheus text format."""

@@ -146,6 +146,13 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "This `Idempotency-Key` was already used for a different action.",
         ),
         ProblemType(
+            "rate-limited",
+            429,
+            "Too many requests",
+            "The client's address has used up a budget (requests, games created or failed "
+            "authentications); retry after `Retry-After` seconds.",
+        ),
+        ProblemType(
             "internal-error", 500, "Internal server error", "A bug in the server; the game was not changed."
         ),
         ProblemType(
@@ -312,14 +319,15 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 
 
-def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
+def problem_responses(*codes: str, limited: bool = True) -> dict[int, ResponseSpec]:
     """OpenAPI ``responses=`` for a route that can answer with the problem types ``codes``.
 
-    Every route can also answer ``internal-error`` (500); routes touching the store add
-    ``store-unavailable`` themselves.
+    Every route can also answer ``internal-error`` (500) and, unless not ``limited`` (the
+    probes), ``rate-limited`` (429); routes touching the store add ``store-unavailable``
+    themselves.
     """
     by_status: dict[int, list[ProblemType]] = {}
-    for code in (*codes, "internal-error"):
+    for code in (*codes, *(("rate-limited",) if limited else ()), "internal-error"):
         problem = PROBLEM_TYPES[code]
         by_status.setdefault(problem.status, []).append(problem)
     return {

@@ -1151,6 +1151,16 @@ class RedisStore(GameStore):
         entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
         return _decode_entries(entries)
 
+    async def count(self, key: str, amount: int, ttl: float) -> int:
+        # Not ``write=True``: a counter need not wait for replicas (``WAIT``).
+        async with _reachable():
+            if not amount:
+                return int(await self.command(key, "GET", key) or 0)
+            total, _ = await asyncio.gather(
+                self.command(key, "INCRBY", key, amount), self.command(key, "PEXPIRE", key, max(1, round(ttl * 1000)))
+            )
+        return int(total)
+
     async def actions(self, game_id: str) -> list[bytes]:
         key = f"{game_key(game_id)}:actions"
         async with _reachable():

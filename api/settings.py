@@ -70,6 +70,20 @@ class Settings:
     ``Last-Event-ID``, as ``EventSource`` does by itself)."""
     log_max_wait: float = 30.0
     """Longest wait of a long poll (``GET .../log?wait=S``: a larger ``S`` waits this long)."""
+    rate_limit_window: float = 60.0
+    """Seconds of the sliding window the rate limits count in."""
+    rate_limit_requests: int = 6000
+    """Requests per window and client address (probes excepted, game creation counted
+    apart); more are answered ``429 rate-limited``. 0: no limit."""
+    rate_limit_creates: int = 60
+    """Games created per window and client address. 0: no limit."""
+    rate_limit_auth_failures: int = 30
+    """Failed authentications (a ``401`` to a request with a token) per window and client
+    address; past it, requests with a token are answered 429 until the window slides. 0: no limit."""
+    trusted_proxies: str = "127.0.0.1"
+    """Comma-separated addresses or networks of the reverse proxies whose
+    ``X-Forwarded-For`` names the client (``*``: any peer; only if nothing else can reach
+    the server). Rate limits count per client address, so this must name the proxy in front."""
     action_endpoint: bool = True
     """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.games.action_endpoint``);
     ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
@@ -91,6 +105,7 @@ class Settings:
             "log_max_wait": self.log_max_wait,
             "redis_wait_timeout": self.redis_wait_timeout,
             "redis_retry_window": self.redis_retry_window,
+            "rate_limit_window": self.rate_limit_window,
         }
         for name, value in positive.items():
             if value <= 0:
@@ -99,6 +114,9 @@ class Settings:
             raise ValueError(f"Settings.redis_wait_replicas must be 0 or more, got {self.redis_wait_replicas!r}")
         if self.redis_mode not in REDIS_MODES:
             raise ValueError(f"Settings.redis_mode must be one of {', '.join(REDIS_MODES)}, got {self.redis_mode!r}")
+        for name in ("rate_limit_requests", "rate_limit_creates", "rate_limit_auth_failures"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"Settings.{name} must be 0 (no limit) or positive, got {getattr(self, name)!r}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -107,14 +125,19 @@ class Settings:
         Recognised: ``DARKROAD_REDIS_URL``, ``DARKROAD_REDIS_MODE``, ``DARKROAD_REDIS_SERVICE``,
         ``DARKROAD_REDIS_MAX_CONNECTIONS``, ``DARKROAD_REDIS_WAIT_REPLICAS``,
         ``DARKROAD_REDIS_WAIT_TIMEOUT``, ``DARKROAD_REDIS_RETRY_WINDOW``, ``DARKROAD_REDIS_TIMEOUT``
-        (seconds), ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT``, ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated),
-        ``DARKROAD_STRICT_PLUGINS`` (1/true),
+        (seconds), ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT``,
+        ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated), ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
         ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
-        ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds).
+        ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds),
+        ``DARKROAD_RATE_LIMIT_WINDOW`` (seconds), ``DARKROAD_RATE_LIMIT_REQUESTS``,
+        ``DARKROAD_RATE_LIMIT_CREATES``, ``DARKROAD_RATE_LIMIT_AUTH_FAILURES`` (0: no limit),
+        ``DARKROAD_TRUSTED_PROXIES``.
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
+        if proxies := env.get("DARKROAD_TRUSTED_PROXIES"):
+            values["trusted_proxies"] = proxies
         if url := env.get("DARKROAD_REDIS_URL"):
             values["redis_url"] = url
         if mode := env.get("DARKROAD_REDIS_MODE"):
@@ -139,7 +162,10 @@ class Settings:
             "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
             "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
             "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
-            "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),
+            "DARKROAD_RATE_LIMIT_WINDOW": ("rate_limit_window", float),
+            "DARKROAD_RATE_LIMIT_REQUESTS": ("rate_limit_requests", int),
+            "DARKROAD_RATE_LIMIT_CREATES": ("rate_limit_creates", int),
+            "DARKROAD_RATE_LIMIT_AUTH_FAILURES": ("rate_limit_auth_failures", int),
         }
         for variable, (name, kind) in numbers.items():
             if raw := env.get(variable):

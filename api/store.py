@@ -211,6 +211,12 @@ class GameStore(abc.ABC):
         one to be committed (empty list on timeout)."""
 
     @abc.abstractmethod
+    async def count(self, key: str, amount: int, ttl: float) -> int:
+        """Add ``amount`` (0: just read) to counter ``key``, shared by every process using this
+        store, and return its total; the counter expires ``ttl`` seconds after the last
+        addition. Rate limits count with it (``key`` carries its own Redis hash tag)."""
+
+    @abc.abstractmethod
     async def actions(self, game_id: str) -> list[bytes]:
         """Every applied action of the game, in order (for replay and audits)."""
 
@@ -244,6 +250,7 @@ class MemoryStore(GameStore):
         self._games: dict[str, _MemoryGame] = {}
         self._idempotency: dict[tuple[str, str], tuple[bytes, float]] = {}
         self._next_sweep = clock() + self.SWEEP_INTERVAL
+        self._counters: dict[str, tuple[int, float]] = {}
 
     async def ping(self) -> None:
         """The memory store is always reachable."""
@@ -316,6 +323,17 @@ class MemoryStore(GameStore):
             return []
         return self._slice(record, after, limit)
 
+    async def count(self, key: str, amount: int, ttl: float) -> int:
+        self._sweep()
+        now = self._clock()
+        total, expires_at = self._counters.get(key, (0, now))
+        if expires_at <= now:
+            total = 0
+        if amount:
+            total += amount
+            self._counters[key] = (total, now + ttl)
+        return total
+
     async def actions(self, game_id: str) -> list[bytes]:
         record = self._live(game_id)
         return [] if record is None else list(record.actions)
@@ -364,3 +382,5 @@ class MemoryStore(GameStore):
             del self._games[game_id]
         for key in [key for key, (_, expires_at) in self._idempotency.items() if expires_at <= now]:
             del self._idempotency[key]
+        for name in [name for name, (_, expires_at) in self._counters.items() if expires_at <= now]:
+            del self._counters[name]

@@ -26,12 +26,17 @@ Comparisons, in the same run, their action phases alternating with the first ser
 * ``--redis-wait-replicas 1``: a second server on a primary with one replica, with
   ``DARKROAD_REDIS_WAIT_REPLICAS=1``, against the first on the same kind of pair
   without waiting: the latency cost of ``WAIT``.
+* ``--without-rate-limits``: a second server of this tree with rate limits off. Every
+  server counts every request against rate limits (``DARKROAD_RATE_LIMIT_*``) set too high
+  to be met, so the benchmark pays what counting costs and its clients (one address) are
+  never refused: this compares that cost with none.
 * ``--baseline DIR``: a second server from another darkroad installation (``pip install
   --no-deps --target DIR <tree>``, put first on its ``PYTHONPATH``), on its own Redis:
   this tree's throughput before/after a change.
 
     python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64]
-                             [--redis-mode cluster] [--redis-wait-replicas 1] [--baseline DIR]
+                             [--redis-mode cluster] [--redis-wait-replicas 1] [--without-rate-limits]
+                             [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -283,6 +288,9 @@ def redis_server(port: int, directory: str, *extra: str) -> list[str]:
             "--dir", directory, *extra]  # fmt: skip
 
 
+RATE_LIMITED = ("REQUESTS", "CREATES", "AUTH_FAILURES")
+
+
 def api_server(port: int, *options: str) -> list[str]:
     return [sys.executable, "-m", "darkroad.api", "serve", "--port", str(port), "--log-level", "warning", *options]
 
@@ -302,11 +310,16 @@ def main() -> None:
         "--redis-wait-replicas", type=int, default=0,
         help="N > 0: both servers on a primary with N replicas, the second waiting for them (WAIT)",
     )  # fmt: skip
+    parser.add_argument(
+        "--without-rate-limits", action="store_true", help="also a server of this tree with rate limits off"
+    )
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
 
+    # Limits too high to be met: counted, never refused (one client address makes every request).
+    os.environ.update({f"DARKROAD_RATE_LIMIT_{budget}": str(10**9) for budget in RATE_LIMITED})
     engine = Engine.load()
     # Enough actions for a fast server: 6000 actions/s for a whole phase.
     games = scripts(engine, args.games + SOLO_GAMES, int(6000 * args.seconds))
@@ -335,6 +348,9 @@ def main() -> None:
         if wait:
             waiting = {"DARKROAD_REDIS_WAIT_REPLICAS": str(wait)}
             servers.append(standalone(f"WAIT {wait}", waiting, replicas=wait))
+        if args.without_rate_limits:
+            unlimited = {f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in RATE_LIMITED}
+            servers.append(standalone("no rate limits", unlimited, replicas=wait))
         if args.baseline is not None:
             baseline = {"PYTHONPATH": str(args.baseline.resolve())}
             servers.append(standalone("baseline", baseline, replicas=wait))

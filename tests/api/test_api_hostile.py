@@ -306,7 +306,9 @@ RAW: list[tuple[str, bytes]] = [
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ApiServer]:
-    api = ApiServer(None).start()
+    # No rate limits: every random body must reach the parsers.
+    unlimited = {f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in ("REQUESTS", "CREATES", "AUTH_FAILURES")}
+    api = ApiServer(None, env=unlimited).start()
     yield api
     log = api.stop()
     assert "Traceback" not in log, log

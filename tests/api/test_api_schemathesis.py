@@ -55,7 +55,11 @@ def seat_tokens() -> SeatTokens:
 @pytest.fixture(scope="module")
 def api_schema(engine: Engine, seat_tokens: SeatTokens) -> OpenApiSchema:
     # Short event streams and long polls: a fuzzer following a live game must not hang on it.
-    app = create_app(Settings(stream_heartbeat=0.05, stream_max_duration=0.3, log_max_wait=0.1), engine=engine)
+    # No rate limits: the fuzzer is one client making thousands of requests on purpose.
+    unlimited = {"rate_limit_requests": 0, "rate_limit_creates": 0, "rate_limit_auth_failures": 0}
+    app = create_app(
+        Settings(stream_heartbeat=0.05, stream_max_duration=0.3, log_max_wait=0.1, **unlimited), engine=engine
+    )
     schema = schemathesis.openapi.from_asgi("/schema/openapi.json", app)
 
     @schema.auth(refresh_interval=None, retry_on=[])
