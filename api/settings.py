@@ -162,6 +162,7 @@ class Settings:
             "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
             "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
             "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
+            "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),
             "DARKROAD_RATE_LIMIT_WINDOW": ("rate_limit_window", float),
             "DARKROAD_RATE_LIMIT_REQUESTS": ("rate_limit_requests", int),
             "DARKROAD_RATE_LIMIT_CREATES": ("rate_limit_creates", int),
