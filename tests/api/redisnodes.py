@@ -1,20 +1,23 @@
 """Real Redis deployments for the tests: a Redis Cluster and a Sentinel-watched primary.
 
-Every process runs ``redis-server`` from the machine on loopback ports, in a temporary
-directory, without persistence, with timeouts shortened so that failovers happen in a
-second or two instead of the production defaults' tens of seconds:
+Every process runs ``redis-server`` from the machine with the configuration files of
+``deploy/`` (so they are checked for real), on loopback ports, in a temporary directory,
+without persistence, with timeouts shortened so that failovers happen in a second or two
+instead of the deployment's several:
 
-* :class:`ClusterNodes`: 3 primaries + 3 replicas made one cluster by
-  ``redis-cli --cluster create`` (``cluster-node-timeout`` 1 s). A node's cluster bus
-  listens on its port + 10000, so the ports are chosen below 55535 with both free.
-* :class:`SentinelGroup`: a primary, its replica and three Sentinels
-  (``down-after-milliseconds`` 500).
+* :class:`ClusterNodes`: 3 primaries + 3 replicas from ``deploy/redis-cluster.conf`` made
+  one cluster by ``redis-cli --cluster create`` (``cluster-node-timeout`` 1 s). A node's
+  cluster bus listens on its port + 10000, so the ports are chosen below 55535 with both
+  free.
+* :class:`SentinelGroup`: a primary and its replica from ``deploy/redis.conf``, three
+  Sentinels from ``deploy/sentinel.conf`` (``down-after-milliseconds`` 500).
 """
 
 from __future__ import annotations
 
 import contextlib
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -28,6 +31,18 @@ from redis import exceptions as redis_errors
 
 CLUSTER_NODE_TIMEOUT_MS = 1000
 SENTINEL_DOWN_AFTER_MS = 500
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+EPHEMERAL = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+"""On top of deploy/'s files: loopback only, no persistence (the directory is thrown away)."""
+
+
+def deployed(name: str, directory: Path) -> str:
+    """A copy of ``deploy/<name>`` in ``directory``: Redis may rewrite its configuration file
+    (``CONFIG REWRITE``, which Sentinels send when they turn a server into a replica)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    copy = directory / name
+    copy.write_text((DEPLOY / name).read_text(encoding="utf-8"), encoding="utf-8")
+    return str(copy)
 
 
 def _bindable(port: int) -> bool:
@@ -116,15 +131,14 @@ class ClusterNodes:
         for _ in range(primaries * (1 + replicas)):
             port = free_cluster_port(taken)
             args = [
-                "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                deployed("redis-cluster.conf", directory / str(port)), "--port", str(port), *EPHEMERAL,
+                "--dir", str(directory / str(port)),
+                # The deployment's nodes announce their service names; these, their address.
+                "--cluster-announce-hostname", "127.0.0.1",
                 "--cluster-node-timeout", str(CLUSTER_NODE_TIMEOUT_MS),
                 # A replica may take over however long it was cut off (the default refuses
                 # replicas that lost their link for 10 node timeouts: it must not block tests).
                 "--cluster-replica-validity-factor", "0",
-                # Games are independent: a shard failing over must not stop the others.
-                "--cluster-require-full-coverage", "no",
-                "--maxmemory-policy", "noeviction",
             ]  # fmt: skip
             self.nodes.append(Process(port, directory / str(port), args))
         addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
@@ -215,29 +229,39 @@ class SentinelGroup:
 
     def __init__(self, directory: Path) -> None:
         primary_port, replica_port = free_cluster_port(), free_cluster_port()
-        common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"]
         self.servers = [
-            Process(primary_port, directory / "primary", ["--port", str(primary_port), *common]),
+            Process(
+                primary_port,
+                directory / "primary",
+                [deployed("redis.conf", directory / "primary"), "--port", str(primary_port), *EPHEMERAL,
+                 "--dir", str(directory / "primary")],  # fmt: skip
+            ),
             Process(
                 replica_port,
                 directory / "replica",
-                ["--port", str(replica_port), *common, "--replicaof", "127.0.0.1", str(primary_port)],
+                [deployed("redis.conf", directory / "replica"), "--port", str(replica_port), *EPHEMERAL,
+                 "--dir", str(directory / "replica"), "--replicaof", "127.0.0.1", str(primary_port)],  # fmt: skip
             ),
         ]
+        sentinel_conf = (DEPLOY / "sentinel.conf").read_text(encoding="utf-8")
         self.sentinels: list[Process] = []
         for n in range(3):
             port = free_cluster_port()
             folder = directory / f"sentinel{n}"
             folder.mkdir(parents=True)
-            config = folder / "sentinel.conf"  # a Sentinel rewrites its configuration file
-            config.write_text(
-                f"port {port}\nbind 127.0.0.1\ndir {folder}\n"
-                f"sentinel monitor {self.service} 127.0.0.1 {primary_port} 2\n"
-                f"sentinel down-after-milliseconds {self.service} {SENTINEL_DOWN_AFTER_MS}\n"
-                f"sentinel failover-timeout {self.service} 5000\n"
-                f"sentinel parallel-syncs {self.service} 1\n",
-                encoding="utf-8",
-            )
+            text = sentinel_conf
+            for pattern, value in (
+                (r"^port \d+$", f"port {port}\nbind 127.0.0.1"),
+                (r"^dir .*$", f"dir {folder}"),
+                (rf"^sentinel monitor {self.service} \S+ \d+ (\d+)$", rf"sentinel monitor {self.service} 127.0.0.1 {primary_port} \1"),
+                (rf"^sentinel down-after-milliseconds {self.service} \d+$",
+                 f"sentinel down-after-milliseconds {self.service} {SENTINEL_DOWN_AFTER_MS}"),
+                (rf"^sentinel failover-timeout {self.service} \d+$", f"sentinel failover-timeout {self.service} 5000"),
+            ):  # fmt: skip
+                text, found = re.subn(pattern, value, text, flags=re.M)
+                assert found == 1, f"deploy/sentinel.conf has no line {pattern!r}"
+            config = folder / "sentinel.conf"  # a Sentinel rewrites its configuration file: a copy
+            config.write_text(text, encoding="utf-8")
             self.sentinels.append(Process(port, folder, [str(config), "--sentinel"]))
         self.url = "redis://" + ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
         self.wait_ready()
