@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import redis
 
 from darkroad.core import Engine, GameConfig
 
@@ -236,6 +237,8 @@ class Server:
 
     name: str
     port: int
+    redis_port: int | None = None
+    """Its Redis (one node), whose CPU time per action is reported."""
 
 
 async def measure(
@@ -281,6 +284,27 @@ async def measure(
     for server in servers[1:]:
         versus = statistics.median(loaded[server.name][0] / loaded[main.name][0] for _, loaded in results)
         print(f"actions/s {server.name} / {main.name}, median of {rounds} rounds: {versus:.2f}")
+    if main.redis_port is not None:
+        redis_time(main)
+
+
+def redis_time(server: Server) -> None:
+    """Redis's own CPU time per action on ``server``'s Redis (``INFO commandstats``)."""
+    assert server.redis_port is not None
+    stats = redis.Redis(port=server.redis_port).info("commandstats")
+    commit, load = stats.get("cmdstat_evalsha", {}), stats.get("cmdstat_hmget", {})
+    scripts = commit.get("calls", 0)
+    if not scripts:
+        return
+    # HMGET is counted twice: the loads, and the one call inside each commit script (already
+    # in the script's time).
+    loads = load.get("calls", 0) - scripts
+    per_action = (commit["usec"] + load.get("usec_per_call", 0) * loads) / scripts
+    print(
+        f"Redis CPU per action ({server.name}): {per_action:.1f} us (commit script "
+        f"{commit['usec_per_call']:.1f} us, loads included): one Redis core serves about "
+        f"{1e6 / per_action:,.0f} actions/s"
+    )
 
 
 def redis_server(port: int, directory: str, *extra: str) -> list[str]:
@@ -341,7 +365,7 @@ def main() -> None:
                 stack.enter_context(running(replica, port))
             api = api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0")
             stack.enter_context(running(api, api_port, env))
-            return Server(name, api_port)
+            return Server(name, api_port, redis_port)
 
         wait = args.redis_wait_replicas
         servers.append(standalone("1 node" if wait == 0 else f"{wait} replica(s), no WAIT", replicas=wait))
@@ -363,7 +387,7 @@ def main() -> None:
             api_port = free_port()
             api = api_server(api_port, "--redis-mode", "cluster", "--redis-url", cluster.url)
             stack.enter_context(running(api, api_port))
-            servers.append(Server(f"cluster of 3 primaries x {1 + args.cluster_replicas} nodes", api_port))
+            servers.append(Server(f"cluster (3 primaries, {args.cluster_replicas} replicas each)", api_port))
         asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds))
 
 
