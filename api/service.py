@@ -1,4 +1,8 @@
-"""The API's use cases: create a game, read it, act on it, follow its events; HTTP-free.
+"""The API's use cases: create a game, read it, act on it, follow its events.
+
+The routes (``games.py``) parse requests and shape responses; the use cases here raise
+:class:`~darkroad.api.problems.Problem` (an RFC 9457 problem: type, status, detail) for a
+client's mistake, which the app's exception handler turns into the response.
 
 The store is the only truth: reads load the game, and every action is written back with
 :meth:`GameStore.commit`, a compare-and-set on the version and its tag, so any number of

@@ -16,7 +16,7 @@ version ``n`` from taking it for the new one.
 
 :class:`MemoryStore` is the embedded default (one process); :class:`RedisStore
 <darkroad.api.redis_store.RedisStore>` is the shared one. Both pass the same contract
-tests (``tests/api/test_store_contract.py``).
+tests (``tests/api/test_api_store.py``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from .hooks import is_int, is_int_list
 from .state import CompanionCard, Task
 from .steps import Choice, Option, Step
 
-ROUTES = ("dark_road", "shortcut")
 SHORTCUT_LANTERNS = 3
 PRESTIGE_BY_COUNT = (0, 1, 3, 6)
 TRAVEL_DIE_MAX = 6

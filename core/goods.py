@@ -17,9 +17,5 @@ def upgraded(kind: str) -> str:
     return kind + UP
 
 
-def basic(kind: str) -> str:
-    return good_type(kind)
-
-
 def label(good: str) -> str:
     return f"upgraded {good_type(good)}" if is_upgraded(good) else good

@@ -536,7 +536,6 @@ class ConcernTurn(Step):
         ctx.push("concern_action", seat, card=card_id)
         if plan.get("illuminated") and p.special:
             p.special.pop(0)
-            p.illuminated_used += 1
             ctx.emit("illuminated_returned", seat)
             ctx.gain_effects(seat, plan["illuminated"], source=f"planning:{card_id}")
         else:

@@ -18,7 +18,7 @@ ROUNDS = 13
 REFRESH_ROUNDS = (4, 7, 9, 10)
 """End of these rounds: remove 1 spent die, reroll the rest into the main reserve."""
 DISTRICTS = ("great_bazaar", "queens_commissions", "yurgs_excursions", "dark_market", "ringway_inn")
-"""Clockwise around the Ringway (RULES.md B.1). Wagon space ``s`` lies between district
+"""Clockwise around the Ringway (docs/content.md, "Ringway order"). Wagon space ``s`` lies between district
 ``s - 1`` and district ``s``; space 0 (the start space) has no building."""
 DISTRICT_NAMES = {
     "great_bazaar": "the Great Bazaar",
@@ -506,11 +506,10 @@ class Rest(Step):
         g, seat = ctx.game, task.seat
         g.phase = "rest"
         p = ctx.player(seat)
-        for d in p.pool:
-            if d.kind == "night":
-                p.spent += 1
-            else:
-                p.illuminated_used += 1
+        # "Retrieve the night die you used this turn ... placing it in the spent pile ... If you
+        # also used an illuminated die this turn, retrieve that die too, but return it to the
+        # supply instead." (rulebook, Step 4: Rest)
+        p.spent += sum(1 for d in p.pool if d.kind == "night")
         p.pool = []
         upkeep(ctx, seat)
         if g.round in REFRESH_ROUNDS and not p.reserve and p.spent:

@@ -15,8 +15,6 @@ from attrs import Factory, define, field
 
 SCHEMA_VERSION = 1
 
-PHASES = ("setup", "plan", "move", "activate", "rest", "final_travel", "finished")
-
 
 @define(kw_only=True)
 class GameConfig:
@@ -98,7 +96,6 @@ class Player:
     companions: list[CompanionCard] = Factory(list)
     delivered_commissions: list[str] = Factory(list)
     delivered_heroes: list[str] = Factory(list)
-    illuminated_used: int = 0
     concern: Concern | None = None
     """Set only for the Private Concern (``kind == "private_concern"``)."""
 

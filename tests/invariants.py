@@ -107,13 +107,13 @@ class Checker:
             self.fail(game, f"market dice {market} + {b.set_aside} set aside")
         goods = self.goods
         for p in game.players:
-            values = [p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes, p.spent, p.removed, p.illuminated_used]
+            values = [p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes, p.spent, p.removed]
             if p.concern is not None:
                 values.append(p.concern.goods)
             for v in values:
                 if type(v) is not int or v < 0:
                     self.fail(game, f"seat {p.seat} has a negative or non-integer count: coins, prestige, lanterns, "
-                                    f"quartz, horseshoes, spent, removed, illuminated used (, goods) = {values}")
+                                    f"quartz, horseshoes, spent, removed (, goods) = {values}")
             night = p.spent + p.removed + len(p.reserve)
             for v in p.locked:
                 if v is not None:

@@ -215,3 +215,14 @@ def test_every_effect_is_documented() -> None:
     assert "core/effects.py" in text
     missing = [verb for verb in CONCRETE if not re.search(rf"`{re.escape(verb)}[:`\[]", text)]
     assert missing == [], "effects missing from 'The effect language'"
+
+
+def test_no_reference_outside_the_repository() -> None:
+    """Repo docs and code cite the rulebook (and docs/content.md for the project's own
+    content decisions), never a digest that is not in the repository."""
+    root = DOC.parent.parent
+    found = [str(p.relative_to(root)) for folder in ("core", "plugins", "api", "docs", "tests", "scripts", "deploy")
+             for p in (root / folder).rglob("*") if p.suffix in (".py", ".md", ".toml", ".json", ".txt")
+             and "RULES" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
+    found += [name for name in ("README.md",) if "RULES" + ".md" in (root / name).read_text(encoding="utf-8")]
+    assert found == []

@@ -424,7 +424,7 @@ def test_griffins_full_travel(table):
     deliveries to Northbreak and Scorchborn; 2 good fortunes.
 
     The example says the top deed card gave 2 prestige; the rule text (p. 17, Deeds) says
-    the deck top gives no bonus, and RULES.md B.5 rules for the text: Griffin takes the
+    the deck top gives no bonus, and docs/content.md ("Courtyard banners") rules for the text: Griffin takes the
     courtyard deed of slot 1 (bonus: 2 prestige) to reach the same outcome.
     """
     t = caravan_table(table)

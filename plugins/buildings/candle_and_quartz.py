@@ -1,7 +1,7 @@
 """The Candle & Quartz (rulebook p. 15): spend 2 coins or 1 basic good with a current value
 of $1, then gain 1 available hero or commission.
 
-Double-sided tile 3 with The Oracle of Lumi (RULES.md B.4). The hero is gained without a
+Double-sided tile 3 with The Oracle of Lumi (docs/content.md, "Double-sided building tiles"). The hero is gained without a
 sale (icon glossary: "gain a hero from the Ringway Inn (but do not sell to them)") and
 brings its bonus; "available" heroes and commissions are the ones the core's ``hero`` and
 ``commission`` effects offer (the inn's heroes and the top of the hero deck; the top

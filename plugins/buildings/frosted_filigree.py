@@ -1,7 +1,7 @@
 """The Frosted Filigree (rulebook p. 15): spend 2 coins or 1 good, then gain 1 upgraded good
 with a current value of $1.
 
-Double-sided tile 5 with Yedl's Workshop (RULES.md B.4). Any good held, basic or
+Double-sided tile 5 with Yedl's Workshop (docs/content.md, "Double-sided building tiles"). Any good held, basic or
 upgraded, pays; the player chooses which.
 """
 

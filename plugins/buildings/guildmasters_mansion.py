@@ -1,7 +1,7 @@
 """Guildmaster's Mansion (rulebook p. 15): trade any number of the following items at a
 1-to-1 ratio: 1 lantern, 1 blazing quartz, 2 coins.
 
-Double-sided tile 4 with Otho's Lanternworks (RULES.md B.4).
+Double-sided tile 4 with Otho's Lanternworks (docs/content.md, "Double-sided building tiles").
 
 A repeated decision: each option is one trade ``"<give>><get>"`` (e.g. ``"coins>lantern"``
 gives 2 coins for 1 lantern), offered only when the player holds what it gives, plus

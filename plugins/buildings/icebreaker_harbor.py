@@ -1,6 +1,6 @@
 """Icebreaker Harbor (rulebook p. 15): gain 1 basic good of a type not currently on the market wheel.
 
-Double-sided tile 2 with Merchant's Guildhall (RULES.md B.4). "Not available on the
+Double-sided tile 2 with Merchant's Guildhall (docs/content.md, "Double-sided building tiles"). "Not available on the
 market wheel" means no market die shows that type now (dice bought this turn are set
 aside until Rest, so their types count as not available).
 """

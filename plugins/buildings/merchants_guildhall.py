@@ -1,7 +1,7 @@
 """Merchant's Guildhall (rulebook p. 15): spend 2 coins or 1 lantern, then gain 2 basic
 goods: 1 of any type and 1 of a type with a current value of $1.
 
-Double-sided tile 2 with Icebreaker Harbor (RULES.md B.4).
+Double-sided tile 2 with Icebreaker Harbor (docs/content.md, "Double-sided building tiles").
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The Oracle of Lumi (rulebook p. 15): roll the oracle die and gain the reward shown.
 
-Double-sided tile 3 with The Candle & Quartz (RULES.md B.4); one of the rulebook's
+Double-sided tile 3 with The Candle & Quartz (docs/content.md, "Double-sided building tiles"); one of the rulebook's
 first-game buildings (p. 4).
 
-The oracle die (RULES.md B.3: its faces are ours to design; a reconstruction, replace
+The oracle die (docs/content.md, "Dice faces": its faces are ours to design; a reconstruction, replace
 them with the real die's faces by editing :data:`ORACLE_DIE`). Each face is a list of
 effect strings, each about as strong as another building's activation:
 

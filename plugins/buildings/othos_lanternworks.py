@@ -1,7 +1,7 @@
 """Otho's Lanternworks (rulebook p. 15): gain 1 basic good with a current value of $1,
 1 lantern and 1 prestige.
 
-Double-sided tile 4 with Guildmaster's Mansion (RULES.md B.4); one of the rulebook's
+Double-sided tile 4 with Guildmaster's Mansion (docs/content.md, "Double-sided building tiles"); one of the rulebook's
 first-game buildings (p. 4).
 """
 

@@ -1,6 +1,6 @@
 """Queen's Eyes Surveyor (rulebook p. 15): spend 2 coins or 1 blazing quartz to gain 3 prestige.
 
-Double-sided tile 1 with the Blazing Quartz Mine (RULES.md B.4). When both costs are
+Double-sided tile 1 with the Blazing Quartz Mine (docs/content.md, "Double-sided building tiles"). When both costs are
 payable the player chooses which to spend; with neither the activation does nothing.
 """
 

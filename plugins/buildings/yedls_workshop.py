@@ -1,7 +1,7 @@
 """Yedl's Workshop (rulebook p. 15): upgrade 1 good in your storage from the basic side to
 the upgraded side; gain 1 lantern.
 
-Double-sided tile 5 with The Frosted Filigree (RULES.md B.4); one of the rulebook's
+Double-sided tile 5 with The Frosted Filigree (docs/content.md, "Double-sided building tiles"); one of the rulebook's
 first-game buildings (p. 4). Without a basic good in storage only the lantern is gained.
 """
 

@@ -5,7 +5,7 @@ coins, prestige or victory points; p. 13, "Final Scoring": deed coins and presti
 added before the lower of the two is taken, deed VP are added to the total.
 
 The rulebook does not print the deed faces: every criterion and reward here is a
-reconstruction (RULES.md B.5), tabled in ``docs/deeds.md``. Each deed module declares one
+reconstruction (docs/deeds.md tables them, with how to replace them). Each deed module declares one
 :class:`Deed` (criterion measure, threshold, reward) and answers the two hooks with it.
 
 A criterion is a *measure* of the player's end-of-game state (a count, or 1/0 for a

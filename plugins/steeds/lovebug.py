@@ -1,7 +1,9 @@
 """Lovebug (rulebook p. 17, Steeds): when you visit Yurg's Excursions, gain 1 lantern.
 
-The published Hungarian/English rulebook (RULES.md) narrows it: the lantern comes only
-when you lead a caravan, not when you join one and not for the Ruins of Yin.
+The published Hungarian/English rulebook narrows it in its note on Lovebug ("Megjegyzés
+Lovebug paripához": you gain the lantern only when you start the travel; not when you join
+another player's, nor for the Ruins of Yin): the lantern comes only when you lead a caravan
+(docs/content.md, timing ruling 17).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 reposition it at any time, but you may not discard it to make room in your storage area."
 
 The rulebook names no upgrade tile and does not say what the storage tile does; these
-are our content decisions (RULES.md B.2):
+are our content decisions (docs/content.md, "The storage wagon upgrade"):
 
 * the tile is a 1x2 domino placed in the main 6x5 storage grid (it takes 2 cells, in any
   orientation, and moves freely like any good: the packing check places it);

@@ -47,7 +47,8 @@ def unused(t: Table, building: str) -> list[str]:
 
 
 def test_tiles_and_first_game_flags(engine: Engine) -> None:
-    """RULES.md B.4 / rulebook p. 4 step 3: five double-sided tiles; the first-game set."""
+    """Rulebook p. 4 step 3 and the component list (5 double-sided building tiles); the pairs:
+    docs/content.md, "Double-sided building tiles"; the first-game set."""
     comps = engine.content.components
     for tile, pair in TILES.items():
         for b in pair:
@@ -58,7 +59,7 @@ def test_tiles_and_first_game_flags(engine: Engine) -> None:
 
 @pytest.mark.parametrize("tile", sorted(TILES))
 def test_both_sides_of_a_tile_is_a_bad_config(engine: Engine, tile: int) -> None:
-    """RULES.md B.4: at most one side of each double-sided building tile in a game."""
+    """docs/content.md, "Double-sided building tiles": at most one side of each tile in a game."""
     others = [pair[0] for t, pair in TILES.items() if t != tile][:2]
     with pytest.raises(BadConfig):
         Table.new(players=2, seed=1, engine=engine, buildings=[*TILES[tile], *others])
@@ -72,7 +73,7 @@ def test_default_buildings_are_the_first_game_set(engine: Engine) -> None:
 
 
 def test_random_buildings_use_one_side_per_tile(engine: Engine) -> None:
-    """Rulebook p. 4, "Erect the Buildings" (random selection) with RULES.md B.4."""
+    """Rulebook p. 4, "Erect the Buildings" (random selection), one side per tile (docs/content.md)."""
     comps = engine.content.components
     for seed in range(20):
         game, events = engine.create(GameConfig(players=2, seed=seed, random_buildings=True))
@@ -228,7 +229,7 @@ def resolve_any(t: Table) -> None:
 
 def test_oracle_rolls_each_face_and_gains_it(engine: Engine) -> None:
     """Rulebook p. 15, Buildings: The Oracle of Lumi — roll the oracle die, gain the reward
-    shown (faces: the module's documented design, RULES.md B.3)."""
+    shown (faces: the module's documented design, docs/content.md "Dice faces")."""
     faces = engine.content.components["oracle_of_lumi"].data["oracle_die"]
     assert len(faces) == 6
     t = new_table(engine, "oracle_of_lumi")

@@ -17,38 +17,9 @@ RESOURCES = {"coins": "coins", "prestige": "prestige", "lantern": "lanterns", "q
 """Resource effect verbs -> Player fields."""
 
 
-class Fillers:
-    """Stand-in buildings, deeds and wagon upgrades while those groups are not installed."""
-
-    def __init__(self, buildings: int, deeds: int, upgrades: int) -> None:
-        self.buildings, self.deeds, self.upgrades = buildings, deeds, upgrades
-
-    @hookimpl
-    def darkroad_components(self) -> list[Component]:
-        return ([Component("building", f"test_building_{i}", f"Test building {i}") for i in range(self.buildings)]
-                + [Component("deed", f"test_deed_{i}", f"Test deed {i}") for i in range(self.deeds)]
-                + [Component("upgrade", f"test_upgrade_{i}", f"Test upgrade {i}") for i in range(self.upgrades)])
-
-    @hookimpl
-    def darkroad_activate_building(self, ctx: Ctx, seat: int, building: str) -> bool | None:
-        if not building.startswith("test_building_"):
-            return None
-        ctx.gain_effects(seat, ["coins:1"], source=building)
-        return True
-
-
-def load(exclude: Iterable[str] = (), extra: Iterable[tuple[str, object]] = ()) -> Engine:
-    base = Engine.load(exclude=exclude, extra=extra)
-    kinds = {k: len(base.content.of_kind(k)) for k in ("building", "deed", "upgrade")}
-    missing = (max(0, 4 - kinds["building"]), max(0, 8 - kinds["deed"]), max(0, 3 - kinds["upgrade"]))
-    if not any(missing):
-        return base
-    return Engine.load(exclude=exclude, extra=[*extra, ("test-fillers", Fillers(*missing))])
-
-
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    return load()
+    return Engine.load()
 
 
 def in_play(engine: Engine, avoid: Iterable[str] = ()) -> list[str]:
@@ -433,8 +404,8 @@ class FakeOracle:
 
 def test_raven_rolls_the_oracle_die() -> None:
     """Rulebook p. 16, Raven: roll the oracle die and gain the reward shown (the die's faces
-    are the Oracle of Lumi's data, RULES.md B.3)."""
-    engine = load(exclude=["building-oracle-of-lumi"], extra=[("test-oracle", FakeOracle())])
+    are the Oracle of Lumi's data, docs/content.md "Dice faces")."""
+    engine = Engine.load(exclude=["building-oracle-of-lumi"], extra=[("test-oracle", FakeOracle())])
     t = Table.new(players=2, seed=1, engine=engine, buildings=in_play(engine, avoid=["oracle_of_lumi"]))
     give(t, 0, "raven-2")
     t.setup_wagon(0, quartz=1, coins=0)
@@ -446,7 +417,7 @@ def test_raven_rolls_the_oracle_die() -> None:
 def test_raven_oracle_not_offered_without_the_oracle() -> None:
     """Rulebook p. 16, Raven: without the oracle die (the Oracle of Lumi not installed) the
     second ability cannot be triggered."""
-    engine = load(exclude=["building-oracle-of-lumi"])
+    engine = Engine.load(exclude=["building-oracle-of-lumi"])
     t = Table.new(players=2, seed=1, engine=engine, buildings=in_play(engine))
     give(t, 0, "raven-1")
     t.setup_wagon(0, quartz=1, special=[])
@@ -577,7 +548,7 @@ def test_threy_cat_with_whisper(engine: Engine) -> None:
 
 
 def test_threy_cat_bonus_not_offered_on_a_six(engine: Engine) -> None:
-    """Rulebook p. 16, Threy Cat, with RULES.md B.3 (travel die 1–6, modifiers cap at 6):
+    """Rulebook p. 16, Threy Cat, with docs/content.md "Dice faces" (travel die 1–6, bonuses cap at 6):
     +1/+2 cannot improve a 6."""
     t = new_table(engine)
     give(t, 0, "threy_cat-1")
@@ -754,7 +725,7 @@ def test_triggered_stray_is_not_offered_while_its_gift_is_chosen(engine: Engine)
 ])
 def test_companion_cards(engine: Engine, companion: str, abilities: int) -> None:
     """Rulebook p. 16: 6 loyal companions (3 cards each, two abilities for 1 blazing quartz);
-    4 stray companions (1 card, one ability) — 22 cards (RULES.md B.5)."""
+    4 stray companions (1 card, one ability) — the 22 companion cards of the component list."""
     comp = engine.content.components[companion]
     loyal = abilities == 2
     assert comp.kind == "companion"

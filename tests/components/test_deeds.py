@@ -403,7 +403,7 @@ def good_fortune_deed(t: Table, seat: int, option: str) -> str:
 
 def test_deed_from_courtyard_slot_one_gives_two_prestige(new):
     """Rulebook p. 17, Deeds: choose an available deed and gain the banner bonus next to its
-    slot; the first slot's banner is 2 prestige (RULES.md B.5)."""
+    slot; the first slot's banner is 2 prestige (docs/content.md, "Courtyard banners")."""
     t = new()
     blank(t)
     deed = good_fortune_deed(t, 0, "deed:courtyard:0")

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from darkroad.core import Component, Ctx, Engine, GameConfig, hookimpl
+from darkroad.core import Component, Engine, GameConfig, hookimpl
 from darkroad.core.rules import connected_building
 from darkroad.core.state import PoolDie
 from darkroad.core.testing import Table
@@ -16,34 +16,17 @@ UPGRADES = ("test_upgrade_0", "test_upgrade_1")
 """Plain wagon upgrades (no effect of their own) to watch Velvet's."""
 
 
-class Fillers:
-    """Plain wagon upgrades, and stand-in buildings and deeds while those groups are not installed."""
-
-    def __init__(self, buildings: int, deeds: int) -> None:
-        self.buildings, self.deeds = buildings, deeds
+class PlainUpgrades:
+    """Wagon upgrades with no effect of their own, to watch Velvet's."""
 
     @hookimpl
     def darkroad_components(self) -> list[Component]:
-        return ([Component("building", f"test_building_{i}", f"Test building {i}") for i in range(self.buildings)]
-                + [Component("deed", f"test_deed_{i}", f"Test deed {i}") for i in range(self.deeds)]
-                + [Component("upgrade", u, f"Test upgrade {u[-1]}") for u in UPGRADES])
-
-    @hookimpl
-    def darkroad_activate_building(self, ctx: Ctx, seat: int, building: str) -> bool | None:
-        if not building.startswith("test_building_"):
-            return None
-        ctx.gain_effects(seat, ["coins:1"], source=building)
-        return True
-
-
-def fillers() -> Fillers:
-    base = Engine.load()
-    return Fillers(max(0, 4 - len(base.content.of_kind("building"))), max(0, 8 - len(base.content.of_kind("deed"))))
+        return [Component("upgrade", u, f"Test upgrade {u[-1]}") for u in UPGRADES]
 
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    return Engine.load(extra=[("test-fillers", fillers())])
+    return Engine.load(extra=[("test-upgrades", PlainUpgrades())])
 
 
 def in_play(engine: Engine) -> list[str]:
@@ -174,7 +157,7 @@ def test_without_longshadow_only_the_connected_building(engine: Engine) -> None:
 def test_longshadow_with_any_building(space: int) -> None:
     """Issue 3 interaction, rulebook p. 17 (Longshadow): each building in play can be
     activated from a wagon connected to another one, and resolves its own action."""
-    t = new_table(Engine.load(extra=[("test-fillers", fillers())]), ["longshadow"], record=True)
+    t = new_table(Engine.load(extra=[("test-upgrades", PlainUpgrades())]), ["longshadow"], record=True)
     target = t.game.board.buildings[space - 1]
     here = space % 4 + 1
     assert connected_building(t.ctx(), here) != target
@@ -200,7 +183,7 @@ def lovebug_lanterns(t: Table, seat: int) -> list[int]:
 
 
 def test_lovebug_lantern_when_leading_a_caravan(engine: Engine) -> None:
-    """Rulebook p. 17, Lovebug, as the published rulebook narrows it (RULES.md): gain 1
+    """Rulebook p. 17, Lovebug, as the published Hungarian/English rulebook's note narrows it: gain 1
     lantern when you lead a caravan from Yurg's Excursions."""
     t = new_table(engine, ["lovebug"])
     t.district(0, "yurgs_excursions")
@@ -210,7 +193,7 @@ def test_lovebug_lantern_when_leading_a_caravan(engine: Engine) -> None:
 
 
 def test_lovebug_no_lantern_when_joining(engine: Engine) -> None:
-    """RULES.md (published rulebook): no Lovebug lantern for joining another's caravan."""
+    """The published rulebook's Lovebug note: no lantern for joining another's caravan."""
     t = new_table(engine)
     t.setup_wagon(1, steeds=["lovebug"])
     caravan(t, seat=0, join=[1])
@@ -222,7 +205,7 @@ def test_lovebug_no_lantern_when_joining(engine: Engine) -> None:
 
 
 def test_lovebug_no_lantern_for_the_ruins(engine: Engine) -> None:
-    """RULES.md (published rulebook): no Lovebug lantern for the Ruins of Yin."""
+    """The published rulebook's Lovebug note: no lantern for the Ruins of Yin."""
     t = new_table(engine, ["lovebug"])
     t.district(0, "yurgs_excursions")
     t.choose("yurgs_excursions", "ruins")
@@ -251,7 +234,7 @@ SEVEN_ARMORS = ["armor"] * 7
 
 def test_sugarfoot_saddle_bag_in_the_packing_check(engine: Engine) -> None:
     """Issue 3 interaction, rulebook p. 17 (Sugarfoot: a 2x2 extension to your wagon storage)
-    with RULES.md A (storage grid 6x5): goods that do not fit the grid alone fit with the bag."""
+    with the 6x5 storage grid (docs/content.md): goods that do not fit the grid alone fit with the bag."""
     assert {g.id: g.footprint for g in engine.content.goods}["armor"] == ((0, 0), (0, 1), (1, 0), (1, 1))
     without = new_table(engine)
     with_bag = new_table(engine, ["sugarfoot"])
@@ -315,7 +298,7 @@ def test_whisper_adds_one(engine: Engine) -> None:
 
 
 def test_whisper_capped_at_six(engine: Engine) -> None:
-    """Rulebook p. 17, Whisper, with RULES.md B.3 (travel die 1–6, modifiers cap at 6): a
+    """Rulebook p. 17, Whisper, with docs/content.md "Dice faces" (travel die 1–6, bonuses cap at 6): a
     rolled 6 stays a 6."""
     t = new_table(engine, ["whisper"])
     caravan(t, dice=[6])

@@ -1,0 +1,19 @@
+"""Stored games outlive code changes: a field removed from the state is ignored when an
+older blob is read (the service never loses a stored game to an upgrade)."""
+
+from __future__ import annotations
+
+import json
+
+from darkroad.core import Engine, GameConfig
+
+
+def test_a_game_stored_with_a_removed_field_still_loads(engine: Engine) -> None:
+    """``Player.illuminated_used`` was written but never read; issue 12 removed it."""
+    game, _ = engine.create(GameConfig(players=2, seed=1))
+    blob = json.loads(engine.dumps(game))
+    assert "illuminated_used" not in blob["players"][0]
+    blob["players"][0]["illuminated_used"] = 3
+    old = engine.loads(json.dumps(blob))
+    assert engine.dumps(old) == engine.dumps(game)
+    assert engine.legal_actions(old, engine.awaiting(old)[0]) == engine.legal_actions(game, engine.awaiting(game)[0])
