@@ -19,7 +19,7 @@ from darkroad.api.redis_store import redact
 from darkroad.api.server import HttpProtocol
 from darkroad.api.settings import Settings
 from darkroad.api.store import StoreConfigError, StoreUnavailable
-from darkroad.core import Engine
+from darkroad.core import Engine, PluginError
 
 app = typer.Typer(
     name="darkroad",
@@ -102,6 +102,14 @@ def serve(
         # One readable line, before any worker starts (not at the first request).
         typer.echo(f"darkroad serve: {exc}", err=True)
         raise typer.Exit(1) from None
+    if strict:
+        # A plugin that fails to load refuses the start with one line and status 2, as
+        # `darkroad plugins --strict` does (not a traceback from every worker).
+        try:
+            Engine.load(exclude=settings.exclude_plugins, strict=True)
+        except PluginError as exc:
+            typer.echo(f"darkroad serve: {exc.reason}", err=True)
+            raise typer.Exit(2) from None
     store = "memory (single process; games are lost when it stops)"
     if redis_url:
         store = f"{redis_mode.value} Redis at {redact(redis_url)}" + (f", service {redis_service}" if redis_service else "")

@@ -63,6 +63,14 @@ class Ctx:
         got = hooks.call(self, name, check, True, kwargs)
         return got[0] if got else None
 
+    def call_others(self, impl: Callable[..., Any], name: str, check: Callable[[Any], bool] | None = None,
+                    **kwargs: Any) -> list[Any]:
+        """Like :meth:`call`, but leaving out ``impl``, the hook implementation that asks: for
+        an answer built on the other plugins' answers (Threy Cat's +1/+2 stacks on Whisper's
+        +1), which asking itself would never finish."""
+        impls = [i for i in self.engine.hook_impls[name] if i[1] != impl]
+        return hooks.call(self, name, check, False, kwargs, impls)
+
     # -- stack ---------------------------------------------------------------------
     def push(self, kind: str, seat: int = -1, **data: Any) -> Task:
         """Push a step; the last pushed resolves first."""

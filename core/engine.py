@@ -194,10 +194,13 @@ class Engine:
         if config.buildings:
             if len(config.buildings) != BUILDING_SPACES or len(set(config.buildings)) != BUILDING_SPACES:
                 raise BadConfig(f"choose exactly {BUILDING_SPACES} different buildings, got {config.buildings}")
-            tiles = [comps[b].data.get("tile") for b in config.buildings]
-            used = [t for t in tiles if t is not None]
-            if len(used) != len(set(used)):
-                raise BadConfig("at most one side of each double-sided building tile can be used in a game")
+            sides: dict[Any, str] = {}
+            for b in config.buildings:
+                tile = comps[b].data.get("tile")
+                if tile is not None and tile in sides:
+                    raise BadConfig(f"{sides[tile]!r} and {b!r} are the two sides of building tile {tile}: "
+                                    "a game uses at most one side of each double-sided tile")
+                sides.setdefault(tile, b)
         for c in config.companions:
             if c not in comps or comps[c].kind != "companion":
                 raise UnknownComponent(f"unknown companion {c!r}{self.failed_hint(c)}")

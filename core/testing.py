@@ -4,6 +4,7 @@
 >>> t.setup_wagon(0, coins=5, goods=["potion", "book+"])
 >>> t.activate_building(0, "my_building")      # seat 0 is activating it now
 >>> t.choose("my_decision", "pay:coins")        # answer the pending decision
+>>> t.refuses("my_decision", "pay:quartz")       # not a legal answer now (and nothing changes)
 >>> t.calls("darkroad_activate_building")       # every recorded hook call
 
 Everything goes through the real engine: ``choose`` submits a legal action exactly as
@@ -22,6 +23,7 @@ from .actions import Action
 from .bots import Bot
 from .context import Ctx
 from .engine import Engine
+from .errors import IllegalAction
 from .hooks import is_bool
 from .state import CompanionCard, Event, Game, GameConfig
 
@@ -123,6 +125,24 @@ class Table:
                 return self.apply(a)
         raise AssertionError(f"no legal action {type}/{option or startswith} for seat {seat}; "
                              f"legal: {[(a.type, a.option) for a in legal]}")
+
+    def refuses(self, type: str, option: str, seat: int | None = None) -> IllegalAction:
+        """Check that ``seat`` (default: the first awaited seat) cannot answer ``type`` /
+        ``option`` now: the action is not among its legal actions, and submitting it raises
+        :class:`IllegalAction` and changes nothing. Returns the error (``.reason`` says why)."""
+        seat = self.awaiting[0] if seat is None else seat
+        legal = self.legal(seat)
+        if any(a.type == type and a.option == option for a in legal):
+            raise AssertionError(f"{type}/{option} is a legal action of seat {seat}; "
+                                 f"legal: {[(a.type, a.option) for a in legal]}")
+        before = self.engine.dumps(self.game)
+        try:
+            self.engine.apply(self.game, Action(type, seat, option))
+        except IllegalAction as exc:
+            if self.engine.dumps(self.game) != before:
+                raise AssertionError(f"refusing {type}/{option} changed the game") from exc
+            return exc
+        raise AssertionError(f"{type}/{option} of seat {seat} was applied, not refused")
 
     def apply(self, action: Action) -> list[Event]:
         ev = self.engine.apply(self.game, action)

@@ -226,3 +226,33 @@ def test_no_reference_outside_the_repository() -> None:
              and "RULES" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
     found += [name for name in ("README.md",) if "RULES" + ".md" in (root / name).read_text(encoding="utf-8")]
     assert found == []
+
+
+def test_the_companion_tutorial_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The companion tutorial's module, installed under its entry point, passes the
+    tutorial's own tests, exactly as written."""
+    import importlib.metadata as md
+    import sys
+    import types
+
+    text = section(doc(), "## Tutorial: a fan companion, end to end")
+    blocks = PYTHON_BLOCK.findall(text)
+    [module_code] = [b for b in blocks if "def darkroad_components" in b]
+    [test_code] = [b for b in blocks if "from darkroad.testing import Table" in b]
+    module = types.ModuleType("darkroad_glow_moth.glow_moth")
+    exec(compile(module_code, "glow_moth.py", "exec"), module.__dict__)
+    monkeypatch.setitem(sys.modules, "darkroad_glow_moth.glow_moth", module)
+    entry = md.EntryPoint(name="glow-moth", value="darkroad_glow_moth.glow_moth", group="darkroad")
+    real = md.entry_points
+
+    def with_moth(**kw: object) -> object:
+        found = real(**kw)  # type: ignore[arg-type]
+        return md.EntryPoints([*found, entry]) if kw.get("group") == "darkroad" else found
+
+    monkeypatch.setattr(md, "entry_points", with_moth)
+    tests: dict[str, object] = {}
+    exec(compile(test_code, "test_glow_moth.py", "exec"), tests)
+    ran = [name for name in tests if name.startswith("test_")]
+    assert ran == ["test_the_moth_gives_two_coins_once", "test_a_complete_game_with_the_moth"]
+    for name in ran:
+        tests[name]()  # type: ignore[operator]

@@ -9,7 +9,7 @@ core caps the face at 6.
 
 from __future__ import annotations
 
-import sys
+from typing import Any
 
 from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
 
@@ -94,13 +94,17 @@ def darkroad_steps() -> list[Step]:
     return [Duplicate()]
 
 
+def _is_bonuses(v: Any) -> bool:
+    return isinstance(v, list | tuple) and all(isinstance(b, int) and not isinstance(b, bool) for b in v)
+
+
 @hookimpl
 def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
     if ctx.game.turn.get(BONUS_FLAG) != seat:
         return None
     # The cat's +1/+2 stacks with every other bonus (Whisper's +1): offer the sums too.
-    others = ctx.engine.pm.subset_hook_caller("darkroad_travel_die_bonus", remove_plugins=[sys.modules[__name__]])
-    stacked = {0} | {b for bonuses in others(ctx=ctx, seat=seat) for b in bonuses or ()}
+    others = ctx.call_others(darkroad_travel_die_bonus, "darkroad_travel_die_bonus", _is_bonuses, seat=seat)
+    stacked = {0} | {b for bonuses in others for b in bonuses}
     return sorted({cat + other for cat in CAT_BONUS for other in stacked})
 
 

@@ -130,6 +130,29 @@ def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, c
         create_app(Settings(strict_plugins=True))
 
 
+def test_serve_strict_exits_2_with_one_line(monkeypatch: pytest.MonkeyPatch, uvicorn_calls: list[dict[str, Any]]) -> None:
+    """``serve --strict`` with a plugin that fails to load: one line and status 2, as
+    ``darkroad plugins --strict``, and no server started."""
+    import importlib.metadata as md
+
+    broken = md.EntryPoint(name="broken-fan", value="darkroad_no_such_module", group="darkroad")
+    real = md.entry_points
+
+    def with_broken(**kw: object) -> object:
+        found = real(**kw)  # type: ignore[arg-type]
+        return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
+
+    monkeypatch.setattr(md, "entry_points", with_broken)
+    result = runner.invoke(cli.app, ["serve", "--strict"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["darkroad serve: plugin 'broken-fan' failed to load: ModuleNotFoundError: "
+                                          "No module named 'darkroad_no_such_module'"]
+    assert uvicorn_calls == []
+    plugins = runner.invoke(cli.app, ["plugins", "--strict"])
+    assert plugins.exit_code == 2 and len(plugins.stderr.splitlines()) == 1
+    assert runner.invoke(cli.app, ["serve"]).exit_code == 0 and len(uvicorn_calls) == 1  # without --strict: skipped
+
+
 @pytest.mark.parametrize(
     ("env", "message"),
     [

@@ -61,8 +61,10 @@ def test_tiles_and_first_game_flags(engine: Engine) -> None:
 def test_both_sides_of_a_tile_is_a_bad_config(engine: Engine, tile: int) -> None:
     """docs/content.md, "Double-sided building tiles": at most one side of each tile in a game."""
     others = [pair[0] for t, pair in TILES.items() if t != tile][:2]
-    with pytest.raises(BadConfig):
-        Table.new(players=2, seed=1, engine=engine, buildings=[*TILES[tile], *others])
+    with pytest.raises(BadConfig) as exc:
+        Table.new(players=2, seed=1, engine=engine, buildings=[others[0], *TILES[tile], others[1]])
+    a, b = TILES[tile]
+    assert exc.value.reason.startswith(f"{a!r} and {b!r} are the two sides of building tile {tile}")
 
 
 def test_default_buildings_are_the_first_game_set(engine: Engine) -> None:
