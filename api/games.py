@@ -229,6 +229,7 @@ class GamesController(Controller):
         ],
         responses=problem_responses(
             "bad-request",
+            "request-timeout",
             "body-too-large",
             "unsupported-media-type",
             "bad-config",
@@ -344,6 +345,7 @@ class GamesController(Controller):
             "illegal-action",
             "not-your-decision",
             "game-finished",
+            "request-timeout",
             "body-too-large",
             "unsupported-media-type",
             "bad-action",

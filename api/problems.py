@@ -113,6 +113,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The final score exists only once the game is finished.",
         ),
         ProblemType(
+            "request-timeout",
+            408,
+            "Request timeout",
+            "The whole request (head and body) did not arrive in time; the connection is closed.",
+        ),
+        ProblemType(
             "body-too-large", 413, "Request body too large", "The request body exceeds the server's limit."
         ),
         ProblemType(

@@ -1,18 +1,40 @@
-"""The HTTP server of ``darkroad serve``: uvicorn, with its own errors as problem details.
+"""The HTTP server of ``darkroad serve``: uvicorn, with a request deadline and its own
+errors as problem details.
 
-uvicorn answers a request it cannot parse (a malformed request line or header, an invalid
-``Content-Length``) itself, before the app sees it, with a ``text/plain`` 400. Every error
-of this API is ``application/problem+json``, so :class:`HttpProtocol` (uvicorn's httptools
-protocol, passed as ``http=``, the documented way to choose the protocol class) sends the
-same 400 as a problem details object.
+Why uvicorn: it is the fastest of the three ASGI servers the service could use here and
+the one ``benchmarks/api.py`` tunes for, and it takes the client address from trusted
+proxies (``forwarded_allow_ips``). None of the three bounds how long a client may take to
+send a request, which is what a slow-loris attack exploits: uvicorn has no header or body
+timeout at all (its keep-alive timeout only runs between requests and restarts with every
+byte; the request timeouts of its issue #157 were never added), hypercorn's
+``read_timeout`` restarts with every read (a client sending a byte now and then is never
+cut), and granian bounds the head (``--http1-header-read-timeout``) but not the body,
+while changing the server under the app (its own ASGI implementation, no proxy headers).
+So the service stays on uvicorn and :class:`HttpProtocol` (uvicorn's httptools protocol,
+passed as ``http=``, the documented way to choose the protocol class) adds the deadline:
+
+* **A whole request within ``Settings.request_timeout`` of its first byte** (or of the
+  connection opening, for a client that connects and sends nothing): head and body. A
+  request still incomplete then is answered ``408 request-timeout`` (if no answer has
+  started) and its connection closed; an app waiting for the body sees the client
+  disconnect. Time between requests of a keep-alive connection is uvicorn's keep-alive
+  timeout (5 s).
+* **uvicorn's own 400s** (a malformed request line or header, an invalid
+  ``Content-Length``), sent before the app sees the request, are problem details like
+  every other error of the API instead of ``text/plain``.
 """
 
 from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any
 
 import msgspec
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from darkroad.api.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES, ProblemDetails
+from darkroad.api.settings import Settings
 
 
 def problem_bytes(code: str, detail: str) -> bytes:
@@ -39,8 +61,63 @@ def raw_problem_response(code: str, detail: str, default_headers: list[tuple[byt
     return b"".join(head) + body
 
 
+@functools.cache
+def request_timeout() -> float:
+    """``Settings.request_timeout`` of this server process (from ``DARKROAD_REQUEST_TIMEOUT``)."""
+    return Settings.from_env().request_timeout
+
+
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol whose own 400s are problem details."""
+    """uvicorn's httptools protocol with a deadline per request and problem-details 400s."""
+
+    _deadline: asyncio.TimerHandle | None = None
+    _in_head = True
+    """Whether the request under way has not sent its whole head yet (or none has begun)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+        self._arm()  # this request's head and body, from its first byte
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._disarm()
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(request_timeout(), self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        # The request whose body is awaited (while a head is coming, ``cycle`` is the last one's).
+        current: Any = None if self._in_head else self.cycle
+        if current is not None and not current.response_complete:
+            current.disconnected = True  # the app waiting for the body gets http.disconnect
+            current.message_event.set()
+        if current is None or not current.response_started:
+            detail = f"The request was not received within {request_timeout():g} seconds."
+            self.transport.write(raw_problem_response("request-timeout", detail, self.server_state.default_headers))
+        self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
         self.transport.write(raw_problem_response("bad-request", msg, self.server_state.default_headers))

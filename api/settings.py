@@ -52,6 +52,9 @@ class Settings:
     """Refuse to start when a plugin fails to load (default: skip it, with a log line)."""
     request_max_body_size: int = 64 * 1024
     """Largest accepted request body in bytes; larger bodies get ``413``."""
+    request_timeout: float = 10.0
+    """Seconds a client may take to send a whole request, head and body, from its first byte
+    (or from connecting); then ``408 request-timeout`` and the connection is closed (slow-loris)."""
     active_game_ttl: int = 30 * DAY
     """Seconds an unfinished game is kept after its last action (abandoned games expire)."""
     finished_game_ttl: int = 7 * DAY
@@ -95,6 +98,7 @@ class Settings:
             "max_event_streams": self.max_event_streams,
             "max_event_streams_per_client": self.max_event_streams_per_client,
             "request_max_body_size": self.request_max_body_size,
+            "request_timeout": self.request_timeout,
             "active_game_ttl": self.active_game_ttl,
             "finished_game_ttl": self.finished_game_ttl,
             "idempotency_ttl": self.idempotency_ttl,
@@ -127,7 +131,7 @@ class Settings:
         ``DARKROAD_REDIS_WAIT_TIMEOUT``, ``DARKROAD_REDIS_RETRY_WINDOW``, ``DARKROAD_REDIS_TIMEOUT``
         (seconds), ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT``,
         ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated), ``DARKROAD_STRICT_PLUGINS`` (1/true),
-        ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_ACTIVE_GAME_TTL``,
+        ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_REQUEST_TIMEOUT`` (seconds), ``DARKROAD_ACTIVE_GAME_TTL``,
         ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
         ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds),
         ``DARKROAD_RATE_LIMIT_WINDOW`` (seconds), ``DARKROAD_RATE_LIMIT_REQUESTS``,
@@ -157,6 +161,7 @@ class Settings:
             "DARKROAD_MAX_EVENT_STREAMS": ("max_event_streams", int),
             "DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT": ("max_event_streams_per_client", int),
             "DARKROAD_MAX_BODY_SIZE": ("request_max_body_size", int),
+            "DARKROAD_REQUEST_TIMEOUT": ("request_timeout", float),
             "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),
             "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
             "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),

@@ -258,3 +258,21 @@ def parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
     if "content-length" in headers:
         body = body[: int(headers["content-length"])]
     return int(lines[0].split()[1]), headers, body
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Read one whole response (with a ``Content-Length``) from ``sock``."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    status, headers, body = parse_response(data)
+    length = int(headers.get("content-length", 0))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status, headers, body

@@ -1,0 +1,131 @@
+"""``deploy/nginx.conf`` in front of a real ``darkroad serve``: the edge the compose file
+ships. Its rate limit, size limit, hidden ``/metrics`` and timeouts answer as documented,
+with problem details, and the API counts clients by the address nginx forwards (a client
+cannot pick its own with ``X-Forwarded-For``).
+
+The deployed file is used as is, but for what only exists in Docker: the upstream and
+the resolver become the test's server, and the listen address a free port (the timeouts
+are shortened where the test would otherwise wait for them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from apiutil import ApiServer, free_port, parse_response, wait_for_port
+
+pytestmark = pytest.mark.slow
+
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+CONF = Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf"
+PROBLEM = "application/problem+json"
+
+
+def site(api_port: int, port: int) -> str:
+    """``deploy/nginx.conf`` pointed at the test's server, on ``port``."""
+    text = CONF.read_text()
+    text = re.sub(r"^resolver .*$", "", text, flags=re.M)
+    text = text.replace("http://api:8000", f"http://127.0.0.1:{api_port}")
+    text = text.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    return text.replace("client_body_timeout 10s;", "client_body_timeout 1s;")
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ApiServer]]:
+    if NGINX is None:
+        if os.environ.get("CI"):
+            pytest.fail("nginx is not installed; CI must test deploy/nginx.conf")
+        pytest.skip("nginx is not installed")
+    folder = tmp_path_factory.mktemp("nginx")
+    folder.chmod(0o777)  # nginx's workers run as an unprivileged user
+    env = {"DARKROAD_RATE_LIMIT_CREATES": "3", "DARKROAD_TRUSTED_PROXIES": "127.0.0.1"}
+    api = ApiServer(None, env=env).start()
+    port = free_port()
+    (folder / "site.conf").write_text(site(api.port, port))
+    temp = "".join(f"{kind}_temp_path {folder}/{kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    (folder / "nginx.conf").write_text(
+        f"daemon off;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\n"
+        + ("user root;\n" if os.geteuid() == 0 else "")
+        + f"events {{}}\nhttp {{\naccess_log off;\n{temp}include {folder}/site.conf;\n}}\n"
+    )
+    check = subprocess.run([NGINX, "-t", "-p", str(folder), "-c", str(folder / "nginx.conf")], capture_output=True)
+    assert check.returncode == 0, check.stderr.decode()
+    process = subprocess.Popen([NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf")], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}", api
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        assert "Traceback" not in api.stop()
+
+
+def test_the_api_counts_the_address_nginx_forwards(edge: tuple[str, ApiServer]) -> None:
+    url, _ = edge
+    with httpx.Client(base_url=url, timeout=10) as client:
+        statuses = []
+        for n in range(4):  # a new X-Forwarded-For each time: nginx replaces it by the peer
+            spoofed = {"X-Forwarded-For": f"203.0.113.{n}"}
+            statuses.append(client.post("/v1/games", json={"players": 2}, headers=spoofed))
+        assert [response.status_code for response in statuses] == [201, 201, 201, 429]
+        assert statuses[-1].headers["content-type"] == PROBLEM  # the API's own 429
+        assert int(statuses[-1].headers["retry-after"]) >= 1
+
+
+def test_nginx_limits_the_request_rate(edge: tuple[str, ApiServer]) -> None:
+    url, _ = edge
+    port = int(url.rsplit(":", 1)[1])
+    # 500 requests pipelined on one connection reach nginx within a fraction of a second.
+    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    last = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request * 499 + last)
+        received = b""
+        while chunk := sock.recv(1 << 16):
+            received += chunk
+    statuses = [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", received)]
+    refused = statuses.count(429)
+    assert len(statuses) == 500 and statuses.count(200) + refused == 500
+    assert 100 <= refused <= 300  # a burst of 200, and the 100/s refill while they arrive, pass
+    problem = received[received.index(b"HTTP/1.1 429") :]
+    status, headers, body = parse_response(problem)
+    assert headers["content-type"] == PROBLEM and headers["retry-after"] == "1"
+    assert b'"type":"rate-limited"' in body
+    print(f"nginx: {refused} of 500 requests at once refused (100/s, bursts of 200)")
+    time.sleep(2.5)  # the burst allowance refills for the other tests
+
+
+def test_nginx_hides_metrics_and_refuses_large_bodies(edge: tuple[str, ApiServer]) -> None:
+    url, api = edge
+    with httpx.Client(base_url=url, timeout=10) as client:
+        hidden = client.get("/metrics")
+        assert hidden.status_code == 404 and hidden.headers["content-type"] == PROBLEM
+        assert httpx.get(f"{api.url}/metrics").status_code == 200  # scraped on the replica itself
+        large = client.post("/v1/games", content=b" " * 70_000, headers={"Content-Type": "application/json"})
+        assert large.status_code == 413 and large.headers["content-type"] == PROBLEM
+        assert large.json()["type"] == "body-too-large"
+
+
+def test_nginx_cuts_a_body_that_never_comes(edge: tuple[str, ApiServer]) -> None:
+    url, _ = edge
+    port = int(url.rsplit(":", 1)[1])
+    head = b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n"
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+        sock.sendall(head)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    elapsed = time.monotonic() - started
+    assert elapsed < 5, elapsed  # client_body_timeout (1 s here)
+    if received:
+        assert parse_response(received)[0] == 408
