@@ -165,7 +165,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "plugin-error",
             500,
             "Plugin error",
-            "A plugin failed while applying the action; the game was not changed.",
+            "A plugin failed while applying the action, which was not applied; the answer is then withdrawn "
+            "from the decision (a new version of the game), so that a seat is never stuck.",
         ),
         ProblemType(
             "missing-plugin",

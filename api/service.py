@@ -39,6 +39,7 @@ from darkroad.api.store import (
     Outcome,
     StoredEvent,
     StoredGame,
+    StoreUnavailable,
 )
 from darkroad.core import Action, Engine, Event, Game, GameConfig, errors
 
@@ -398,6 +399,63 @@ class GameService:
         idempotency_key: str | None,
     ) -> ActResult:
         """Apply the action in ``body`` for the caller's seat; see ``POST /v1/games/{id}/actions``.
+
+        When a plugin fails to resolve it (``plugin-error``), the answer is withdrawn from
+        the decision in the stored game (:meth:`_withdraw`), so that a seat whose only
+        answer fails is not stuck for good.
+        """
+        try:
+            return await self._act(game_id, authorization, body, if_match, idempotency_key)
+        except errors.PluginError as exc:
+            withdrawn = await self._withdraw(game_id, self._parse_action(body), exc)
+            if withdrawn is None:
+                raise
+            raise errors.PluginError(f"{exc.reason}; this answer is withdrawn from the decision (the game is now at "
+                                     f"version {withdrawn})", plugin=exc.plugin) from exc
+
+    async def _withdraw(self, game_id: str, action: Action, failure: errors.PluginError) -> int | None:
+        """Withdraw ``action``, which a plugin failed to resolve, from the pending decision of
+        the stored game (:meth:`Engine.withdraw`) and commit that as a version of its own;
+        the new version, or ``None`` when there is nothing to withdraw any more (the game
+        moved on meanwhile)."""
+        try:
+            stored = await self._load(game_id)
+            game = self.engine.loads(stored.state)
+            record, events = self.engine.withdraw(game, action, failure.reason, failure.plugin)
+        except (errors.DarkroadError, Problem, StoreUnavailable):
+            return None  # the client still learns of the plugin's failure
+        tag = self._new_tag()
+        commit = Commit(
+            game_id=game_id,
+            expected_version=stored.version,
+            expected_tag=stored.tag,
+            version=game.version,
+            tag=tag,
+            state=self.engine.dumps(game),
+            finished=game.finished,
+            action=self.engine.encode(record),
+            events=self._stored_events(game, events),
+            ttl=self._ttl(game),
+            idempotency=IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL),
+        )
+        try:
+            outcome = await self.store.commit(commit)
+        except StoreUnavailable:
+            return None
+        if outcome.outcome is not Outcome.COMMITTED:
+            return None
+        self.cache.put(game_id, game, stored.token_hashes, tag)
+        return game.version
+
+    async def _act(
+        self,
+        game_id: str,
+        authorization: str | None,
+        body: bytes,
+        if_match: str | None,
+        idempotency_key: str | None,
+    ) -> ActResult:
+        """:meth:`act`, apart from withdrawing an answer a plugin failed to resolve.
 
         When this process has the game cached, the action is applied to it and committed
         at once: one store round trip, the commit's compare-and-set telling whether the

@@ -47,6 +47,11 @@ from .storage import Packer, StorageSpec
 CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS,
                           *private_concern.STEPS]
 logger = logging.getLogger("darkroad.core")
+WITHDRAWN = "withdrawn"
+"""The type of the action :meth:`Engine.withdraw` records: ``option`` is ``"<type>:<option>"``
+of the withdrawn answer."""
+WITHDRAWN_KEY = "_withdrawn"
+"""``task.data`` key of a decision's withdrawn answers: ``[seat, type, option]`` triples."""
 BUILDING_SPACES = 4
 MARKET_DICE = 5
 NIGHT_DICE = 7
@@ -302,10 +307,13 @@ class Engine:
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
-        if step.settles_overflow:
-            return opts  # an overflow is settled at once: its discard admits nothing else
-        for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
-            opts += [tuple(o) for o in extra]
+        # An overflow is settled at once: its discard admits nothing else.
+        if not step.settles_overflow:
+            for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
+                opts += [tuple(o) for o in extra]
+        withdrawn = task.data.get(WITHDRAWN_KEY)
+        if withdrawn:
+            opts = [o for o in opts if [seat, task.kind, o[0]] not in withdrawn]
         return opts
 
     def _settle(self, ctx: Ctx) -> None:
@@ -372,7 +380,9 @@ class Engine:
             return []
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow:
-            acts += [Action("companion", seat, o, lbl) for o, lbl in self.companion_options(ctx, seat)]
+            withdrawn = task.data.get(WITHDRAWN_KEY) or ()
+            acts += [Action("companion", seat, o, lbl) for o, lbl in self.companion_options(ctx, seat)
+                     if [seat, "companion", o] not in withdrawn]
         return acts
 
     def apply(self, game: Game, action: Action) -> list[Event]:
@@ -415,6 +425,37 @@ class Engine:
 
         self._guard(ctx, run)
         return ctx.events
+
+    def withdraw(self, game: Game, action: Action, reason: str = "", plugin: str = "") -> tuple[Action, list[Event]]:
+        """Take ``action`` out of the answers of the pending decision, after a plugin failed
+        to resolve it: the way out of a game whose seat's only answer fails.
+
+        ``game`` is the game as it was before the failed :meth:`apply` (the stored one: the
+        failed apply spoilt its own copy), and ``action`` must be a legal answer of it. The
+        answer is left out of this decision's options (for that seat, while the task is
+        pending), a private ``option_withdrawn`` event tells the seat why, and the game
+        settles: a decision left without options is skipped, as any decision without
+        options is. ``game.version`` goes up by one. Returns the action to record in the
+        game's action list in place of the failed one (:meth:`replay` applies it; no client
+        may send it) and the events.
+        """
+        if action.type == WITHDRAWN:
+            raise IllegalAction("a withdrawal is recorded by the engine, not sent")
+        if game.finished:
+            raise GameFinished("the game is over")
+        top = self._top(game)
+        if top is None:
+            raise IllegalAction("the game is not waiting for any decision")
+        task, step = top
+        if not self._is_step_option(game, task, step, action):
+            self._check_legal(game, task, step, action)
+        ctx = Ctx(self, game)
+        task.data.setdefault(WITHDRAWN_KEY, []).append([action.seat, action.type, action.option])
+        ctx.emit("option_withdrawn", action.seat, private=True, decision=action.type, option=action.option,
+                 reason=reason, plugin=plugin)
+        self._guard(ctx, lambda: self._settle(ctx))
+        game.version += 1
+        return Action(WITHDRAWN, action.seat, f"{action.type}:{action.option}"), ctx.events
 
     def _is_step_option(self, game: Game, task: Task, step: Step, action: Action) -> bool:
         """Fast path of the legality check: an answer of the pending step itself."""
@@ -563,6 +604,11 @@ class Engine:
         """Rebuild a game from its config and applied actions."""
         game, _ = self.create(GameConfig(**{**self.serde.unstructure(config), "plugins": {}}))
         for a in actions:
-            self.apply(game, a if isinstance(a, Action) else self.action_from_json(a))
+            action = a if isinstance(a, Action) else self.action_from_json(a)
+            if action.type == WITHDRAWN:  # an answer a plugin failed to resolve, withdrawn
+                kind, _, option = action.option.partition(":")
+                self.withdraw(game, Action(kind, action.seat, option))
+            else:
+                self.apply(game, action)
         return game
 

@@ -256,6 +256,11 @@ EVENTS: dict[str, EventType] = {
         "horseshoe?": _d(BOOL, "Moved one space by spending a horseshoe.")}),
     "night_dice_refreshed": E("Spent night dice were rerolled into the reserve, one fewer.", {
         "removed": INT, "reserve": INTS}),
+    "option_withdrawn": E("An answer a plugin failed to resolve was taken out of the decision (seen by that seat "
+                          "only); a decision left without answers is skipped.", {
+        "decision": _d(STR, "The answer's type (the decision's step kind, or `companion`)."),
+        "option": _d(STR, "The answer withdrawn."), "reason": _d(STR, "The plugin's failure."),
+        "plugin": _d(STR, "The plugin that failed (empty: unknown).")}),
     "paid": E("A seat paid a resource.", {"resource": _RESOURCE, "amount": INT, "source": _SOURCE}),
     "round_ended": E("A round ended.", {"round": _d(INT, "The round that ended, 1-13.")}),
     "ruins_die_rolled": E("The ruins die was rolled.", {"face": STR, "reroll": BOOL}),

@@ -48,6 +48,8 @@ NEVER_SEEN_IN_RANDOM_GAMES = {
     # data; each is emitted by exactly the code that test_rules.py's emit-site checks read.
     ("Event", "upgrade_unused"): "the Spare Harness with every steed dealt",
     ("Event", "companion_returned"): "the Private Concern returning a companion it cannot keep",
+    ("Event", "option_withdrawn"): "a plugin failing to resolve an answer (tests/test_plugin_failures.py, "
+                                   "tests/api/test_api_plugins.py)",
 }
 
 

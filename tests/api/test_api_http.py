@@ -493,6 +493,8 @@ class Saboteur:
 
 
 async def test_plugin_error_leaves_the_game_untouched(settings: Settings) -> None:
+    """The failed action's half-done work never reaches the stored game; the failing answer
+    is withdrawn from the decision (a version of its own), nothing else changes."""
     from darkroad.api.app import create_app
 
     engine = Engine.load(extra=[("saboteur", Saboteur())])
@@ -504,4 +506,7 @@ async def test_plugin_error_leaves_the_game_untouched(settings: Settings) -> Non
         response = await client.post(f"{game.url}/actions", json=action, headers=game.auth(seat))
         problem = assert_problem(response, 500, "plugin-error")
         assert "saboteur" in problem["detail"] and problem["plugin"] == "saboteur"
-        assert (await client.get(game.url, headers=game.auth(seat))).json() == before
+        after = (await client.get(game.url, headers=game.auth(seat))).json()
+        assert after.pop("version") == before.pop("version") + 1
+        assert after == before
+        assert "x:sabotage" not in [a["option"] for a in await legal(client, game, seat)]

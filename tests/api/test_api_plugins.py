@@ -1,17 +1,23 @@
-"""Plugin load failures over HTTP (issue 12): a stored game whose plugin failed to load on
-this server answers ``503 missing-plugin`` saying so; a new game asking for the plugin's
-component is a ``422`` naming the plugin."""
+"""Plugin failures over HTTP (issue 12): a stored game whose plugin failed to load on this
+server answers ``503 missing-plugin`` saying so; a new game asking for the plugin's
+component is a ``422`` naming the plugin; an answer a plugin fails to resolve is withdrawn
+from the decision, so that a seat whose only answer fails is not stuck."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-from apiutil import create_game, serve
+import pytest
+from apiutil import create_game, legal, read_log, serve
+from conformance import Conformance
+from litestar import Litestar
 from test_api_http import assert_problem
 
 from darkroad.api.app import create_app
 from darkroad.api.settings import Settings
-from darkroad.core import Component, Ctx, Engine, hookimpl
+from darkroad.core import Choice, Component, Ctx, Engine, Option, Step, Task, hookimpl
 
 BUILDINGS = ["lamp_tower", "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]
 
@@ -47,3 +53,53 @@ async def test_a_game_whose_plugin_failed_to_load(redis_url: str) -> None:
         body = assert_problem(await b.post("/v1/games", json={"players": 2, "buildings": BUILDINGS}), 422,
                               "unknown-component")
         assert "unknown building 'lamp_tower'; plugin 'lamp-tower' failed to load" in body["detail"]
+
+
+class Boom(Choice):
+    """Seat 0's first decision: one answer, which fails."""
+
+    kind = "boom_ask"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        return [("explode", "explode")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        raise RuntimeError("the boom plugin is broken")
+
+
+class BoomPlugin:
+    @hookimpl
+    def darkroad_steps(self) -> list[Step]:
+        return [Boom()]
+
+    @hookimpl
+    def darkroad_setup(self, ctx: Ctx) -> None:
+        ctx.push(Boom.kind, 0)
+
+
+@pytest.fixture
+def boom_app(settings: Settings) -> Litestar:
+    return create_app(settings, engine=Engine.load(extra=[("boom", BoomPlugin())]))
+
+
+async def test_a_failing_only_answer_is_withdrawn(boom_app: Litestar) -> None:
+    async with serve(boom_app) as client:
+        game = await create_game(client)
+        assert await legal(client, game, 0) == [{"type": "boom_ask", "seat": 0, "option": "explode",
+                                                  "label": "explode"}]
+        done = await client.post(f"{game.url}/actions", json={"type": "boom_ask", "seat": 0, "option": "explode"},
+                                 headers=game.auth(0))
+        body = assert_problem(done, 500, "plugin-error")
+        assert body["plugin"] == "boom"
+        assert "the boom plugin is broken; this answer is withdrawn from the decision (the game is now at version 1)" \
+            in body["detail"]
+        view = (await client.get(game.url, headers=game.auth(0))).json()
+        assert view["version"] == 1 and view["decision"]["type"] == "plan"  # the game goes on
+        [told] = [e for e in await read_log(client, game, game.auth(0)) if e["type"] == "option_withdrawn"]
+        assert told["data"]["option"] == "explode" and told["private_to"] == 0
+        document = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+        assert Conformance(document).check(told, "Event", "option_withdrawn") == []  # as documented
+        assert not [e for e in await read_log(client, game, game.auth(1)) if e["type"] == "option_withdrawn"]
+        sent = await client.post(f"{game.url}/actions", json={"type": "withdrawn", "seat": 0,
+                                                              "option": "plan:slot1:die1"}, headers=game.auth(0))
+        assert_problem(sent, 409, "illegal-action")  # a client cannot withdraw an answer
