@@ -155,3 +155,10 @@ def test_every_answer_is_in_the_event_log(engine: Engine) -> None:
         assert not engine.visible(first, 1 - seat) and not engine.visible(first, None)
         kinds[action.type] += 1
     assert len(kinds) > 3
+
+
+def test_darkroad_plugins_never_cuts_an_id() -> None:
+    """A narrow terminal wraps the table's cells; an id is never cut to an ellipsis."""
+    result = runner.invoke(cli.app, ["plugins", "--all"], terminal_width=60)
+    assert result.exit_code == 0
+    assert "…" not in result.stdout and "bot:greedy" in result.stdout
