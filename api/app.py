@@ -46,8 +46,15 @@ def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
         retry_window=settings.redis_retry_window,
         timeout=settings.redis_timeout,
         max_block=settings.stream_heartbeat,
+        connection=_credentials(settings),
         on_resend=None if metrics is None else metrics.redis_resends.inc,
     )
+
+
+def _credentials(settings: Settings) -> dict[str, str]:
+    """The Redis user and password of ``settings`` as connection options (on top of the URL's)."""
+    credentials = {"username": settings.redis_username, "password": settings.redis_password}
+    return {name: value for name, value in credentials.items() if value is not None}
 
 
 def _service(state: State) -> GameService:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -94,6 +95,12 @@ def serve(
     if strict:
         os.environ["DARKROAD_STRICT_PLUGINS"] = "1"
     os.environ["DARKROAD_TRUSTED_PROXIES"] = trusted_proxies
+    metrics_dir = None
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # The workers share one port: each writes its metrics here and /metrics sums them all
+        # (prometheus_client's multiprocess mode; darkroad.api.metrics).
+        metrics_dir = tempfile.TemporaryDirectory(prefix="darkroad-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
     try:
         settings = Settings.from_env()
         if redis_url:
@@ -125,6 +132,8 @@ def serve(
         forwarded_allow_ips=settings.trusted_proxies,
         http=HttpProtocol,
     )
+    if metrics_dir is not None:
+        metrics_dir.cleanup()
 
 
 async def check_store(settings: Settings) -> None:

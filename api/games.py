@@ -83,6 +83,17 @@ _ETAG = ResponseHeader(
     description='The game\'s version as an entity tag, e.g. `"12"`.',
 )
 _VARY = {"Vary": "Authorization"}
+_PRIVATE = {"Cache-Control": "private, no-store"}
+"""On every answer that shows a seat's secrets (a view, its actions, its events, its tokens):
+no cache may keep it, and none may hand it to another client."""
+_CACHE_CONTROL = ResponseHeader(
+    name="Cache-Control",
+    value="private, no-store",
+    documentation_only=True,
+    required=False,
+    description="`private, no-store` when the answer shows a seat's secrets (the request had its seat "
+    "token): no cache may keep it.",
+)
 
 
 def _parameter(where: ParamType, name: str, description: str, schema: Schema) -> Parameter:
@@ -153,13 +164,17 @@ def client_address(scope: Scope) -> str:
     return client[0] if client else "unknown"
 
 
-def _game_headers(version: int | None) -> dict[str, str]:
-    """``Vary``, and the game's ``ETag`` when ``version`` is given: the headers of every game read."""
-    return dict(_VARY) if version is None else {"ETag": entity_tag(version), **_VARY}
+def _game_headers(version: int | None, private: bool = False) -> dict[str, str]:
+    """``Vary``, the game's ``ETag`` when ``version`` is given and ``Cache-Control`` when the
+    answer is ``private`` (a seat's): the headers of every game read."""
+    headers = dict(_VARY) if version is None else {"ETag": entity_tag(version), **_VARY}
+    if private:
+        headers.update(_PRIVATE)
+    return headers
 
 
 def _act_headers(result: ActResult) -> dict[str, str]:
-    headers = _game_headers(result.version)
+    headers = _game_headers(result.version, private=True)
     if result.replayed:
         headers["Idempotent-Replayed"] = "true"
     return headers
@@ -198,13 +213,17 @@ def action_endpoint(app: ASGIApp) -> ASGIApp:
     return endpoint
 
 
-def encoded(content: bytes | None, *, version: int | None = None, status_code: int = 200) -> Response[Any]:
-    """A response of already encoded JSON (``None``: no body), with the game's ``ETag`` if ``version``.
+def encoded(
+    content: bytes | None, *, version: int | None = None, status_code: int = 200, private: bool = False
+) -> Response[Any]:
+    """A response of already encoded JSON (``None``: no body), with the game's ``ETag`` if
+    ``version`` and ``Cache-Control: private, no-store`` if ``private``.
 
     Handlers declare the model their JSON follows (``Response[GameView]``) for the
     OpenAPI document; the body is encoded once, without converting to the model.
     """
-    return Response(content, status_code=status_code, media_type="application/json", headers=_game_headers(version))
+    headers = _game_headers(version, private)
+    return Response(content, status_code=status_code, media_type="application/json", headers=headers)
 
 
 class GamesController(Controller):
@@ -226,6 +245,7 @@ class GamesController(Controller):
                 required=True,
                 description="The new game's URL.",
             ),
+            _CACHE_CONTROL,
         ],
         responses=problem_responses(
             "bad-request",
@@ -257,14 +277,15 @@ class GamesController(Controller):
             seats=[SeatToken(seat=seat, token=token, kind="human" if token else "private_concern")
                    for seat, token in enumerate(created.tokens)],
         )
-        return Response(body, status_code=HTTP_201_CREATED, headers={"Location": f"{self.path}/{created.id}"})
+        headers = {"Location": f"{self.path}/{created.id}", **_PRIVATE}  # the tokens
+        return Response(body, status_code=HTTP_201_CREATED, headers=headers)
 
     @get(
         "/{game_id:str}",
         operation_id="getGame",
         summary="View a game",
         security=READ,
-        response_headers=[_ETAG],
+        response_headers=[_ETAG, _CACHE_CONTROL],
         responses={
             HTTP_304_NOT_MODIFIED: ResponseSpec(
                 data_container=None, description="`If-None-Match` names the current version."
@@ -288,14 +309,14 @@ class GamesController(Controller):
         caller = await service.caller(game_id, request.headers.get("authorization"))
         if if_none_match(if_none_match_header, caller.stored.version):
             return encoded(None, version=caller.stored.version, status_code=HTTP_304_NOT_MODIFIED)
-        return encoded(service.view(caller), version=caller.stored.version)
+        return encoded(service.view(caller), version=caller.stored.version, private=caller.seat is not None)
 
     @get(
         "/{game_id:str}/actions",
         operation_id="listActions",
         summary="List my legal actions",
         security=READ,
-        response_headers=[_ETAG],
+        response_headers=[_ETAG, _CACHE_CONTROL],
         responses=problem_responses(
             "bad-request", "invalid-token", "unknown-game", "missing-plugin", "store-unavailable"
         ),
@@ -315,7 +336,7 @@ class GamesController(Controller):
                 "actions": service.legal_actions(caller),
             }
         )
-        return encoded(body, version=caller.stored.version)
+        return encoded(body, version=caller.stored.version, private=caller.seat is not None)
 
     @post(
         "/{game_id:str}/actions",
@@ -327,6 +348,7 @@ class GamesController(Controller):
         security=ACT,
         response_headers=[
             _ETAG,
+            _CACHE_CONTROL,
             ResponseHeader(
                 name="Idempotent-Replayed",
                 value="true",
@@ -385,6 +407,7 @@ class GamesController(Controller):
         operation_id="getLog",
         summary="Read the event log",
         security=READ,
+        response_headers=[_CACHE_CONTROL],
         responses=problem_responses(
             "bad-request", "invalid-token", "unknown-game", "too-many-streams", "store-unavailable"
         ),
@@ -425,13 +448,14 @@ class GamesController(Controller):
                 "finished": page.finished,
             }
         )
-        return encoded(body)
+        return encoded(body, private=caller.seat is not None)
 
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
         summary="Follow the events (server-sent events)",
         security=READ,
+        response_headers=[_CACHE_CONTROL],
         media_type="text/event-stream",
         responses={
             HTTP_204_NO_CONTENT: ResponseSpec(
@@ -479,13 +503,14 @@ class GamesController(Controller):
         # A stream whose response never starts (the client left at once) is never iterated,
         # so its ``finally`` never runs: the slot is freed when the generator is dropped.
         weakref.finalize(messages, release)
-        return ServerSentEvent(messages)
+        return ServerSentEvent(messages, headers=_PRIVATE if caller.seat is not None else None)
 
     @get(
         "/{game_id:str}/score",
         operation_id="getScore",
         summary="Final score",
         security=READ,
+        response_headers=[_CACHE_CONTROL],
         responses=problem_responses(
             "bad-request",
             "invalid-token",
@@ -497,10 +522,11 @@ class GamesController(Controller):
     )
     async def get_score(
         self, request: Request[Any, Any, Any], game_id: GameId, service: NamedDependency[GameService]
-    ) -> FinalScore:
+    ) -> Response[FinalScore]:
         """Each seat's final score and its breakdown, and the winners; 409 until the game is over."""
         caller = await service.caller(game_id, request.headers.get("authorization"))
-        return msgspec.convert(service.score(caller), FinalScore)
+        score = msgspec.convert(service.score(caller), FinalScore)
+        return Response(score, headers=_PRIVATE if caller.seat is not None else None)
 
 
 async def _messages(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get
+import hmac
+from typing import Any
+
+from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
 from darkroad.api.metrics import CONTENT_TYPE, Metrics
-from darkroad.api.problems import problem_responses
+from darkroad.api.problems import Problem, problem_responses
 from darkroad.api.schemas import Health
 from darkroad.api.store import GameStore
 
@@ -29,7 +32,8 @@ class OperationsController(Controller):
         responses=problem_responses("store-unavailable", limited=False),
     )
     async def readyz(self, store: NamedDependency[GameStore]) -> Health:
-        """200 when the game store answers; 503 otherwise (take the process out of rotation)."""
+        """200 when the game store answers and accepts writes (a Redis out of memory, out of
+        disk or read-only does not); 503 otherwise (take the process out of rotation)."""
         await store.ping()
         return Health(status="ready")
 
@@ -38,8 +42,22 @@ class OperationsController(Controller):
         operation_id="getMetrics",
         summary="Metrics",
         media_type=CONTENT_TYPE,
-        responses=problem_responses(limited=False),
+        responses=problem_responses("metrics-token", limited=False),
     )
-    async def metrics(self, metrics: NamedDependency[Metrics]) -> Response[str]:
-        """This process's metrics in the Prometheus text format."""
-        return Response(metrics.render(), media_type=CONTENT_TYPE)
+    async def metrics(self, request: Request[Any, Any, Any], metrics: NamedDependency[Metrics]) -> Response[bytes]:
+        """The replica's metrics in the Prometheus text format (every worker's, summed).
+
+        When the server has a metrics token (`DARKROAD_METRICS_TOKEN`), only a request
+        with `Authorization: Bearer <that token>` gets them.
+        """
+        token = request.app.state.settings.metrics_token
+        if token is not None:
+            presented = request.headers.get("authorization", "")
+            if not hmac.compare_digest(presented.encode(), f"Bearer {token}".encode()):
+                raise Problem(
+                    "metrics-token",
+                    "This server's metrics need `Authorization: Bearer <metrics token>`.",
+                    headers={"WWW-Authenticate": 'Bearer realm="darkroad-metrics"'},
+                )
+        # The content type set here whole: Litestar would add a second charset to a text/ type.
+        return Response(metrics.render(), headers={"content-type": CONTENT_TYPE})

@@ -74,6 +74,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             _CHALLENGE,
         ),
         ProblemType(
+            "metrics-token",
+            401,
+            "Metrics token required",
+            "This server's `/metrics` needs `Authorization: Bearer <metrics token>` (`DARKROAD_METRICS_TOKEN`).",
+        ),
+        ProblemType(
             "wrong-seat", 403, "Not your seat", "The action's `seat` is not the seat of the caller's token."
         ),
         ProblemType(

@@ -69,7 +69,20 @@ logger = logging.getLogger("darkroad.api.redis")
 MODES = ("standalone", "cluster", "sentinel")
 """How the store reaches Redis (``--redis-mode``)."""
 
+class WritesRefused(redis_errors.ResponseError):
+    """Redis refuses writes for a while: ``MISCONF`` (its last snapshot failed, a full disk).
+    redis-py has no class of its own for it."""
+
+
+def _refusal(error: Exception) -> Exception:
+    """``error``, as :class:`WritesRefused` when it is Redis refusing writes for a while."""
+    if type(error) is redis_errors.ResponseError and str(error).startswith("MISCONF"):
+        return WritesRefused(str(error))
+    return error
+
+
 _UNAVAILABLE = (
+    WritesRefused,
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
     redis_errors.OutOfMemoryError,
@@ -820,7 +833,7 @@ class Batcher:
                     elif isinstance(reply, _RETRY):
                         failed.append((command, reply))
                     else:
-                        self._fail(command, reply)
+                        self._fail(command, _refusal(reply))
             if not failed and not redirected:
                 return
             now = loop.time()
@@ -936,6 +949,7 @@ class RedisStore(GameStore):
         on_resend: Callable[[str], None] | None = None,
     ) -> None:
         self.topology = topology
+        self._probe_keys: dict[str, str] = {}
         self.wait_replicas = wait_replicas
         self._max_block = max_block
         self._create_script = _script("create.lua")
@@ -1017,12 +1031,34 @@ class RedisStore(GameStore):
         await self.topology.close()
 
     async def ping(self) -> None:
+        """Every primary answers and accepts a write (a short-lived probe key): a Redis out of
+        memory (``OOM``), unable to persist (``MISCONF``) or read-only (``READONLY``, a demoted
+        primary) is not ready, though it answers ``PING``."""
         nodes = self.topology.primaries()
         try:
-            await asyncio.wait_for(asyncio.gather(*(node.client.ping() for node in nodes)), _PROBE_TIMEOUT * 2)
+            await asyncio.wait_for(asyncio.gather(*(self._probe(node) for node in nodes)), _PROBE_TIMEOUT * 2)
         except (*_UNAVAILABLE, TimeoutError) as exc:
             await self.topology.refresh()
             raise _unavailable(exc) from exc
+        except redis_errors.ResponseError as exc:  # NOPERM (an ACL without SET), MISCONF, ...
+            raise _unavailable(exc) from exc
+
+    async def _probe(self, node: Node) -> None:
+        await node.client.ping()
+        key = self._probe_key(node)
+        if key is not None:
+            await node.client.set(key, b"1", px=10_000)
+
+    def _probe_key(self, node: Node) -> str | None:
+        """A key of ``node``'s slots (in a cluster, each primary holds its own); ``None``
+        for a node without slots."""
+        key = self._probe_keys.get(node.name)
+        for n in range(1 << 16) if key is None else ():
+            candidate = f"darkroad:ready:{{{n}}}"
+            if self.topology.node_for(candidate) is node:
+                key = self._probe_keys[node.name] = candidate
+                break
+        return key
 
     async def command(self, route: str, *args: Any, write: bool = False) -> Any:
         """Run one Redis command on the primary of key ``route``, batched and retried like the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DAY = 24 * 60 * 60
 REDIS_MODES = ("standalone", "cluster", "sentinel")
@@ -27,6 +27,12 @@ class Settings:
     the Sentinels name, followed through failovers)."""
     redis_service: str | None = None
     """``sentinel`` mode: the name the Sentinels monitor the primary under."""
+    redis_username: str | None = None
+    """The Redis user (ACL) the service connects as; ``None``: the URL's, or the default user."""
+    redis_password: str | None = field(default=None, repr=False)
+    """That user's password; ``None``: the URL's, if any. Read from the environment
+    (``DARKROAD_REDIS_PASSWORD``, or a file named by ``DARKROAD_REDIS_PASSWORD_FILE``), so
+    that it stays out of URLs, command lines and logs."""
     redis_max_connections: int = 64
     """Redis connections for requests, per process and Redis primary (a request waits up to
     ``redis_timeout`` for a free one)."""
@@ -87,6 +93,8 @@ class Settings:
     """Comma-separated addresses or networks of the reverse proxies whose
     ``X-Forwarded-For`` names the client (``*``: any peer; only if nothing else can reach
     the server). Rate limits count per client address, so this must name the proxy in front."""
+    metrics_token: str | None = field(default=None, repr=False)
+    """When set, ``GET /metrics`` answers only requests with ``Authorization: Bearer <token>``."""
     action_endpoint: bool = True
     """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.games.action_endpoint``);
     ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
@@ -136,10 +144,20 @@ class Settings:
         ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds),
         ``DARKROAD_RATE_LIMIT_WINDOW`` (seconds), ``DARKROAD_RATE_LIMIT_REQUESTS``,
         ``DARKROAD_RATE_LIMIT_CREATES``, ``DARKROAD_RATE_LIMIT_AUTH_FAILURES`` (0: no limit),
-        ``DARKROAD_TRUSTED_PROXIES``.
+        ``DARKROAD_TRUSTED_PROXIES``, ``DARKROAD_METRICS_TOKEN``, ``DARKROAD_REDIS_USERNAME``,
+        ``DARKROAD_REDIS_PASSWORD`` (or ``DARKROAD_REDIS_PASSWORD_FILE``).
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
+        if username := env.get("DARKROAD_REDIS_USERNAME"):
+            values["redis_username"] = username
+        if password_file := env.get("DARKROAD_REDIS_PASSWORD_FILE"):
+            with open(password_file, encoding="utf-8") as secret:
+                values["redis_password"] = secret.read().rstrip("\r\n")
+        elif password := env.get("DARKROAD_REDIS_PASSWORD"):
+            values["redis_password"] = password
+        if token := env.get("DARKROAD_METRICS_TOKEN"):
+            values["metrics_token"] = token
         if proxies := env.get("DARKROAD_TRUSTED_PROXIES"):
             values["trusted_proxies"] = proxies
         if url := env.get("DARKROAD_REDIS_URL"):

@@ -1,131 +1,153 @@
-"""deploy/: the compose file's three profiles hang together (Docker does not run in CI).
-
-What can be checked without containers is: every service of a profile, what it mounts,
-what it waits for and the addresses its API is given exist in the same profile; the API
-settings parse; nginx reaches whichever API runs; the cluster set-up script is valid shell.
-The configuration files themselves run for real: the tests' Redis Cluster and Sentinels
-are started from ``redis-cluster.conf`` and ``sentinel.conf`` (``redisnodes.py``).
-"""
+"""Safe deployment defaults: metrics Prometheus 3 reads (summed over a replica's workers,
+optionally behind a token), a readiness that notices a Redis refusing writes, seat views
+no cache keeps."""
 
 from __future__ import annotations
 
-import re
-import subprocess
+import dataclasses
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
+import httpx
 import pytest
-import yaml
+from apiutil import ApiServer, RedisServer, create_game, free_port, serve
+from litestar import Litestar
+from prometheus_client.parser import text_string_to_metric_families
+from redis import exceptions as redis_errors
 
-from darkroad.api.redis_store import split_url
+from darkroad.api.redis_store import WritesRefused, _refusal
 from darkroad.api.settings import Settings
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-PROFILES = {
-    "standalone": {"redis", "api"},
-    "cluster": {*(f"redis-node-{n}" for n in range(1, 7)), "redis-cluster-init", "api-cluster"},
-    "sentinel": {"redis-primary", "redis-replica", "sentinel-1", "sentinel-2", "sentinel-3", "api-sentinel"},
-}
-API = {"standalone": "api", "cluster": "api-cluster", "sentinel": "api-sentinel"}
+PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
 
-@pytest.fixture(scope="module")
-def compose() -> dict[str, Any]:
-    loaded = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
-    assert isinstance(loaded, dict)
-    return loaded
-
-
-def services(compose: dict[str, Any], profile: str | None) -> dict[str, dict[str, Any]]:
-    """The services a profile runs (``None``: the ones every profile runs)."""
+def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """The samples of metric ``name`` (as Prometheus parses them) by their sorted labels."""
     return {
-        name: service
-        for name, service in compose["services"].items()
-        if (profile in service.get("profiles", [])) or ("profiles" not in service)
+        tuple(sorted(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
     }
 
 
-def test_each_profile_runs_its_deployment_and_the_load_balancer(compose: dict[str, Any]) -> None:
-    everywhere = set(services(compose, None))
-    assert everywhere == {"lb"}
-    for profile, names in PROFILES.items():
-        assert set(services(compose, profile)) == names | {"lb"}, profile
-    assert re.search(r"^COMPOSE_PROFILES=standalone$", (DEPLOY / ".env").read_text(encoding="utf-8"), re.M)
+# -- metrics ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-def test_mounts_and_dependencies_exist(compose: dict[str, Any], profile: str) -> None:
-    running = services(compose, profile)
-    named_volumes = set(compose.get("volumes", {}))
-    for name, service in running.items():
-        for volume in service.get("volumes", []):
-            source, target = volume.split(":")[:2]
-            if source.startswith("./"):
-                assert (DEPLOY / source).is_file(), f"{name} mounts a missing {source}"
-                # The file mounted is the one its command names (nginx reads conf.d by itself).
-                command = " ".join(service.get("command", []) + service.get("entrypoint", []))
-                used = target in command or target.startswith("/etc/nginx/conf.d/")
-                assert used, f"{name}: {target} is mounted but not used"
-            else:
-                assert source in named_volumes, f"{name}: undeclared volume {source}"
-        for dependency in service.get("depends_on", {}):
-            assert dependency in running, f"{name} waits for {dependency}, not in profile {profile}"
-        if "build" in service:
-            assert (DEPLOY / service["build"]["context"] / service["build"]["dockerfile"]).resolve().is_file()
+async def test_metrics_are_the_prometheus_text_format(client: httpx.AsyncClient) -> None:
+    await create_game(client)
+    response = await client.get("/metrics")
+    # One charset: Prometheus 3 refuses a Content-Type with the parameter twice.
+    assert response.headers["content-type"] == PROMETHEUS_TEXT
+    created = samples(response.text, "darkroad_games_created_total")
+    assert created == {(): 1.0}
+    requests = samples(response.text, "darkroad_http_requests_total")
+    assert requests[(("method", "POST"), ("route", "/v1/games"), ("status", "201"))] == 1.0
+    assert not [family.name for family in text_string_to_metric_families(response.text)
+                for sample in family.samples if sample.name.endswith("_created")]  # no timestamp series
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-def test_the_api_reaches_redis_and_nginx_reaches_the_api(compose: dict[str, Any], profile: str) -> None:
-    running = services(compose, profile)
-    api = running[API[profile]]
-    assert "api" in api["networks"]["default"]["aliases"]  # nginx.conf proxies to api:8000
-    assert "http://api:8000" in (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
-    assert 'EXPOSE 8000' in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
-    settings = Settings.from_env(api["environment"])
-    assert settings.redis_mode == {"standalone": "standalone"}.get(profile, profile)
-    assert settings.redis_url is not None
-    hosts, _ = split_url(settings.redis_url)
-    for host, port in hosts:
-        assert host in running, f"{API[profile]} is given {host}, not a service of profile {profile}"
-        assert port == (26379 if profile == "sentinel" else 6379)
-    if profile == "sentinel":
-        monitor = re.search(r"^sentinel monitor (\S+) (\S+) (\d+) (\d+)$", conf("sentinel.conf"), re.M)
-        assert monitor is not None
-        assert monitor[1] == settings.redis_service
-        assert monitor[2] in running and monitor[3] == "6379"
-        assert "port 26379" in conf("sentinel.conf")
+async def test_metrics_behind_a_token(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
+    app = make_app(dataclasses.replace(settings, metrics_token="s3cret"))
+    async with serve(app) as client:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret"}):
+            refused = await client.get("/metrics", headers=headers)
+            assert refused.status_code == 401 and refused.json()["type"] == "metrics-token"
+            assert refused.headers["www-authenticate"].startswith("Bearer")
+        granted = await client.get("/metrics", headers={"Authorization": "Bearer s3cret"})
+        assert granted.status_code == 200 and granted.headers["content-type"] == PROMETHEUS_TEXT
+    assert "s3cret" not in repr(app.state.settings)
 
 
-def test_cluster_nodes_announce_their_service_names(compose: dict[str, Any]) -> None:
-    nodes = {name: service for name, service in services(compose, "cluster").items() if name.startswith("redis-node")}
-    for name, service in nodes.items():
-        command = service["command"]
-        assert command[command.index("--cluster-announce-hostname") + 1] == name
-    assert "cluster-enabled yes" in conf("redis-cluster.conf")
-    assert "cluster-preferred-endpoint-type hostname" in conf("redis-cluster.conf")
+@pytest.mark.slow
+def test_metrics_sum_over_the_workers_of_a_replica(redis_server: RedisServer, redis_url: str) -> None:
+    server = ApiServer(redis_url, args=["--workers", "2"]).start()
+    try:
+        for _ in range(20):  # a new connection each: the workers take turns
+            assert httpx.get(f"{server.url}/v1/catalog", timeout=10).status_code == 200
+        key = (("method", "GET"), ("route", "/v1/catalog"), ("status", "200"))
+        seen = {samples(httpx.get(f"{server.url}/metrics", timeout=10).text, "darkroad_http_requests_total").get(key)
+                for _ in range(6)}  # fmt: skip
+        assert seen == {20.0}, seen  # whichever worker answers, it answers for the replica
+    finally:
+        assert "Traceback" not in server.stop()
 
 
-def test_the_shell_commands_are_valid_shell(compose: dict[str, Any]) -> None:
-    scripts = {
-        name: service["command"][-1].replace("$$", "$")
-        for name, service in compose["services"].items()
-        if service.get("entrypoint") == ["sh", "-c"] or service.get("command", [None])[0] == "sh"
-    }
-    assert set(scripts) == {"redis-cluster-init", "redis-primary", "redis-replica", "sentinel-1", "sentinel-2",
-                            "sentinel-3"}
-    assert "--cluster-replicas 1" in scripts["redis-cluster-init"]
-    assert "replicaof redis-primary 6379" in scripts["redis-replica"]
-    for name, script in scripts.items():
-        subprocess.run(["sh", "-n", "-c", script], check=True)
-        if name != "redis-cluster-init":  # Redis drops root through the image's entrypoint
-            assert "exec docker-entrypoint.sh redis-server /data/" in script, name
+# -- readiness -------------------------------------------------------------------------------------
 
 
-def conf(name: str) -> str:
-    return (DEPLOY / name).read_text(encoding="utf-8")
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis of this test's own: it is made to refuse writes."""
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
 
 
-def test_the_configuration_files_are_as_written() -> None:
-    """Nothing rewrote them (a Redis started on one of them may: the tests run on copies)."""
-    for name in ("redis.conf", "redis-cluster.conf", "sentinel.conf"):
-        assert "CONFIG REWRITE" not in conf(name), name
+async def test_readiness_reports_a_redis_refusing_writes(
+    own_redis: RedisServer, make_app: Callable[[Settings], Litestar]
+) -> None:
+    admin = own_redis.client
+    async with serve(make_app(Settings(redis_url=own_redis.url))) as client:
+        assert (await client.get("/readyz")).status_code == 200
+        admin.config_set("maxmemory", 1)  # full: OOM on every write, PING still answers
+        try:
+            full = await client.get("/readyz")
+            assert full.status_code == 503 and full.json()["type"] == "store-unavailable"
+            assert full.headers["retry-after"] == "1"
+        finally:
+            admin.config_set("maxmemory", 0)
+        assert (await client.get("/readyz")).status_code == 200
+        nowhere = free_port()
+        admin.execute_command("REPLICAOF", "127.0.0.1", nowhere)  # a demoted primary: READONLY
+        try:
+            assert (await client.get("/readyz")).status_code == 503
+        finally:
+            admin.execute_command("REPLICAOF", "NO", "ONE")
+        assert (await client.get("/readyz")).status_code == 200
+
+
+def test_misconf_is_a_refusal_to_write() -> None:
+    """``MISCONF`` (a failed snapshot, a full disk) has no redis-py class: the store makes it
+    one of the "cannot serve now" errors (503), not a bug (500)."""
+    refused = _refusal(redis_errors.ResponseError("MISCONF Redis is configured to save RDB snapshots, but ..."))
+    assert isinstance(refused, WritesRefused)
+    other = redis_errors.ResponseError("ERR something else")
+    assert _refusal(other) is other
+
+
+# -- seat views ------------------------------------------------------------------------------------
+
+
+async def test_seat_views_are_not_cached(client: httpx.AsyncClient) -> None:
+    created = await client.post("/v1/games", json={"players": 2, "seed": 3})
+    assert created.headers["cache-control"] == "private, no-store"  # it carries the tokens
+    game_url = created.headers["location"]
+    token = created.json()["seats"][0]["token"]
+    seat = {"Authorization": f"Bearer {token}"}
+    for path in ("", "/actions", "/log", "/stream?after=1000000"):
+        mine = await client.get(game_url + path, headers=seat) if "stream" not in path else None
+        if mine is not None:
+            assert mine.headers["cache-control"] == "private, no-store", path
+            spectator = await client.get(game_url + path)
+            assert "cache-control" not in spectator.headers, path
+    actions = (await client.get(f"{game_url}/actions", headers=seat)).json()["actions"]
+    if actions:
+        acted = await client.post(f"{game_url}/actions", json=actions[0], headers=seat)
+        assert acted.headers["cache-control"] == "private, no-store"
+
+
+def test_the_document_names_the_cache_control_header() -> None:
+    import json
+
+    doc = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+    for path, method, status in [
+        ("/v1/games", "post", "201"),
+        ("/v1/games/{game_id}", "get", "200"),
+        ("/v1/games/{game_id}/actions", "get", "200"),
+        ("/v1/games/{game_id}/actions", "post", "200"),
+        ("/v1/games/{game_id}/log", "get", "200"),
+        ("/v1/games/{game_id}/score", "get", "200"),
+    ]:
+        headers = doc["paths"][path][method]["responses"][status].get("headers", {})
+        assert "Cache-Control" in headers, (path, method)

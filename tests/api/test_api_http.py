@@ -447,9 +447,9 @@ async def test_health_ready_metrics(client: httpx.AsyncClient) -> None:
     assert (await client.get("/readyz")).json() == {"status": "ready"}
     await create_game(client)
     metrics = await client.get("/metrics")
-    assert metrics.headers["content-type"].startswith("text/plain; version=0.0.4")
-    assert 'darkroad_http_requests_total{method="POST",route="/v1/games",status="201"} 1' in metrics.text
-    assert "darkroad_games_created_total 1" in metrics.text
+    assert metrics.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert 'darkroad_http_requests_total{method="POST",route="/v1/games",status="201"} 1.0' in metrics.text
+    assert "darkroad_games_created_total 1.0" in metrics.text
     assert "# TYPE darkroad_http_request_duration_seconds histogram" in metrics.text
 
 

@@ -66,7 +66,7 @@ async def test_game_creation_has_its_own_budget(make_app: Callable[[Settings], L
         assert (await client.get(games[0].url)).status_code == 200
         assert (await other.post("/v1/games", json={"players": 2})).status_code == 201
         metrics = (await client.get("/metrics")).text
-        assert 'darkroad_rate_limited_total{budget="create"} 1' in metrics
+        assert 'darkroad_rate_limited_total{budget="create"} 1.0' in metrics
 
 
 async def test_requests_budget_spares_the_probes(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:

@@ -1,0 +1,45 @@
+"""The ``redis`` and ``hiredis`` floors of ``pyproject.toml`` run: CI installs exactly those
+versions into a directory of their own and runs the store against a real Redis with them
+(``floor_smoke.py``), so a floor the code no longer fits fails here, not in production."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from apiutil import RedisServer
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def floor(package: str) -> str:
+    """The ``>=`` version of ``package`` in pyproject.toml's dependencies."""
+    found = re.search(rf'"{re.escape(package)}(?:\[[^\]]*\])?>=([0-9.]+)"', (ROOT / "pyproject.toml").read_text())
+    assert found, f"pyproject.toml names no floor for {package}"
+    return found.group(1)
+
+
+@pytest.mark.slow
+def test_the_store_runs_on_the_floor_versions(redis_server: RedisServer, redis_url: str, tmp_path: Path) -> None:
+    versions = {"redis": floor("redis"), "hiredis": floor("hiredis")}
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", str(tmp_path),
+         f"redis=={versions['redis']}", f"hiredis=={versions['hiredis']}"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}  # before site-packages: the floor versions win
+    run = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("floor_smoke.py")), redis_url],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    ran = re.fullmatch(r"redis (\S+), hiredis (\S+): ok", run.stdout.strip())
+    assert ran, run.stdout
+    assert (Version(ran[1]), Version(ran[2])) == (Version(versions["redis"]), Version(versions["hiredis"]))
+    print(run.stdout.strip())
