@@ -133,6 +133,7 @@ def serve(
         http=HttpProtocol,
     )
     if metrics_dir is not None:
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
         metrics_dir.cleanup()
 
 

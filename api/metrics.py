@@ -33,9 +33,10 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
 
 
-def multiprocess() -> bool:
-    """Whether this process shares its metrics with the other workers of its replica."""
-    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+"""Whether this process shares its metrics with the other workers of its replica: decided
+when ``prometheus_client`` is imported (as it decides where its values live), so a
+variable set later (``darkroad serve`` sets it for its workers) changes nothing here."""
 
 
 class Counter:
@@ -107,7 +108,7 @@ class Metrics:
     def render(self) -> bytes:
         """Every metric in the Prometheus text exposition format: this process's, or in
         multiprocess mode the sum over every worker of the replica."""
-        if multiprocess():
+        if MULTIPROCESS:
             registry = CollectorRegistry()
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             return generate_latest(registry)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +27,8 @@ def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
     # serve passes its options to the workers in the environment: undo that after the test.
-    for variable in ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE", "DARKROAD_STRICT_PLUGINS"):
+    for variable in ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE", "DARKROAD_STRICT_PLUGINS",
+                     "DARKROAD_TRUSTED_PROXIES", "PROMETHEUS_MULTIPROC_DIR"):
         monkeypatch.setenv(variable, "")
         monkeypatch.delenv(variable)
     return calls
@@ -259,3 +262,15 @@ def test_serve_refusal_is_one_line_from_the_real_command() -> None:
     assert result.returncode == 1
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"darkroad serve: cannot reach Redis at {dead}: ")
+
+
+def test_serve_workers_sum_their_metrics_in_a_directory_of_their_own(
+    uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str | None] = []
+    monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kwargs: seen.append(os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
+    monkeypatch.setattr(cli, "check_store", lambda settings: asyncio.sleep(0))
+    result = runner.invoke(cli.app, ["serve", "--workers", "2", "--redis-url", "redis://127.0.0.1:1/0"])
+    assert result.exit_code == 0, result.output
+    assert seen and seen[0] and "darkroad-metrics-" in seen[0]  # the workers inherit it
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ and not Path(seen[0]).exists()  # gone after serving
