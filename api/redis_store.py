@@ -91,6 +91,9 @@ _UNAVAILABLE = (
     redis_errors.TryAgainError,
     redis_errors.AskError,  # MovedError too: redirections that did not settle in time
     OSError,
+    # uvloop's answer to an operation on a connection whose transport is closed (a node that
+    # died under it): "unable to perform operation on <TCPTransport closed=True>".
+    RuntimeError,
 )
 """Errors that mean "Redis cannot serve this right now", not "this code is wrong"."""
 
@@ -231,6 +234,9 @@ class Node:
                 except redis_errors.ResponseError as exc:
                     replies.append(exc)
             return replies
+        except RuntimeError as exc:  # uvloop: the transport closed under us (see _UNAVAILABLE)
+            await connection.disconnect()
+            raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
         except BaseException:
             await connection.disconnect()  # replies may be left unread: the connection is unusable
             raise
@@ -493,8 +499,8 @@ class ClusterNodes(Topology):
     a lot of Python work per command; here the :class:`Batcher` groups a loop turn's commands
     by node and sends one hiredis-packed pipeline per node, so the map is kept here. It is
     learnt at start-up from the seed nodes, corrected by each ``MOVED`` redirection, and
-    learnt again (from any node that answers) when a node fails or the cluster reports
-    itself down: a failover shows as the replica taking over its primary's slots.
+    learnt again (the map most nodes give) when a node fails or the cluster reports itself
+    down: a failover shows as the replica taking over its primary's slots.
     """
 
     def __init__(self, url: str, options: PoolOptions) -> None:
@@ -614,7 +620,8 @@ class ClusterNodes(Topology):
                     ranges = await answer
                 except TimeoutError:
                     break  # as_completed's own: settle with the answers there are
-                except (*_UNAVAILABLE, redis_errors.ResponseError):
+                except Exception as exc:  # whatever went wrong, that node gave no answer
+                    logger.debug("no cluster map from a node: %s", exc)
                     continue
                 votes[ranges] += 1
                 if votes[ranges] * 2 > len(asked):
@@ -772,10 +779,8 @@ class Batcher:
         """``commands`` grouped by the node to send them to (and whether their pipeline ends
         with ``WAIT``), and those that have no node now."""
         single = self._topology.single
-        if single is not None and self._wait is None:  # one node, nothing to wait for: one group
-            asked = [command for command in commands if command.ask is not None]
-            if not asked:
-                return [(single, False, commands)], []
+        if single is not None and self._wait is None:  # one node (never redirects), no WAIT: one group
+            return [(single, False, commands)], []
         groups: dict[tuple[Node, bool], list[_Command]] = {}
         unrouted: list[_Failure] = []
         waits = self._wait is not None

@@ -32,8 +32,9 @@ from redis import exceptions as redis_errors
 CLUSTER_NODE_TIMEOUT_MS = 1000
 SENTINEL_DOWN_AFTER_MS = 500
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-EPHEMERAL = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-"""On top of deploy/'s files: loopback only, no persistence (the directory is thrown away)."""
+EPHEMERAL = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"]
+"""On top of deploy/'s files: loopback only, no persistence (the directory is thrown away),
+a replica's full sync at once (not after 5 s, waiting for other replicas to share it)."""
 
 
 def deployed(name: str, directory: Path) -> str:
@@ -285,9 +286,10 @@ class SentinelGroup:
                         return False
                     if master.get("is_sdown") or master.get("is_odown"):
                         return False
-            primary = self.primary()
-            with contextlib.closing(primary.client()) as client:
-                return bool(client.info("replication")["connected_slaves"] >= 1)
+            # The replica has the primary's data: its first sync is done, not just begun.
+            replica = next(server for server in self.servers if server is not self.primary())
+            with contextlib.closing(replica.client()) as client:
+                return bool(client.info("replication").get("master_link_status") == "up")
 
         return wait_until(ready, timeout, "Sentinels ready", interval=0.1)
 

@@ -39,6 +39,9 @@ from darkroad.core import Engine
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("redis-cluster-ha")]
 CUT_OFF = 1.0
 """Seconds the failing primary's replica is cut off before the primary is killed."""
+UNLIMITED = {"DARKROAD_RATE_LIMIT_REQUESTS": "1000000"}
+"""The players are many games' worth of clients on one address: requests are counted (in
+the store, through the failovers) but never limited."""
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +57,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterNodes]:
 async def table_on(cluster: ClusterNodes, **env: str) -> AsyncIterator[tuple[Table, list[ApiServer]]]:
     """Two ``darkroad serve --redis-mode cluster`` processes and a :class:`Table` playing on them."""
     args = ["--redis-mode", "cluster"]
-    servers = [ApiServer(cluster.url, args=args, env=env).start() for _ in range(2)]
+    servers = [ApiServer(cluster.url, args=args, env={**UNLIMITED, **env}).start() for _ in range(2)]
     clients = [httpx.AsyncClient(base_url=server.url, timeout=30) for server in servers]
     try:
         yield Table(clients), servers

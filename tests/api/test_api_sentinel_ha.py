@@ -21,7 +21,7 @@ from apiutil import ApiServer
 from conftest import need_redis
 from players import Table, lost_actions, replays_to_its_state
 from redisnodes import SentinelGroup
-from test_api_cluster_ha import until
+from test_api_cluster_ha import UNLIMITED, until
 
 from darkroad.api.redis_store import game_key
 from darkroad.core import Engine
@@ -42,7 +42,7 @@ def sentinel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SentinelGroup
 
 async def test_the_api_follows_a_failover(sentinel: SentinelGroup, engine: Engine) -> None:
     args = ["--redis-mode", "sentinel", "--redis-service", sentinel.service]
-    servers = [ApiServer(sentinel.url, args=args).start() for _ in range(2)]
+    servers = [ApiServer(sentinel.url, args=args, env=UNLIMITED).start() for _ in range(2)]
     clients = [httpx.AsyncClient(base_url=server.url, timeout=30) for server in servers]
     table = Table(clients)
     try:
