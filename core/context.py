@@ -120,9 +120,19 @@ class Ctx:
     def owns(self, seat: int, component: str) -> bool:
         """Whether ``seat`` holds the steed, upgrade, deed or companion ``component``."""
         p = self.game.players[seat]
-        if component in p.steeds or component in p.upgrades or component in p.deeds:
+        # By the component's kind: rule-point hooks ask this on every storage and capacity check.
+        comp = self.content.components.get(component)
+        kind = comp.kind if comp is not None else None
+        if kind == "steed":
+            return component in p.steeds
+        if kind == "upgrade":
+            return component in p.upgrades
+        if kind == "deed":
+            return component in p.deeds
+        if kind is None and (component in p.steeds or component in p.upgrades or component in p.deeds):
             return True
-        return any(self.content.companion_cards.get(c.card) == component for c in p.companions)
+        cards = self.content.companion_cards
+        return any(cards.get(c.card) == component for c in p.companions)
 
     def companion_cards(self, seat: int, component: str) -> list[CompanionCard]:
         """``seat``'s cards of companion ``component`` (``card.card`` is the card id such as

@@ -401,7 +401,10 @@ class Engine:
         if not self._is_step_option(game, task, step, action):
             self._check_legal(game, task, step, action)
         ctx = Ctx(self, game)
-        ctx.emit("answered", action.seat, private=True, decision=action.type, option=action.option)
+        # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
+        # the seat's log: the core's own decisions log what they do (moved, bought, ...).
+        if type(step) is PluginStep or action.type == "companion" or action.option.startswith("x:"):
+            ctx.emit("answered", action.seat, private=True, decision=action.type, option=action.option)
 
         def run() -> None:
             if action.type == "companion":

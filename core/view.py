@@ -184,8 +184,9 @@ EVENTS: dict[str, EventType] = {
     # -- the core ------------------------------------------------------------------------------
     "activated": E("A seat activated a district or a building.", {
         "target": _d(STR, "The district or building id."), "what": _d(STR, "`district` or `building`.")}),
-    "answered": E("The seat's answer to the decision it was asked (seen by that seat only: an option may "
-                  "name a secret).", {"decision": _d(STR, "The decision's type (its step kind, or `companion`)."),
+    "answered": E("The seat's answer to a decision a plugin contributes: its step, an `x:` option, a "
+                  "companion ability (seen by that seat only: an option may name a secret). The core's own "
+                  "decisions log what they do instead (`moved`, `bought`, ...).", {"decision": _d(STR, "The decision's type (its step kind, or `companion`)."),
                                       "option": _d(STR, "The option chosen.")}),
     "bought": E("A good was bought at the Great Bazaar.", {"good": _GOOD, "cost": _d(INT, "Coins paid.")}),
     "caravan_answer": E("A seat said whether it joins the caravan.", {"join": BOOL}),

@@ -99,9 +99,9 @@ def test_illuminated_die_activates_the_connected_building(engine: Engine, buildi
     before = len(t.events)
     t.choose("activate", f"building:{building}")
     caused = [e.type for e in t.events[before:]]
-    assert caused[:2] == ["answered", "activated"]  # the seat's answer, then the activation
+    assert caused[0] == "activated"
     # Something of the building happened: a gain, or a decision of its own.
-    assert len(caused) > 2 or t.decision not in ("activate", None)
+    assert len(caused) > 1 or t.decision not in ("activate", None)
 
 
 # -- Blazing Quartz Mine --------------------------------------------------------------------
