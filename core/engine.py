@@ -130,6 +130,7 @@ class Engine:
                         comps.append(Component(comp.kind, comp.id, comp.name, comp.text, comp.data, name))
             steps: list[tuple[str, Step]] = []
             kinds = {s.kind: "the rules core" for s in CORE_STEPS}
+            kinds |= {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)"}
             for name, result in self._registrations("darkroad_steps"):
                 for step in result or ():
                     if not isinstance(step, Step) or not step.kind:
@@ -392,14 +393,7 @@ class Engine:
         action is not a legal answer now, and :class:`PluginError` when a plugin failed
         while resolving it (the game object is then unusable: reload it).
         """
-        if game.finished:
-            raise GameFinished("the game is over")
-        top = self._top(game)
-        if top is None:
-            raise IllegalAction("the game is not waiting for any decision")
-        task, step = top
-        if not self._is_step_option(game, task, step, action):
-            self._check_legal(game, task, step, action)
+        task, step = self._answering(game, action)
         ctx = Ctx(self, game)
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
@@ -442,8 +436,18 @@ class Engine:
         game's action list in place of the failed one (:meth:`replay` applies it; no client
         may send it) and the events.
         """
-        if action.type == WITHDRAWN:
-            raise IllegalAction("a withdrawal is recorded by the engine, not sent")
+        task, step = self._answering(game, action)
+        ctx = Ctx(self, game)
+        task.data.setdefault(WITHDRAWN_KEY, []).append([action.seat, action.type, action.option])
+        ctx.emit("option_withdrawn", action.seat, private=True, decision=action.type, option=action.option,
+                 reason=reason, plugin=plugin)
+        self._guard(ctx, lambda: self._settle(ctx))
+        game.version += 1
+        return Action(WITHDRAWN, action.seat, f"{action.type}:{action.option}"), ctx.events
+
+    def _answering(self, game: Game, action: Action) -> tuple[Task, Step]:
+        """The pending decision ``action`` legally answers, or the :class:`IllegalAction`
+        (or subclass) saying why it does not; the game is not touched."""
         if game.finished:
             raise GameFinished("the game is over")
         top = self._top(game)
@@ -452,13 +456,7 @@ class Engine:
         task, step = top
         if not self._is_step_option(game, task, step, action):
             self._check_legal(game, task, step, action)
-        ctx = Ctx(self, game)
-        task.data.setdefault(WITHDRAWN_KEY, []).append([action.seat, action.type, action.option])
-        ctx.emit("option_withdrawn", action.seat, private=True, decision=action.type, option=action.option,
-                 reason=reason, plugin=plugin)
-        self._guard(ctx, lambda: self._settle(ctx))
-        game.version += 1
-        return Action(WITHDRAWN, action.seat, f"{action.type}:{action.option}"), ctx.events
+        return task, step
 
     def _is_step_option(self, game: Game, task: Task, step: Step, action: Action) -> bool:
         """Fast path of the legality check: an answer of the pending step itself."""

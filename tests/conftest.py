@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata as md
+from collections.abc import Callable
+
 import pytest
 
 from darkroad.core import Engine
@@ -35,3 +38,18 @@ def table(engine: Engine):
         return Table.new(players=players, seed=seed, engine=engine, **kw)
 
     return make
+
+
+@pytest.fixture
+def add_entry_point(monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], None]:
+    """``add(name, module)``: ``importlib.metadata`` lists one more ``darkroad`` entry point
+    (a broken fan plugin, say), for the rest of the test."""
+    added: list[md.EntryPoint] = []
+    real = md.entry_points
+
+    def entry_points(**kw: object) -> object:
+        found = real(**kw)  # type: ignore[arg-type]
+        return md.EntryPoints([*found, *added]) if kw.get("group") == "darkroad" else found
+
+    monkeypatch.setattr(md, "entry_points", entry_points)
+    return lambda name, module: added.append(md.EntryPoint(name=name, value=module, group="darkroad"))

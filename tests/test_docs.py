@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -228,10 +229,9 @@ def test_no_reference_outside_the_repository() -> None:
     assert found == []
 
 
-def test_the_companion_tutorial_works(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_companion_tutorial_works(monkeypatch: pytest.MonkeyPatch, add_entry_point: Callable[[str, str], None]) -> None:
     """The companion tutorial's module, installed under its entry point, passes the
     tutorial's own tests, exactly as written."""
-    import importlib.metadata as md
     import sys
     import types
 
@@ -242,14 +242,7 @@ def test_the_companion_tutorial_works(monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType("darkroad_glow_moth.glow_moth")
     exec(compile(module_code, "glow_moth.py", "exec"), module.__dict__)
     monkeypatch.setitem(sys.modules, "darkroad_glow_moth.glow_moth", module)
-    entry = md.EntryPoint(name="glow-moth", value="darkroad_glow_moth.glow_moth", group="darkroad")
-    real = md.entry_points
-
-    def with_moth(**kw: object) -> object:
-        found = real(**kw)  # type: ignore[arg-type]
-        return md.EntryPoints([*found, entry]) if kw.get("group") == "darkroad" else found
-
-    monkeypatch.setattr(md, "entry_points", with_moth)
+    add_entry_point("glow-moth", "darkroad_glow_moth.glow_moth")
     tests: dict[str, object] = {}
     exec(compile(test_code, "test_glow_moth.py", "exec"), tests)
     ran = [name for name in tests if name.startswith("test_")]

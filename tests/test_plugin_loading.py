@@ -173,3 +173,23 @@ def test_a_stored_game_of_a_skipped_plugin_says_it_failed_to_load() -> None:
     assert "plugin 'lamp-tower', which failed to load on this server: " in exc.value.reason
     with pytest.raises(MissingPlugin, match=r"needs plugin\(s\) \['lamp-tower'\], which are not installed"):
         Engine.load().loads(blob)
+
+
+@pytest.mark.parametrize("kind", ["companion", "withdrawn"])
+def test_the_engines_action_types_are_not_step_kinds(kind: str) -> None:
+    """``companion`` and ``withdrawn`` actions are the engine's: no step may take the name."""
+    from darkroad.core import Choice, Option, Step, Task
+
+    class Taken(Choice):
+        def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+            return []
+
+    Taken.kind = kind
+
+    class Steps(Tower):
+        @hookimpl
+        def darkroad_steps(self) -> list[Step]:
+            return [Taken()]
+
+    _, reason = loads_without(Steps())
+    assert f"step kind {kind!r} is already defined by 'the rules core" in reason

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from typer.testing import CliRunner
@@ -110,17 +111,8 @@ def test_answers_and_activations_are_counted(engine: Engine) -> None:
     assert result.activations == dict(activations)
 
 
-def test_the_cli_prints_usage_and_the_skipped_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.metadata as md
-
-    broken = md.EntryPoint(name="broken-fan", value="darkroad_no_such_module", group="darkroad")
-    real = md.entry_points
-
-    def with_broken(**kw: object) -> object:
-        found = real(**kw)  # type: ignore[arg-type]
-        return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
-
-    monkeypatch.setattr(md, "entry_points", with_broken)
+def test_the_cli_prints_usage_and_the_skipped_plugins(add_entry_point: Callable[[str, str], None]) -> None:
+    add_entry_point("broken-fan", "darkroad_no_such_module")
     result = runner.invoke(cli.app, ["simulate", "--games", "2", "--players", "2", "--seed", "1", "--json"])
     assert result.exit_code == 0, result.output
     assert "plugin 'broken-fan' failed to load and was skipped: ModuleNotFoundError" in result.stderr

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -111,21 +112,13 @@ def test_settings_from_env() -> None:
     assert not Settings.from_env({}).strict_plugins
 
 
-def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_serve_strict_refuses_a_broken_plugin(add_entry_point: Callable[[str, str], None],
+                                              caplog: pytest.LogCaptureFixture) -> None:
     """Issue 5: a plugin failing at load is skipped with a warning, or refused with --strict."""
-    import importlib.metadata as md
-
     from darkroad.api.app import create_app
     from darkroad.core import errors
 
-    broken = md.EntryPoint(name="broken-fan", value="darkroad_no_such_module", group="darkroad")
-    real = md.entry_points
-
-    def with_broken(**kw: object) -> object:
-        found = real(**kw)  # type: ignore[arg-type]
-        return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
-
-    monkeypatch.setattr(md, "entry_points", with_broken)
+    add_entry_point("broken-fan", "darkroad_no_such_module")
     with caplog.at_level("WARNING", logger="darkroad.core"):
         create_app(Settings())
     assert "'broken-fan' failed to load and is skipped" in caplog.text
@@ -133,19 +126,11 @@ def test_serve_strict_refuses_a_broken_plugin(monkeypatch: pytest.MonkeyPatch, c
         create_app(Settings(strict_plugins=True))
 
 
-def test_serve_strict_exits_2_with_one_line(monkeypatch: pytest.MonkeyPatch, uvicorn_calls: list[dict[str, Any]]) -> None:
+def test_serve_strict_exits_2_with_one_line(add_entry_point: Callable[[str, str], None],
+                                            uvicorn_calls: list[dict[str, Any]]) -> None:
     """``serve --strict`` with a plugin that fails to load: one line and status 2, as
     ``darkroad plugins --strict``, and no server started."""
-    import importlib.metadata as md
-
-    broken = md.EntryPoint(name="broken-fan", value="darkroad_no_such_module", group="darkroad")
-    real = md.entry_points
-
-    def with_broken(**kw: object) -> object:
-        found = real(**kw)  # type: ignore[arg-type]
-        return md.EntryPoints([*found, broken]) if kw.get("group") == "darkroad" else found
-
-    monkeypatch.setattr(md, "entry_points", with_broken)
+    add_entry_point("broken-fan", "darkroad_no_such_module")
     result = runner.invoke(cli.app, ["serve", "--strict"])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == ["darkroad serve: plugin 'broken-fan' failed to load: ModuleNotFoundError: "
