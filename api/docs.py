@@ -68,7 +68,9 @@ class SwaggerDocsPlugin(SwaggerRenderPlugin):
         # Litestar's template embeds Litestar's own document and loads the standalone preset;
         # this page loads the completed document and needs no preset (the base layout).
         title = html.escape(openapi_schema["info"]["title"])
-        document = self.get_openapi_json_route(request)
+        # Not get_openapi_json_route(): Litestar reverses the route to any one of its paths
+        # (``/schema`` or ``/schema/openapi.json``, by set order, so by PYTHONHASHSEED).
+        document = f"{request.app.openapi_config.path}/openapi.json" if request.app.openapi_config else ""
         return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
