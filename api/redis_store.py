@@ -366,7 +366,22 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0]
 
 
-class Standalone(Topology):
+class _OneNode(Topology):
+    """A deployment whose every key lives on one node (the primary, wherever it is now)."""
+
+    _node: Node
+
+    def node_for(self, key: str) -> Node:
+        return self._node
+
+    def primaries(self) -> list[Node]:
+        return [self._node]
+
+    async def close(self) -> None:
+        await self._node.close()
+
+
+class Standalone(_OneNode):
     """One Redis server (or a proxy / managed endpoint that looks like one)."""
 
     def __init__(self, url: str, options: PoolOptions) -> None:
@@ -395,22 +410,13 @@ class Standalone(Topology):
                 f"{self.description} is a read-only replica of {primary}: point --redis-url at the primary"
             )
 
-    def node_for(self, key: str) -> Node:
-        return self._node
-
-    def primaries(self) -> list[Node]:
-        return [self._node]
-
-    async def close(self) -> None:
-        await self._node.close()
-
 
 class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     """Connections to the primary Sentinels name, handed out as :class:`BlockingConnectionPool` does
     (a request waits for a free connection instead of failing)."""
 
 
-class SentinelPrimary(Topology):
+class SentinelPrimary(_OneNode):
     """The primary of service ``service``, as the Sentinels in ``url`` report it.
 
     Every new connection asks the Sentinels where the primary is, so after a failover the
@@ -477,14 +483,8 @@ class SentinelPrimary(Topology):
         except (*_UNAVAILABLE, TimeoutError) as exc:
             raise StoreUnavailable(f"cannot reach the {self.description}: {_reason(exc)}") from exc
 
-    def node_for(self, key: str) -> Node:
-        return self._node
-
-    def primaries(self) -> list[Node]:
-        return [self._node]
-
     async def close(self) -> None:
-        await self._node.close()
+        await super().close()
         await self._sentinel.aclose()
 
 
