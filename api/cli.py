@@ -31,7 +31,7 @@ app = typer.Typer(
 
 
 class RedisMode(StrEnum):
-    """``--redis-mode``."""
+    """``--redis-mode``: the modes of ``darkroad.api.settings.REDIS_MODES``."""
 
     standalone = "standalone"
     cluster = "cluster"

@@ -50,6 +50,7 @@ from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.crc import key_slot
 
+from darkroad.api.settings import REDIS_MODES
 from darkroad.api.store import (
     Commit,
     CommitResult,
@@ -66,8 +67,6 @@ from darkroad.api.store import (
 
 logger = logging.getLogger("darkroad.api.redis")
 
-MODES = ("standalone", "cluster", "sentinel")
-"""How the store reaches Redis (``--redis-mode``)."""
 
 class WritesRefused(redis_errors.ResponseError):
     """Redis refuses writes for a while: ``MISCONF`` (its last snapshot failed, a full disk).
@@ -1010,7 +1009,7 @@ class RedisStore(GameStore):
         elif mode == "sentinel":
             topology = SentinelPrimary(url, service, options)
         else:
-            raise StoreConfigError(f"unknown Redis mode {mode!r} (one of: {', '.join(MODES)})")
+            raise StoreConfigError(f"unknown Redis mode {mode!r} (one of: {', '.join(REDIS_MODES)})")
         return cls(
             topology,
             wait_replicas=wait_replicas,

@@ -17,7 +17,7 @@ from redisnodes import ClusterNodes, SentinelGroup
 from typer.testing import CliRunner
 
 from darkroad.api import cli
-from darkroad.api.settings import Settings
+from darkroad.api.settings import REDIS_MODES, Settings
 
 runner = CliRunner()
 
@@ -109,6 +109,7 @@ def test_settings_from_env() -> None:
     assert (redis.redis_mode, redis.redis_service) == ("sentinel", "games")
     assert (redis.redis_wait_replicas, redis.redis_wait_timeout, redis.redis_retry_window) == (1, 0.25, 3.0)
     assert (Settings().redis_mode, Settings().redis_wait_replicas) == ("standalone", 0)
+    assert [mode.value for mode in cli.RedisMode] == list(REDIS_MODES)
     assert not Settings.from_env({}).strict_plugins
 
 
