@@ -205,8 +205,12 @@ class Node:
     a connection while they wait, so that followers can never starve the players.
     """
 
-    def __init__(self, name: str, requests: ConnectionPool, streams: ConnectionPool) -> None:
+    def __init__(
+        self, name: str, requests: ConnectionPool, streams: ConnectionPool, host: str | None = None
+    ) -> None:
         self.name = name
+        self.host = host
+        """The host it is reached at (``None``: a socket path, or wherever Sentinels say)."""
         self.pool = requests
         self.client = Redis.from_pool(requests)
         self.streams = Redis.from_pool(streams)
@@ -276,7 +280,7 @@ class PoolOptions:
         )
         options["socket_timeout"] = self.stream_timeout
         streams = ConnectionPool(max_connections=self.max_streams, **options, **address)
-        return Node(name, requests, streams)
+        return Node(name, requests, streams, address.get("host"))
 
     @property
     def stream_timeout(self) -> float:
@@ -344,8 +348,9 @@ class Topology(abc.ABC):
     async def refresh(self) -> None:  # noqa: B027 - only a cluster has a map to refresh
         """Learn the deployment again after an error that may mean it changed."""
 
-    def moved(self, error: redis_errors.AskError) -> Node:
-        """Note a ``MOVED``/``ASK`` redirection; the node to send the command to."""
+    def moved(self, error: redis_errors.AskError, sender: Node) -> Node:
+        """Note a ``MOVED``/``ASK`` redirection ``sender`` answered; the node to send the command
+        to (``ClusterDownError`` when the redirection names no address to go to)."""
         raise error  # only a cluster redirects
 
     @abc.abstractmethod
@@ -643,8 +648,11 @@ class ClusterNodes(Topology):
     def primaries(self) -> list[Node]:
         return list(self._primaries)
 
-    def moved(self, error: redis_errors.AskError) -> Node:
-        node = self._node(str(error.host) or "127.0.0.1", int(error.port))
+    def moved(self, error: redis_errors.AskError, sender: Node) -> Node:
+        host = str(error.host)
+        if host == "?":  # a node whose preferred endpoint is unknown: learn the map again
+            raise redis_errors.ClusterDownError(f"redirected to a node of unknown address: {error}")
+        node = self._node(host or sender.host or "127.0.0.1", int(error.port))  # "": the sender's host
         if isinstance(error, redis_errors.MovedError):
             self._slots[error.slot_id] = node
             if node not in self._primaries:
@@ -824,8 +832,11 @@ class Batcher:
                     command.ask = None
                     if isinstance(reply, redis_errors.AskError):  # MOVED (a subclass) or ASK
                         try:
-                            target = self._topology.moved(reply)
-                        except redis_errors.AskError as exc:
+                            target = self._topology.moved(reply, node)
+                        except redis_errors.ClusterDownError as exc:
+                            failed.append((command, exc))
+                            continue
+                        except redis_errors.AskError as exc:  # not a cluster: no redirection to follow
                             self._fail(command, exc)
                             continue
                         if not isinstance(reply, redis_errors.MovedError):
@@ -1177,9 +1188,13 @@ class RedisStore(GameStore):
                 block = max(1, int(min(remaining, self._max_block) * 1000))
                 reply = await node.streams.xread({stream: _stream_id(after)}, count=limit, block=block)
             except redis_errors.AskError as exc:  # the slot moved since the events were read
-                node = self.topology.moved(exc)
                 redirections += 1
+                try:
+                    node = self.topology.moved(exc, node)
+                except redis_errors.ClusterDownError:
+                    redirections = 3
                 if redirections == 3:
+                    await self.topology.refresh()
                     raise _unavailable(exc) from exc
             except _UNAVAILABLE as exc:
                 await self.topology.refresh()

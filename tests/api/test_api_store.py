@@ -14,7 +14,15 @@ import pytest
 from apiutil import RedisServer, free_port
 from redis import exceptions as redis_errors
 
-from darkroad.api.redis_store import Batcher, Node, PoolOptions, RedisStore, Standalone, game_key
+from darkroad.api.redis_store import (
+    Batcher,
+    ClusterNodes,
+    Node,
+    PoolOptions,
+    RedisStore,
+    Standalone,
+    game_key,
+)
 from darkroad.api.store import (
     Commit,
     GameExists,
@@ -367,3 +375,20 @@ async def test_redis_batcher_resends_once_on_a_dropped_connection(redis_server: 
         assert await batcher.call("n", "INCR", "n") == 1
         redis_server.client.client_kill_filter(_type="normal", skipme=True)  # drops the pooled connection
         assert await batcher.call("n", "INCR", "n") == 2
+
+
+async def test_cluster_redirections_name_the_node_to_go_to() -> None:
+    """``MOVED slot host:port`` maps the slot to that node; an empty host is the sender's own
+    (Redis's shorthand), ``?`` an address the cluster does not know (learn the map again)."""
+    topology = ClusterNodes("redis://10.0.0.1:7000", PoolOptions({}))
+    try:
+        sender = topology._node("10.0.0.5", 7001)
+        moved = topology.moved(redis_errors.MovedError("3999 10.0.0.7:7002"), sender)
+        assert moved.name == "10.0.0.7:7002" and topology._slots[3999] is moved
+        assert topology.moved(redis_errors.MovedError("4000 :7003"), sender).name == "10.0.0.5:7003"
+        asked = topology.moved(redis_errors.AskError("4001 10.0.0.8:7004"), sender)
+        assert asked.name == "10.0.0.8:7004" and topology._slots[4001] is None  # ASK: once, not the map
+        with pytest.raises(redis_errors.ClusterDownError):
+            topology.moved(redis_errors.MovedError("4002 ?:7005"), sender)
+    finally:
+        await topology.close()
