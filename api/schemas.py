@@ -228,6 +228,33 @@ class ConcernView(msgspec.Struct):
     discard: list[str]
 
 
+Cell = Annotated[
+    Annotated[int, Meta(ge=0)] | None,
+    Meta(description="The index in `goods` of the good covering this cell; null: empty."),
+]
+Grid = list[list[Cell]]
+
+
+class Storage(msgspec.Struct):
+    """One arrangement of the wagon's goods in its storage, as the engine found it: each good's
+    polyomino on the grid (goods may be rearranged at any time, so this is one legal packing,
+    not a position the player chose). Every index of `goods` appears in the grids' cells (a good
+    covers as many cells as its shape) or in `slot_goods`, exactly once."""
+
+    grid: Annotated[Grid, _doc("The main storage grid (5 rows of 6 cells in the base game), rows from the "
+                               "top: each cell names the good covering it.")]
+    fixed_tiles: Annotated[
+        list[list[Annotated[list[int], Meta(min_length=2, max_length=2)]]],
+        _doc("Tiles fixed in the main grid (a wagon upgrade such as the Secret Compartment), each as the "
+             "`[row, column]` cells it covers (null in `grid`)."),
+    ]
+    extra_grids: Annotated[list[Grid], _doc("Extra grids (a steed's saddle bag), each like `grid`.")]
+    slots: Annotated[Count, _doc("Storage slots holding one good of any shape each (storage heroes, wagon "
+                                 "upgrades).")]
+    slot_goods: Annotated[list[Annotated[int, Meta(ge=0)]], _doc("The goods (indexes in `goods`) kept in "
+                                                                  "those slots.")]
+
+
 class PlayerView(msgspec.Struct):
     """One player's wagon; `coins` and `deeds` are null unless it is the caller's (or the game is over)."""
 
@@ -245,6 +272,12 @@ class PlayerView(msgspec.Struct):
     quartz: Count
     horseshoes: Count
     goods: Annotated[list[str], _doc("The good tiles in the wagon (`potion`, `potion+` for the upgraded side).")]
+    storage: Annotated[
+        Storage | None,
+        _doc("Where the goods lie in the wagon's storage (one arrangement the engine found); null for the "
+             "Private Concern (its goods are a count) and while the goods do not fit (a discard is the next "
+             "decision)."),
+    ]
     heroes: list[str]
     commissions: list[str]
     steeds: list[str]

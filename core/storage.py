@@ -92,7 +92,7 @@ def _to_tiles(value: Iterable[Iterable[Sequence[int]]]) -> tuple[Shape, ...]:
 _non_negative = [attrs.validators.instance_of(int), attrs.validators.ge(0)]
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # a memo key of every fit check
 class StorageSpec:
     """The storage capacity a player has.
 

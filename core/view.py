@@ -8,6 +8,7 @@ the commission stacks below their tops and the RNG are never shown. A spectator
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from attrs import Factory, asdict, frozen
@@ -15,14 +16,56 @@ from attrs import Factory, asdict, frozen
 from . import private_concern
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import Ctx
+from .goods import good_type
 from .rules import DISTRICTS
+from .storage import Packer, StorageSpec
 
 if TYPE_CHECKING:
     from .engine import Engine
     from .state import Game, Player, ScoreLine
 
 
-def _player(engine: Engine, game: Game, p: Player, me: bool) -> dict[str, Any]:
+def _storage(ctx: Ctx, p: Player, goods: list[str]) -> dict[str, Any] | None:
+    """One arrangement of ``goods`` (the view's list) in ``p``'s storage, cells naming goods by
+    their index in that list; ``None`` for the Private Concern (no storage grid) and while the
+    goods do not fit (an overflow discard is the next decision)."""
+    if p.concern is not None:
+        return None
+    spec = ctx.storage_spec(p.seat)
+    found = _arranged(ctx.engine.packer, tuple(goods), spec)
+    if found is None:
+        return None
+    grid, fixed, extra, slotted = found
+    # Shared immutable rows (tuples encode as JSON arrays): a view is built on every request.
+    return {"grid": grid, "fixed_tiles": fixed, "extra_grids": extra, "slots": spec.any_slots, "slot_goods": slotted}
+
+
+@functools.lru_cache(maxsize=4096)
+def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tuple[Any, ...] | None:
+    """:meth:`Packer.arrangement` of the good tokens ``goods`` as the view shows it (fixed tiles
+    apart), memoised: views are built on every request, and laying out the grids costs more
+    than the rest of a view."""
+    found = packer.arrangement([good_type(g) for g in goods], spec)
+    if found is None:
+        return None
+    fixed: dict[int, list[tuple[int, int]]] = {}
+    grid: list[tuple[int | None, ...]] = []
+    for r, row in enumerate(found["grid"]):
+        cells: list[int | None] = []
+        for c, cell in enumerate(row):
+            if isinstance(cell, str):  # "fixed:<i>": a fixed tile of the spec
+                fixed.setdefault(int(cell.partition(":")[2]), []).append((r, c))
+                cells.append(None)
+            else:
+                cells.append(cell)
+        grid.append(tuple(cells))
+    extra = tuple(tuple(tuple(row) for row in g) for g in found["extra"])
+    tiles = tuple(tuple(fixed[i]) for i in sorted(fixed))
+    return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
+
+
+def _player(engine: Engine, ctx: Ctx, game: Game, p: Player, me: bool) -> dict[str, Any]:
+    goods = sorted(p.goods)
     out: dict[str, Any] = {
         "seat": p.seat,
         "kind": p.kind,
@@ -37,7 +80,8 @@ def _player(engine: Engine, game: Game, p: Player, me: bool) -> dict[str, Any]:
         "lanterns": p.lanterns,
         "quartz": p.quartz,
         "horseshoes": p.horseshoes,
-        "goods": sorted(p.goods),
+        "goods": goods,
+        "storage": _storage(ctx, p, goods),
         "heroes": list(p.heroes),
         "commissions": list(p.commissions),
         "steeds": list(p.steeds),
@@ -102,7 +146,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")},
         },
         "caravan": dict(caravan) if caravan else None,
-        "players": [_player(engine, game, p, p.seat == seat) for p in game.players],
+        "players": [_player(engine, ctx, game, p, p.seat == seat) for p in game.players],
         "score": [score_line(s) for s in game.score] if game.finished else None,
         "winners": list(game.winners) if game.finished else None,
     }
