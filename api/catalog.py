@@ -15,11 +15,36 @@ from darkroad.core.content import COMPONENT_KINDS
 
 
 def catalog_body(engine: Engine) -> bytes:
-    """The catalogue response: every component of ``engine``, grouped by kind (every kind, even empty)."""
+    """The catalogue response: every component of ``engine``, grouped by kind (every kind, even
+    empty), and the cards and tables of its content packs (``CatalogContent``)."""
     by_kind: dict[str, list[dict[str, object]]] = {kind: [] for kind in COMPONENT_KINDS}
+    plugins = engine.plugins.plugins
     for component in engine.catalog():
-        by_kind[component["kind"]].append(component)
-    return msgspec.json.encode({"components": by_kind})
+        loaded = plugins.get(component["plugin"])
+        by_kind[component["kind"]].append({**component, "builtin": bool(loaded and loaded.builtin)})
+    return msgspec.json.encode({"components": by_kind, "content": content_body(engine)})
+
+
+def content_body(engine: Engine) -> dict[str, Any]:
+    """What the content packs print on cards and boards, so clients can show ids by name
+    (a view names a hero, a commission or an event card by its id only)."""
+    c = engine.content
+    return {
+        "goods": [{"id": g.id, "name": g.name, "footprint": [list(cell) for cell in g.footprint]} for g in c.goods],
+        "towns": [{"id": t.id, "name": t.name, "region": t.region, "hero_class": t.hero_class,
+                   "reward": list(t.reward)} for t in c.towns.values()],
+        "heroes": [{"id": h.id, "name": h.name, "hero_class": h.hero_class, "town": h.town,
+                    "requests": list(h.requests), "bonus": h.bonus, "starting": h.starting}
+                   for h in c.heroes.values()],
+        "commissions": [{"id": m.id, "town": m.town, "requests": list(m.requests)} for m in c.commissions.values()],
+        "events": [{"id": e.id, "name": e.name, "route": e.route, "flavor": e.flavor,
+                    "faces": {str(face): list(effects) for face, effects in sorted(e.faces.items())}}
+                   for e in c.events.values()],
+        "crafting_chart": {str(value): good for value, good in sorted(c.crafting_chart.items())},
+        "dark_market": {space: list(goods) for space, goods in c.dark_market.items()},
+        "ruins_tablet": {space: list(goods) for space, goods in c.ruins_tablet.items()},
+        "ruins_die": list(c.ruins_die),
+    }
 
 
 class CatalogController(Controller):
@@ -31,6 +56,7 @@ class CatalogController(Controller):
     @get("/", operation_id="getCatalog", summary="List components", responses=problem_responses())
     async def get_catalog(self, catalog: NamedDependency[bytes]) -> Response[Catalog]:
         """Every component (buildings, companions, steeds, deeds, wagon upgrades, ...) by kind,
-        with the plugin (and its version) providing each."""
+        with the plugin (and its version) providing each, and the content packs' cards (goods,
+        towns, heroes, commissions, event cards) and board tables, to show ids by name."""
         response: Response[Any] = Response(catalog, media_type="application/json")
         return response

@@ -376,6 +376,9 @@ class Component(msgspec.Struct):
     text: str
     plugin: str
     version: Annotated[str, _doc("The plugin's version.")]
+    builtin: Annotated[bool, _doc("Shipped with darkroad (the base game); false for a fan plugin's component. "
+                                  "The base game's companions are in every game's deck; others only when a game "
+                                  "names them (`companions`).")]
     data: Annotated[dict[str, Any], _doc("Kind-specific facts (typed per kind in `CatalogComponents`).")]
 
 
@@ -447,6 +450,7 @@ class BuildingComponent(msgspec.Struct):
     text: str
     plugin: str
     version: str
+    builtin: bool
     data: BuildingData
 
 
@@ -459,6 +463,7 @@ class CompanionComponent(msgspec.Struct):
     text: str
     plugin: str
     version: str
+    builtin: bool
     data: CompanionData
 
 
@@ -471,6 +476,7 @@ class SteedComponent(msgspec.Struct):
     text: str
     plugin: str
     version: str
+    builtin: bool
     data: SteedData
 
 
@@ -483,6 +489,7 @@ class DeedComponent(msgspec.Struct):
     text: str
     plugin: str
     version: str
+    builtin: bool
     data: DeedData
 
 
@@ -495,6 +502,7 @@ class UpgradeComponent(msgspec.Struct):
     text: str
     plugin: str
     version: str
+    builtin: bool
     data: UpgradeData
 
 
@@ -508,10 +516,80 @@ class CatalogComponents(msgspec.Struct):
     upgrade: list[UpgradeComponent]
 
 
+Effects = Annotated[list[str], _doc("Effects in the engine's effect language (`coins:2`, `good:any`, ...).")]
+GoodIds = Annotated[list[str], _doc("Good type ids.")]
+
+
+class GoodType(msgspec.Struct):
+    """A type of good: its tiles' shape in the wagon's storage."""
+
+    id: str
+    name: str
+    footprint: Annotated[list[Annotated[list[int], Meta(min_length=2, max_length=2)]],
+                         _doc("The cells of its polyomino, `[row, column]` (any orientation fits).")]
+
+
+class Town(msgspec.Struct):
+    """An outlying town."""
+
+    id: str
+    name: str
+    region: Annotated[str, _doc("`north`, `west` or `east`: towns of one region share a caravan's visit.")]
+    hero_class: Annotated[str, _doc("The class of the heroes travelling there.")]
+    reward: Annotated[Effects, _doc("Gained per hero delivered there.")]
+
+
+class HeroCard(msgspec.Struct):
+    """A hero card."""
+
+    id: str
+    name: str
+    hero_class: str
+    town: Annotated[str, _doc("The town the hero travels to (a town id).")]
+    requests: Annotated[GoodIds, _doc("The goods the hero buys at the Ringway Inn.")]
+    bonus: Annotated[str | None, _doc("`lantern`, `horseshoe` or `storage` (a slot for any good), or null.")]
+    starting: Annotated[bool, _doc("A starting hero (dealt at setup).")]
+
+
+class CommissionCard(msgspec.Struct):
+    """A commission tile."""
+
+    id: str
+    town: Annotated[str, _doc("The town requesting the goods (a town id).")]
+    requests: Annotated[GoodIds, _doc("The goods requested.")]
+
+
+class EventCard(msgspec.Struct):
+    """An event card of a caravan's route."""
+
+    id: str
+    name: str
+    route: Annotated[str, _doc("`dark_road` or `shortcut`.")]
+    flavor: str
+    faces: Annotated[dict[str, list[str]], _doc("What each travel die value (`\"1\"`-`\"6\"`) gives, as effects.")]
+
+
+class CatalogContent(msgspec.Struct):
+    """What the content packs print on cards and boards: views name these by id."""
+
+    goods: Annotated[list[GoodType], _doc("The good types, in the market wheel's clockwise order.")]
+    towns: list[Town]
+    heroes: list[HeroCard]
+    commissions: list[CommissionCard]
+    events: list[EventCard]
+    crafting_chart: Annotated[dict[str, str], _doc("The basic good crafted for each night die value (`\"0\"`-`\"5\"`).")]
+    dark_market: Annotated[dict[str, list[str]], _doc("The goods of each space of the dark market ring; the south "
+                                                      "space (absent) gives a commission or a deed.")]
+    ruins_tablet: Annotated[dict[str, list[str]], _doc("The upgraded goods offered by each space of the ruins tablet "
+                                                       "(`any`: any good).")]
+    ruins_die: Annotated[Effects, _doc("The ruins die's six faces.")]
+
+
 class Catalog(msgspec.Struct):
-    """Every component of this installation, by kind (`building`, `companion`, ...)."""
+    """Every component of this installation, by kind (`building`, `companion`, ...), and its content."""
 
     components: CatalogComponents
+    content: CatalogContent
 
 
 class Health(msgspec.Struct):

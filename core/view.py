@@ -36,8 +36,9 @@ def _storage(ctx: Ctx, p: Player, goods: list[str]) -> dict[str, Any] | None:
     if found is None:
         return None
     grid, fixed, extra, slotted = found
-    # Shared immutable rows (tuples encode as JSON arrays): a view is built on every request.
-    return {"grid": grid, "fixed_tiles": fixed, "extra_grids": extra, "slots": spec.any_slots, "slot_goods": slotted}
+    return {"grid": [list(row) for row in grid], "fixed_tiles": [[list(cell) for cell in tile] for tile in fixed],
+            "extra_grids": [[list(row) for row in g] for g in extra], "slots": spec.any_slots,
+            "slot_goods": list(slotted)}
 
 
 @functools.lru_cache(maxsize=4096)
