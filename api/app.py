@@ -17,6 +17,7 @@ from darkroad.api.games import GamesController
 from darkroad.api.metrics import Metrics, MetricsMiddleware
 from darkroad.api.openapi import openapi_config
 from darkroad.api.operations import OperationsController
+from darkroad.api.play import PlayController
 from darkroad.api.problems import problem_details_plugin
 from darkroad.api.ratelimit import RateLimiter, RateLimitMiddleware
 from darkroad.api.redis_store import RedisStore
@@ -97,7 +98,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 del app.state.service, app.state.limiter
 
     return Litestar(
-        route_handlers=[GamesController, CatalogController, OperationsController, DocsController],
+        route_handlers=[GamesController, CatalogController, OperationsController, DocsController, PlayController],
         dependencies={
             "service": Provide(_service, sync_to_thread=False),
             "store": Provide(_store, sync_to_thread=False),

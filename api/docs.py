@@ -107,6 +107,7 @@ _INDEX = """<!DOCTYPE html>
   <h1>darkroad</h1>
   <p>A game-state service for the board game <em>Merchants of the Dark Road</em>.</p>
   <ul>
+    <li><a href="/play">Play in the browser</a> (set up a game, one link per seat)</li>
     <li><a href="/docs">API reference</a> (browse and try the API)</li>
     <li><a href="/schema/openapi.json">OpenAPI document</a> (generate a client from it)</li>
     <li><a href="/v1/catalog">The components of this installation</a></li>

@@ -1,0 +1,209 @@
+// Ids in words: every component by its catalogue name and text (fan plugins' too, with no change
+// here), the content packs' cards by name, effects and resources in the rulebook's words.
+import type { Catalog, CatalogContent, Component } from "./api";
+
+type Hero = CatalogContent["heroes"][number];
+type Companion = Catalog["components"]["companion"][number];
+type Commission = CatalogContent["commissions"][number];
+type Town = CatalogContent["towns"][number];
+type EventCard = CatalogContent["events"][number];
+
+export const DISTRICTS: Record<string, string> = {
+  great_bazaar: "Great Bazaar",
+  queens_commissions: "Queen's Commissions",
+  yurgs_excursions: "Yurg's Excursions",
+  dark_market: "Dark Market",
+  ringway_inn: "Ringway Inn",
+};
+
+const RESOURCES: Record<string, [string, string]> = {
+  coins: ["coin", "coins"],
+  prestige: ["prestige", "prestige"],
+  lantern: ["lantern", "lanterns"],
+  lanterns: ["lantern", "lanterns"],
+  quartz: ["blazing quartz", "blazing quartz"],
+  horseshoe: ["horseshoe", "horseshoes"],
+  horseshoes: ["horseshoe", "horseshoes"],
+  illuminated: ["illuminated die", "illuminated dice"],
+};
+
+/** "snow_owl" -> "Snow owl": the words of an id nobody named. */
+export function humanize(id: string): string {
+  const words = id.replace(/[_-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function count(n: number, resource: string): string {
+  const [one, many] = RESOURCES[resource] ?? [humanize(resource).toLowerCase(), humanize(resource).toLowerCase()];
+  return `${n} ${Math.abs(n) === 1 ? one : many}`;
+}
+
+export class Names {
+  readonly components = new Map<string, Component>();
+  readonly companions = new Map<string, Companion>();
+  readonly heroes = new Map<string, Hero>();
+  readonly commissions = new Map<string, Commission>();
+  readonly towns = new Map<string, Town>();
+  readonly events = new Map<string, EventCard>();
+  readonly goods = new Map<string, string>();
+  readonly goodOrder: string[];
+  readonly content: CatalogContent;
+
+  constructor(catalog: Catalog) {
+    const kinds = catalog.components;
+    for (const list of [kinds.building, kinds.companion, kinds.steed, kinds.deed, kinds.upgrade]) {
+      for (const component of list) this.components.set(component.id, component);
+    }
+    for (const companion of kinds.companion) this.companions.set(companion.id, companion);
+    this.content = catalog.content;
+    for (const hero of catalog.content.heroes) this.heroes.set(hero.id, hero);
+    for (const commission of catalog.content.commissions) this.commissions.set(commission.id, commission);
+    for (const town of catalog.content.towns) this.towns.set(town.id, town);
+    for (const card of catalog.content.events) this.events.set(card.id, card);
+    for (const good of catalog.content.goods) this.goods.set(good.id, good.name);
+    this.goodOrder = catalog.content.goods.map((good) => good.id);
+  }
+
+  /** A component's name (a building, companion, steed, deed or upgrade id). */
+  component(id: string): string {
+    return this.components.get(id)?.name ?? humanize(id);
+  }
+
+  text(id: string): string {
+    return this.components.get(id)?.text ?? "";
+  }
+
+  /** The companion of a companion card ("phoenix-2" -> "phoenix"). */
+  companionOf(card: string): string {
+    return this.components.has(card) ? card : card.replace(/-\d+$/, "");
+  }
+
+  hero(id: string): string {
+    return this.heroes.get(id)?.name ?? humanize(id);
+  }
+
+  town(id: string): string {
+    return this.towns.get(id)?.name ?? humanize(id);
+  }
+
+  district(id: string): string {
+    return DISTRICTS[id] ?? this.component(id);
+  }
+
+  /** A district's name in a sentence ("the Great Bazaar", "Yurg's Excursions"). */
+  theDistrict(id: string): string {
+    return id === "yurgs_excursions" || !(id in DISTRICTS) ? this.district(id) : `the ${this.district(id)}`;
+  }
+
+  eventCard(id: string): string {
+    return this.events.get(id)?.name ?? humanize(id);
+  }
+
+  /** A good type's name ("potion" -> "Potion"). */
+  goodType(type: string): string {
+    return this.goods.get(type) ?? humanize(type);
+  }
+
+  /** A good tile ("potion+" -> "upgraded Potion"). */
+  good(token: string): string {
+    return token.endsWith("+") ? `upgraded ${this.goodType(token.slice(0, -1))}` : this.goodType(token);
+  }
+
+  goodList(tokens: readonly string[]): string {
+    return tokens.length ? tokens.map((t) => this.good(t)).join(", ") : "nothing";
+  }
+
+  commission(id: string): string {
+    const card = this.commissions.get(id);
+    return card ? `${this.town(card.town)}: ${card.requests.map((g) => this.goodType(g)).join(", ")}` : humanize(id);
+  }
+
+  /** An effect of the engine's effect language in words ("coins:2" -> "2 coins"). */
+  effect(effect: string): string {
+    const [verb = "", ...rest] = effect.split(":");
+    const arg = rest.join(":");
+    if (verb in RESOURCES && /^-?\d+$/.test(arg)) {
+      const n = Number(arg);
+      return n < 0 ? `lose ${count(-n, verb)}` : count(n, verb);
+    }
+    const up = arg.endsWith("+");
+    const base = up ? arg.slice(0, -1) : arg;
+    const side = up ? "upgraded" : "basic";
+    switch (verb) {
+      case "good":
+        if (base === "any") return `any ${side} good`;
+        if (base.startsWith("value")) return `a ${side} good worth $${base.slice(5)}`;
+        if (base === "not_on_wheel") return `a ${side} good not on the market wheel`;
+        if (base === "craft") return `a crafted ${side} good`;
+        return this.good(arg);
+      case "lose_good":
+        return base === "" ? "return a good" : base === "most_valuable" ? "return your most valuable good" : `return ${this.good(arg)}`;
+      case "upgrade_good":
+        return base ? `upgrade ${this.goodType(base)}` : "upgrade a good";
+      case "downgrade_good":
+        return base ? `downgrade ${this.goodType(base)}` : "downgrade a good";
+      case "hero":
+        return arg === "deck" ? "the top hero of the deck" : "a hero";
+      case "lose_hero":
+        return arg ? `lose ${this.hero(arg)}` : "lose a hero";
+      case "deliver_hero":
+        return arg ? `deliver ${this.hero(arg)}` : "deliver a hero";
+      case "commission":
+        return arg ? `a ${this.town(arg)} commission` : "a commission";
+      case "deed":
+        return arg === "deck" ? "the top deed of the deck" : "a deed and its bonus";
+      case "illuminated":
+        return "an illuminated die";
+      case "ruins":
+        return arg ? `move the ruins marker ${arg}` : "the Ruins of Yin action";
+      case "dark_market":
+        return `move the dark market marker ${arg}`;
+      case "ruins_die":
+        return "roll the ruins die";
+      case "illuminated_reroll":
+        return "reroll (this face twice: an illuminated die)";
+      case "nothing":
+        return "nothing";
+      default:
+        return humanize(effect.replace(/:/g, " "));
+    }
+  }
+
+  effects(effects: readonly string[]): string {
+    return effects.length ? effects.map((e) => this.effect(e)).join(" + ") : "nothing";
+  }
+
+  /** What caused an event, for display (a district, a card, a component, ...). */
+  source(source: string): string {
+    if (!source) return "";
+    const [kind = "", ...rest] = source.split(":");
+    const id = rest.join(":");
+    if (kind === "hero" && id) return this.hero(id);
+    if (kind === "event" && id) return this.eventCard(id);
+    if (kind === "companion" && id) return this.component(this.companionOf(id));
+    if (kind === "courtyard" || kind === "deck") return source.replace(":", " ");
+    if (source in DISTRICTS) return this.district(source);
+    if (this.components.has(source)) return this.component(source);
+    return humanize(source);
+  }
+
+  /** A companion ability's text. */
+  ability(companion: string, ability: string): string {
+    const abilities = this.companions.get(companion)?.data.abilities ?? [];
+    return abilities.find((a) => a.id === ability)?.text ?? humanize(ability);
+  }
+
+  steps(steps: number): string {
+    const n = Math.abs(steps);
+    return `${n} ${n === 1 ? "space" : "spaces"}${steps < 0 ? " counterclockwise" : ""}`;
+  }
+
+  /** A wagon space of the Ringway (0 is the start space, between the Ringway Inn and the Great Bazaar). */
+  space(position: number): string {
+    const ids = Object.keys(DISTRICTS);
+    const before = ids[(position + 4) % 5] ?? "";
+    const after = ids[position % 5] ?? "";
+    const name = position === 0 ? "the start space" : `space ${position}`;
+    return `${name}, between ${this.theDistrict(before)} and ${this.theDistrict(after)}`;
+  }
+}

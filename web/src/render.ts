@@ -1,0 +1,412 @@
+// The table, drawn from one GameView: the board (the Ringway and every district's state), the
+// wagons (with each good's polyomino where the engine's packing put it) and the final score.
+import type { Board, GameView, PlayerView, ScoreLine, Storage } from "./api";
+import { h, joined, type Child } from "./dom";
+import { DISTRICTS, humanize, type Names } from "./names";
+
+/** How the page names seats and which one is the viewer's. */
+export interface Seats {
+  me: number | null;
+  name(seat: number): string;
+}
+
+const RING_ORDER: ReadonlyArray<["space", number] | ["district", number]> = [
+  ["space", 0], ["district", 0], ["space", 1], ["district", 1], ["space", 2],
+  ["district", 2], ["space", 3], ["district", 3], ["space", 4], ["district", 4],
+];
+/** Where each cell of RING_ORDER lies on a 4x3 loop, clockwise from the top left: [row, column]. */
+const RING_PLACES: ReadonlyArray<[number, number]> = [
+  [1, 1], [1, 2], [1, 3], [1, 4], [2, 4], [3, 4], [3, 3], [3, 2], [3, 1], [2, 1],
+];
+
+export function pawn(seat: number, seats: Seats): HTMLElement {
+  return h("span", { class: `pawn p${seat}`, title: seats.name(seat), "aria-label": seats.name(seat) }, String(seat + 1));
+}
+
+function die(value: number | null | undefined, kind = "night"): HTMLElement {
+  return value === null || value === undefined
+    ? h("span", { class: "die empty", "aria-label": "empty" }, "–")
+    : h("span", { class: `die ${kind}`, "aria-label": `${kind === "lit" ? "illuminated" : "night"} die ${value}` }, String(value));
+}
+
+function panel(id: string, title: Child, ...children: Child[]): HTMLElement {
+  return h("section", { class: "panel", id, "aria-labelledby": `${id}-title` }, h("h3", { id: `${id}-title` }, title), ...children);
+}
+
+function stat(label: string, value: Child, cls = ""): HTMLElement {
+  return h("div", { class: `stat ${cls}` }, h("dt", null, label), h("dd", null, value));
+}
+
+/** A good as a chip in its colour ("potion+": upgraded). */
+export function goodChip(token: string, names: Names): HTMLElement {
+  const type = token.endsWith("+") ? token.slice(0, -1) : token;
+  return h("span", { class: `good g${goodIndex(type, names)}${token.endsWith("+") ? " up" : ""}` }, names.good(token));
+}
+
+function goodIndex(type: string, names: Names): number {
+  const i = names.goodOrder.indexOf(type);
+  return i < 0 ? 6 : i;
+}
+
+function goodChips(tokens: readonly string[], names: Names): Child {
+  return tokens.length ? joined(tokens.map((t) => goodChip(t, names)), " ") : h("span", { class: "muted" }, "none");
+}
+
+// -- the board ---------------------------------------------------------------------------
+
+export function renderPanels(view: GameView, names: Names, seats: Seats): HTMLElement {
+  const board = view.board;
+  return h("section", { id: "board", "aria-label": "The board" },
+    h("h2", { class: "visually-hidden" }, "The board"),
+    h("div", { class: "panels" },
+      market(board, names),
+      commissions(board, names),
+      inn(board, names),
+      companionRow(board, names),
+      courtyard(board, names),
+      travel(view, names, seats),
+      darkMarketAndRuins(board, names),
+      buildings(board, names),
+      pluginState(board, names)));
+}
+
+export function renderRingway(view: GameView, names: Names, seats: Seats): HTMLElement {
+  const board = view.board;
+  const active = view.players[view.active_seat];
+  const adjacent = active ? [(active.position + 4) % 5, active.position % 5] : [];
+  const cells = RING_ORDER.map(([kind, index], i) => {
+    const [row, column] = RING_PLACES[i] ?? [1, 1];
+    let cell: HTMLElement;
+    if (kind === "district") {
+      const id = board.ringway[index] ?? Object.keys(DISTRICTS)[index] ?? "";
+      const near = view.status === "active" && adjacent.includes(index);
+      cell = h("li", { class: `ring-cell district${near ? " near" : ""}`, "data-district": id },
+        h("span", { class: "district-name" }, names.district(id)),
+        near ? h("span", { class: "visually-hidden" }, " (next to the active wagon)") : null);
+    } else {
+      const here = view.players.filter((p) => p.position === index);
+      const building = index >= 1 ? board.buildings[index - 1] : undefined;
+      cell = h("li", { class: "ring-cell space", "data-space": index },
+        h("span", { class: "space-name" }, index === 0 ? "Start" : `Space ${index}`),
+        building ? h("span", { class: "building", title: names.text(building), "data-building": building }, names.component(building)) : null,
+        h("span", { class: "pawns" }, here.length ? here.map((p) => pawn(p.seat, seats)) : null));
+    }
+    cell.style.gridRow = String(row);
+    cell.style.gridColumn = String(column);
+    return cell;
+  });
+  const centre = h("li", { class: "ring-centre", "aria-hidden": "true" },
+    h("span", { class: "round" }, view.round ? `Round ${view.round} of 13` : "Setup"),
+    h("span", { class: "muted" }, "clockwise ↻"));
+  centre.style.gridRow = "2";
+  centre.style.gridColumn = "2 / span 2";
+  return h("section", { class: "ringway-wrap", "aria-labelledby": "ringway-title" },
+    h("h3", { id: "ringway-title" }, "The Ringway"),
+    h("ol", { class: "ringway", "aria-label": "The Ringway, clockwise from the start space" }, cells, centre));
+}
+
+function market(board: Board, names: Names): HTMLElement {
+  const rows = Object.entries(board.market.wheel).sort((a, b) => b[1] - a[1]);
+  return panel("market", "Great Bazaar: the market wheel",
+    h("table", { class: "market" },
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Good"), h("th", { scope: "col" }, "Price"), h("th", { scope: "col" }, "Market dice"))),
+      h("tbody", null, rows.map(([good, price]) => {
+        const dice = board.market.dice[good] ?? 0;
+        return h("tr", { "data-good": good },
+          h("th", { scope: "row" }, goodChip(good, names)),
+          h("td", null, `$${price}`),
+          h("td", { "aria-label": `${dice} ${dice === 1 ? "die" : "dice"}` }, dice ? "■ ".repeat(dice).trim() : h("span", { class: "muted" }, "–")));
+      }))),
+    board.market.set_aside ? h("p", { class: "muted" }, `${board.market.set_aside} bought this turn (rerolled in Rest)`) : null);
+}
+
+function commissions(board: Board, names: Names): HTMLElement {
+  return panel("commissions", "Queen's Commissions",
+    h("ul", { class: "plain" }, Object.entries(board.commissions).map(([town, stack]) => {
+      const card = stack.top ? names.commissions.get(stack.top) : undefined;
+      return h("li", { "data-town": town },
+        h("strong", null, names.town(town)), ` (${stack.count}): `,
+        card ? goodChips(card.requests, names) : stack.top ? names.commission(stack.top) : h("span", { class: "muted" }, "empty"));
+    })));
+}
+
+function heroLine(id: string, names: Names): Child[] {
+  const hero = names.heroes.get(id);
+  if (!hero) return [h("strong", null, names.hero(id))];
+  return [
+    h("strong", null, hero.name), ` (${hero.hero_class}, to ${names.town(hero.town)}) wants `,
+    goodChips(hero.requests, names),
+    hero.bonus ? h("span", { class: "muted" }, ` · ${hero.bonus === "storage" ? "stores any 1 good" : hero.bonus}`) : null,
+  ];
+}
+
+function inn(board: Board, names: Names): HTMLElement {
+  return panel("inn", "Ringway Inn",
+    h("ul", { class: "plain" }, board.inn.map((hero) =>
+      h("li", { "data-hero": hero ?? "" }, hero ? heroLine(hero, names) : h("span", { class: "muted" }, "empty")))),
+    h("p", { class: "muted" }, `Hero deck: ${board.hero_deck}`));
+}
+
+function companionCard(card: string, names: Names): Child[] {
+  const id = names.companionOf(card);
+  const companion = names.companions.get(id);
+  const abilities = companion?.data.abilities ?? [];
+  return [
+    h("strong", { "data-component": id }, names.component(id)),
+    companion?.data.loyalty ? h("span", { class: "muted" }, ` (${companion.data.loyalty})`) : null,
+    abilities.length
+      ? h("ul", { class: "abilities" }, abilities.map((a) => h("li", null, a.text, a.gift ? h("span", { class: "muted" }, ` (gift: ${a.gift})`) : null)))
+      : h("p", { class: "text" }, names.text(id)),
+  ];
+}
+
+function companionRow(board: Board, names: Names): HTMLElement {
+  const last = board.companion_row.length - 1;
+  return panel("companions", "Companion row",
+    h("ol", { class: "plain" }, board.companion_row.map((card, i) =>
+      h("li", null, card ? companionCard(card, names) : h("span", { class: "muted" }, "empty"),
+        i === last ? h("span", { class: "badge" }, "+ travel die") : null))),
+    h("p", { class: "muted" }, `Companion deck: ${board.companion_deck}`));
+}
+
+function courtyard(board: Board, names: Names): HTMLElement {
+  return panel("courtyard", "Courtyard",
+    h("ol", { class: "plain" }, board.courtyard.map((deed, i) => {
+      const banner = board.courtyard_banners[i] ?? [];
+      return h("li", { "data-deed": deed ?? "" },
+        deed ? [h("strong", null, names.component(deed)), h("p", { class: "text" }, names.text(deed))] : h("span", { class: "muted" }, "empty"),
+        h("p", { class: "banner" }, `Banner: ${banner.length ? names.effects(banner) : "no bonus"}`));
+    })),
+    h("p", { class: "muted" }, `Deed deck: ${board.deed_deck} (its top deed comes with no banner bonus)`));
+}
+
+function travel(view: GameView, names: Names, seats: Seats): HTMLElement {
+  const board = view.board;
+  const caravan = view.caravan;
+  const card = caravan?.event ? names.events.get(caravan.event) : undefined;
+  return panel("travel", "Travel",
+    h("p", null, joined(Object.entries(board.event_decks).map(([routeId, n]) => `${humanize(routeId)} deck: ${n}`), " · ")),
+    h("p", null, "Good fortune track: ",
+      board.upgrades.length ? joined(board.upgrades.map((u) => h("span", { title: names.text(u) }, names.component(u)))) : h("span", { class: "muted" }, "no upgrades left"),
+      board.five_coins ? " · the 5 coins" : ""),
+    caravan
+      ? h("div", { class: "caravan", "aria-label": "The caravan under way" },
+          h("p", null, h("strong", null, "Caravan: "), seats.name(caravan.leader), ` leads it to ${names.town(caravan.town)} by ${caravan.route === "shortcut" ? "a shortcut" : "the dark road"}; `,
+            "travelling: ", joined(caravan.members.map((m) => pawn(m, seats)), " "), caravan.extra_die ? " (+ the extra travel die)" : ""),
+          card
+            ? h("div", null, h("p", null, h("strong", null, card.name), card.flavor ? h("span", { class: "muted" }, ` — ${card.flavor}`) : null),
+                h("ul", { class: "faces" }, Object.entries(card.faces).map(([face, effects]) => h("li", null, h("span", { class: "die travel" }, face), " ", names.effects(effects)))))
+            : null,
+          caravan.dice ? h("p", null, "Travel dice left: ", caravan.dice.length ? caravan.dice.map((d) => die(d, "travel")) : "none") : null,
+          caravan.taken ? h("p", null, "Taken: ", joined(Object.entries(caravan.taken).map(([s, face]) => [pawn(Number(s), seats), ` ${face}`]))) : null)
+      : null);
+}
+
+function darkMarketAndRuins(board: Board, names: Names): HTMLElement {
+  const spaces = ["north", "east", "south", "west"];
+  const tablet = ["top_left", "top_right", "bottom_right", "bottom_left"];
+  return panel("markers", "Dark Market and Ruins of Yin",
+    h("p", null, h("strong", null, "Dark market ring: ")),
+    h("ul", { class: "ring-spaces" }, spaces.map((space) => {
+      const goods = names.content.dark_market[space];
+      return h("li", { class: board.dark_market === space ? "marker" : "" },
+        `${humanize(space)}: `, goods ? goodChips(goods, names) : "a commission or a deed",
+        board.dark_market === space ? h("span", { class: "badge" }, "marker") : null);
+    })),
+    h("p", null, h("strong", null, "Ruins tablet: ")),
+    h("ul", { class: "ring-spaces" }, tablet.map((space) => {
+      const goods = names.content.ruins_tablet[space] ?? [];
+      return h("li", { class: board.ruins === space ? "marker" : "" },
+        `${humanize(space)}: `, goods.map((g) => (g === "any" ? "any upgraded good" : `upgraded ${names.goodType(g)}`)).join(" or "),
+        board.ruins === space ? h("span", { class: "badge" }, "marker") : null);
+    })));
+}
+
+function buildings(board: Board, names: Names): HTMLElement {
+  return panel("buildings", "Buildings",
+    h("ol", { class: "plain" }, board.buildings.map((id, i) =>
+      h("li", { "data-building": id }, h("strong", null, names.component(id)), h("span", { class: "muted" }, ` (space ${i + 1})`),
+        h("p", { class: "text" }, names.text(id))))));
+}
+
+function pluginState(board: Board, names: Names): HTMLElement | null {
+  const entries = Object.entries(board.extra).filter(([key]) => key !== "draft");
+  const draft = board.extra.draft;
+  if (!entries.length && !draft) return null;
+  return panel("extra", "More on the table",
+    draft
+      ? h("div", null, h("p", null, h("strong", null, "Draft: "), "steed and starting hero stacks"),
+          h("ul", { class: "plain" }, draft.map((stack) => h("li", null, stack[0] ? names.component(stack[0]) : "taken", " + ", stack[1] ? names.hero(stack[1]) : "taken"))))
+      : null,
+    entries.length
+      ? h("dl", { class: "extra" }, entries.map(([key, value]) => [h("dt", null, names.component(key)), h("dd", null, plainValue(value, names))]))
+      : null);
+}
+
+function plainValue(value: unknown, names: Names): string {
+  if (typeof value === "string") return names.components.has(value) ? names.component(value) : value;
+  if (Array.isArray(value)) return value.map((v) => plainValue(v, names)).join(", ");
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).map(([k, v]) => `${humanize(k).toLowerCase()}: ${plainValue(v, names)}`).join("; ");
+  }
+  return String(value);
+}
+
+// -- the wagons ---------------------------------------------------------------------------
+
+export function renderPlayers(view: GameView, names: Names, seats: Seats): HTMLElement {
+  return h("section", { id: "players", "aria-label": "The wagons" },
+    h("h2", { class: "visually-hidden" }, "The wagons"),
+    view.players.map((player) => wagon(view, player, names, seats)));
+}
+
+function wagon(view: GameView, p: PlayerView, names: Names, seats: Seats): HTMLElement {
+  const mine = p.seat === seats.me;
+  const active = view.status === "active" && p.seat === view.active_seat;
+  const awaited = view.awaiting.includes(p.seat);
+  const score = view.score?.find((line) => line.seat === p.seat);
+  const secret = (value: number | null) => (value === null ? h("span", { class: "muted", title: "secret" }, "hidden") : String(value));
+  return h("article", { class: `wagon p${p.seat}${mine ? " mine" : ""}${active ? " active" : ""}`, "data-seat": p.seat, "aria-labelledby": `wagon-${p.seat}` },
+    h("header", null,
+      pawn(p.seat, seats),
+      h("h3", { id: `wagon-${p.seat}` }, seats.name(p.seat)),
+      active ? h("span", { class: "badge" }, "active") : null,
+      awaited ? h("span", { class: "badge awaited" }, "deciding") : null,
+      score ? h("span", { class: "badge" }, score.rank === 1 ? "winner" : `rank ${score.rank}`) : null),
+    h("div", { class: "wagon-top" },
+      h("div", { class: "numbers" },
+        h("dl", { class: "stats" },
+          stat("Coins", secret(p.coins)),
+          stat("Prestige", String(p.prestige)),
+          stat("Lanterns", String(p.lanterns)),
+          stat("Horseshoes", String(p.horseshoes)),
+          stat("Quartz", String(p.quartz)),
+          stat("Position", p.position === 0 ? "start" : `space ${p.position}`)),
+        p.concern
+          ? h("p", null, `Goods: ${p.concern.goods} · action deck: ${p.concern.deck}`,
+              p.concern.discard.length ? ` · discarded: ${p.concern.discard.map(humanize).join(", ")}` : "")
+          : dice(p)),
+      p.concern ? null : storageView(p, names)),
+    section("Heroes", p.heroes.map((id) => h("li", { "data-hero": id }, heroLine(id, names)))),
+    section("Commissions", p.commissions.map((id) => {
+      const card = names.commissions.get(id);
+      return h("li", { "data-commission": id }, card ? [h("strong", null, names.town(card.town)), ": ", goodChips(card.requests, names)] : names.commission(id));
+    })),
+    section("Companions", p.companions.map((c) => {
+      const id = names.companionOf(c.card);
+      return h("li", null, h("strong", { title: names.text(id) }, names.component(id)), c.gifts.length ? h("span", { class: "muted" }, ` (${c.gifts.length} used)`) : null);
+    })),
+    section("Steed", p.steeds.map((id) => h("li", null, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id))))),
+    section("Upgrade", p.upgrades.map((id) => h("li", null, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id))))),
+    h("p", { class: "delivered" }, `Delivered: ${p.delivered_commissions} commissions, ${p.delivered_heroes} heroes`),
+    p.deeds === null
+      ? h("p", { class: "deeds" }, `Deeds: ${p.deed_count} `, h("span", { class: "muted" }, "(secret)"))
+      : h("div", { class: "deeds mine-only", "data-deeds": p.seat },
+          h("h4", null, `Deeds (${p.deeds.length})${mine && view.status === "active" ? ": only you see them" : ""}`),
+          p.deeds.length
+            ? h("ul", { class: "plain" }, p.deeds.map((id) => h("li", { "data-deed": id }, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id)))))
+            : h("p", { class: "muted" }, "none")));
+}
+
+function section(title: string, items: HTMLElement[]): HTMLElement {
+  return h("div", { class: "wagon-part" }, h("h4", null, title),
+    items.length ? h("ul", { class: "plain" }, items) : h("p", { class: "muted" }, "none"));
+}
+
+function dice(p: PlayerView): HTMLElement {
+  return h("div", { class: "dice" },
+    h("p", null, "Locked: ", p.locked.map((value, i) => h("span", { class: "slot" }, `#${i + 1} `, die(value)))),
+    h("p", null, "Reserve: ", p.reserve.length ? p.reserve.map((v) => die(v)) : h("span", { class: "muted" }, "empty"),
+      h("span", { class: "muted" }, ` · spent ${p.spent} · removed ${p.removed}`)),
+    h("p", null, "Illuminated: ", p.special_reserve.length ? p.special_reserve.map((v) => die(v, "lit")) : h("span", { class: "muted" }, "none")),
+    h("p", null, "Action pool: ", p.action_pool.length
+      ? p.action_pool.map((d) => die(d.value, d.kind === "illuminated" ? "lit" : "night"))
+      : h("span", { class: "muted" }, "empty")));
+}
+
+/** The wagon's storage: the engine's arrangement, each good drawn as its polyomino. */
+function storageView(p: PlayerView, names: Names): HTMLElement {
+  const storage = p.storage;
+  const label = `Storage of ${p.goods.length} goods: ${p.goods.length ? names.goodList(p.goods) : "empty"}`;
+  if (!storage) {
+    return h("div", { class: "storage overflow" },
+      h("h4", null, "Storage"),
+      h("p", null, "Too many goods to fit: one must go back (the next decision). "),
+      h("p", null, goodChips(p.goods, names)));
+  }
+  return h("div", { class: "storage" },
+    h("h4", null, "Storage"),
+    h("div", { class: "grids" },
+      grid(storage.grid, storage, p.goods, names, "storage-grid", label, true),
+      storage.extra_grids.map((g, i) => grid(g, storage, p.goods, names, "storage-grid extra", `Extra storage ${i + 1}`, false))),
+    storage.slots
+      ? h("p", { class: "slots" }, "Slots for any good: ",
+          Array.from({ length: storage.slots }, (_, i) => {
+            const good = storage.slot_goods[i];
+            const token = good === undefined ? undefined : p.goods[good];
+            return token ? goodChip(token, names) : h("span", { class: "good empty" }, "empty");
+          }))
+      : null);
+}
+
+function grid(cells: Storage["grid"], storage: Storage, goods: readonly string[], names: Names, cls: string, label: string, main: boolean): HTMLElement {
+  const fixed = new Set(main ? storage.fixed_tiles.flat().map(([r, c]) => `${r},${c}`) : []);
+  const at = (r: number, c: number) => cells[r]?.[c] ?? null;
+  const seen = new Set<number>();
+  const element = h("div", { class: cls, role: "img", "aria-label": label });
+  element.style.gridTemplateColumns = `repeat(${cells[0]?.length ?? 0}, 1fr)`;
+  cells.forEach((row, r) =>
+    row.forEach((good, c) => {
+      if (good === null) {
+        element.appendChild(h("span", { class: fixed.has(`${r},${c}`) ? "cell fixed" : "cell" }));
+        return;
+      }
+      const token = goods[good] ?? "";
+      const type = token.endsWith("+") ? token.slice(0, -1) : token;
+      const edges = [
+        at(r - 1, c) !== good ? " et" : "",
+        at(r + 1, c) !== good ? " eb" : "",
+        at(r, c - 1) !== good ? " el" : "",
+        at(r, c + 1) !== good ? " er" : "",
+      ].join("");
+      const first = !seen.has(good);
+      seen.add(good);
+      element.appendChild(h("span", { class: `cell good g${goodIndex(type, names)}${token.endsWith("+") ? " up" : ""}${edges}`, "data-good": good },
+        first ? `${names.goodType(type).charAt(0)}${token.endsWith("+") ? "+" : ""}` : ""));
+    }));
+  return element;
+}
+
+// -- the score ----------------------------------------------------------------------------
+
+export function renderScore(view: GameView, seats: Seats): HTMLElement | null {
+  if (!view.score) return null;
+  const lines = [...view.score].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  const columns: Array<[string, (line: ScoreLine) => Child]> = [
+    ["Rank", (l) => (l.rank === 1 ? "1 (winner)" : String(l.rank))],
+    ["Player", (l) => [pawn(l.seat, seats), " ", seats.name(l.seat)]],
+    ["Total", (l) => h("strong", null, String(l.total))],
+    ["Coins", (l) => String(l.coins)],
+    ["Prestige", (l) => String(l.prestige)],
+    ["Base (the lower)", (l) => String(l.base)],
+    ["Deed VP", (l) => String(l.deed_vp)],
+    ["Illuminated VP", (l) => String(l.illuminated_vp)],
+    ["Goods VP", (l) => String(l.goods_vp)],
+    ["Quartz VP", (l) => String(l.quartz_vp)],
+    ["Tie-breaker 1: discarded (the higher)", (l) => String(l.discarded)],
+    ["2: gifts", (l) => String(l.gifts)],
+    ["3: commissions delivered", (l) => String(l.commissions_delivered)],
+    ["4: heroes delivered", (l) => String(l.heroes_delivered)],
+  ];
+  const winners = view.winners ?? [];
+  return h("section", { id: "score", "aria-labelledby": "score-title" },
+    h("h2", { id: "score-title" }, `Final score: ${winners.map((w) => seats.name(w)).join(" and ")} ${winners.length > 1 ? "share the victory" : "wins"}`),
+    h("div", { class: "scroll" },
+      h("table", { class: "score" },
+        h("thead", null, h("tr", null, columns.map(([title]) => h("th", { scope: "col" }, title)))),
+        h("tbody", null, lines.map((line) =>
+          h("tr", { class: line.rank === 1 ? "winner" : "", "data-seat": line.seat }, columns.map(([, cell]) => h("td", null, cell(line)))))))),
+    h("ul", { class: "plain details" }, lines.filter((l) => l.details.length).map((l) =>
+      h("li", null, h("strong", null, `${seats.name(l.seat)}: `), l.details.join("; ")))),
+    h("p", { class: "muted" }, "Score = the lower of coins and prestige + victory points. Ties: the higher of coins and prestige, then gifts on loyal companions, then commissions delivered, then heroes delivered."));
+}
