@@ -72,6 +72,8 @@ const WORDS: Words = {
     `${who} rerolled the spent night dice into the main reserve (${d.removed} removed): ${dice(d.reserve)}.`,
   oracle_die_rolled: (d, who, n) =>
     `The oracle die rolled ${d.number ?? "a face"} for ${who}: ${n.effects(d.face)}${from(n, d.source)}.`,
+  option_withdrawn: (d, who) =>
+    `An answer of ${who} (${humanize(d.decision).toLowerCase()}: ${d.option}) was withdrawn: ${d.plugin ? `plugin ${d.plugin} failed` : "it failed"} (${d.reason}).`,
   paid: (d, who, n) => `${who} paid ${count(d.amount, d.resource)}${from(n, d.source)}.`,
   round_ended: (d) => `Round ${d.round} ended.`,
   ruins_die_rolled: (d, who, n) => `${who} rolled the ruins die: ${n.effect(d.face)}${d.reroll ? " (a reroll)" : ""}.`,
