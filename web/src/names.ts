@@ -178,11 +178,17 @@ export class Names {
     if (!source) return "";
     const [kind = "", ...rest] = source.split(":");
     const id = rest.join(":");
-    if (kind === "hero" && id) return this.hero(id);
-    if (kind === "event" && id) return this.eventCard(id);
-    if (kind === "companion" && id) return this.component(this.companionOf(id));
-    if (kind === "courtyard" || kind === "deck") return source.replace(":", " ");
-    if (source in DISTRICTS) return this.district(source);
+    if (id) {
+      if (kind === "hero") return this.hero(id);
+      if (kind === "event") return this.eventCard(id);
+      if (kind === "companion") return this.component(this.companionOf(id));
+      if (kind === "commission") return `${this.town(this.commissions.get(id)?.town ?? id)} commission`;
+      if (kind === "deliver") return `delivering ${this.hero(id)}`;
+      if (kind === "planning") return "planning";
+    }
+    const key = source.toLowerCase().replace(/'/g, "").replace(/[\s-]+/g, "_");
+    if (key in DISTRICTS) return this.district(key);
+    if (key === "ruins_of_yin") return "Ruins of Yin";
     if (this.components.has(source)) return this.component(source);
     return humanize(source);
   }

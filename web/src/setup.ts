@@ -5,6 +5,8 @@ import { Names } from "./names";
 
 export async function setupPage(root: HTMLElement): Promise<void> {
   document.title = "darkroad: set up a game";
+  const skip = document.querySelector(".skip");
+  if (skip) skip.textContent = "Skip to the setup";
   const { data: catalog, error, response } = await api().GET("/v1/catalog");
   if (!catalog) throw new ApiError(response.status, asProblem(error));
   const names = new Names(catalog);

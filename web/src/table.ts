@@ -23,6 +23,12 @@ const LINK_WORDS: Record<Link, string> = {
   lost: "not following the game",
 };
 
+/** ``text`` as a sentence: a capital first, a full stop last unless it ends with punctuation. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.charAt(0).toUpperCase() + trimmed.slice(1) + (/[.?!]$/.test(trimmed) ? "" : ".");
+}
+
 /** Words for a refused action (409 and friends): what happened, what the page did. */
 function refusal(error: ApiError): string {
   switch (error.type) {
@@ -50,6 +56,8 @@ export class Table implements Seats {
   private dirty = false;
   private loading: Promise<void> | null = null;
   private rendered = "";
+  /** The decision had the focus when the seat acted: give it to the next decision. */
+  private refocus = false;
   private readonly labels = new Map<string, string>();
   private readonly logList = h("ol", { class: "log", reversed: true, "aria-label": "Events, newest first" });
   private readonly parts = {
@@ -137,6 +145,7 @@ export class Table implements Seats {
     if (this.acting || !view) return;
     this.acting = true;
     this.message = "";
+    this.refocus = this.parts.decision.contains(document.activeElement);
     this.settle();
     this.parts.decision.querySelectorAll("button").forEach((b) => b.setAttribute("disabled", ""));
     const header = { "If-Match": `"${view.version}"`, "Idempotency-Key": idempotencyKey() };
@@ -203,7 +212,7 @@ export class Table implements Seats {
     const key = `${view.version}/${this.actionsVersion}/${this.message}`;
     if (key === this.rendered) return;
     this.rendered = key;
-    const focused = this.parts.decision.contains(document.activeElement);
+    const focused = this.refocus || this.parts.decision.contains(document.activeElement);
     document.title = `darkroad: round ${view.round}, ${view.status === "finished" ? "game over" : this.waitingFor(view)}`;
     this.renderHeader();
     this.renderDecision(view);
@@ -211,7 +220,8 @@ export class Table implements Seats {
     fill(this.parts.ringway, renderRingway(view, this.names, this));
     fill(this.parts.players, renderPlayers(view, this.names, this));
     fill(this.parts.board, renderPanels(view, this.names, this));
-    if (focused) {
+    if (focused && !this.acting) {
+      this.refocus = false;
       const target = this.parts.decision.querySelector<HTMLElement>("button:not([disabled])") ?? this.parts.decision.querySelector<HTMLElement>("h2");
       target?.focus();
     }
@@ -251,7 +261,7 @@ export class Table implements Seats {
         action.label ?? `${action.type}: ${action.option}`);
     fill(this.parts.decision,
       h("h2", { id: "decision-title", tabindex: -1 }, title),
-      decision && view.status === "active" ? h("p", { class: "prompt" }, decision.prompt.charAt(0).toUpperCase() + decision.prompt.slice(1), ".") : null,
+      decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(decision.prompt)) : null,
       h("p", { class: "message", role: "alert" }, this.message),
       main.length ? h("div", { class: "actions", id: "actions", role: "group", "aria-label": "Your legal actions" }, main.map(button)) : null,
       companions.length
@@ -274,7 +284,7 @@ export class Table implements Seats {
         if (label) text = `${this.name(event.seat ?? 0)} chose: ${label}.`;
       }
       fragment.prepend(h("li", { "data-n": event.n, class: event.private_to === null ? "" : "private" },
-        text.charAt(0).toUpperCase() + text.slice(1),
+        sentence(text),
         event.private_to === null ? null : h("span", { class: "muted" }, " (only you see this)")));
     }
     this.logList.prepend(fragment);
@@ -287,6 +297,8 @@ export class Table implements Seats {
     let backoff = 500;
     for (;;) {
       let ended = false;
+      let received = 0;
+      const opened = Date.now();
       try {
         const { data, error, response } = await this.client.GET("/v1/games/{game_id}/stream", {
           params: { path: { game_id: this.gameId }, header: { "Last-Event-ID": this.lastEvent } },
@@ -317,16 +329,17 @@ export class Table implements Seats {
           const batch: GameEvent[] = [JSON.parse(value.data) as GameEvent];
           this.addEvents(batch);
           this.refresh();
+          received += 1;
           backoff = 500;
         }
         ended = true;
       } catch {
         // The connection dropped: resume after the last event received.
       }
-      if (this.view?.status === "finished" && ended) {
-        this.refresh();
-        continue; // the next connection answers 204 once every event was sent
-      }
+      // The server ended the stream (now and then, and after a finished game's last event):
+      // reconnect at once (a 204 then says the game is over). A dropped one, or one ended as
+      // soon as it opened (a proxy's doing?): after a pause, growing.
+      if (ended && (received > 0 || Date.now() - opened > 5000)) continue;
       this.setLink("reconnecting");
       await sleep(backoff);
       backoff = Math.min(backoff * 2, 8000);
@@ -349,6 +362,10 @@ export async function tablePage(root: HTMLElement, gameId: string): Promise<void
   const table = new Table(root, gameId, new Names(catalog), seat, token);
   table.render();
   table.refresh();
-  window.addEventListener("hashchange", () => window.location.reload());
+  // Another seat's link pasted into this tab: become that seat.
+  window.addEventListener("hashchange", () => {
+    const next = seatOf(window.location.hash);
+    if (next.seat !== seat || next.token !== token) window.location.reload();
+  });
   void table.follow();
 }

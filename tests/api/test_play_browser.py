@@ -1,0 +1,407 @@
+"""``/play`` in a real browser: Debian's Chromium driven by Playwright, every other host cut off.
+
+* **Play**: a 2-player game set up on the page, both seats' links opened (each in a browser
+  context of its own, as two players would), and played to the final score by clicking the
+  rendered buttons, a seeded random choice each time.
+* **Spectate**: a spectator's page follows the game live, without polling, and resumes after
+  its connection drops (the server restarts) with no event missed or repeated.
+* **Secrets**: a seat's page never shows another seat's deeds.
+* **Fan plugin**: a game with the example fan pack's building shows it by its catalogue name
+  and text, and the table can be played with the keyboard alone.
+
+Screenshots of the play test (start, mid-game, end, a phone) go to a temporary directory, or
+to ``$DARKROAD_SCREENSHOTS`` when set: ``scripts/screenshots`` refreshes ``docs/images/``.
+The tests wait for the table's settled state (``#app[data-state=ready][data-version=N]``),
+never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from apiutil import ApiServer, RedisServer
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+CHROMIUM = "/usr/bin/chromium"
+WIDE = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SEED = 20260
+SETTLE = 15_000
+"""Longest wait (ms) for a page to settle after the game moved: a page that misses an event
+it should see fails here rather than hanging."""
+
+# The WCAG contrast of every visible text node against the background it is drawn on.
+CONTRAST = """() => {
+  const parse = (c) => { const m = c.match(/[\\d.]+/g) || ["0", "0", "0", "0"]; return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const over = (top, under) => { const a = top[3]; return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat(1); };
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); if (c[3] >= 1) break; }
+    let colour = parse(getComputedStyle(document.documentElement).backgroundColor);
+    for (const layer of layers.reverse()) colour = over(layer, colour);
+    return colour;
+  };
+  const failures = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || !node.textContent.trim() || el.closest(".visually-hidden, .skip, noscript")) continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.width < 2 || rect.height < 2 || getComputedStyle(el).visibility === "hidden") continue;
+    const style = getComputedStyle(el);
+    const fg = over(parse(style.color), background(el));
+    const [a, b] = [lum(fg), lum(background(el))].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && +style.fontWeight >= 700);
+    if (ratio < (large ? 3 : 4.5)) failures.push(`${node.textContent.trim().slice(0, 40)}: ${ratio.toFixed(2)}`);
+  }
+  return failures;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer) -> Iterator[ApiServer]:
+    api = ApiServer(redis_server.url).start()
+    yield api
+    api.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if shutil.which(CHROMIUM) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is not installed (Debian's chromium); CI must run the browser tests")
+        pytest.skip(f"{CHROMIUM} is not installed (Debian's chromium)")
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    """Where screenshots go: ``$DARKROAD_SCREENSHOTS`` (scripts/screenshots: docs/images) or a temp dir."""
+    target = Path(os.environ.get("DARKROAD_SCREENSHOTS") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+class Pages:
+    """Browser pages on one server, each in a context of its own (as separate players' browsers:
+    a background tab of one window would not paint), with every other host cut off and every
+    page error and foreign request recorded."""
+
+    def __init__(self, browser: Any, server: ApiServer) -> None:
+        self.browser = browser
+        self.here = urlsplit(server.url).netloc
+        self.contexts: list[Any] = []
+        self.elsewhere: list[str] = []
+        self.errors: list[str] = []
+
+    def open(self, url: str, viewport: dict[str, int] = WIDE) -> Any:
+        context = self.browser.new_context(viewport=viewport)
+        self.contexts.append(context)
+        page = context.new_page()
+
+        def only_here(route: Any, request: Any) -> None:
+            if urlsplit(request.url).netloc == self.here or request.url.startswith("data:"):
+                route.continue_()
+            else:
+                self.elsewhere.append(request.url)
+                route.abort()
+
+        page.route("**/*", only_here)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.goto(url)
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        assert self.elsewhere == [], f"requests to other hosts: {self.elsewhere}"
+        assert self.errors == [], f"page errors: {self.errors}"
+
+
+@pytest.fixture
+def pages(browser: Any, server: ApiServer) -> Iterator[Pages]:
+    opened = Pages(browser, server)
+    yield opened
+    opened.close()
+
+
+def settled(page: Any, version: int | None = None, timeout: int = SETTLE) -> int:
+    """Wait until the table has settled (at ``version`` if given); its version."""
+    selector = "#app[data-state=ready][data-version]" if version is None else \
+        f'#app[data-state=ready][data-version="{version}"]'
+    page.wait_for_selector(selector, timeout=timeout)
+    return int(page.get_attribute("#app", "data-version"))
+
+
+def game_state(http: httpx.Client, game: str, token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = http.get(f"/v1/games/{game}", headers=headers)
+    assert response.status_code == 200, response.text
+    state: dict[str, Any] = response.json()
+    return state
+
+
+def create(http: httpx.Client, **body: Any) -> tuple[str, dict[int, str]]:
+    created = http.post("/v1/games", json=body).json()
+    return created["id"], {s["seat"]: s["token"] for s in created["seats"] if s["token"]}
+
+
+def act_randomly(http: httpx.Client, game: str, tokens: dict[int, str], rng: random.Random,
+                 until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """Play random legal actions through the API until ``until(view)``; the last view."""
+    while True:
+        view = game_state(http, game)
+        if until(view) or view["status"] == "finished":
+            return view
+        seat = view["awaiting"][0]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        listed = http.get(f"/v1/games/{game}/actions", headers=auth).json()
+        assert http.post(f"/v1/games/{game}/actions", json=rng.choice(listed["actions"]), headers=auth).status_code == 200
+
+
+def shows(page: Any, component: dict[str, Any]) -> bool:
+    """Whether the page names ``component`` in its text (as a whole name: "Lamplighter" is not
+    in "Lamplighter's Post") or holds its id as an attribute value."""
+    name = re.compile(rf"(?<![\w']){re.escape(component['name'])}(?![\w'])")
+    ident = re.compile(rf"""=["']{re.escape(component['id'])}["']""")
+    return bool(name.search(page.inner_text("body")) or ident.search(page.content()))
+
+
+# -- play -----------------------------------------------------------------------------------
+
+
+def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshots: Path) -> None:
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
+    assert setup.is_checked("#players-2")
+    setup.fill("#seed", str(SEED))
+    setup.click("text=Create the game")
+    setup.wait_for_selector(".seat-link")
+    links = [str(a.get_attribute("href")) for a in setup.query_selector_all(".seat-link")]
+    spectator_link = str(setup.get_attribute(".spectator-link", "href"))
+    assert len(links) == 2 and [link.split("#")[1].split("&")[0] for link in links] == ["seat=0", "seat=1"]
+    game = spectator_link.rsplit("/", 1)[1]
+    assert all(link.startswith(f"{spectator_link}#seat=") for link in links)
+
+    seats = [pages.open(link) for link in links]
+    http = httpx.Client(base_url=server.url, timeout=30)
+    start = game_state(http, game)["version"]
+    for seat in seats:
+        settled(seat, start)
+    seats[0].screenshot(path=str(screenshots / "play-start.png"))
+
+    rng = random.Random(SEED)
+    clicks = 0
+    while True:
+        state = game_state(http, game)
+        if state["status"] == "finished":
+            break
+        # Whoever must decide has been told (an event) and shows this version's buttons.
+        for seat in state["awaiting"]:
+            settled(seats[seat], state["version"])
+        choices = [(seat, i) for seat in state["awaiting"]
+                   for i in range(seats[seat].locator("#decision button.action").count())]
+        assert choices, f"no button for the awaited seats {state['awaiting']} at version {state['version']}"
+        seat, index = rng.choice(choices)
+        page = seats[seat]
+        page.locator("#decision button.action").nth(index).click()
+        page.wait_for_selector(f'#app[data-state=ready]:not([data-version="{state["version"]}"])', timeout=SETTLE)
+        assert page.inner_text("#decision .message") == "", "an action was refused"
+        clicks += 1
+        if clicks == 100:
+            mid_game_checks(seats, screenshots)
+
+    final = game_state(http, game)
+    assert final["version"] - start == clicks, "every action of the game was a click"
+    score = http.get(f"/v1/games/{game}/score").json()
+    for page in seats:
+        page.wait_for_selector("#score", timeout=SETTLE)
+        settled(page)
+        rows = page.locator("#score tbody tr")
+        assert rows.count() == 2
+        for line in score["score"]:
+            row = page.locator(f'#score tbody tr[data-seat="{line["seat"]}"]')
+            cells = [str(c) for c in row.locator("td").all_inner_texts()]
+            assert cells[2] == str(line["total"]) and cells[10] == str(line["discarded"])
+            assert cells[11:] == [str(line["gifts"]), str(line["commissions_delivered"]), str(line["heroes_delivered"])]
+        heading = page.inner_text("#score-title")
+        assert all(f"Player {w + 1}" in heading for w in score["winners"])
+        assert "The game is over" in page.inner_text("#events")
+        page.wait_for_selector('#app[data-link="over"]', timeout=SETTLE)  # the stream ended for good
+    seats[0].screenshot(path=str(screenshots / "play-end.png"))
+
+
+def mid_game_checks(seats: list[Any], screenshots: Path) -> None:
+    """Mid-game: readable contrast, no horizontal scrolling at 1280x800 and at 390 px, the storage
+    grids drawn (one cell per grid square), and the screenshots."""
+    page = seats[0]
+    settled(page)
+    page.screenshot(path=str(screenshots / "play-mid.png"))
+    assert page.evaluate(CONTRAST) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDE["width"]
+    assert page.locator(".wagon").count() == 2
+    assert page.locator(".wagon .storage-grid").first.locator(".cell").count() == 30
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.evaluate(CONTRAST) == []
+    page.screenshot(path=str(screenshots / "play-phone.png"))
+    page.set_viewport_size(WIDE)
+
+
+# -- spectate --------------------------------------------------------------------------------
+
+
+def test_a_spectator_follows_live_and_resumes_after_a_drop(browser: Any, redis_server: RedisServer) -> None:
+    # A server of its own: it is restarted on the same port (and Redis) to drop the stream.
+    server = ApiServer(redis_server.url).start()
+    pages = Pages(browser, server)
+    try:
+        http = httpx.Client(base_url=server.url, timeout=30)
+        game, tokens = create(http, players=3, seed=SEED + 1)
+        page = pages.open(f"{server.url}/play/{game}")
+        streams: list[dict[str, str]] = []
+        views: list[str] = []
+        page.on("request", lambda r: streams.append(r.headers) if r.url.endswith("/stream") else
+                views.append(r.url) if "/v1/games/" in r.url else None)
+        settled(page)
+        assert page.locator("#decision button").count() == 0
+        assert "You are watching" in page.inner_text("header.top")
+        rng = random.Random(SEED)
+
+        def shown_events() -> list[int]:
+            return sorted(int(n) for n in page.eval_on_selector_all("#events li", "items => items.map(li => li.dataset.n)"))
+
+        def caught_up() -> list[int]:
+            log = http.get(f"/v1/games/{game}/log").json()
+            expected = [event["n"] for event in log["events"]]  # what a spectator may see
+            page.wait_for_function(f"document.querySelectorAll('#events li').length >= {len(expected)}", timeout=SETTLE)
+            settled(page)
+            assert shown_events() == expected  # once each, none missing
+            return expected
+
+        before = len(caught_up())
+        act_randomly(http, game, tokens, rng, until=lambda v: v["version"] >= 12)
+        after = caught_up()
+        assert len(after) > before
+        positions = [p["position"] for p in game_state(http, game)["players"]]
+        assert [len(page.locator(f'.ring-cell.space[data-space="{p}"] .pawn.p{s}').all())
+                for s, p in enumerate(positions)] == [1, 1, 1]
+
+        # No polling: once the game stands still, the page sends nothing.
+        quiet = len(views)
+        page.wait_for_timeout(2500)  # the only fixed wait: proving that nothing happens
+        assert len(views) == quiet, f"the page polled: {views[quiet:]}"
+
+        # The server goes away and comes back: the page reconnects after the last event it got.
+        server.stop()
+        page.wait_for_selector('#app[data-link="reconnecting"]', timeout=SETTLE)
+        server.start()
+        page.wait_for_selector('#app[data-link="live"]', timeout=SETTLE)
+        assert streams[-1].get("last-event-id") == str(after[-1])
+        act_randomly(http, game, tokens, rng, until=lambda v: v["version"] >= 30)
+        assert len(caught_up()) > len(after)
+    finally:
+        pages.close()
+        server.stop()
+
+
+# -- secrets ---------------------------------------------------------------------------------
+
+
+def test_a_seat_never_sees_another_seats_deeds(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, tokens = create(http, players=2, seed=SEED + 2)
+    me = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}")
+    spectator = pages.open(f"{server.url}/play/{game}")
+    catalog = {c["id"]: c for kind in http.get("/v1/catalog").json()["components"].values() for c in kind}
+    rng = random.Random(SEED)
+    checked = 0
+    for stop in (0, 40, 90, 140):
+        view = act_randomly(http, game, tokens, rng, until=lambda v, stop=stop: v["version"] >= stop)
+        if view["status"] == "finished":
+            break  # deeds are revealed at the end
+        mine, theirs = (game_state(http, game, tokens[s])["players"][s]["deeds"] for s in (0, 1))
+        assert mine and theirs
+        shown_to_all = {d for d in view["board"]["courtyard"] if d}
+        for page in (me, spectator):
+            page.wait_for_function(
+                f"document.querySelectorAll('#events li').length >= {len(http.get(f'/v1/games/{game}/log').json()['events'])}",
+                timeout=SETTLE)
+            settled(page)
+        for deed in mine:
+            assert me.locator(f'[data-deeds="0"] [data-deed="{deed}"]').count() == 1
+            assert shows(me, catalog[deed]) and (deed in shown_to_all or not shows(spectator, catalog[deed]))
+        for deed in set(theirs) - shown_to_all:
+            assert not shows(me, catalog[deed]), f"seat 0's page shows seat 1's deed {deed}"
+            assert not shows(spectator, catalog[deed]), f"the spectator's page shows seat 1's deed {deed}"
+        assert me.locator('[data-deeds="1"]').count() == 0
+        assert spectator.locator("[data-deeds]").count() == 0
+        assert f"Deeds: {len(theirs)}" in me.inner_text('.wagon[data-seat="1"]')
+        checked += 1
+    assert checked >= 3
+
+
+# -- a fan plugin, and the keyboard ----------------------------------------------------------
+
+
+def test_a_fan_building_shows_by_its_catalogue_name_and_text(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    buildings = {c["id"]: c for c in http.get("/v1/catalog").json()["components"]["building"]}
+    if "frost_orchard" not in buildings:
+        if os.environ.get("CI"):
+            pytest.fail("the example fan pack is not installed (scripts/test installs it)")
+        pytest.skip("the example fan pack (plugins/examples/fan_pack) is not installed")
+    orchard = buildings["frost_orchard"]
+    assert not orchard["builtin"]
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
+    setup.check("#buildings-choose")
+    for building in ("frost_orchard", "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"):
+        setup.check(f"#building-{building}")
+    setup.click("text=Create the game")
+    setup.wait_for_selector(".seat-link")
+    link = str(setup.get_attribute('[data-seat="0"] .seat-link', "href"))
+
+    page = pages.open(link)
+    settled(page)
+    space = page.locator('.ring-cell [data-building="frost_orchard"]')
+    assert space.inner_text() == orchard["name"] and space.get_attribute("title") == orchard["text"]
+    listed = page.locator('#buildings [data-building="frost_orchard"]')
+    assert orchard["name"] in listed.inner_text() and orchard["text"] in listed.inner_text()
+    assert orchard["name"] in page.inner_text("#extra")  # the state the plugin keeps on the board
+
+    # The keyboard alone: the first tab stop skips to the decision, Enter submits the focused
+    # action, and the focus lands on the next decision's first button while the seat decides.
+    game = link.split("/play/")[1].split("#")[0]
+    state = game_state(http, game)
+    assert state["awaiting"] == [0]
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    acted = 0
+    while 0 in state["awaiting"] and acted < 5:
+        assert page.evaluate("document.activeElement.matches('#decision button.action')")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f'#app[data-state=ready]:not([data-version="{state["version"]}"])', timeout=SETTLE)
+        acted += 1
+        state = game_state(http, game)
+        settled(page)
+        assert page.evaluate("document.activeElement.closest('#decision') !== null"), "the focus left the decision"
+    assert acted >= 2 and state["version"] >= acted
