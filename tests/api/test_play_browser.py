@@ -110,7 +110,8 @@ class Pages:
         self.elsewhere: list[str] = []
         self.errors: list[str] = []
 
-    def open(self, url: str, viewport: dict[str, int] = WIDE) -> Any:
+    def open(self, url: str, viewport: dict[str, int] = WIDE, *, cut: str | None = None) -> Any:
+        """A page of ``url`` in a new context; requests to URLs matching the glob ``cut`` fail."""
         context = self.browser.new_context(viewport=viewport)
         self.contexts.append(context)
         page = context.new_page()
@@ -123,6 +124,8 @@ class Pages:
                 route.abort()
 
         page.route("**/*", only_here)
+        if cut:
+            page.route(cut, lambda route: route.abort())
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.goto(url)
         return page
@@ -405,3 +408,25 @@ def test_a_fan_building_shows_by_its_catalogue_name_and_text(pages: Pages, serve
         settled(page)
         assert page.evaluate("document.activeElement.closest('#decision') !== null"), "the focus left the decision"
     assert acted >= 2 and state["version"] >= acted
+
+
+# -- a stale click ---------------------------------------------------------------------------
+
+
+def test_a_stale_click_is_refused_and_the_table_refreshed(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, tokens = create(http, players=2, seed=SEED + 3)
+    # A page that cannot hear about the game (its event stream cut) while the seat acts elsewhere
+    # (another tab): its buttons are those of the version it shows.
+    page = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}", cut="**/stream*")
+    state = game_state(http, game)
+    assert state["awaiting"] == [0]
+    settled(page, state["version"])
+    auth = {"Authorization": f"Bearer {tokens[0]}"}
+    listed = http.get(f"/v1/games/{game}/actions", headers=auth).json()
+    assert http.post(f"/v1/games/{game}/actions", json=listed["actions"][0], headers=auth).status_code == 200
+    assert page.get_attribute("#app", "data-version") == str(state["version"])
+    page.locator("#decision button.action").first.click()  # If-Match: the version shown
+    settled(page, state["version"] + 1)
+    assert "Someone acted before you" in page.inner_text("#decision .message")
+    assert game_state(http, game)["version"] == state["version"] + 1  # the stale click changed nothing

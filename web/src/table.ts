@@ -281,7 +281,7 @@ export class Table implements Seats {
       let text = describe(event, this.names, (s) => this.name(s));
       if (event.type === "answered" && typeof event.data.option === "string" && typeof event.data.decision === "string") {
         const label = this.labels.get(`${event.data.decision}\n${event.data.option}`);
-        if (label) text = `${this.name(event.seat ?? 0)} chose: ${label}.`;
+        if (label) text = `${this.name(event.seat ?? 0)} chose: ${label}`;
       }
       fragment.prepend(h("li", { "data-n": event.n, class: event.private_to === null ? "" : "private" },
         sentence(text),
