@@ -193,6 +193,10 @@ def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshot
     setup = pages.open(f"{server.url}/play")
     setup.wait_for_selector("#app[data-state=ready]")
     assert setup.is_checked("#players-2")
+    assert setup.evaluate(CONTRAST) == []
+    setup.set_viewport_size(PHONE)
+    assert setup.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    setup.set_viewport_size(WIDE)
     setup.fill("#seed", str(SEED))
     setup.click("text=Create the game")
     setup.wait_for_selector(".seat-link")
@@ -265,6 +269,31 @@ def mid_game_checks(seats: list[Any], screenshots: Path) -> None:
     assert page.evaluate(CONTRAST) == []
     page.screenshot(path=str(screenshots / "play-phone.png"))
     page.set_viewport_size(WIDE)
+
+
+def test_setting_up_solo_and_four_players_with_the_private_concern(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
+    assert setup.is_disabled("#private_concern-yes")  # 2 players: it cannot take a seat
+    setup.check("#players-1")
+    setup.click("text=Create the game")
+    setup.wait_for_selector(".seat-link")
+    assert setup.locator(".seat-link").count() == 1
+    assert "the Private Concern plays itself" in setup.inner_text('.seat-links [data-seat="1"]')
+    solo = pages.open(str(setup.get_attribute(".seat-link", "href")))
+    settled(solo)
+    concern = solo.locator('.wagon[data-seat="1"]')
+    assert "the Private Concern" in concern.inner_text() and "action deck" in concern.inner_text()
+    assert concern.locator(".storage").count() == 0  # its goods are a count
+
+    setup.check("#players-4")
+    assert setup.is_enabled("#private_concern-yes")
+    setup.check("#private_concern-yes")
+    setup.click("text=Create the game")
+    setup.wait_for_function("document.querySelectorAll('.seat-link').length === 3")
+    game = str(setup.get_attribute(".spectator-link", "href")).rsplit("/", 1)[1]
+    assert game_state(http, game)["config"] == {**game_state(http, game)["config"], "players": 4, "private_concern": 3}
 
 
 # -- spectate --------------------------------------------------------------------------------
