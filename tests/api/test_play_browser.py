@@ -296,6 +296,16 @@ def test_setting_up_solo_and_four_players_with_the_private_concern(pages: Pages,
     assert game_state(http, game)["config"] == {**game_state(http, game)["config"], "players": 4, "private_concern": 3}
 
 
+def test_an_unknown_game_or_a_wrong_token_says_so(pages: Pages, server: ApiServer) -> None:
+    unknown = pages.open(f"{server.url}/play/{'x' * 22}")
+    unknown.wait_for_selector("#app[data-state=error] #decision .message:has-text('Unknown game')", timeout=SETTLE)
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, _ = create(http, players=2, seed=SEED + 4)
+    wrong = pages.open(f"{server.url}/play/{game}#seat=0&token={'t' * 43}")
+    wrong.wait_for_selector("#app[data-state=error] #decision .message:has-text('token')", timeout=SETTLE)
+    assert wrong.locator("#decision button").count() == 0
+
+
 # -- spectate --------------------------------------------------------------------------------
 
 

@@ -50,6 +50,8 @@ export class Table implements Seats {
   actions: Action[] = [];
   actionsVersion = -1;
   message = "";
+  /** Why the last load failed (cleared by the next one that works). */
+  trouble = "";
   link: Link = "connecting";
   lastEvent = -1;
   private acting = false;
@@ -111,9 +113,10 @@ export class Table implements Seats {
       this.dirty = false;
       try {
         await this.fetchView();
+        this.trouble = "";
         this.render();
       } catch (error) {
-        this.message = error instanceof Error ? error.message : String(error);
+        this.trouble = `Cannot load the table: ${error instanceof Error ? error.message : String(error)}`;
         this.render();
         if (error instanceof ApiError && error.status < 500) return;
         await sleep(1000);
@@ -188,7 +191,7 @@ export class Table implements Seats {
   /** The page's state for people (aria-busy) and for tests (data-state, data-version). */
   private settle(): void {
     const busy = this.acting || this.loading !== null || this.view === null;
-    this.root.dataset.state = busy ? "busy" : "ready";
+    this.root.dataset.state = this.view === null && this.trouble && !this.loading ? "error" : busy ? "busy" : "ready";
     this.root.setAttribute("aria-busy", String(busy));
     if (this.view) this.root.dataset.version = String(this.view.version);
     this.root.dataset.link = this.link;
@@ -206,10 +209,11 @@ export class Table implements Seats {
   render(): void {
     const view = this.view;
     if (!view) {
-      fill(this.parts.decision, h("h2", { id: "decision-title" }, "The table"), h("p", { class: "message", role: "alert" }, this.message || "Loading…"));
+      fill(this.parts.decision, h("h2", { id: "decision-title" }, "The table"),
+        h("p", { class: "message", role: "alert" }, this.trouble || this.message || "Loading…"));
       return;
     }
-    const key = `${view.version}/${this.actionsVersion}/${this.message}`;
+    const key = `${view.version}/${this.actionsVersion}/${this.message}/${this.trouble}`;
     if (key === this.rendered) return;
     this.rendered = key;
     const focused = this.refocus || this.parts.decision.contains(document.activeElement);
@@ -262,7 +266,7 @@ export class Table implements Seats {
     fill(this.parts.decision,
       h("h2", { id: "decision-title", tabindex: -1 }, title),
       decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(decision.prompt)) : null,
-      h("p", { class: "message", role: "alert" }, this.message),
+      h("p", { class: "message", role: "alert" }, this.trouble || this.message),
       main.length ? h("div", { class: "actions", id: "actions", role: "group", "aria-label": "Your legal actions" }, main.map(button)) : null,
       companions.length
         ? h("div", { class: "actions companions", role: "group", "aria-label": "Companion abilities" },
@@ -311,9 +315,10 @@ export class Table implements Seats {
         if (!response.ok || !data) {
           const problem = new ApiError(response.status, asProblem(error));
           if (response.status !== 503) {
-            this.message = `Cannot follow the game: ${problem.message}`;
+            this.trouble = `Cannot follow the game: ${problem.message}`;
             this.setLink("lost");
             this.render();
+            this.settle();
             return;
           }
           this.setLink("reconnecting");
