@@ -149,23 +149,21 @@ class Settings:
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
-        if username := env.get("DARKROAD_REDIS_USERNAME"):
-            values["redis_username"] = username
-        if password_file := env.get("DARKROAD_REDIS_PASSWORD_FILE"):
+        strings = {
+            "DARKROAD_REDIS_URL": "redis_url",
+            "DARKROAD_REDIS_MODE": "redis_mode",
+            "DARKROAD_REDIS_SERVICE": "redis_service",
+            "DARKROAD_REDIS_USERNAME": "redis_username",
+            "DARKROAD_REDIS_PASSWORD": "redis_password",
+            "DARKROAD_METRICS_TOKEN": "metrics_token",
+            "DARKROAD_TRUSTED_PROXIES": "trusted_proxies",
+        }
+        for variable, name in strings.items():
+            if value := env.get(variable):
+                values[name] = value
+        if password_file := env.get("DARKROAD_REDIS_PASSWORD_FILE"):  # a Docker secret, say
             with open(password_file, encoding="utf-8") as secret:
                 values["redis_password"] = secret.read().rstrip("\r\n")
-        elif password := env.get("DARKROAD_REDIS_PASSWORD"):
-            values["redis_password"] = password
-        if token := env.get("DARKROAD_METRICS_TOKEN"):
-            values["metrics_token"] = token
-        if proxies := env.get("DARKROAD_TRUSTED_PROXIES"):
-            values["trusted_proxies"] = proxies
-        if url := env.get("DARKROAD_REDIS_URL"):
-            values["redis_url"] = url
-        if mode := env.get("DARKROAD_REDIS_MODE"):
-            values["redis_mode"] = mode
-        if service := env.get("DARKROAD_REDIS_SERVICE"):
-            values["redis_service"] = service
         if env.get("DARKROAD_STRICT_PLUGINS", "").lower() in ("1", "true", "yes"):
             values["strict_plugins"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):

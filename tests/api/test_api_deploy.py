@@ -151,3 +151,16 @@ def test_the_document_names_the_cache_control_header() -> None:
     ]:
         headers = doc["paths"][path][method]["responses"][status].get("headers", {})
         assert "Cache-Control" in headers, (path, method)
+
+
+def test_redis_credentials_come_from_the_environment(tmp_path: Path) -> None:
+    from darkroad.api.app import _credentials
+
+    secret = tmp_path / "redis-password"
+    secret.write_text("from-a-file\n")
+    settings = Settings.from_env({"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD_FILE": str(secret),
+                                  "DARKROAD_REDIS_PASSWORD": "ignored-when-a-file-is-named"})  # fmt: skip
+    assert _credentials(settings) == {"username": "darkroad", "password": "from-a-file"}
+    assert "from-a-file" not in repr(settings)
+    assert _credentials(Settings.from_env({"DARKROAD_REDIS_PASSWORD": "p"})) == {"password": "p"}
+    assert _credentials(Settings.from_env({})) == {}
