@@ -24,6 +24,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 
 from darkroad.api.bodies import parse_model, raw_headers, read_body, require_json
 from darkroad.api.problems import Problem, problem_responses
+from darkroad.api.ratelimit import client_key
 from darkroad.api.schemas import (
     MAX_SEED,
     ActionList,
@@ -156,12 +157,6 @@ async def _submit(service: GameService, scope: Scope, receive: Receive) -> ActRe
     require_json(headers.get("content-type"))
     body = await read_body(receive, headers.get("content-length"), service.settings.request_max_body_size)
     return await service.act(game_id, headers.get("authorization"), body, headers.get("if-match"), idempotency_key)
-
-
-def client_address(scope: Scope) -> str:
-    """The client's address (behind trusted proxies, the one they forwarded)."""
-    client = scope.get("client")
-    return client[0] if client else "unknown"
 
 
 def _game_headers(version: int | None, private: bool = False) -> dict[str, str]:
@@ -439,7 +434,7 @@ class GamesController(Controller):
         server-sent events. A waiting read holds one of the event stream slots while it waits.
         """
         caller = await service.caller(game_id, request.headers.get("authorization"))
-        page = await service.log(caller, after, limit, wait, client_address(request.scope))
+        page = await service.log(caller, after, limit, wait, client_key(request.scope))
         body = msgspec.json.encode(
             {
                 "events": [msgspec.Raw(event.payload) for event in page.events],
@@ -488,7 +483,7 @@ class GamesController(Controller):
         Each message's `id` is the event's `n`. The server closes the stream now and then
         (and when the game is over); reconnect with `Last-Event-ID` to resume.
         """
-        release = service.streams.take(client_address(request.scope))
+        release = service.streams.take(client_key(request.scope))
         try:
             caller = await service.caller(game_id, request.headers.get("authorization"))
             cursor = after if last_event_id is None else last_event_id
