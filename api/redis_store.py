@@ -717,9 +717,10 @@ class Batcher:
     each reply before its next command); commands of different callers were concurrent
     anyway, and each is atomic on its own (a script, or a single read).
 
-    Sending again is safe for every command sent here (a read, or a script whose
-    idempotency record makes a second delivery answer ``replayed``), so the batcher
-    follows what a deployment in motion answers: ``MOVED`` (the slot has a new owner: the
+    A redirection means the command did not run; after a dropped connection it may have:
+    sending again is safe for the store's commands all the same (reads, and scripts whose
+    idempotency record makes a second delivery answer ``replayed``; a rate-limit count
+    may count twice). So the batcher follows what a deployment in motion answers: ``MOVED`` (the slot has a new owner: the
     map is corrected and the command sent there), ``ASK`` (the slot is migrating: the
     command goes to the target once, after ``ASKING``), ``NOSCRIPT`` (a node without the
     script: it is loaded there), and, after a pause growing from 10 ms, ``TRYAGAIN``
