@@ -95,6 +95,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 yield
             finally:
                 await app.state.limiter.close()
+                app.state.service.close()
                 del app.state.service, app.state.limiter
 
     return Litestar(

@@ -16,13 +16,23 @@ from darkroad.core.content import COMPONENT_KINDS
 
 def catalog_body(engine: Engine) -> bytes:
     """The catalogue response: every component of ``engine``, grouped by kind (every kind, even
-    empty), and the cards and tables of its content packs (``CatalogContent``)."""
+    empty), the cards and tables of its content packs (``CatalogContent``) and the installed bots."""
     by_kind: dict[str, list[dict[str, object]]] = {kind: [] for kind in COMPONENT_KINDS}
     plugins = engine.plugins.plugins
     for component in engine.catalog():
         loaded = plugins.get(component["plugin"])
         by_kind[component["kind"]].append({**component, "builtin": bool(loaded and loaded.builtin)})
-    return msgspec.json.encode({"components": by_kind, "content": content_body(engine)})
+    bots = [
+        {
+            "id": bot.id,
+            "name": bot.name or bot.id,
+            "text": bot.text,
+            "plugin": engine.bot_plugins[bot.id],
+            "version": plugins[engine.bot_plugins[bot.id]].version,
+        }
+        for bot in sorted(engine.bots.values(), key=lambda bot: bot.id)
+    ]
+    return msgspec.json.encode({"components": by_kind, "content": content_body(engine), "bots": bots})
 
 
 def content_body(engine: Engine) -> dict[str, Any]:
@@ -56,7 +66,8 @@ class CatalogController(Controller):
     @get("/", operation_id="getCatalog", summary="List components", responses=problem_responses())
     async def get_catalog(self, catalog: NamedDependency[bytes]) -> Response[Catalog]:
         """Every component (buildings, companions, steeds, deeds, wagon upgrades, ...) by kind,
-        with the plugin (and its version) providing each, and the content packs' cards (goods,
-        towns, heroes, commissions, event cards) and board tables, to show ids by name."""
+        with the plugin (and its version) providing each, the content packs' cards (goods,
+        towns, heroes, commissions, event cards) and board tables, to show ids by name, and the
+        bots a seat may be played by."""
         response: Response[Any] = Response(catalog, media_type="application/json")
         return response

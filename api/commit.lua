@@ -5,9 +5,10 @@
 -- ARGV[1] expected version, ARGV[2] new version, ARGV[3] state, ARGV[4] finished (0/1),
 -- ARGV[5] action json, ARGV[6] ttl in milliseconds, ARGV[7] idempotency result,
 -- ARGV[8] its ttl in milliseconds, ARGV[9] expected tag, ARGV[10] new tag,
+-- ARGV[11] seat token hashes ('' = unchanged), ARGV[12] lobby json ('' = unchanged),
 -- then one (stream id, audience, event json) triple per event
 -- Returns {'missing'} | {'replayed', result} | {'committed'}
---       | {'stale', version, state, finished, tokens, tag} (the game as it is now)
+--       | {'stale', version, state, finished, tokens, tag, lobby} (the game as it is now)
 -- A game written before tags existed has none: its tag is ''.
 local current = redis.call('HMGET', KEYS[1], 'version', 'tag')
 if not current[1] then
@@ -21,12 +22,18 @@ if recorded then
   return {'replayed', recorded}
 end
 if current[1] ~= ARGV[1] or (current[2] or '') ~= ARGV[9] then
-  local game = redis.call('HMGET', KEYS[1], 'version', 'state', 'finished', 'tokens', 'tag')
-  return {'stale', game[1], game[2], game[3], game[4], game[5] or ''}
+  local game = redis.call('HMGET', KEYS[1], 'version', 'state', 'finished', 'tokens', 'tag', 'lobby')
+  return {'stale', game[1], game[2], game[3], game[4], game[5] or '', game[6] or ''}
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'tag', ARGV[10], 'state', ARGV[3], 'finished', ARGV[4])
+if ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'tokens', ARGV[11])
+end
+if ARGV[12] ~= '' then
+  redis.call('HSET', KEYS[1], 'lobby', ARGV[12])
+end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-for i = 11, #ARGV, 3 do
+for i = 13, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])

@@ -2,13 +2,16 @@
 -- KEYS[1] game hash, KEYS[2] event stream (both carry the game's {id} hash tag)
 -- ARGV[1] version, ARGV[2] state, ARGV[3] finished (0/1), ARGV[4] seat token hashes
 -- (comma separated), ARGV[5] ttl in milliseconds, ARGV[6] tag of the first version,
--- then one (stream id, audience, event json) triple per event
+-- ARGV[7] lobby json ('' = none), then one (stream id, audience, event json) triple per event
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'tag', ARGV[6], 'state', ARGV[2], 'finished', ARGV[3],
            'tokens', ARGV[4])
-for i = 7, #ARGV, 3 do
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[1], 'lobby', ARGV[7])
+end
+for i = 8, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])

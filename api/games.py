@@ -8,7 +8,7 @@ import secrets
 import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, HttpMethod, Request, Response, get, post, route
@@ -23,23 +23,31 @@ from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_30
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
 from darkroad.api.bodies import parse_model, raw_headers, read_body, require_json
+from darkroad.api.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.problems import Problem, problem_responses
 from darkroad.api.ratelimit import client_key
 from darkroad.api.schemas import (
     MAX_SEED,
+    UNSET,
     ActionList,
+    BotSeat,
     CreatedGame,
     EventPage,
     FinalScore,
     GameView,
+    HumanSeat,
+    JoinedSeat,
+    JoinSeat,
     NewGame,
     SeatToken,
+    WaitingGames,
 )
 from darkroad.api.service import (
     GAME_ID_LENGTH,
     GAME_ID_PATTERN,
     ActResult,
     GameService,
+    Seating,
     entity_tag,
     if_none_match,
 )
@@ -66,6 +74,9 @@ GameId = Annotated[
     str,
     PathParameter(description=_GAME_ID_DESCRIPTION, pattern=GAME_ID_PATTERN, max_length=GAME_ID_LENGTH),
 ]
+SeatNumber = Annotated[int, PathParameter(description="The seat's number, from 0.", ge=0, le=3)]
+MAX_LISTING_PAGE = 100
+"""Largest page of ``GET /v1/games``."""
 After = Annotated[
     int,
     QueryParameter(
@@ -249,6 +260,8 @@ class GamesController(Controller):
             "unsupported-media-type",
             "bad-config",
             "unknown-component",
+            "unknown-bot",
+            "plugin-error",
             "store-unavailable",
             "replication-timeout",
         ),
@@ -265,15 +278,219 @@ class GamesController(Controller):
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
         data = parse_model(raw, NewGame)
-        created = await service.create(data.to_config(seed=secrets.randbelow(MAX_SEED + 1)))
+        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
+        created = await service.create(config, _seating(data))
         body = CreatedGame(
             id=created.id,
             version=created.version,
-            seats=[SeatToken(seat=seat, token=token, kind="human" if token else "private_concern")
-                   for seat, token in enumerate(created.tokens)],
+            seats=[
+                SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"])
+                for seat, (token, view) in enumerate(zip(created.tokens, created.seats, strict=True))
+            ],
+            status=created.status,  # type: ignore[arg-type]
+            open_seats=[view["seat"] for view in created.seats if view["kind"] == "open"],
         )
         headers = {"Location": f"{self.path}/{created.id}", **_PRIVATE}  # the tokens
         return Response(body, status_code=HTTP_201_CREATED, headers=headers)
+
+    @get(
+        "/",
+        operation_id="listGames",
+        summary="List games waiting for players",
+        responses=problem_responses("bad-request", "store-unavailable"),
+    )
+    async def list_games(
+        self,
+        service: NamedDependency[GameService],
+        status: Annotated[
+            Literal["waiting"],
+            QueryParameter(description="Which games: `waiting` (listed games with an open seat)."),
+        ] = "waiting",
+        limit: Annotated[
+            int, QueryParameter(description="Most games on this page.", ge=1, le=MAX_LISTING_PAGE)
+        ] = 20,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                description="Continue after this point: the previous page's `next`.",
+                pattern=ENTRY_PATTERN,
+                max_length=36,
+            ),
+        ] = None,
+    ) -> Response[WaitingGames]:
+        """The listed games waiting for players, newest first, a page at a time.
+
+        Join one of a game's `open_seats` with `POST .../seats/{seat}/join`. Follow `next`
+        (as `cursor`) for older games; a game fills up or expires at any time, so a join may
+        still find its seat taken.
+        """
+        page = await service.waiting(cursor, limit)
+        response: Response[Any] = Response(
+            msgspec.json.encode({"games": page.games, "next": page.next}), media_type="application/json"
+        )
+        return response
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/join",
+        operation_id="joinSeat",
+        summary="Join an open seat",
+        status_code=HTTP_201_CREATED,
+        response_headers=[
+            ResponseHeader(
+                name="Location",
+                value="/v1/games/{id}",
+                documentation_only=True,
+                required=True,
+                description="The game's URL.",
+            ),
+            _CACHE_CONTROL,
+        ],
+        responses=problem_responses(
+            "bad-request",
+            "request-timeout",
+            "unknown-game",
+            "unknown-seat",
+            "seat-taken",
+            "game-finished",
+            "stale-version",
+            "body-too-large",
+            "unsupported-media-type",
+            "plugin-error",
+            "missing-plugin",
+            "store-unavailable",
+            "replication-timeout",
+        ),
+    )
+    async def join_seat(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatNumber,
+        service: NamedDependency[GameService],
+    ) -> Response[JoinedSeat]:
+        """Take an open seat of a game under a name: the answer carries the seat's token, shown
+        only here. Of two players joining one seat at once, one gets it, the other `409 seat-taken`.
+
+        Once every seat is taken the game starts (`seats_filled`), and the bots play what they are
+        awaited for before this answers.
+        """
+        require_json(request.headers.get("content-type"))
+        raw = await read_body(
+            request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
+        )
+        data = parse_model(raw, JoinSeat)
+        joined = await service.join(game_id, seat, data.name)
+        body = JoinedSeat(seat=joined.seat, token=joined.token, version=joined.version)
+        headers = {"Location": f"{self.path}/{game_id}", **_PRIVATE}  # the token
+        return Response(body, status_code=HTTP_201_CREATED, headers=headers)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/leave",
+        operation_id="leaveSeat",
+        summary="Leave a seat before the game starts",
+        status_code=HTTP_204_NO_CONTENT,
+        security=ACT,
+        responses=problem_responses(
+            "bad-request",
+            "missing-token",
+            "invalid-token",
+            "wrong-seat",
+            "unknown-game",
+            "unknown-seat",
+            "game-started",
+            "game-finished",
+            "stale-version",
+            "store-unavailable",
+            "replication-timeout",
+        ),
+    )
+    async def leave_seat(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatNumber,
+        service: NamedDependency[GameService],
+    ) -> Response[None]:
+        """With the seat's token, while the game waits for players: the seat is open again (and
+        the token no longer valid)."""
+        await service.leave(game_id, seat, request.headers.get("authorization"))
+        return Response(None, status_code=HTTP_204_NO_CONTENT)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/timeout",
+        operation_id="timeoutSeat",
+        summary="Hand an overdue seat to a bot",
+        status_code=200,
+        security=ACT,
+        response_headers=[_ETAG, _CACHE_CONTROL],
+        responses=problem_responses(
+            "bad-request",
+            "missing-token",
+            "invalid-token",
+            "wrong-seat",
+            "unknown-game",
+            "unknown-seat",
+            "game-not-started",
+            "not-overdue",
+            "game-finished",
+            "stale-version",
+            "plugin-error",
+            "missing-plugin",
+            "store-unavailable",
+            "replication-timeout",
+        ),
+    )
+    async def timeout_seat(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatNumber,
+        service: NamedDependency[GameService],
+    ) -> Response[GameView]:
+        """With the token of another seat: hand a player's seat the game has awaited for longer
+        than its `turn_timeout` to the game's timeout bot (`seat_replaced`), which plays it from
+        now on; answers the caller's view after the bot's moves.
+
+        Any read or action of another seat does the same by itself; this is for a client that
+        wants to move on at `timeout_at` without waiting for its next request.
+        """
+        caller = await service.timeout(game_id, seat, request.headers.get("authorization"))
+        return encoded(service.view(caller), version=caller.stored.version, private=True)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/reclaim",
+        operation_id="reclaimSeat",
+        summary="Take a seat back from a bot",
+        status_code=200,
+        security=ACT,
+        response_headers=[_ETAG, _CACHE_CONTROL],
+        responses=problem_responses(
+            "bad-request",
+            "missing-token",
+            "invalid-token",
+            "wrong-seat",
+            "unknown-game",
+            "unknown-seat",
+            "game-finished",
+            "stale-version",
+            "plugin-error",
+            "missing-plugin",
+            "store-unavailable",
+            "replication-timeout",
+        ),
+    )
+    async def reclaim_seat(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatNumber,
+        service: NamedDependency[GameService],
+    ) -> Response[GameView]:
+        """With the seat's own token: take the seat back from the bot that played it since it
+        timed out (`seat_reclaimed`); the player decides again from the next decision. A seat
+        no bot plays is left as it is. Answers the caller's view."""
+        caller = await service.reclaim(game_id, seat, request.headers.get("authorization"))
+        return encoded(service.view(caller), version=caller.stored.version, private=True)
 
     @get(
         "/{game_id:str}",
@@ -300,8 +517,12 @@ class GamesController(Controller):
             HeaderParameter(name="If-None-Match", description="An `ETag` seen before: 304 if still current."),
         ] = None,
     ) -> Response[GameView]:
-        """The caller's view of the game: the public board plus the caller's private parts."""
-        caller = await service.caller(game_id, request.headers.get("authorization"))
+        """The caller's view of the game: the public board plus the caller's private parts.
+
+        The bots play what they are awaited for first (a game of bots only goes on this way), and
+        a seated caller hands a seat awaited longer than `turn_timeout` to a bot.
+        """
+        caller = await service.advance(await service.caller(game_id, request.headers.get("authorization")))
         if if_none_match(if_none_match_header, caller.stored.version):
             return encoded(None, version=caller.stored.version, status_code=HTTP_304_NOT_MODIFIED)
         return encoded(service.view(caller), version=caller.stored.version, private=caller.seat is not None)
@@ -323,11 +544,11 @@ class GamesController(Controller):
 
         Each can be submitted unchanged with `POST .../actions`.
         """
-        caller = await service.caller(game_id, request.headers.get("authorization"))
+        caller = await service.advance(await service.caller(game_id, request.headers.get("authorization")))
         body = msgspec.json.encode(
             {
                 "version": caller.stored.version,
-                "status": "finished" if caller.stored.finished else "active",
+                "status": service.status(caller),
                 "actions": service.legal_actions(caller),
             }
         )
@@ -363,6 +584,8 @@ class GamesController(Controller):
             "not-your-decision",
             "game-finished",
             "request-timeout",
+            "game-not-started",
+            "seat-replaced",
             "body-too-large",
             "unsupported-media-type",
             "bad-action",
@@ -522,6 +745,27 @@ class GamesController(Controller):
         caller = await service.caller(game_id, request.headers.get("authorization"))
         score = msgspec.convert(service.score(caller), FinalScore)
         return Response(score, headers=_PRIVATE if caller.seat is not None else None)
+
+
+def _seating(data: NewGame) -> Seating:
+    seats = None
+    if data.seats is not UNSET:
+        seats = []
+        for spec in data.seats:
+            name: str | msgspec.UnsetType = UNSET
+            if isinstance(spec, HumanSeat):
+                kind, name, bot = "human", spec.name, None
+            elif isinstance(spec, BotSeat):
+                kind, name, bot = "bot", spec.name, spec.bot
+            else:
+                kind, bot = "open", None
+            seats.append((kind, None if name is UNSET else clean_name(name), bot))
+    return Seating(
+        seats=seats,
+        listed=None if data.listed is UNSET else data.listed,
+        turn_timeout=None if data.turn_timeout is UNSET else data.turn_timeout,
+        timeout_bot=None if data.timeout_bot is UNSET else data.timeout_bot,
+    )
 
 
 async def _messages(

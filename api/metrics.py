@@ -95,6 +95,16 @@ class Metrics:
             "Commits that found the game at a newer version and re-applied.",
         )
         self.cache = Counter(registry, "darkroad_game_cache_total", "Decoded-game cache lookups.", ("result",))
+        self.seats = Counter(
+            registry, "darkroad_seat_changes_total", "Seats joined, left, handed to a bot (replaced) or reclaimed.",
+            ("change",),
+        )
+        self.bot_moves = Counter(
+            registry, "darkroad_bot_moves_total",
+            "Moves bots made in games' seats, by bot and outcome: chosen, failed (the bot or the rules "
+            "failed on its choice: another legal action stood in), missing (the bot is not installed here).",
+            ("bot", "outcome"),
+        )
         self.redis_resends = Counter(
             registry, "darkroad_redis_resends_total",
             "Redis commands sent again, by reason: moved, ask (cluster slots moving), tryagain, "

@@ -31,6 +31,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 
+from darkroad.api import lobby
 from darkroad.api.docs import SwaggerDocsPlugin
 from darkroad.api.problems import PROBLEM_TYPES
 from darkroad.api.schemas import MODELS, OPEN
@@ -94,6 +95,11 @@ Create a game (`POST /v1/games`) to get its id and one secret token per seat. Ea
 client then plays its seat with `Authorization: Bearer <seat token>`: read the view
 (`GET /v1/games/{id}`), list the legal actions (`GET .../actions`) and submit one of
 them unchanged (`POST .../actions`). Without a token, reads show the spectator view.
+
+A game may leave seats `open` for strangers, who find it in `GET /v1/games?status=waiting`
+and take a seat (and its token) with `POST .../seats/{seat}/join`; seats may be played by
+bots; with a `turn_timeout`, a player who walks away is replaced by a bot until they
+reclaim their seat.
 
 Every error is an RFC 9457 problem details object (`application/problem+json`) whose
 `type` is a stable code (`illegal-action`, `stale-version`, `unknown-game`, ...).
@@ -165,17 +171,20 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     # Kinds are a closed set, but clients may index the catalogue by a kind they hold as text.
     schemas["CatalogComponents"]["additionalProperties"] = {"type": "array", "items": _ref("Component")}
     _add_union(schemas, "Action", engine.action_schema(), _ACTION_DESCRIPTION, data=False)
-    _add_union(schemas, "Event", engine.event_schema(), _EVENT_DESCRIPTION, data=True)
+    _add_union(schemas, "Event", event_schema(engine), _EVENT_DESCRIPTION, data=True)
     schemas["ActionList"]["properties"]["actions"]["items"] = _ref("Action")
     schemas["EventPage"]["properties"]["events"]["items"] = _ref("Event")
-    _restrict_choices(schemas["NewGame"]["properties"], engine)
-    # The Private Concern plays solo (players: 1) or fills a seat of 3-4: never with 2.
+    _restrict_choices(schemas, engine)
+    # The Private Concern plays solo (players: 1) or fills a seat of 3-4: never with 2; `seats`
+    # lists every seat but its own.
     schemas["NewGame"]["not"] = {"anyOf": [
         {"required": ["players", "private_concern"],
          "properties": {"players": {"const": 2}, "private_concern": {"const": True}}},
         {"required": ["players", "private_concern"],
          "properties": {"players": {"const": 1}, "private_concern": {"const": False}}},
+        *_wrong_seat_counts(),
     ]}
+    _name_the_seat_union(schemas)
     for name in ("NewGame", "Variants"):
         _defaults_in_words(schemas[name])
     for schema in schemas.values():
@@ -185,6 +194,13 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     paths["/v1/games"]["post"]["requestBody"] = {
         "required": True,
         "content": {"application/json": {"schema": _ref("NewGame")}},
+    }
+    paths[f"{_GAME}/seats/{{seat}}/leave"]["post"]["responses"]["204"] = {
+        "description": "The seat is open again; its token no longer plays it."
+    }
+    paths[f"{_GAME}/seats/{{seat}}/join"]["post"]["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": _ref("JoinSeat")}},
     }
     paths[f"{_GAME}/actions"]["post"]["requestBody"] = {
         "required": True,
@@ -199,6 +215,61 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
         path, method, status = operation
         paths[path][method]["responses"][status]["links"] = links
     return doc
+
+
+def event_schema(engine: Engine) -> dict[str, Any]:
+    """The engine's union of events with the lobby's (``darkroad.api.lobby.EVENTS``) among the
+    known ones, in the same shape."""
+    union = copy.deepcopy(engine.event_schema())
+    *known, open_variant = union["oneOf"]
+    template = known[0]
+    for kind, (description, fields) in lobby.EVENTS.items():
+        data: dict[str, Any] = {"type": "object", "properties": copy.deepcopy(fields)}
+        if fields:
+            data["required"] = sorted(fields)
+        properties = {**template["properties"], "type": {"type": "string", "const": kind}, "data": data}
+        known.append({**template, "title": kind, "description": description, "properties": properties})
+    known.sort(key=lambda variant: variant["properties"]["type"]["const"])
+    excluded = open_variant["properties"]["type"]["not"]
+    excluded["enum"] = sorted({*excluded["enum"], *lobby.EVENTS})
+    return {"oneOf": [*known, open_variant]}
+
+
+def _wrong_seat_counts() -> list[dict[str, Any]]:
+    """``seats`` of the wrong length, for each number of players (with and without the Private
+    Concern, which has no item): what ``NewGame.not`` refuses."""
+    concern = {"required": ["private_concern"], "properties": {"private_concern": {"const": True}}}
+    wrong = []
+    for players in (1, 2, 3, 4):
+        cases: list[tuple[int, list[dict[str, Any]]]]
+        if players == 1:
+            cases = [(1, [])]
+        elif players == 2:
+            cases = [(2, [])]
+        else:
+            cases = [(players - 1, [concern]), (players, [{"not": concern}])]
+        for count, when in cases:
+            wrong.append({
+                "required": ["players", "seats"],
+                "properties": {"players": {"const": players},
+                               "seats": {"not": {"minItems": count, "maxItems": count}}},
+                **({"allOf": when} if when else {}),
+            })
+    return wrong
+
+
+def _name_the_seat_union(schemas: dict[str, Any]) -> None:
+    """``NewGame.seats``' items as a named union, ``NewSeat``, discriminated by ``kind``."""
+    seats = schemas["NewGame"]["properties"]["seats"]
+    items = seats["items"]
+    schemas["NewSeat"] = {
+        "title": "NewSeat",
+        "description": "One seat of a new game: `human` (the creator gets its token), `open` (a player joins "
+        "it later) or `bot` (an installed bot plays it), by `kind`.",
+        "oneOf": items["anyOf"],
+        "discriminator": items["discriminator"],
+    }
+    seats["items"] = _ref("NewSeat")
 
 
 _ACTION_DESCRIPTION = """\
@@ -291,8 +362,13 @@ def _any_json_object(schema: Any) -> None:
 _READS = ("getGame", "listActions", "getLog", "streamEvents", "getScore")
 
 
+_ACTS = ("submitAction", "leaveSeat", "timeoutSeat", "reclaimSeat")
+"""Operations that need a seat token."""
+
+
 def _security(doc: dict[str, Any]) -> None:
-    """Reads take a seat token or none (the document's default); acting needs one; the rest none.
+    """Reads take a seat token or none (the document's default); acting (and leaving, timing
+    out and reclaiming a seat) needs one; the rest none.
 
     Reads inherit the document-level requirement instead of repeating it, so generators that
     demand a credentialed client for any operation with its own ``security`` (openapi-python-client)
@@ -305,7 +381,7 @@ def _security(doc: dict[str, Any]) -> None:
                 continue
             if operation["operationId"] in _READS:
                 operation.pop("security", None)
-            elif operation["operationId"] != "submitAction":
+            elif operation["operationId"] not in _ACTS:
                 operation["security"] = []
 
 
@@ -338,7 +414,7 @@ def _headers(paths: dict[str, Any]) -> None:
                     response["headers"] = headers
 
 
-_VARIES = ("getGame", "listActions", "getLog", "submitAction")
+_VARIES = ("getGame", "listActions", "getLog", "submitAction", "timeoutSeat", "reclaimSeat")
 _ETAG = {"ETag": {"description": 'The game\'s version as an entity tag, e.g. `"12"`.', "required": True,
                   "schema": {"type": "string"}}}
 
@@ -367,8 +443,27 @@ def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
     def link(operation_id: str, parameters: dict[str, str], description: str, **extra: Any) -> dict[str, Any]:
         return {"operationId": operation_id, "parameters": parameters, "description": description, **extra}
 
+    seat = {"game_id": "$request.path.game_id", "seat": "$request.path.seat"}
+    seats = f"{_GAME}/seats/{{seat}}"
     return {
+        ("/v1/games", "get", "200"): {
+            "joinSeat": link(
+                "joinSeat",
+                {"game_id": "$response.body#/games/0/id", "seat": "$response.body#/games/0/open_seats/0"},
+                "Join the first open seat of the newest waiting game.",
+            ),
+        },
+        (f"{seats}/join", "post", "201"): {
+            "listActions": link("listActions", same, "The joined seat's legal actions (with its new token)."),
+            "getGame": link("getGame", same, "View the game (with the joined seat's token)."),
+            "leaveSeat": link("leaveSeat", seat, "Leave the seat again (with its token), while the game waits."),
+        },
         ("/v1/games", "post", "201"): {
+            "joinSeat": link(
+                "joinSeat",
+                {"game_id": "$response.body#/id", "seat": "$response.body#/open_seats/0"},
+                "Join the new game's first open seat.",
+            ),
             "getGame": link("getGame", created, "View the new game."),
             "listActions": link("listActions", created, "The legal actions of a seat of the new game."),
             "submitAction": link("submitAction", created, "Act in the new game (with a seat token)."),
@@ -395,11 +490,15 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": _REF.format(name=name)}
 
 
-def _restrict_choices(properties: dict[str, Any], engine: Engine) -> None:
-    """Name the building and companion ids of this installation in the ``NewGame`` schema.
+def _restrict_choices(schemas: dict[str, Any], engine: Engine) -> None:
+    """Name the building, companion and bot ids of this installation in the ``NewGame`` schema.
 
     ``buildings`` is empty or 4 different ids, at most one side of each double-sided tile.
     """
+    properties = schemas["NewGame"]["properties"]
+    bots = sorted(engine.bots)
+    for bot in (schemas["BotSeat"]["properties"]["bot"], properties["timeout_bot"]):
+        bot["enum"] = bots
     components = engine.catalog()
     buildings = sorted(c["id"] for c in components if c["kind"] == "building")
     companions = sorted(c["id"] for c in components if c["kind"] == "companion")

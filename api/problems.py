@@ -80,11 +80,16 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "This server's `/metrics` needs `Authorization: Bearer <metrics token>` (`DARKROAD_METRICS_TOKEN`).",
         ),
         ProblemType(
-            "wrong-seat", 403, "Not your seat", "The action's `seat` is not the seat of the caller's token."
+            "wrong-seat",
+            403,
+            "Not your seat",
+            "The caller's token is not for the seat the request is about: an action's `seat` (or a seat "
+            "to leave or reclaim) is another's, or a timeout is claimed for the caller's own seat.",
         ),
         ProblemType(
             "unknown-game", 404, "Unknown game", "No game has this id (it never existed or it expired)."
         ),
+        ProblemType("unknown-seat", 404, "Unknown seat", "The game has no seat with this number."),
         ProblemType("not-found", 404, "Not found", "No resource at this path."),
         ProblemType(
             "method-not-allowed",
@@ -112,6 +117,40 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The game is not waiting for a decision of this seat.",
         ),
         ProblemType("game-finished", 409, "Game finished", "The game is over; no more actions are accepted."),
+        ProblemType(
+            "game-not-started",
+            409,
+            "Game not started",
+            "The game waits for players to join its open seats; no action is accepted until every seat is taken.",
+        ),
+        ProblemType(
+            "game-started",
+            409,
+            "Game started",
+            "Every seat has been taken and the game has started: seats can no longer be left.",
+        ),
+        ProblemType(
+            "seat-taken",
+            409,
+            "Seat taken",
+            "The seat is not open: someone joined it first, or it is a creator's, a bot's or the Private "
+            "Concern's seat. Join another of `open_seats`.",
+        ),
+        ProblemType(
+            "seat-replaced",
+            409,
+            "Seat played by a bot",
+            "A bot plays this seat since its player timed out; reclaim it (`POST .../seats/{seat}/reclaim`) "
+            "to act again.",
+        ),
+        ProblemType(
+            "not-overdue",
+            409,
+            "Not overdue",
+            "The seat cannot be handed to a bot: the game has no `turn_timeout`, the seat is not a player's "
+            "seat awaited now, or it has been awaited for less than `turn_timeout` seconds (`detail` says "
+            "which, and when it will be overdue).",
+        ),
         ProblemType(
             "game-not-finished",
             409,
@@ -144,6 +183,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             422,
             "Unknown component",
             "The configuration names a component this server does not have (see `GET /v1/catalog`).",
+        ),
+        ProblemType(
+            "unknown-bot",
+            422,
+            "Unknown bot",
+            "The request names a bot this server does not have (see `GET /v1/catalog`: `bots`).",
         ),
         ProblemType(
             "bad-action",

@@ -1,8 +1,9 @@
 """Rate limits per client address, counted in the store so that every replica shares them.
 
 Three budgets per client address and window (``Settings.rate_limit_window``, a minute by
-default): ``create`` counts ``POST /v1/games``, ``auth`` counts failed authentications
-(a ``401`` to a request that carried a token), ``requests`` counts every other request
+default): ``create`` counts ``POST /v1/games`` and joins (``POST .../seats/{seat}/join``),
+``auth`` counts failed authentications (a ``401`` to a request that carried a token),
+``requests`` counts every other request
 (the probes ``/healthz``, ``/readyz`` and ``/metrics`` excepted). A request over its
 budget, or carrying a token while its address has used up the ``auth`` budget, is
 answered ``429 rate-limited`` with ``Retry-After``, without touching the games.
@@ -241,7 +242,13 @@ class RateLimiter:
             await self.exchange()
 
 
-_WHAT = {"requests": "requests", "create": "games created", "auth": "failed authentications"}
+_WHAT = {"requests": "requests", "create": "games created and seats joined", "auth": "failed authentications"}
+
+
+def _creates(path: str) -> bool:
+    """Whether a POST to ``path`` counts against the ``create`` budget: creating a game, or
+    joining one (a join, too, hands a new seat token to whoever asks, without a token)."""
+    return path == "/v1/games" or (path.startswith("/v1/games/") and path.endswith("/join"))
 
 
 class RateLimitMiddleware(ASGIMiddleware):
@@ -258,7 +265,7 @@ class RateLimitMiddleware(ASGIMiddleware):
             await next_app(scope, receive, send)
             return
         client = client_key(scope)
-        creates = scope.get("method") == "POST" and scope["path"].rstrip("/") == "/v1/games"
+        creates = scope.get("method") == "POST" and _creates(scope["path"].rstrip("/"))
         budget = "create" if creates else "requests"
         limiter.check(budget, client)
         authenticates = any(name == b"authorization" for name, _ in scope["headers"])

@@ -6,7 +6,8 @@ and one script may touch them all):
 ``game:{<id>}``
     hash: ``version``, ``tag`` (names the commit that wrote this version), ``state`` (the
     engine's blob), ``finished`` (``0``/``1``), ``tokens`` (sha256 of each seat's token, comma
-    separated)
+    separated), ``lobby`` (the seats' kinds, names and bots, JSON; only for games created
+    with ``seats`` or ``turn_timeout``)
 ``game:{<id>}:events``
     stream: one entry per event, id ``0-<n+1>``, fields ``a`` (audience: ``*`` or seats)
     and ``e`` (the event JSON); readers resume with ``XRANGE``/``XREAD`` after any id
@@ -14,6 +15,12 @@ and one script may touch them all):
     list: every applied action's JSON, in order (replaying them reproduces the state)
 ``game:{<id>}:idem:<key>``
     string: the first result of an idempotent request, with its own expiry
+
+One key outside the games: ``lobby:{waiting}``, a sorted set (every score 0, ordered by
+member) of entries ``<created ms>:<id>``, the listed waiting games. It has a hash tag of
+its own, so it lives in one slot apart from the games it names: it is changed after a
+game's own atomic step, with idempotent commands, and checked against the games when
+read (see ``darkroad.api.lobby``).
 
 ``commit.lua`` checks the version and tag, writes, appends, records and refreshes the expiry
 atomically in one round trip; retries of a commit whose reply was lost are safe because
@@ -110,7 +117,9 @@ _REFRESH = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_error
 """Errors after which the topology is learnt again (a node failed, the cluster is failing over)."""
 
 _EVERYONE = b"*"
-_FIELDS = ["version", "state", "finished", "tokens", "tag"]
+_FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby"]
+WAITING_KEY = "lobby:{waiting}"
+"""The sorted set of listed waiting games (see the module docstring)."""
 _CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a TCP connection to a Redis node or Sentinel."""
 _POOL_TIMEOUT = 5.0
@@ -172,7 +181,7 @@ def _stored_game(
     game_id: str, fields: Sequence[bytes | None], replay: bytes | None = None
 ) -> StoredGame | None:
     """A game from its hash fields (in the order of ``_FIELDS``); ``None`` if it has none."""
-    version, state, finished, tokens, tag = fields
+    version, state, finished, tokens, tag, lobby = fields
     if version is None or state is None or finished is None or tokens is None:
         return None
     return StoredGame(
@@ -183,6 +192,7 @@ def _stored_game(
         token_hashes=tuple(tokens.decode().split(",")),
         tag="" if tag is None else tag.decode(),  # games written before tags existed have none
         replay=replay,
+        lobby=lobby or None,
     )
 
 
@@ -1096,6 +1106,7 @@ class RedisStore(GameStore):
             ",".join(game.token_hashes),
             game.ttl * 1000,
             game.tag,
+            game.lobby or b"",
         ]
         try:
             created = await self._batch.call(
@@ -1140,6 +1151,8 @@ class RedisStore(GameStore):
             record.ttl * 1000,
             commit.expected_tag,
             commit.tag,
+            "" if commit.token_hashes is None else ",".join(commit.token_hashes),
+            commit.lobby or b"",
         ]
         try:
             reply = await self._batch.call(
@@ -1222,4 +1235,30 @@ class RedisStore(GameStore):
         async with _reachable():
             actions = await self._batch.call(key, "LRANGE", key, 0, -1)
         return cast("list[bytes]", actions)
+
+    async def list_waiting(self, entry: str) -> None:
+        await self.command(WAITING_KEY, "ZADD", WAITING_KEY, 0, entry, write=True)
+
+    async def unlist_waiting(self, *entries: str) -> None:
+        if entries:
+            await self.command(WAITING_KEY, "ZREM", WAITING_KEY, *entries, write=True)
+
+    async def waiting_page(self, before: str | None, count: int, expired_before: str) -> list[str]:
+        # Every score is 0, so the set is ordered by entry (creation time first): a range by
+        # lexical order, newest first, after the cursor.
+        key = WAITING_KEY
+        start = "+" if before is None else f"({before}"
+        async with _reachable():
+            trimmed, page = await asyncio.gather(
+                self._batch.call(key, "ZREMRANGEBYLEX", key, "-", f"({expired_before}", write=True),
+                self._batch.call(key, "ZRANGE", key, start, "-", "BYLEX", "REV", "LIMIT", 0, count),
+            )
+        del trimmed
+        return [entry.decode() for entry in page]
+
+    async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:
+        keys = [game_key(game_id) for game_id in game_ids]
+        async with _reachable():
+            found = await asyncio.gather(*(self._batch.call(key, "HGET", key, "lobby") for key in keys))
+        return [value or None for value in found]
 

@@ -8,11 +8,13 @@ engine's (plugins contribute their types), taken as raw JSON and described from
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
+from darkroad.api.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
 from darkroad.api.problems import FieldError, ProblemDetails
 from darkroad.core import GameConfig as EngineConfig
 from darkroad.core.errors import BadConfig
@@ -23,6 +25,21 @@ MAX_COMPONENT_ID = 64
 MAX_COMPANIONS = 32
 """Most extra companions a game may ask for."""
 ComponentId = Annotated[str, Meta(max_length=MAX_COMPONENT_ID)]
+MAX_BOT_ID = 64
+BotId = Annotated[str, Meta(max_length=MAX_BOT_ID, description="An installed bot's id (`GET /v1/catalog`: `bots`).")]
+Name = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=MAX_NAME_LENGTH,
+        pattern=NAME_PATTERN,
+        description=f"A display name, 1 to {MAX_NAME_LENGTH} characters with at least one visible one and no "
+        "control character (but in the surrounding whitespace, which is trimmed). Shown to everyone; never a "
+        "credential.",
+    ),
+]
+Unset = msgspec.UnsetType
+UNSET = msgspec.UNSET
 
 
 def _doc(description: str) -> Meta:
@@ -37,6 +54,27 @@ class Variants(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     drafting: Annotated[bool, _doc("Deal heroes and deeds by drafting.")] = False
     advanced_deeds: Annotated[bool, _doc("Play with the advanced deeds.")] = False
+
+
+class HumanSeat(msgspec.Struct, tag_field="kind", tag="human", forbid_unknown_fields=True, kw_only=True):
+    """A seat the creator hands out: its token is in the answer (every seat is one without `seats`)."""
+
+    name: Annotated[Name | Unset, _doc("The player's name (none: the seat shows no name).")] = UNSET
+
+
+class OpenSeat(msgspec.Struct, tag_field="kind", tag="open", forbid_unknown_fields=True, kw_only=True):
+    """A seat a player joins later (`POST /v1/games/{game_id}/seats/{seat}/join`): the game waits until
+    every open seat is joined."""
+
+
+class BotSeat(msgspec.Struct, tag_field="kind", tag="bot", forbid_unknown_fields=True, kw_only=True):
+    """A seat an installed bot plays, inside the requests of the other seats."""
+
+    bot: BotId
+    name: Annotated[Name | Unset, _doc("The seat's name (default: the bot's name).")] = UNSET
+
+
+NewSeat = HumanSeat | OpenSeat | BotSeat
 
 
 class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -70,6 +108,34 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             description="Extra companion ids (fan companions) shuffled into the companion deck, each at most once.",
         ),
     ] = msgspec.field(default_factory=list)
+    seats: Annotated[
+        Annotated[list[NewSeat], Meta(max_length=4)] | Unset,
+        Meta(
+            description="Who sits where: one item per seat, the Private Concern's excepted (so `players` items, "
+            "one fewer with `private_concern: true`), each `human` (the creator gets its token), `open` "
+            "(a player joins it later: the game waits until every open seat is taken) or `bot` (an "
+            "installed bot plays it). Default: every seat `human`.",
+        ),
+    ] = UNSET
+    listed: Annotated[
+        bool | Unset,
+        _doc("Show the game in `GET /v1/games?status=waiting` while it waits for players. Default: `true` "
+             "when a seat is open (unlisted games are joined by those the creator tells its id)."),
+    ] = UNSET
+    turn_timeout: Annotated[
+        Annotated[int, Meta(ge=1, le=MAX_TURN_TIMEOUT)] | Unset,
+        _doc("Seconds a player may take to decide. A seat awaited longer (since the decision opened or its "
+             "last action) may be handed to a bot (`timeout_bot`) by any other seat's request or "
+             "`POST .../seats/{seat}/timeout`; its player reclaims it with their token. Default: no timeout."),
+    ] = UNSET
+    timeout_bot: Annotated[
+        BotId | Unset, _doc("The bot that plays a timed-out seat. Default: `greedy`.")
+    ] = UNSET
+
+    def seat_count(self) -> int:
+        """How many items ``seats`` must have: every seat but the Private Concern's."""
+        concern = self.players == 1 if self.private_concern is None else self.private_concern
+        return self.players if self.players == 1 or not concern else self.players - 1
 
     def to_config(self, seed: int) -> EngineConfig:
         """The engine's configuration, with ``seed`` when the request has none.
@@ -80,6 +146,11 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             raise BadConfig("a 1-player game is solo against the Private Concern: leave private_concern out")
         if self.players == 2 and concern:
             raise BadConfig("the Private Concern plays solo (players: 1) or fills a seat of a 3-4 player game")
+        if self.seats is not UNSET and len(self.seats) != self.seat_count():
+            raise BadConfig(
+                f"seats lists every seat but the Private Concern's: {self.seat_count()} item(s) here, "
+                f"not {len(self.seats)}"
+            )
         if len(set(self.companions)) != len(self.companions):
             twice = sorted({c for c in self.companions if self.companions.count(c) > 1})
             raise BadConfig(f"each extra companion may be named once: {', '.join(twice)} more than once")
@@ -97,13 +168,25 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 # -- responses ---------------------------------------------------------------------
 
 
+class JoinSeat(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Who joins."""
+
+    name: Name
+
+
+SeatKind = Literal["human", "open", "bot", "private_concern"]
+
+
 class SeatToken(msgspec.Struct):
-    """The secret of one seat: whoever holds it plays that seat. The Private Concern's seat
-    has no token: it plays itself."""
+    """The secret of one seat: whoever holds it plays that seat. Only `human` seats have one: an
+    open seat's comes to whoever joins it, bots and the Private Concern play themselves."""
 
     seat: int
     token: str | None
-    kind: Annotated[str, _doc("`human`, or `private_concern` for the automated opponent.")]
+    kind: Annotated[str, _doc("`human`, `open` (joined later), `bot`, or `private_concern` for the "
+                              "automated opponent.")]
+    name: Annotated[str | None, _doc("The seat's name, if any.")]
+    bot: Annotated[str | None, _doc("A bot seat's bot id.")]
 
 
 class CreatedGame(msgspec.Struct):
@@ -112,6 +195,20 @@ class CreatedGame(msgspec.Struct):
     id: str
     version: int
     seats: list[SeatToken]
+    status: Annotated[
+        Literal["waiting", "active", "finished"],
+        _doc("`waiting` while a seat is open (actions are refused until every seat is joined); a game of "
+             "bots only may already be `finished`."),
+    ]
+    open_seats: Annotated[list[int], _doc("The seats waiting for a player (`POST .../seats/{seat}/join`).")]
+
+
+class JoinedSeat(msgspec.Struct):
+    """A seat joined: its token is shown only here."""
+
+    seat: int
+    token: Annotated[str, _doc("The seat's secret: `Authorization: Bearer <token>` plays (or leaves) it.")]
+    version: Annotated[int, _doc("The game's version after the join (and the bots' moves it led to).")]
 
 
 class Decision(msgspec.Struct):
@@ -124,6 +221,26 @@ class Decision(msgspec.Struct):
 
 Seat = Annotated[int, Meta(ge=0, le=3)]
 Count = Annotated[int, Meta(ge=0)]
+Instant = Annotated[datetime.datetime, Meta(tz=True)]
+
+
+class SeatView(msgspec.Struct):
+    """Who sits in a seat."""
+
+    seat: Seat
+    kind: Annotated[SeatKind, _doc("`human` (a player holds its token), `open` (waiting for a player to join), "
+                                   "`bot`, or `private_concern`.")]
+    name: Annotated[str | None, _doc("The player's name (a bot seat: its name); null for an open seat or a "
+                                     "player who gave none.")]
+    bot: Annotated[str | None, _doc("The bot playing the seat: a bot seat's, or the one playing for a player "
+                                    "who timed out (`replaced`); else null.")]
+    replaced: Annotated[bool, _doc("A bot plays this human seat since its player timed out; the player "
+                                   "reclaims it with `POST .../seats/{seat}/reclaim`.")]
+    timeout_at: Annotated[
+        Instant | None,
+        _doc("With a `turn_timeout`, while the seat's player is awaited: from when the seat may be handed to "
+             "a bot; else null."),
+    ]
 
 
 class GameConfig(msgspec.Struct):
@@ -288,6 +405,7 @@ class PlayerView(msgspec.Struct):
     deed_count: Count
     coins: int | None
     deeds: list[str] | None
+    name: Annotated[str | None, _doc("The seat's name (see `GameView.seats`); null if none.")]
     concern: Annotated[
         ConcernView | msgspec.UnsetType,
         _doc("The Private Concern's public state (its seat only): goods held, cards left in its deck, "
@@ -325,8 +443,12 @@ class GameView(msgspec.Struct):
     """The game as the caller may see it (a spectator sees only public information)."""
 
     schema_version: int
-    version: Annotated[int, _doc("Increases by one with every applied action; the `ETag`.")]
-    status: Literal["active", "finished"]
+    version: Annotated[int, _doc("Increases by one with every applied action (and every change of seats); "
+                                 "the `ETag`.")]
+    status: Annotated[
+        Literal["waiting", "active", "finished"],
+        _doc("`waiting`: a seat is open, actions are refused until every seat is joined."),
+    ]
     round: Annotated[int, Meta(ge=0, le=13, description="The round, 1-13 (13 is the last); 0 while drafting.")]
     phase: Annotated[str, _doc("`setup`, `plan`, `move`, `activate`, `final_travel`, `finished`, ...")]
     active_seat: Seat
@@ -340,14 +462,53 @@ class GameView(msgspec.Struct):
     players: list[PlayerView]
     score: Annotated[list[ScoreLine] | None, _doc("Each seat's final score; null until the game is over.")]
     winners: Annotated[list[int] | None, _doc("The winning seats; null until the game is over.")]
+    seats: Annotated[list[SeatView], _doc("Who sits in each seat.")]
+    turn_timeout: Annotated[int | None, _doc("Seconds a player may take to decide before their seat may be "
+                                             "handed to a bot; null: no timeout.")]
 
 
 class ActionList(msgspec.Struct):
     """The caller's legal actions; POST any of them unchanged to act."""
 
     version: int
-    status: Annotated[Literal["active", "finished"], _doc("`finished`: no action will ever be legal again.")]
-    actions: Annotated[list[dict[str, Any]], _doc("Empty when the game does not wait for the caller.")]
+    status: Annotated[
+        Literal["waiting", "active", "finished"],
+        _doc("`finished`: no action will ever be legal again; `waiting`: none until every seat is joined."),
+    ]
+    actions: Annotated[list[dict[str, Any]], _doc("Empty when the game does not wait for the caller (or a bot "
+                                                  "plays the caller's seat).")]
+
+
+class GameSummary(msgspec.Struct):
+    """A game's setup, as the listing shows it."""
+
+    players: Annotated[int, Meta(ge=2, le=4, description="Seats, the Private Concern's included (solo: 2).")]
+    private_concern: Annotated[Seat | None, _doc("The Private Concern's seat; null without it.")]
+    buildings: Annotated[list[str], _doc("The buildings in play.")]
+    variants: Annotated[dict[str, bool], _doc("The optional rules in play.")]
+    companions: Annotated[list[str], _doc("The extra companions shuffled in.")]
+
+
+class WaitingGame(msgspec.Struct):
+    """A listed game waiting for players."""
+
+    id: str
+    players: Annotated[int, _doc("Seats, the Private Concern's included.")]
+    open_seats: Annotated[list[int], _doc("The seats to join.")]
+    seats: list[SeatView]
+    config: GameSummary
+    created: Instant
+    turn_timeout: Annotated[int | None, _doc("Seconds a player may take to decide; null: no timeout.")]
+
+
+class WaitingGames(msgspec.Struct):
+    """A page of waiting games, newest first."""
+
+    games: list[WaitingGame]
+    next: Annotated[
+        Annotated[str, Meta(pattern=ENTRY_PATTERN)] | None,
+        _doc("Pass as `cursor` for the next page; null when this is the last."),
+    ]
 
 
 class EventPage(msgspec.Struct):
@@ -384,8 +545,6 @@ class Component(msgspec.Struct):
 
 # The data of components comes from their plugins, which the engine only reads where it needs
 # to: every member is optional (a fan component may leave it out) and plugins may add their own.
-Unset = msgspec.UnsetType
-UNSET = msgspec.UNSET
 
 
 class BuildingData(msgspec.Struct, omit_defaults=True):
@@ -585,11 +744,23 @@ class CatalogContent(msgspec.Struct):
     ruins_die: Annotated[Effects, _doc("The ruins die's six faces.")]
 
 
+class BotInfo(msgspec.Struct):
+    """An installed bot: a seat may be played by it (`seats`, `timeout_bot`)."""
+
+    id: str
+    name: str
+    text: Annotated[str, _doc("How it plays.")]
+    plugin: str
+    version: Annotated[str, _doc("The plugin's version.")]
+
+
 class Catalog(msgspec.Struct):
-    """Every component of this installation, by kind (`building`, `companion`, ...), and its content."""
+    """Every component of this installation, by kind (`building`, `companion`, ...), its content
+    and its bots."""
 
     components: CatalogComponents
     content: CatalogContent
+    bots: list[BotInfo]
 
 
 class Health(msgspec.Struct):
@@ -604,6 +775,9 @@ OPEN: tuple[type[msgspec.Struct], ...] = (BoardExtra, BuildingData, CompanionDat
 MODELS: tuple[type[msgspec.Struct], ...] = (
     NewGame,
     CreatedGame,
+    JoinSeat,
+    JoinedSeat,
+    WaitingGames,
     GameView,
     ActionList,
     EventPage,

@@ -16,23 +16,30 @@ decoding the state.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import datetime
 import hashlib
 import itertools
+import logging
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
+from darkroad.api import lobby as lobbies
 from darkroad.api.auth import bearer_token, hash_token, new_token, require_token, seat_of
 from darkroad.api.bodies import parse_json
+from darkroad.api.lobby import Lobby, LobbySeat
 from darkroad.api.metrics import Metrics
 from darkroad.api.problems import Problem
 from darkroad.api.settings import Settings
 from darkroad.api.store import (
     Commit,
+    CommitResult,
     GameStore,
     IdempotencyRecord,
     NewGame,
@@ -41,7 +48,9 @@ from darkroad.api.store import (
     StoredGame,
     StoreUnavailable,
 )
-from darkroad.core import Action, Engine, Event, Game, GameConfig, errors
+from darkroad.core import Action, Bot, Engine, Event, Game, GameConfig, errors
+
+logger = logging.getLogger("darkroad.api")
 
 GAME_ID_BYTES = 16
 GAME_ID_LENGTH = 22
@@ -64,12 +73,44 @@ class _IdempotentResult(msgspec.Struct, frozen=True):
 
 
 @dataclass(frozen=True, slots=True)
+class Seating:
+    """Who sits where in a new game (``NewGame.seats`` and the fields that go with it)."""
+
+    seats: list[tuple[str, str | None, str | None]] | None = None
+    """``(kind, name, bot)`` of every seat but the Private Concern's: ``human``, ``open`` or
+    ``bot``; ``None``: every seat ``human``, without names."""
+    listed: bool | None = None
+    turn_timeout: int | None = None
+    timeout_bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CreatedGame:
     """A new game: its id, version and one token per seat (shown once, never stored)."""
 
     id: str
     version: int
     tokens: list[str | None]
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    """Each seat's ``SeatView``."""
+    status: str = "active"
+
+
+@dataclass(frozen=True, slots=True)
+class JoinedSeat:
+    """A seat joined: its token (shown once, never stored) and the game's version after it."""
+
+    seat: int
+    token: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingPage:
+    """A page of the listing of waiting games."""
+
+    games: list[dict[str, Any]]
+    next: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +146,13 @@ class LogPage:
 
 @dataclass(slots=True)
 class CachedGame:
-    """A decoded game, the tag of its version and its seat token hashes (which never change)."""
+    """A decoded game, the tag of its version, its seat token hashes and its lobby record at
+    that version."""
 
     game: Game
     token_hashes: tuple[str, ...]
     tag: str
+    lobby: Lobby | None = None
 
 
 class GameCache:
@@ -148,9 +191,11 @@ class GameCache:
         self._metrics.cache.inc("miss" if cached is None else "hit")
         return cached
 
-    def put(self, game_id: str, game: Game, token_hashes: tuple[str, ...], tag: str) -> None:
+    def put(
+        self, game_id: str, game: Game, token_hashes: tuple[str, ...], tag: str, lobby: Lobby | None = None
+    ) -> None:
         """Cache ``game`` (at its current version, named ``tag``), evicting the least recently used."""
-        self._games[game_id] = CachedGame(game, token_hashes, tag)
+        self._games[game_id] = CachedGame(game, token_hashes, tag, lobby)
         self._games.move_to_end(game_id)
         while len(self._games) > self._size:
             self._games.popitem(last=False)
@@ -239,14 +284,66 @@ def if_none_match(header: str | None, version: int) -> bool:
     return header is not None and _matches(header, version, weak=True)
 
 
+class Refusal(Problem):
+    """A problem of the seats (the game waits for players, a bot plays the seat): a cached game
+    may be behind the store, so only the store's word is final."""
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatChange:
+    """What a change of seats writes: the action list's record and the events."""
+
+    kind: str
+    seat: int
+    events: list[tuple[str, int | None, dict[str, Any]]]
+    token: str | None = None
+    """A join's new token."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Committed:
+    """A commit written: the game as stored now, and the committer's view of it (JSON)."""
+
+    stored: StoredGame
+    view: bytes
+
+
+def _safe_choice(bot: Bot, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> tuple[Action, str]:
+    """The bot's choice among ``legal``, and how it went (``chosen``, or ``failed``: the bot raised
+    or answered something not legal, and the first legal action stands in for it)."""
+    try:
+        choice = bot.choose(engine, game, seat, legal)
+    except Exception:
+        logger.exception("bot %r failed choosing for seat %d; its first legal action stands in", bot.id, seat)
+        return legal[0], "failed"
+    for action in legal:
+        if isinstance(choice, Action) and (choice.type, choice.seat, choice.option) == (
+            action.type,
+            action.seat,
+            action.option,
+        ):
+            return action, "chosen"
+    logger.error("bot %r answered %r, not a legal action; its first legal action stands in", bot.id, choice)
+    return legal[0], "failed"
+
+
 class GameService:
     """Games over a :class:`GameStore`, through one :class:`Engine`."""
 
-    def __init__(self, engine: Engine, store: GameStore, settings: Settings, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        store: GameStore,
+        settings: Settings,
+        metrics: Metrics,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.engine = engine
         self.store = store
         self.settings = settings
         self.metrics = metrics
+        self.clock = clock
+        """Wall-clock time (Unix seconds): creation times and turn timeouts, shared by processes."""
         self.cache = GameCache(settings.game_cache_size, metrics)
         self.streams = StreamSlots(settings.max_event_streams, settings.max_event_streams_per_client)
         # Tags of the versions this process writes, also naming the records of commits made
@@ -254,31 +351,95 @@ class GameService:
         # within one (a counter).
         self._commit_prefix = f"{secrets.token_hex(8)}."
         self._commits = itertools.count()
+        # Bots think in a thread of their own: the event loop (other requests, other games)
+        # keeps running while a bot searches. One thread: bots of all games take turns, so
+        # they never take more than one core's share of the interpreter from the requests.
+        self._bots = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="darkroad-bot")
+
+    def close(self) -> None:
+        """Stop the bots' thread (a bot still thinking finishes in the background)."""
+        self._bots.shutdown(wait=False, cancel_futures=True)
 
     # -- creating ------------------------------------------------------------------
-    async def create(self, config: GameConfig) -> CreatedGame:
-        """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config)."""
+    async def create(self, config: GameConfig, seating: Seating | None = None) -> CreatedGame:
+        """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config,
+        ``unknown-bot`` for a bot this server does not have); with ``seating``, its seats.
+
+        A game whose first decisions are its bots' is played up to a human's decision (or
+        the end) before this returns, as after any action.
+        """
+        seating = seating or Seating()
+        for bot in [b for _, _, b in seating.seats or () if b] + [seating.timeout_bot or ""]:
+            if bot and bot not in self.engine.bots:
+                raise self._unknown_bot(bot)
         game, events = self.engine.create(config)
-        # The Private Concern plays itself: its seat gets no token (an empty hash matches none).
-        tokens = [None if p.kind != "human" else new_token() for p in game.players]
+        lobby = self._new_lobby(game, seating)
+        # Only a human seat gets a token; the others never match one (an empty hash matches none).
+        tokens = [
+            new_token() if (p.kind == "human" if lobby is None else lobby.seats[p.seat].kind == "human") else None
+            for p in game.players
+        ]
         token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         tag = self._new_tag()
+        if lobby is not None:
+            lobby.track(self.engine.awaiting(game), None, lobby.created)
+        state = self.engine.dumps(game)
+        raw_lobby = None if lobby is None else lobbies.encode(lobby)
         await self.store.create(
             NewGame(
                 id=game_id,
                 version=game.version,
-                state=self.engine.dumps(game),
+                state=state,
                 finished=game.finished,
                 token_hashes=token_hashes,
                 events=self._stored_events(game, events),
-                ttl=self._ttl(game),
+                ttl=self._ttl(game, lobby),
                 tag=tag,
+                lobby=raw_lobby,
             )
         )
-        self.cache.put(game_id, game, token_hashes, tag)
+        self.cache.put(game_id, game, token_hashes, tag, lobby)
         self.metrics.games_created.inc()
-        return CreatedGame(id=game_id, version=game.version, tokens=tokens)
+        stored = StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
+        if lobby is not None:
+            await self._index(game_id, lobby)
+            stored = await self._settle(stored, None)
+        return CreatedGame(
+            id=game_id,
+            version=stored.version,
+            tokens=tokens,
+            seats=lobbies.seat_views(lobby, [{"kind": p.kind} for p in game.players]),
+            status=lobbies.status(lobby, stored.finished),
+        )
+
+    def _new_lobby(self, game: Game, seating: Seating) -> Lobby | None:
+        """The lobby record of a new game: ``None`` for a game of creator-dealt seats without a
+        turn timeout (its view is derived from the players)."""
+        if seating.seats is None and seating.turn_timeout is None:
+            return None
+        specs = iter(seating.seats or [("human", None, None)] * len(game.players))
+        seats = []
+        for player in game.players:
+            if player.kind == "private_concern":
+                seats.append(LobbySeat("private_concern", name=lobbies.PRIVATE_CONCERN_NAME))
+                continue
+            kind, name, bot = next(specs)
+            if kind == "bot":
+                assert bot is not None
+                seats.append(LobbySeat("bot", name=name or self.engine.bots[bot].name or bot, bot=bot))
+            else:
+                seats.append(LobbySeat(kind, name=name if kind == "human" else None))
+        opened = any(seat.kind == "open" for seat in seats)
+        return Lobby(
+            seats=seats,
+            created=self.clock(),
+            started=not opened,
+            listed=opened and (seating.listed is None or seating.listed),
+            turn_timeout=seating.turn_timeout,
+            timeout_bot=seating.timeout_bot or lobbies.DEFAULT_TIMEOUT_BOT,
+            config=lobbies.config_summary(game),
+        )
 
     # -- reading -------------------------------------------------------------------
     async def caller(self, game_id: str, authorization: str | None) -> Caller:
@@ -287,21 +448,49 @@ class GameService:
         stored = await self._load(game_id)
         return Caller(stored, None if token is None else seat_of(token, stored.token_hashes))
 
+    async def advance(self, caller: Caller) -> Caller:
+        """Before a read is answered: the bots play what they are awaited for (a game of bots
+        only goes on this way after the budget of the request that last acted ran out), and
+        a seated caller's request hands a seat awaited longer than the turn timeout to a bot."""
+        stored = caller.stored
+        lobby = lobbies.decode(stored.lobby)
+        if lobby is None or lobby.waiting or stored.finished:
+            return caller
+        awaiting = self.engine.awaiting(self.game(stored))
+        now = self.clock()
+        if any(lobby.bot_of(seat) for seat in awaiting) or any(
+            caller.seat is not None and seat != caller.seat and lobby.overdue(seat, now) for seat in awaiting
+        ):
+            return Caller(await self._settle(stored, caller.seat), caller.seat)
+        return caller
+
     def game(self, stored: StoredGame) -> Game:
         """The decoded game of ``stored``, shared with the cache: read it, never mutate it."""
         game = self.cache.get(stored.id, stored.version, stored.tag)
         if game is None:
             game = self.engine.loads(stored.state)
-            self.cache.put(stored.id, game, stored.token_hashes, stored.tag)
+            self.cache.put(stored.id, game, stored.token_hashes, stored.tag, lobbies.decode(stored.lobby))
         return game
 
     def view(self, caller: Caller) -> bytes:
         """The caller's view of the game, as JSON."""
-        return _encode(self.engine.view(self.game(caller.stored), caller.seat))
+        return self._view(self.game(caller.stored), caller.seat, lobbies.decode(caller.stored.lobby))
+
+    def _view(self, game: Game, seat: int | None, lobby: Lobby | None) -> bytes:
+        return _encode(lobbies.decorate(self.engine.view(game, seat), lobby))
+
+    @staticmethod
+    def status(caller: Caller) -> str:
+        """``waiting``, ``active`` or ``finished``."""
+        return lobbies.status(lobbies.decode(caller.stored.lobby), caller.stored.finished)
 
     def legal_actions(self, caller: Caller) -> list[dict[str, Any]]:
-        """Every legal action of the caller's seat, ready to be submitted unchanged."""
+        """Every legal action of the caller's seat, ready to be submitted unchanged (none while
+        the game waits for players, or while a bot plays the seat)."""
         if caller.seat is None:
+            return []
+        lobby = lobbies.decode(caller.stored.lobby)
+        if lobby is not None and (lobby.waiting or lobby.bot_of(caller.seat) is not None):
             return []
         actions = self.engine.legal_actions(self.game(caller.stored), caller.seat)
         return [self.engine.action_to_json(action) for action in actions]
@@ -313,6 +502,42 @@ class GameService:
             raise Problem("game-not-finished", "The game is still being played.")
         view = self.engine.view(game, caller.seat)
         return {"version": game.version, "score": view["score"], "winners": view["winners"]}
+
+    async def waiting(self, cursor: str | None, limit: int) -> WaitingPage:
+        """A page of the listed games waiting for players, newest first, after ``cursor``.
+
+        Entries of the index are checked against their games; those that no longer name a
+        listed waiting game (started, expired, unlisted) are removed as they are met.
+        """
+        expired = f"{max(0, round((self.clock() - self.settings.waiting_game_ttl) * 1000)):013d}:"
+        shown: list[tuple[str, Lobby]] = []
+        before = cursor
+        for _ in range(8):  # each pass removes what it found stale: a few are always enough
+            want = limit + 1 - len(shown)
+            entries = await self.store.waiting_page(before, want, expired)
+            if not entries:
+                break
+            ids = [entry.partition(":")[2] for entry in entries]
+            stale = []
+            for entry, raw in zip(entries, await self.store.lobbies(ids), strict=True):
+                lobby = lobbies.decode(raw)
+                if lobby is not None and lobby.waiting and lobby.listed and lobby.entry(entry[14:]) == entry:
+                    shown.append((entry, lobby))
+                else:
+                    stale.append(entry)
+            if stale:
+                await self.store.unlist_waiting(*stale)
+            before = entries[-1]
+            if len(shown) > limit or len(entries) < want:
+                break
+        else:
+            # Still short after many stale entries: let the client go on from here.
+            return WaitingPage([lobbies.listing(e[14:], lb) for e, lb in shown], before)
+        more = len(shown) > limit
+        shown = shown[:limit]
+        return WaitingPage(
+            [lobbies.listing(entry[14:], lobby) for entry, lobby in shown], shown[-1][0] if more else None
+        )
 
     async def log(
         self, caller: Caller, after: int, limit: int, wait: float = 0.0, client: str = "unknown"
@@ -462,7 +687,8 @@ class GameService:
         cache was current. Otherwise, or when the cached game refuses the action (it may be
         behind), the game is read from the store. A stale commit comes back with the
         current game, to which the action is applied again, unless ``If-Match`` pinned
-        the version.
+        the version. Once committed, the bots play what they are awaited for, and the
+        answer is the caller's view after their moves.
         """
         token = require_token(authorization)
         action = self._parse_action(body)
@@ -475,6 +701,8 @@ class GameService:
 
         stored: StoredGame | None = None
         cached = self.cache.peek(game_id)
+        if cached is not None and cached.lobby is not None and seat_of_or_none(token, cached.token_hashes) is None:
+            cached = None  # a seat may have been joined since this process cached the game: ask the store
         if cached is not None and (if_match is None or _matches(if_match, cached.game.version, weak=False)):
             seat = self._seat(action, token, cached.token_hashes)
             # Taken out of the cache while it changes: other requests must not see an
@@ -482,11 +710,13 @@ class GameService:
             self.cache.take(game_id)
             try:
                 attempt = await self._attempt(game_id, cached, seat, action, fingerprint, record_key)
-            except errors.IllegalAction:
-                self.cache.put(game_id, cached.game, cached.token_hashes, cached.tag)  # untouched
+            except (errors.IllegalAction, Refusal):
+                self.cache.put(game_id, cached.game, cached.token_hashes, cached.tag, cached.lobby)  # untouched
             else:
                 if isinstance(attempt, ActResult):
                     return attempt
+                if isinstance(attempt, _Committed):
+                    return await self._answer(attempt, seat)
                 stored = attempt
         if stored is None:
             stored = await self._load(game_id, record_key)
@@ -500,17 +730,17 @@ class GameService:
         for _ in range(self.settings.commit_attempts):
             if if_match is not None and not _matches(if_match, stored.version, weak=False):
                 raise self._stale(stored.version)
-            game = self.cache.take(game_id, stored.version, stored.tag) or CachedGame(
-                self.engine.loads(stored.state), stored.token_hashes, stored.tag
-            )
+            game = self._take(stored)
             try:
                 attempt = await self._attempt(game_id, game, seat, action, fingerprint, record_key)
-            except errors.IllegalAction:
-                self.cache.put(game_id, game.game, game.token_hashes, game.tag)  # untouched
+            except (errors.IllegalAction, Refusal):
+                self.cache.put(game_id, game.game, game.token_hashes, game.tag, game.lobby)  # untouched
                 self.metrics.actions.inc("illegal")
                 raise
             if isinstance(attempt, ActResult):
                 return attempt
+            if isinstance(attempt, _Committed):
+                return await self._answer(attempt, seat)
             stored = attempt
         raise Problem(
             "stale-version",
@@ -518,6 +748,16 @@ class GameService:
             headers={"ETag": entity_tag(stored.version)},
             extra={"version": stored.version},
         )
+
+    async def _answer(self, committed: _Committed, seat: int) -> ActResult:
+        """The answer to a committed action: after the bots' moves it led to, if any."""
+        stored = committed.stored
+        if stored.lobby is None:
+            return ActResult(stored.version, committed.view, replayed=False)
+        settled = await self._settle(stored, seat)
+        if settled.version == stored.version:
+            return ActResult(stored.version, committed.view, replayed=False)
+        return ActResult(settled.version, self._view(self.game(settled), seat, lobbies.decode(settled.lobby)), False)
 
     async def _attempt(
         self,
@@ -527,35 +767,90 @@ class GameService:
         action: Action,
         fingerprint: str,
         record_key: str | None,
-    ) -> ActResult | StoredGame:
-        """Apply ``action`` to ``cached`` and commit it: the answer, or the current game if stale.
+    ) -> ActResult | _Committed | StoredGame:
+        """Apply ``action`` to ``cached`` and commit it: committed, a recorded answer
+        (``ActResult``), or the current game if stale.
 
-        Raises ``IllegalAction`` (game untouched) and ``PluginError`` (game spoilt, dropped).
+        Raises ``IllegalAction`` (game untouched), a :class:`Refusal` (the game waits for
+        players, a bot plays the seat: game untouched) and ``PluginError`` (game spoilt, dropped).
         """
         game = cached.game
+        lobby = cached.lobby
+        if lobby is not None:
+            if lobby.waiting:
+                open_seats = ", ".join(map(str, lobby.open_seats()))
+                raise Refusal("game-not-started", f"The game waits for players to join seat(s) {open_seats}.")
+            if lobby.bot_of(seat) is not None:
+                raise Refusal(
+                    "seat-replaced",
+                    f"The {lobby.bot_of(seat)!r} bot plays seat {seat} since it timed out; reclaim it "
+                    f"(POST .../seats/{seat}/reclaim) to act again.",
+                )
         expected = game.version
         events = self.engine.apply(game, action)
-        view = _encode(self.engine.view(game, seat))
-        tag = self._new_tag()
-        if record_key is None:
-            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
+        if lobby is not None and lobby.turn_timeout is not None:
+            lobby = lobby.copy()
+            lobby.track(self.engine.awaiting(game), seat, self.clock())
         else:
+            lobby = None  # unchanged
+        view = self._view(game, seat, lobby or cached.lobby)
+        record = None
+        if record_key is not None:
             result = _IdempotentResult(fingerprint, game.version, msgspec.Raw(view))
             record = IdempotencyRecord(record_key, _encode(result), self.settings.idempotency_ttl)
+        # The client's label is not stored (replay needs only type, seat and option).
+        applied = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
+        outcome, stored = await self._commit(
+            game_id, cached, game, expected, applied, events, record, lobby=lobby
+        )
+        if outcome.outcome is Outcome.STALE:
+            return stored
+        if outcome.outcome is Outcome.REPLAYED and record_key is not None:
+            assert outcome.replay is not None
+            return self._replay(outcome.replay, fingerprint)
+        # Committed, or replayed without a client key: our own commit, whose reply was lost
+        # and which the Redis client sent again.
+        self.metrics.actions.inc("applied")
+        return _Committed(stored, view)
+
+    async def _commit(
+        self,
+        game_id: str,
+        base: CachedGame,
+        game: Game,
+        expected: int,
+        applied: bytes,
+        events: Sequence[Event],
+        record: IdempotencyRecord | None = None,
+        *,
+        token_hashes: tuple[str, ...] | None = None,
+        lobby: Lobby | None = None,
+    ) -> tuple[CommitResult, StoredGame]:
+        """Write ``game`` (changed from version ``expected`` of ``base``): the outcome, and the
+        game as stored now (the new version, or the current one when stale). The new version
+        goes into the cache. ``record``: the client's ``Idempotency-Key`` record, if any;
+        ``token_hashes``, ``lobby``: changed, else ``None``."""
+        tag = self._new_tag()
+        own = record is None
+        if record is None:  # named by the new tag: only this commit can have written it
+            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
+        state = self.engine.dumps(game)
+        raw_lobby = None if lobby is None else lobbies.encode(lobby)
         outcome = await self.store.commit(
             Commit(
                 game_id=game_id,
                 expected_version=expected,
-                expected_tag=cached.tag,
+                expected_tag=base.tag,
                 version=game.version,
                 tag=tag,
-                state=self.engine.dumps(game),
+                state=state,
                 finished=game.finished,
-                # The client's label is not stored (replay needs only type, seat and option).
-                action=self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action),
+                action=applied,
                 events=self._stored_events(game, events),
-                ttl=self._ttl(game),
+                ttl=self._ttl(game, lobby or base.lobby),
                 idempotency=record,
+                token_hashes=token_hashes,
+                lobby=raw_lobby,
             )
         )
         if outcome.outcome is Outcome.MISSING:
@@ -564,15 +859,14 @@ class GameService:
             self.metrics.conflicts.inc()
             if outcome.current is None:
                 raise self._unknown(game_id)
-            return outcome.current
-        if outcome.outcome is Outcome.REPLAYED and record_key is not None:
-            assert outcome.replay is not None
-            return self._replay(outcome.replay, fingerprint)
-        # Committed, or replayed without a client key: our own commit, whose reply was lost
-        # and which the Redis client sent again.
-        self.cache.put(game_id, game, cached.token_hashes, tag)
-        self.metrics.actions.inc("applied")
-        return ActResult(game.version, view, replayed=False)
+            return outcome, outcome.current
+        hashes = base.token_hashes if token_hashes is None else token_hashes
+        new_lobby = base.lobby if lobby is None else lobby
+        if outcome.outcome is Outcome.COMMITTED or own:
+            self.cache.put(game_id, game, hashes, tag, new_lobby)
+        if raw_lobby is None and new_lobby is not None:
+            raw_lobby = lobbies.encode(new_lobby)
+        return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby)
 
     @staticmethod
     def _seat(action: Action, token: str, token_hashes: tuple[str, ...]) -> int:
@@ -582,9 +876,289 @@ class GameService:
             raise Problem("wrong-seat", f"Your token is seat {seat}'s; the action is for seat {action.seat}.")
         return seat
 
+    # -- the seats -----------------------------------------------------------------
+    async def join(self, game_id: str, seat: int, name: str) -> JoinedSeat:
+        """Take open seat ``seat`` under ``name``: its token, shown once. Exactly one of any
+        number of racing joins of a seat gets it (``seat-taken`` for the others)."""
+        name = lobbies.clean_name(name)
+
+        def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange:
+            self._check_seat(stored, seat)
+            if stored.finished:
+                raise Problem("game-finished", "The game is over.")
+            if lobby is None or lobby.seats[seat].kind != "open":
+                open_seats = [] if lobby is None else lobby.open_seats()
+                raise Problem(
+                    "seat-taken",
+                    f"Seat {seat} is not open; "
+                    + (f"open seats: {', '.join(map(str, open_seats))}." if open_seats else "no seat is open."),
+                )
+            token = new_token()
+            tokens[seat] = hash_token(token)
+            lobby.seats[seat] = LobbySeat("human", name=name)
+            events: list[tuple[str, int | None, dict[str, Any]]] = [("seat_joined", seat, {"name": name})]
+            if not lobby.open_seats():
+                lobby.started = True
+                events.append(("seats_filled", None, {}))
+            return _SeatChange("joined", seat, events, token)
+
+        stored, change = await self._change_seats(game_id, decide)
+        assert change is not None and change.token is not None
+        self.metrics.seats.inc("joined")
+        lobby = lobbies.decode(stored.lobby)
+        assert lobby is not None
+        await self._index(game_id, lobby)
+        stored = await self._settle(stored, seat)
+        return JoinedSeat(seat, change.token, stored.version)
+
+    async def leave(self, game_id: str, seat: int, authorization: str | None) -> None:
+        """Leave ``seat`` (the caller's) while the game waits for players: it is open again."""
+        token = require_token(authorization)
+
+        def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange:
+            self._check_seat(stored, seat)
+            self._own_seat(token, stored, seat, "leave")
+            if stored.finished:
+                raise Problem("game-finished", "The game is over.")
+            if lobby is None or lobby.started:
+                raise Problem("game-started", "The game has started: its seats can no longer be left.")
+            tokens[seat] = ""
+            lobby.seats[seat] = LobbySeat("open")
+            return _SeatChange("left", seat, [("seat_left", seat, {})])
+
+        stored, _ = await self._change_seats(game_id, decide)
+        self.metrics.seats.inc("left")
+        lobby = lobbies.decode(stored.lobby)
+        assert lobby is not None
+        await self._index(game_id, lobby)
+
+    async def timeout(self, game_id: str, seat: int, authorization: str | None) -> Caller:
+        """Hand ``seat``, awaited longer than the game's turn timeout, to the game's timeout bot
+        (the caller must hold another seat); the caller after the bots' moves."""
+        token = require_token(authorization)
+        caller_seat = -1
+
+        def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange:
+            nonlocal caller_seat
+            self._check_seat(stored, seat)
+            caller_seat = seat_of(token, stored.token_hashes)
+            if caller_seat == seat:
+                raise Problem("wrong-seat", "A seat cannot be timed out by its own player.")
+            if stored.finished:
+                raise Problem("game-finished", "The game is over.")
+            if lobby is not None and lobby.waiting:
+                raise Problem("game-not-started", "The game waits for players: nobody is awaited yet.")
+            if lobby is None or lobby.turn_timeout is None:
+                raise Problem("not-overdue", "This game has no turn_timeout: no seat is ever overdue.")
+            record = lobby.seats[seat]
+            if record.kind != "human" or lobby.bot_of(seat) is not None:
+                raise Problem("not-overdue", f"Seat {seat} is played by a bot (or the Private Concern).")
+            if seat not in self.engine.awaiting(game) or record.since is None:
+                raise Problem("not-overdue", f"The game does not wait for seat {seat}.")
+            now = self.clock()
+            if not lobby.overdue(seat, now):
+                due = datetime.datetime.fromtimestamp(record.since + lobby.turn_timeout, datetime.UTC)
+                raise Problem(
+                    "not-overdue",
+                    f"Seat {seat} has been awaited for {max(0.0, now - record.since):.0f} s of the "
+                    f"{lobby.turn_timeout} s allowed: it is overdue at {due.isoformat(timespec='seconds')}.",
+                )
+            return self._replace(lobby, seat)
+
+        stored, _ = await self._change_seats(game_id, decide)
+        return Caller(await self._settle(stored, caller_seat), caller_seat)
+
+    def _replace(self, lobby: Lobby, seat: int) -> _SeatChange:
+        record = lobby.seats[seat]
+        record.replaced, record.bot, record.since = True, lobby.timeout_bot, None
+        self.metrics.seats.inc("replaced")
+        return _SeatChange("replaced", seat, [("seat_replaced", seat, {"bot": lobby.timeout_bot})])
+
+    async def reclaim(self, game_id: str, seat: int, authorization: str | None) -> Caller:
+        """Take ``seat`` (the caller's) back from the bot that plays it since it timed out; a
+        seat no bot plays is left as it is. The caller, after the bots' moves."""
+        token = require_token(authorization)
+
+        def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange | None:
+            self._check_seat(stored, seat)
+            self._own_seat(token, stored, seat, "reclaim")
+            if stored.finished:
+                raise Problem("game-finished", "The game is over.")
+            if lobby is None or not lobby.seats[seat].replaced:
+                return None  # the player already plays it
+            record = lobby.seats[seat]
+            bot = record.bot
+            record.replaced, record.bot = False, None
+            return _SeatChange("reclaimed", seat, [("seat_reclaimed", seat, {"bot": bot})])
+
+        stored, change = await self._change_seats(game_id, decide)
+        if change is not None:
+            self.metrics.seats.inc("reclaimed")
+        return Caller(await self._settle(stored, seat), seat)
+
+    def _check_seat(self, stored: StoredGame, seat: int) -> None:
+        if not 0 <= seat < len(stored.token_hashes):
+            raise Problem("unknown-seat", f"The game has seats 0 to {len(stored.token_hashes) - 1}.")
+
+    @staticmethod
+    def _own_seat(token: str, stored: StoredGame, seat: int, what: str) -> None:
+        mine = seat_of(token, stored.token_hashes)
+        if mine != seat:
+            raise Problem("wrong-seat", f"Your token is seat {mine}'s: you cannot {what} seat {seat}.")
+
+    async def _change_seats(
+        self,
+        game_id: str,
+        decide: Callable[[StoredGame, Game, Lobby | None, list[str]], _SeatChange | None],
+        stored: StoredGame | None = None,
+    ) -> tuple[StoredGame, _SeatChange | None]:
+        """Commit the change of seats ``decide`` makes (on copies of the lobby and the token
+        hashes, raising a problem when it refuses; ``None``: nothing to change) as a version
+        of its own, with its events; on a stale version, decide again on the current one.
+        ``stored``: the game as last read (else it is loaded)."""
+        stored = stored or await self._load(game_id)
+        for _ in range(self.settings.commit_attempts):
+            lobby = lobbies.decode(stored.lobby)
+            tokens = list(stored.token_hashes)
+            change = decide(stored, self.game(stored), lobby, tokens)
+            if change is None:
+                return stored, None
+            assert lobby is not None
+            entry = self._take(stored)
+            game = entry.game
+            expected = game.version
+            events = [lobbies.lobby_event(game, kind, seat, **data) for kind, seat, data in change.events]
+            game.version += 1
+            lobby.track(self.engine.awaiting(game), change.seat, self.clock())
+            changed = tuple(tokens)
+            outcome, stored = await self._commit(
+                game_id,
+                entry,
+                game,
+                expected,
+                lobbies.seat_change_record(change.kind, change.seat, len(events)),
+                events,
+                token_hashes=changed if changed != stored.token_hashes else None,
+                lobby=lobby,
+            )
+            if outcome.outcome is not Outcome.STALE:
+                return stored, change
+        raise Problem("stale-version", "The game kept changing; retry.", extra={"version": stored.version})
+
+    async def _index(self, game_id: str, lobby: Lobby) -> None:
+        """Make the index of waiting games agree with ``lobby`` (idempotent)."""
+        if lobby.waiting and lobby.listed:
+            await self.store.list_waiting(lobby.entry(game_id))
+        elif lobby.listed:
+            await self.store.unlist_waiting(lobby.entry(game_id))
+
+    # -- bots ----------------------------------------------------------------------
+    async def _settle(self, stored: StoredGame, caller: int | None) -> StoredGame:
+        """Play every decision bots are awaited for, as commits of their own, until a human is
+        awaited or the game ends (within ``Settings.bot_moves_per_request`` and
+        ``bot_time_per_request``); before that, a seated ``caller`` hands any other seat
+        awaited longer than the turn timeout to the timeout bot. The game as stored after.
+
+        Stops at a stale version: another request changed the game, and goes on from there."""
+        lobby = lobbies.decode(stored.lobby)
+        if lobby is None or lobby.waiting:
+            return stored
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.bot_time_per_request
+        moves = 0
+        while not stored.finished:
+            lobby = lobbies.decode(stored.lobby)
+            assert lobby is not None
+            awaiting = self.engine.awaiting(self.game(stored))
+            now = self.clock()
+            overdue = [s for s in awaiting if caller is not None and s != caller and lobby.overdue(s, now)]
+            if overdue:
+                seat = overdue[0]
+
+                def replace(
+                    current: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str], seat: int = seat
+                ) -> _SeatChange | None:
+                    now = self.clock()
+                    if lobby is None or seat not in self.engine.awaiting(game) or not lobby.overdue(seat, now):
+                        return None
+                    return self._replace(lobby, seat)
+
+                stored, change = await self._change_seats(stored.id, replace, stored)
+                if change is None:
+                    break
+                continue
+            bots = [(seat, bot) for seat in awaiting if (bot := lobby.bot_of(seat)) is not None]
+            if not bots or moves >= self.settings.bot_moves_per_request or loop.time() >= deadline:
+                break
+            moved = await self._bot_move(stored, *bots[0])
+            if moved is None:
+                break
+            stored = moved
+            moves += 1
+        return stored
+
+    async def _bot_move(self, stored: StoredGame, seat: int, bot_id: str) -> StoredGame | None:
+        """One move of ``bot_id`` for ``seat``, committed; ``None`` when it could not be made
+        (a stale version, a bot this process does not have, every candidate failing)."""
+        bot = self.engine.bots.get(bot_id)
+        if bot is None:
+            logger.warning("game %s: seat %d's bot %r is not installed here; another replica must play it",
+                           stored.id, seat, bot_id)
+            self.metrics.bot_moves.inc(bot_id, "missing")
+            return None
+        entry = self._take(stored)
+        legal = self.engine.legal_actions(entry.game, seat)
+        if not legal:
+            self._untake(stored, entry)
+            return None
+        if len(legal) == 1:
+            choice, how = legal[0], "chosen"
+        else:
+            loop = asyncio.get_running_loop()
+            choice, how = await loop.run_in_executor(
+                self._bots, _safe_choice, bot, self.engine, entry.game, seat, legal
+            )
+        # A plugin failing to resolve the bot's choice must not wedge the game: the next legal
+        # actions stand in (deterministically, so the game still replays identically).
+        candidates = [choice, *[a for a in legal if a is not choice][:2]]
+        for action in candidates:
+            game = entry.game
+            expected = game.version
+            try:
+                events = self.engine.apply(game, action)
+            except errors.DarkroadError:
+                logger.exception("game %s: the %r bot's move %s/%s for seat %d failed", stored.id, bot_id,
+                                 action.type, action.option, seat)
+                how = "failed"
+                entry = CachedGame(self.engine.loads(stored.state), stored.token_hashes, stored.tag, entry.lobby)
+                continue
+            lobby = None
+            if entry.lobby is not None and entry.lobby.turn_timeout is not None:
+                lobby = entry.lobby.copy()
+                lobby.track(self.engine.awaiting(game), seat, self.clock())
+            applied = self.engine.encode(Action(action.type, action.seat, action.option))
+            outcome, current = await self._commit(stored.id, entry, game, expected, applied, events, lobby=lobby)
+            if outcome.outcome is Outcome.STALE:
+                return None
+            self.metrics.bot_moves.inc(bot_id, how)
+            return current
+        self._untake(stored, entry)
+        return None
+
     # -- helpers -------------------------------------------------------------------
     def _new_tag(self) -> str:
         return f"{self._commit_prefix}{next(self._commits)}"
+
+    def _take(self, stored: StoredGame) -> CachedGame:
+        """The game of ``stored`` to change: the cached one if current (taken out of the cache
+        while it changes), else decoded."""
+        return self.cache.take(stored.id, stored.version, stored.tag) or CachedGame(
+            self.engine.loads(stored.state), stored.token_hashes, stored.tag, lobbies.decode(stored.lobby)
+        )
+
+    def _untake(self, stored: StoredGame, entry: CachedGame) -> None:
+        """Put back a game :meth:`_take` took and left unchanged."""
+        self.cache.put(stored.id, entry.game, entry.token_hashes, entry.tag, entry.lobby)
 
     async def _load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame:
         stored = await self.store.load(game_id, idempotency_key)
@@ -619,8 +1193,18 @@ class GameService:
             stored.append(StoredEvent(event.n, audience, self.engine.encode(event)))
         return stored
 
-    def _ttl(self, game: Game) -> int:
-        return self.settings.finished_game_ttl if game.finished else self.settings.active_game_ttl
+    def _ttl(self, game: Game, lobby: Lobby | None = None) -> int:
+        if game.finished:
+            return self.settings.finished_game_ttl
+        if lobby is not None and lobby.waiting:
+            # A game waiting for players expires waiting_game_ttl after its creation: joins do
+            # not extend it, so the index can drop entries older than that unread.
+            return max(1, round(lobby.created + self.settings.waiting_game_ttl - self.clock()))
+        return self.settings.active_game_ttl
+
+    def _unknown_bot(self, bot: str) -> Problem:
+        installed = ", ".join(sorted(self.engine.bots)) or "none"
+        return Problem("unknown-bot", f"No bot {bot!r} is installed here; installed bots: {installed}.")
 
     @staticmethod
     def _stale(version: int) -> Problem:
@@ -634,3 +1218,11 @@ class GameService:
     @staticmethod
     def _unknown(game_id: str) -> Problem:
         return Problem("unknown-game", f"There is no game {game_id!r}.")
+
+
+def seat_of_or_none(token: str, token_hashes: tuple[str, ...]) -> int | None:
+    """The token's seat, or ``None`` when it matches none."""
+    try:
+        return seat_of(token, token_hashes)
+    except Problem:
+        return None

@@ -67,6 +67,15 @@ class Settings:
     """Seconds a finished game (its view, log and score) is kept after its last action."""
     idempotency_ttl: int = DAY
     """Seconds the first result of a request with an ``Idempotency-Key`` is remembered."""
+    waiting_game_ttl: int = DAY
+    """Seconds a game waiting for players is kept after its creation (joining does not extend
+    it); once every seat is taken, ``active_game_ttl`` applies."""
+    bot_moves_per_request: int = 1000
+    """Most moves the bots of a game make inside one request (see ``bot_time_per_request``)."""
+    bot_time_per_request: float = 2.0
+    """Seconds the bots of a game may play inside one request. Bots play every decision they
+    are awaited for before the request answers, up to this (and ``bot_moves_per_request``);
+    a game of bots only that needs longer goes on at the next request on it."""
     commit_attempts: int = 8
     """How often an action without ``If-Match`` is re-applied to a newer version before the
     request gives up with ``409 stale-version`` (heavy contention only)."""
@@ -85,7 +94,8 @@ class Settings:
     """Requests per window and client address (probes excepted, game creation counted
     apart); more are answered ``429 rate-limited``. 0: no limit."""
     rate_limit_creates: int = 60
-    """Games created per window and client address. 0: no limit."""
+    """Games created and seats joined (``POST .../seats/{seat}/join``) per window and client
+    address. 0: no limit."""
     rate_limit_auth_failures: int = 30
     """Failed authentications (a ``401`` to a request with a token) per window and client
     address; past it, requests with a token are answered 429 until the window slides. 0: no limit."""
@@ -110,6 +120,9 @@ class Settings:
             "active_game_ttl": self.active_game_ttl,
             "finished_game_ttl": self.finished_game_ttl,
             "idempotency_ttl": self.idempotency_ttl,
+            "waiting_game_ttl": self.waiting_game_ttl,
+            "bot_moves_per_request": self.bot_moves_per_request,
+            "bot_time_per_request": self.bot_time_per_request,
             "commit_attempts": self.commit_attempts,
             "game_cache_size": self.game_cache_size,
             "stream_heartbeat": self.stream_heartbeat,
@@ -140,7 +153,8 @@ class Settings:
         (seconds), ``DARKROAD_MAX_EVENT_STREAMS``, ``DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT``,
         ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated), ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_REQUEST_TIMEOUT`` (seconds), ``DARKROAD_ACTIVE_GAME_TTL``,
-        ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``,
+        ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``, ``DARKROAD_WAITING_GAME_TTL``,
+        ``DARKROAD_BOT_MOVES_PER_REQUEST``, ``DARKROAD_BOT_TIME_PER_REQUEST``,
         ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds),
         ``DARKROAD_RATE_LIMIT_WINDOW`` (seconds), ``DARKROAD_RATE_LIMIT_REQUESTS``,
         ``DARKROAD_RATE_LIMIT_CREATES``, ``DARKROAD_RATE_LIMIT_AUTH_FAILURES`` (0: no limit),
@@ -181,6 +195,9 @@ class Settings:
             "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),
             "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
             "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
+            "DARKROAD_WAITING_GAME_TTL": ("waiting_game_ttl", int),
+            "DARKROAD_BOT_MOVES_PER_REQUEST": ("bot_moves_per_request", int),
+            "DARKROAD_BOT_TIME_PER_REQUEST": ("bot_time_per_request", float),
             "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
             "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
             "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),

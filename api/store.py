@@ -81,6 +81,9 @@ class StoredGame:
     """Names the commit that wrote this version (see the module's docstring)."""
     replay: bytes | None = None
     """The recorded first result for the idempotency key asked for in :meth:`GameStore.load`."""
+    lobby: bytes | None = None
+    """The game's seats as the lobby keeps them (``darkroad.api.lobby.Lobby`` as JSON); ``None``
+    for a game created without ``seats`` or ``turn_timeout``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,8 @@ class NewGame:
     """Seconds until the game expires unless touched again."""
     tag: str
     """Names this first version."""
+    lobby: bytes | None = None
+    """The lobby's record of the seats (see :attr:`StoredGame.lobby`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +136,10 @@ class Commit:
     idempotency: IdempotencyRecord
     """Recorded atomically with the write; a commit whose record already exists is not
     written again (this makes retries of the commit itself safe, too)."""
+    token_hashes: tuple[str, ...] | None = None
+    """The seats' token hashes from this version on (a player joined or left); ``None``: unchanged."""
+    lobby: bytes | None = None
+    """The lobby's record of the seats from this version on; ``None``: unchanged."""
 
 
 class Outcome(enum.Enum):
@@ -220,6 +229,31 @@ class GameStore(abc.ABC):
     async def actions(self, game_id: str) -> list[bytes]:
         """Every applied action of the game, in order (for replay and audits)."""
 
+    # -- the index of listed waiting games ---------------------------------------------
+    # One ordered set of entries ``<created, ms, 13 digits>:<game id>``, newest last. It is
+    # kept beside the games, not with them (in Redis Cluster a script touches one slot
+    # only): each change is idempotent and made after the game's own atomic step, and
+    # readers check every entry against its game (:meth:`lobbies`) and remove those that
+    # no longer name a listed waiting game. See ``darkroad.api.lobby``.
+
+    @abc.abstractmethod
+    async def list_waiting(self, entry: str) -> None:
+        """Add ``entry`` to the index (no-op if present)."""
+
+    @abc.abstractmethod
+    async def unlist_waiting(self, *entries: str) -> None:
+        """Remove ``entries`` from the index (no-op for those absent)."""
+
+    @abc.abstractmethod
+    async def waiting_page(self, before: str | None, count: int, expired_before: str) -> list[str]:
+        """Up to ``count`` entries, newest first, older than ``before`` (``None``: from the
+        newest); entries older than ``expired_before`` are removed first (their games have
+        expired)."""
+
+    @abc.abstractmethod
+    async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:
+        """The lobby record of each game (``None``: no such game, or no lobby)."""
+
 
 @dataclass(slots=True)
 class _MemoryGame:
@@ -230,6 +264,7 @@ class _MemoryGame:
     token_hashes: tuple[str, ...]
     expires_at: float
     events: list[StoredEvent]
+    lobby: bytes | None = None
     actions: list[bytes] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set (and replaced) on every commit, to wake the waiting event streams."""
@@ -249,8 +284,16 @@ class MemoryStore(GameStore):
         self._clock = clock
         self._games: dict[str, _MemoryGame] = {}
         self._idempotency: dict[tuple[str, str], tuple[bytes, float]] = {}
+        self._waiting: list[str] = []
+        """The index of listed waiting games, sorted (see :meth:`GameStore.list_waiting`)."""
         self._next_sweep = clock() + self.SWEEP_INTERVAL
         self._counters: dict[str, tuple[int, float]] = {}
+
+    def clear(self) -> None:
+        """Forget every game, record and index entry (tests that need a fresh store)."""
+        self._games.clear()
+        self._idempotency.clear()
+        self._waiting.clear()
 
     async def ping(self) -> None:
         """The memory store is always reachable."""
@@ -267,6 +310,7 @@ class MemoryStore(GameStore):
             token_hashes=game.token_hashes,
             expires_at=self._clock() + game.ttl,
             events=list(game.events),
+            lobby=game.lobby,
         )
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
@@ -295,6 +339,10 @@ class MemoryStore(GameStore):
         record.tag = commit.tag
         record.state = commit.state
         record.finished = commit.finished
+        if commit.token_hashes is not None:
+            record.token_hashes = commit.token_hashes
+        if commit.lobby is not None:
+            record.lobby = commit.lobby
         record.actions.append(commit.action)
         record.events.extend(commit.events)
         record.expires_at = now + commit.ttl
@@ -338,6 +386,25 @@ class MemoryStore(GameStore):
         record = self._live(game_id)
         return [] if record is None else list(record.actions)
 
+    async def list_waiting(self, entry: str) -> None:
+        at = bisect.bisect_left(self._waiting, entry)
+        if at == len(self._waiting) or self._waiting[at] != entry:
+            self._waiting.insert(at, entry)
+
+    async def unlist_waiting(self, *entries: str) -> None:
+        for entry in entries:
+            at = bisect.bisect_left(self._waiting, entry)
+            if at < len(self._waiting) and self._waiting[at] == entry:
+                del self._waiting[at]
+
+    async def waiting_page(self, before: str | None, count: int, expired_before: str) -> list[str]:
+        del self._waiting[: bisect.bisect_left(self._waiting, expired_before)]
+        end = len(self._waiting) if before is None else bisect.bisect_left(self._waiting, before)
+        return self._waiting[max(0, end - count) : end][::-1]
+
+    async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:
+        return [None if (record := self._live(game_id)) is None else record.lobby for game_id in game_ids]
+
     @staticmethod
     def _stored(game_id: str, record: _MemoryGame, replay: bytes | None = None) -> StoredGame:
         return StoredGame(
@@ -348,6 +415,7 @@ class MemoryStore(GameStore):
             token_hashes=record.token_hashes,
             tag=record.tag,
             replay=replay,
+            lobby=record.lobby,
         )
 
     @staticmethod

@@ -13,7 +13,8 @@ from apiutil import serve
 from litestar import Litestar
 
 from darkroad.api.cli import openapi_document
-from darkroad.api.openapi import document
+from darkroad.api.lobby import EVENTS as LOBBY_EVENTS
+from darkroad.api.openapi import document, event_schema
 from darkroad.api.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
@@ -56,7 +57,7 @@ async def test_app_serves_the_document(client: httpx.AsyncClient, app: Litestar)
 
 def test_every_operation_is_named_tagged_and_documents_its_errors(doc: dict[str, Any]) -> None:
     ids = [op["operationId"] for _, _, op in operations(doc)]
-    assert len(ids) == len(set(ids)) == 11
+    assert len(ids) == len(set(ids)) == 16
     for path, method, op in operations(doc):
         assert op["tags"], (method, path)
         assert op.get("summary") and op.get("description"), (method, path)
@@ -80,9 +81,11 @@ def _component(doc: dict[str, Any], ref: str) -> dict[str, Any]:
 @pytest.mark.parametrize("name", ["Action", "Event"])
 def test_actions_and_events_are_the_engines_unions(doc: dict[str, Any], engine: Engine, name: str) -> None:
     """``Action``/``Event`` are the engine's unions as named components: ``Known<name>`` (its
-    variants, discriminated by ``type``) or ``Plugin<name>`` (the open variant)."""
+    variants, discriminated by ``type``) or ``Plugin<name>`` (the open variant); the events
+    include the lobby's, in the same shape."""
     schemas = doc["components"]["schemas"]
-    *known, open_variant = getattr(engine, f"{name.lower()}_schema")()["oneOf"]
+    union = engine.action_schema() if name == "Action" else event_schema(engine)
+    *known, open_variant = union["oneOf"]
     assert schemas[name]["anyOf"] == [{"$ref": f"#/components/schemas/Known{name}"},
                                       {"$ref": f"#/components/schemas/Plugin{name}"}]
     discriminator = schemas[f"Known{name}"]["discriminator"]
@@ -98,6 +101,10 @@ def test_actions_and_events_are_the_engines_unions(doc: dict[str, Any], engine: 
             component["properties"] = {**component["properties"], "data": variant["properties"]["data"]}
         assert {**component, "title": variant["title"]} == variant
     assert {**schemas[f"Plugin{name}"], "title": open_variant["title"]} == open_variant
+    if name == "Event":
+        engines = [variant["properties"]["type"]["const"] for variant in engine.event_schema()["oneOf"][:-1]]
+        assert sorted(discriminator["mapping"]) == sorted([*engines, *LOBBY_EVENTS])
+        assert set(LOBBY_EVENTS) <= set(open_variant["properties"]["type"]["not"]["enum"])
 
 
 def test_bodies_name_the_unions(doc: dict[str, Any]) -> None:
@@ -176,7 +183,8 @@ def test_security(doc: dict[str, Any]) -> None:
     }
     assert doc["security"] == [{}, {"seatToken": []}]
     security = {op["operationId"]: op.get("security") for _, _, op in operations(doc)}
-    assert security.pop("submitAction") == [{"seatToken": []}]
+    for acting in ("submitAction", "leaveSeat", "timeoutSeat", "reclaimSeat"):
+        assert security.pop(acting) == [{"seatToken": []}], acting
     reads = ["getGame", "listActions", "getLog", "streamEvents", "getScore"]
     assert [security.pop(read) for read in reads] == [None] * len(reads)
     assert all(value == [] for value in security.values()), security
@@ -184,8 +192,14 @@ def test_security(doc: dict[str, Any]) -> None:
 
 def test_links(doc: dict[str, Any]) -> None:
     links = doc["paths"]["/v1/games"]["post"]["responses"]["201"]["links"]
-    assert {link["operationId"] for link in links.values()} >= {"getGame", "listActions", "submitAction"}
-    assert all(link["parameters"] == {"game_id": "$response.body#/id"} for link in links.values())
+    assert {link["operationId"] for link in links.values()} >= {"getGame", "listActions", "submitAction", "joinSeat"}
+    assert all(link["parameters"]["game_id"] == "$response.body#/id" for link in links.values())
+    assert links["joinSeat"]["parameters"]["seat"] == "$response.body#/open_seats/0"
+    joined = doc["paths"]["/v1/games/{game_id}/seats/{seat}/join"]["post"]["responses"]["201"]["links"]
+    assert {link["operationId"] for link in joined.values()} >= {"listActions", "getGame", "leaveSeat"}
+    listed = doc["paths"]["/v1/games"]["get"]["responses"]["200"]["links"]
+    assert listed["joinSeat"]["parameters"] == {
+        "game_id": "$response.body#/games/0/id", "seat": "$response.body#/games/0/open_seats/0"}
 
 
 def test_new_game_names_this_installations_components(doc: dict[str, Any], engine: Engine) -> None:

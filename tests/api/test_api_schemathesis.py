@@ -13,38 +13,57 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
+from litestar import Litestar
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
 from darkroad.api.app import create_app
+from darkroad.api.schemas import NewGame
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
+JOIN = "POST /v1/games/{game_id}/seats/{seat}/join"
 EXAMPLES = 30
 STEPS = 12
 SCENARIOS = 25
 
 
 class SeatTokens:
-    """The seat tokens of the games created during the run, and whose turn it is to read."""
+    """The seat tokens of the games created (and seats joined) during the run, and whose turn it is
+    to read. A client knows whose turn it is: reads are made with the token of a seat the game
+    awaits, if the server's cache says which."""
 
     def __init__(self) -> None:
         self.games: dict[str, dict[int, str]] = {}
         self.reads = 0
+        self.service: Any = None
 
     def token(self, case: schemathesis.Case) -> str | None:
-        """The token of the action's seat, or of each seat in turn for reads (one is awaited)."""
-        tokens = self.games.get((case.path_parameters or {}).get("game_id", ""))
+        """The token of the action's seat (of the seat to leave or reclaim), or of an awaited seat
+        (each seat in turn when none is known) for reads and timeouts."""
+        game_id = (case.path_parameters or {}).get("game_id", "")
+        tokens = self.games.get(game_id)
         if not tokens:
             return None
         seat = case.body.get("seat") if isinstance(case.body, dict) else None
-        if not isinstance(seat, int) or seat not in tokens:
-            self.reads += 1
-            seat = self.reads % len(tokens)
-        return tokens[seat]
+        if isinstance(seat, int) and seat in tokens:
+            return tokens[seat]
+        # Leaving or reclaiming a seat takes its own token; timing one out, another's.
+        named = (case.path_parameters or {}).get("seat")
+        if isinstance(named, int) and named in tokens and not case.operation.label.endswith("/timeout"):
+            return tokens[named]
+        self.reads += 1
+        awaited = [seat for seat in self.awaiting(game_id) if seat in tokens]
+        seats = awaited or sorted(tokens)
+        return tokens[seats[self.reads % len(seats)]]
+
+    def awaiting(self, game_id: str) -> list[int]:
+        cached = None if self.service is None else self.service.cache.peek(game_id)
+        return [] if cached is None else list(self.service.engine.awaiting(cached.game))
 
 
 @pytest.fixture(scope="module")
@@ -53,13 +72,25 @@ def seat_tokens() -> SeatTokens:
 
 
 @pytest.fixture(scope="module")
-def api_schema(engine: Engine, seat_tokens: SeatTokens) -> OpenApiSchema:
+def app(engine: Engine) -> Litestar:
     # Short event streams and long polls: a fuzzer following a live game must not hang on it.
     # No rate limits: the fuzzer is one client making thousands of requests on purpose.
     unlimited = {"rate_limit_requests": 0, "rate_limit_creates": 0, "rate_limit_auth_failures": 0}
-    app = create_app(
-        Settings(stream_heartbeat=0.05, stream_max_duration=0.3, log_max_wait=0.1, **unlimited), engine=engine
+    # Bots stop after a number of moves, never after a time: a scenario must unfold the same
+    # way each time hypothesis runs it.
+    settings = Settings(
+        stream_heartbeat=0.05,
+        stream_max_duration=0.3,
+        log_max_wait=0.1,
+        bot_moves_per_request=3,
+        bot_time_per_request=600,
+        **unlimited,  # type: ignore[arg-type]
     )
+    return create_app(settings, engine=engine)
+
+
+@pytest.fixture(scope="module")
+def api_schema(app: Litestar, seat_tokens: SeatTokens) -> OpenApiSchema:
     schema = schemathesis.openapi.from_asgi("/schema/openapi.json", app)
 
     @schema.auth(refresh_interval=None, retry_on=[])
@@ -106,43 +137,105 @@ def test_stateless(api_schema: OpenApiSchema, seat_tokens: SeatTokens, label: st
     run()
 
 
-def test_stateful(api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
-    outcomes: Counter[tuple[str, int]] = Counter()
+def open_last(body: dict[str, Any]) -> None:
+    """Give a valid game's body ``seats``: every seat human but the last, open."""
+    try:
+        count = msgspec.convert(body, NewGame).seat_count()
+    except msgspec.ValidationError:
+        return
+    body["seats"] = [{"kind": "human"}] * (count - 1) + [{"kind": "open"}]
 
-    class Workflow(api_schema.as_state_machine()):  # type: ignore[misc]
-        """Remembers the seat tokens of the games it creates.
+
+ACT = "POST /v1/games/{game_id}/actions"
+LOBBY_OPERATIONS = ["createGame", "listGames", "joinSeat", "listActions", "submitAction"]
+"""The lobby's chain (create -> list -> join -> act) and what it leads to."""
+
+
+def run_workflow(
+    app: Litestar, schema: OpenApiSchema, seat_tokens: SeatTokens, scenarios: int, steps: int, open_every: int
+) -> Counter[tuple[str, int]]:
+    """Run schemathesis' state machine of ``schema``: the responses by operation and status, and
+    ``("act after a join", status)`` for the actions in games a seat of which was joined."""
+    outcomes: Counter[tuple[str, int]] = Counter()
+    joined: set[str] = set()
+
+    class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+        """Remembers the seat tokens of the games it creates and the seats it joins.
 
         A scenario must unfold the same way when hypothesis replays it: games get a fixed
-        seed when the request leaves it to the server, and the reading seats restart.
+        seed when the request leaves it to the server, the reading seats restart, each
+        scenario starts from an empty store (the listing of waiting games shows only its
+        own) and the server's clock stands still (no seat ever times out).
         """
 
         def setup(self) -> None:
             seat_tokens.reads = 0
+            self.creates = 0
+            self.fresh = False
+
+        def fresh_store(self) -> None:
+            service = getattr(app.state, "service", None)  # there once the app has started
+            if service is not None and not self.fresh:
+                service.store.clear()
+                service.clock = lambda: 1_800_000_000.0
+                seat_tokens.service = service
+                self.fresh = True
 
         def before_call(self, case: schemathesis.Case) -> None:
+            self.fresh_store()
             creating = case.operation.label == "POST /v1/games"
             if creating and isinstance(case.body, dict) and case.body.get("seed") is None:
                 case.body["seed"] = 1
+            if creating and isinstance(case.body, dict) and "seats" not in case.body:
+                # Some games created without seats leave their last seat open, so that
+                # scenarios go on to join it (through the links) and then act.
+                self.creates += 1
+                if self.creates % open_every == 0:
+                    open_last(case.body)
 
         def after_call(self, response: Any, case: schemathesis.Case) -> None:
             if case.operation.label == "POST /v1/games" and response.status_code == 201:
                 body = response.json()
-                seat_tokens.games[body["id"]] = {seat["seat"]: seat["token"] for seat in body["seats"]}
+                seat_tokens.games[body["id"]] = {
+                    seat["seat"]: seat["token"] for seat in body["seats"] if seat["token"] is not None
+                }
+            if case.operation.label == JOIN and response.status_code == 201:
+                body = response.json()
+                seat_tokens.games[case.path_parameters["game_id"]][body["seat"]] = body["token"]
+                joined.add(case.path_parameters["game_id"])
             outcomes[(case.operation.label, response.status_code)] += 1
+            if case.operation.label == ACT and (case.path_parameters or {}).get("game_id") in joined:
+                outcomes[("act after a join", response.status_code)] += 1
 
     Workflow.run(
         settings=settings(
-            max_examples=SCENARIOS,
-            stateful_step_count=STEPS,
+            max_examples=scenarios,
+            stateful_step_count=steps,
             # Like schemathesis' own runner: the server's randomness (seeds, tokens) makes
             # replaying a scenario draw differently, so only generate.
             phases=[Phase.generate],
+            # The same scenarios every run (the server's randomness does not change what is
+            # drawn): what the run covers does not vary from one CI run to the next.
+            derandomize=True,
             deadline=None,
             suppress_health_check=list(HealthCheck),
         )
     )
+    return outcomes
+
+
+def test_stateful(app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
+    outcomes = run_workflow(app, api_schema, seat_tokens, SCENARIOS, STEPS, open_every=2)
     # The links were followed: games were created and acted on with their seat tokens (applied, or
     # refused by the rules rather than by authentication).
-    acted = "POST /v1/games/{game_id}/actions"
     assert outcomes[("POST /v1/games", 201)] > 0
-    assert outcomes[(acted, 200)] + outcomes[(acted, 409)] > 0, outcomes
+    assert outcomes[(ACT, 200)] + outcomes[(ACT, 409)] > 0, outcomes
+
+
+def test_stateful_lobby(app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
+    """The lobby's operations alone, so that every scenario is about them: games are created
+    with open seats, found in the listing, joined through the links, then played."""
+    lobby = api_schema.include(operation_id=LOBBY_OPERATIONS)
+    outcomes = run_workflow(app, lobby, seat_tokens, scenarios=15, steps=15, open_every=1)
+    assert outcomes[(JOIN, 201)] > 0, outcomes
+    assert outcomes[("act after a join", 200)] > 0, outcomes

@@ -1,0 +1,266 @@
+"""The lobby: seats chosen at creation, games waiting for players, joining and leaving,
+seats played by bots, and seats handed to a bot when their player walks away.
+
+Who sits in a seat is the API's business, not the rules': the rules core knows players
+(``human`` or the Private Concern), this module knows that seat 2 is open, that a stranger
+called "Ann" joined seat 1, that the ``greedy`` bot plays seat 3, or plays seat 0 for a
+player who timed out. That record, :class:`Lobby`, is kept in the store beside the game's
+state (``StoredGame.lobby``, a small JSON) and written by the same atomic commits.
+
+**Every change of a seat is a version of the game**, like an action: a join, a leave, the
+table filling up, a seat handed to a bot or reclaimed each commit ``version + 1`` with
+the compare-and-set every action uses, emit their events into the game's log (so streams
+and long polls see them, and ``ETag`` / ``If-None-Match`` cover them), and append a record
+``{"seat_change": ..., "seat": n, "events": k}`` to the action list, which :func:`replay`
+understands. So two joins racing for one seat are two commits on one version: one is
+written, the other finds the seat taken (``409 seat-taken``), across any number of API
+processes, in every Redis mode (the commit touches only the game's own ``{id}`` keys).
+
+**The index of waiting games** (``GET /v1/games?status=waiting``) is one ordered set of
+entries ``<created ms>:<game id>`` (Redis: ``lobby:{waiting}``, a key with a hash tag of
+its own, so in a Redis Cluster it lives apart from the games). It cannot change in the
+game's own atomic step, so it is kept correct the other way round: entries are added
+and removed with idempotent commands after the game's step (add while a listed game
+waits, remove once it starts), and every entry a reader is about to show is checked
+against the game's lobby record; an entry whose game has started, expired or is unlisted
+is removed there and then. A reader never shows a game that is not waiting when it
+reads, and a lost update (a process that died between the two steps) is repaired by the
+next reader. A waiting game expires ``waiting_game_ttl`` after its creation (joins do
+not extend it), so entries older than that are removed without reading their games.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from darkroad.core import Engine, Event, Game, GameConfig
+
+SEAT_KINDS = ("human", "open", "bot", "private_concern")
+MAX_NAME_LENGTH = 32
+NAME_PATTERN = r"^\s*[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*\s*$"
+"""A name: at least one visible character, no control character but in the surrounding
+whitespace (which is trimmed when stored)."""
+PRIVATE_CONCERN_NAME = "Private Concern"
+DEFAULT_TIMEOUT_BOT = "greedy"
+MAX_TURN_TIMEOUT = 30 * 24 * 60 * 60
+ENTRY_PATTERN = r"^[0-9]{13}:[A-Za-z0-9_-]{22}$"
+"""An index entry (and the listing's cursor): creation time in ms, then the game id."""
+
+
+class LobbySeat(msgspec.Struct, omit_defaults=True):
+    """One seat as the lobby keeps it."""
+
+    kind: str
+    """``human`` (a player holds its token), ``open`` (waiting for a player), ``bot`` or
+    ``private_concern``."""
+    name: str | None = None
+    bot: str | None = None
+    """The bot playing the seat: a bot seat's, or the one playing for a player who timed out."""
+    replaced: bool = False
+    """A human seat a bot plays since its player timed out (until they reclaim it)."""
+    since: float | None = None
+    """While the seat is awaited (games with a turn timeout): since when, in Unix seconds
+    (the decision opened, or the seat's last action)."""
+
+
+class Lobby(msgspec.Struct, omit_defaults=True):
+    """A game's seats, as the lobby keeps them (``StoredGame.lobby``)."""
+
+    seats: list[LobbySeat]
+    created: float
+    """Unix seconds."""
+    started: bool = True
+    """Every seat has been filled; before that the game is ``waiting``."""
+    listed: bool = False
+    turn_timeout: int | None = None
+    timeout_bot: str = DEFAULT_TIMEOUT_BOT
+    config: dict[str, Any] = msgspec.field(default_factory=dict)
+    """The summary the listing shows (``WaitingGame.config``)."""
+
+    @property
+    def waiting(self) -> bool:
+        return not self.started
+
+    def open_seats(self) -> list[int]:
+        return [n for n, seat in enumerate(self.seats) if seat.kind == "open"]
+
+    def bot_of(self, seat: int) -> str | None:
+        """The bot that plays ``seat`` now, if any."""
+        record = self.seats[seat]
+        return record.bot if record.kind == "bot" or record.replaced else None
+
+    def entry(self, game_id: str) -> str:
+        """The game's entry in the index of waiting games."""
+        return f"{round(self.created * 1000):013d}:{game_id}"
+
+    def overdue(self, seat: int, now: float) -> bool:
+        """Whether ``seat`` is a human seat awaited for ``turn_timeout`` seconds or more."""
+        record = self.seats[seat]
+        return (
+            self.turn_timeout is not None
+            and record.kind == "human"
+            and not record.replaced
+            and record.since is not None
+            and now - record.since >= self.turn_timeout
+        )
+
+    def track(self, awaiting: Iterable[int], acted: int | None, now: float) -> None:
+        """Note which human seats are awaited since when (only with a turn timeout): a seat
+        newly awaited, or awaited again after its own action, starts counting now."""
+        if self.turn_timeout is None or not self.started:
+            return
+        waited = set(awaiting)
+        for n, record in enumerate(self.seats):
+            if n in waited and record.kind == "human" and not record.replaced:
+                if record.since is None or n == acted:
+                    record.since = now
+            else:
+                record.since = None
+
+    def copy(self) -> Lobby:
+        return msgspec.json.decode(encode(self), type=Lobby)
+
+
+def encode(lobby: Lobby) -> bytes:
+    return msgspec.json.encode(lobby)
+
+
+def decode(raw: bytes | None) -> Lobby | None:
+    return None if raw is None else msgspec.json.decode(raw, type=Lobby)
+
+
+def clean_name(name: str) -> str:
+    """A name as stored: without surrounding whitespace (the schema already bounds it)."""
+    return name.strip()
+
+
+def _when(seconds: float) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(round(seconds, 3), datetime.UTC)
+
+
+def created_at(lobby: Lobby) -> datetime.datetime:
+    return _when(lobby.created)
+
+
+def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``SeatView`` of every seat (``players``: the view's players, for a game without lobby)."""
+    if lobby is None:
+        return [
+            {
+                "seat": n,
+                "kind": player["kind"],
+                "name": PRIVATE_CONCERN_NAME if player["kind"] == "private_concern" else None,
+                "bot": None,
+                "replaced": False,
+                "timeout_at": None,
+            }
+            for n, player in enumerate(players)
+        ]
+    views = []
+    for n, record in enumerate(lobby.seats):
+        timeout_at = None
+        if lobby.turn_timeout is not None and record.since is not None and not record.replaced:
+            timeout_at = _when(record.since + lobby.turn_timeout)
+        views.append(
+            {
+                "seat": n,
+                "kind": record.kind,
+                "name": record.name,
+                "bot": lobby.bot_of(n),
+                "replaced": record.replaced,
+                "timeout_at": timeout_at,
+            }
+        )
+    return views
+
+
+def decorate(view: dict[str, Any], lobby: Lobby | None) -> dict[str, Any]:
+    """Complete the engine's view with the seats: ``seats``, ``players[i].name``,
+    ``turn_timeout`` and the ``waiting`` status."""
+    seats = seat_views(lobby, view["players"])
+    for player, seat in zip(view["players"], seats, strict=True):
+        player["name"] = seat["name"]
+    view["seats"] = seats
+    view["turn_timeout"] = None if lobby is None else lobby.turn_timeout
+    if lobby is not None and lobby.waiting:
+        view["status"] = "waiting"
+    return view
+
+
+def status(lobby: Lobby | None, finished: bool) -> str:
+    if finished:
+        return "finished"
+    return "waiting" if lobby is not None and lobby.waiting else "active"
+
+
+def config_summary(game: Game) -> dict[str, Any]:
+    """What the listing says about a game's setup (``GameSummary``)."""
+    config = game.config
+    concern = next((n for n, player in enumerate(game.players) if player.kind == "private_concern"), None)
+    return {
+        "players": config.players,
+        "private_concern": concern,
+        "buildings": list(game.board.buildings),
+        "variants": dict(config.variants),
+        "companions": list(config.companions),
+    }
+
+
+def listing(game_id: str, lobby: Lobby) -> dict[str, Any]:
+    """A ``WaitingGame`` of the listing."""
+    return {
+        "id": game_id,
+        "players": len(lobby.seats),
+        "open_seats": lobby.open_seats(),
+        "seats": seat_views(lobby, []),
+        "config": lobby.config,
+        "created": created_at(lobby),
+        "turn_timeout": lobby.turn_timeout,
+    }
+
+
+def lobby_event(game: Game, kind: str, seat: int | None, **data: Any) -> Event:
+    """An event of the lobby, numbered after the game's last one (and counted by it)."""
+    event = Event(n=game.events, type=kind, seat=seat, data=data)
+    game.events += 1
+    return event
+
+
+def seat_change_record(kind: str, seat: int, events: int) -> bytes:
+    """What the action list keeps of a change of seats (:func:`replay` reads it)."""
+    return msgspec.json.encode({"seat_change": kind, "seat": seat, "events": events})
+
+
+def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any]]) -> Game:
+    """The game again from its config and its action list (``GameStore.actions``, decoded):
+    ``Engine.replay`` that also counts the changes of seats (a version each, and their events)."""
+    game = engine.replay(config, [])
+    for record in records:
+        if "seat_change" in record:
+            game.version += 1
+            game.events += int(record["events"])
+        else:
+            engine.apply(game, engine.action_from_json(record))
+    return game
+
+
+# -- the lobby's events, documented with the engine's (``darkroad.api.openapi``) ---------
+
+_NAME = {"type": "string", "maxLength": MAX_NAME_LENGTH, "description": "The player's name."}
+_BOT = {"type": "string", "description": "The bot's id (`GET /v1/catalog`: `bots`)."}
+EVENTS: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
+    "seat_joined": ("A player joined an open seat (`seat`).", {"name": _NAME}),
+    "seat_left": ("The player of `seat` left it while the game was waiting: it is open again.", {}),
+    "seats_filled": ("Every seat is filled: the game has started (actions are accepted from now on).", {}),
+    "seat_replaced": (
+        "A bot plays `seat` from now on: its player did not decide within the game's `turn_timeout`. "
+        "The player may reclaim the seat with their token.",
+        {"bot": _BOT},
+    ),
+    "seat_reclaimed": ("The player of `seat` took it back from the bot that played it.", {"bot": _BOT}),
+}
+"""The events of the lobby: type -> (description, data fields)."""
