@@ -8,6 +8,7 @@ processes on one Redis.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -326,3 +327,18 @@ async def test_leaving_someone_elses_seat_or_without_a_token(client: httpx.Async
     problem(await client.post(f"{url}/seats/0/leave", headers=bearer(bob)), 403, "wrong-seat")
     problem(await client.post(f"{url}/seats/1/leave", headers=bearer("nope")), 401, "invalid-token")
     assert await snapshot(client, created["id"]) == before
+
+
+async def test_joins_count_against_the_creation_budget(make_app: Any, settings: Settings) -> None:
+    """A join hands a new seat token to anyone who asks, without a token: it is counted with
+    game creation (``DARKROAD_RATE_LIMIT_CREATES``), not with the far larger request budget."""
+    limits = {"rate_limit_requests": 1000, "rate_limit_creates": 3, "rate_limit_auth_failures": 0}
+    app: Litestar = make_app(dataclasses.replace(settings, **limits))
+    async with serve(app) as client:
+        created = await create(client, players=4, seats=[{"kind": "human"}] + [{"kind": "open"}] * 3)
+        assert (await join(client, created["id"], 1)).status_code == 201
+        assert (await join(client, created["id"], 2)).status_code == 201
+        before = await snapshot(client, created["id"])
+        refused = problem(await join(client, created["id"], 3), 429, "rate-limited")
+        assert "seats joined" in refused["detail"]
+        assert await snapshot(client, created["id"]) == before  # reads still pass

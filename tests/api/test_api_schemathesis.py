@@ -84,7 +84,7 @@ def app(engine: Engine) -> Litestar:
         log_max_wait=0.1,
         bot_moves_per_request=3,
         bot_time_per_request=600,
-        **unlimited,  # type: ignore[arg-type]
+        **unlimited,
     )
     return create_app(settings, engine=engine)
 
