@@ -369,9 +369,10 @@ class GameService:
         the end) before this returns, as after any action.
         """
         seating = seating or Seating()
-        for bot in [b for _, _, b in seating.seats or () if b] + [seating.timeout_bot or ""]:
-            if bot and bot not in self.engine.bots:
-                raise self._unknown_bot(bot)
+        named = [bot for kind, _, bot in seating.seats or () if kind == "bot"]
+        for bot in [*named, *([] if seating.timeout_bot is None else [seating.timeout_bot])]:
+            if bot is None or bot not in self.engine.bots:
+                raise self._unknown_bot(bot or "")
         game, events = self.engine.create(config)
         lobby = self._new_lobby(game, seating)
         # Only a human seat gets a token; the others never match one (an empty hash matches none).

@@ -288,6 +288,8 @@ async def test_bad_names_are_refused(client: httpx.AsyncClient, name: str) -> No
 async def test_bad_seats_are_refused(client: httpx.AsyncClient) -> None:
     refused = [
         ({"players": 2, "seats": [{"kind": "bot", "bot": "nobody"}, {"kind": "open"}]}, 422, "unknown-bot"),
+        ({"players": 2, "seats": [{"kind": "bot", "bot": ""}, {"kind": "open"}]}, 422, "unknown-bot"),
+        ({"players": 2, "turn_timeout": 60, "timeout_bot": ""}, 422, "unknown-bot"),
         ({"players": 2, "turn_timeout": 60, "timeout_bot": "nobody"}, 422, "unknown-bot"),
         ({"players": 2, "seats": [{"kind": "human"}]}, 422, "bad-config"),
         ({"players": 3, "private_concern": True, "seats": [{"kind": "human"}] * 3}, 422, "bad-config"),

@@ -46,6 +46,7 @@ export class Names {
   readonly towns = new Map<string, Town>();
   readonly events = new Map<string, EventCard>();
   readonly goods = new Map<string, string>();
+  readonly bots = new Map<string, string>();
   readonly goodOrder: string[];
   readonly content: CatalogContent;
 
@@ -62,6 +63,12 @@ export class Names {
     for (const card of catalog.content.events) this.events.set(card.id, card);
     for (const good of catalog.content.goods) this.goods.set(good.id, good.name);
     this.goodOrder = catalog.content.goods.map((good) => good.id);
+    for (const bot of catalog.bots) this.bots.set(bot.id, bot.name);
+  }
+
+  /** An installed bot's name (by its id). */
+  bot(id: string): string {
+    return this.bots.get(id) ?? humanize(id);
   }
 
   /** A component's name (a building, companion, steed, deed or upgrade id). */
