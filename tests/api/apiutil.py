@@ -54,6 +54,8 @@ class RedisServer:
                 "--appendonly", "no",
                 "--dir", str(directory),
                 "--maxmemory-policy", "noeviction",
+                # A replica's first sync starts at once (Redis 7 waits 5 s for more replicas).
+                "--repl-diskless-sync-delay", "0",
                 *replication,
             ],
             stdout=subprocess.DEVNULL,

@@ -24,7 +24,9 @@ from darkroad.api.redis_store import RedisStore
 from darkroad.api.settings import Settings
 from darkroad.api.store import Outcome, ReplicationTimeout
 
-WAIT_TIMEOUT = 0.2
+# Long enough that a replica in sync confirms in time on a loaded 2-core CI machine (0.2 s
+# was not: the first create of a test sometimes timed out); each refused write waits it out.
+WAIT_TIMEOUT = 1.0
 
 
 @dataclasses.dataclass
