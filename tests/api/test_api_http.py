@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import zlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -510,3 +511,30 @@ async def test_plugin_error_leaves_the_game_untouched(settings: Settings) -> Non
         assert after.pop("version") == before.pop("version") + 1
         assert after == before
         assert "x:sabotage" not in [a["option"] for a in await legal(client, game, seat)]
+
+
+async def test_idempotency_records_are_compressed_and_old_ones_still_replay(
+    redis_server: RedisServer, redis_url: str, make_app: Callable[[Settings], Litestar]
+) -> None:
+    """A record keeps the whole answer for a day, so it is stored compressed; records
+    written before that (plain JSON) still replay while they live."""
+    async with serve(make_app(Settings(redis_url=redis_url))) as client:
+        game = await create_game(client)
+        seat = await awaited_seat(client, game)
+        action = (await legal(client, game, seat))[0]
+        headers = {**game.auth(seat), "Idempotency-Key": "move-1"}
+        first = await client.post(f"{game.url}/actions", json=action, headers=headers)
+        assert first.status_code == 200, first.text
+        records = redis_server.client.keys(f"game:{{{game.id}}}:idem:{seat}:*")
+        assert len(records) == 1
+        stored = redis_server.client.get(records[0])
+        assert stored is not None and not stored.startswith(b"{")
+        assert len(stored) * 2 < len(first.content)  # a view compresses over 2:1 (about 3:1 mid-game)
+
+        # The same answer as a record of the old format.
+        fingerprint = json.loads(zlib.decompress(stored))["fingerprint"]
+        old = json.dumps({"fingerprint": fingerprint, "version": game.version + 1, "view": first.json()})
+        redis_server.client.set(records[0], old.encode(), keepttl=True)
+        again = await client.post(f"{game.url}/actions", json=action, headers=headers)
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        assert again.json() == first.json()
