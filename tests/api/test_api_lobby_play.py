@@ -1,0 +1,492 @@
+"""Lobby games played through over HTTP on a real Redis: bot seats, a player who walks away
+and takes the seat back, games of bots only, and the refusals that must change nothing.
+
+The server's clock (``GameService.clock``: turn timeouts, creation times) is the test's, so
+a turn timeout passes without sleeping. Every other part is the real thing: one
+``redis-server``, the app served in the test's event loop, JSON over HTTP.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import random
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from apiutil import RedisServer, bearer, serve
+from conformance import Conformance
+from litestar import Litestar
+
+from darkroad.api import lobby as lobbies
+from darkroad.api.redis_store import WAITING_KEY, game_key
+from darkroad.api.settings import Settings
+from darkroad.core import Engine
+
+DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+PROBLEM = "application/problem+json"
+LOBBY_EVENTS = set(lobbies.EVENTS)
+
+
+class Clock:
+    """The server's wall clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = float(int(time.time()))
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Table:
+    """A client of an app on a real Redis, the Redis, and the server's clock."""
+
+    client: httpx.AsyncClient
+    redis: RedisServer
+    clock: Clock
+    app: Litestar
+
+    async def create(self, **body: Any) -> dict[str, Any]:
+        response = await self.client.post("/v1/games", json=body)
+        assert response.status_code == 201, response.text
+        created: dict[str, Any] = response.json()
+        assert Conformance(DOCUMENT).check(created, "CreatedGame", "created") == []
+        return created
+
+    async def join(self, game_id: str, seat: int, name: str) -> str:
+        response = await self.client.post(f"/v1/games/{game_id}/seats/{seat}/join", json={"name": name})
+        assert response.status_code == 201, response.text
+        return str(response.json()["token"])
+
+    async def log(self, game_id: str, token: str | None = None) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        after, more = -1, True
+        while more:
+            page = await self.client.get(
+                f"/v1/games/{game_id}/log", params={"after": after, "limit": 500},
+                headers=bearer(token) if token else {},
+            )  # fmt: skip
+            assert page.status_code == 200, page.text
+            body = page.json()
+            events += body["events"]
+            after, more = body["next"], body["more"]
+        return events
+
+    def stored(self, game_id: str) -> dict[bytes, bytes]:
+        """Every key of the game in Redis, serialised (``DUMP``), and the index of waiting games."""
+        keys = sorted(self.redis.client.scan_iter(match=f"{game_key(game_id)}*"))
+        dumped = {key: self.redis.client.dump(key) for key in keys}
+        dumped[b"index"] = json.dumps(self.redis.client.zrange(WAITING_KEY, 0, -1), default=repr).encode()
+        return dumped
+
+    async def state(self, game_id: str) -> tuple[Any, ...]:
+        """What "nothing changed" compares: the stored keys, the ETag, the spectator's view and log."""
+        view = await self.client.get(f"/v1/games/{game_id}")
+        return self.stored(game_id), view.headers["etag"], view.json(), await self.log(game_id)
+
+    def replays(self, engine: Engine, game_id: str) -> Any:
+        """The stored action list (bots' moves and changes of seats included) replayed from the
+        game's config: it must give the stored state."""
+        stored = self.redis.client.hget(game_key(game_id), "state")
+        assert isinstance(stored, bytes)
+        config = engine.loads(stored).config
+        actions = self.redis.client.lrange(f"{game_key(game_id)}:actions", 0, -1)
+        game = lobbies.replay(engine, config, [json.loads(raw) for raw in actions])
+        assert engine.dumps(game) == stored
+        return game, [json.loads(raw) for raw in actions]
+
+
+def problem(response: httpx.Response, status: int, kind: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    body: dict[str, Any] = response.json()
+    assert body["type"] == kind, body
+    return body
+
+
+@asynccontextmanager
+async def open_table(make_app: Any, redis_server: RedisServer, **settings: Any) -> AsyncIterator[Table]:
+    redis_server.flush()
+    app: Litestar = make_app(Settings(redis_url=redis_server.url, **settings))
+    async with serve(app) as client:
+        clock = Clock()
+        app.state.service.clock = clock
+        yield Table(client, redis_server, clock, app)
+
+
+@pytest.fixture
+async def table(make_app: Any, redis_server: RedisServer) -> AsyncIterator[Table]:
+    async with open_table(make_app, redis_server) as opened:
+        yield opened
+
+
+# -- a game with a bot seat, played to the end by two human clients ----------------------
+
+
+async def play(
+    table: Table, game_id: str, tokens: dict[int, str], bot_seat: int, rnd: random.Random
+) -> list[tuple[int, dict[str, Any]]]:
+    """Play the human seats with seeded random legal actions until the game ends; the actions
+    sent, in order. Every view a human receives (reads and answers to actions) must await a
+    human seat, never the bot's: the server plays the bot before it answers."""
+    url = f"/v1/games/{game_id}"
+    sent: list[tuple[int, dict[str, Any]]] = []
+    while True:
+        views = [(await table.client.get(url, headers=bearer(token))).json() for token in tokens.values()]
+        if views[0]["status"] == "finished":
+            return sent
+        for view in views:
+            assert view["status"] == "active"
+            assert view["awaiting"] and bot_seat not in view["awaiting"], view["awaiting"]
+        seat = rnd.choice(views[0]["awaiting"])
+        listed = (await table.client.get(f"{url}/actions", headers=bearer(tokens[seat]))).json()
+        action = rnd.choice(listed["actions"])
+        answer = await table.client.post(f"{url}/actions", json=action, headers=bearer(tokens[seat]))
+        assert answer.status_code == 200, answer.text
+        after = answer.json()
+        assert after["version"] > listed["version"]
+        assert after["status"] == "finished" or bot_seat not in after["awaiting"], after["awaiting"]
+        sent.append((seat, action))
+
+
+async def three_players(table: Table, seed: int) -> tuple[str, dict[int, str]]:
+    """A 3-player game: Ann creates it (seat 0), the greedy bot has seat 1, Bob joins seat 2."""
+    created = await table.create(
+        players=3, seed=seed, seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "greedy"},
+                                     {"kind": "open"}],
+    )  # fmt: skip
+    assert created["status"] == "waiting"
+    assert [(s["kind"], s["bot"]) for s in created["seats"]] == [
+        ("human", None),
+        ("bot", "greedy"),
+        ("open", None),
+    ]
+    bob = await table.join(created["id"], 2, "Bob")
+    return created["id"], {0: created["seats"][0]["token"], 2: bob}
+
+
+async def test_three_players_one_joined_one_bot_played_to_the_end(table: Table, engine: Engine) -> None:
+    game_id, tokens = await three_players(table, seed=11)
+    sent = await play(table, game_id, tokens, bot_seat=1, rnd=random.Random(5))
+    assert {seat for seat, _ in sent} == {0, 2}
+
+    # The bot's moves are in the log like anyone's: the same kinds of events, seen by all.
+    log = await table.log(game_id)
+    kinds = {seat: {e["type"] for e in log if e["seat"] == seat} - LOBBY_EVENTS for seat in range(3)}
+    assert {"moved", "activated", "paid"} <= kinds[1]
+    assert len(kinds[1] & (kinds[0] | kinds[2])) >= 10, kinds
+    assert [(e["type"], e["seat"]) for e in log if e["type"] in LOBBY_EVENTS] == [
+        ("seat_joined", 2),
+        ("seats_filled", None),
+    ]
+    assert [e["n"] for e in log] == sorted(e["n"] for e in log)
+
+    # ... and in the stored action list, which replays to the stored game.
+    game, actions = table.replays(engine, game_id)
+    moves = [a for a in actions if "seat_change" not in a]
+    by_bot = [a for a in moves if a["seat"] == 1]
+    assert len(moves) == len(sent) + len(by_bot) and len(by_bot) > 50
+    assert [(s, a["type"], a["option"]) for s, a in sent] == [
+        (a["seat"], a["type"], a["option"]) for a in moves if a["seat"] != 1
+    ]
+
+    score = (await table.client.get(f"/v1/games/{game_id}/score")).json()
+    assert Conformance(DOCUMENT).check(score, "FinalScore", "score") == []
+    assert sorted(line["seat"] for line in score["score"]) == [0, 1, 2]
+    assert score["score"] == engine.view(game, None)["score"]
+    assert score["winners"] and set(score["winners"]) <= {0, 1, 2}
+    final = (await table.client.get(f"/v1/games/{game_id}")).json()
+    assert final["version"] == score["version"] == game.version
+    bot_name = engine.bots["greedy"].name or "greedy"
+    assert [p["name"] for p in final["players"]] == ["Ann", bot_name, "Bob"]
+    assert final["seats"][1] == {
+        "seat": 1,
+        "kind": "bot",
+        "name": bot_name,
+        "bot": "greedy",
+        "replaced": False,
+        "timeout_at": None,
+    }
+
+
+async def test_the_same_seed_and_human_moves_replay_identically(table: Table) -> None:
+    """Seeded: a second game of the same seed, seats and human actions (sent blindly, in the
+    same order) is the same game, the bot's moves included, event for event."""
+    first, first_tokens = await three_players(table, seed=23)
+    sent = await play(table, first, first_tokens, bot_seat=1, rnd=random.Random(8))
+
+    second, second_tokens = await three_players(table, seed=23)
+    for seat, action in sent:
+        answer = await table.client.post(
+            f"/v1/games/{second}/actions", json=action, headers=bearer(second_tokens[seat])
+        )
+        assert answer.status_code == 200, answer.text
+
+    for seat in (None, 0, 2):
+        logs = [
+            await table.log(game, None if seat is None else tokens[seat])
+            for game, tokens in ((first, first_tokens), (second, second_tokens))
+        ]
+        assert logs[0] == logs[1]
+    assert len([e for e in logs[0] if e["seat"] == 1]) > 50
+    states = [table.redis.client.hget(game_key(game), "state") for game in (first, second)]
+    assert states[0] == states[1]
+    scores = [(await table.client.get(f"/v1/games/{game}/score")).json() for game in (first, second)]
+    assert scores[0] == scores[1]
+
+
+# -- a player who walks away -------------------------------------------------------------
+
+
+def at(seconds: float) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+
+
+async def act_until_awaited(
+    table: Table, game_id: str, tokens: dict[int, str], seat: int, rnd: random.Random
+) -> None:
+    """Play the other seats (random legal actions) until the game awaits ``seat``."""
+    url = f"/v1/games/{game_id}"
+    for _ in range(200):
+        view = (await table.client.get(url)).json()
+        if seat in view["awaiting"]:
+            return
+        other = rnd.choice(view["awaiting"])
+        listed = (await table.client.get(f"{url}/actions", headers=bearer(tokens[other]))).json()
+        answer = await table.client.post(
+            f"{url}/actions", json=rnd.choice(listed["actions"]), headers=bearer(tokens[other])
+        )
+        assert answer.status_code == 200, answer.text
+    raise AssertionError(f"seat {seat} never awaited")
+
+
+async def test_a_timed_out_seat_goes_to_a_bot_and_is_reclaimed(table: Table, engine: Engine) -> None:
+    created = await table.create(
+        players=2,
+        seed=3,
+        turn_timeout=30,
+        timeout_bot="random",
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "open"}],
+    )
+    game_id, url = created["id"], f"/v1/games/{created['id']}"
+    started = table.clock.now
+    tokens = {0: created["seats"][0]["token"], 1: await table.join(game_id, 1, "Bob")}
+    rnd = random.Random(2)
+    view = (await table.client.get(url)).json()
+    assert view["turn_timeout"] == 30
+    idle = view["awaiting"][0]
+    other = 1 - idle
+    assert datetime.datetime.fromisoformat(view["seats"][idle]["timeout_at"]) == at(started + 30)
+
+    # Too early: a 409 problem saying when, and nothing changed; nor do reads hand it over.
+    table.clock.now = started + 29
+    before = await table.state(game_id)
+    early = problem(
+        await table.client.post(f"{url}/seats/{idle}/timeout", headers=bearer(tokens[other])),
+        409,
+        "not-overdue",
+    )
+    assert at(started + 30).isoformat(timespec="seconds") in early["detail"]
+    await table.client.get(url, headers=bearer(tokens[other]))
+    await table.client.get(f"{url}/actions", headers=bearer(tokens[other]))
+    assert await table.state(game_id) == before
+
+    # Overdue: neither a spectator's nor the idle player's own request hands the seat over ...
+    table.clock.now = started + 30
+    await table.client.get(url)
+    await table.client.get(url, headers=bearer(tokens[idle]))
+    assert await table.state(game_id) == before
+    # ... the other player's claim does: the bot takes the seat and plays it at once.
+    claimed = await table.client.post(f"{url}/seats/{idle}/timeout", headers=bearer(tokens[other]))
+    assert claimed.status_code == 200, claimed.text
+    view = claimed.json()
+    assert view["seat"] == other and view["version"] > before[2]["version"] + 1  # the bot moved
+    assert view["seats"][idle] == {
+        "seat": idle,
+        "kind": "human",
+        "name": ["Ann", "Bob"][idle],
+        "bot": "random",
+        "replaced": True,
+        "timeout_at": None,
+    }
+    assert idle not in view["awaiting"] and view["awaiting"] == [other]
+    log = await table.log(game_id)
+    replaced = [e for e in log if e["type"] == "seat_replaced"]
+    assert [(e["seat"], e["data"]) for e in replaced] == [(idle, {"bot": "random"})]
+    assert any(e["seat"] == idle and e["n"] > replaced[0]["n"] for e in log if e["type"] not in LOBBY_EVENTS)
+
+    # The player still reads the game, but acts no more until they reclaim the seat.
+    assert (await table.client.get(f"{url}/actions", headers=bearer(tokens[idle]))).json()["actions"] == []
+    listed = (await table.client.get(f"{url}/actions", headers=bearer(tokens[other]))).json()
+    mine = {**listed["actions"][0], "seat": idle}
+    before = await table.state(game_id)
+    problem(
+        await table.client.post(f"{url}/actions", json=mine, headers=bearer(tokens[idle])),
+        409,
+        "seat-replaced",
+    )
+    problem(
+        await table.client.post(f"{url}/seats/{idle}/reclaim", headers=bearer(tokens[other])),
+        403,
+        "wrong-seat",
+    )
+    problem(await table.client.post(f"{url}/seats/{idle}/reclaim"), 401, "missing-token")
+    problem(
+        await table.client.post(f"{url}/seats/{idle}/timeout", headers=bearer(tokens[other])),
+        409,
+        "not-overdue",
+    )
+    assert await table.state(game_id) == before
+
+    reclaimed = await table.client.post(f"{url}/seats/{idle}/reclaim", headers=bearer(tokens[idle]))
+    assert reclaimed.status_code == 200, reclaimed.text
+    assert reclaimed.json()["seat"] == idle
+    assert (
+        reclaimed.json()["seats"][idle]["replaced"] is False
+        and reclaimed.json()["seats"][idle]["bot"] is None
+    )
+    assert [
+        (e["type"], e["seat"], e["data"]) for e in await table.log(game_id) if e["type"] == "seat_reclaimed"
+    ] == [("seat_reclaimed", idle, {"bot": "random"})]
+    again = (await table.client.post(f"{url}/seats/{idle}/reclaim", headers=bearer(tokens[idle]))).json()
+    assert again["version"] == reclaimed.json()["version"]  # a seat no bot plays: nothing to do
+
+    # The player decides again; when they idle once more, the other's mere read hands the
+    # seat to the bot (no claim needed), the timeout counted from when the seat was awaited.
+    await act_until_awaited(table, game_id, tokens, idle, rnd)
+    awaited_since = table.clock.now
+    table.clock.now += 29
+    assert idle in (await table.client.get(url, headers=bearer(tokens[other]))).json()["awaiting"]
+    table.clock.now = awaited_since + 30
+    seen = (await table.client.get(url, headers=bearer(tokens[other]))).json()
+    assert seen["seats"][idle]["replaced"] is True and idle not in seen["awaiting"]
+    assert [e["seat"] for e in await table.log(game_id) if e["type"] == "seat_replaced"] == [idle, idle]
+    table.replays(engine, game_id)
+
+
+# -- games of automated seats only ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("bot", ["greedy", "random"])
+async def test_a_bot_against_the_private_concern_plays_out_in_the_create_request(
+    table: Table, engine: Engine, bot: str
+) -> None:
+    """Solo, a bot seat against the Private Concern: two automated seats, the whole game played
+    before the creation answers."""
+    created = await table.create(players=1, seed=5, seats=[{"kind": "bot", "bot": bot}])
+    assert created["status"] == "finished"
+    assert [(s["seat"], s["kind"], s["bot"], s["token"]) for s in created["seats"]] == [
+        (0, "bot", bot, None),
+        (1, "private_concern", None, None),
+    ]
+    game_id = created["id"]
+    game, actions = table.replays(engine, game_id)
+    assert game.finished and created["version"] == game.version
+    assert {a["seat"] for a in actions} == {0} and len(actions) > 30  # the bot's; the Concern acts by itself
+    log = await table.log(game_id)
+    assert {e["seat"] for e in log} >= {0, 1}
+    assert log[-1]["type"] == "game_finished"
+
+    before = await table.state(game_id)  # reads change nothing: there is nothing left to play
+    view = before[2]
+    assert view["status"] == "finished" and view["awaiting"] == []
+    assert [p["name"] for p in view["players"]] == [engine.bots[bot].name or bot, "Private Concern"]
+    score = (await table.client.get(f"/v1/games/{game_id}/score")).json()
+    assert Conformance(DOCUMENT).check(score, "FinalScore", "score") == []
+    assert score["score"] == engine.view(game, None)["score"] and score["version"] == game.version
+    assert await table.state(game_id) == before
+
+
+async def test_bots_beyond_the_request_budget_go_on_at_the_next_request(
+    make_app: Any, redis_server: RedisServer, engine: Engine
+) -> None:
+    """A game of bots only that needs more moves than one request may make goes on at each
+    following request, a spectator's included, until it ends; it ends as the same game."""
+    async with open_table(make_app, redis_server, bot_moves_per_request=20) as table:
+        created = await table.create(
+            players=2, seed=9, seats=[{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
+        )
+        assert created["status"] == "active"
+        versions = [created["version"]]
+        while True:
+            view = (await table.client.get(f"/v1/games/{created['id']}")).json()
+            assert view["version"] - versions[-1] <= 20
+            versions.append(view["version"])
+            if view["status"] == "finished":
+                break
+        assert len(versions) > 5
+        limited, _ = table.replays(engine, created["id"])
+    async with open_table(make_app, redis_server) as table:
+        again = await table.create(
+            players=2, seed=9, seats=[{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
+        )
+        assert again["status"] == "finished"
+        unlimited, _ = table.replays(engine, again["id"])
+    assert engine.dumps(limited) == engine.dumps(unlimited)
+
+
+# -- bad input: a 4xx problem, and the stored game unchanged ---------------------------------
+
+
+async def test_refusals_change_nothing(table: Table) -> None:
+    def games() -> dict[bytes, bytes | None]:
+        keys = [*table.redis.client.scan_iter(match="game:*"), WAITING_KEY.encode()]
+        return {key: table.redis.client.dump(key) for key in sorted(keys)}
+
+    # An unknown bot, in a seat or as the timeout bot: no game is made, none is listed.
+    waiting = await table.create(
+        players=3, seed=1, seats=[{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]
+    )
+    stored = games()
+    for body in (
+        {"players": 2, "seats": [{"kind": "open"}, {"kind": "bot", "bot": "deep-thought"}]},
+        {"players": 1, "seats": [{"kind": "bot", "bot": "Greedy"}]},
+        {
+            "players": 2,
+            "seats": [{"kind": "human"}, {"kind": "open"}],
+            "turn_timeout": 9,
+            "timeout_bot": "nobody",
+        },
+    ):
+        refused = problem(await table.client.post("/v1/games", json=body), 422, "unknown-bot")
+        assert "greedy" in refused["detail"] and "random" in refused["detail"]  # what is installed
+    assert games() == stored
+    assert [g["id"] for g in (await table.client.get("/v1/games")).json()["games"]] == [waiting["id"]]
+
+    # A started game (seat 1 a bot, seat 2 joined): its seats cannot be left, nor be timed
+    # out without a turn timeout, nor joined; the bot's seat is not a player's.
+    created = await table.create(
+        players=3, seed=2, seats=[{"kind": "human"}, {"kind": "bot", "bot": "greedy"}, {"kind": "open"}]
+    )
+    game_id, url = created["id"], f"/v1/games/{created['id']}"
+    ann, bob = created["seats"][0]["token"], await table.join(game_id, 2, "Bob")
+    before = await table.state(game_id)
+    assert before[2]["status"] == "active"
+    problem(await table.client.post(f"{url}/seats/2/leave", headers=bearer(bob)), 409, "game-started")
+    problem(await table.client.post(f"{url}/seats/0/leave", headers=bearer(ann)), 409, "game-started")
+    problem(await table.client.post(f"{url}/seats/1/leave", headers=bearer(ann)), 403, "wrong-seat")
+    problem(await table.client.post(f"{url}/seats/1/join", json={"name": "Eve"}), 409, "seat-taken")
+    problem(await table.client.post(f"{url}/seats/0/timeout", headers=bearer(bob)), 409, "not-overdue")
+    problem(await table.client.post(f"{url}/seats/0/timeout", headers=bearer(ann)), 403, "wrong-seat")
+    problem(await table.client.post(f"{url}/seats/1/timeout", headers=bearer(bob)), 409, "not-overdue")
+    problem(await table.client.post(f"{url}/seats/3/timeout", headers=bearer(bob)), 404, "unknown-seat")
+    problem(await table.client.post(f"{url}/seats/0/reclaim", headers=bearer(bob)), 403, "wrong-seat")
+    assert await table.state(game_id) == before
+
+    # A waiting game's seats cannot be timed out; a seat is left only with its own token.
+    url = f"/v1/games/{waiting['id']}"
+    joined = await table.join(waiting["id"], 1, "Cy")
+    before = await table.state(waiting["id"])
+    problem(
+        await table.client.post(f"{url}/seats/0/timeout", headers=bearer(joined)), 409, "game-not-started"
+    )
+    problem(await table.client.post(f"{url}/seats/0/leave", headers=bearer(joined)), 403, "wrong-seat")
+    problem(await table.client.post(f"{url}/seats/2/leave", headers=bearer(joined)), 403, "wrong-seat")
+    assert await table.state(waiting["id"]) == before
