@@ -12,8 +12,16 @@ store) on free loopback ports, then measures in one run, with async keep-alive c
    The actions are legal moves computed beforehand with the engine from the same seeds,
    so the clients spend nothing on choosing them.
 
-The two throughput phases alternate for ``--rounds`` rounds, so that a slow stretch of a
-shared machine weighs on both. Prints each round's figures and ratio, the latencies, and
+3. with bot seats (``--bot``, default ``greedy``; ``none`` skips it): the same number of
+   games played in parallel, each a human seat against a bot seat set at creation
+   (``seats``), so that every action of the human is answered after the bot's moves it
+   leads to, made inside that request. Its figures: the human's requests/s and their
+   latency, and moves/s counting the bot's (the commits the server made). The human's
+   actions, and how many bot moves follow each, are computed beforehand with the
+   engine and the same bot (bots are deterministic); a few such games are cycled.
+
+The throughput phases alternate for ``--rounds`` rounds, so that a slow stretch of a
+shared machine weighs on all of them. Prints each round's figures and ratio, the latencies, and
 the median ratio of the rounds (target: actions >= 30% of health checks). Bounded: each
 phase runs ``--seconds``; the whole run takes under a minute.
 
@@ -34,7 +42,7 @@ Comparisons, in the same run, their action phases alternating with the first ser
   --no-deps --target DIR <tree>``, put first on its ``PYTHONPATH``), on its own Redis:
   this tree's throughput before/after a change.
 
-    python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64]
+    python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64] [--bot greedy|random|none]
                              [--redis-mode cluster] [--redis-wait-replicas 1] [--without-rate-limits]
                              [--baseline DIR]
 """
@@ -61,12 +69,15 @@ from pathlib import Path
 import httpx
 import redis
 
-from darkroad.core import Engine, GameConfig
+from darkroad.core import Engine, Game, GameConfig
 
 PLAYERS = 2
 SOLO_GAMES = 4
 SOLO_SECONDS = 3.0
 """The unloaded latency: one game at a time, for this long."""
+BOT_SEAT = 1
+BOT_SCRIPTS = 8
+"""Distinct games of the bot phase (each played by many clients: bots are costly to script)."""
 
 
 def free_port() -> int:
@@ -105,10 +116,18 @@ def running(command: list[str], port: int, env: dict[str, str] | None = None) ->
 
 @dataclass
 class Script:
-    """The actions of one game, computed with the engine from its seed."""
+    """The actions of one game, computed with the engine from its seed; with ``bot``, the
+    human seat's only, each with the number of the bot's moves the server makes after it."""
 
     seed: int
     actions: list[dict[str, object]] = field(default_factory=list)
+    bot: str | None = None
+    opening: int = 0
+    """Bot moves made when the game is created."""
+    bot_moves: list[int] = field(default_factory=list)
+
+    def moves(self) -> int:
+        return len(self.actions) + self.opening + sum(self.bot_moves)
 
 
 def scripts(engine: Engine, games: int, actions_needed: int) -> list[Script]:
@@ -126,6 +145,36 @@ def scripts(engine: Engine, games: int, actions_needed: int) -> list[Script]:
             script.actions.append(engine.action_to_json(action))
         out.append(script)
         seed += 1
+    return out
+
+
+def bot_scripts(engine: Engine, bot_id: str, games: int) -> list[Script]:
+    """Games of a human seat (seeded random legal actions) against ``bot_id`` in seat
+    ``BOT_SEAT``, the bot's moves made as the server makes them (``GameService._settle``:
+    whenever the bot is awaited, before anyone else's turn; a single legal action without
+    asking the bot)."""
+    bot = engine.bots[bot_id]
+
+    def settle(game: Game) -> int:
+        moved = 0
+        while not game.finished and BOT_SEAT in engine.awaiting(game):
+            legal = engine.legal_actions(game, BOT_SEAT)
+            engine.apply(game, legal[0] if len(legal) == 1 else bot.choose(engine, game, BOT_SEAT, legal))
+            moved += 1
+        return moved
+
+    out = []
+    for seed in range(games):
+        game, _ = engine.create(GameConfig(players=PLAYERS, seed=seed))
+        rnd = random.Random(seed)
+        script = Script(seed, bot=bot_id, opening=settle(game))
+        while not game.finished:
+            seat = rnd.choice(engine.awaiting(game))
+            action = rnd.choice(engine.legal_actions(game, seat))
+            engine.apply(game, action)
+            script.actions.append(engine.action_to_json(action))
+            script.bot_moves.append(settle(game))
+        out.append(script)
     return out
 
 
@@ -184,24 +233,40 @@ async def health_checks(port: int, seconds: float, concurrency: int) -> float:
     return done / elapsed
 
 
-async def actions(port: int, games: list[Script], seconds: float, parallel: int) -> tuple[float, list[float]]:
-    """Requests per second of ``POST .../actions`` and every request's latency (seconds)."""
+@dataclass
+class Played:
+    """What an action phase did: requests/s of ``POST .../actions``, their latencies (seconds),
+    moves/s (the bots' included) and how often a request's bot budget ran out."""
+
+    requests: float
+    latencies: list[float]
+    moves: float
+    unfinished: int = 0
+
+
+async def actions(port: int, games: list[Script], seconds: float, parallel: int) -> Played:
+    """Play ``games`` (``parallel`` at a time) for ``seconds``."""
     queue: asyncio.Queue[Script] = asyncio.Queue()
     for script in games:
         queue.put_nowait(script)
     latencies: list[float] = []
+    moves = unfinished = 0
     deadline = time.perf_counter() + seconds
 
     async def play(connection: Connection, script: Script) -> None:
-        body = json.dumps({"players": PLAYERS, "seed": script.seed}).encode()
+        nonlocal moves, unfinished
+        new: dict[str, object] = {"players": PLAYERS, "seed": script.seed}
+        if script.bot is not None:
+            new["seats"] = [{"kind": "human"}, {"kind": "bot", "bot": script.bot}]
         status, raw = await connection.request(
-            "POST", "/v1/games", {"Content-Type": "application/json"}, body
+            "POST", "/v1/games", {"Content-Type": "application/json"}, json.dumps(new).encode()
         )
         assert status == 201, raw
         created = json.loads(raw)
         tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
         url, version = f"/v1/games/{created['id']}/actions", created["version"]
-        for action in script.actions:
+        assert script.bot is None or version == script.opening, (version, script.opening)
+        for n, action in enumerate(script.actions):
             if time.perf_counter() >= deadline:
                 return
             headers = {
@@ -214,6 +279,20 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int)
             latencies.append(time.perf_counter() - sent)
             assert status == 200, raw
             version += 1
+            moves += 1
+            if script.bot is not None:
+                version += script.bot_moves[n]
+                answered = json.loads(raw)["version"]
+                moves += answered - (version - script.bot_moves[n])
+                if answered < version:  # the request's bot budget ran out: reads play on
+                    unfinished += 1
+                    while answered < version:
+                        auth = {"Authorization": headers["Authorization"]}
+                        status, raw = await connection.request("GET", url[: -len("/actions")], auth)
+                        assert status == 200, raw
+                        moves += json.loads(raw)["version"] - answered
+                        answered = json.loads(raw)["version"]
+                assert answered == version, (answered, version)
 
     async def worker() -> None:
         connection = await Connection.open(port)
@@ -223,7 +302,8 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int)
 
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(parallel)))
-    return len(latencies) / (time.perf_counter() - started), latencies
+    elapsed = time.perf_counter() - started
+    return Played(len(latencies) / elapsed, latencies, moves / elapsed, unfinished)
 
 
 def _percentiles(latencies: list[float]) -> str:
@@ -242,7 +322,13 @@ class Server:
 
 
 async def measure(
-    servers: list[Server], games: list[Script], seconds: float, concurrency: int, parallel: int, rounds: int
+    servers: list[Server],
+    games: list[Script],
+    seconds: float,
+    concurrency: int,
+    parallel: int,
+    rounds: int,
+    bot_games: list[Script],
 ) -> None:
     main = servers[0]
     for server in servers:
@@ -252,38 +338,61 @@ async def measure(
     await health_checks(main.port, 1.0, concurrency)  # warm-up
     alone = {}
     for server in servers:
-        _, alone[server.name] = await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1)
+        alone[server.name] = (await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1)).latencies
+    # The action phases: each server's, and the main server's with bot seats.
+    phases = [server.name for server in servers] + (["bots"] if bot_games else [])
     results = []
     for n in range(rounds):
         # The phases alternate, so that a slower stretch of a shared machine weighs on all of
-        # them; the servers' order turns every round. Every round creates new games from the
-        # same scripts.
+        # them; their order turns every round. Every round creates new games from the same
+        # scripts.
         health = await health_checks(main.port, seconds, concurrency)
-        loaded = {}
-        for server in servers[n % len(servers) :] + servers[: n % len(servers)]:
-            loaded[server.name] = await actions(server.port, games[SOLO_GAMES:], seconds, parallel)
+        loaded: dict[str, Played] = {}
+        for phase in phases[n % len(phases) :] + phases[: n % len(phases)]:
+            if phase == "bots":
+                loaded[phase] = await actions(main.port, bot_games, seconds, parallel)
+            else:
+                port = next(server.port for server in servers if server.name == phase)
+                loaded[phase] = await actions(port, games[SOLO_GAMES:], seconds, parallel)
         results.append((health, loaded))
     for n, (health, loaded) in enumerate(results, 1):
-        throughput = loaded[main.name][0]
+        throughput = loaded[main.name].requests
         line = (
             f"round {n}: GET /healthz {health:8.0f} req/s ({concurrency} connections)   "
             f"POST /v1/games/{{id}}/actions {throughput:6.0f} req/s ({parallel} games in parallel)   "
             f"ratio {throughput / health:4.0%}"
         )
         for server in servers[1:]:
-            line += f"   {server.name} {loaded[server.name][0]:6.0f} req/s"
+            line += f"   {server.name} {loaded[server.name].requests:6.0f} req/s"
+        if bot_games:
+            bots = loaded["bots"]
+            line += f"   with a bot seat: {bots.requests:6.0f} req/s, {bots.moves:6.0f} moves/s"
         print(line)
     for server in servers:
-        latencies = [latency for _, loaded in results for latency in loaded[server.name][1]]
+        latencies = [latency for _, loaded in results for latency in loaded[server.name].latencies]
         label = "" if len(servers) == 1 else f" ({server.name})"
         print(f"latency, {parallel} games{label}:   {_percentiles(latencies)}   (mostly queueing: {parallel} in flight)")
         print(f"latency, 1 game alone{label}:  {_percentiles(alone[server.name])}")
-    ratio = statistics.median(loaded[main.name][0] / health for health, loaded in results)
+    if bot_games:
+        latencies = [latency for _, loaded in results for latency in loaded["bots"].latencies]
+        bot = bot_games[0].bot
+        print(f"latency, {parallel} games with a {bot} bot seat:   {_percentiles(latencies)}   (the bot's moves included)")
+    ratio = statistics.median(loaded[main.name].requests / health for health, loaded in results)
     verdict = "met" if ratio >= 0.3 else "NOT met"
     print(f"actions / health checks, median of {rounds} rounds: {ratio:.0%}   (target >= 30%: {verdict})")
     for server in servers[1:]:
-        versus = statistics.median(loaded[server.name][0] / loaded[main.name][0] for _, loaded in results)
+        versus = statistics.median(loaded[server.name].requests / loaded[main.name].requests for _, loaded in results)
         print(f"actions/s {server.name} / {main.name}, median of {rounds} rounds: {versus:.2f}")
+    if bot_games:
+        moves = statistics.median(loaded["bots"].moves / loaded[main.name].requests for _, loaded in results)
+        requests = statistics.median(loaded["bots"].requests / loaded[main.name].requests for _, loaded in results)
+        per_request = sum(loaded["bots"].moves / loaded["bots"].requests for _, loaded in results) / rounds - 1
+        unfinished = sum(loaded["bots"].unfinished for _, loaded in results)
+        print(
+            f"with a {bot_games[0].bot} bot seat / without, median of {rounds} rounds: moves/s {moves:.2f}, "
+            f"human requests/s {requests:.2f}   ({per_request:.2f} bot moves per request; "
+            f"{unfinished} request(s) ran out of bot budget)"
+        )
     if main.redis_port is not None:
         redis_time(main)
 
@@ -338,6 +447,9 @@ def main() -> None:
         "--without-rate-limits", action="store_true", help="also a server of this tree with rate limits off"
     )
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
+    parser.add_argument(
+        "--bot", default="greedy", help="the bot of the phase with a bot seat (an installed bot's id; none: no such phase)"
+    )
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
@@ -348,6 +460,16 @@ def main() -> None:
     # Enough actions for a fast server: 6000 actions/s for a whole phase.
     games = scripts(engine, args.games + SOLO_GAMES, int(6000 * args.seconds))
     print(f"{len(games)} scripted {PLAYERS}-player games, {sum(len(s.actions) for s in games)} actions")
+    bot_games: list[Script] = []
+    if args.bot != "none":
+        if args.bot not in engine.bots:
+            sys.exit(f"no bot {args.bot!r}; installed: {', '.join(sorted(engine.bots))}")
+        distinct = bot_scripts(engine, args.bot, BOT_SCRIPTS)
+        # Enough for a fast server (3000 moves/s for a whole phase), the few games cycled.
+        while sum(s.moves() for s in bot_games) < 3000 * args.seconds or len(bot_games) < args.games:
+            bot_games += distinct
+        print(f"{len(distinct)} scripted games of a human against the {args.bot!r} bot, "
+              f"{sum(s.moves() for s in distinct)} moves ({sum(len(s.actions) for s in distinct)} the human's)")
 
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         servers = []
@@ -388,7 +510,7 @@ def main() -> None:
             api = api_server(api_port, "--redis-mode", "cluster", "--redis-url", cluster.url)
             stack.enter_context(running(api, api_port))
             servers.append(Server(f"cluster (3 primaries, {args.cluster_replicas} replicas each)", api_port))
-        asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds))
+        asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds, bot_games))
 
 
 if __name__ == "__main__":
