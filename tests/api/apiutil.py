@@ -118,6 +118,18 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+PROBLEM = "application/problem+json"
+
+
+def problem(response: httpx.Response, status: int, kind: str) -> dict[str, Any]:
+    """Assert ``response`` is a ``status`` problem of type ``kind``; its body."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    body: dict[str, Any] = response.json()
+    assert body["type"] == kind, body
+    return body
+
+
 class NewGame:
     """A game created over HTTP: its id and each seat's token."""
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, bearer, read_log, serve
+from apiutil import ApiServer, RedisServer, bearer, problem, read_log, serve
 from conformance import Conformance
 from litestar import Litestar
 
@@ -24,15 +24,6 @@ from darkroad.api.redis_store import WAITING_KEY, game_key
 from darkroad.api.settings import Settings
 
 DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
-PROBLEM = "application/problem+json"
-
-
-def problem(response: httpx.Response, status: int, kind: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    body: dict[str, Any] = response.json()
-    assert body["type"] == kind, body
-    return body
 
 
 async def create(client: httpx.AsyncClient, **body: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import RedisServer, bearer, serve
+from apiutil import RedisServer, bearer, problem, serve
 from conformance import Conformance
 from litestar import Litestar
 
@@ -30,7 +30,6 @@ from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
 DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
-PROBLEM = "application/problem+json"
 LOBBY_EVENTS = set(lobbies.EVENTS)
 
 
@@ -101,14 +100,6 @@ class Table:
         game = lobbies.replay(engine, config, [json.loads(raw) for raw in actions])
         assert engine.dumps(game) == stored
         return game, [json.loads(raw) for raw in actions]
-
-
-def problem(response: httpx.Response, status: int, kind: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    body: dict[str, Any] = response.json()
-    assert body["type"] == kind, body
-    return body
 
 
 @asynccontextmanager
