@@ -18,6 +18,11 @@ export type Component = Schemas["Component"];
 export type NewGame = Schemas["NewGame"];
 export type CreatedGame = Schemas["CreatedGame"];
 export type ScoreLine = Schemas["ScoreLine"];
+export type NewSeat = Schemas["NewSeat"];
+export type SeatView = Schemas["SeatView"];
+export type BotInfo = Schemas["BotInfo"];
+export type WaitingGame = Schemas["WaitingGame"];
+export type JoinedSeat = Schemas["JoinedSeat"];
 export type Problem = Schemas["ProblemDetails"];
 export type Api = Client<paths>;
 

@@ -1,7 +1,12 @@
-// GET /play: set up a game (seats, buildings, variants), create it, hand out one link per seat.
-import { api, ApiError, asProblem, type Catalog, type CreatedGame, type NewGame } from "./api";
+// GET /play: join a listed game waiting for players, or set up a game (seats: a player with a
+// link, an open seat anyone may join, or a bot; buildings, variants), create it, and hand out one
+// link per seat.
+import { api, ApiError, asProblem, type Catalog, type CreatedGame, type NewGame, type NewSeat } from "./api";
 import { fill, h, type Child } from "./dom";
+import { joinLink, seatLink, waitingGames } from "./lobby";
 import { Names } from "./names";
+
+const MAX_SEATS = 4;
 
 export async function setupPage(root: HTMLElement): Promise<void> {
   document.title = "darkroad: set up a game";
@@ -17,8 +22,23 @@ export async function setupPage(root: HTMLElement): Promise<void> {
     const data = new FormData(form);
     const chooser = form.querySelector<HTMLElement>("#choose-buildings");
     if (chooser) chooser.hidden = data.get("buildings") !== "choose";
+    const players = Number(data.get("players"));
     const concern = form.querySelector<HTMLInputElement>("#private_concern-yes");
-    if (concern) concern.disabled = Number(data.get("players")) < 3;
+    if (concern) concern.disabled = players < 3;
+    // One row per seat the Private Concern does not take; a name for a player's seat, a bot's choice for a bot's.
+    const seats = seatCount(players, data.get("private_concern") !== null);
+    let open = false;
+    for (let seat = 0; seat < MAX_SEATS; seat++) {
+      const row = form.querySelector<HTMLElement>(`.seat-row[data-seat="${seat}"]`);
+      if (!row) continue;
+      row.hidden = seat >= seats;
+      const kind = data.get(`seat-${seat}-kind`);
+      open ||= seat < seats && kind === "open";
+      row.querySelector<HTMLElement>(".seat-name")?.toggleAttribute("hidden", kind !== "human");
+      row.querySelector<HTMLElement>(".seat-bot")?.toggleAttribute("hidden", kind !== "bot");
+    }
+    const listed = form.querySelector<HTMLInputElement>("#listed-yes");
+    if (listed) listed.disabled = !open;
   };
   form.addEventListener("change", sync);
   sync();
@@ -37,7 +57,7 @@ export async function setupPage(root: HTMLElement): Promise<void> {
     submit?.setAttribute("disabled", "");
     void create(body)
       .then((created) => {
-        showLinks(links, created);
+        showLinks(links, created, names);
         links.hidden = false;
         links.querySelector<HTMLElement>("h2")?.focus();
       })
@@ -52,7 +72,8 @@ export async function setupPage(root: HTMLElement): Promise<void> {
     h("header", { class: "top" },
       h("h1", null, "darkroad"),
       h("p", null, "Merchants of the Dark Road, played through the darkroad API: set up a game, then hand each player their link.")),
-    h("div", { class: "setup" }, form, message, links),
+    h("div", { class: "setup" }, waitingGames(names),
+      h("h2", { class: "setup-title" }, "Set up a game"), form, message, links),
     h("footer", null, h("a", { href: "/docs" }, "API reference"), " · ", h("a", { href: "/" }, "darkroad")),
   );
   root.dataset.state = "ready";
@@ -73,6 +94,29 @@ function checkbox(name: string, value: string, label: Child, hint?: string, chec
     h("label", { for: id }, label, hint ? h("small", null, ` ${hint}`) : null));
 }
 
+/** The seats of ``players`` that are not the Private Concern's. */
+function seatCount(players: number, privateConcern: boolean): number {
+  return players === 1 ? 1 : privateConcern && players >= 3 ? players - 1 : players;
+}
+
+function seatRow(seat: number, catalog: Catalog): HTMLElement {
+  const id = (part: string) => `seat-${seat}-${part}`;
+  const bots = catalog.bots;
+  return h("div", { class: "seat-row", "data-seat": seat },
+    h("label", { for: id("kind"), class: "seat-label" }, `Seat ${seat + 1}`),
+    h("select", { id: id("kind"), name: id("kind") },
+      h("option", { value: "human", selected: true }, "a player with a link"),
+      h("option", { value: "open" }, "open: anyone may join"),
+      bots.length ? h("option", { value: "bot" }, "a bot") : null),
+    h("span", { class: "seat-name" },
+      h("label", { for: id("name") }, "name "),
+      h("input", { id: id("name"), name: id("name"), type: "text", maxlength: 32, placeholder: `Player ${seat + 1}`, class: "name" })),
+    h("span", { class: "seat-bot" },
+      h("label", { for: id("bot") }, "bot "),
+      h("select", { id: id("bot"), name: id("bot") },
+        bots.map((bot, i) => h("option", { value: bot.id, selected: i === 0, title: bot.text }, bot.name)))));
+}
+
 function setupForm(catalog: Catalog, names: Names): HTMLFormElement {
   const buildings = catalog.components.building;
   const firstGame = buildings.filter((b) => b.data.first_game).map((b) => b.name);
@@ -91,6 +135,13 @@ function setupForm(catalog: Catalog, names: Names): HTMLFormElement {
       radio("players", "3", "3"),
       radio("players", "4", "4"),
       checkbox("private_concern", "yes", "The Private Concern takes the last seat", "(3 or 4 players: it plays itself)")),
+    h("fieldset", { class: "seats" },
+      h("legend", null, "Seats"),
+      Array.from({ length: MAX_SEATS }, (_, seat) => seatRow(seat, catalog)),
+      checkbox("listed", "yes", "List the game under \u201cJoin a game\u201d while a seat is open", "(else only those you give the join link find it)", true),
+      h("div", { class: "choice" },
+        h("label", { for: "turn_timeout" }, "Seconds a player may take to decide before another may hand the seat to a bot "),
+        h("input", { id: "turn_timeout", name: "turn_timeout", type: "number", min: 1, max: 2592000, inputmode: "numeric", placeholder: "no limit" }))),
     h("fieldset", null,
       h("legend", null, "Buildings"),
       radio("buildings", "first", "The first game's", true, firstGame.join(", ")),
@@ -120,6 +171,19 @@ function readForm(form: HTMLFormElement): NewGame {
   const players = Number(data.get("players") ?? 2);
   const body: NewGame = { players };
   if (data.get("private_concern") && players >= 3) body.private_concern = true;
+  const seats: NewSeat[] = [];
+  for (let seat = 0; seat < seatCount(players, body.private_concern === true); seat++) {
+    const kind = String(data.get(`seat-${seat}-kind`) ?? "human");
+    const name = String(data.get(`seat-${seat}-name`) ?? "").trim();
+    // The committed document enumerates the base installation's bots; the choices come from this server's catalogue.
+    if (kind === "bot") seats.push({ kind: "bot", bot: String(data.get(`seat-${seat}-bot`)) as "greedy" });
+    else if (kind === "open") seats.push({ kind: "open" });
+    else seats.push(name ? { kind: "human", name } : { kind: "human" });
+  }
+  body.seats = seats;
+  if (seats.some((seat) => seat.kind === "open")) body.listed = data.get("listed") !== null;
+  const timeout = String(data.get("turn_timeout") ?? "").trim();
+  if (timeout !== "") body.turn_timeout = Number(timeout);
   const buildings = data.get("buildings");
   if (buildings === "random") body.random_buildings = true;
   if (buildings === "choose") {
@@ -143,24 +207,27 @@ async function create(body: NewGame): Promise<CreatedGame> {
   return data;
 }
 
-function seatLink(game: string, seat: number, token: string): string {
-  const fragment = new URLSearchParams({ seat: String(seat), token });
-  return `${window.location.origin}/play/${game}#${fragment.toString()}`;
-}
-
-function showLinks(section: HTMLElement, created: CreatedGame): void {
+function showLinks(section: HTMLElement, created: CreatedGame, names: Names): void {
   const spectator = `${window.location.origin}/play/${created.id}`;
   fill(section,
     h("h2", { tabindex: -1 }, "The game is ready"),
     h("p", null, "Hand each player their own link: it carries the seat's secret token (after the #, so it never reaches the server's logs). This page will not show the tokens again."),
+    created.status === "waiting"
+      ? h("p", null, "The game starts when every open seat is joined: give the join link to whoever you like (anyone holding it may take the seat).")
+      : null,
     h("ul", { class: "seat-links" },
       created.seats.map((seat) =>
-        h("li", { "data-seat": seat.seat },
-          h("strong", null, `Player ${seat.seat + 1}`),
+        h("li", { "data-seat": seat.seat, "data-kind": seat.kind },
+          h("strong", null, seat.name ?? `Player ${seat.seat + 1}`),
           seat.token
             ? [": ", h("a", { href: seatLink(created.id, seat.seat, seat.token), class: "seat-link", target: "_blank", rel: "noopener" }, "open the table as this seat"),
                " ", copyButton(seatLink(created.id, seat.seat, seat.token))]
-            : ": the Private Concern plays itself.")),
+            : seat.kind === "open"
+              ? [": open, ", h("a", { href: joinLink(created.id, seat.seat), class: "join-link", target: "_blank", rel: "noopener" }, "the link to join it"),
+                 " ", copyButton(joinLink(created.id, seat.seat))]
+              : seat.kind === "bot"
+                ? `: the bot ${names.bot(seat.bot ?? "")} plays it.`
+                : ": the Private Concern plays itself.")),
       h("li", null, h("strong", null, "Spectators"), ": ",
         h("a", { href: spectator, class: "spectator-link" }, spectator), " ", copyButton(spectator))));
 }

@@ -2,14 +2,18 @@
 // (#seat=N&token=T); without one the page is a spectator's. The page follows the game's event
 // stream (no polling): each batch of events reloads the view (If-None-Match) and the seat's legal
 // actions, and the event log grows from the same stream. A click submits the action with
-// If-Match and an Idempotency-Key.
+// If-Match and an Idempotency-Key. A game waiting for players shows its seats (and, to a visitor
+// without a token, a join form per open seat) until the stream says every seat is taken; a seat
+// awaited past the game's turn timeout may be handed to a bot by another player, and a player
+// whose seat a bot plays may take it back.
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import {
   api, ApiError, asProblem, idempotencyKey, sleep,
-  type Action, type Api, type GameEvent, type GameView,
+  type Action, type Api, type GameEvent, type GameView, type SeatView,
 } from "./api";
 import { fill, h } from "./dom";
 import { describe } from "./events";
+import { joinForm, seatWords } from "./lobby";
 import { Names } from "./names";
 import { pawn, renderPanels, renderPlayers, renderRingway, renderScore, type Seats } from "./render";
 
@@ -39,6 +43,14 @@ function refusal(error: ApiError): string {
       return "That action is no longer possible: the table is refreshed, choose again.";
     case "game-finished":
       return "The game is over.";
+    case "game-not-started":
+      return "The game waits for players: nobody may act before every seat is taken.";
+    case "seat-replaced":
+      return "A bot plays your seat since you took too long: take it back first.";
+    case "not-overdue":
+      return `Not yet: ${error.problem?.detail ?? error.message}`;
+    case "game-started":
+      return "The game has started: seats can no longer be left.";
     default:
       return `The server refused the action: ${error.message}`;
   }
@@ -61,9 +73,14 @@ export class Table implements Seats {
   /** The decision had the focus when the seat acted: give it to the next decision. */
   private refocus = false;
   private readonly labels = new Map<string, string>();
+  /** The join forms of a waiting game's open seats, kept across renders (a name half typed stays). */
+  private readonly joinForms = new Map<number, HTMLFormElement>();
+  /** Re-draws the seats when the next seat's turn timeout runs out. */
+  private timer: number | undefined;
   private readonly logList = h("ol", { class: "log", reversed: true, "aria-label": "Events, newest first" });
   private readonly parts = {
     header: h("header", { class: "top" }),
+    seats: h("section", { id: "seats", "aria-labelledby": "seats-title" }),
     score: h("div", { class: "score-slot" }),
     decision: h("section", { id: "decision", "aria-labelledby": "decision-title" }),
     ringway: h("div", { class: "ringway-slot" }),
@@ -77,6 +94,8 @@ export class Table implements Seats {
     readonly names: Names,
     readonly me: number | null,
     token: string | undefined,
+    /** The open seat the visitor came to join (a join link: #join=N). */
+    readonly joining: number | null = null,
   ) {
     this.client = api(token);
     fill(root,
@@ -85,15 +104,19 @@ export class Table implements Seats {
         this.parts.score,
         h("div", { class: "side" },
           this.parts.decision,
+          this.parts.seats,
           h("section", { id: "events", "aria-labelledby": "events-title" }, h("h2", { id: "events-title" }, "What happened"), this.logList)),
         this.parts.ringway,
         this.parts.players,
         this.parts.board));
   }
 
+  /** A seat's player by name ("Ann", "Greedy (bot)", "Player 2"), "(you)" for the viewer's. */
   name(seat: number): string {
     if (this.view && this.view.config.private_concern === seat) return "the Private Concern";
-    return `Player ${seat + 1}${seat === this.me ? " (you)" : ""}`;
+    const record = this.view?.seats[seat];
+    const name = record ? seatWords(record, this.names) : `Player ${seat + 1}`;
+    return `${record?.kind === "open" ? `Seat ${seat + 1} (open)` : name}${seat === this.me ? " (you)" : ""}`;
   }
 
   /** Load the view and the legal actions again (once more if asked while loading). */
@@ -133,7 +156,7 @@ export class Table implements Seats {
     if (data) this.view = data;
     else if (response.status !== 304) throw new ApiError(response.status, asProblem(error));
     const view = this.view;
-    if (!view || this.me === null || this.actionsVersion === view.version) return;
+    if (!view || this.me === null || view.status === "waiting" || this.actionsVersion === view.version) return;
     const listed = await this.client.GET("/v1/games/{game_id}/actions", { params: { path: { game_id: this.gameId } } });
     if (!listed.data) throw new ApiError(listed.response.status, asProblem(listed.error));
     this.actions = listed.data.actions;
@@ -217,9 +240,11 @@ export class Table implements Seats {
     if (key === this.rendered) return;
     this.rendered = key;
     const focused = this.refocus || this.parts.decision.contains(document.activeElement);
-    document.title = `darkroad: round ${view.round}, ${view.status === "finished" ? "game over" : this.waitingFor(view)}`;
+    document.title = view.status === "waiting" ? "darkroad: waiting for players"
+      : `darkroad: round ${view.round}, ${view.status === "finished" ? "game over" : this.waitingFor(view)}`;
     this.renderHeader();
     this.renderDecision(view);
+    this.renderSeats(view);
     fill(this.parts.score, renderScore(view, this));
     fill(this.parts.ringway, renderRingway(view, this.names, this));
     fill(this.parts.players, renderPlayers(view, this.names, this));
@@ -245,7 +270,7 @@ export class Table implements Seats {
         view ? h("span", null, view.round ? `Round ${view.round} of 13` : "Setup") : null,
         view ? h("span", null, `Phase: ${view.phase.replace(/_/g, " ")}`) : null,
         view && view.status === "active" ? h("span", null, "Turn: ", pawn(view.active_seat, this), " ", this.name(view.active_seat)) : null,
-        h("span", null, this.me === null ? "You are watching" : ["You are ", pawn(this.me, this), ` Player ${this.me + 1}`])),
+        h("span", null, this.me === null ? "You are watching" : ["You are ", pawn(this.me, this), " ", this.name(this.me).replace(/ \(you\)$/, "")])),
       h("p", { class: `link ${this.link}`, role: "status" }, "● ", LINK_WORDS[this.link]));
   }
 
@@ -254,7 +279,17 @@ export class Table implements Seats {
     const mine = this.me !== null && view.awaiting.includes(this.me);
     const ready = this.actionsVersion === view.version;
     let title: string;
+    if (view.status === "waiting") {
+      const open = view.seats.filter((s) => s.kind === "open").length;
+      fill(this.parts.decision,
+        h("h2", { id: "decision-title", tabindex: -1 }, "Waiting for players"),
+        h("p", { class: "prompt" }, `The game begins when every seat is taken: ${open} ${open === 1 ? "seat is" : "seats are"} open.`),
+        h("p", { class: "message", role: "alert" }, this.trouble || this.message),
+        this.me === null ? h("p", { class: "muted" }, "To play, join an open seat under a name (below).") : null);
+      return;
+    }
     if (view.status === "finished") title = "The game is over";
+    else if (mine && view.seats[this.me ?? 0]?.replaced) title = "A bot plays your seat";
     else if (mine) title = "Your decision";
     else title = `Waiting for ${view.awaiting.map((s) => this.name(s)).join(" and ") || "the game"}`;
     const actions = mine && ready ? this.actions : [];
@@ -274,6 +309,106 @@ export class Table implements Seats {
         : null,
       mine && !ready ? h("p", { class: "muted" }, "Loading your actions…") : null,
       this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null);
+  }
+
+  /** Who sits where; the waiting room's join forms; "hand to a bot" for a seat awaited past the
+   * turn timeout (another player's page), "take it back" for the viewer's seat a bot plays. */
+  renderSeats(view: GameView): void {
+    window.clearTimeout(this.timer);
+    const now = Date.now();
+    let next = Infinity;
+    const waiting = view.status === "waiting";
+    const item = (seat: SeatView) => {
+      const due = seat.timeout_at === null ? NaN : Date.parse(seat.timeout_at);
+      const others = this.me !== null && seat.seat !== this.me && view.status === "active" && !seat.replaced;
+      let controls = null;
+      if (seat.kind === "open" && waiting && this.me === null) {
+        let form = this.joinForms.get(seat.seat);
+        if (!form) {
+          form = joinForm(this.gameId, seat.seat, (why) => {
+            this.message = why;
+            this.rendered = "";
+            this.refresh();
+          });
+          this.joinForms.set(seat.seat, form);
+        }
+        controls = form;
+      } else if (seat.seat === this.me && waiting) {
+        controls = h("button", { type: "button", class: "leave", onclick: () => void this.leave() }, "Leave the seat");
+      } else if (seat.seat === this.me && seat.replaced && view.status === "active") {
+        controls = h("button", { type: "button", class: "primary reclaim", onclick: () => void this.seatCall("reclaim", seat.seat) },
+          "Take your seat back");
+      } else if (others && !Number.isNaN(due)) {
+        if (due <= now) {
+          controls = h("button", { type: "button", class: "claim-timeout", onclick: () => void this.seatCall("timeout", seat.seat) },
+            `${seatWords(seat, this.names)} took too long: hand the seat to a bot`);
+        } else {
+          next = Math.min(next, due);
+          controls = h("span", { class: "muted" }, ` may be handed to a bot from ${new Date(due).toLocaleTimeString()}`);
+        }
+      }
+      return h("li", { "data-seat": seat.seat, "data-kind": seat.kind, class: seat.replaced ? "replaced" : "" },
+        pawn(seat.seat, this), " ", this.name(seat.seat),
+        seat.replaced ? h("span", { class: "badge" }, `the bot ${this.names.bot(seat.bot ?? "")} plays for them`) : null,
+        view.awaiting.includes(seat.seat) && view.status === "active" ? h("span", { class: "badge awaited" }, "deciding") : null,
+        controls ? [" ", controls] : null);
+    };
+    // A name half typed keeps its form, and its focus, when someone else joins meanwhile.
+    const typing = this.parts.seats.contains(document.activeElement) ? document.activeElement as HTMLElement : null;
+    fill(this.parts.seats,
+      h("h2", { id: "seats-title" }, waiting ? "Seats" : "Players"),
+      h("ul", { class: "plain seat-list" }, view.seats.map(item)),
+      view.turn_timeout ? h("p", { class: "muted" }, `Each decision may take ${view.turn_timeout} s; then another player may hand the seat to a bot.`) : null);
+    if (typing?.isConnected) typing.focus();
+    else if (this.joining !== null && waiting && this.me === null && !this.parts.seats.contains(document.activeElement)) {
+      this.joinForms.get(this.joining)?.querySelector("input")?.focus();
+    }
+    if (Number.isFinite(next)) this.timer = window.setTimeout(() => this.renderSeats(view), Math.min(next - now + 250, 2 ** 31 - 1));
+  }
+
+  /** ``timeout`` (hand ``seat`` to a bot) or ``reclaim`` (take the viewer's seat back). */
+  async seatCall(what: "timeout" | "reclaim", seat: number): Promise<void> {
+    if (this.acting) return;
+    this.acting = true;
+    this.message = "";
+    this.parts.seats.querySelectorAll("button").forEach((b) => b.setAttribute("disabled", ""));
+    this.settle();
+    try {
+      const path = what === "timeout" ? "/v1/games/{game_id}/seats/{seat}/timeout" : "/v1/games/{game_id}/seats/{seat}/reclaim";
+      const { data, error, response } = await this.client.POST(path, { params: { path: { game_id: this.gameId, seat } } });
+      if (data) this.view = data;
+      else {
+        const problem = new ApiError(response.status, asProblem(error));
+        this.message = response.status === 409 ? refusal(problem) : `The server refused: ${problem.message}`;
+      }
+    } catch (error) {
+      this.message = `The request may not have reached the server (${error instanceof Error ? error.message : error}): the table is refreshed.`;
+    } finally {
+      this.acting = false;
+      this.actionsVersion = -1;
+      this.rendered = "";
+      this.refresh();
+    }
+  }
+
+  /** Give the viewer's seat up while the game waits for players: the page becomes a spectator's. */
+  async leave(): Promise<void> {
+    if (this.acting || this.me === null) return;
+    this.acting = true;
+    this.settle();
+    const { error, response } = await this.client.POST("/v1/games/{game_id}/seats/{seat}/leave", {
+      params: { path: { game_id: this.gameId, seat: this.me } },
+    }).catch((lost: unknown) => ({ error: lost, response: null }));
+    this.acting = false;
+    if (response?.status === 204) {
+      window.location.assign(`${window.location.origin}/play/${this.gameId}`);
+      return;
+    }
+    this.message = response === null ? `The request may not have reached the server: ${String(error)}`
+      : response.status === 409 ? refusal(new ApiError(response.status, asProblem(error)))
+      : `The server refused: ${new ApiError(response.status, asProblem(error)).message}`;
+    this.rendered = "";
+    this.refresh();
   }
 
   /** Add events to the log (newest first), once each. */
@@ -352,19 +487,22 @@ export class Table implements Seats {
   }
 }
 
-/** The seat and token of a seat's link (#seat=N&token=T); none: a spectator. */
-export function seatOf(hash: string): { seat: number | null; token: string | undefined } {
+/** The seat and token of a seat's link (#seat=N&token=T); none: a spectator, who may have come
+ * to join seat ``join`` (a join link, #join=N). */
+export function seatOf(hash: string): { seat: number | null; token: string | undefined; join: number | null } {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const token = params.get("token") ?? undefined;
   const seat = Number(params.get("seat"));
-  return token && Number.isInteger(seat) && seat >= 0 && seat <= 3 ? { seat, token } : { seat: null, token: undefined };
+  const join = params.get("join") === null ? NaN : Number(params.get("join"));
+  if (token && Number.isInteger(seat) && seat >= 0 && seat <= 3) return { seat, token, join: null };
+  return { seat: null, token: undefined, join: Number.isInteger(join) && join >= 0 && join <= 3 ? join : null };
 }
 
 export async function tablePage(root: HTMLElement, gameId: string): Promise<void> {
   const { data: catalog, error, response } = await api().GET("/v1/catalog");
   if (!catalog) throw new ApiError(response.status, asProblem(error));
-  const { seat, token } = seatOf(window.location.hash);
-  const table = new Table(root, gameId, new Names(catalog), seat, token);
+  const { seat, token, join } = seatOf(window.location.hash);
+  const table = new Table(root, gameId, new Names(catalog), seat, token, join);
   table.render();
   table.refresh();
   // Another seat's link pasted into this tab: become that seat.
