@@ -1,15 +1,18 @@
 """``/play`` in a real browser: Debian's Chromium driven by Playwright, every other host cut off.
 
-* **Play**: a 2-player game set up on the page, both seats' links opened (each in a browser
+* **Play**: a 2-player game set up on the page with one seat open, its creator's link opened
+  and the open seat joined by name from the list of waiting games (each player in a browser
   context of its own, as two players would), and played to the final score by clicking the
   rendered buttons, a seeded random choice each time.
+* **Bots and timeouts**: a game with a bot seat played to the end by one human's clicks; a seat
+  awaited past the turn timeout handed to a bot from the other player's page and taken back.
 * **Spectate**: a spectator's page follows the game live, without polling, and resumes after
   its connection drops (the server restarts) with no event missed or repeated.
 * **Secrets**: a seat's page never shows another seat's deeds.
 * **Fan plugin**: a game with the example fan pack's building shows it by its catalogue name
   and text, and the table can be played with the keyboard alone.
 
-Screenshots of the play test (start, mid-game, end, a phone) go to a temporary directory, or
+Screenshots of the play test (joining, start, mid-game, end, a phone) go to a temporary directory, or
 to ``$DARKROAD_SCREENSHOTS`` when set: ``scripts/screenshots`` refreshes ``docs/images/``.
 The tests wait for the table's settled state (``#app[data-state=ready][data-version=N]``),
 never for a fixed time.
@@ -17,10 +20,12 @@ never for a fixed time.
 
 from __future__ import annotations
 
+import datetime
 import os
 import random
 import re
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -190,6 +195,8 @@ def shows(page: Any, component: dict[str, Any]) -> bool:
 
 
 def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshots: Path) -> None:
+    """Ann sets up a game on the page with seat 2 open, Bob joins it from the waiting list (Cy,
+    too late, is told the seat is taken), and both play it by clicks to the final score."""
     setup = pages.open(f"{server.url}/play")
     setup.wait_for_selector("#app[data-state=ready]")
     assert setup.is_checked("#players-2")
@@ -197,28 +204,170 @@ def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshot
     setup.set_viewport_size(PHONE)
     assert setup.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     setup.set_viewport_size(WIDE)
+    assert setup.is_visible("#seat-1-kind") and not setup.is_visible("#seat-2-kind")
+    assert setup.is_disabled("#listed-yes")  # nothing to list while every seat is dealt
+    setup.fill("#seat-0-name", "Ann")
+    setup.select_option("#seat-1-kind", "open")
+    assert not setup.is_visible("#seat-1-name") and setup.is_enabled("#listed-yes")
     setup.fill("#seed", str(SEED))
     setup.click("text=Create the game")
     setup.wait_for_selector(".seat-link")
-    links = [str(a.get_attribute("href")) for a in setup.query_selector_all(".seat-link")]
+    assert setup.locator(".seat-link").count() == 1
+    join_link = str(setup.get_attribute('[data-seat="1"] .join-link', "href"))
+    link = str(setup.get_attribute('[data-seat="0"] .seat-link', "href"))
     spectator_link = str(setup.get_attribute(".spectator-link", "href"))
-    assert len(links) == 2 and [link.split("#")[1].split("&")[0] for link in links] == ["seat=0", "seat=1"]
     game = spectator_link.rsplit("/", 1)[1]
-    assert all(link.startswith(f"{spectator_link}#seat=") for link in links)
+    assert link.startswith(f"{spectator_link}#seat=0&token=") and join_link == f"{spectator_link}#join=1"
+    assert "Ann" in setup.inner_text('.seat-links [data-seat="0"]')
 
-    seats = [pages.open(link) for link in links]
+    # Ann waits at the table; Bob and Cy see the game in the list of /play.
+    ann = pages.open(link)
+    ann.wait_for_selector('#app[data-state=ready] #seats li[data-seat="1"][data-kind="open"]', timeout=SETTLE)
+    assert "Waiting for players" in ann.inner_text("#decision") and ann.locator("#decision button").count() == 0
+    bob, cy = (pages.open(f"{server.url}/play") for _ in range(2))
+    listed = f'#waiting[data-state=ready] .waiting-game[data-game="{game}"]'
+    for page in (bob, cy):
+        page.wait_for_selector(listed, timeout=SETTLE)
+    assert "1: Ann" in bob.inner_text(listed) and "2: open" in bob.inner_text(listed)
+    bob.screenshot(path=str(screenshots / "play-lobby.png"))
+    bob.click(f'{listed} button.join-seat[data-seat="1"]')
+    bob.fill(f'{listed} form.join input', "Bob")
+    bob.click(f'{listed} form.join button[type=submit]')
+    bob.wait_for_url(re.compile(rf"/play/{game}#seat=1&token="), timeout=SETTLE)
+    # Cy's list is older than Bob's join: the seat is taken, said in words, and the list refreshed.
+    cy.click(f'{listed} button.join-seat[data-seat="1"]')
+    cy.fill(f'{listed} form.join input', "Cy")
+    cy.click(f'{listed} form.join button[type=submit]')
+    cy.wait_for_selector("#waiting .message:has-text('Someone else took seat 2 first')", timeout=SETTLE)
+    cy.wait_for_selector(f'#waiting[data-state=ready]:not(:has(.waiting-game[data-game="{game}"]))', timeout=SETTLE)
+
     http = httpx.Client(base_url=server.url, timeout=30)
-    start = game_state(http, game)["version"]
-    for seat in seats:
-        settled(seat, start)
-    seats[0].screenshot(path=str(screenshots / "play-start.png"))
+    state = game_state(http, game)
+    assert state["status"] == "active" and [s["name"] for s in state["seats"]] == ["Ann", "Bob"]
+    seats = {0: ann, 1: bob}
+    for page in seats.values():  # Ann's page heard of the join on its stream
+        settled(page, state["version"])
+        assert page.locator('#seats li[data-kind="human"]').count() == 2
+    assert "Bob" in ann.inner_text('.wagon[data-seat="1"] h3') and "Ann (you)" in ann.inner_text('.wagon[data-seat="0"] h3')
+    ann.screenshot(path=str(screenshots / "play-start.png"))
 
-    rng = random.Random(SEED)
+    def midway(clicks: int) -> None:
+        if clicks == 100:
+            mid_game_checks(ann, screenshots)
+
+    start = state["version"]
+    clicks = play_by_clicks(http, game, seats, random.Random(SEED), after=midway)
+    assert game_state(http, game)["version"] - start == clicks, "every action of the game was a click"
+    final_score_shown(http, game, seats.values())
+    ann.screenshot(path=str(screenshots / "play-end.png"))
+
+
+def test_a_join_link_seats_a_visitor_who_may_leave_again(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    created = http.post("/v1/games", json={
+        "players": 3, "seed": SEED + 8, "listed": False,
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]}).json()
+    game = created["id"]
+    lister = pages.open(f"{server.url}/play")
+    lister.wait_for_selector("#waiting[data-state=ready]", timeout=SETTLE)
+    assert lister.locator(f'.waiting-game[data-game="{game}"]').count() == 0  # unlisted
+
+    visitor = pages.open(f"{server.url}/play/{game}#join=2")
+    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="2"] form.join input:focus', timeout=SETTLE)
+    assert visitor.locator("#seats form.join").count() == 2 and "Waiting for players" in visitor.inner_text("#decision")
+    visitor.keyboard.type("Dee")
+    visitor.keyboard.press("Enter")
+    visitor.wait_for_url(re.compile(rf"/play/{game}#seat=2&token="), timeout=SETTLE)
+    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="2"][data-kind="human"] button.leave',
+                              timeout=SETTLE)
+    assert "Dee (you)" in visitor.inner_text('#seats li[data-seat="2"]')
+    assert visitor.locator("#seats form.join").count() == 0  # a seated player joins nothing more
+    view = game_state(http, game)
+    assert view["status"] == "waiting" and view["seats"][2]["name"] == "Dee"
+
+    visitor.click("#seats button.leave")
+    visitor.wait_for_url(f"{server.url}/play/{game}", timeout=SETTLE)
+    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="2"][data-kind="open"] form.join',
+                              timeout=SETTLE)
+    assert game_state(http, game)["seats"][2]["kind"] == "open"
+
+
+def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    bots = {b["id"]: b for b in http.get("/v1/catalog").json()["bots"]}
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
+    setup.select_option("#seat-1-kind", "bot")
+    assert setup.is_visible("#seat-1-bot") and not setup.is_visible("#seat-1-name")
+    assert sorted(setup.eval_on_selector_all("#seat-1-bot option", "options => options.map(o => o.value)")) == sorted(bots)
+    setup.select_option("#seat-1-bot", "greedy")
+    setup.fill("#seed", str(SEED + 6))
+    setup.click("text=Create the game")
+    setup.wait_for_selector(".seat-link")
+    assert f"the bot {bots['greedy']['name']} plays it" in setup.inner_text('.seat-links [data-seat="1"]')
+    page = pages.open(str(setup.get_attribute('[data-seat="0"] .seat-link', "href")))
+    settled(page)
+    game = page.url.split("/play/")[1].split("#")[0]
+    assert game_state(http, game)["seats"][1] == {**game_state(http, game)["seats"][1], "kind": "bot", "bot": "greedy"}
+    bot_seat = page.locator('#seats li[data-seat="1"][data-kind="bot"]')
+    assert f"{bots['greedy']['name']} (bot)" in bot_seat.inner_text()
+    assert "(bot)" in page.inner_text('.wagon[data-seat="1"] h3')
+
+    start = game_state(http, game)["version"]
+    clicks = play_by_clicks(http, game, {0: page}, random.Random(SEED))
+    # Every action is a version: those that were not clicks are the bot's, played inside the clicks' requests.
+    bot_moves = game_state(http, game)["version"] - start - clicks
+    assert clicks > 20 and bot_moves > 20, (clicks, bot_moves)
+    final_score_shown(http, game, [page])
+
+
+def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: Pages, server: ApiServer) -> None:
+    timeout = 5
+    http = httpx.Client(base_url=server.url, timeout=30)
+    created = http.post("/v1/games", json={
+        "players": 2, "seed": SEED + 7, "turn_timeout": timeout,
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}]}).json()
+    game, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+    # Until one seat alone is awaited (its player is about to walk away).
+    state = act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: len(v["awaiting"]) == 1)
+    late = state["awaiting"][0]
+    other = 1 - late
+    away = pages.open(f"{server.url}/play/{game}#seat={late}&token={tokens[late]}")
+    waiter = pages.open(f"{server.url}/play/{game}#seat={other}&token={tokens[other]}")
+    for page in (away, waiter):
+        settled(page, state["version"])
+    seat = f'#seats li[data-seat="{late}"]'
+    due = datetime.datetime.fromisoformat(game_state(http, game)["seats"][late]["timeout_at"]).timestamp()
+    if time.time() < due - 1:  # (a slow machine may get there after the due time)
+        assert "may be handed to a bot" in waiter.inner_text(seat) and waiter.locator(f"{seat} button").count() == 0
+    assert away.locator("#seats button").count() == 0  # nobody times themselves out
+
+    waiter.click(f"{seat} button.claim-timeout", timeout=(timeout + 10) * 1000)  # shown once due, by a timer
+    assert time.time() >= due
+    waiter.wait_for_selector(f"{seat}.replaced", timeout=SETTLE)
+    assert "plays for them" in waiter.inner_text(seat)
+    away.wait_for_selector(f"{seat}.replaced button.reclaim", timeout=SETTLE)  # heard on the stream
+    away.click(f"{seat} button.reclaim")
+    away.wait_for_selector(f"#app[data-state=ready] {seat}:not(.replaced)", timeout=SETTLE)
+    assert away.inner_text("#decision .message") == ""
+    view = game_state(http, game)
+    assert view["seats"][late]["replaced"] is False
+    events = [e["type"] for e in http.get(f"/v1/games/{game}/log").json()["events"]]
+    assert events.index("seat_replaced") < events.index("seat_reclaimed")
+    waiter.wait_for_selector(f"{seat}:not(.replaced)", timeout=SETTLE)
+
+
+def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: random.Random,
+                   after: Callable[[int], Any] = lambda clicks: None) -> int:
+    """Play ``game`` to its end by clicking, each time, a seeded random choice among the buttons
+    the awaited seats' pages show (``seats``: every seat not played by a bot); the clicks.
+    ``after(clicks)`` runs after each click."""
     clicks = 0
     while True:
         state = game_state(http, game)
         if state["status"] == "finished":
-            break
+            return clicks
+        assert set(state["awaiting"]) <= set(seats), f"a bot's decision is awaited: {state['awaiting']}"
         # Whoever must decide has been told (an event) and shows this version's buttons.
         for seat in state["awaiting"]:
             settled(seats[seat], state["version"])
@@ -231,33 +380,35 @@ def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshot
         page.wait_for_selector(f'#app[data-state=ready]:not([data-version="{state["version"]}"])', timeout=SETTLE)
         assert page.inner_text("#decision .message") == "", "an action was refused"
         clicks += 1
-        if clicks == 100:
-            mid_game_checks(seats, screenshots)
+        after(clicks)
 
-    final = game_state(http, game)
-    assert final["version"] - start == clicks, "every action of the game was a click"
+
+def final_score_shown(http: httpx.Client, game: str, pages: Any) -> None:
+    """Every page in ``pages`` shows the final score table as the API counts it, the winners by
+    name, and knows that the game's stream has ended."""
+    view = game_state(http, game)
+    names = [s["name"] + (" (bot)" if s["kind"] == "bot" else "") if s["name"] else f"Player {s['seat'] + 1}"
+             for s in view["seats"]]
     score = http.get(f"/v1/games/{game}/score").json()
-    for page in seats:
+    for page in pages:
         page.wait_for_selector("#score", timeout=SETTLE)
         settled(page)
         rows = page.locator("#score tbody tr")
-        assert rows.count() == 2
+        assert rows.count() == len(view["seats"])
         for line in score["score"]:
             row = page.locator(f'#score tbody tr[data-seat="{line["seat"]}"]')
             cells = [str(c) for c in row.locator("td").all_inner_texts()]
             assert cells[2] == str(line["total"]) and cells[10] == str(line["discarded"])
             assert cells[11:] == [str(line["gifts"]), str(line["commissions_delivered"]), str(line["heroes_delivered"])]
         heading = page.inner_text("#score-title")
-        assert all(f"Player {w + 1}" in heading for w in score["winners"])
+        assert all(names[w] in heading for w in score["winners"]), heading
         assert "The game is over" in page.inner_text("#events")
         page.wait_for_selector('#app[data-link="over"]', timeout=SETTLE)  # the stream ended for good
-    seats[0].screenshot(path=str(screenshots / "play-end.png"))
 
 
-def mid_game_checks(seats: list[Any], screenshots: Path) -> None:
+def mid_game_checks(page: Any, screenshots: Path) -> None:
     """Mid-game: readable contrast, no horizontal scrolling at 1280x800 and at 390 px, the storage
     grids drawn (one cell per grid square), and the screenshots."""
-    page = seats[0]
     settled(page)
     page.screenshot(path=str(screenshots / "play-mid.png"))
     assert page.evaluate(CONTRAST) == []
