@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from darkroad.api.simulation import UnknownBot, seat_bots, simulate
+from darkroad.api.simulation import UnknownBot, seat_bots, simulate, solo_kind
 from darkroad.core import BadConfig, Engine, GameConfig, PluginError
 
 
@@ -22,8 +22,8 @@ def _split(value: str | None) -> list[str]:
 
 def simulate_command(
     games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
-    players: Annotated[int, typer.Option(min=1, max=4, help="Players per game; 1 is solo against the "
-                                                                 "Private Concern.")] = 4,
+    players: Annotated[int, typer.Option(min=1, max=4, help="Seats per game; 1 is solo against the "
+                                                                 "Private Concern (the seat kind that plays solo).")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
     bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: the id of any "
                                           "installed bot (darkroad plugins --all lists them; the base game has "
@@ -35,7 +35,10 @@ def simulate_command(
     drafting: Annotated[bool, typer.Option(help="Use the drafting variant.")] = False,
     advanced_deeds: Annotated[bool, typer.Option(help="Use the advanced deed setup.")] = False,
     private_concern: Annotated[bool, typer.Option(help="Put the Private Concern in the last seat "
-                                                       "(3-4 players; implied by --players 1).")] = False,
+                                                       "(3-4 players; implied by --players 1): "
+                                                       "--seat-kind private_concern.")] = False,
+    seat_kind: Annotated[str | None, typer.Option(help="Put an automated seat of this installed seat kind in its "
+                                                       "seat (darkroad plugins --all lists them).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play complete games in-process with bots and summarise them (who wins with what, and
@@ -51,25 +54,34 @@ def simulate_command(
         seat_bots(engine, bots)
     except UnknownBot as exc:
         raise typer.BadParameter(exc.reason, param_hint="--bot") from exc
+    if private_concern:
+        seat_kind = seat_kind or "private_concern"
+    try:
+        if players == 1:
+            seat_kind = seat_kind or solo_kind(engine)
+        if seat_kind is not None and seat_kind not in engine.seat_kinds:
+            raise BadConfig(f"unknown seat kind {seat_kind!r}; installed: {', '.join(sorted(engine.seat_kinds)) or 'none'}"
+                            f"{engine.failed_hint(seat_kind)}")
+    except BadConfig as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--seat-kind") from exc
+    options = engine.seat_kinds[seat_kind].game_options() if seat_kind else {}
     chosen, fan_companions = _split(buildings), _split(companions)
-    if chosen or fan_companions:
-        config = GameConfig(players=max(players, 2), buildings=chosen, companions=fan_companions,
-                            private_concern=private_concern or players == 1)
-        try:
-            engine.check_config(config)
-        except BadConfig as exc:
-            raise typer.BadParameter(exc.reason, param_hint="--companions" if "companion" in exc.reason
-                                     else "--buildings") from exc
+    config = GameConfig(players=max(players, 2), buildings=chosen, companions=fan_companions, options=options)
+    try:
+        engine.check_config(config)
+    except BadConfig as exc:
+        hint = "--companions" if "companion" in exc.reason else "--buildings" if chosen else "--players"
+        raise typer.BadParameter(exc.reason, param_hint=hint) from exc
     variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
     if as_json or not console.is_terminal:
-        summary = simulate(engine, games, players, seed, bots, chosen, variants, concern=private_concern,
+        summary = simulate(engine, games, players, seed, bots, chosen, variants, seat_kind=seat_kind,
                            companions=fan_companions)
     else:
         with Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console) as bar:
             task = bar.add_task("games", total=games)
             summary = simulate(engine, games, players, seed, bots, chosen, variants,
-                               progress=lambda r: bar.advance(task), concern=private_concern,
+                               progress=lambda r: bar.advance(task), seat_kind=seat_kind,
                                companions=fan_companions)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
@@ -83,8 +95,9 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     t = Table(title="simulation")
     t.add_column("measure")
     t.add_column("value", justify="right")
+    kinds = [k for k, v in s.items() if k.endswith("_win_rate") and isinstance(v, float | int)]  # seat kinds'
     for key in ("games", "completed", "errors", "seconds", "games_per_second", "mean_score", "max_score",
-                "rounds_played", "mean_steps", "private_concern_win_rate"):
+                "rounds_played", "mean_steps", *kinds):
         if s.get(key) is not None:
             t.add_row(key, str(s[key]))
     console.print(t)
@@ -155,7 +168,7 @@ def plugins_command(
 
 def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
     """Plugins with their hooks, components (one entry per component, bots with ``"kind":
-    "bot"``), load failures."""
+    "bot"``, seat kinds with ``"kind": "seat_kind"``), load failures."""
     plugins = []
     shown = set()
     for name, loaded in sorted(engine.plugins.plugins.items()):
@@ -172,6 +185,11 @@ def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
         plugin = engine.bot_plugins[bot_id]
         if plugin in shown:
             components.append({"kind": "bot", "id": bot_id, "name": bot.name, "plugin": plugin,
+                               "version": engine.plugins.plugins[plugin].version})
+    for kind_id, kind in sorted(engine.seat_kinds.items()):
+        plugin = engine.seat_kind_plugins[kind_id]
+        if plugin in shown:
+            components.append({"kind": "seat_kind", "id": kind_id, "name": kind.name, "plugin": plugin,
                                "version": engine.plugins.plugins[plugin].version})
     return {"plugins": plugins, "components": components, "failed": dict(engine.plugins.failed)}
 

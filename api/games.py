@@ -278,7 +278,7 @@ class GamesController(Controller):
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
         data = parse_model(raw, NewGame)
-        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
+        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1), seat_kinds=service.engine.seat_kinds)
         created = await service.create(config, _seating(data))
         body = CreatedGame(
             id=created.id,

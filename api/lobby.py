@@ -32,7 +32,7 @@ not extend it), so entries older than that are removed without reading their gam
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -44,7 +44,6 @@ MAX_NAME_LENGTH = 32
 NAME_PATTERN = r"^\s*[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*\s*$"
 """A name: at least one visible character, no control character but in the surrounding
 whitespace (which is trimmed when stored)."""
-PRIVATE_CONCERN_NAME = "Private Concern"
 DEFAULT_TIMEOUT_BOT = "greedy"
 MAX_TURN_TIMEOUT = 30 * 24 * 60 * 60
 ENTRY_PATTERN = r"^[0-9]{13}:[A-Za-z0-9_-]{22}$"
@@ -146,14 +145,16 @@ def created_at(lobby: Lobby) -> datetime.datetime:
     return _when(lobby.created)
 
 
-def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The ``SeatView`` of every seat (``players``: the view's players, for a game without lobby)."""
+def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]],
+               seat_names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The ``SeatView`` of every seat (``players``: the view's players, for a game without lobby;
+    ``seat_names``: the display name of each seat kind, naming its automated seats)."""
     if lobby is None:
         return [
             {
                 "seat": n,
                 "kind": player["kind"],
-                "name": PRIVATE_CONCERN_NAME if player["kind"] == "private_concern" else None,
+                "name": (seat_names or {}).get(player["kind"]),
                 "bot": None,
                 "replaced": False,
                 "timeout_at": None,
@@ -178,10 +179,10 @@ def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]]) -> list[d
     return views
 
 
-def decorate(view: dict[str, Any], lobby: Lobby | None) -> dict[str, Any]:
+def decorate(view: dict[str, Any], lobby: Lobby | None, seat_names: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Complete the engine's view with the seats: ``seats``, ``players[i].name``,
     ``turn_timeout`` and the ``waiting`` status."""
-    seats = seat_views(lobby, view["players"])
+    seats = seat_views(lobby, view["players"], seat_names)
     for player, seat in zip(view["players"], seats, strict=True):
         player["name"] = seat["name"]
     view["seats"] = seats

@@ -34,7 +34,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Tag
 from darkroad.api import lobby
 from darkroad.api.docs import SwaggerDocsPlugin
 from darkroad.api.problems import PROBLEM_TYPES
-from darkroad.api.schemas import MODELS, OPEN
+from darkroad.api.schemas import MODELS, OPEN, SEAT_KIND_FIELDS, SOLO, refused_sizes
 from darkroad.core import Engine
 
 SECURITY_SCHEME = "seatToken"
@@ -175,15 +175,9 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     schemas["ActionList"]["properties"]["actions"]["items"] = _ref("Action")
     schemas["EventPage"]["properties"]["events"]["items"] = _ref("Event")
     _restrict_choices(schemas, engine)
-    # The Private Concern plays solo (players: 1) or fills a seat of 3-4: never with 2; `seats`
-    # lists every seat but its own.
-    schemas["NewGame"]["not"] = {"anyOf": [
-        {"required": ["players", "private_concern"],
-         "properties": {"players": {"const": 2}, "private_concern": {"const": True}}},
-        {"required": ["players", "private_concern"],
-         "properties": {"players": {"const": 1}, "private_concern": {"const": False}}},
-        *_wrong_seat_counts(),
-    ]}
+    # Where a seat kind may be asked for (from the catalogue of seat kinds); `seats` lists every
+    # seat but the automated one.
+    schemas["NewGame"]["not"] = {"anyOf": [*_seat_rule(engine), *_wrong_seat_counts()]}
     _name_the_seat_union(schemas)
     for name in ("NewGame", "Variants"):
         _defaults_in_words(schemas[name])
@@ -236,25 +230,26 @@ def event_schema(engine: Engine) -> dict[str, Any]:
 
 
 def _wrong_seat_counts() -> list[dict[str, Any]]:
-    """``seats`` of the wrong length, for each number of players (with and without the Private
-    Concern, which has no item): what ``NewGame.not`` refuses."""
-    concern = {"required": ["private_concern"], "properties": {"private_concern": {"const": True}}}
+    """``seats`` of the wrong length, for each number of players (with and without an automated
+    seat, which has no item): what ``NewGame.not`` refuses."""
     wrong = []
-    for players in (1, 2, 3, 4):
-        cases: list[tuple[int, list[dict[str, Any]]]]
-        if players == 1:
-            cases = [(1, [])]
-        elif players == 2:
-            cases = [(2, [])]
-        else:
-            cases = [(players - 1, [concern]), (players, [{"not": concern}])]
-        for count, when in cases:
-            wrong.append({
-                "required": ["players", "seats"],
-                "properties": {"players": {"const": players},
-                               "seats": {"not": {"minItems": count, "maxItems": count}}},
-                **({"allOf": when} if when else {}),
-            })
+    for field in SEAT_KIND_FIELDS:
+        automated = {"required": [field], "properties": {field: {"const": True}}}
+        for players in (1, 2, 3, 4):
+            cases: list[tuple[int, list[dict[str, Any]]]]
+            if players == SOLO:
+                cases = [(1, [])]
+            elif players == SOLO + 1:
+                cases = [(2, [])]
+            else:
+                cases = [(players - 1, [automated]), (players, [{"not": automated}])]
+            for count, when in cases:
+                wrong.append({
+                    "required": ["players", "seats"],
+                    "properties": {"players": {"const": players},
+                                   "seats": {"not": {"minItems": count, "maxItems": count}}},
+                    **({"allOf": when} if when else {}),
+                })
     return wrong
 
 
@@ -488,6 +483,20 @@ def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
 
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": _REF.format(name=name)}
+
+
+def _seat_rule(engine: Engine) -> list[dict[str, Any]]:
+    """What ``NewGame`` never allows, derived from the installed seat kinds (their game sizes):
+    a seat kind's field true with a ``players`` it does not take (2: its solo game is
+    ``players: 1``), or false with ``players: 1`` (solo is against the seat kind)."""
+    never = []
+    for field in SEAT_KIND_FIELDS:
+        for n in refused_sizes(engine.seat_kinds.get(field)):
+            never.append({"required": ["players", field],
+                          "properties": {"players": {"const": n}, field: {"const": True}}})
+        never.append({"required": ["players", field],
+                      "properties": {"players": {"const": SOLO}, field: {"const": False}}})
+    return never
 
 
 def _restrict_choices(schemas: dict[str, Any], engine: Engine) -> None:

@@ -9,6 +9,7 @@ engine's (plugins contribute their types), taken as raw JSON and described from
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -17,6 +18,7 @@ from msgspec import Meta
 from darkroad.api.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
 from darkroad.api.problems import FieldError, ProblemDetails
 from darkroad.core import GameConfig as EngineConfig
+from darkroad.core import SeatKind as EngineSeatKind
 from darkroad.core.errors import BadConfig
 
 MAX_SEED = 2**63 - 1
@@ -40,6 +42,29 @@ Name = Annotated[
 ]
 Unset = msgspec.UnsetType
 UNSET = msgspec.UNSET
+SOLO = 1
+"""``players`` of a solo game: one player against a seat kind that plays solo (2 seats in the engine)."""
+SEAT_KIND_FIELDS = ("private_concern",)
+"""``NewGame`` fields asking for an automated seat: each is named after its seat kind."""
+
+
+def refused_sizes(kind: EngineSeatKind | None) -> list[int]:
+    """The ``players`` of ``NewGame`` (2-4) with which a seat kind's field may not be true: sizes
+    it does not play in (from the catalogue of seat kinds: :attr:`SeatKind.players`), and 2,
+    since its solo game is ``players: 1`` (every size, when it is not installed)."""
+    plays = set(kind.players) if kind is not None else set()
+    return [n for n in (2, 3, 4) if n == 2 or n not in plays]
+
+
+def plays(kind: EngineSeatKind) -> str:
+    """Where a seat kind may be asked for, in words: "plays solo (players: 1) or fills a seat of
+    a 3-4 player game"."""
+    fills = [n for n in (3, 4) if n in kind.players]
+    ways = ["plays solo (players: 1)"] if SOLO + 1 in kind.players else []
+    if fills:
+        ways.append(f"fills a seat of a {'-'.join(map(str, (fills[0], fills[-1]) if len(fills) > 1 else fills))} "
+                    "player game")
+    return " or ".join(ways) or "plays in no game the API creates"
 
 
 def _doc(description: str) -> Meta:
@@ -132,20 +157,38 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         BotId | Unset, _doc("The bot that plays a timed-out seat. Default: `greedy`.")
     ] = UNSET
 
+    def automated(self) -> list[str]:
+        """The fields of :data:`SEAT_KIND_FIELDS` asking for an automated seat (solo implies the
+        Private Concern's when it is left out)."""
+        return [field for field in SEAT_KIND_FIELDS
+                if (self.players == SOLO if getattr(self, field) is None else getattr(self, field))]
+
     def seat_count(self) -> int:
-        """How many items ``seats`` must have: every seat but the Private Concern's."""
-        concern = self.players == 1 if self.private_concern is None else self.private_concern
-        return self.players if self.players == 1 or not concern else self.players - 1
+        """How many items ``seats`` must have: every seat but the automated ones."""
+        return self.players if self.players == SOLO else self.players - len(self.automated())
 
-    def to_config(self, seed: int) -> EngineConfig:
-        """The engine's configuration, with ``seed`` when the request has none.
+    def to_config(self, seed: int, seat_kinds: Mapping[str, EngineSeatKind]) -> EngineConfig:
+        """The engine's configuration, with ``seed`` when the request has none; ``seat_kinds``:
+        the installed seat kinds (``Engine.seat_kinds``), whose game sizes decide where an
+        automated seat may be asked for.
 
-        Solo (``players: 1``) is a 2-seat game in the engine: you and the Private Concern."""
-        concern = self.players == 1 if self.private_concern is None else self.private_concern
-        if self.players == 1 and not concern:
-            raise BadConfig("a 1-player game is solo against the Private Concern: leave private_concern out")
-        if self.players == 2 and concern:
-            raise BadConfig("the Private Concern plays solo (players: 1) or fills a seat of a 3-4 player game")
+        Solo (``players: 1``) is a 2-seat game in the engine: you and the seat kind that plays
+        solo (the Private Concern)."""
+        options: dict[str, Any] = {}
+        for field in SEAT_KIND_FIELDS:
+            kind = seat_kinds.get(field)
+            name = f"the {kind.name}" if kind is not None else field
+            wanted = getattr(self, field)
+            on = self.players == SOLO if wanted is None else wanted
+            if self.players == SOLO and not on:
+                raise BadConfig(f"a 1-player game is solo against {name}: leave {field} out")
+            if not on:
+                continue
+            if kind is None:
+                raise BadConfig(f"this installation has no seat kind {field!r}")
+            if (self.players == SOLO and SOLO + 1 not in kind.players) or self.players in refused_sizes(kind):
+                raise BadConfig(f"{name} {plays(kind)}")
+            options |= kind.game_options()
         if self.seats is not UNSET and len(self.seats) != self.seat_count():
             raise BadConfig(
                 f"seats lists every seat but the Private Concern's: {self.seat_count()} item(s) here, "
@@ -155,7 +198,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             twice = sorted({c for c in self.companions if self.companions.count(c) > 1})
             raise BadConfig(f"each extra companion may be named once: {', '.join(twice)} more than once")
         return EngineConfig(
-            private_concern=concern,
+            options=options,
             players=max(self.players, 2),
             seed=seed if self.seed is None else self.seed,
             buildings=list(self.buildings),

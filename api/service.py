@@ -49,7 +49,7 @@ from darkroad.api.store import (
     StoredGame,
     StoreUnavailable,
 )
-from darkroad.core import Action, Bot, Engine, Event, Game, GameConfig, errors
+from darkroad.core import HUMAN, Action, Bot, Engine, Event, Game, GameConfig, errors
 
 logger = logging.getLogger("darkroad.api")
 
@@ -359,6 +359,8 @@ class GameService:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.engine = engine
+        self.seat_names = {kind_id: kind.name for kind_id, kind in engine.seat_kinds.items()}
+        """Display name of each installed seat kind (the automated seats' names in views)."""
         self.store = store
         self.settings = settings
         self.metrics = metrics
@@ -397,7 +399,7 @@ class GameService:
         lobby = self._new_lobby(game, seating)
         # Only a human seat gets a token; the others never match one (an empty hash matches none).
         tokens = [
-            new_token() if (p.kind == "human" if lobby is None else lobby.seats[p.seat].kind == "human") else None
+            new_token() if (p.kind == HUMAN if lobby is None else lobby.seats[p.seat].kind == "human") else None
             for p in game.players
         ]
         token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
@@ -430,7 +432,7 @@ class GameService:
             id=game_id,
             version=stored.version,
             tokens=tokens,
-            seats=lobbies.seat_views(lobby, [{"kind": p.kind} for p in game.players]),
+            seats=lobbies.seat_views(lobby, [{"kind": p.kind} for p in game.players], self.seat_names),
             status=lobbies.status(lobby, stored.finished),
         )
 
@@ -442,8 +444,8 @@ class GameService:
         specs = iter(seating.seats or [("human", None, None)] * len(game.players))
         seats = []
         for player in game.players:
-            if player.kind == "private_concern":
-                seats.append(LobbySeat("private_concern", name=lobbies.PRIVATE_CONCERN_NAME))
+            if player.kind != HUMAN:  # an automated seat (a seat kind's: the Private Concern) plays itself
+                seats.append(LobbySeat(player.kind, name=self.engine.seat_kinds[player.kind].name))
                 continue
             kind, name, bot = next(specs)
             if kind == "bot":
@@ -498,7 +500,7 @@ class GameService:
         return self._view(self.game(caller.stored), caller.seat, lobbies.decode(caller.stored.lobby))
 
     def _view(self, game: Game, seat: int | None, lobby: Lobby | None) -> bytes:
-        return _encode(lobbies.decorate(self.engine.view(game, seat), lobby))
+        return _encode(lobbies.decorate(self.engine.view(game, seat), lobby, self.seat_names))
 
     @staticmethod
     def status(caller: Caller) -> str:

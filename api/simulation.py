@@ -4,7 +4,8 @@ The bots are the installed ones (``engine.bots``: every plugin's ``darkroad_bots
 by id. A game's result records who won and with what, and how its components were used:
 activations per building, the answers given to every decision a plugin contributes (per
 option), companion abilities triggered. :func:`summarise` turns results into win rates
-and usage tables.
+and usage tables. Automated seats (a seat kind's, the Private Concern's) are played by the
+engine: their results are reported under the seat kind's id.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from typing import Any
 
 from attrs import define, field
 
-from darkroad.core import Action, Bot, Engine, Game, GameConfig, UnknownComponent
-from darkroad.core import private_concern as concern_rules
+from darkroad.core import BadConfig, Bot, Engine, GameConfig, UnknownComponent
 
 
 class UnknownBot(UnknownComponent):
@@ -33,14 +33,13 @@ def seat_bots(engine: Engine, names: Sequence[str]) -> list[Bot]:
     return [engine.bots[n] for n in names]
 
 
-class ConcernSeat(Bot):
-    """Stands for the Private Concern's seat in :func:`play_game`: the engine plays it, so
-    it is never asked."""
-
-    id = concern_rules.KIND
-
-    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
-        raise RuntimeError("the Private Concern's seat is never awaited")
+def solo_kind(engine: Engine) -> str:
+    """The installed seat kind a solo game (one player) is played against: the one that
+    plays in games of 2 seats (:class:`BadConfig` when there is none, or several)."""
+    solo = sorted(k.id for k in engine.seat_kinds.values() if 2 in k.players)
+    if len(solo) != 1:
+        raise BadConfig(f"a solo game needs exactly one installed seat kind that plays solo, found {solo or 'none'}")
+    return solo[0]
 
 
 @define
@@ -59,8 +58,8 @@ class GameResult:
     buildings: list[str] = field(factory=list)
     used_buildings: list[list[str]] = field(factory=list)
     """Per seat: the buildings it activated at least once."""
-    concern_seat: int | None = None
-    """The Private Concern's seat (None: no Private Concern)."""
+    automated: dict[int, str] = field(factory=dict)
+    """Seat -> the seat kind playing it (the engine plays it: no bot)."""
     activations: dict[str, int] = field(factory=dict)
     """Building -> how many times it was activated (every seat)."""
     answers: dict[str, dict[str, int]] = field(factory=dict)
@@ -69,11 +68,14 @@ class GameResult:
     """``"<companion>:<ability>"`` -> how many times it was triggered."""
 
 
-def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps: int = 20_000) -> GameResult:
-    """Play one game to the end with one bot per seat; errors are captured, not raised."""
-    result = GameResult(seed=config.seed, players=config.players, bots=[b.id for b in bots], completed=False,
-                        concern_seat=concern_rules.seat_of(config))
+def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], max_steps: int = 20_000) -> GameResult:
+    """Play one game to the end with one bot per seat (``None`` for an automated seat, which
+    the engine plays); errors are captured, not raised."""
+    result = GameResult(seed=config.seed, players=config.players, bots=[b.id if b else "" for b in bots],
+                        completed=False)
     try:
+        result.automated = {seat: kind.id for seat, kind in engine.seat_assignment(config).items()}
+        result.bots = [result.automated.get(s) or (b.id if b else "") for s, b in enumerate(bots)]
         game, events = engine.create(config)
         result.buildings = list(game.board.buildings)
         result.steeds = [list(p.steeds) for p in game.players]
@@ -90,7 +92,10 @@ def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps
                 raise RuntimeError(f"no end after {max_steps} steps")
             seat = engine.awaiting(game)[0]
             legal = engine.legal_actions(game, seat)
-            action = bots[seat].choose(engine, game, seat, legal)
+            bot = bots[seat]
+            if bot is None:
+                raise RuntimeError(f"seat {seat} has no bot")
+            action = bot.choose(engine, game, seat, legal)
             if action.type == "companion":
                 card, _, ability = action.option.partition(":")
                 companions[f"{cards.get(card, card)}:{ability}"] += 1
@@ -130,27 +135,30 @@ def simulate(
     buildings: Sequence[str] = (),
     variants: dict[str, Any] | None = None,
     progress: Callable[[GameResult], None] | None = None,
-    concern: bool = False,
+    seat_kind: str | None = None,
     companions: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Play ``games`` games; bots are assigned to seats round-robin (rotating per game).
 
-    ``players=1`` is solo: one bot against the Private Concern (a 2-seat game);
-    ``concern=True`` puts the Private Concern in the last of ``players`` seats.
-    ``companions``: fan companions whose cards join the deck of every game."""
+    ``players=1`` is solo: one bot against the installed seat kind that plays solo (the
+    Private Concern; a 2-seat game). ``seat_kind`` puts that automated seat in its default
+    seat (the last) of ``players`` seats. ``companions``: fan companions whose cards join the
+    deck of every game."""
     start = time.perf_counter()
     seat_bots(engine, bots)  # unknown ids fail before any game is played
     results = []
-    concern = concern or players == 1
+    if players == 1:
+        seat_kind = seat_kind or solo_kind(engine)
     players = max(players, 2)
+    options = engine.seat_kinds[seat_kind].game_options() if seat_kind else {}
     for i in range(games):
         s = seed + i
-        names = [bots[(seat + i) % len(bots)] for seat in range(players)]
-        chosen: list[Bot] = seat_bots(engine, names)
-        if concern:
-            chosen[-1] = ConcernSeat()
         cfg = GameConfig(players=players, seed=s, buildings=list(buildings), variants=dict(variants or {}),
-                         random_buildings=not buildings, private_concern=concern, companions=list(companions))
+                         random_buildings=not buildings, options=dict(options), companions=list(companions))
+        automated = engine.seat_assignment(cfg)
+        humans = [seat for seat in range(players) if seat not in automated]
+        names = {seat: bots[(n + i) % len(bots)] for n, seat in enumerate(humans)}
+        chosen: list[Bot | None] = [engine.bots[names[seat]] if seat in names else None for seat in range(players)]
         r = play_game(engine, cfg, chosen)
         results.append(r)
         if progress:
@@ -217,28 +225,30 @@ def summarise(results: list[GameResult], seconds: float) -> dict[str, Any]:
         "win_rate_by_bot": _rates(done, lambda r, s: [r.bots[s]]),
         "win_rate_by_steed": _rates(done, lambda r, s: r.steeds[s] if s < len(r.steeds) else []),
         "win_rate_by_starting_hero": _rates(
-            done, lambda r, s: [r.starting_heroes[s]] if s < len(r.starting_heroes) and s != r.concern_seat else []),
+            done, lambda r, s: [r.starting_heroes[s]] if s < len(r.starting_heroes) and s not in r.automated else []),
         "win_rate_by_building": _rates(
             done, lambda r, s: r.used_buildings[s] if s < len(r.used_buildings) else []),
         **_usage(done),
     }
-    with_concern = [r for r in done if r.concern_seat is not None]
-    if with_concern:
-        out.update(_concern_summary(with_concern))
+    for kind in sorted({k for r in done for k in r.automated.values()}):
+        out.update(_seat_kind_summary(kind, done))
     return out
 
 
-def _concern_summary(results: list[GameResult]) -> dict[str, Any]:
-    """The Private Concern's record: its share of the wins (a shared win counts 1/n)."""
-    wins = sum(1.0 / len(r.winners) for r in results if r.concern_seat in r.winners)
-    own = [r.scores[r.concern_seat] for r in results if r.concern_seat is not None]
-    others = [sc for r in results for seat, sc in enumerate(r.scores) if seat != r.concern_seat]
+def _seat_kind_summary(kind: str, results: list[GameResult]) -> dict[str, Any]:
+    """The record of seat kind ``kind`` (the Private Concern: ``private_concern_win_rate`` and
+    ``private_concern``) over the games it played: its share of the wins (a shared win counts
+    1/n), its mean score and its opponents'."""
+    games = [(r, seat) for r in results for seat, k in sorted(r.automated.items()) if k == kind]
+    wins = sum(1.0 / len(r.winners) for r, seat in games if seat in r.winners)
+    own = [r.scores[seat] for r, seat in games]
+    others = [sc for r, seat in games for s, sc in enumerate(r.scores) if s not in r.automated]
     return {
-        "private_concern_win_rate": round(wins / len(results), 4),
-        "private_concern": {
-            "games": len(results),
+        f"{kind}_win_rate": round(wins / len(games), 4),
+        kind: {
+            "games": len(games),
             "wins": round(wins, 2),
-            "shared_wins": sum(1 for r in results if r.concern_seat in r.winners and len(r.winners) > 1),
+            "shared_wins": sum(1 for r, seat in games if seat in r.winners and len(r.winners) > 1),
             "mean_score": round(sum(own) / len(own), 3),
             "opponents_mean_score": round(sum(others) / len(others), 3) if others else None,
         },

@@ -21,9 +21,10 @@ from .actions import Action
 from .bots import Bot
 from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
 from .caravan import prestige_for as commission_prestige
-from .caravan import upgrade_limit
-from .content import Component, Content
+from .caravan import shortcut_cost, upgrade_limit
+from .content import Component, Content, ContentError
 from .context import EFFECT_RESOURCE, Ctx
+from .districts import DARK_MARKET_SPACES, RUINS_SPACES, roll_ruins_die
 from .effects import describe as describe_effect
 from .effects import expand as expand_effect
 from .effects import resolve as resolve_effect
@@ -44,13 +45,19 @@ from .goods import label as good_label
 from .plugins import hookimpl, make_plugin_manager
 from .rules import ROUNDS, connected_building, move_illuminated
 from .rules import adjacent as adjacent_districts
+from .seats import HUMAN, TIEBREAKERS, SeatKind
 from .state import Board, CompanionCard, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
 from .steps import Choice, Option, Step
+from .view import EventType
 
 __all__ = [
     "COMMISSION_PRESTIGE",
+    "DARK_MARKET_SPACES",
     "EFFECT_RESOURCE",
+    "HUMAN",
     "ROUNDS",
+    "RUINS_SPACES",
+    "TIEBREAKERS",
     "Action",
     "BadAction",
     "BadConfig",
@@ -60,10 +67,12 @@ __all__ = [
     "CompanionCard",
     "Component",
     "Content",
+    "ContentError",
     "Ctx",
     "DarkroadError",
     "Engine",
     "Event",
+    "EventType",
     "Game",
     "GameConfig",
     "GameFinished",
@@ -75,6 +84,7 @@ __all__ = [
     "PluginError",
     "PoolDie",
     "ScoreLine",
+    "SeatKind",
     "Step",
     "Task",
     "UnknownComponent",
@@ -91,6 +101,8 @@ __all__ = [
     "make_plugin_manager",
     "move_illuminated",
     "resolve_effect",
+    "roll_ruins_die",
+    "shortcut_cost",
     "upgrade_limit",
     "upgraded",
 ]

@@ -23,9 +23,9 @@ A content pack is a dict with any of these keys (all optional, merged across pac
 ``ruins_die``        six effects (faces of the ruins die).
 ``courtyard_banners`` ``[[effect, ...], [effect, ...]]``: bonus of courtyard slot 1 and 2.
 ``good_fortune_coins`` ``[first, later]`` coins of the coins good fortune (``[5, 3]``).
-``private_concern_cards`` list of the Private Concern's action cards ``{"id", "name",
-                     "planning": {...}, "actions": [...]}`` (format: :mod:`private_concern`,
-                     docs/private-concern.md).
+any other key       a list of objects with an ``id`` each, for the plugins that read
+                     them (a seat kind's cards): merged into ``content.extra[key]`` (id ->
+                     object), each id claimed like a card of the core's keys.
 
 Effects are short strings interpreted by :mod:`effects` (e.g. ``"coins:2"``,
 ``"prestige:-1"``, ``"good:book+"``).
@@ -39,6 +39,9 @@ from typing import Any
 from attrs import Factory, define, frozen
 
 COMPONENT_KINDS = ("building", "companion", "steed", "deed", "upgrade")
+PACK_KEYS = frozenset({"goods", "crafting_chart", "towns", "heroes", "commissions", "events", "dark_market",
+                       "ruins_tablet", "ruins_die", "courtyard_banners", "good_fortune_coins"})
+"""The content pack keys the core reads; any other key holds cards for plugins (``Content.extra``)."""
 
 
 class ContentError(ValueError):
@@ -130,8 +133,9 @@ class Content:
     ruins_die: list[str] = Factory(list)
     courtyard_banners: list[tuple[str, ...]] = Factory(list)
     good_fortune_coins: tuple[int, int] = (5, 3)
-    private_concern_cards: dict[str, Mapping[str, Any]] = Factory(dict)
-    """Card id -> the card as data (validated by :func:`private_concern.validate_cards`)."""
+    extra: dict[str, dict[str, Mapping[str, Any]]] = Factory(dict)
+    """Pack keys the core does not read -> id -> object: cards a plugin plays with (a seat
+    kind validates them in :meth:`~darkroad.core.seats.SeatKind.check_content`)."""
     components: dict[str, Component] = Factory(dict)
     owners: dict[tuple[str, str], str] = Factory(dict)
     """``(kind, id)`` of every card with an id (``("hero", "ash")``) -> the plugin providing it."""
@@ -211,9 +215,15 @@ class Content:
         if "good_fortune_coins" in pack:
             first, later = pack["good_fortune_coins"]
             self.good_fortune_coins = (int(first), int(later))
-        for card in pack.get("private_concern_cards", ()):
-            claim("private_concern_card", card["id"], plugin)
-            self.private_concern_cards[card["id"]] = card
+        for key in sorted(pack.keys() - PACK_KEYS):
+            items = pack[key]
+            if not isinstance(items, list) or not all(isinstance(i, Mapping) and isinstance(i.get("id"), str)
+                                                      for i in items):
+                raise ContentError(f"plugin {plugin!r}: content pack key {key!r} is not one the core reads, so "
+                                   "it must be a list of objects with a string id", plugin=plugin)
+            for item in items:
+                claim(key, item["id"], plugin)
+                self.extra.setdefault(key, {})[item["id"]] = item
 
     def finish(self) -> None:
         self.good_ids = tuple(g.id for g in self.goods)

@@ -17,10 +17,12 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import caravan, districts, effects, private_concern, rules, scoring
+import attrs
+
+from . import caravan, districts, effects, rules, scoring
 from .actions import Action
 from .bots import Bot
 from .content import Component, Content, ContentError
@@ -39,13 +41,13 @@ from .hooks import PluginStep, impls_of, is_bool, is_dict_list, is_extra_options
 from .hooks import call as call_hook
 from .hookspecs import spec_names
 from .plugins import PluginSet, make_plugin_manager
+from .seats import HUMAN, SeatKind
 from .serde import Serde
 from .state import Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
 
-CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS,
-                          *private_concern.STEPS]
+CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
 logger = logging.getLogger("darkroad.core")
 WITHDRAWN = "withdrawn"
 """The type of the action :meth:`Engine.withdraw` records: ``option`` is ``"<type>:<option>"``
@@ -57,6 +59,19 @@ MARKET_DICE = 5
 NIGHT_DICE = 7
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
+GAME_CONFIG_FIELDS = frozenset(a.name for a in attrs.fields(GameConfig))
+
+
+@attrs.frozen
+class Registrations:
+    """What the registration hooks of the loaded plugins contribute, merged: ``(plugin,
+    object)`` pairs, and the event types as ``type -> (plugin, EventType)``."""
+
+    content: Content
+    steps: list[tuple[str, Step]]
+    bots: list[tuple[str, Bot]]
+    seat_kinds: list[tuple[str, SeatKind]]
+    event_types: dict[str, tuple[str, Any]]
 
 
 class Engine:
@@ -65,11 +80,20 @@ class Engine:
     def __init__(self, plugins: PluginSet) -> None:
         self.plugins = plugins
         self.pm = plugins.pm
-        self.content, plugin_steps, bots = self._load_registrations()
+        loaded = self._load_registrations()
+        self.content = loaded.content
+        plugin_steps, bots, kinds = loaded.steps, loaded.bots, loaded.seat_kinds
         self.bots: dict[str, Bot] = {bot.id: bot for _, bot in bots}
         """The installed bots by id (``darkroad_bots``)."""
         self.bot_plugins: dict[str, str] = {bot.id: name for name, bot in bots}
         """Bot id -> the plugin providing it."""
+        self.seat_kinds: dict[str, SeatKind] = {kind.id: kind for _, kind in kinds}
+        """The installed seat kinds by id (``darkroad_seat_kinds``): the automated seats."""
+        self.seat_kind_plugins: dict[str, str] = {kind.id: name for name, kind in kinds}
+        """Seat kind id -> the plugin providing it."""
+        self.event_types = loaded.event_types
+        """Event type -> :class:`~darkroad.core.view.EventType` of the plugins' events
+        (``darkroad_event_types``), with the plugin documenting it."""
         self.steps: dict[str, Step] = {}
         """Every step kind, as its provider wrote it."""
         self._run_steps: dict[str, Step] = {}
@@ -108,23 +132,30 @@ class Engine:
         order = {name: i for i, (name, _) in enumerate(self.pm.list_name_plugin())}
         return sorted(out, key=lambda pr: (pr[0] not in builtin, order.get(pr[0], 0)))
 
-    def _load_registrations(self) -> tuple[Content, list[tuple[str, Step]], list[tuple[str, Bot]]]:
-        """Merge content packs, components, steps and bots. A plugin whose registration is
-        malformed or clashes with an earlier one (a duplicate id, step kind or bot id) is
-        rejected, naming both (or the load fails, when strict), and the merge starts over
-        without it."""
+    def _load_registrations(self) -> Registrations:
+        """Merge content packs, components, steps, bots, seat kinds and event types. A plugin
+        whose registration is malformed or clashes with an earlier one (a duplicate id, step
+        kind, bot or seat kind id, game option or event type) is rejected, naming both (or the
+        load fails, when strict), and the merge starts over without it."""
+        from .view import EVENTS, EventType
+
+        clashes: list[tuple[str, str]] = []
+
+        def reject(plugin: str, reason: str) -> None:
+            clashes.append((plugin, reason))
+
         while True:
-            clash = None
+            clashes.clear()
             packs = [(name, pack) for name, pack in self._registrations("darkroad_content") if pack]
             comps: list[Component] = []
             owner: dict[str, str] = {}
             for name, result in self._registrations("darkroad_components"):
                 for comp in result or ():
                     if not isinstance(comp, Component):
-                        clash = clash or (name, f"darkroad_components returned {comp!r}, not a Component")
+                        reject(name, f"darkroad_components returned {comp!r}, not a Component")
                     elif comp.id in owner and owner[comp.id] != name:
-                        clash = clash or (name, f"duplicate component id {comp.id!r}: provided by both "
-                                                f"{owner[comp.id]!r} and {name!r}")
+                        reject(name, f"duplicate component id {comp.id!r}: provided by both {owner[comp.id]!r} and "
+                                     f"{name!r}")
                     else:
                         owner[comp.id] = name
                         comps.append(Component(comp.kind, comp.id, comp.name, comp.text, comp.data, name))
@@ -134,35 +165,76 @@ class Engine:
             for name, result in self._registrations("darkroad_steps"):
                 for step in result or ():
                     if not isinstance(step, Step) or not step.kind:
-                        clash = clash or (name, f"darkroad_steps returned {step!r}, not a Step with a kind")
+                        reject(name, f"darkroad_steps returned {step!r}, not a Step with a kind")
                     elif step.kind in kinds:
-                        clash = clash or (name, f"step kind {step.kind!r} is already defined by {kinds[step.kind]!r}")
+                        reject(name, f"step kind {step.kind!r} is already defined by {kinds[step.kind]!r}")
                     else:
                         kinds[step.kind] = name
                         steps.append((name, step))
-            bots: list[tuple[str, Bot]] = []
-            bot_owner: dict[str, str] = {}
-            for name, result in self._registrations("darkroad_bots"):
-                for bot in result or ():
-                    if not isinstance(bot, Bot) or not bot.id:
-                        clash = clash or (name, f"darkroad_bots returned {bot!r}, not a Bot with an id")
-                    elif bot.id in bot_owner:
-                        clash = clash or (name, f"duplicate bot id {bot.id!r}: provided by both "
-                                                f"{bot_owner[bot.id]!r} and {name!r}")
+            bots = self._unique("darkroad_bots", Bot, "bot", reject)
+            seat_kinds = self._unique("darkroad_seat_kinds", SeatKind, "seat kind", reject, taken={HUMAN: "the core"})
+            option_owner = {f: "the core (a GameConfig field)" for f in GAME_CONFIG_FIELDS}
+            for name, kind in seat_kinds:
+                for option in kind.options:
+                    if option in option_owner:
+                        reject(name, f"seat kind {kind.id!r} reads game option {option!r}, which belongs to "
+                                     f"{option_owner[option]}")
+                    option_owner[option] = repr(name)
+            event_types: dict[str, tuple[str, Any]] = {}
+            for name, result in self._registrations("darkroad_event_types"):
+                if not isinstance(result, Mapping | None):
+                    reject(name, f"darkroad_event_types returned {result!r}, not a mapping")
+                    continue
+                for event, spec in (result or {}).items():
+                    if not isinstance(event, str) or not isinstance(spec, EventType):
+                        reject(name, f"darkroad_event_types: {event!r} -> {spec!r} is not an event type -> EventType")
+                    elif event in EVENTS or event in event_types:
+                        other = event_types[event][0] if event in event_types else "the rules core"
+                        reject(name, f"event type {event!r} is already documented by {other!r}")
                     else:
-                        bot_owner[bot.id] = name
-                        bots.append((name, bot))
-            if clash is None:
+                        event_types[event] = (name, spec)
+            if not clashes:
                 try:
                     content = Content.build(packs, comps)
-                    if content.private_concern_cards:
-                        private_concern.validate_cards(content)
-                    return content, steps, bots
+                    for name, kind in seat_kinds:
+                        self._check_content(name, kind, content)
+                    return Registrations(content, steps, bots, seat_kinds, event_types)
                 except ContentError as exc:
                     if not exc.plugin:
                         raise PluginError(str(exc)) from exc
-                    clash = (exc.plugin, str(exc))
-            self.plugins.reject(*clash)
+                    clashes.append((exc.plugin, str(exc)))
+            self.plugins.reject(*clashes[0])
+
+    def _unique(self, hook: str, cls: type[Any], what: str, reject: Callable[[str, str], None],
+                taken: dict[str, str] | None = None) -> list[tuple[str, Any]]:
+        """``(plugin, object)`` of a registration hook returning objects of ``cls`` with a
+        unique ``id`` (bots, seat kinds)."""
+        out = []
+        owners = dict(taken or {})
+        for name, result in self._registrations(hook):
+            for obj in result or ():
+                if not isinstance(obj, cls) or not obj.id:
+                    reject(name, f"{hook} returned {obj!r}, not a {cls.__name__} with an id")
+                elif obj.id in owners:
+                    reject(name, f"duplicate {what} id {obj.id!r}: provided by both {owners[obj.id]!r} and {name!r}")
+                else:
+                    owners[obj.id] = name
+                    out.append((name, obj))
+        return out
+
+    @staticmethod
+    def _check_content(plugin: str, kind: SeatKind, content: Content) -> None:
+        """A seat kind's check of the content: a :class:`ContentError` naming no plugin, or
+        any other failure, is the seat kind's plugin's."""
+        try:
+            kind.check_content(content)
+        except ContentError as exc:
+            if not exc.plugin:
+                exc.plugin = plugin
+            raise
+        except Exception as exc:
+            raise ContentError(f"seat kind {kind.id!r} failed to check the content: {type(exc).__name__}: {exc}",
+                               plugin=plugin) from exc
 
     @classmethod
     def load(cls, exclude: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (), strict: bool = False) -> Engine:
@@ -190,7 +262,7 @@ class Engine:
         """Raise :class:`BadConfig` / :class:`UnknownComponent` for an unplayable config."""
         if not isinstance(config.players, int) or not 2 <= config.players <= 4:
             raise BadConfig(f"players must be 2 to 4, got {config.players!r}")
-        private_concern.check_config(self, config)
+        self.seat_assignment(config)
         comps = self.content.components
         for b in config.buildings:
             if b not in comps:
@@ -215,6 +287,32 @@ class Engine:
             raise BadConfig(f"unknown variants {sorted(unknown)}")
         if len(self.content.of_kind("building")) < BUILDING_SPACES:
             raise BadConfig("this installation has fewer than 4 buildings")
+
+    def seat_assignment(self, config: GameConfig) -> dict[int, SeatKind]:
+        """The automated seats of a game created with ``config`` (seat -> its seat kind), or
+        :class:`BadConfig` when its options do not make a playable game: an option no
+        installed plugin reads, a seat kind's own checks, a game size it does not play, two
+        kinds in one seat, no seat left for a player."""
+        if not isinstance(config.options, dict):
+            raise BadConfig(f"options must be an object, got {config.options!r}")
+        readers = {option: kind for kind in self.seat_kinds.values() for option in kind.options}
+        unknown = sorted(set(config.options) - readers.keys())
+        if unknown:
+            raise BadConfig(f"unknown option(s) {unknown}{self.failed_hint(unknown[0])}")
+        seats: dict[int, SeatKind] = {}
+        for kind in {readers[o].id: readers[o] for o in sorted(config.options)}.values():
+            kind.check_config(self, config)
+            for seat in kind.seats(config):
+                if config.players not in kind.players:
+                    sizes = ", ".join(map(str, kind.players))
+                    raise BadConfig(f"the {kind.name or kind.id} plays in games of {sizes} seats (itself included), "
+                                    f"not {config.players}")
+                if seat in seats:
+                    raise BadConfig(f"seat {seat} cannot be both {seats[seat].id!r} and {kind.id!r}")
+                seats[seat] = kind
+        if len(seats) >= config.players:
+            raise BadConfig("a game needs at least one player's seat")
+        return seats
 
     def failed_hint(self, component: str) -> str:
         """Why ``component`` may be unknown: the plugins that failed to load (the one named
@@ -289,6 +387,7 @@ class Engine:
         used |= {c.plugin for c in self.base_game("companion")} | {comps[c].plugin for c in config.companions}
         used |= {c.plugin for c in comps.values() if c.kind not in ("building", "companion")}
         used |= {impl.plugin_name for impl in self.pm.hook.darkroad_content.get_hookimpls()}
+        used |= {self.seat_kind_plugins[kind.id] for kind in self.seat_assignment(config).values()}
         config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
         def setup() -> None:
             rules.setup(ctx)
@@ -320,7 +419,7 @@ class Engine:
     def _settle(self, ctx: Ctx) -> None:
         """Run automatic steps and skip empty decisions until a decision waits."""
         game = ctx.game
-        concern = game.config.private_concern
+        automated = self.automated(game)
         while True:
             if ctx.overflows:
                 ctx.settle_overflows()  # an overflow is settled at once: before anything else
@@ -328,8 +427,8 @@ class Engine:
                 return
             task = game.stack[-1]
             step = self._run_steps[task.kind]
-            if concern and private_concern.intercept(ctx, task, step):
-                continue  # the Private Concern's own step: resolved by its rules, never awaited
+            if automated and self._intercept(ctx, task, step, automated):
+                continue  # a step of an automated seat: resolved by its seat kind, never awaited
             if not step.decision:
                 game.stack.pop()
                 step.run(ctx, task)
@@ -337,6 +436,46 @@ class Engine:
             if any(self._options(ctx, task, step, s) for s in step.seats(ctx, task)):
                 return
             game.stack.pop()
+
+    def automated(self, game: Game) -> dict[int, SeatKind]:
+        """The automated seats of ``game`` (seat -> its seat kind); empty: players only."""
+        out = {}
+        for p in game.players:
+            if p.kind != HUMAN:
+                out[p.seat] = self.seat_kinds[p.kind]
+        return out
+
+    def _intercept(self, ctx: Ctx, task: Task, step: Step, automated: dict[int, SeatKind]) -> bool:
+        """Hand the step on top to the seat kind of the automated seat it reaches, if any:
+        ``True`` when the seat kind resolved it."""
+        if not step.decision:
+            seat = task.seat
+            kind = automated.get(seat)
+            if kind is None:
+                return False
+        else:
+            seat = next((s for s in step.seats(ctx, task) if s in automated), -1)
+            if seat < 0:
+                return False
+            kind = automated[seat]
+        plugin = self.seat_kind_plugins[kind.id]
+        try:
+            done = kind.intercept(ctx, task, step, seat)
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plugin {plugin!r} failed in seat kind {kind.id!r} at step {task.kind!r}: "
+                              f"{type(exc).__name__}: {exc}", plugin=plugin) from exc
+        if done:
+            ctx.answered.add(plugin)
+        elif step.decision:
+            raise PluginError(f"seat kind {kind.id!r} left decision {task.kind!r} of its seat {seat} unanswered "
+                              "(an automated seat is never asked)", plugin=plugin)
+        return bool(done)
+
+    def is_automated(self, game: Game, seat: int) -> bool:
+        """Whether ``seat`` is played by a seat kind (so it never has legal actions)."""
+        return 0 <= seat < len(game.players) and game.players[seat].kind != HUMAN
 
     def awaiting(self, game: Game) -> list[int]:
         """The seats the game is waiting for (several for simultaneous steps)."""
@@ -377,7 +516,7 @@ class Engine:
             return []
         task, step = top
         ctx = Ctx(self, game)
-        if seat not in step.seats(ctx, task) or private_concern.is_concern(game, seat):
+        if seat not in step.seats(ctx, task) or self.is_automated(game, seat):
             return []
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow:
@@ -397,7 +536,8 @@ class Engine:
         ctx = Ctx(self, game)
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
-        if type(step) is PluginStep or action.type == "companion" or action.option.startswith("x:"):
+        if (type(step) is PluginStep and not step.logs_answer) or action.type == "companion" \
+                or action.option.startswith("x:"):
             ctx.emit("answered", action.seat, private=True, decision=action.type, option=action.option)
 
         def run() -> None:
@@ -460,7 +600,7 @@ class Engine:
 
     def _is_step_option(self, game: Game, task: Task, step: Step, action: Action) -> bool:
         """Fast path of the legality check: an answer of the pending step itself."""
-        if action.type != task.kind or private_concern.is_concern(game, action.seat):
+        if action.type != task.kind or self.is_automated(game, action.seat):
             return False
         ctx = Ctx(self, game)
         if action.seat not in step.seats(ctx, task):
@@ -564,6 +704,11 @@ class Engine:
                 raise MissingPlugin("this game needs " + "; ".join(
                     f"plugin {n!r}, which failed to load on this server: {self.plugins.failed[n]}" for n in failed))
             raise MissingPlugin(f"this game needs plugin(s) {missing}, which are not installed")
+        # A game stored before its seat kind's plugin was recorded in config.plugins.
+        unknown = sorted({p.kind for p in game.players if p.kind != HUMAN and p.kind not in self.seat_kinds})
+        if unknown:
+            raise MissingPlugin(f"this game needs seat kind(s) {unknown}, which no installed plugin provides"
+                                f"{self.failed_hint(unknown[0])}")
         return game
 
     def copy(self, game: Game) -> Game:

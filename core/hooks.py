@@ -121,6 +121,8 @@ class PluginStep(Step):
         self.decision = step.decision  # type: ignore[misc]
         self.prompt = step.prompt  # type: ignore[misc]
         self.settles_overflow = step.settles_overflow  # type: ignore[misc]
+        self.logs_answer = step.logs_answer  # type: ignore[misc]
+        self.engages = step.engages  # type: ignore[misc]
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
         try:

@@ -8,8 +8,9 @@ results of a non-firstresult hook arrive.
 Two families:
 
 * **Registration hooks** contribute content (card data), components (buildings,
-  companions, steeds, deeds, wagon upgrades), extra engine steps and bots. Called once
-  when the :class:`~darkroad.core.engine.Engine` is built.
+  companions, steeds, deeds, wagon upgrades), extra engine steps, bots, seat kinds and
+  the documentation of event types. Called once when the
+  :class:`~darkroad.core.engine.Engine` is built.
 * **Rule-point hooks** are called by the engine at fixed moments of a turn. They
   receive ``ctx`` (a :class:`~darkroad.core.context.Ctx`: the game being changed plus
   the operations a rule may use: gain, pay, push steps, emit events, roll dice) and the
@@ -29,8 +30,10 @@ if TYPE_CHECKING:
     from .bots import Bot
     from .content import Component
     from .context import Ctx
+    from .seats import SeatKind
     from .state import Task
     from .steps import Step
+    from .view import EventType
 
 hookspec = pluggy.HookspecMarker("darkroad")
 
@@ -79,6 +82,30 @@ def darkroad_bots() -> Sequence[Bot] | None:
     :class:`~darkroad.core.bots.Bot` instances, each with a unique ``id`` (a duplicate
     skips the later plugin); the engine lists them in ``engine.bots`` and
     ``darkroad simulate --bot <id>`` seats them.
+    """
+
+
+@hookspec
+def darkroad_seat_kinds() -> Sequence[SeatKind] | None:
+    """Contribute seat kinds: automated seats with rules of their own (the base game's
+    Private Concern is one).
+
+    Called once when the engine is built. Return a list of
+    :class:`~darkroad.core.seats.SeatKind` instances, each with a unique ``id`` (a
+    duplicate, or game options another plugin already reads, skips the later plugin); the
+    engine lists them in ``engine.seat_kinds`` and plays their seats in the games created
+    with their options.
+    """
+
+
+@hookspec
+def darkroad_event_types() -> Mapping[str, EventType] | None:
+    """Document the events the plugin emits: event type -> :class:`~darkroad.core.view.EventType`
+    (what it means, the JSON Schema of each ``data`` field).
+
+    Called once when the engine is built. The base game's plugins' event types are typed one
+    by one in the OpenAPI document; a fan plugin's share its open variant. An event type
+    another plugin (or the core) documents skips the later plugin.
     """
 
 

@@ -6,11 +6,11 @@ Game" (p. 6), "Step 1: Plan" .. "Step 4: Rest" (pp. 6–7), "Wagon Overview" (p.
 
 from __future__ import annotations
 
-from . import private_concern
 from .context import MAX_PER_SECTION, Ctx
 from .errors import PluginError
 from .goods import label as good_label
 from .hooks import is_bool, is_distances, is_str_list
+from .seats import HUMAN
 from .state import PoolDie, Task
 from .steps import Choice, Option, Step
 
@@ -44,7 +44,10 @@ def connected_building(ctx: Ctx, space: int) -> str | None:
 
 
 def setup(ctx: Ctx) -> None:
-    """Build the board and the players' wagons (rulebook pp. 4–5), then push the first turn."""
+    """Build the board and the players' wagons (rulebook pp. 4–5), then push the first turn.
+
+    A seat a seat kind takes (core/seats.py) is dealt like a player's, then made the kind's;
+    it takes no steed, does not draft and does not choose a starting deed (the deck's top)."""
     g, c, b = ctx.game, ctx.content, ctx.game.board
     n = g.config.players
     # 4. the Great Bazaar: a die decides the $5 good; dice on the first five sections.
@@ -94,8 +97,11 @@ def setup(ctx: Ctx) -> None:
         p.goods = [ctx.goods_of_value(value)[0]]
         p.coins += extra
         g.players.append(p)
-    concern = private_concern.setup(ctx)  # the Private Concern's seat, if any: no steed, no draft
-    humans = [seat for seat in range(n) if seat != concern]
+    automated = ctx.engine.seat_assignment(g.config)
+    for seat, kind in sorted(automated.items()):
+        g.players[seat].kind = kind.id
+        kind.setup(ctx, seat)
+    humans = [seat for seat in range(n) if seat not in automated]
     ctx.push("turn", g.start_seat)
     if drafting:
         b.extra["draft"] = [[steeds[i], starting[i]] for i in range(len(humans) + 1)]
@@ -106,10 +112,11 @@ def setup(ctx: Ctx) -> None:
             g.players[seat].steeds.append(steeds[seat])
             ctx.emit("steed_dealt", seat, steed=steeds[seat])
             ctx.gain_hero(seat, starting[seat], source="starting hero")
-    if concern is not None:
-        private_concern.gain_hero(ctx, concern, starting[n if drafting else concern], "starting hero")
+    # An automated seat's starting hero: drafting, one the draft's stacks do not hold.
+    for i, (seat, kind) in enumerate(sorted(automated.items())):
+        kind.starting_hero(ctx, seat, starting[len(humans) + 1 + i if drafting else seat])
     for seat in reversed(range(n)):
-        if g.config.variants.get("advanced_deeds") and seat != concern:
+        if g.config.variants.get("advanced_deeds") and seat not in automated:
             ctx.push("choose_starting_deed", seat, deeds=[b.deed_deck.pop(0), b.deed_deck.pop(0)])
         else:
             g.players[seat].deeds.append(b.deed_deck.pop(0))
@@ -281,8 +288,10 @@ class Turn(Step):
         g.active = task.seat
         g.turn = {"seat": task.seat}
         ctx.emit("turn_started", task.seat, round=g.round)
-        if g.players[task.seat].kind == private_concern.KIND:
-            ctx.push_many(task.seat, [("concern_turn", {}), ("rest", {}), ("end_turn", {})])
+        kind = g.players[task.seat].kind
+        if kind != HUMAN:  # an automated seat: its seat kind's steps, then Rest
+            steps = ctx.engine.seat_kinds[kind].turn(ctx, task.seat)
+            ctx.push_many(task.seat, [*steps, ("rest", {}), ("end_turn", {})])
             return
         ctx.push_many(task.seat, [("plan", {}), ("move", {}), ("activate", {}), ("rest", {}),
                                   ("finish_turn", {}), ("end_turn", {})])

@@ -6,26 +6,28 @@
    prestige) > more gifts on loyal companions > more commissions delivered > more heroes
    delivered > shared victory.
 
-The Private Concern scores by its own rule (:func:`private_concern.score`). A tie with the
-Private Concern is broken by the discarded value only, then shared (the prototype's solo
-rule); between human players the full order applies, Private Concern or not.
+An automated seat may score by its seat kind's rule (:meth:`SeatKind.score`) and use fewer
+tie-breakers (:attr:`SeatKind.tiebreakers`): two seats are compared by the tie-breakers both
+use, so between players the full order always applies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Mapping, Sequence
 
-from . import private_concern
 from .context import Ctx
 from .hooks import is_score
+from .seats import HUMAN, TIEBREAKERS
 from .state import ScoreLine, Task
 from .steps import Step
 
 
 def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
     p = ctx.player(seat)
-    if p.kind == private_concern.KIND:
-        return private_concern.score(ctx, seat)
+    if p.kind != HUMAN:
+        line = ctx.engine.seat_kinds[p.kind].score(ctx, seat)
+        if line is not None:
+            return line
     coins, prestige, vp = p.coins, p.prestige, 0
     details = []
     for deed in p.deeds:
@@ -50,30 +52,39 @@ def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
     )
 
 
-def tiebreak_key(s: ScoreLine, short: bool = False) -> tuple[int, ...]:
-    """What two score lines are compared by: the final score, then the tie-breakers in order;
-    ``short``: the solo rule (the discarded value only), for a comparison with the Private
-    Concern."""
-    if short:
-        return (s.total, s.discarded)
-    return (s.total, s.discarded, s.gifts, s.commissions_delivered, s.heroes_delivered)
+Tiebreakers = Mapping[int, Sequence[str]]
+"""Seat -> the tie-breakers its score line is compared by (a seat left out: all of them)."""
 
 
-def beats(a: ScoreLine, b: ScoreLine, concern: Collection[int] = ()) -> bool:
-    """Whether ``a`` ranks above ``b``: the full order between human players, the solo rule
-    where the Private Concern (a seat of ``concern``) is one of the two."""
-    short = a.seat in concern or b.seat in concern
-    return tiebreak_key(a, short) > tiebreak_key(b, short)
+def tiebreak_key(s: ScoreLine, tiebreakers: Sequence[str] = TIEBREAKERS) -> tuple[int, ...]:
+    """What two score lines are compared by: the final score, then ``tiebreakers`` in order."""
+    return (s.total, *(getattr(s, t) for t in tiebreakers))
 
 
-def rank(lines: list[ScoreLine], concern: Collection[int] = ()) -> list[int]:
+def shared(a: Sequence[str], b: Sequence[str]) -> Sequence[str]:
+    """The tie-breakers two seats are compared by: those both use (the longest common beginning)."""
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def beats(a: ScoreLine, b: ScoreLine, tiebreakers: Tiebreakers | None = None) -> bool:
+    """Whether ``a`` ranks above ``b``, by the tie-breakers both seats use (the full order
+    between players)."""
+    tb = tiebreakers or {}
+    common = shared(tb.get(a.seat, TIEBREAKERS), tb.get(b.seat, TIEBREAKERS))
+    return tiebreak_key(a, common) > tiebreak_key(b, common)
+
+
+def rank(lines: list[ScoreLine], tiebreakers: Tiebreakers | None = None) -> list[int]:
     """Fill ``rank`` and return the winners' seats. A seat's rank is 1 + the number of seats
     that beat it (:func:`beats`), so the winners are the seats nobody beats and equal seats
-    share a rank. Against the Private Concern fewer tie-breakers apply: two humans it ties
-    with may still be ordered between themselves, and then it shares the victory with the
-    better one only."""
+    share a rank. A seat compared by fewer tie-breakers (an automated seat's kind may use
+    fewer) can tie two players that the full order separates: it then shares the victory
+    with the better one only."""
     for s in lines:
-        s.rank = 1 + sum(1 for o in lines if o is not s and beats(o, s, concern))
+        s.rank = 1 + sum(1 for o in lines if o is not s and beats(o, s, tiebreakers))
     return sorted(s.seat for s in lines if s.rank == 1)
 
 
@@ -83,8 +94,8 @@ class FinalScoring(Step):
     def run(self, ctx: Ctx, task: Task) -> None:
         g = ctx.game
         g.score = [score_seat(ctx, s) for s in range(len(g.players))]
-        concern = [p.seat for p in g.players if p.kind == private_concern.KIND]
-        g.winners = rank(g.score, concern)
+        kinds = ctx.engine.automated(g)
+        g.winners = rank(g.score, {seat: kind.tiebreakers for seat, kind in kinds.items()})
         g.phase = "finished"
         for s in g.score:
             for deed in g.players[s.seat].deeds:

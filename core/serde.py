@@ -7,14 +7,17 @@ API request, and copied on every greedy-bot trial). Decoding is typed: a blob of
 shape is refused, never half-read. The cattrs converter serves everything else (views,
 events, actions, replay configs). A client's action is read strictly by hand: exact types,
 and an unknown field (a misspelt one) is a clear error rather than a silent no-op.
+
+Stored games of an older ``schema_version`` are read through :func:`upgrade`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import msgspec
-from cattrs.gen import make_dict_unstructure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 from cattrs.preconf.json import make_converter
 
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
@@ -26,6 +29,35 @@ _ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "lab
 _ACTION_LENGTHS = {"type": MAX_TYPE_LENGTH, "option": MAX_OPTION_LENGTH, "label": MAX_LABEL_LENGTH}
 _encode = msgspec.json.Encoder().encode
 _decode_game = msgspec.json.Decoder(Game).decode
+_CONFIG_FIELDS = frozenset(a.name for a in attrs.fields(GameConfig))
+_PLAYER_FIELDS = frozenset(a.name for a in attrs.fields(Player))
+
+
+def _move_unknown(obj: dict[str, Any], known: frozenset[str], into: str) -> dict[str, Any]:
+    """``obj`` with its keys that are not in ``known`` moved into the dict ``obj[into]``
+    (``null`` ones left out)."""
+    unknown = [k for k in obj if k not in known]
+    if not unknown:
+        return obj
+    out = {k: v for k, v in obj.items() if k in known}
+    out[into] = {**{k: obj[k] for k in unknown if obj[k] is not None}, **(obj.get(into) or {})}
+    return out
+
+
+def config_from_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    """A config as JSON in which keys that are not ``GameConfig`` fields are options: a
+    plugin's setting may be given beside the core's (``{"players": 2, "<option>": ...}``)."""
+    return _move_unknown(obj, _CONFIG_FIELDS, "options")
+
+
+def upgrade(obj: dict[str, Any]) -> dict[str, Any]:
+    """A stored game of schema version 1, as JSON, in the form of version 2. Version 1 kept a
+    plugin's game settings and seat state (a seat kind's) as config and player fields of their
+    own: they move, under the same names, to ``GameConfig.options`` and ``Player.extra``."""
+    if obj.get("schema_version") != 1:
+        raise ValueError(f"cannot upgrade a stored game of schema_version {obj.get('schema_version')!r}")
+    return {**obj, "schema_version": SCHEMA_VERSION, "config": config_from_fields(obj["config"]),
+            "players": [_move_unknown(p, _PLAYER_FIELDS, "extra") for p in obj.get("players", ())]}
 
 
 class Serde:
@@ -33,6 +65,8 @@ class Serde:
         c = make_converter()
         for cls in (Game, GameConfig, Player, Board, Task, PoolDie, ScoreLine):
             c.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, c, _cattrs_omit_if_default=True))
+        structure_config = make_dict_structure_fn(GameConfig, c)
+        c.register_structure_hook(GameConfig, lambda obj, _: structure_config(config_from_fields(obj), GameConfig))
         self.c = c
 
     def unstructure(self, obj: Any) -> Any:
@@ -44,7 +78,9 @@ class Serde:
     def loads(self, blob: bytes | str) -> Game:
         try:
             game = _decode_game(blob)
-        except msgspec.DecodeError as exc:
+            if game.schema_version == 1:  # an older format: read it as JSON and upgrade it
+                game = msgspec.convert(upgrade(msgspec.json.decode(blob)), Game)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ValueError(f"not a stored game of schema_version {SCHEMA_VERSION}: {exc}") from exc
         if game.schema_version != SCHEMA_VERSION:
             raise ValueError(f"stored game has schema_version {game.schema_version}, "

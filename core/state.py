@@ -13,7 +13,9 @@ from typing import Any
 
 from attrs import Factory, define, field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version 2: the settings and seat state of plugins (a seat kind's) moved from fields of their
+own into ``GameConfig.options`` and ``Player.extra`` (:func:`serde.upgrade` reads version 1)."""
 
 
 @define(kw_only=True)
@@ -31,11 +33,10 @@ class GameConfig:
     """Extra companion card ids added to the companion deck (fan companions)."""
     plugins: dict[str, str] = Factory(dict)
     """Plugin name -> version of every plugin providing a component this game uses."""
-    private_concern: bool = False
-    """One seat is the Private Concern, the automated opponent (core/private_concern.py).
-    ``players`` counts it: solo is ``players=2, private_concern=True``."""
-    private_concern_seat: int | None = None
-    """The Private Concern's seat (None = the last seat, clockwise after the humans)."""
+    options: dict[str, Any] = Factory(dict)
+    """Settings that plugins define, by name: a seat kind's (``<kind>: true`` puts it in a
+    seat, ``<kind>_seat: n`` chooses which; ``players`` counts it). Every option must belong
+    to an installed plugin."""
 
 
 @define(kw_only=True)
@@ -56,19 +57,10 @@ class CompanionCard:
 
 
 @define(kw_only=True)
-class Concern:
-    """The Private Concern's own state: goods as a count (no tiles, no storage grid) and its
-    deck of action cards (index 0 is the top; the deck is secret, the discard pile public)."""
-
-    goods: int = 0
-    deck: list[str] = Factory(list)
-    discard: list[str] = Factory(list)
-
-
-@define(kw_only=True)
 class Player:
     seat: int
     kind: str = "human"
+    """``"human"`` (a player's seat), or the id of the seat kind that plays it (core/seats.py)."""
     coins: int = 5
     prestige: int = 0
     position: int = 0
@@ -96,8 +88,9 @@ class Player:
     companions: list[CompanionCard] = Factory(list)
     delivered_commissions: list[str] = Factory(list)
     delivered_heroes: list[str] = Factory(list)
-    concern: Concern | None = None
-    """Set only for the Private Concern (``kind == "private_concern"``)."""
+    extra: dict[str, Any] = Factory(dict)
+    """State of this seat owned by plugins (a seat kind's), keyed by name; JSON-able. Not in
+    views: a seat kind shows what is public of it."""
 
 
 @define(kw_only=True)
@@ -169,9 +162,9 @@ class ScoreLine:
     rank: int = 0
     details: list[str] = Factory(list)
     goods_vp: int = 0
-    """The Private Concern only: 1 VP per good it holds."""
+    """VP for the goods held, for a seat kind that scores them (0 for players)."""
     quartz_vp: int = 0
-    """The Private Concern only: 1 VP per blazing quartz it holds."""
+    """VP for the blazing quartz held, for a seat kind that scores them (0 for players)."""
 
 
 @define(kw_only=True)
@@ -213,7 +206,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "Board",
     "CompanionCard",
-    "Concern",
     "Event",
     "Game",
     "GameConfig",

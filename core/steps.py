@@ -33,6 +33,10 @@ class Step:
     """An overflow discard (rulebook p. 18), called for by :meth:`Ctx.overflow`: it comes
     before anything the step that caused the overflow pushed, and while it waits it is the
     only thing that can be done (no companion ability, no plugin's extra option)."""
+    logs_answer: ClassVar[bool] = False
+    """A plugin's decision whose ``choose`` emits an event naming the answer itself: the
+    engine then leaves out its ``answered`` event (which otherwise logs every answer to a
+    plugin's decision, private to the seat)."""
     engages: ClassVar[tuple[str, ...]] = ()
     """Keys of the task's data naming a card this pending step has engaged (the hero being
     sold to at the Ringway Inn): the card stays where it is but is not available to anything

@@ -78,10 +78,13 @@ class Table:
         own = engine is None
         engine = engine or Engine.load(exclude=exclude, extra=plugins)
         recorder = HookRecorder(engine) if own else None
-        # Keywords naming a GameConfig field set it (random_buildings, ...); others are variants.
+        # Keywords naming a GameConfig field set it (random_buildings, ...), those naming an option
+        # of an installed seat kind set that option (private_concern=True); others are variants.
         fields = {f.name for f in attrs.fields(GameConfig)}
+        seat_options = {o for kind in engine.seat_kinds.values() for o in kind.options}
         config = {k: v for k, v in options.items() if k in fields}
-        variants = {k: v for k, v in options.items() if k not in fields}
+        config["options"] = {**{k: v for k, v in options.items() if k in seat_options}, **config.get("options", {})}
+        variants = {k: v for k, v in options.items() if k not in fields and k not in seat_options}
         game, events = engine.create(GameConfig(players=players, seed=seed, buildings=list(buildings),
                                                 companions=list(companions), variants=variants, **config))
         table = cls(engine, game, events, record=False)

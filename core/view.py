@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import Factory, asdict, frozen
 
-from . import private_concern
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import Ctx
 from .goods import good_type
 from .rules import DISTRICTS
+from .seats import HUMAN
 from .storage import Packer, StorageSpec
 
 if TYPE_CHECKING:
@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 
 def _storage(ctx: Ctx, p: Player, goods: list[str]) -> dict[str, Any] | None:
     """One arrangement of ``goods`` (the view's list) in ``p``'s storage, cells naming goods by
-    their index in that list; ``None`` for the Private Concern (no storage grid) and while the
-    goods do not fit (an overflow discard is the next decision)."""
-    if p.concern is not None:
+    their index in that list; ``None`` for an automated seat (a seat kind keeps goods its own
+    way: the Private Concern's are a count) and while the goods do not fit (an overflow discard
+    is the next decision)."""
+    if p.kind != HUMAN:
         return None
     spec = ctx.storage_spec(p.seat)
     found = _arranged(ctx.engine.packer, tuple(goods), spec)
@@ -94,8 +95,8 @@ def _player(engine: Engine, ctx: Ctx, game: Game, p: Player, me: bool) -> dict[s
         "coins": p.coins if me or game.finished else None,
         "deeds": list(p.deeds) if me or game.finished else None,
     }
-    if p.concern is not None:
-        out["concern"] = private_concern.public(p)
+    if p.kind != HUMAN:  # an automated seat: its seat kind's public state
+        out.update(engine.seat_kinds[p.kind].public(p))
     return out
 
 
@@ -121,7 +122,9 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
         "awaiting": decision["seats"] if decision else [],
         "decision": decision,
         "config": {"players": game.config.players, "variants": dict(game.config.variants),
-                   "private_concern": private_concern.seat_of(game.config),
+                   # Every installed seat kind: its seat in this game, or null.
+                   **{kind: next((p.seat for p in game.players if p.kind == kind), None)
+                      for kind in engine.seat_kinds},
                    "buildings": list(game.config.buildings), "plugins": dict(game.config.plugins)},
         "board": {
             "ringway": list(DISTRICTS),
@@ -209,7 +212,8 @@ _EFFECTS = _d(STRS, "Effects in the engine's effect language (`coins:3`, `good:a
 
 @frozen
 class EventType:
-    """One event type of the base installation: what it means and its ``data``.
+    """One event type: what it means and its ``data`` (the core's are in :data:`EVENTS`; a
+    plugin documents its own with ``darkroad_event_types``).
 
     ``data`` maps each field to its JSON Schema; a name ending in ``?`` marks a field some
     emitters leave out (it does not always apply)."""
@@ -239,26 +243,15 @@ EVENTS: dict[str, EventType] = {
         "route": _d(STR, "The route id."), "town": _d(STR, "The destination town id.")}),
     "commission_delivered": E("A commission was delivered.", {
         "commission": STR, "goods?": _d(STRS, "The goods delivered (a player)."),
-        "goods_count?": _d(INT, "How many goods were delivered (the Private Concern, whose goods are a count)."),
+        "goods_count?": _d(INT, "How many goods were delivered (a seat kind whose goods are a count)."),
         "prestige": _d(INT, "Prestige gained.")}),
     "commission_discarded": E("A commission was discarded (over the limit).", {"commission": STR}),
     "commission_gained": E("A seat took a commission.", {"commission": STR, "source": _SOURCE}),
-    "companion_discarded": E("The Private Concern discarded the companion it took.", {
-        "card": STR, "travel_die": _d(BOOL, "The card carried the extra travel die.")}),
-    "companion_returned": E("The Private Concern returned a companion card.", {"card": STR}),
     "companion_taken": E("A seat took a companion card from the row.", {
         "card": _d(STR, "The card id (`<companion>-<copy>`)."), "companion": _d(STR, "The companion's component id."),
         "travel_die": _d(BOOL, "The card carried the extra travel die.")}),
     "companion_used": E("A seat used a companion's ability.", {
         "card": STR, "companion": _d(STR, "The companion's component id."), "ability": _d(STR, "The ability's id.")}),
-    "concern_action": E("The Private Concern resolved a district action of its card (all null: none applied).", {
-        "card": STR, "index": _d(NINT, "The action's position on the card."), "action": NSTR, "district": NSTR}),
-    "concern_card": E("The Private Concern drew an action card.", {"card": STR, "name": STR}),
-    "concern_choice": E("A player made a choice for the Private Concern.", {
-        "concern": _d(SEAT, "The Private Concern's seat."), "what": STR, "option": STR}),
-    "concern_deck_shuffled": E("The Private Concern's deck was reshuffled.", {"cards": INT}),
-    "concern_sold": E("The Private Concern sold goods to a hero at the Ringway Inn.", {
-        "hero": STR, "goods_count": INT, "coins": INT}),
     "dark_market_moved": E("The dark market marker moved.", {
         "steps": INT, "space": _d(STR, "`north`, `east`, `south` or `west`.")}),
     "deed_gained": E("A seat gained a deed (which one: `deed_gained_private`, seen by that seat only).",
@@ -289,7 +282,6 @@ EVENTS: dict[str, EventType] = {
     "hero_discarded": E("A hero was discarded (over the limit).", {"hero": STR}),
     "hero_joined": E("A hero joined a wagon.", {"hero": STR, "source": _SOURCE}),
     "hero_lost": E("A hero left a wagon.", {"hero": STR, "source": _SOURCE}),
-    "illuminated_returned": E("The Private Concern returned an illuminated die."),
     "illuminated_to_pool": E("An illuminated die went to the action pool.", {"value": INT}),
     "lost": E("A seat lost a resource (`resource`, `amount`) or a good (`good`).", {
         "resource?": _RESOURCE, "amount?": INT, "good?": _GOOD, "source": _SOURCE}),
@@ -312,7 +304,6 @@ EVENTS: dict[str, EventType] = {
     "ruins_die_rolled": E("The ruins die was rolled.", {"face": STR, "reroll": BOOL}),
     "ruins_moved": E("The ruins marker moved.", {
         "steps": INT, "space": _d(STR, "`top_left`, `top_right`, `bottom_right` or `bottom_left`.")}),
-    "solo_upgrade": E("The Private Concern took a wagon upgrade.", {"upgrade": STR}),
     "steed_dealt": E("A seat was dealt its steed.", {"steed": STR}),
     "town_visited": E("A caravan member visited a town (null: none).", {"town": NSTR}),
     "travel_dice_rerolled": E("The remaining travel dice were rerolled (for 1 lantern).", {"dice": INTS}),
@@ -331,8 +322,9 @@ EVENTS: dict[str, EventType] = {
     "travel_die_duplicated": E("A companion copied a travel die.", {"value": INT, "card": STR}),
     "upgrade_unused": E("A wagon upgrade had no effect.", {"upgrade": STR, "reason": STR}),
 }
-"""The events the core and the built-in plugins emit. Fan plugins' events share the open
-variant of :func:`event_schema`."""
+"""The events the core and the base game's component plugins emit (some are shared by
+several components). Other plugins document theirs with ``darkroad_event_types``; in the
+OpenAPI document those of fan plugins share the open variant of :func:`event_schema`."""
 del E
 
 EVENT_TYPES = tuple(sorted(EVENTS))
@@ -348,9 +340,10 @@ def _data_schema(spec: EventType) -> dict[str, Any]:
 
 
 def event_schema(engine: Engine) -> dict[str, Any]:
-    """JSON Schema of an event: ``oneOf`` the base installation's event types (:data:`EVENTS`),
-    tagged by ``type``, each with its typed ``data``, and one open variant for the events of
-    fan plugins."""
+    """JSON Schema of an event: ``oneOf`` the base installation's event types (:data:`EVENTS`
+    and those the built-in plugins document with ``darkroad_event_types``), tagged by
+    ``type``, each with its typed ``data``, and one open variant for the events of fan
+    plugins (so the document does not change with the plugins a server installs)."""
 
     def variant(title: str, description: str, type_schema: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -369,10 +362,15 @@ def event_schema(engine: Engine) -> dict[str, Any]:
             },
         }
 
-    kinds = list(EVENT_TYPES)
+    specs = dict(EVENTS)
+    for event, (plugin, spec) in engine.event_types.items():
+        loaded = engine.plugins.plugins.get(plugin)
+        if loaded is not None and loaded.builtin:
+            specs[event] = spec
+    kinds = sorted(specs)
     known = [
-        variant(k, EVENTS[k].description, {"type": "string", "const": k},
-                _data_schema(EVENTS[k]))
+        variant(k, specs[k].description, {"type": "string", "const": k},
+                _data_schema(specs[k]))
         for k in kinds
     ]
     open_variant = variant(

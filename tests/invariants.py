@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from darkroad.core import Engine, Game, GameConfig, Player
+from darkroad.core import HUMAN, Engine, Game, GameConfig, Player
 from darkroad.core.actions import Action
 from darkroad.core.context import Ctx
 
@@ -66,7 +66,7 @@ class Checker:
         self.upgrades = frozenset(u.id for u in c.of_kind("upgrade"))
         self.steeds = frozenset(s.id for s in c.of_kind("steed"))
         self.goods = frozenset(c.good_ids) | frozenset(g + "+" for g in c.good_ids)
-        self.solo = game.config.private_concern and len(game.players) == 2
+        self.solo = any(p.kind != HUMAN for p in game.players) and len(game.players) == 2
         self.version = game.version
         self.over: dict[int, list[str]] = {}
         """Seat -> limits it was over after the last action (its discard must come next)."""
@@ -108,8 +108,8 @@ class Checker:
         goods = self.goods
         for p in game.players:
             values = [p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes, p.spent, p.removed]
-            if p.concern is not None:
-                values.append(p.concern.goods)
+            if "concern" in p.extra:  # the Private Concern's goods, a count
+                values.append(p.extra["concern"]["goods"])
             for v in values:
                 if type(v) is not int or v < 0:
                     self.fail(game, f"seat {p.seat} has a negative or non-integer count: coins, prestige, lanterns, "
@@ -271,8 +271,9 @@ def random_config(r: random.Random, seed: int) -> GameConfig:
     if r.random() < 0.3:
         variants["advanced_deeds"] = True
     seat = r.randrange(players) if concern and r.random() < 0.3 else None
+    options = {"private_concern": True} | ({} if seat is None else {"private_concern_seat": seat}) if concern else {}
     return GameConfig(players=players, seed=seed, random_buildings=r.random() < 0.7, variants=variants,
-                      private_concern=concern, private_concern_seat=seat)
+                      options=options)
 
 
 def choose(r: random.Random, legal: Sequence[Action]) -> Action:

@@ -72,8 +72,9 @@ def game_plan(index: int, seed: int = SEED) -> tuple[GameConfig, list[str]]:
     if r.random() < 0.4:
         variants["advanced_deeds"] = True
     concern_seat = r.randrange(players) if concern and r.random() < 0.3 else None
+    options: dict[str, Any] = {"private_concern": concern, "private_concern_seat": concern_seat} if concern else {}
     config = GameConfig(players=players, seed=seed + index, random_buildings=r.random() < 0.6,
-                        variants=variants, private_concern=concern, private_concern_seat=concern_seat)
+                        variants=variants, options={k: v for k, v in options.items() if v is not None})
     # One game in four is played by the greedy bot at every seat, one in four mixes it with
     # random players; the rest are random play (which reaches the odd corners of the rules).
     style = index % 4
@@ -108,8 +109,7 @@ def play(engine: Engine, config: GameConfig, policy: Sequence[str]) -> list[Acti
 def _fresh(config: GameConfig) -> GameConfig:
     return GameConfig(players=config.players, seed=config.seed, buildings=list(config.buildings),
                       random_buildings=config.random_buildings, variants=dict(config.variants),
-                      companions=list(config.companions), private_concern=config.private_concern,
-                      private_concern_seat=config.private_concern_seat)
+                      companions=list(config.companions), options=dict(config.options))
 
 
 # -- replay and digests ----------------------------------------------------------------------

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
-from darkroad.core import Action, Engine, GameConfig, PluginError, errors, hookimpl, private_concern
+from darkroad.core import Action, Engine, GameConfig, PluginError, errors, hookimpl
 from darkroad.core.content import EventCard
 from darkroad.core.state import CompanionCard
 from darkroad.core.testing import Table
+from darkroad.plugins.private_concern import rules as private_concern
+from darkroad.plugins.private_concern.rules import concern_of
 
 KIND = "private_concern"
 TOWNS = ("northbreak", "scorchborn", "windglass", "farglen", "cursecairn", "nightpoem")
@@ -30,8 +32,8 @@ def solo(engine):
     def make(players: int = 2, seed: int = 1, drafting: bool = False, advanced_deeds: bool = False,
              **kw: Any) -> Table:
         variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
-        game, events = engine.create(GameConfig(players=players, seed=seed, private_concern=True,
-                                                variants=variants, **kw))
+        game, events = engine.create(GameConfig(players=players, seed=seed, options={"private_concern": True, **kw},
+                                                variants=variants))
         return Table(engine, game, events, record=False)
 
     return make
@@ -46,7 +48,7 @@ def card(engine, monkeypatch):
         planning: dict[str, Any] = {"space": space, "reward": reward or ["nothing"]}
         if illuminated:
             planning["illuminated"] = illuminated
-        monkeypatch.setitem(engine.content.private_concern_cards, cid,
+        monkeypatch.setitem(engine.content.extra["private_concern_cards"], cid,
                             {"id": cid, "name": "Test Card", "planning": planning, "actions": list(actions)})
         return cid
 
@@ -76,14 +78,14 @@ def neutral_pc(t: Table, goods: int = 0, **fields: Any) -> int:
     base = {"heroes": [], "commissions": [], "lanterns": 0, "quartz": 0, "horseshoes": 0, "coins": 5,
             "prestige": 0, "special": [], "deeds": []}
     t.setup_wagon(pc, **{**base, **fields})
-    t.game.players[pc].concern.goods = goods
+    concern_of(t.game.players[pc])["goods"] = goods
     return pc
 
 
 def pc_turn(t: Table, *cards: str) -> None:
     """Play the Private Concern's turn now with ``cards`` on top of its deck."""
     pc = pc_of(t)
-    t.game.players[pc].concern.deck = list(cards)
+    concern_of(t.game.players[pc])["deck"] = list(cards)
     t.game.active, t.game.turn = pc, {"seat": pc}
     t.push("concern_turn", pc)
 
@@ -113,16 +115,16 @@ def take_from_stacks(t: Table, *commissions: str) -> None:
 def test_config_accepts_solo_and_one_concern_seat(engine):
     """Private Concern Variant (p. 14): it counts as a player: solo (2 seats) or 3–4 seats."""
     for players in (2, 3, 4):
-        game, _ = engine.create(GameConfig(players=players, seed=1, private_concern=True))
+        game, _ = engine.create(GameConfig(players=players, seed=1, options={"private_concern": True}))
         assert [p.kind for p in game.players] == ["human"] * (players - 1) + [KIND]
     with pytest.raises(errors.BadConfig):
-        engine.create(GameConfig(players=1, private_concern=True))  # the API's players: 1 is players=2 here
+        engine.create(GameConfig(players=1, options={"private_concern": True}))  # the API's players: 1 is players=2 here
     with pytest.raises(errors.BadConfig):
-        engine.create(GameConfig(players=3, private_concern=True, private_concern_seat=3))
+        engine.create(GameConfig(players=3, options={"private_concern": True, "private_concern_seat": 3}))
     with pytest.raises(errors.BadConfig):
-        engine.create(GameConfig(players=3, private_concern_seat=1))  # a seat without a Private Concern
+        engine.create(GameConfig(players=3, options={"private_concern_seat": 1}))  # a seat without a Private Concern
     with pytest.raises(errors.BadConfig):
-        engine.create(GameConfig(players=3, private_concern="yes"))  # type: ignore[arg-type]
+        engine.create(GameConfig(players=3, options={"private_concern": "yes"}))
 
 
 def test_solo_setup(solo):
@@ -136,12 +138,12 @@ def test_solo_setup(solo):
     assert human.kind == "human" and pc.kind == KIND
     assert len(g.board.upgrades) == 1
     assert pc.coins == 6  # 5 + the second seat's extra coin
-    assert pc.concern.goods == 1 and pc.goods == []
+    assert concern_of(pc)["goods"] == 1 and pc.goods == []
     assert len(pc.special) == 1 and len(pc.deeds) == 1 and len(pc.heroes) == 1
     assert pc.steeds == [] and pc.reserve == [] and pc.locked == [None, None, None]
     bonus = t.engine.content.heroes[pc.heroes[0]].bonus
     assert pc.horseshoes == (bonus == "horseshoe") and pc.lanterns == (bonus == "lantern")
-    assert sorted(pc.concern.deck) == sorted(t.engine.content.private_concern_cards)
+    assert sorted(concern_of(pc)["deck"]) == sorted(private_concern.cards(t.engine.content))
     assert len(human.steeds) == 1 and len(human.heroes) == 1
     assert t.awaiting == [0]
 
@@ -185,11 +187,11 @@ def test_turn_planning_section_and_discard(solo, card):
     t = solo()
     pc = neutral_pc(t, goods=0)
     cid = card({"action": "ruins", "move": 1}, space=3, reward=["coins:2", "prestige:1"])
-    discard = list(t.game.players[pc].concern.discard)
+    discard = list(concern_of(t.game.players[pc])["discard"])
     pc_turn(t, cid)
     p = t.game.players[pc]
     assert p.position == 3 and p.coins == 7 and p.prestige == 1
-    assert p.concern.deck == [] and p.concern.discard == discard + [cid]
+    assert concern_of(p)["deck"] == [] and concern_of(p)["discard"] == discard + [cid]
     assert t.events_of("concern_card")[-1].data["card"] == cid
     assert performed(t)["action"] == "ruins" and t.awaiting == [0]
 
@@ -211,10 +213,10 @@ def test_deck_reshuffles_when_it_runs_out(solo):
     """General Solo Rules: when the deck runs out, shuffle the discards into a new deck."""
     t = solo()
     pc = neutral_pc(t)
-    concern = t.game.players[pc].concern
-    concern.discard, concern.deck = list(concern.deck), []
+    concern = concern_of(t.game.players[pc])
+    concern["discard"], concern["deck"] = list(concern["deck"]), []
     pc_turn(t)
-    assert len(concern.deck) == 9 and len(concern.discard) == 1
+    assert len(concern["deck"]) == 9 and len(concern["discard"]) == 1
     assert t.events_of("concern_deck_shuffled")
 
 
@@ -254,7 +256,7 @@ def test_bazaar_takes_every_die_of_its_three_goods_for_free(solo, card):
     b.market[ids.index("potion")], b.market[ids.index("armor")], b.market[ids.index("book")] = 2, 1, 2
     offset = b.wheel_offset
     pc_turn(t, card({"action": "bazaar", "max_goods": 1, "goods": ["potion", "armor", "weapon"]}))
-    assert t.game.players[pc].concern.goods == 4 and t.game.players[pc].coins == 5
+    assert concern_of(t.game.players[pc])["goods"] == 4 and t.game.players[pc].coins == 5
     assert b.market[ids.index("potion")] == 0 and b.market[ids.index("armor")] == 0
     assert b.market[ids.index("book")] == 2 and b.set_aside == 3
     assert b.wheel_offset == (offset - 1) % 6
@@ -268,7 +270,7 @@ def test_bazaar_without_matching_dice_gives_one_good(solo, card):
     t.game.board.market = [0, 0, 0, 0, 0, 0]
     t.game.board.market[ids.index("book")] = 2
     pc_turn(t, card({"action": "bazaar", "goods": ["potion", "armor", "weapon"]}))
-    assert t.game.players[pc].concern.goods == 1 and t.game.board.set_aside == 0
+    assert concern_of(t.game.players[pc])["goods"] == 1 and t.game.board.set_aside == 0
 
 
 def test_commission_goes_to_its_best_town(solo, card):
@@ -317,7 +319,7 @@ def test_travel_leads_a_caravan(solo, card, quiet_roads):
     t.choose("caravan_join", "no", seat=0)
     p = t.game.players[pc]
     assert caravan["taken"][str(pc)] == max(caravan["rolled"][:2])  # its die + the companion's
-    assert p.prestige == 6 and p.concern.goods == 1 and p.delivered_commissions == comm
+    assert p.prestige == 6 and concern_of(p)["goods"] == 1 and p.delivered_commissions == comm
     assert p.coins == 10 and not t.game.board.five_coins and p.special == []
 
 
@@ -376,7 +378,7 @@ def test_ruins(solo, card):
     cid = card({"action": "ruins", "max_goods": 1, "move": 2})
     pc_turn(t, cid)
     p = t.game.players[pc]
-    assert t.game.board.ruins == (ruins + 2) % 4 and p.concern.goods == 2 and p.quartz == 1
+    assert t.game.board.ruins == (ruins + 2) % 4 and concern_of(p)["goods"] == 2 and p.quartz == 1
     assert not t.events_of("ruins_die_rolled")
     neutral_pc(t, goods=0, lanterns=2)
     pc_turn(t, cid)
@@ -392,7 +394,7 @@ def test_dark_market(solo, card):
     b.dark_market = 2  # south
     pc_turn(t, card({"action": "dark_market", "move": 1, "south": "deed:courtyard:0"}))
     p = t.game.players[pc]
-    assert b.dark_market == 3 and p.coins == 4 and p.concern.goods == 2
+    assert b.dark_market == 3 and p.coins == 4 and concern_of(p)["goods"] == 2
     deed = b.courtyard[0]
     pc_turn(t, card({"action": "dark_market", "move": 3, "south": "deed:courtyard:0"}))
     assert b.dark_market == 2 and p.coins == 1 and p.deeds == [deed] and p.prestige == 2
@@ -417,7 +419,7 @@ def test_inn_sells_to_the_matching_hero(solo, card):
     p = t.game.players[pc]
     values = sorted((t.ctx().value(r) for r in target.requests), reverse=True)
     assert b.inn[2] is None and inn[2] in p.heroes
-    assert p.concern.goods == 3 and p.coins == 5 + values[0] + values[1]
+    assert concern_of(p)["goods"] == 3 and p.coins == 5 + values[0] + values[1]
     assert p.lanterns == (target.bonus == "lantern")
     # No match: the noted slot.
     t2 = solo()
@@ -483,7 +485,7 @@ def test_deliveries_by_goods_count(solo):
     pc = neutral_pc(t, goods=5, commissions=comms)
     t.run(lambda ctx: private_concern.deliver_at(ctx, pc, "farglen"))
     p = t.game.players[pc]
-    assert p.prestige == 9 and p.concern.goods == 0 and p.delivered_commissions == comms
+    assert p.prestige == 9 and concern_of(p)["goods"] == 0 and p.delivered_commissions == comms
     # No goods left: a commission cannot be delivered.
     t2 = solo()
     pc = neutral_pc(t2, goods=0, commissions=comms[:1])
@@ -525,9 +527,9 @@ def test_scoring(solo):
     assert line.total == 18 and line.discarded == 12
     human = score_seat(t.ctx(), 0)
     human.total, human.discarded, human.commissions_delivered = 18, 12, 5
-    assert rank([human, line], concern=[pc]) == [0, 1]  # no further tie-breakers against it
+    assert rank([human, line], {pc: private_concern.TIEBREAKERS}) == [0, 1]  # no further tie-breakers against it
     human.discarded = 13
-    assert rank([human, line], concern=[pc]) == [0]
+    assert rank([human, line], {pc: private_concern.TIEBREAKERS}) == [0]
 
 
 def test_full_game_scores_and_log(solo):
@@ -542,7 +544,7 @@ def test_full_game_scores_and_log(solo):
     assert len(t.events_of("concern_card")) == 13 and len(t.events_of("concern_action")) == 13
     line = next(s for s in t.game.score if s.seat == pc)
     p = t.game.players[pc]
-    assert line.total == min(p.coins, p.prestige) + p.concern.goods + p.quartz + len(p.special) + len(p.deeds)
+    assert line.total == min(p.coins, p.prestige) + concern_of(p)["goods"] + p.quartz + len(p.special) + len(p.deeds)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -562,7 +564,7 @@ def test_variants_with_the_concern_complete(solo):
 
 def test_replay_is_deterministic(engine):
     """Same config + same actions = the same game, the Private Concern's turns included."""
-    config = GameConfig(players=2, seed=31, private_concern=True)
+    config = GameConfig(players=2, seed=31, options={"private_concern": True})
     game, _ = engine.create(config)
     actions: list[Action] = []
     r = random.Random(31)
@@ -572,7 +574,7 @@ def test_replay_is_deterministic(engine):
         engine.apply(game, a)
     again = engine.replay(config, actions)
     assert engine.dumps(again) == engine.dumps(game)
-    assert engine.loads(engine.dumps(game)).players[1].concern == game.players[1].concern
+    assert concern_of(engine.loads(engine.dumps(game)).players[1]) == concern_of(game.players[1])
 
 
 # -- effects ------------------------------------------------------------------------------------------------------
@@ -587,7 +589,7 @@ def test_effects_on_the_concern(solo):
                    "illuminated", "upgrade_good"]
     t.run(lambda ctx: ctx.gain_effects(pc, ctx_effects, source="test"))
     p = t.game.players[pc]
-    assert p.concern.goods == 2 and p.quartz == 2 and p.lanterns == 6 and len(p.special) == 3
+    assert concern_of(p)["goods"] == 2 and p.quartz == 2 and p.lanterns == 6 and len(p.special) == 3
     assert t.awaiting == [0]
     heroes = heroes_for(t.engine, "farglen", 4)
     for h in heroes:
@@ -623,15 +625,14 @@ def test_view_shows_its_public_state(solo):
     assert them["kind"] == KIND and them["coins"] is None and them["deeds"] is None
     assert them["concern"] == {"goods": 1, "deck": 10, "discard": []}
     assert v["config"]["private_concern"] == pc
-    concern = t.game.players[pc].concern
-    concern.deck.reverse()
+    concern_of(t.game.players[pc])["deck"].reverse()
     assert t.engine.view(t.game, 0) == v
 
 
 def test_the_ten_cards_are_valid_content(engine):
     """The 10 action cards load and validate; each ends with an action without a requirement
     it can always do, so every turn performs a district action."""
-    cards = engine.content.private_concern_cards
+    cards = private_concern.cards(engine.content)
     assert len(cards) == 10
     for c in cards.values():
         last = c["actions"][-1]
@@ -661,7 +662,7 @@ def test_simulate_solo(engine):
     out = simulate(engine, 2, 1, seed=3, bots=["random"])
     assert out["completed"] == 2 and 0 <= out["private_concern_win_rate"] <= 1
     assert out["private_concern"]["games"] == 2 and KIND in out["win_rate_by_bot"]
-    out = simulate(engine, 1, 3, seed=3, bots=["random"], concern=True)
+    out = simulate(engine, 1, 3, seed=3, bots=["random"], seat_kind=KIND)
     assert out["completed"] == 1 and "private_concern_win_rate" in out
 
 
@@ -670,7 +671,7 @@ def test_docs_describe_every_card(engine):
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "private-concern.md").read_text(encoding="utf-8")
-    for cid, c in engine.content.private_concern_cards.items():
+    for cid, c in private_concern.cards(engine.content).items():
         section = doc.split(f"### `{cid}` {c['name']}\n", 1)[1].split("###", 1)[0]
         assert section.count("\n| ") == len(c["actions"]) + 1, cid  # header + one row per action
 
@@ -685,7 +686,7 @@ def test_a_choice_of_effects_for_it_is_the_creators_and_resolves_by_its_rules(so
     assert set(t.options(0)) == {"good:potion+", "good:book"}
     t.choose("concern_choice", "good:potion+", seat=0)
     p = t.game.players[pc]
-    assert p.goods == [] and p.concern.goods == 1 and p.quartz == 1
+    assert p.goods == [] and concern_of(p)["goods"] == 1 and p.quartz == 1
 
 
 def test_any_other_decision_for_it_is_relayed_to_the_creator(solo):

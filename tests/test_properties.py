@@ -66,7 +66,7 @@ def test_the_checker_sees_a_duplicated_card(engine: Engine):
 
 
 def test_the_checker_sees_a_lost_card(engine: Engine):
-    game, _ = engine.create(GameConfig(players=2, seed=5, private_concern=True))
+    game, _ = engine.create(GameConfig(players=2, seed=5, options={"private_concern": True}))
     checker = Checker(engine, game)
     game.board.commission_stacks["farglen"].pop()
     with pytest.raises(Broken, match="are nowhere"):

@@ -681,7 +681,7 @@ def test_tie_breakers_between_humans_with_a_private_concern(table):
         t.setup_wagon(seat, coins=8, prestige=8, deeds=[], special=[], companions=[])
     t.setup_wagon(0, companions=[CompanionCard(card="phoenix-1", gifts=[0])])  # 1 gift on a loyal companion
     t.setup_wagon(pc, coins=1, prestige=1, deeds=[], special=[], quartz=0)
-    t.game.players[pc].concern.goods = 0
+    t.game.players[pc].extra["concern"]["goods"] = 0
     t.push("final_scoring", -1)
     totals = {s.seat: (s.total, s.discarded, s.gifts) for s in t.game.score}
     assert totals[0][:2] == totals[1][:2] and totals[0][2] == 1 and totals[1][2] == 0
@@ -693,11 +693,12 @@ def test_tie_breakers_between_humans_with_a_private_concern(table):
                          discarded=discarded, gifts=gifts, commissions_delivered=comm, heroes_delivered=heroes)
 
     # The Private Concern tied with both humans: only the discarded value counts against it.
-    assert rank([line(0, gifts=2), line(1), line(pc, discarded=11)], concern=[pc]) == [0]
-    assert rank([line(0, gifts=2), line(1), line(pc, discarded=13)], concern=[pc]) == [pc]
+    concern = {pc: ("discarded",)}  # the Private Concern's tie-breakers (its seat kind's)
+    assert rank([line(0, gifts=2), line(1), line(pc, discarded=11)], concern) == [0]
+    assert rank([line(0, gifts=2), line(1), line(pc, discarded=13)], concern) == [pc]
     # Still tied with it: it shares the victory with the human who beats the other one.
     lines = [line(0, gifts=2), line(1), line(pc)]
-    assert rank(lines, concern=[pc]) == [0, pc]
+    assert rank(lines, concern) == [0, pc]
     assert [s.rank for s in lines] == [1, 2, 1]
 
 
@@ -780,7 +781,7 @@ def test_events_of_whole_games_match_the_event_schema(engine):
     jsonschema_rs = pytest.importorskip("jsonschema_rs")
     validator = jsonschema_rs.validator_for(engine.event_schema())
     for seed in range(3):
-        game, events = engine.create(GameConfig(players=3 + seed % 2, seed=seed, private_concern=seed == 1,
+        game, events = engine.create(GameConfig(players=3 + seed % 2, seed=seed, options={"private_concern": seed == 1},
                                                 random_buildings=True))
         r = random.Random(seed)
         while not game.finished:

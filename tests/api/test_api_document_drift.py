@@ -35,9 +35,9 @@ CONFIGS = [
                                               "frosted_filigree"]),
     GameConfig(players=3, seed=12, random_buildings=True, variants={"advanced_deeds": True}),
     GameConfig(players=4, seed=13, variants={"drafting": True}),
-    GameConfig(players=2, seed=14, private_concern=True, random_buildings=True),
-    GameConfig(players=3, seed=15, private_concern=True, variants={"drafting": True, "advanced_deeds": True}),
-    GameConfig(players=4, seed=16, private_concern=True, random_buildings=True),
+    GameConfig(players=2, seed=14, options={"private_concern": True}, random_buildings=True),
+    GameConfig(players=3, seed=15, options={"private_concern": True}, variants={"drafting": True, "advanced_deeds": True}),
+    GameConfig(players=4, seed=16, options={"private_concern": True}, random_buildings=True),
     GameConfig(players=2, seed=17, random_buildings=True, variants={"drafting": True}),
     GameConfig(players=3, seed=18, random_buildings=True),
 ]

@@ -21,7 +21,7 @@ def test_every_newly_awaited_seat_sees_an_event(engine: Engine) -> None:
     for seed in range(30):
         players, concern = SHAPES[seed % len(SHAPES)]
         variants = {"drafting": True} if seed % 3 == 1 else {"advanced_deeds": True} if seed % 3 == 2 else {}
-        game, _ = engine.create(GameConfig(players=players, seed=seed, private_concern=concern,
+        game, _ = engine.create(GameConfig(players=players, seed=seed, options={"private_concern": concern},
                                            random_buildings=seed % 2 == 0, variants=variants))
         rng = random.Random(seed)
         while not game.finished:

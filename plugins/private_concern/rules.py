@@ -1,48 +1,55 @@
-"""The Private Concern: the automated opponent of solo play, which may also fill one seat
-of a 3–4 player game (rulebook p. 14, "Private Concern Variant").
+"""The Trader's rules: how the Private Concern plays (docs/private-concern.md).
 
 The published solo booklet is not available; the rules here are the prototype rulebook's
 "SOLO PLAY" section (the Trader), renamed: crowns = deeds, crystals = blazing quartz,
 horses = steeds, contracts = commissions, leader bonus = good fortune, lower = dark market.
 docs/private-concern.md documents the rules, every ruling where the text is silent, and the
-10 action cards (content data: ``private_concern_cards`` in a content pack).
+10 action cards (content data: ``private_concern_cards`` in a content pack, :mod:`.cards`).
 
-How it plugs into the engine:
-
-* ``GameConfig.private_concern`` marks one seat (``private_concern_seat``, default the last
-  seat) as ``Player.kind == "private_concern"`` with a :class:`~state.Concern` state: goods as
-  a count and its deck of action cards. Solo is ``players=2, private_concern=True``.
+* Its state is ``Player.extra["concern"]`` (:class:`Concern`): goods as a count and its deck
+  of action cards.
 * Its turn is the automatic step ``concern_turn`` (draw a card: planning section, then the
   first district action whose requirement it meets), followed by the normal Rest.
-* :func:`intercept` is called by ``Engine._settle`` for every step on top of the stack: an
-  effect or a decision of the Private Concern's seat is resolved here by its own rules (goods
-  as a count, no limits, highest travel die, follow rule, deliveries by goods count, good
-  fortunes from its card). A decision the rules leave to "the player" becomes a
-  ``concern_choice`` decision of the creator's seat (the first human seat), so the game never
-  waits for the Private Concern.
+* :func:`intercept` (the seat kind's) resolves every effect or decision that reaches its seat
+  by its own rules (goods as a count, no limits, highest travel die, follow rule, deliveries
+  by goods count, good fortunes from its card). A decision the rules leave to "the player"
+  becomes a ``concern_choice`` decision of the creator's seat (the first player's seat), so
+  the game never waits for the Private Concern.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, TypedDict, cast
 
-from .caravan import PRESTIGE_BY_COUNT, shortcut_cost
-from .content import ContentError
-from .context import EFFECT_RESOURCE, Ctx
-from .districts import DARK_MARKET_SPACES, RUINS_SPACES, roll_ruins_die
-from .effects import describe as describe_effect
-from .effects import resolve as resolve_core_effect
-from .errors import BadConfig
-from .state import Concern, Game, GameConfig, ScoreLine, Task
-from .steps import Choice, Option, Step
-
-if TYPE_CHECKING:
-    from .content import Content
-    from .engine import Engine
+from darkroad.core import (
+    COMMISSION_PRESTIGE,
+    DARK_MARKET_SPACES,
+    EFFECT_RESOURCE,
+    HUMAN,
+    RUINS_SPACES,
+    Choice,
+    Content,
+    Ctx,
+    Game,
+    Option,
+    Player,
+    ScoreLine,
+    Step,
+    Task,
+    describe_effect,
+    roll_ruins_die,
+    shortcut_cost,
+)
+from darkroad.core import resolve_effect as resolve_core_effect
 
 KIND = "private_concern"
-NAME = "the Private Concern"
+STATE = "concern"
+"""Its key of ``Player.extra`` (and of its seat's view)."""
+CARDS = "private_concern_cards"
+"""The content pack key of its action cards (``content.extra``)."""
+TIEBREAKERS = ("discarded",)
+"""The prototype's solo rule: a tie with it is broken by the discarded value only, then shared."""
 SPACES = 5
 INN_SLOTS = 4
 COMPANION_SLOTS = 3
@@ -66,14 +73,17 @@ EFFECT_VERBS = frozenset({*EFFECT_RESOURCE, "good", "lose_good", "upgrade_good",
                           "ruins_die", "illuminated_reroll", "nothing"})
 
 
-# -- seats and config ---------------------------------------------------------------------------
+class Concern(TypedDict):
+    """The Private Concern's own state (``Player.extra["concern"]``): goods as a count (no
+    tiles, no storage grid) and its deck of action cards (index 0 is the top; the deck is
+    secret, the discard pile public)."""
+
+    goods: int
+    deck: list[str]
+    discard: list[str]
 
 
-def seat_of(config: GameConfig) -> int | None:
-    """The Private Concern's seat in a game created with ``config`` (None = no Private Concern)."""
-    if not config.private_concern:
-        return None
-    return config.players - 1 if config.private_concern_seat is None else config.private_concern_seat
+# -- seats --------------------------------------------------------------------------------------
 
 
 def is_concern(game: Game, seat: int) -> bool:
@@ -81,58 +91,49 @@ def is_concern(game: Game, seat: int) -> bool:
 
 
 def creator(game: Game) -> int:
-    """The seat that decides where the Trader rules say "player's choice": the first human seat."""
-    return next(p.seat for p in game.players if p.kind != KIND)
+    """The seat that decides where the Trader rules say "player's choice": the first player's seat."""
+    return next(p.seat for p in game.players if p.kind == HUMAN)
 
 
 def is_solo(game: Game) -> bool:
-    return game.config.private_concern and len(game.players) == 2
-
-
-def check_config(engine: Engine, config: GameConfig) -> None:
-    """A Private Concern needs 2 seats (solo: 1 human + the Private Concern) or 3–4 seats
-    (one of them the Private Concern), and the installation's action cards."""
-    if not isinstance(config.private_concern, bool):
-        raise BadConfig(f"private_concern must be true or false, got {config.private_concern!r}")
-    seat = config.private_concern_seat
-    if seat is not None:
-        if not config.private_concern:
-            raise BadConfig("private_concern_seat needs private_concern: true")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < config.players:
-            raise BadConfig(f"private_concern_seat must be a seat 0..{config.players - 1}, got {seat!r}")
-    if config.private_concern and not engine.content.private_concern_cards:
-        raise BadConfig("this installation has no Private Concern action cards")
+    """One player against the Private Concern (2 seats)."""
+    return len(game.players) == 2
 
 
 def state(game: Game, seat: int) -> Concern:
-    concern = game.players[seat].concern
-    assert concern is not None, f"seat {seat} is not the Private Concern"
-    return concern
+    """The Private Concern's state at ``seat``."""
+    return concern_of(game.players[seat])
+
+
+def concern_of(player: Player) -> Concern:
+    concern = player.extra.get(STATE)
+    assert concern is not None, f"seat {player.seat} is not the Private Concern"
+    return cast(Concern, concern)
+
+
+def cards(content: Content) -> Mapping[str, Mapping[str, Any]]:
+    """The action cards of the installation's content packs: card id -> card."""
+    return content.extra.get(CARDS, {})
 
 
 # -- setup --------------------------------------------------------------------------------------
 
 
-def setup(ctx: Ctx) -> int | None:
+def setup(ctx: Ctx, seat: int) -> None:
     """Turn the Private Concern's seat (already dealt like any seat) into the Trader's setup:
     5 coins (+ the seat's extra coins) and the starting good as a count, one illuminated die,
     no night dice, no steed, no horseshoe, the shuffled action deck. Solo: only one random wagon
-    upgrade on the good fortune track. Returns the seat (None without a Private Concern)."""
+    upgrade on the good fortune track."""
     g = ctx.game
-    seat = seat_of(g.config)
-    if seat is None:
-        return None
     p = g.players[seat]
-    p.kind = KIND
-    deck = sorted(ctx.content.private_concern_cards)
+    deck = sorted(cards(ctx.content))
     ctx.shuffle(deck)
-    p.concern = Concern(goods=len(p.goods), deck=deck)
+    p.extra[STATE] = Concern(goods=len(p.goods), deck=deck, discard=[])
     p.goods, p.reserve, p.locked, p.horseshoes = [], [], [None, None, None], 0
     b = g.board
     if is_solo(g) and b.upgrades:
         b.upgrades = [b.upgrades[ctx.randbelow(len(b.upgrades))]]
         ctx.emit("solo_upgrade", None, upgrade=b.upgrades[0])
-    return seat
 
 
 # -- counted resources --------------------------------------------------------------------------
@@ -140,13 +141,16 @@ def setup(ctx: Ctx) -> int | None:
 
 def add(ctx: Ctx, seat: int, resource: str, n: int, source: str = "") -> int:
     """Gain or lose a counted resource (``goods`` too), never below 0 and with no limit."""
+    concern = state(ctx.game, seat)
     p = ctx.player(seat)
-    holder: Any = state(ctx.game, seat) if resource == "goods" else p
-    have: int = getattr(holder, resource)
+    have: int = concern["goods"] if resource == "goods" else getattr(p, resource)
     new = max(0, have + n)
     if new == have:
         return 0
-    setattr(holder, resource, new)
+    if resource == "goods":
+        concern["goods"] = new
+    else:
+        setattr(p, resource, new)
     ctx.emit("gained" if n > 0 else "lost", seat, private=resource == "coins", resource=resource,
              amount=abs(new - have), source=source)
     return new - have
@@ -258,12 +262,19 @@ def commission_candidates(ctx: Ctx, seat: int) -> tuple[list[str], bool]:
     return tied, best > 0 and len(tied) == 1
 
 
+def inn_slots(ctx: Ctx) -> dict[int, str]:
+    """The inn's available heroes by slot: a hero being sold to (engaged by a pending sale at
+    the Ringway Inn) is not available."""
+    engaged = ctx.engaged()
+    return {i: h for i, h in enumerate(ctx.game.board.inn) if h and h not in engaged}
+
+
 def inn_candidates(ctx: Ctx, seat: int) -> tuple[list[int], bool]:
-    """Inn slots with the hero matching most of its heroes + commissions (same town)."""
-    inn = ctx.game.board.inn
+    """Available inn slots with the hero matching most of its heroes + commissions (same town)."""
+    inn = inn_slots(ctx)
     counts = town_counts(ctx, seat)
-    slots = [i for i, h in enumerate(inn) if h]
-    score = {i: counts[ctx.content.heroes[inn[i]].town][0] for i in slots}  # type: ignore[index]
+    slots = list(inn)
+    score = {i: counts[ctx.content.heroes[h].town][0] for i, h in inn.items()}
     best = max(score.values(), default=0)
     tied = [i for i in slots if score[i] == best]
     return tied, best > 0 and len(tied) == 1
@@ -289,6 +300,7 @@ class ConcernChoice(Choice):
 
     kind = "concern_choice"
     prompt = "choose for the Private Concern"
+    logs_answer = True  # its concern_choice event names the answer
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(o, label) for o, label in task.data["options"]]
@@ -350,7 +362,7 @@ def resolve_effect(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
     elif verb == "lose_good":
         add(ctx, seat, "goods", -1, source)
     elif verb == "upgrade_good":
-        if state(ctx.game, seat).goods:
+        if state(ctx.game, seat)["goods"]:
             add(ctx, seat, "quartz", 1, source)  # its good becomes an upgraded one
     elif verb == "downgrade_good":
         add(ctx, seat, "quartz", -1, source)
@@ -361,8 +373,9 @@ def resolve_effect(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
                 gain_hero(ctx, seat, hero, source)
         elif arg:
             i = int(arg.split(":")[1])
-            hero, b.inn[i] = b.inn[i], None
-            if hero:
+            if i in inn_slots(ctx):  # not when empty, or engaged by a sale at the Ringway Inn
+                hero, b.inn[i] = b.inn[i], None
+                assert hero is not None
                 gain_hero(ctx, seat, hero, source)
         else:
             # The inn hero matching most of its heroes + commissions; a tie (or no match:
@@ -417,8 +430,8 @@ def resolve_effect(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
 
 def _matching(ctx: Ctx, seat: int, slots: Sequence[int]) -> bool:
     counts = town_counts(ctx, seat)
-    inn = ctx.game.board.inn
-    return any(counts[ctx.content.heroes[h].town][0] for h in (inn[i] for i in slots) if h)
+    inn = inn_slots(ctx)
+    return any(counts[ctx.content.heroes[inn[i]].town][0] for i in slots if i in inn)
 
 
 def move_ruins(ctx: Ctx, seat: int, n: int) -> None:
@@ -482,13 +495,13 @@ def deliver_at(ctx: Ctx, seat: int, town: str) -> None:
     for h in [h for h in p.heroes if c.heroes[h].town == town]:
         deliver_hero(ctx, seat, h, "delivery")
     for m in [m for m in p.commissions if c.commissions[m].town == town]:
-        n = min(len(c.commissions[m].requests), concern.goods, len(PRESTIGE_BY_COUNT) - 1)
+        n = min(len(c.commissions[m].requests), concern["goods"], len(COMMISSION_PRESTIGE) - 1)
         if n == 0:
             break
         add(ctx, seat, "goods", -n, f"commission:{m}")
         p.commissions.remove(m)
         p.delivered_commissions.append(m)
-        prestige = PRESTIGE_BY_COUNT[n]
+        prestige = COMMISSION_PRESTIGE[n]
         ctx.emit("commission_delivered", seat, commission=m, goods_count=n, prestige=prestige)
         add(ctx, seat, "prestige", prestige, f"commission:{m}")
 
@@ -522,13 +535,13 @@ class ConcernTurn(Step):
             g.board.companion_deck.append(card.card)
             ctx.emit("companion_returned", seat, card=card.card)
         p.companions = []
-        if not concern.deck:
-            concern.deck, concern.discard = concern.discard, []
-            ctx.shuffle(concern.deck)
-            ctx.emit("concern_deck_shuffled", seat, cards=len(concern.deck))
-        card_id = concern.deck.pop(0)
-        concern.discard.append(card_id)
-        action_card = ctx.content.private_concern_cards[card_id]
+        if not concern["deck"]:
+            concern["deck"], concern["discard"] = concern["discard"], []
+            ctx.shuffle(concern["deck"])
+            ctx.emit("concern_deck_shuffled", seat, cards=len(concern["deck"]))
+        card_id = concern["deck"].pop(0)
+        concern["discard"].append(card_id)
+        action_card = cards(ctx.content)[card_id]
         plan = action_card["planning"]
         ctx.emit("concern_card", seat, card=card_id, name=action_card.get("name", card_id))
         old, p.position = p.position, int(plan["space"])
@@ -550,7 +563,7 @@ class ConcernAction(Step):
 
     def run(self, ctx: Ctx, task: Task) -> None:
         seat, card_id = task.seat, task.data["card"]
-        for i, action in enumerate(ctx.content.private_concern_cards[card_id]["actions"]):
+        for i, action in enumerate(cards(ctx.content)[card_id]["actions"]):
             if meets(ctx, seat, action):
                 ctx.emit("concern_action", seat, card=card_id, index=i, action=action["action"],
                          district=DISTRICT_OF[action["action"]])
@@ -561,7 +574,7 @@ class ConcernAction(Step):
 
 def meets(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> bool:
     p = ctx.player(seat)
-    goods = state(ctx.game, seat).goods
+    goods = state(ctx.game, seat)["goods"]
     if goods > action.get("max_goods", goods) or goods < action.get("min_goods", goods):
         return False
     n = len(p.commissions)
@@ -585,7 +598,7 @@ FEASIBLE: dict[str, Callable[[Ctx, int, Mapping[str, Any]], bool]] = {
     "travel": _can_travel,
     "ruins": lambda ctx, seat, a: True,
     "dark_market": lambda ctx, seat, a: ctx.player(seat).coins >= int(a["move"]),
-    "inn": lambda ctx, seat, a: state(ctx.game, seat).goods > 0 and any(ctx.game.board.inn),
+    "inn": lambda ctx, seat, a: state(ctx.game, seat)["goods"] > 0 and bool(inn_candidates(ctx, seat)[0]),
 }
 
 
@@ -661,7 +674,7 @@ def do_inn(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> None:
     hero = b.inn[slot]
     assert hero is not None
     requests = ctx.content.heroes[hero].requests
-    n = min(int(action["sell"]), len(requests), state(ctx.game, seat).goods)
+    n = min(int(action["sell"]), len(requests), state(ctx.game, seat)["goods"])
     coins = sum(sorted((ctx.value(r) for r in requests), reverse=True)[:n])
     add(ctx, seat, "goods", -n, "sold at the ringway inn")
     ctx.emit("concern_sold", seat, hero=hero, goods_count=n, coins=coins)
@@ -680,23 +693,20 @@ PERFORM: dict[str, Callable[[Ctx, int, Mapping[str, Any]], None]] = {
 }
 
 
-# -- the engine's hand-off: steps of the Private Concern's seat ----------------------------------------
+# -- the engine's hand-off: steps that reach the Private Concern's seat --------------------------------
 
 
-def intercept(ctx: Ctx, task: Task, step: Step) -> bool:
-    """Resolve ``task`` (the top of the stack) here if it belongs to the Private Concern;
-    ``Engine._settle`` calls it for every step when the game has a Private Concern."""
-    game = ctx.game
+def intercept(ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
+    """Resolve ``task`` (the top of the stack), a step that reached the Private Concern's
+    ``seat``, by its rules: an effect or a hero's bonus of its seat, or any decision awaiting it
+    (the seat kind's :meth:`~darkroad.core.SeatKind.intercept`)."""
     if not step.decision:
         auto = AUTOMATIC.get(task.kind)
-        if auto is None or not is_concern(game, task.seat):
-            return False
-        game.stack.pop()
+        if auto is None:
+            return False  # any other automatic step runs as for a player
+        ctx.game.stack.pop()
         auto(ctx, task)
         return True
-    seat = next((s for s in step.seats(ctx, task) if is_concern(game, s)), None)
-    if seat is None:
-        return False
     DECISIONS.get(task.kind, _relay)(ctx, task, step, seat)
     return True
 
@@ -810,7 +820,7 @@ def score(ctx: Ctx, seat: int) -> ScoreLine:
     """min(coins, prestige) + 1 VP per good, illuminated die, blazing quartz and deed (its
     deeds are not scored by their criteria)."""
     p = ctx.player(seat)
-    goods = state(ctx.game, seat).goods
+    goods = state(ctx.game, seat)["goods"]
     base = min(p.coins, p.prestige)
     illuminated, deeds = len(p.special), len(p.deeds)
     return ScoreLine(
@@ -822,77 +832,10 @@ def score(ctx: Ctx, seat: int) -> ScoreLine:
     )
 
 
-def public(p: Any) -> dict[str, Any]:
+def public(p: Player) -> dict[str, Any]:
     """The Private Concern's public state for a view (its deck order stays secret)."""
-    c = p.concern
-    return {"goods": c.goods, "deck": len(c.deck), "discard": list(c.discard)}
-
-
-# -- content validation ------------------------------------------------------------------------------------
-
-
-def validate_cards(content: Content) -> None:
-    """Check the action cards against the content, so a broken card fails at load."""
-    towns, goods = set(content.towns), set(content.good_ids)
-    for cid, card in content.private_concern_cards.items():
-        def bad(msg: str, cid: str = cid) -> NoReturn:
-            raise ContentError(f"private concern card {cid!r}: {msg}",
-                               plugin=content.owners.get(("private_concern_card", cid), ""))
-
-        plan = card.get("planning")
-        if not isinstance(plan, Mapping) or not _int_in(plan.get("space"), 0, SPACES - 1):
-            bad("the planning section needs a wagon space 0..4")
-        for key in ("reward", "illuminated"):
-            if key in plan:
-                _check_effects(plan[key], bad, key)
-        if "reward" not in plan:
-            bad("the planning section needs a reward")
-        actions = card.get("actions")
-        if not isinstance(actions, list) or not actions:
-            bad("needs at least one district action")
-        for i, a in enumerate(actions):
-            kind = a.get("action") if isinstance(a, Mapping) else None
-            if kind not in ACTIONS:
-                bad(f"action {i}: unknown action {kind!r} (choose from {', '.join(ACTIONS)})")
-            extra = set(a) - {"action", *REQUIREMENTS, *PARAMS[kind]}
-            if extra:
-                bad(f"action {i} ({kind}): unknown keys {sorted(extra)}")
-            for r in REQUIREMENTS:
-                if r in a and not _int_in(a[r], 0, 99):
-                    bad(f"action {i} ({kind}): {r} must be a count")
-            missing = [k for k in PARAMS[kind] if k not in a and k != "good_fortune"]
-            if missing:
-                bad(f"action {i} ({kind}): missing {missing}")
-            if kind == "bazaar" and (len(a["goods"]) != 3 or not set(a["goods"]) <= goods):
-                bad(f"action {i}: the bazaar needs 3 known good icons")
-            if kind == "commission" and a["town"] not in towns:
-                bad(f"action {i}: unknown town {a['town']!r}")
-            if kind == "travel":
-                if not _int_in(a["companion"], 0, COMPANION_SLOTS - 1):
-                    bad(f"action {i}: companion slot must be 0..2")
-                gf = a.get("good_fortune", list(DEFAULT_FORTUNES))
-                if not isinstance(gf, list) or len(gf) != 2 or any(f not in FORTUNES for f in gf):
-                    bad(f"action {i}: good_fortune must list 2 of {FORTUNES}")
-            if kind in ("ruins", "dark_market") and not _int_in(a["move"], 1, 4):
-                bad(f"action {i}: move must be 1..4")
-            if kind == "dark_market":
-                verb, _, arg = str(a["south"]).partition(":")
-                if not ((verb == "commission" and arg in towns) or f"{verb}:{arg}" in FORTUNES[2:]):
-                    bad(f"action {i}: south must be commission:<town> or deed:courtyard:<0|1> / deed:deck")
-            if kind == "inn" and (not _int_in(a["hero"], 0, INN_SLOTS - 1) or not _int_in(a["sell"], 1, 3)):
-                bad(f"action {i}: the inn needs a hero slot 0..3 and sell 1..3")
-
-
-def _int_in(v: Any, lo: int, hi: int) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
-
-
-def _check_effects(effects: Any, bad: Callable[[str], NoReturn], key: str) -> None:
-    if not isinstance(effects, list) or not effects:
-        bad(f"{key} must be a non-empty list of effects")
-    for e in effects:
-        if not isinstance(e, str) or e.partition(":")[0] not in EFFECT_VERBS:
-            bad(f"{key}: unknown effect {e!r}")
+    c = concern_of(p)
+    return {"goods": c["goods"], "deck": len(c["deck"]), "discard": list(c["discard"])}
 
 
 STEPS: list[Step] = [ConcernTurn(), ConcernAction(), ConcernChoice()]

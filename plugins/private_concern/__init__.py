@@ -1,0 +1,88 @@
+"""The Private Concern: the automated opponent of solo play, which may also fill one seat of a
+3–4 player game (rulebook p. 14, "Private Concern Variant"). A seat kind (entry point
+``private-concern``): docs/private-concern.md has its rules and rulings.
+
+A game asks for it with the game options ``private_concern: true`` and, optionally,
+``private_concern_seat: n`` (default: the last seat); ``players`` counts it, so solo is two
+seats. Its turns follow its 10 action cards, content data of the base game's content pack
+(``private_concern_cards``, checked by :mod:`.cards`); :mod:`.rules` has the Trader's rules
+it plays by, :mod:`.events` documents its events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from darkroad.core import (
+    BadConfig,
+    Content,
+    Ctx,
+    Engine,
+    EventType,
+    GameConfig,
+    Player,
+    ScoreLine,
+    SeatKind,
+    Step,
+    Task,
+    hookimpl,
+)
+
+from . import cards, rules
+from .events import EVENTS
+
+
+class PrivateConcern(SeatKind):
+    """The Private Concern as a seat kind: every hook of the seat goes to :mod:`.rules`."""
+
+    id = rules.KIND
+    name = "Private Concern"
+    text = ("The automated opponent: solo against one player, or one seat of a 3-4 player game; its turns "
+            "follow its 10 action cards.")
+    players = (2, 3, 4)
+    tiebreakers = rules.TIEBREAKERS
+
+    def check_config(self, engine: Engine, config: GameConfig) -> None:
+        super().check_config(engine, config)
+        if config.options.get(self.id) and not rules.cards(engine.content):
+            raise BadConfig("this installation has no Private Concern action cards")
+
+    def check_content(self, content: Content) -> None:
+        cards.validate_cards(content)
+
+    def setup(self, ctx: Ctx, seat: int) -> None:
+        rules.setup(ctx, seat)
+
+    def starting_hero(self, ctx: Ctx, seat: int, hero: str) -> None:
+        rules.gain_hero(ctx, seat, hero, "starting hero")
+
+    def turn(self, ctx: Ctx, seat: int) -> Sequence[tuple[str, dict[str, Any]]]:
+        return [(rules.ConcernTurn.kind, {})]
+
+    def intercept(self, ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
+        return rules.intercept(ctx, task, step, seat)
+
+    def public(self, player: Player) -> Mapping[str, Any]:
+        return {rules.STATE: rules.public(player)}
+
+    def score(self, ctx: Ctx, seat: int) -> ScoreLine:
+        return rules.score(ctx, seat)
+
+
+SEAT_KIND = PrivateConcern()
+
+
+@hookimpl
+def darkroad_seat_kinds() -> list[SeatKind]:
+    return [SEAT_KIND]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(rules.STEPS)
+
+
+@hookimpl
+def darkroad_event_types() -> dict[str, EventType]:
+    return dict(EVENTS)
