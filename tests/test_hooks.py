@@ -322,6 +322,85 @@ def test_hook_darkroad_bots() -> None:
     assert "not a Bot" in nonsense.plugins.failed["nonsense"]
 
 
+def test_hook_darkroad_seat_kinds() -> None:
+    """Called once when the engine is built; a seat kind takes the seats its game options
+    ask for: the engine never awaits them, the kind's steps make their turns, the kind
+    answers their decisions, shows their public state and scores them. A duplicate id, a
+    game option another plugin reads, or something that is not a SeatKind skips the later
+    plugin (a strict load fails)."""
+    engine = Engine.load(extra=[RECORDER])
+    assert only(recorder.calls("darkroad_seat_kinds")).kwargs == {}
+    assert isinstance(engine.seat_kinds["test_peddler"], recorder.Peddler)
+    assert engine.seat_kind_plugins["test_peddler"] == "recorder"
+    assert engine.seat_kind_plugins["private_concern"] == "private-concern"  # the base game's, a plugin too
+
+    t = Table.new(players=3, seed=4, engine=engine, test_peddler=True)  # its seat: the last one by default
+    assert t.game.config.options == {"test_peddler": True}
+    assert [p.kind for p in t.game.players] == ["human", "human", "test_peddler"]
+    assert "recorder" in t.game.config.plugins
+    assert t.engine.view(t.game, 0)["config"]["test_peddler"] == 2
+    seen_seats: set[int] = set()
+    t.play(until=lambda t: bool(seen_seats.update(t.awaiting)) or t.game.finished, seed=4)
+    assert t.game.finished and 2 not in seen_seats and t.legal(2) == []
+    sold = t.events_of(recorder.PEDDLER_SOLD)
+    assert len(sold) == 13 and {e.seat for e in sold} == {2}  # one turn per round
+    peddler = t.game.players[2]
+    assert peddler.extra["test_peddler"] == {"turns": 13} and peddler.steeds == []
+    view = t.engine.view(t.game, 0)["players"][2]
+    assert view["peddler"] == {"turns": 13} and view["kind"] == "test_peddler" and view["storage"] is None
+    line = next(s for s in t.game.score if s.seat == 2)
+    assert line.total == peddler.coins and line.details == [f"{peddler.coins} coins"]
+
+    with pytest.raises(errors.BadConfig, match="test_peddler_seat needs test_peddler"):
+        engine.create(GameConfig(players=3, options={"test_peddler_seat": 1}))
+    with pytest.raises(errors.BadConfig, match="unknown option"):
+        engine.create(GameConfig(players=3, options={"test_pedler": True}))
+    with pytest.raises(errors.BadConfig, match="cannot be both"):
+        engine.create(GameConfig(players=3, options={"test_peddler": True, "private_concern": True}))
+
+    class Again(recorder.Peddler):
+        pass
+
+    again = ("again", SimpleNamespace(darkroad_seat_kinds=hookimpl(lambda: [Again()])))
+    with pytest.raises(errors.PluginError, match="test_peddler"):
+        Engine.load(extra=[RECORDER, again], strict=True)
+    skipped = Engine.load(extra=[RECORDER, again])
+    assert "'recorder'" in skipped.plugins.failed["again"] and type(skipped.seat_kinds["test_peddler"]) is recorder.Peddler
+
+    class Players(recorder.Peddler):
+        id = "players"  # its game option would be GameConfig.players
+
+    clash = Engine.load(extra=[("clash", SimpleNamespace(darkroad_seat_kinds=hookimpl(lambda: [Players()])))])
+    assert "game option 'players'" in clash.plugins.failed["clash"] and "players" not in clash.seat_kinds
+    nonsense = Engine.load(extra=[("nonsense", SimpleNamespace(darkroad_seat_kinds=hookimpl(lambda: ["pc"])))])
+    assert "not a SeatKind" in nonsense.plugins.failed["nonsense"]
+
+
+def test_hook_darkroad_event_types() -> None:
+    """Called once when the engine is built; the event types are listed with their plugin.
+    The base game's plugins' events are typed one by one in the event schema, a fan
+    plugin's share its open variant (the document does not change with the plugins a
+    server installs). An event type the core or another plugin documents, or a value that
+    is not an EventType, skips the later plugin."""
+    engine = Engine.load(extra=[RECORDER])
+    assert only(recorder.calls("darkroad_event_types")).kwargs == {}
+    plugin, spec = engine.event_types[recorder.PEDDLER_SOLD]
+    assert plugin == "recorder" and spec.fields() == {"coins": {"type": "integer"}}
+    assert engine.event_types["concern_card"][0] == "private-concern"
+    typed = {v["properties"]["type"].get("const") for v in engine.event_schema()["oneOf"]}
+    assert "concern_card" in typed and recorder.PEDDLER_SOLD not in typed and "moved" in typed
+
+    def documenting(event: str, spec: Any) -> tuple[str, Any]:
+        return ("doc", SimpleNamespace(darkroad_event_types=hookimpl(lambda: {event: spec})))
+
+    core = Engine.load(extra=[documenting("moved", recorder.EventType("Moved again."))])
+    assert "'moved' is already documented" in core.plugins.failed["doc"]
+    twice = Engine.load(extra=[RECORDER, documenting(recorder.PEDDLER_SOLD, recorder.EventType("Again."))])
+    assert "'recorder'" in twice.plugins.failed["doc"] and twice.event_types[recorder.PEDDLER_SOLD][0] == "recorder"
+    bad = Engine.load(extra=[documenting("doc_event", "a description")])
+    assert "not an event type -> EventType" in bad.plugins.failed["doc"]
+
+
 def test_hook_darkroad_setup() -> None:
     """Called once at the end of game setup (board and wagons ready), before the first
     decision; it may keep plugin state in ``board.extra``."""

@@ -696,3 +696,50 @@ def test_any_other_decision_for_it_is_relayed_to_the_creator(solo):
     assert t.decision == "concern_choice" and set(t.options(0)) == {"roll", "skip"}
     t.choose("concern_choice", "roll", seat=0)
     assert t.game.players[pc].lanterns == 1 and t.events_of("ruins_die_rolled")
+
+
+def test_a_game_stored_before_the_seat_kind_plugin_loads_and_plays_on(engine):
+    """A game stored by the version that kept the Private Concern in the core (schema_version
+    1: ``config.private_concern``, ``config.private_concern_seat``, ``players[i].concern``)
+    loads as the same game: equal to the same seed and actions replayed now (but the plugins
+    it records), and it plays on."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "stored_game_v1_private_concern.json").read_text())
+    stored = json.loads(data["stored"])
+    assert stored["schema_version"] == 1 and stored["config"]["private_concern_seat"] == 1
+    assert stored["players"][1]["concern"]["deck"]  # the old shape
+    game = engine.loads(data["stored"])
+    config = engine.serde.c.structure(data["config"], GameConfig)  # the old config's fields are options
+    assert config.options == {"private_concern": True, "private_concern_seat": 1}
+    again = engine.replay(config, [Action(type=t, seat=s, option=o) for t, s, o in data["actions"]])
+
+    def state(g: Any) -> dict[str, Any]:
+        out = json.loads(engine.dumps(g))
+        del out["config"]["plugins"]
+        return out
+
+    assert state(game) == state(again)
+    assert concern_of(game.players[1]) == stored["players"][1]["concern"] and game.players[1].kind == KIND
+    assert engine.view(game, 0)["config"]["private_concern"] == 1
+    t = Table(engine, game, [], record=False)
+    t.play(seed=1)
+    assert t.game.finished
+
+
+def test_plugins_lists_the_seat_kind(engine):
+    """``darkroad plugins --all --json`` lists the Private Concern as a seat kind of its own
+    plugin."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from darkroad.api import cli
+
+    report = json.loads(CliRunner().invoke(cli.app, ["plugins", "--all", "--json"]).stdout)
+    kinds = [c for c in report["components"] if c["kind"] == "seat_kind"]
+    assert kinds == [{"kind": "seat_kind", "id": KIND, "name": "Private Concern", "plugin": "private-concern",
+                      "version": engine.plugins.plugins["private-concern"].version}]
+    plugin = next(p for p in report["plugins"] if p["name"] == "private-concern")
+    assert "darkroad_seat_kinds" in plugin["hooks"] and plugin["builtin"]

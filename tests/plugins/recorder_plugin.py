@@ -16,7 +16,11 @@ Registration hooks always contribute:
   ``"test_familiar-1"``: gain 3 coins / gain 1 prestige, each for 1 blazing quartz that
   stays on the card) and the deed ``"test_deed"``;
 * the step ``"test_tower_bell"``;
-* the bot ``"test_first"`` (always the first legal action).
+* the bot ``"test_first"`` (always the first legal action);
+* the seat kind ``"test_peddler"`` (game option ``test_peddler: true``): an automated seat
+  whose turn is its own step ``"test_peddler_turn"`` (gain 2 coins, emit
+  ``"test_peddler_sold"``), which answers every decision awaiting it with its first option
+  and scores its coins only; the event type ``"test_peddler_sold"`` is documented.
 
 Rule-point hooks answer only when the game asks them to: a hook answers when its name is
 in ``ctx.game.board.extra["_test_hooks"]`` (see :func:`ask`). A game that does not ask
@@ -34,7 +38,23 @@ from typing import Any, TypeVar
 
 import attrs
 
-from darkroad.core import Action, Bot, Choice, Component, Ctx, Engine, Game, Option, Step, Task, hookimpl
+from darkroad.core import (
+    Action,
+    Bot,
+    Choice,
+    Component,
+    Ctx,
+    Engine,
+    EventType,
+    Game,
+    Option,
+    Player,
+    ScoreLine,
+    SeatKind,
+    Step,
+    Task,
+    hookimpl,
+)
 
 __version__ = "0.0.1"
 
@@ -44,6 +64,10 @@ FAMILIAR_CARD = f"{FAMILIAR}-1"
 DEED = "test_deed"
 COMMISSION = "test_commission"
 BELL = "test_tower_bell"
+PEDDLER = "test_peddler"
+PEDDLER_TURN = "test_peddler_turn"
+PEDDLER_SOLD = "test_peddler_sold"
+PEDDLER_COINS = 2
 MARKER = "_test_hooks"
 SEEN = "_test_seen"
 SOURCE = "test_recorder"
@@ -158,10 +182,21 @@ def darkroad_components() -> Sequence[Component] | None:
     ]
 
 
+class PeddlerTurn(Step):
+    """The test peddler's whole turn: it sells its wares (gain 2 coins)."""
+
+    kind = PEDDLER_TURN
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        ctx.gain_effects(task.seat, [f"coins:{PEDDLER_COINS}"], source=PEDDLER)
+        ctx.player(task.seat).extra[PEDDLER]["turns"] += 1
+        ctx.emit(PEDDLER_SOLD, task.seat, coins=PEDDLER_COINS)
+
+
 @hookimpl
 @recorded
 def darkroad_steps() -> Sequence[Step] | None:
-    return [TowerBell()]
+    return [TowerBell(), PeddlerTurn()]
 
 
 class FirstBot(Bot):
@@ -179,6 +214,52 @@ class FirstBot(Bot):
 @recorded
 def darkroad_bots() -> Sequence[Bot] | None:
     return [FirstBot()]
+
+
+class Peddler(SeatKind):
+    """A test seat kind: sells its wares every turn, answers every decision with its first
+    option, scores its coins."""
+
+    id = PEDDLER
+    name = "Test Peddler"
+    text = "Gains 2 coins every turn; scores its coins."
+    tiebreakers = ("discarded",)
+
+    def setup(self, ctx: Ctx, seat: int) -> None:
+        ctx.player(seat).extra[PEDDLER] = {"turns": 0}
+
+    def turn(self, ctx: Ctx, seat: int) -> Sequence[tuple[str, dict[str, Any]]]:
+        return [(PEDDLER_TURN, {})]
+
+    def intercept(self, ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
+        if not step.decision:
+            return False  # its automatic steps run as a player's
+        ctx.game.stack.pop()
+        options = step.options(ctx, task, seat)
+        if options:
+            step.choose(ctx, task, seat, options[0][0])
+        return True
+
+    def public(self, player: Player) -> Mapping[str, Any]:
+        return {"peddler": {"turns": player.extra[PEDDLER]["turns"]}}
+
+    def score(self, ctx: Ctx, seat: int) -> ScoreLine:
+        p = ctx.player(seat)
+        return ScoreLine(seat=seat, coins=p.coins, prestige=p.prestige, base=p.coins, deed_vp=0, illuminated_vp=0,
+                         total=p.coins, discarded=p.coins, gifts=0, commissions_delivered=0, heroes_delivered=0,
+                         details=[f"{p.coins} coins"])
+
+
+@hookimpl
+@recorded
+def darkroad_seat_kinds() -> Sequence[SeatKind] | None:
+    return [Peddler()]
+
+
+@hookimpl
+@recorded
+def darkroad_event_types() -> Mapping[str, EventType] | None:
+    return {PEDDLER_SOLD: EventType("The test peddler sold its wares.", {"coins": {"type": "integer"}})}
 
 
 # -- setup ---------------------------------------------------------------------------------
