@@ -159,18 +159,9 @@ class Engine:
                     else:
                         owner[comp.id] = name
                         comps.append(Component(comp.kind, comp.id, comp.name, comp.text, comp.data, name))
-            steps: list[tuple[str, Step]] = []
-            kinds = {s.kind: "the rules core" for s in CORE_STEPS}
-            kinds |= {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)"}
-            for name, result in self._registrations("darkroad_steps"):
-                for step in result or ():
-                    if not isinstance(step, Step) or not step.kind:
-                        reject(name, f"darkroad_steps returned {step!r}, not a Step with a kind")
-                    elif step.kind in kinds:
-                        reject(name, f"step kind {step.kind!r} is already defined by {kinds[step.kind]!r}")
-                    else:
-                        kinds[step.kind] = name
-                        steps.append((name, step))
+            taken = {s.kind: "the rules core" for s in CORE_STEPS}
+            taken |= {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)"}
+            steps = self._unique("darkroad_steps", Step, "step kind", reject, taken, key="kind")
             bots = self._unique("darkroad_bots", Bot, "bot", reject)
             seat_kinds = self._unique("darkroad_seat_kinds", SeatKind, "seat kind", reject, taken={HUMAN: "the core"})
             option_owner = {f: "the core (a GameConfig field)" for f in GAME_CONFIG_FIELDS}
@@ -206,19 +197,21 @@ class Engine:
             self.plugins.reject(*clashes[0])
 
     def _unique(self, hook: str, cls: type[Any], what: str, reject: Callable[[str, str], None],
-                taken: dict[str, str] | None = None) -> list[tuple[str, Any]]:
-        """``(plugin, object)`` of a registration hook returning objects of ``cls`` with a
-        unique ``id`` (bots, seat kinds)."""
+                taken: dict[str, str] | None = None, key: str = "id") -> list[tuple[str, Any]]:
+        """``(plugin, object)`` of a registration hook returning objects of ``cls``, each with a
+        unique ``key`` (steps by kind, bots and seat kinds by id); ``taken``: keys already
+        owned (-> by whom)."""
         out = []
         owners = dict(taken or {})
         for name, result in self._registrations(hook):
             for obj in result or ():
-                if not isinstance(obj, cls) or not obj.id:
-                    reject(name, f"{hook} returned {obj!r}, not a {cls.__name__} with an id")
-                elif obj.id in owners:
-                    reject(name, f"duplicate {what} id {obj.id!r}: provided by both {owners[obj.id]!r} and {name!r}")
+                value = getattr(obj, key, None) if isinstance(obj, cls) else None
+                if not value:
+                    reject(name, f"{hook} returned {obj!r}, not a {cls.__name__} with a {key}")
+                elif value in owners:
+                    reject(name, f"{what} {value!r} is already defined by {owners[value]!r}")
                 else:
-                    owners[obj.id] = name
+                    owners[value] = name
                     out.append((name, obj))
         return out
 
