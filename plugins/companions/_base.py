@@ -6,10 +6,21 @@ quartz that stays on the card (it counts for the tie-breaker). Stray companions 
 ability for the stated gift; the gift returns to the supply and the card passes to the
 player seated on the left.
 
-A companion module declares its component with :func:`loyal` or :func:`stray` and
-implements its two hooks through :func:`options` and :func:`use`, giving two functions:
-``usable(ctx, seat, ability)`` (the ability can do something now) and
-``resolve(ctx, seat, card, ability)`` (its effect). Options are ``"<card id>:<ability id>"``.
+A companion module declares one :class:`Companion` (a subclass with two methods:
+``usable(ctx, seat, ability)``, the ability can do something now, and
+``resolve(ctx, seat, card, ability)``, its effect) built on its component (:func:`loyal` or
+:func:`stray`), or a :class:`LoyalEffects` when its abilities are effect lists, and binds the
+hooks, which are its methods (bound methods carry the ``hookimpl`` marker like functions do)::
+
+    companion = Grace(stray(ID, "Grace", "Gain 1 available deed and its bonus.", "potion"),
+                      steps=[GraceGift()], gift_step=GraceGift.kind)
+    darkroad_components = companion.components
+    darkroad_steps = companion.steps            # with steps of its own only
+    darkroad_companion_options = companion.companion_options
+    darkroad_companion_use = companion.companion_use
+
+A rule point of its own (Flicker's shortcut cost) is a module function, as in any plugin.
+Options are ``"<card id>:<ability id>"``.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from darkroad.core import (
     Component,
     Ctx,
     Option,
+    Step,
     Task,
     good_label,
     good_type,
@@ -193,25 +205,35 @@ class GiftChoice(Choice):
         self.resolve(ctx, seat, card, ability)
 
 
-class LoyalEffects:
-    """A loyal companion whose two abilities are effect lists: the three hooks it needs.
+class Companion:
+    """A companion: the hooks every companion needs, as methods a module binds.
 
-    A module binds them: ``darkroad_components = companion.components`` and so on (bound
-    methods carry the ``hookimpl`` marker like functions do).
+    Subclasses override :meth:`usable` and :meth:`resolve`; ``steps`` are the companion's own
+    steps (its :class:`GiftChoice` among them), ``gift_step`` the kind of the step that asks
+    which gift to give when several would do.
     """
 
-    def __init__(self, cid: str, name: str, texts: Sequence[str], effects: Sequence[Sequence[str]],
-                 usable: Usable | None = None) -> None:
-        self.cid, self.name, self.texts = cid, name, list(texts)
-        self.effects = [list(e) for e in effects]
-        self.usable = usable or (lambda ctx, seat, ability: all(can_gain(ctx, seat, e) for e in self.effects[ability]))
+    def __init__(self, component: Component, steps: Sequence[Step] = (), gift_step: str | None = None) -> None:
+        self.component = component
+        self.cid = component.id
+        self.all_steps = list(steps)
+        self.gift_step = gift_step
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        """Whether ability ``ability`` would do something for ``seat`` now (default: always)."""
+        return True
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        """Gain ability ``ability``'s effect (the gift is given)."""
+        raise NotImplementedError
 
     @hookimpl(specname="darkroad_components")
     def components(self) -> list[Component]:
-        return [loyal(self.cid, self.name, self.texts)]
+        return [self.component]
 
-    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
-        ctx.gain_effects(seat, self.effects[ability], source=f"companion:{card}")
+    @hookimpl(specname="darkroad_steps")
+    def steps(self) -> list[Step]:
+        return list(self.all_steps)
 
     @hookimpl(specname="darkroad_companion_options")
     def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
@@ -219,4 +241,23 @@ class LoyalEffects:
 
     @hookimpl(specname="darkroad_companion_use")
     def companion_use(self, ctx: Ctx, seat: int, option: str) -> bool | None:
-        return use(ctx, seat, option, self.cid, self.resolve)
+        return use(ctx, seat, option, self.cid, self.resolve, gift_step=self.gift_step)
+
+
+class LoyalEffects(Companion):
+    """A loyal companion whose two abilities are effect lists (each usable when all its
+    effects have something behind them, unless ``usable`` says otherwise)."""
+
+    def __init__(self, cid: str, name: str, texts: Sequence[str], effects: Sequence[Sequence[str]],
+                 usable: Usable | None = None) -> None:
+        super().__init__(loyal(cid, name, texts))
+        self.effects = [list(e) for e in effects]
+        self._usable = usable
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        if self._usable is not None:
+            return self._usable(ctx, seat, ability)
+        return all(can_gain(ctx, seat, e) for e in self.effects[ability])
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        ctx.gain_effects(seat, self.effects[ability], source=f"companion:{card}")

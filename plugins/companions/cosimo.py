@@ -7,33 +7,15 @@ The wagon upgrade respects the owner's upgrade limit (1, unless a steed lifts it
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, upgrade_limit
+from darkroad.core import Choice, Ctx, Option, Task, upgrade_limit
 
 from . import _base
 
 ID = "cosimo"
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [_base.stray(ID, "Cosimo", "Gain 1 available wagon upgrade OR move the district marker in the dark "
-                        "market 1 space clockwise and gain the reward shown.", _base.HERO)]
-
-
-def usable(ctx: Ctx, seat: int, ability: int) -> bool:
-    """Always: the dark market marker can always move and give its reward."""
-    return True
-
-
 def upgrade_available(ctx: Ctx, seat: int) -> bool:
     return bool(ctx.game.board.upgrades) and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat)
-
-
-def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
-    if upgrade_available(ctx, seat):
-        ctx.push("cosimo_reward", seat, card=card)
-    else:
-        ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{card}")
 
 
 class CosimoGift(_base.GiftChoice):
@@ -43,7 +25,7 @@ class CosimoGift(_base.GiftChoice):
     prompt = "Cosimo: choose the hero to give (to the bottom of the hero deck)"
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
-        resolve(ctx, seat, card, ability)
+        companion.resolve(ctx, seat, card, ability)
 
 
 class CosimoReward(Choice):
@@ -63,16 +45,24 @@ class CosimoReward(Choice):
             ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{task.data['card']}")
 
 
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [CosimoGift(), CosimoReward()]
+class Cosimo(_base.Companion):
+    """Cosimo's ability: a wagon upgrade or the dark market (always usable: the dark market
+    marker can always move and give its reward)."""
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        if upgrade_available(ctx, seat):
+            ctx.push("cosimo_reward", seat, card=card)
+        else:
+            ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{card}")
 
 
-@hookimpl
-def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
-    return _base.options(ctx, seat, ID, usable)
+companion = Cosimo(
+    _base.stray(ID, "Cosimo", "Gain 1 available wagon upgrade OR move the district marker in the dark market 1 "
+                "space clockwise and gain the reward shown.", _base.HERO),
+    steps=[CosimoGift(), CosimoReward()], gift_step=CosimoGift.kind,
+)
 
-
-@hookimpl
-def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
-    return _base.use(ctx, seat, option, ID, resolve, gift_step=CosimoGift.kind)
+darkroad_components = companion.components
+darkroad_steps = companion.steps
+darkroad_companion_options = companion.companion_options
+darkroad_companion_use = companion.companion_use

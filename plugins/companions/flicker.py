@@ -7,7 +7,7 @@ Offered only while the owner can still declare a caravan route this turn.
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, Option, hookimpl
+from darkroad.core import Ctx, hookimpl
 from darkroad.core import adjacent_districts as adjacent
 
 from . import _base
@@ -17,11 +17,6 @@ FREE_FLAG = "flicker"
 """``game.turn`` key: the seat whose shortcut is free this turn."""
 YURGS = "yurgs_excursions"
 CARAVAN_STEPS = {YURGS, "caravan_companion", "caravan_route"}
-
-
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [_base.stray(ID, "Flicker", "Shortcut at no cost.", _base.QUARTZ)]
 
 
 def caravan_ahead(ctx: Ctx, seat: int) -> bool:
@@ -44,24 +39,23 @@ def caravan_ahead(ctx: Ctx, seat: int) -> bool:
     return any(t.kind == "move" for t in mine) or YURGS in adjacent(ctx.player(seat).position)
 
 
-def usable(ctx: Ctx, seat: int, ability: int) -> bool:
-    return caravan_ahead(ctx, seat)
-
-
-def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
-    ctx.game.turn[FREE_FLAG] = seat
-
-
 @hookimpl
 def darkroad_shortcut_cost(ctx: Ctx, seat: int) -> int | None:
     return 0 if ctx.game.turn.get(FREE_FLAG) == seat else None
 
 
-@hookimpl
-def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
-    return _base.options(ctx, seat, ID, usable)
+class Flicker(_base.Companion):
+    """Flicker's ability: this turn's shortcut is free."""
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        return caravan_ahead(ctx, seat)
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        ctx.game.turn[FREE_FLAG] = seat
 
 
-@hookimpl
-def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
-    return _base.use(ctx, seat, option, ID, resolve)
+companion = Flicker(_base.stray(ID, "Flicker", "Shortcut at no cost.", _base.QUARTZ))
+
+darkroad_components = companion.components
+darkroad_companion_options = companion.companion_options
+darkroad_companion_use = companion.companion_use

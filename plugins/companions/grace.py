@@ -4,25 +4,12 @@ passes to the player on the left."""
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, Option, Step, hookimpl
+from darkroad.core import Ctx
 
 from . import _base
 
 ID = "grace"
 GIFT = "potion"
-
-
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [_base.stray(ID, "Grace", "Gain 1 available deed and its bonus.", GIFT)]
-
-
-def usable(ctx: Ctx, seat: int, ability: int) -> bool:
-    return _base.can_gain(ctx, seat, "deed")
-
-
-def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
-    ctx.gain_effects(seat, ["deed"], source=f"companion:{card}")
 
 
 class GraceGift(_base.GiftChoice):
@@ -32,19 +19,23 @@ class GraceGift(_base.GiftChoice):
     prompt = "Grace: give a basic or an upgraded potion"
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
-        resolve(ctx, seat, card, ability)
+        companion.resolve(ctx, seat, card, ability)
 
 
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [GraceGift()]
+class Grace(_base.Companion):
+    """Grace's ability: a deed and its bonus."""
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        return _base.can_gain(ctx, seat, "deed")
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        ctx.gain_effects(seat, ["deed"], source=f"companion:{card}")
 
 
-@hookimpl
-def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
-    return _base.options(ctx, seat, ID, usable)
+companion = Grace(_base.stray(ID, "Grace", "Gain 1 available deed and its bonus.", GIFT),
+                  steps=[GraceGift()], gift_step=GraceGift.kind)
 
-
-@hookimpl
-def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
-    return _base.use(ctx, seat, option, ID, resolve, gift_step=GraceGift.kind)
+darkroad_components = companion.components
+darkroad_steps = companion.steps
+darkroad_companion_options = companion.companion_options
+darkroad_companion_use = companion.companion_use

@@ -4,31 +4,26 @@ Dumplin' passes to the player on the left."""
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, Option, hookimpl
+from darkroad.core import Ctx
 
 from . import _base
 
 ID = "lil_dumplin"
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [_base.stray(ID, "Li'l Dumplin'", "Roll the ruins die and gain the reward shown.", _base.HORSESHOE)]
+class LilDumplin(_base.Companion):
+    """Li'l Dumplin's ability: the ruins die."""
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        return bool(ctx.content.ruins_die)
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        ctx.gain_effects(seat, ["ruins_die"], source=f"companion:{card}")
 
 
-def usable(ctx: Ctx, seat: int, ability: int) -> bool:
-    return bool(ctx.content.ruins_die)
+companion = LilDumplin(_base.stray(ID, "Li'l Dumplin'", "Roll the ruins die and gain the reward shown.",
+                                   _base.HORSESHOE))
 
-
-def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
-    ctx.gain_effects(seat, ["ruins_die"], source=f"companion:{card}")
-
-
-@hookimpl
-def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
-    return _base.options(ctx, seat, ID, usable)
-
-
-@hookimpl
-def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
-    return _base.use(ctx, seat, option, ID, resolve)
+darkroad_components = companion.components
+darkroad_companion_options = companion.companion_options
+darkroad_companion_use = companion.companion_use

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
+from darkroad.core import Choice, Ctx, Option, Task, hookimpl
 
 from . import _base
 
@@ -21,14 +21,6 @@ CAT_BONUS = (1, 2)
 BONUS_FLAG = "threy_cat_bonus"
 """``game.turn`` key: the seat whose current travel-die decision has the cat's +1/+2."""
 TRAVEL_DIE_MAX = 6
-
-
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [_base.loyal(ID, "Threy Cat", [
-        "Duplicate the value of any travel die and gain the reward.",
-        "Add +1 or +2 to the face value of your travel die.",
-    ])]
 
 
 def duplicable(ctx: Ctx, seat: int) -> dict[int, list[str]]:
@@ -47,27 +39,6 @@ def duplicable(ctx: Ctx, seat: int) -> dict[int, list[str]]:
         if rewards:
             out[v] = rewards
     return out
-
-
-def usable(ctx: Ctx, seat: int, ability: int) -> bool:
-    if ability == DUPLICATE:
-        return bool(duplicable(ctx, seat))
-    top = ctx.game.stack[-1] if ctx.game.stack else None
-    if top is None or top.kind != "travel_die" or top.seat != seat or ctx.game.turn.get(BONUS_FLAG) == seat:
-        return False
-    return any(v < TRAVEL_DIE_MAX for v in ctx.game.turn["caravan"]["dice"])
-
-
-def resolve(ctx: Ctx, seat: int, card: str, ability: int) -> None:
-    if ability == BONUS:
-        ctx.game.turn[BONUS_FLAG] = seat
-        return
-    values = duplicable(ctx, seat)
-    if len(values) == 1:
-        ((value, rewards),) = values.items()
-        duplicate(ctx, seat, card, value, rewards)
-    else:
-        ctx.push("threy_cat_duplicate", seat, card=card, rewards={str(v): r for v, r in values.items()})
 
 
 def duplicate(ctx: Ctx, seat: int, card: str, value: int, rewards: list[str]) -> None:
@@ -89,11 +60,6 @@ class Duplicate(Choice):
         duplicate(ctx, seat, task.data["card"], int(v), task.data["rewards"][v])
 
 
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [Duplicate()]
-
-
 def _is_bonuses(v: Any) -> bool:
     return isinstance(v, list | tuple) and all(isinstance(b, int) and not isinstance(b, bool) for b in v)
 
@@ -108,11 +74,35 @@ def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
     return sorted({cat + other for cat in CAT_BONUS for other in stacked})
 
 
-@hookimpl
-def darkroad_companion_options(ctx: Ctx, seat: int) -> list[Option]:
-    return _base.options(ctx, seat, ID, usable)
+class ThreyCat(_base.Companion):
+    """The Threy Cat's abilities: duplicate a travel die / +1 or +2 to yours."""
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        if ability == DUPLICATE:
+            return bool(duplicable(ctx, seat))
+        top = ctx.game.stack[-1] if ctx.game.stack else None
+        if top is None or top.kind != "travel_die" or top.seat != seat or ctx.game.turn.get(BONUS_FLAG) == seat:
+            return False
+        return any(v < TRAVEL_DIE_MAX for v in ctx.game.turn["caravan"]["dice"])
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        if ability == BONUS:
+            ctx.game.turn[BONUS_FLAG] = seat
+            return
+        values = duplicable(ctx, seat)
+        if len(values) == 1:
+            ((value, rewards),) = values.items()
+            duplicate(ctx, seat, card, value, rewards)
+        else:
+            ctx.push("threy_cat_duplicate", seat, card=card, rewards={str(v): r for v, r in values.items()})
 
 
-@hookimpl
-def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
-    return _base.use(ctx, seat, option, ID, resolve)
+companion = ThreyCat(_base.loyal(ID, "Threy Cat", [
+    "Duplicate the value of any travel die and gain the reward.",
+    "Add +1 or +2 to the face value of your travel die.",
+]), steps=[Duplicate()])
+
+darkroad_components = companion.components
+darkroad_steps = companion.steps
+darkroad_companion_options = companion.companion_options
+darkroad_companion_use = companion.companion_use

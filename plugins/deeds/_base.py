@@ -6,7 +6,12 @@ added before the lower of the two is taken, deed VP are added to the total.
 
 The rulebook does not print the deed faces: every criterion and reward here is a
 reconstruction (docs/deeds.md tables them, with how to replace them). Each deed module declares one
-:class:`Deed` (criterion measure, threshold, reward) and answers the two hooks with it.
+:class:`Deed` (criterion measure, threshold, reward) and binds its two hooks, which are
+methods of the deed (bound methods carry the ``hookimpl`` marker like functions do)::
+
+    DEED = Deed(ID, "Collector", "your storage holds ...", good_types, need=6, reward="vp", amount=3)
+    darkroad_components = DEED.components
+    darkroad_deed_score = DEED.deed_score
 
 A criterion is a *measure* of the player's end-of-game state (a count, or 1/0 for a
 yes/no condition) compared with the card's threshold. Coins and prestige are measured
@@ -22,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from darkroad.core import Component, Ctx, good_type, is_upgraded
+from darkroad.core import Component, Ctx, good_type, hookimpl, is_upgraded
 
 Measure = Callable[[Ctx, int], int]
 
@@ -84,8 +89,18 @@ class Deed:
         return Component("deed", self.id, self.name, self.text, data)
 
     def score(self, ctx: Ctx, seat: int) -> dict[str, int]:
-        """The hook answer of ``darkroad_deed_score`` for this deed (0 when unmet)."""
+        """What this deed pays ``seat`` (0 when unmet)."""
         return {self.reward: self.payout(self.measure(ctx, seat))}
+
+    # -- its hooks: a module binds them (``darkroad_components = DEED.components``) ---------
+
+    @hookimpl(specname="darkroad_components")
+    def components(self) -> list[Component]:
+        return [self.component()]
+
+    @hookimpl(specname="darkroad_deed_score")
+    def deed_score(self, ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+        return self.score(ctx, seat) if deed == self.id else None
 
 
 # -- measures of the end-of-game state ------------------------------------------------------

@@ -6,8 +6,6 @@ Goods are worth nothing at the end; keeping one of each type costs storage space
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-
 from ._base import Deed, good_types
 
 ID = "collector"
@@ -17,11 +15,5 @@ DEED = Deed(
 )
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [DEED.component()]
-
-
-@hookimpl
-def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
-    return DEED.score(ctx, seat) if deed == ID else None
+darkroad_components = DEED.components
+darkroad_deed_score = DEED.deed_score

@@ -6,8 +6,6 @@ The east pays its heroes in both coins and prestige, so its patron pays victory 
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-
 from ._base import Deed, region_deliveries
 
 ID = "eastern_patron"
@@ -18,11 +16,5 @@ DEED = Deed(
 )
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [DEED.component()]
-
-
-@hookimpl
-def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
-    return DEED.score(ctx, seat) if deed == ID else None
+darkroad_components = DEED.components
+darkroad_deed_score = DEED.deed_score

@@ -7,8 +7,6 @@ minimum.
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
-
 from ._base import Deed, region_deliveries
 
 ID = "northern_patron"
@@ -19,11 +17,5 @@ DEED = Deed(
 )
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [DEED.component()]
-
-
-@hookimpl
-def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
-    return DEED.score(ctx, seat) if deed == ID else None
+darkroad_components = DEED.components
+darkroad_deed_score = DEED.deed_score

@@ -7,7 +7,7 @@ the commission, not the goods it received, so full deliveries are counted as the
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
+from darkroad.core import Ctx, hookimpl
 
 from ._base import FULL_DELIVERIES, Deed, count_full_delivery, tracked
 
@@ -18,14 +18,8 @@ DEED = Deed(
 )
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    return [DEED.component()]
-
-
-@hookimpl
-def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
-    return DEED.score(ctx, seat) if deed == ID else None
+darkroad_components = DEED.components
+darkroad_deed_score = DEED.deed_score
 
 
 @hookimpl
