@@ -79,7 +79,7 @@ class Table:
         engine = engine or Engine.load(exclude=exclude, extra=plugins)
         recorder = HookRecorder(engine) if own else None
         # Keywords naming a GameConfig field set it (random_buildings, ...), those naming an option
-        # of an installed seat kind set that option (private_concern=True); others are variants.
+        # of an installed seat kind set that option (`<kind id>=True`); others are variants.
         fields = {f.name for f in attrs.fields(GameConfig)}
         seat_options = {o for kind in engine.seat_kinds.values() for o in kind.options}
         config = {k: v for k, v in options.items() if k in fields}
