@@ -1,6 +1,8 @@
 """The layers, checked from the source: core's imports form a DAG, core imports neither
 Litestar nor redis (nor the API or a plugin), plugins import only ``darkroad.core``'s
-public API (their tests ``darkroad.testing`` too), the API never imports a plugin.
+public API and the public kits of the component kinds (``darkroad.plugins.<kind>.kit``,
+imported absolutely, so that any base-game module is a template a fan can copy; their tests
+``darkroad.testing`` too), the API never imports a plugin.
 
 Imports are read with ``ast``: every import that runs (at module level or inside a
 function) counts; imports under ``if TYPE_CHECKING:`` do not.
@@ -140,14 +142,24 @@ def test_core_imports_no_service_layer(path: Path) -> None:
 
 PUBLIC = set(darkroad.core.__all__)
 TESTING = set(darkroad.testing.__all__)
+KITS = {f"darkroad.plugins.{kind}.kit" for kind in ("buildings", "companions", "deeds")}
+"""The public kits of the component kinds (what the modules of a kind share), a plugin's to import."""
+COMPONENT_KINDS = {f"darkroad.plugins.{kind}" for kind in ("buildings", "companions", "deeds", "steeds", "upgrades",
+                                                             "bots")}
+"""Packages of one-module components: each module a template a fan copies, so no relative import."""
 
 
 def plugin_import_problems(path: Path, package: str | None, is_test: bool) -> list[str]:
-    """What ``path`` (a plugin module, or a plugin's test) imports from darkroad beyond the public API."""
+    """What ``path`` (a plugin module, or a plugin's test) imports from darkroad beyond the
+    public API and the kits; a component module of the base game (``package`` one of
+    :data:`COMPONENT_KINDS`) imports nothing relatively (its copy must work in another package)."""
     out = []
     for line, module, names in runtime_imports(path, package):
         where = f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{line}"
-        if module == "darkroad.core":
+        if package in COMPONENT_KINDS and module.startswith(package) and relative_at(path, line):
+            out.append(f"{where} imports {module} relatively: import the kit as {package}.kit, "
+                       "so that a copy of the module works in a fan's package")
+        elif module == "darkroad.core":
             private = sorted(set(names) - PUBLIC)
             if private:
                 out.append(f"{where} imports {private} from darkroad.core, which does not export them")
@@ -155,12 +167,22 @@ def plugin_import_problems(path: Path, package: str | None, is_test: bool) -> li
             private = sorted(set(names) - TESTING)
             if private:
                 out.append(f"{where} imports {private} from darkroad.testing, which does not export them")
-        elif package and (module == package or module.startswith(package + ".")):
-            continue  # the plugin's own package (shared helpers such as deeds/_base.py)
+        elif module in KITS:
+            continue
+        elif f"{module}.kit" in KITS and names == ["kit"]:
+            continue  # from darkroad.plugins.deeds import kit
+        elif package and package not in COMPONENT_KINDS and (module == package or module.startswith(package + ".")):
+            continue  # a plugin package's own modules (the Private Concern's, a fan pack's)
         elif module.split(".")[0] == "darkroad":
-            out.append(f"{where} imports {module}: a plugin imports only darkroad.core"
-                       + (" and darkroad.testing" if is_test else ""))
+            out.append(f"{where} imports {module}: a plugin imports only darkroad.core and the kits "
+                       f"({', '.join(sorted(KITS))})" + (" and darkroad.testing" if is_test else ""))
     return out
+
+
+def relative_at(path: Path, line: int) -> bool:
+    """Whether an import on ``line`` of ``path`` is relative (``from . import x``)."""
+    return any(isinstance(n, ast.ImportFrom) and n.level and n.lineno == line
+               for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
 
 def plugin_modules() -> list[tuple[Path, str | None, bool]]:
@@ -186,15 +208,43 @@ def test_plugins_import_only_the_public_api(path: Path, package: str | None, is_
 
 
 def test_the_plugin_import_check_sees_a_private_import(tmp_path: Path) -> None:
+    """Core internals, names core does not export, the API, another plugin's module, a kit's
+    private module and, in a base-game component module, any relative import are refused;
+    the public kits, imported absolutely, are not."""
     f = tmp_path / "fan.py"
-    f.write_text("from darkroad.core import Ctx, hookimpl\nfrom darkroad.core.rules import move_illuminated\n"
-                 "from darkroad.core import MARKET_VALUES\nfrom darkroad.api import app\n"
-                 "from darkroad.plugins.deeds import _base\nfrom darkroad.testing import Table\n"
-                 "from . import _shared\n", encoding="utf-8")
+    lines = [
+        "from darkroad.core import Ctx, hookimpl",  # 1 fine
+        "from darkroad.core.rules import move_illuminated",  # 2 a core internal
+        "from darkroad.core import MARKET_VALUES",  # 3 not exported
+        "from darkroad.api import app",  # 4 the API
+        "from darkroad.plugins.deeds import collector",  # 5 another plugin
+        "from darkroad.testing import Table",  # 6 only in tests
+        "from . import kit",  # 7 relative: a copy would not find it
+        "from .kit import SpendToGain",  # 8 relative
+        "from darkroad.plugins.deeds import kit, collector",  # 9 the kit, and another plugin
+        "from darkroad.plugins.deeds import _base",  # 10 no such kit
+        "from darkroad.plugins.deeds.kit import Deed, good_types",  # fine from here on
+        "from darkroad.plugins.buildings import kit",
+        "import darkroad.plugins.companions.kit",
+    ]
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
     problems = plugin_import_problems(f, "darkroad.plugins.buildings", False)
-    assert len(problems) == 5, problems
-    assert all(f"fan.py:{n} " in "\n".join(problems) for n in (2, 3, 4, 5, 6))
-    assert plugin_import_problems(f, "darkroad.plugins.buildings", True)[-1].startswith(f"{f}:5")
+    assert [int(p.split(":")[1].split()[0]) for p in problems] == list(range(2, 11)), problems
+    assert "relatively" in problems[5] and "relatively" in problems[6]
+    # A test may import darkroad.testing; a fan package imports its own modules relatively.
+    assert [int(p.split(":")[1].split()[0]) for p in plugin_import_problems(f, "darkroad.plugins.buildings", True)] \
+        == [2, 3, 4, 5, 7, 8, 9, 10]
+    assert [int(p.split(":")[1].split()[0]) for p in plugin_import_problems(f, "fan_pack", False)] \
+        == [2, 3, 4, 5, 6, 9, 10]
+
+
+def test_every_base_game_component_module_imports_its_kit_absolutely() -> None:
+    """The modules of each kind with a kit import it as ``darkroad.plugins.<kind>.kit``."""
+    for kit in KITS:
+        folder = PLUGINS / kit.split(".")[2]
+        users = [p.name for p in modules(folder)
+                 if any(m == kit or (f"{m}.kit" == kit and n == ["kit"]) for _, m, n in runtime_imports(p, kit[:-4]))]
+        assert len(users) >= 5, (kit, users)
 
 
 def test_every_public_name_exists() -> None:

@@ -22,9 +22,8 @@ from darkroad.core import (
     good_type,
     is_upgraded,
 )
-
-from . import _base
-from ._base import SpendToGain
+from darkroad.plugins.buildings import kit
+from darkroad.plugins.buildings.kit import SpendToGain
 
 ID = "candle_and_quartz"
 
@@ -71,7 +70,7 @@ PAY = Pay()
 GAIN = Gain()
 
 
-building = _base.PayBuilding(
+building = kit.PayBuilding(
     Component("building", ID, "The Candle & Quartz",
               "Spend 2 coins or 1 basic good with a current value of $1, then gain 1 available hero or "
               "commission.", {"tile": 3}),

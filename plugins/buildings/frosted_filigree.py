@@ -8,9 +8,8 @@ upgraded, pays; the player chooses which.
 from __future__ import annotations
 
 from darkroad.core import Component, Ctx
-
-from . import _base
-from ._base import SpendToGain
+from darkroad.plugins.buildings import kit
+from darkroad.plugins.buildings.kit import SpendToGain
 
 ID = "frosted_filigree"
 
@@ -32,7 +31,7 @@ class Pay(SpendToGain):
 PAY = Pay()
 
 
-building = _base.PayBuilding(
+building = kit.PayBuilding(
     Component("building", ID, "The Frosted Filigree",
               "Spend 2 coins or 1 good, then gain 1 upgraded good from the supply with a current value "
               "of $1.", {"tile": 5}),

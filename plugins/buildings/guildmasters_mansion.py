@@ -14,8 +14,7 @@ quartz or a horseshoe, which can be a trade worth making.
 from __future__ import annotations
 
 from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, hookimpl
-
-from ._base import unused
+from darkroad.plugins.buildings.kit import unused
 
 ID = "guildmasters_mansion"
 DONE = "done"

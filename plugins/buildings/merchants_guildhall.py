@@ -7,9 +7,8 @@ Double-sided tile 2 with Icebreaker Harbor (docs/content.md, "Double-sided build
 from __future__ import annotations
 
 from darkroad.core import Component
-
-from . import _base
-from ._base import SpendToGain
+from darkroad.plugins.buildings import kit
+from darkroad.plugins.buildings.kit import SpendToGain
 
 ID = "merchants_guildhall"
 
@@ -28,7 +27,7 @@ class Pay(SpendToGain):
 PAY = Pay()
 
 
-building = _base.PayBuilding(
+building = kit.PayBuilding(
     Component("building", ID, "Merchant's Guildhall",
               "Spend 2 coins or 1 lantern, then gain 2 basic goods from the supply: 1 good of any "
               "type and 1 good of a type with a current value of $1.", {"tile": 2}),

@@ -7,9 +7,8 @@ payable the player chooses which to spend; with neither the activation does noth
 from __future__ import annotations
 
 from darkroad.core import Component
-
-from . import _base
-from ._base import SpendToGain
+from darkroad.plugins.buildings import kit
+from darkroad.plugins.buildings.kit import SpendToGain
 
 ID = "queens_eyes_surveyor"
 
@@ -28,7 +27,7 @@ class Pay(SpendToGain):
 PAY = Pay()
 
 
-building = _base.PayBuilding(
+building = kit.PayBuilding(
     Component("building", ID, "Queen's Eyes Surveyor",
               "Spend 2 coins or 1 blazing quartz to gain 3 prestige.", {"tile": 1}),
     PAY,

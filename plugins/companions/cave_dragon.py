@@ -4,11 +4,11 @@ type not currently available on the market wheel."""
 
 from __future__ import annotations
 
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "cave_dragon"
 
-companion = _base.LoyalEffects(ID, "Cave Dragon", [
+companion = kit.LoyalEffects(ID, "Cave Dragon", [
     "Deliver 1 hero to their outlying town and gain the delivery reward.",
     "Gain 1 basic good from the supply of any type that is not currently available on the market wheel.",
 ], [["deliver_hero"], ["good:not_on_wheel"]])

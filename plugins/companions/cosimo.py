@@ -8,8 +8,7 @@ The wagon upgrade respects the owner's upgrade limit (1, unless a steed lifts it
 from __future__ import annotations
 
 from darkroad.core import Choice, Ctx, Option, Task, upgrade_limit
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "cosimo"
 
@@ -18,10 +17,10 @@ def upgrade_available(ctx: Ctx, seat: int) -> bool:
     return bool(ctx.game.board.upgrades) and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat)
 
 
-class CosimoGift(_base.GiftChoice):
+class CosimoGift(kit.GiftChoice):
     """Which hero to give Cosimo."""
 
-    kind = "cosimo_gift"
+    kind = f"{ID}_gift"
     prompt = "Cosimo: choose the hero to give (to the bottom of the hero deck)"
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
@@ -31,7 +30,7 @@ class CosimoGift(_base.GiftChoice):
 class CosimoReward(Choice):
     """A wagon upgrade or the dark market."""
 
-    kind = "cosimo_reward"
+    kind = f"{ID}_reward"
     prompt = "Cosimo: gain a wagon upgrade or move the dark market marker"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -45,7 +44,7 @@ class CosimoReward(Choice):
             ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{task.data['card']}")
 
 
-class Cosimo(_base.Companion):
+class Cosimo(kit.Companion):
     """Cosimo's ability: a wagon upgrade or the dark market (always usable: the dark market
     marker can always move and give its reward)."""
 
@@ -57,8 +56,8 @@ class Cosimo(_base.Companion):
 
 
 companion = Cosimo(
-    _base.stray(ID, "Cosimo", "Gain 1 available wagon upgrade OR move the district marker in the dark market 1 "
-                "space clockwise and gain the reward shown.", _base.HERO),
+    kit.stray(ID, "Cosimo", "Gain 1 available wagon upgrade OR move the district marker in the dark market 1 "
+                "space clockwise and gain the reward shown.", kit.HERO),
     steps=[CosimoGift(), CosimoReward()], gift_step=CosimoGift.kind,
 )
 

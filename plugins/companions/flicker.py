@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from darkroad.core import Ctx, hookimpl
 from darkroad.core import adjacent_districts as adjacent
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "flicker"
-FREE_FLAG = "flicker"
+FREE_FLAG = ID
 """``game.turn`` key: the seat whose shortcut is free this turn."""
 YURGS = "yurgs_excursions"
 CARAVAN_STEPS = {YURGS, "caravan_companion", "caravan_route"}
@@ -44,7 +43,7 @@ def darkroad_shortcut_cost(ctx: Ctx, seat: int) -> int | None:
     return 0 if ctx.game.turn.get(FREE_FLAG) == seat else None
 
 
-class Flicker(_base.Companion):
+class Flicker(kit.Companion):
     """Flicker's ability: this turn's shortcut is free."""
 
     def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
@@ -54,7 +53,7 @@ class Flicker(_base.Companion):
         ctx.game.turn[FREE_FLAG] = seat
 
 
-companion = Flicker(_base.stray(ID, "Flicker", "Shortcut at no cost.", _base.QUARTZ))
+companion = Flicker(kit.stray(ID, "Flicker", "Shortcut at no cost.", kit.QUARTZ))
 
 darkroad_components = companion.components
 darkroad_companion_options = companion.companion_options

@@ -5,34 +5,33 @@ passes to the player on the left."""
 from __future__ import annotations
 
 from darkroad.core import Ctx
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "grace"
 GIFT = "potion"
 
 
-class GraceGift(_base.GiftChoice):
+class GraceGift(kit.GiftChoice):
     """A basic or an upgraded potion for Grace."""
 
-    kind = "grace_gift"
+    kind = f"{ID}_gift"
     prompt = "Grace: give a basic or an upgraded potion"
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         companion.resolve(ctx, seat, card, ability)
 
 
-class Grace(_base.Companion):
+class Grace(kit.Companion):
     """Grace's ability: a deed and its bonus."""
 
     def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
-        return _base.can_gain(ctx, seat, "deed")
+        return kit.can_gain(ctx, seat, "deed")
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         ctx.gain_effects(seat, ["deed"], source=f"companion:{card}")
 
 
-companion = Grace(_base.stray(ID, "Grace", "Gain 1 available deed and its bonus.", GIFT),
+companion = Grace(kit.stray(ID, "Grace", "Gain 1 available deed and its bonus.", GIFT),
                   steps=[GraceGift()], gift_step=GraceGift.kind)
 
 darkroad_components = companion.components

@@ -3,11 +3,11 @@ commission / gain 1 basic good from the supply."""
 
 from __future__ import annotations
 
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "ice_mouse"
 
-companion = _base.LoyalEffects(ID, "Ice Mouse", [
+companion = kit.LoyalEffects(ID, "Ice Mouse", [
     "Gain 1 available commission.",
     "Gain 1 basic good from the supply.",
 ], [["commission"], ["good:any"]])

@@ -5,13 +5,12 @@ Dumplin' passes to the player on the left."""
 from __future__ import annotations
 
 from darkroad.core import Ctx
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "lil_dumplin"
 
 
-class LilDumplin(_base.Companion):
+class LilDumplin(kit.Companion):
     """Li'l Dumplin's ability: the ruins die."""
 
     def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
@@ -21,8 +20,8 @@ class LilDumplin(_base.Companion):
         ctx.gain_effects(seat, ["ruins_die"], source=f"companion:{card}")
 
 
-companion = LilDumplin(_base.stray(ID, "Li'l Dumplin'", "Roll the ruins die and gain the reward shown.",
-                                   _base.HORSESHOE))
+companion = LilDumplin(kit.stray(ID, "Li'l Dumplin'", "Roll the ruins die and gain the reward shown.",
+                                   kit.HORSESHOE))
 
 darkroad_components = companion.components
 darkroad_companion_options = companion.companion_options

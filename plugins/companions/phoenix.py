@@ -4,8 +4,7 @@ ruins marker 1 space clockwise and gain the reward shown."""
 from __future__ import annotations
 
 from darkroad.core import Ctx
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "phoenix"
 
@@ -18,7 +17,7 @@ def usable(ctx: Ctx, seat: int, ability: int) -> bool:
         return ctx.player(seat).lanterns < ctx.capacity(seat, "lanterns")
     return True
 
-companion = _base.LoyalEffects(ID, "Phoenix", [
+companion = kit.LoyalEffects(ID, "Phoenix", [
     "Gain 2 lanterns from the supply.",
     "Move the district marker in the ruins 1 space clockwise and gain the reward shown.",
 ], [["lantern:2"], ["ruins:1"]], usable)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from darkroad.core import Ctx
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "raven"
 ORACLE = "oracle_of_lumi"
@@ -23,7 +22,7 @@ def oracle_faces(ctx: Ctx) -> Sequence[Sequence[str]]:
     return comp.data.get("oracle_die", ()) if comp is not None else ()
 
 
-class Raven(_base.Companion):
+class Raven(kit.Companion):
     """The Raven's abilities: an illuminated die / the oracle die."""
 
     def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
@@ -44,7 +43,7 @@ class Raven(_base.Companion):
         ctx.gain_effects(seat, face, source=source)
 
 
-companion = Raven(_base.loyal(ID, "Raven", [
+companion = Raven(kit.loyal(ID, "Raven", [
     "Gain 1 illuminated die from the supply. Roll the die and place it in your special reserve.",
     "Roll the oracle die and gain the reward shown.",
 ]))

@@ -3,11 +3,11 @@ sale needed; its bonus applies) / craft an upgraded good using the die locked in
 
 from __future__ import annotations
 
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "snow_bee"
 
-companion = _base.LoyalEffects(ID, "Snow Bee", [
+companion = kit.LoyalEffects(ID, "Snow Bee", [
     "Gain 1 available hero.",
     "Craft an upgraded good using the die locked in slot #1.",
 ], [["hero"], ["good:craft+"]])

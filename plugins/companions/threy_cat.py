@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from darkroad.core import Choice, Ctx, Option, Task, hookimpl
-
-from . import _base
+from darkroad.plugins.companions import kit
 
 ID = "threy_cat"
 DUPLICATE, BONUS = 0, 1
 CAT_BONUS = (1, 2)
-BONUS_FLAG = "threy_cat_bonus"
+BONUS_FLAG = f"{ID}_bonus"
 """``game.turn`` key: the seat whose current travel-die decision has the cat's +1/+2."""
 TRAVEL_DIE_MAX = 6
 
@@ -35,7 +34,7 @@ def duplicable(ctx: Ctx, seat: int) -> dict[int, list[str]]:
     faces = ctx.content.events[c["event"]].faces
     out = {}
     for v in sorted(set(c["dice"]) | set(c.get("taken", {}).values())):
-        rewards = [e for e in faces[v] if e != "nothing" and not _base.is_penalty(e)]
+        rewards = [e for e in faces[v] if e != "nothing" and not kit.is_penalty(e)]
         if rewards:
             out[v] = rewards
     return out
@@ -49,7 +48,7 @@ def duplicate(ctx: Ctx, seat: int, card: str, value: int, rewards: list[str]) ->
 class Duplicate(Choice):
     """Which travel die value to duplicate."""
 
-    kind = "threy_cat_duplicate"
+    kind = f"{ID}_duplicate"
     prompt = "Threy Cat: choose the travel die value to duplicate"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -74,7 +73,7 @@ def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
     return sorted({cat + other for cat in CAT_BONUS for other in stacked})
 
 
-class ThreyCat(_base.Companion):
+class ThreyCat(kit.Companion):
     """The Threy Cat's abilities: duplicate a travel die / +1 or +2 to yours."""
 
     def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
@@ -97,7 +96,7 @@ class ThreyCat(_base.Companion):
             ctx.push("threy_cat_duplicate", seat, card=card, rewards={str(v): r for v, r in values.items()})
 
 
-companion = ThreyCat(_base.loyal(ID, "Threy Cat", [
+companion = ThreyCat(kit.loyal(ID, "Threy Cat", [
     "Duplicate the value of any travel die and gain the reward.",
     "Add +1 or +2 to the face value of your travel die.",
 ]), steps=[Duplicate()])

@@ -6,7 +6,7 @@ Pays victory points because coins or prestige would move the very balance it mea
 
 from __future__ import annotations
 
-from ._base import Deed, ledger_balanced
+from darkroad.plugins.deeds.kit import Deed, ledger_balanced
 
 ID = "balanced_ledger"
 DEED = Deed(

@@ -6,7 +6,7 @@ Goods are worth nothing at the end; keeping one of each type costs storage space
 
 from __future__ import annotations
 
-from ._base import Deed, good_types
+from darkroad.plugins.deeds.kit import Deed, good_types
 
 ID = "collector"
 DEED = Deed(

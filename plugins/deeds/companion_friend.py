@@ -7,7 +7,7 @@ them.
 
 from __future__ import annotations
 
-from ._base import Deed, companion_cards
+from darkroad.plugins.deeds.kit import Deed, companion_cards
 
 ID = "companion_friend"
 DEED = Deed(

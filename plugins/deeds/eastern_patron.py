@@ -6,7 +6,7 @@ The east pays its heroes in both coins and prestige, so its patron pays victory 
 
 from __future__ import annotations
 
-from ._base import Deed, region_deliveries
+from darkroad.plugins.deeds.kit import Deed, region_deliveries
 
 ID = "eastern_patron"
 DEED = Deed(

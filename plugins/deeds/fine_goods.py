@@ -7,7 +7,7 @@ their extra prestige on delivery.
 
 from __future__ import annotations
 
-from ._base import Deed, upgraded_goods
+from darkroad.plugins.deeds.kit import Deed, upgraded_goods
 
 ID = "fine_goods"
 DEED = Deed(

@@ -6,7 +6,7 @@ Heroes still on the wagon at the end forgo their town rewards; the coins make up
 
 from __future__ import annotations
 
-from ._base import Deed, heroes_on_wagon
+from darkroad.plugins.deeds.kit import Deed, heroes_on_wagon
 
 ID = "full_wagon"
 DEED = Deed(

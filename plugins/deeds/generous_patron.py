@@ -6,7 +6,7 @@ Counts the gifts left on loyal companion cards, the quantity of the second tie-b
 
 from __future__ import annotations
 
-from ._base import Deed, loyal_gifts
+from darkroad.plugins.deeds.kit import Deed, loyal_gifts
 
 ID = "generous_patron"
 DEED = Deed(

@@ -7,7 +7,7 @@ caravans to at least two regions plus the final travel.
 
 from __future__ import annotations
 
-from ._base import Deed, towns_delivered_to
+from darkroad.plugins.deeds.kit import Deed, towns_delivered_to
 
 ID = "grand_tour"
 DEED = Deed(

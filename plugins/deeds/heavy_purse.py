@@ -8,7 +8,7 @@ never matters.
 
 from __future__ import annotations
 
-from ._base import Deed, coins
+from darkroad.plugins.deeds.kit import Deed, coins
 
 ID = "heavy_purse"
 DEED = Deed(

@@ -6,7 +6,7 @@ A sliding deed: every hero beyond the third adds 1 VP, up to 6 VP for six heroes
 
 from __future__ import annotations
 
-from ._base import Deed, heroes_delivered
+from darkroad.plugins.deeds.kit import Deed, heroes_delivered
 
 ID = "hero_escort"
 DEED = Deed(

@@ -7,7 +7,7 @@ at the end gives up their building activations.
 
 from __future__ import annotations
 
-from ._base import Deed, unused_illuminated
+from darkroad.plugins.deeds.kit import Deed, unused_illuminated
 
 ID = "illuminated_scholar"
 DEED = Deed(

@@ -8,7 +8,7 @@ ruins die.
 
 from __future__ import annotations
 
-from ._base import Deed, lantern_slots_full
+from darkroad.plugins.deeds.kit import Deed, lantern_slots_full
 
 ID = "lamplighter"
 DEED = Deed(

@@ -7,7 +7,7 @@ a steady supply of commissions from early on.
 
 from __future__ import annotations
 
-from ._base import Deed, commissions_delivered
+from darkroad.plugins.deeds.kit import Deed, commissions_delivered
 
 ID = "master_courier"
 DEED = Deed(

@@ -8,8 +8,7 @@ the commission, not the goods it received, so full deliveries are counted as the
 from __future__ import annotations
 
 from darkroad.core import Ctx, hookimpl
-
-from ._base import FULL_DELIVERIES, Deed, count_full_delivery, tracked
+from darkroad.plugins.deeds.kit import FULL_DELIVERIES, Deed, count_full_delivery, tracked
 
 ID = "perfect_delivery"
 DEED = Deed(

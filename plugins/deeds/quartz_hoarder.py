@@ -8,7 +8,7 @@ upgrade tile may cover one, p. 19), like Lamplighter.
 
 from __future__ import annotations
 
-from ._base import Deed, inventory_full_of_quartz
+from darkroad.plugins.deeds.kit import Deed, inventory_full_of_quartz
 
 ID = "quartz_hoarder"
 DEED = Deed(

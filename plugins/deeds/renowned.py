@@ -8,7 +8,7 @@ never matters.
 
 from __future__ import annotations
 
-from ._base import Deed, prestige
+from darkroad.plugins.deeds.kit import Deed, prestige
 
 ID = "renowned"
 DEED = Deed(

@@ -9,8 +9,7 @@ Excursions.
 from __future__ import annotations
 
 from darkroad.core import Ctx, hookimpl
-
-from ._base import CARAVANS_LED, Deed, count_caravan_led, tracked
+from darkroad.plugins.deeds.kit import CARAVANS_LED, Deed, count_caravan_led, tracked
 
 ID = "road_warden"
 DEED = Deed(

@@ -7,7 +7,7 @@ minimum.
 
 from __future__ import annotations
 
-from ._base import Deed, region_deliveries
+from darkroad.plugins.deeds.kit import Deed, region_deliveries
 
 ID = "western_patron"
 DEED = Deed(
