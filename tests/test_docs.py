@@ -237,7 +237,7 @@ def test_the_companion_tutorial_works(monkeypatch: pytest.MonkeyPatch, add_entry
 
     text = section(doc(), "## Tutorial: a fan companion, end to end")
     blocks = PYTHON_BLOCK.findall(text)
-    [module_code] = [b for b in blocks if "def darkroad_components" in b]
+    [module_code] = [b for b in blocks if 'ID = "glow_moth"' in b]
     [test_code] = [b for b in blocks if "from darkroad.testing import Table" in b]
     module = types.ModuleType("darkroad_glow_moth.glow_moth")
     exec(compile(module_code, "glow_moth.py", "exec"), module.__dict__)
