@@ -160,3 +160,24 @@ def test_a_copied_base_game_module_plays_in_a_fan_package(
     else:
         pytest.fail(f"the copy {fid!r} was never used in games of seeds {SEEDS}")
     assert t.game.config.plugins[plugin] == loaded.version  # the game records the fan plugin it uses
+
+
+def test_a_copied_counting_deed_counts_each_delivery_once(
+        fan_package: Path, add_entry_point: Callable[[str, str], None]) -> None:
+    """Perfect Delivery reads a count the game state does not keep; the count is kept once
+    (deeds/history.py), so the original and a copy of it, both installed, do not count a
+    full delivery twice."""
+    template = Template("deeds", "perfect_delivery", "Perfect Delivery", deed_used)
+    add_entry_point("fan-perfect-delivery", copy_as_a_fan(template, fan_package))
+    engine = Engine.load(strict=True)
+    for seed in SEEDS:
+        t = new_game(engine, template, seed)  # seat 0 holds the copy
+        t.play(seed=seed)
+        full = [e for e in t.events_of("commission_delivered")
+                if len(e.data["goods"]) == len(engine.content.commissions[e.data["commission"]].requests)]
+        if full:
+            break
+    else:
+        pytest.fail(f"no commission delivered with all its goods in games of seeds {SEEDS}")
+    counted = t.game.board.extra["_deeds"]["full_deliveries"]
+    assert counted == [sum(e.seat == seat for e in full) for seat in range(3)]

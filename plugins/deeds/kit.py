@@ -17,7 +17,7 @@ A criterion is a *measure* of the player's end-of-game state (a count, or 1/0 fo
 yes/no condition) compared with the card's threshold. Coins and prestige are measured
 before any deed reward is added. Two measures need history the game state does not keep
 (how many goods each delivered commission received, how many caravans a player led):
-the modules of the deeds that read them count it as it happens, in
+one module (``history.py``) counts it as it happens for every deed that reads it, in
 ``board.extra["_deeds"]`` (the leading ``_`` keeps plugin bookkeeping out of views).
 Counting happens whether or not anyone holds the deed yet, since deeds are gained late.
 """

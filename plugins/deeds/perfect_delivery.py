@@ -2,13 +2,12 @@
 
 The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
 Full deliveries already pay 6 prestige or more, so the deed pays coins. The merchant's log keeps
-the commission, not the goods it received, so full deliveries are counted as they happen.
+the commission, not the goods it received, so full deliveries are counted as they happen (deeds/history.py).
 """
 
 from __future__ import annotations
 
-from darkroad.core import Ctx, hookimpl
-from darkroad.plugins.deeds.kit import FULL_DELIVERIES, Deed, count_full_delivery, tracked
+from darkroad.plugins.deeds.kit import FULL_DELIVERIES, Deed, tracked
 
 ID = "perfect_delivery"
 DEED = Deed(
@@ -19,8 +18,3 @@ DEED = Deed(
 
 darkroad_components = DEED.components
 darkroad_deed_score = DEED.deed_score
-
-
-@hookimpl
-def darkroad_commission_delivered(ctx: Ctx, seat: int, commission: str, goods: list[str]) -> None:
-    count_full_delivery(ctx, seat, commission, goods)

@@ -3,13 +3,12 @@
 The printed face is not in the rulebook; this one is a reconstruction (docs/deeds.md).
 A sliding deed: every caravan beyond the third adds 1 VP, up to 5 VP. The game keeps no record
 of past caravans, so the caravans a player leads are counted as they set out from Yurg's
-Excursions.
+Excursions (deeds/history.py).
 """
 
 from __future__ import annotations
 
-from darkroad.core import Ctx, hookimpl
-from darkroad.plugins.deeds.kit import CARAVANS_LED, Deed, count_caravan_led, tracked
+from darkroad.plugins.deeds.kit import CARAVANS_LED, Deed, tracked
 
 ID = "road_warden"
 DEED = Deed(
@@ -20,8 +19,3 @@ DEED = Deed(
 
 darkroad_components = DEED.components
 darkroad_deed_score = DEED.deed_score
-
-
-@hookimpl
-def darkroad_excursion(ctx: Ctx, seat: int, choice: str) -> None:
-    count_caravan_led(ctx, seat, choice)

@@ -46,7 +46,9 @@ async def test_idle_stream_sends_heartbeats(make_app: Callable[[Settings], Lites
         elapsed = time.monotonic() - started
         assert response.status_code == 200
         assert 1.0 <= elapsed < 3.0
-        assert 4 <= keep_alives(response.text) <= 6, response.text  # one per 0.2 s of 1.1 s
+        # One per 0.2 s of 1.1 s is 5; a loaded machine delays some (3 were seen under -n 2 at
+        # load 9), and without heartbeats there are none.
+        assert 2 <= keep_alives(response.text) <= 6, response.text
 
 
 async def test_stream_cap_is_a_503_before_the_stream_starts(
