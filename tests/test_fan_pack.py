@@ -253,6 +253,42 @@ def test_owl_scouts_the_top_two_heroes() -> None:
     assert owl_options(t, 0) == ["snow_owl-1:1"]  # each ability once per card
 
 
+def test_owl_options_and_events_in_order(engine: Engine) -> None:
+    """What a client sees of both abilities, labels and events in order (recorded from the
+    owl's first, hand-written hooks, before it was moved onto the companion kit)."""
+    t = new_table(engine, seed=3)
+    give_owl(t, 0)
+    t.setup_wagon(0, quartz=2)
+    first, second = t.game.board.hero_deck[:2]
+    scout = ("companion", "snow_owl-1:0", "Snow Owl (gift 1 blazing quartz): Look at the top 2 heroes of the hero "
+             "deck: gain one of them and put the other on the bottom of the deck.")
+    perch = ("companion", "snow_owl-1:1", "Snow Owl (gift 1 blazing quartz): Gain 1 lantern. For the rest of the "
+             "game you have 1 more lantern slot.")
+    assert [(a.type, a.option, a.label) for a in t.legal(0) if a.type == "companion"] == [scout, perch]
+    start = len(t.events)
+    t.choose("companion", "snow_owl-1:0")
+    # The perch stays on offer while the scouting choice waits.
+    heroes = t.engine.content.heroes
+    assert [(a.type, a.option, a.label) for a in t.legal(0)] == [
+        ("snow_owl_scout", f"hero:{first}", f"gain {heroes[first].name}"),
+        ("snow_owl_scout", f"hero:{second}", f"gain {heroes[second].name}"), perch]
+    t.choose("snow_owl_scout", f"hero:{first}")
+    t.choose("companion", "snow_owl-1:1")
+    source = "companion:snow_owl-1"
+    assert [(e.type, e.seat, e.private_to, e.data) for e in t.events[start:]] == [
+        ("answered", 0, 0, {"decision": "companion", "option": "snow_owl-1:0"}),
+        ("companion_used", 0, None, {"card": "snow_owl-1", "companion": OWL, "ability": "0"}),
+        ("paid", 0, None, {"resource": "quartz", "amount": 1, "source": source}),
+        ("answered", 0, 0, {"decision": "snow_owl_scout", "option": f"hero:{first}"}),
+        ("hero_joined", 0, None, {"hero": first, "source": source}),
+        ("answered", 0, 0, {"decision": "companion", "option": "snow_owl-1:1"}),
+        ("companion_used", 0, None, {"card": "snow_owl-1", "companion": OWL, "ability": "1"}),
+        ("paid", 0, None, {"resource": "quartz", "amount": 1, "source": source}),
+        ("gained", 0, None, {"resource": "lanterns", "amount": 1, "source": source}),
+    ]
+    assert t.decision == "plan" and owl_options(t, 0) == []
+
+
 def test_owl_scouting_needs_a_hero_deck(engine: Engine) -> None:
     t = new_table(engine)
     give_owl(t, 0)

@@ -10,7 +10,9 @@ entry-point group in ``pyproject.toml``):
 * :mod:`.snow_owl`, a loyal companion: look at the top 2 heroes and gain one / a lasting
   extra lantern slot. Shows companion abilities and a capacity hook.
 
-The modules import only :mod:`darkroad.core`; the tests only :mod:`darkroad.testing`.
+The modules import only :mod:`darkroad.core` (and the Snow Owl the companion kit,
+``darkroad.plugins.companions.kit``, as the base game's companions do); the tests only
+:mod:`darkroad.testing`.
 """
 
 __version__ = "0.1.0"

@@ -9,8 +9,12 @@ stays on the card (it counts for the tie-breaker):
    (``darkroad_capacity``, answering from the gifts on the owner's cards: the game holds
    all the state).
 
-Companion options are ``"<card id>:<ability id>"`` (``"snow_owl-2:1"``); the engine asks
-this plugin for them only while the seat holds a Snow Owl card.
+Written as the base game's companions are, with the companion kit
+(``darkroad.plugins.companions.kit``): one :class:`SnowOwl` (a ``kit.Companion``) offers
+the abilities, takes the gift and resolves them; the lasting slot is a rule-point hook,
+a module function, as in any plugin. Companion options are ``"<card id>:<ability id>"``
+(``"snow_owl-2:1"``); the engine asks this plugin for them only while the seat holds a
+Snow Owl card.
 
 Balance: scouting is the Snow Bee's "gain 1 available hero" with a choice of the next
 two; the perch is the Phoenix's 2 lanterns spread over the game.
@@ -18,7 +22,8 @@ two; the perch is the Phoenix's 2 lanterns spread over the game.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Step, Task, hookimpl
+from darkroad.core import Choice, Ctx, Task, hookimpl
+from darkroad.plugins.companions import kit
 
 ID = "snow_owl"
 SCOUT, PERCH = 0, 1
@@ -26,7 +31,6 @@ TEXTS = (
     "Look at the top 2 heroes of the hero deck: gain one of them and put the other on the bottom of the deck.",
     "Gain 1 lantern. For the rest of the game you have 1 more lantern slot.",
 )
-GIFT = "quartz"
 LOOK = 2
 
 
@@ -52,57 +56,31 @@ class Scout(Choice):
         ctx.gain_hero(seat, hero, source=f"companion:{task.data['card']}")
 
 
-SCOUT_STEP = Scout()
+class SnowOwl(kit.Companion):
+    """The owl's abilities; the kit gives the gift (1 blazing quartz, kept on the card)."""
+
+    def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
+        return bool(ctx.game.board.hero_deck) if ability == SCOUT else True
+
+    def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
+        if ability == SCOUT:
+            ctx.push(Scout.kind, seat, card=card)  # the choice resolves before the pending decision
+        else:
+            ctx.gain_effects(seat, ["lantern:1"], source=f"companion:{card}")
 
 
-def usable(ctx: Ctx, seat: int, ability: int) -> bool:
-    """Whether the ability would do something now."""
-    return bool(ctx.game.board.hero_deck) if ability == SCOUT else True
+companion = SnowOwl(kit.loyal(ID, "Snow Owl", TEXTS), steps=[Scout()])
+
+darkroad_components = companion.components
+darkroad_steps = companion.steps
+darkroad_companion_options = companion.companion_options
+darkroad_companion_use = companion.companion_use
 
 
-@hookimpl
-def darkroad_components() -> list[Component]:
-    abilities = [{"id": str(i), "text": text, "gift": GIFT} for i, text in enumerate(TEXTS)]
-    return [Component("companion", ID, "Snow Owl", " / ".join(TEXTS),
-                      {"loyalty": "loyal", "copies": 3, "abilities": abilities})]
-
-
-@hookimpl
-def darkroad_steps() -> list[Step]:
-    return [SCOUT_STEP]
-
-
-@hookimpl
-def darkroad_companion_options(ctx: Ctx, seat: int) -> list[tuple[str, str]] | None:
-    if ctx.player(seat).quartz < 1:
-        return None  # every ability asks a gift of 1 blazing quartz
-    return [(f"{card.card}:{i}", f"Snow Owl (gift 1 blazing quartz): {text}")
-            for card in ctx.companion_cards(seat, ID)
-            for i, text in enumerate(TEXTS)
-            if i not in card.gifts and usable(ctx, seat, i)]
-
-
-@hookimpl
-def darkroad_companion_use(ctx: Ctx, seat: int, option: str) -> bool | None:
-    card_id, _, ability_id = option.partition(":")
-    card = next((c for c in ctx.companion_cards(seat, ID) if c.card == card_id), None)
-    if card is None or ability_id not in ("0", "1"):
-        return None  # not one of ours: another plugin answers
-    ability = int(ability_id)
-    source = f"companion:{card.card}"
-    ctx.emit("companion_used", seat, card=card.card, companion=ID, ability=ability_id)
-    ctx.pay(seat, "quartz", 1, source)
-    card.gifts.append(ability)  # the gift stays on the card: this ability is spent
-    if ability == SCOUT:
-        ctx.push(SCOUT_STEP.kind, seat, card=card.card)
-    else:
-        ctx.gain_effects(seat, ["lantern:1"], source=source)
-    return True
-
-
+# The kit models a companion's own abilities, not a rule an ability changes for the rest of
+# the game: the extra lantern slot is a rule-point hook, a plain module function.
 @hookimpl
 def darkroad_capacity(ctx: Ctx, seat: int, kind: str) -> int | None:
     if kind != "lanterns":
         return None
-    perches = sum(1 for card in ctx.companion_cards(seat, ID) if PERCH in card.gifts)
-    return perches or None
+    return sum(1 for card in ctx.companion_cards(seat, ID) if PERCH in card.gifts) or None
