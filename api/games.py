@@ -655,6 +655,7 @@ class GamesController(Controller):
         With `wait`, an empty page waits for the next events: a plain-JSON way to follow a
         game (`after=<next>&wait=25` in a loop, until `finished`) for clients without
         server-sent events. A waiting read holds one of the event stream slots while it waits.
+        As at every read, the bots play what they are awaited for first (and while it waits).
         """
         caller = await service.caller(game_id, request.headers.get("authorization"))
         page = await service.log(caller, after, limit, wait, client_key(request.scope))
@@ -704,7 +705,9 @@ class GamesController(Controller):
         """The events the caller may see as `text/event-stream`, live, one JSON event per message.
 
         Each message's `id` is the event's `n`. The server closes the stream now and then
-        (and when the game is over); reconnect with `Last-Event-ID` to resume.
+        (and when the game is over); reconnect with `Last-Event-ID` to resume. The bots play
+        what they are awaited for as the stream goes: following it is enough to see a game of
+        bots only to its end.
         """
         release = service.streams.take(client_key(request.scope))
         try:
@@ -741,8 +744,11 @@ class GamesController(Controller):
     async def get_score(
         self, request: Request[Any, Any, Any], game_id: GameId, service: NamedDependency[GameService]
     ) -> Response[FinalScore]:
-        """Each seat's final score and its breakdown, and the winners; 409 until the game is over."""
-        caller = await service.caller(game_id, request.headers.get("authorization"))
+        """Each seat's final score and its breakdown, and the winners; 409 until the game is over.
+
+        As at every read, the bots play what they are awaited for first.
+        """
+        caller = await service.advance(await service.caller(game_id, request.headers.get("authorization")))
         score = msgspec.convert(service.score(caller), FinalScore)
         return Response(score, headers=_PRIVATE if caller.seat is not None else None)
 

@@ -377,6 +377,10 @@ class GameService:
         # keeps running while a bot searches. One thread: bots of all games take turns, so
         # they never take more than one core's share of the interpreter from the requests.
         self._bots = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="darkroad-bot")
+        # The bots' moves under way in this process, by game: one at a time per game, so that
+        # requests reading a game at once (followers of its stream, say) share them rather than
+        # each thinking the same moves (across processes, a stale commit is dropped instead).
+        self._settling: dict[str, asyncio.Task[StoredGame]] = {}
 
     def close(self) -> None:
         """Stop the bots' thread (a bot still thinking finishes in the background)."""
@@ -472,7 +476,8 @@ class GameService:
         return Caller(stored, None if token is None else seat_of(token, stored.token_hashes))
 
     async def advance(self, caller: Caller) -> Caller:
-        """Before a read is answered: the bots play what they are awaited for (a game of bots
+        """Before any read of a game is answered (view, actions, log, score, and again while a
+        stream or long poll waits): the bots play what they are awaited for (a game of bots
         only goes on this way after the budget of the request that last acted ran out), and
         a seated caller's request hands a seat awaited longer than the turn timeout to a bot."""
         stored = caller.stored
@@ -572,6 +577,7 @@ class GameService:
         (a waiting read holds a store connection as a stream does); a finished game answers
         at once.
         """
+        caller = await self.advance(caller)
         game_id, seat = caller.stored.id, caller.seat
         finished = caller.stored.finished
         events = await self.store.events(game_id, after, limit)
@@ -589,6 +595,12 @@ class GameService:
                 page = _page(events, page.next, limit, seat, finished)
                 if page.events:
                     break
+                # Only events the caller may not see (a bot's private ones, say): the bots
+                # may be awaited again, with no other request to play them.
+                stored = await self.store.load(game_id)
+                if stored is None:
+                    break
+                caller = await self.advance(Caller(stored, seat))
         finally:
             release()
         return page
@@ -610,6 +622,9 @@ class GameService:
         heartbeat = self.settings.stream_heartbeat
         deadline = loop.time() + self.settings.stream_max_duration
         game_id = caller.stored.id
+        # The bots play what they are awaited for before each wait (the stream goes on with a
+        # game of bots only, or one whose last request ran out of budget, by itself).
+        caller = await self.advance(caller)
         finished = False
         sent = loop.time()  # when the caller last got something
         while (remaining := deadline - loop.time()) > 0:
@@ -631,6 +646,8 @@ class GameService:
             stored = await self.store.load(game_id)
             if stored is None:
                 return
+            if not stored.finished:
+                stored = (await self.advance(Caller(stored, caller.seat))).stored
             # The game may have finished after the batch was read: its last events follow.
             finished = stored.finished
             if not finished and loop.time() - sent >= heartbeat:
@@ -1082,10 +1099,31 @@ class GameService:
         ``bot_time_per_request``); before that, a seated ``caller`` hands any other seat
         awaited longer than the turn timeout to the timeout bot. The game as stored after.
 
-        Stops at a stale version: another request changed the game, and goes on from there."""
+        In this process, one request at a time settles a game: the others wait for it, then
+        go on from where it left the game (most often: nothing left to play). The moves are
+        made in a task of their own, so that a request that goes away (a follower leaving)
+        does not cut them off in the middle."""
         lobby = lobbies.decode(stored.lobby)
         if lobby is None or lobby.waiting:
             return stored
+        while (running := self._settling.get(stored.id)) is not None:
+            settled = await asyncio.shield(running)
+            if settled.version > stored.version:
+                stored = settled
+        task = asyncio.create_task(self._settle_now(stored, caller))
+        self._settling[stored.id] = task
+        task.add_done_callback(lambda done: self._settled(stored.id, done))
+        return await asyncio.shield(task)
+
+    def _settled(self, game_id: str, task: asyncio.Task[StoredGame]) -> None:
+        if self._settling.get(game_id) is task:
+            del self._settling[game_id]
+        if not task.cancelled():
+            task.exception()  # retrieved: whoever awaited it got it (none may be left to)
+
+    async def _settle_now(self, stored: StoredGame, caller: int | None) -> StoredGame:
+        """:meth:`_settle`'s moves. At a stale version (another process changed the game) it
+        goes on from the current one, the attempt counting as a move of the budget."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.bot_time_per_request
         moves = 0
@@ -1121,8 +1159,9 @@ class GameService:
         return stored
 
     async def _bot_move(self, stored: StoredGame, seat: int, bot_id: str) -> StoredGame | None:
-        """One move of ``bot_id`` for ``seat``, committed; ``None`` when it could not be made
-        (a stale version, a bot this process does not have, every candidate failing)."""
+        """One move of ``bot_id`` for ``seat``, committed: the game after it (or as another
+        process left it, when stale); ``None`` when it could not be made (a bot this process
+        does not have, every candidate failing)."""
         bot = self.engine.bots.get(bot_id)
         if bot is None:
             logger.warning("game %s: seat %d's bot %r is not installed here; another replica must play it",
@@ -1162,7 +1201,7 @@ class GameService:
             applied = self.engine.encode(Action(action.type, action.seat, action.option))
             outcome, current = await self._commit(stored.id, entry, game, expected, applied, events, lobby=lobby)
             if outcome.outcome is Outcome.STALE:
-                return None
+                return current  # another process moved: go on from there
             self.metrics.bot_moves.inc(bot_id, how)
             return current
         self._untake(stored, entry)

@@ -8,6 +8,7 @@ a turn timeout passes without sleeping. Every other part is the real thing: one
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 import random
@@ -424,6 +425,128 @@ async def test_bots_beyond_the_request_budget_go_on_at_the_next_request(
         assert again["status"] == "finished"
         unlimited, _ = table.replays(engine, again["id"])
     assert engine.dumps(limited) == engine.dumps(unlimited)
+
+
+BOTS_ONLY = [{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
+
+
+def stored_version(table: Table, game_id: str) -> int:
+    return int(table.redis.client.hget(game_key(game_id), "version") or -1)
+
+
+def sse_events(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
+
+
+async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) -> str:
+    """The seeded game of bots only, played whole in its creation request."""
+    async with open_table(make_app, redis_server) as table:
+        created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
+        assert created["status"] == "finished"
+        game, _ = table.replays(engine, created["id"])
+        return engine.dumps(game)
+
+
+async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_alone(
+    make_app: Any, redis_server: RedisServer, engine: Engine
+) -> None:
+    """Bots beyond the request budget, and no request but event streams: two per process, on
+    two processes sharing the Redis. Each stream plays the bots on as it waits, so each sees
+    the whole game to `game_finished` (then the server ends it); the racing followers commit
+    every move once, and the game is the one played in one go."""
+    limits = {"bot_moves_per_request": 20, "stream_max_duration": 20.0}
+    async with open_table(make_app, redis_server, **limits) as one, open_table(make_app, redis_server, **limits) as two:
+        created = await one.create(players=2, seed=9, seats=BOTS_ONLY)
+        assert created["status"] == "active"
+        url = f"/v1/games/{created['id']}/stream"
+        answers = await asyncio.gather(*(t.client.get(url) for t in (one, two, one, two)))
+        logged = await one.log(created["id"])
+        assert logged[-1]["type"] == "game_finished"
+        for answer in answers:
+            assert answer.status_code == 200
+            assert sse_events(answer.text) == logged
+        limited, _ = one.replays(engine, created["id"])
+    assert engine.dumps(limited) == await unlimited(make_app, redis_server, engine)
+
+
+async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
+    make_app: Any, redis_server: RedisServer, engine: Engine
+) -> None:
+    """The long poll (`log?after=N&wait=S`) plays the bots on before it waits: each poll
+    brings the next moves at once, until the page says `finished`."""
+    async with open_table(make_app, redis_server, bot_moves_per_request=20) as table:
+        created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
+        assert created["status"] == "active"
+        events: list[dict[str, Any]] = []
+        after, polls = -1, 0
+        while True:
+            page = await table.client.get(f"/v1/games/{created['id']}/log", params={"after": after, "wait": 5})
+            assert page.status_code == 200, page.text
+            body = page.json()
+            assert body["events"] or body["finished"], f"poll {polls} after {after} waited in vain"
+            events += body["events"]
+            after, polls = body["next"], polls + 1
+            if body["finished"] and not body["more"]:
+                break
+        assert polls > 5 and events[-1]["type"] == "game_finished"
+        assert events == await table.log(created["id"])
+        game, _ = table.replays(engine, created["id"])
+    assert engine.dumps(game) == await unlimited(make_app, redis_server, engine)
+
+
+async def test_a_human_never_waits_on_a_bot_that_followers_play_on_too(
+    make_app: Any, redis_server: RedisServer, engine: Engine
+) -> None:
+    """Followers of the stream on another process race each action's answer to play the bot
+    (each wakes on the human's move): whoever loses goes on from the winner's moves, so every
+    answer still awaits the human, and the game replays."""
+    async with open_table(make_app, redis_server) as one, open_table(make_app, redis_server) as two:
+        created = await one.create(players=2, seed=4, seats=[{"kind": "human"}, {"kind": "bot", "bot": "greedy"}])
+        game_id, token = created["id"], created["seats"][0]["token"]
+        url = f"/v1/games/{game_id}"
+        followers = [asyncio.create_task(two.client.get(f"{url}/stream")) for _ in range(2)]
+        rnd, answers = random.Random(3), 0
+        while True:
+            listed = (await one.client.get(f"{url}/actions", headers=bearer(token))).json()
+            if listed["status"] == "finished":
+                break
+            assert listed["actions"], listed
+            answer = await one.client.post(f"{url}/actions", json=rnd.choice(listed["actions"]), headers=bearer(token))
+            assert answer.status_code == 200, answer.text
+            after = answer.json()
+            assert after["status"] == "finished" or after["awaiting"] == [0], (answers, after["awaiting"])
+            answers += 1
+        streamed = await asyncio.gather(*followers)
+        logged = await one.log(game_id)
+        assert all(sse_events(answer.text) == logged for answer in streamed)
+        one.replays(engine, game_id)
+        assert answers > 20
+
+
+async def test_reads_of_the_log_and_the_score_play_the_bots_on(
+    make_app: Any, redis_server: RedisServer, engine: Engine
+) -> None:
+    """A plain read of the log, and of the score (409 until the end), each play the next moves."""
+    async with open_table(make_app, redis_server, bot_moves_per_request=20) as table:
+        created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
+        game_id = created["id"]
+        version = stored_version(table, game_id)
+        for read in range(1000):
+            if read % 2:
+                answer = await table.client.get(f"/v1/games/{game_id}/log", params={"after": 10**6})
+                assert answer.status_code == 200, answer.text
+            else:
+                answer = await table.client.get(f"/v1/games/{game_id}/score")
+                if answer.status_code == 200:
+                    break
+                problem(answer, 409, "game-not-finished")
+            assert stored_version(table, game_id) > version, f"read {read} left the game as it was"
+            version = stored_version(table, game_id)
+        assert read > 5
+        game, _ = table.replays(engine, game_id)
+        score = answer.json()
+        assert game.finished and score["version"] == game.version == version
+        assert score["score"] == engine.view(game, None)["score"]
 
 
 # -- bad input: a 4xx problem, and the stored game unchanged ---------------------------------
