@@ -4,6 +4,8 @@
   and the open seat joined by name from the list of waiting games (each player in a browser
   context of its own, as two players would), and played to the final score by clicking the
   rendered buttons, a seeded random choice each time.
+* **Lobby live**: an open /play page lists a game another client created without a click,
+  keeps a half-typed join name meanwhile, and asks nothing while hidden.
 * **Bots and timeouts**: a game with a bot seat played to the end by one human's clicks; a seat
   awaited past the turn timeout handed to a bot from the other player's page and taken back.
 * **Spectate**: a spectator's page follows the game live, without polling, and resumes after
@@ -228,6 +230,7 @@ def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshot
     listed = f'#waiting[data-state=ready] .waiting-game[data-game="{game}"]'
     for page in (bob, cy):
         page.wait_for_selector(listed, timeout=SETTLE)
+    set_hidden(cy, True)  # Cy's tab in the background: its list stops following the lobby
     assert "1: Ann" in bob.inner_text(listed) and "2: open" in bob.inner_text(listed)
     bob.screenshot(path=str(screenshots / "play-lobby.png"))
     bob.click(f'{listed} button.join-seat[data-seat="1"]')
@@ -235,6 +238,7 @@ def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshot
     bob.click(f'{listed} form.join button[type=submit]')
     bob.wait_for_url(re.compile(rf"/play/{game}#seat=1&token="), timeout=SETTLE)
     # Cy's list is older than Bob's join: the seat is taken, said in words, and the list refreshed.
+    set_hidden(cy, False)
     cy.click(f'{listed} button.join-seat[data-seat="1"]')
     cy.fill(f'{listed} form.join input', "Cy")
     cy.click(f'{listed} form.join button[type=submit]')
@@ -260,6 +264,56 @@ def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshot
     assert game_state(http, game)["version"] - start == clicks, "every action of the game was a click"
     final_score_shown(http, game, seats.values())
     ann.screenshot(path=str(screenshots / "play-end.png"))
+
+
+def set_hidden(page: Any, hidden: bool) -> float:
+    """Make the page's document hidden (a background tab) or visible again, as the browser
+    says it: ``document.visibilityState`` and a ``visibilitychange`` event. The page's
+    ``performance.now()`` then."""
+    return float(page.evaluate("""(hidden) => {
+      Object.defineProperty(document, "visibilityState", { value: hidden ? "hidden" : "visible", configurable: true });
+      Object.defineProperty(document, "hidden", { value: hidden, configurable: true });
+      document.dispatchEvent(new Event("visibilitychange"));
+      return performance.now();
+    }""", hidden))
+
+
+def list_asks(page: Any, since: float) -> int:
+    """How many times the page asked for the waiting games after ``since`` (its clock, ms)."""
+    return int(page.evaluate("""(since) => performance.getEntriesByType("resource")
+      .filter((e) => e.name.includes("/v1/games?") && e.startTime > since).length""", since))
+
+
+def test_the_waiting_list_follows_the_lobby_while_visible(pages: Pages, server: ApiServer) -> None:
+    """An open /play page shows a game another client created without a click, keeps a join
+    form's half-typed name and its focus meanwhile, asks nothing while hidden, and catches up
+    when shown again (saying that the game whose form was open has started)."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    two = {"players": 2, "seats": [{"kind": "human", "name": "Ann"}, {"kind": "open"}]}
+    first, _ = create(http, seed=SEED + 20, **two)
+    lister = pages.open(f"{server.url}/play")
+    item = f'.waiting-game[data-game="{first}"]'
+    lister.wait_for_selector(f"#waiting[data-state=ready] {item}", timeout=SETTLE)
+    lister.click(f'{item} button.join-seat[data-seat="1"]')
+    lister.keyboard.type("Ze")  # half typed
+
+    second, _ = create(http, seed=SEED + 21, players=3, seats=[{"kind": "open"}] * 3)
+    lister.wait_for_selector(f'#waiting .waiting-game[data-game="{second}"]', timeout=8_000)  # no click
+    assert lister.locator(".waiting-game").first.get_attribute("data-game") == second  # newest first
+    assert lister.evaluate("document.activeElement.value") == "Ze"
+    assert lister.evaluate("document.activeElement.closest('.waiting-game').dataset.game") == first
+
+    hidden_at = set_hidden(lister, True)
+    third, _ = create(http, seed=SEED + 22, **two)
+    joined = http.post(f"/v1/games/{first}/seats/1/join", json={"name": "Bob"})  # the game starts
+    assert joined.status_code == 201, joined.text
+    lister.wait_for_timeout(5_500)  # longer than a poll's interval
+    assert list_asks(lister, hidden_at) == 0, "a hidden page polled"
+    assert lister.locator(f'.waiting-game[data-game="{third}"]').count() == 0
+    set_hidden(lister, False)
+    lister.wait_for_selector(f'#waiting .waiting-game[data-game="{third}"]', timeout=3_000)
+    assert lister.locator(item).count() == 0
+    assert f"Game {first[:8]}… is no longer waiting for players" in lister.inner_text("#waiting .message")
 
 
 def test_a_join_link_seats_a_visitor_who_may_leave_again(pages: Pages, server: ApiServer) -> None:

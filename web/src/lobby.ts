@@ -88,54 +88,178 @@ export function joinForm(game: string, seat: number, refused: (why: string) => v
   return form;
 }
 
+/** How often the list asks again while the page is visible (ms). */
+const POLL = 5000;
+/** The longest pause between two asks after failures without a Retry-After (ms). */
+const MAX_PAUSE = 60_000;
+
 /** The section of /play listing the listed games waiting for players, with a join form per
- * open seat (a button first, then the name). Refreshed by its button and after a refusal. */
+ * open seat (a button first, then the name). It follows the lobby while the page is visible
+ * (see below), and is refreshed at once by its button and after a refused join. */
 export function waitingGames(names: Names): HTMLElement {
   const message = h("p", { class: "message", role: "alert", "aria-live": "assertive" });
   const list = h("ul", { class: "plain waiting-list", "aria-label": "Games waiting for players" });
   const section = h("section", { class: "waiting", id: "waiting", "aria-labelledby": "waiting-title", "data-state": "loading" },
     h("h2", { id: "waiting-title" }, "Join a game"),
-    h("p", { class: "muted" }, "Games waiting for players, newest first."),
+    h("p", { class: "muted" }, "Games waiting for players, newest first, kept up to date while this page is open."),
     list, message);
   const refresh = h("button", { type: "button", class: "refresh" }, "Refresh the list");
   section.append(refresh);
+  const none = h("li", { class: "muted" }, "No game is waiting for players: set one up below.");
+  const listed = new Map<string, Listed>();
 
-  const load = async (why = ""): Promise<void> => {
-    section.dataset.state = "loading";
-    message.textContent = why;
-    const { data, error, response } = await api().GET("/v1/games", { params: { query: { status: "waiting", limit: 20 } } });
-    if (!data) {
-      message.textContent = `Cannot list the waiting games: ${new ApiError(response.status, asProblem(error)).message}`;
-    } else {
-      fill(list, data.games.length ? data.games.map((game) => waitingGame(game, names, (text) => void load(text)))
-        : h("li", { class: "muted" }, "No game is waiting for players: set one up below."));
+  /** Show ``games`` (newest first), keeping the item of every game still listed in place, so
+   * that a join form being filled in keeps its name and the focus; what a poll took away from
+   * under an open join form is said in ``notes``. */
+  const update = (games: WaitingGame[], notes: string[]): void => {
+    const ids = new Set(games.map((game) => game.id));
+    for (const [id, item] of listed) {
+      if (ids.has(id)) continue;
+      if (item.joining !== null) notes.push(`Game ${id.slice(0, 8)}… is no longer waiting for players (it started, or expired).`);
+      item.element.remove();
+      listed.delete(id);
+    }
+    if (!games.length) {
+      fill(list, none);
+      return;
+    }
+    none.remove();
+    games.forEach((game, i) => {
+      let item = listed.get(game.id);
+      if (item === undefined) {
+        item = new Listed(game, names, (text) => void load(text));
+        listed.set(game.id, item);
+      } else {
+        const seat = item.joining;
+        if (!item.show(game) && seat !== null) notes.push(`Seat ${seat + 1} of game ${game.id.slice(0, 8)}… was taken meanwhile: choose another open seat.`);
+      }
+      const here = list.children[i] ?? null;
+      if (here !== item.element) list.insertBefore(item.element, here);
+    });
+  };
+
+  // Polling, where the table follows its game's event stream: the API streams the events of
+  // one game (GET /v1/games/{id}/stream) but has no stream of the lobby as a whole, so the list
+  // asks GET /v1/games?status=waiting again every POLL ms, only while the page is visible (a
+  // background tab asks nothing, and catches up when shown again), and waits longer after a
+  // failure: as long as a 429 or 503 says (Retry-After), else doubling up to MAX_PAUSE.
+  let asked = 0; // the number of the newest ask: an older answer arriving late is dropped
+  let failures = 0;
+  let due = 0; // when the next ask is due (ms since the epoch)
+  let timer: number | undefined;
+  let troubled = false; // the message says that the last ask failed
+
+  const schedule = (pause: number): void => {
+    window.clearTimeout(timer);
+    due = Date.now() + pause;
+    if (document.visibilityState !== "hidden") timer = window.setTimeout(() => void load(), pause);
+  };
+  document.addEventListener("visibilitychange", () => {
+    window.clearTimeout(timer);
+    if (document.visibilityState !== "hidden") timer = window.setTimeout(() => void load(), Math.max(0, due - Date.now()));
+  });
+
+  /** Ask for the list: by hand (the first time, the button, after a refused join) with ``why``
+   * as the message, or by the poll without it. */
+  const load = async (why?: string): Promise<void> => {
+    const ask = ++asked;
+    window.clearTimeout(timer);
+    if (why !== undefined) {
+      section.dataset.state = "loading";
+      message.textContent = why;
+      troubled = false;
+    }
+    let pause = POLL;
+    let trouble = "";
+    try {
+      const { data, error, response } = await api().GET("/v1/games", { params: { query: { status: "waiting", limit: 20 } } });
+      if (ask !== asked) return;
+      if (data) {
+        failures = 0;
+        const notes: string[] = [];
+        update(data.games, notes);
+        if (notes.length && why === undefined) message.textContent = notes.join(" ");
+        else if (troubled) message.textContent = "";
+        troubled = false;
+      } else {
+        failures += 1;
+        const retryAfter = Number(response.headers.get("Retry-After"));
+        pause = (response.status === 429 || response.status === 503) && retryAfter > 0
+          ? Math.max(POLL, retryAfter * 1000) : Math.min(POLL * 2 ** failures, MAX_PAUSE);
+        trouble = `Cannot list the waiting games: ${new ApiError(response.status, asProblem(error)).message}`;
+      }
+    } catch (error) {
+      if (ask !== asked) return;
+      failures += 1;
+      pause = Math.min(POLL * 2 ** failures, MAX_PAUSE);
+      trouble = `Cannot reach the server to list the waiting games: ${String(error)}`;
+    }
+    if (trouble) {
+      message.textContent = trouble;
+      troubled = true;
     }
     section.dataset.state = "ready";
+    schedule(pause);
   };
-  refresh.addEventListener("click", () => void load());
-  void load();
+  refresh.addEventListener("click", () => void load(""));
+  void load("");
   return section;
 }
 
-function waitingGame(game: WaitingGame, names: Names, refused: (why: string) => void): HTMLElement {
-  const slot = h("div", { class: "join-slot" });
-  const open = (seat: number) => {
-    fill(slot, joinForm(game.id, seat, refused));
-    slot.querySelector("input")?.focus();
-  };
-  const config = game.config;
-  const variants = Object.entries(config.variants).filter(([, on]) => on).map(([name]) => name.replace(/_/g, " "));
-  return h("li", { class: "waiting-game", "data-game": game.id },
-    h("p", null,
-      h("strong", null, `${game.players} players`), " · ",
-      joined(game.seats.map((seat) => h("span", { class: `seat-${seat.kind}` }, `${seat.seat + 1}: ${seatWords(seat, names)}`)), ", "),
-      game.turn_timeout ? h("span", { class: "muted" }, ` · ${game.turn_timeout} s per decision`) : null),
-    h("p", { class: "muted" },
-      `Buildings: ${config.buildings.map((b) => names.component(b)).join(", ")}`,
-      variants.length ? ` · ${variants.join(", ")}` : "",
-      ` · game ${game.id.slice(0, 8)}…`),
-    h("div", { class: "actions" },
-      game.open_seats.map((seat) => h("button", { type: "button", class: "join-seat", "data-seat": seat, onclick: () => open(seat) },
-        `Join seat ${seat + 1}`))),
-    slot);
+/** A listed game's item: redrawn in place when the game changed, its open join form (the
+ * name typed, the focus) kept while its seat is still open. */
+class Listed {
+  readonly element: HTMLElement;
+  /** The seat whose join form is open, if any. */
+  joining: number | null = null;
+  private readonly slot = h("div", { class: "join-slot" });
+  private readonly id: string;
+  private shown = "";
+
+  constructor(game: WaitingGame, private readonly names: Names, private readonly refused: (why: string) => void) {
+    this.id = game.id;
+    this.element = h("li", { class: "waiting-game", "data-game": game.id }, this.slot);
+    this.show(game);
+  }
+
+  /** Show ``game`` as it is now; false when the seat of the open join form was taken (the
+   * form is then gone). */
+  show(game: WaitingGame): boolean {
+    const shown = JSON.stringify(game);
+    if (shown === this.shown) return true;
+    this.shown = shown;
+    while (this.element.firstChild && this.element.firstChild !== this.slot) this.element.firstChild.remove();
+    this.slot.before(...this.parts(game));
+    if (this.joining !== null && !game.open_seats.includes(this.joining)) {
+      fill(this.slot);
+      this.joining = null;
+      return false;
+    }
+    return true;
+  }
+
+  private open(seat: number): void {
+    this.joining = seat;
+    fill(this.slot, joinForm(this.id, seat, this.refused));
+    this.slot.querySelector("input")?.focus();
+  }
+
+  private parts(game: WaitingGame): HTMLElement[] {
+    const names = this.names;
+    const config = game.config;
+    const variants = Object.entries(config.variants).filter(([, on]) => on).map(([name]) => name.replace(/_/g, " "));
+    return [
+      h("p", null,
+        h("strong", null, `${game.players} players`), " · ",
+        joined(game.seats.map((seat) => h("span", { class: `seat-${seat.kind}` }, `${seat.seat + 1}: ${seatWords(seat, names)}`)), ", "),
+        game.turn_timeout ? h("span", { class: "muted" }, ` · ${game.turn_timeout} s per decision`) : null),
+      h("p", { class: "muted" },
+        `Buildings: ${config.buildings.map((b) => names.component(b)).join(", ")}`,
+        variants.length ? ` · ${variants.join(", ")}` : "",
+        ` · game ${game.id.slice(0, 8)}…`),
+      h("div", { class: "actions" },
+        game.open_seats.map((seat) => h("button", { type: "button", class: "join-seat", "data-seat": seat, onclick: () => this.open(seat) },
+          `Join seat ${seat + 1}`))),
+    ];
+  }
 }
