@@ -18,10 +18,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import datetime
+import functools
 import hashlib
 import itertools
 import logging
+import queue
 import secrets
+import threading
 import time
 import zlib
 from collections import OrderedDict
@@ -347,6 +350,58 @@ def _safe_choice(bot: Bot, engine: Engine, game: Game, seat: int, legal: Sequenc
     return legal[0], "failed"
 
 
+class _BotThread:
+    """The one thread the bots of a process think in, serving the earliest request first.
+
+    A request plays its bots one move at a time (each committed before the next is chosen).
+    In a first-come queue (``ThreadPoolExecutor``, which has no other order) each of those
+    moves waits behind every other game's, so a request whose bot makes ten moves waits ten
+    times for the whole queue, and under load runs out of its budget queueing. Here each
+    choice is ranked by when its request began playing bots: a request's next move goes
+    ahead of those of requests that came after it, and it waits for the work ahead of it
+    once. Each result comes with the seconds it waited for the thread, which the request's
+    budget does not count (see ``GameService._settle_now``).
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.PriorityQueue[tuple[float, int, Callable[[], Any] | None, concurrent.futures.Future[Any]]]
+        self._queue = queue.PriorityQueue()
+        self._order = itertools.count()
+        self._thread = threading.Thread(target=self._run, name="darkroad-bot", daemon=True)
+        self._thread.start()
+
+    def submit(self, rank: float, work: Callable[[], Any]) -> asyncio.Future[tuple[Any, float]]:
+        """Run ``work`` in the thread after every queued work of a lower ``rank``: its result
+        and the seconds it waited."""
+        future: concurrent.futures.Future[tuple[Any, float]] = concurrent.futures.Future()
+        queued = time.perf_counter()
+
+        def timed() -> tuple[Any, float]:
+            waited = time.perf_counter() - queued
+            return work(), waited
+
+        self._queue.put((rank, next(self._order), timed, future))
+        return asyncio.wrap_future(future)
+
+    def _run(self) -> None:
+        while True:
+            _, _, work, future = self._queue.get()
+            if work is None:  # closed: what is left is cancelled
+                while not self._queue.empty():
+                    self._queue.get_nowait()[3].cancel()
+                return
+            if not future.set_running_or_notify_cancel():
+                continue  # nobody waits for it any more
+            try:
+                future.set_result(work())
+            except BaseException as exc:  # handed to the request that waits for it
+                future.set_exception(exc)
+
+    def close(self) -> None:
+        """Stop the thread (a bot still thinking finishes in the background)."""
+        self._queue.put((float("-inf"), -1, None, concurrent.futures.Future()))
+
+
 class GameService:
     """Games over a :class:`GameStore`, through one :class:`Engine`."""
 
@@ -375,8 +430,9 @@ class GameService:
         self._commits = itertools.count()
         # Bots think in a thread of their own: the event loop (other requests, other games)
         # keeps running while a bot searches. One thread: bots of all games take turns, so
-        # they never take more than one core's share of the interpreter from the requests.
-        self._bots = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="darkroad-bot")
+        # they never take more than one core's share of the interpreter from the requests
+        # (more threads would not think faster: the interpreter runs one at a time).
+        self._bots = _BotThread()
         # The bots' moves under way in this process, by game: one at a time per game, so that
         # requests reading a game at once (followers of its stream, say) share them rather than
         # each thinking the same moves (across processes, a stale commit is dropped instead).
@@ -384,7 +440,7 @@ class GameService:
 
     def close(self) -> None:
         """Stop the bots' thread (a bot still thinking finishes in the background)."""
-        self._bots.shutdown(wait=False, cancel_futures=True)
+        self._bots.close()
 
     # -- creating ------------------------------------------------------------------
     async def create(self, config: GameConfig, seating: Seating | None = None) -> CreatedGame:
@@ -1125,8 +1181,12 @@ class GameService:
         """:meth:`_settle`'s moves. At a stale version (another process changed the game) it
         goes on from the current one, the attempt counting as a move of the budget."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.bot_time_per_request
-        moves = 0
+        # The budget counts the time spent playing (thinking, committing), not the time spent
+        # waiting for the bot thread behind other games; a wall-clock bound of twice the
+        # budget still caps how long a request may wait on busy bots.
+        budget = self.settings.bot_time_per_request
+        begun = loop.time()
+        moves, queued = 0, [0.0]
         while not stored.finished:
             lobby = lobbies.decode(stored.lobby)
             assert lobby is not None
@@ -1149,19 +1209,24 @@ class GameService:
                     break
                 continue
             bots = [(seat, bot) for seat in awaiting if (bot := lobby.bot_of(seat)) is not None]
-            if not bots or moves >= self.settings.bot_moves_per_request or loop.time() >= deadline:
+            spent = loop.time() - begun
+            over = spent - queued[0] >= budget or spent >= 2 * budget
+            if not bots or moves >= self.settings.bot_moves_per_request or over:
                 break
-            moved = await self._bot_move(stored, *bots[0])
+            moved = await self._bot_move(stored, *bots[0], rank=begun, queued=queued)
             if moved is None:
                 break
             stored = moved
             moves += 1
         return stored
 
-    async def _bot_move(self, stored: StoredGame, seat: int, bot_id: str) -> StoredGame | None:
+    async def _bot_move(
+        self, stored: StoredGame, seat: int, bot_id: str, rank: float, queued: list[float]
+    ) -> StoredGame | None:
         """One move of ``bot_id`` for ``seat``, committed: the game after it (or as another
         process left it, when stale); ``None`` when it could not be made (a bot this process
-        does not have, every candidate failing)."""
+        does not have, every candidate failing). ``rank``: the bot thread's order (when the
+        request began playing bots); the seconds the choice waited for it add to ``queued``."""
         bot = self.engine.bots.get(bot_id)
         if bot is None:
             logger.warning("game %s: seat %d's bot %r is not installed here; another replica must play it",
@@ -1176,10 +1241,10 @@ class GameService:
         if len(legal) == 1:
             choice, how = legal[0], "chosen"
         else:
-            loop = asyncio.get_running_loop()
-            choice, how = await loop.run_in_executor(
-                self._bots, _safe_choice, bot, self.engine, entry.game, seat, legal
+            (choice, how), waited = await self._bots.submit(
+                rank, functools.partial(_safe_choice, bot, self.engine, entry.game, seat, legal)
             )
+            queued[0] += waited
         # A plugin failing to resolve the bot's choice must not wedge the game: the next legal
         # actions stand in (deterministically, so the game still replays identically).
         candidates = [choice, *[a for a in legal if a is not choice][:2]]

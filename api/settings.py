@@ -75,7 +75,8 @@ class Settings:
     bot_time_per_request: float = 2.0
     """Seconds the bots of a game may play inside one request. Bots play every decision they
     are awaited for before the request answers, up to this (and ``bot_moves_per_request``);
-    a game of bots only that needs longer goes on at the next request on it."""
+    a game of bots only that needs longer goes on at the next read of it. Time spent waiting
+    for the process's bot thread behind other games does not count, up to twice this in all."""
     commit_attempts: int = 8
     """How often an action without ``If-Match`` is re-applied to a newer version before the
     request gives up with ``409 stale-version`` (heavy contention only)."""

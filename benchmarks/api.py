@@ -339,8 +339,9 @@ async def measure(
     alone = {}
     for server in servers:
         alone[server.name] = (await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1)).latencies
-    # The action phases: each server's, and the main server's with bot seats.
-    phases = [server.name for server in servers] + (["bots"] if bot_games else [])
+    # The action phases: each server's, and each server's with bot seats ("bots" the main one's).
+    bot_phases = {"bots": main.port} | {f"bots ({server.name})": server.port for server in servers[1:]}
+    phases = [server.name for server in servers] + (list(bot_phases) if bot_games else [])
     results = []
     for n in range(rounds):
         # The phases alternate, so that a slower stretch of a shared machine weighs on all of
@@ -349,8 +350,8 @@ async def measure(
         health = await health_checks(main.port, seconds, concurrency)
         loaded: dict[str, Played] = {}
         for phase in phases[n % len(phases) :] + phases[: n % len(phases)]:
-            if phase == "bots":
-                loaded[phase] = await actions(main.port, bot_games, seconds, parallel)
+            if phase in bot_phases:
+                loaded[phase] = await actions(bot_phases[phase], bot_games, seconds, parallel)
             else:
                 port = next(server.port for server in servers if server.name == phase)
                 loaded[phase] = await actions(port, games[SOLO_GAMES:], seconds, parallel)
@@ -367,6 +368,9 @@ async def measure(
         if bot_games:
             bots = loaded["bots"]
             line += f"   with a bot seat: {bots.requests:6.0f} req/s, {bots.moves:6.0f} moves/s"
+            for server in servers[1:]:
+                bots = loaded[f"bots ({server.name})"]
+                line += f"   ({server.name}: {bots.requests:6.0f} req/s, {bots.moves:6.0f} moves/s)"
         print(line)
     for server in servers:
         latencies = [latency for _, loaded in results for latency in loaded[server.name].latencies]
@@ -377,6 +381,9 @@ async def measure(
         latencies = [latency for _, loaded in results for latency in loaded["bots"].latencies]
         bot = bot_games[0].bot
         print(f"latency, {parallel} games with a {bot} bot seat:   {_percentiles(latencies)}   (the bot's moves included)")
+        for server in servers[1:]:
+            latencies = [latency for _, loaded in results for latency in loaded[f"bots ({server.name})"].latencies]
+            print(f"latency, {parallel} games with a {bot} bot seat ({server.name}):   {_percentiles(latencies)}")
     ratio = statistics.median(loaded[main.name].requests / health for health, loaded in results)
     verdict = "met" if ratio >= 0.3 else "NOT met"
     print(f"actions / health checks, median of {rounds} rounds: {ratio:.0%}   (target >= 30%: {verdict})")
@@ -393,6 +400,14 @@ async def measure(
             f"human requests/s {requests:.2f}   ({per_request:.2f} bot moves per request; "
             f"{unfinished} request(s) ran out of bot budget)"
         )
+        for server in servers[1:]:
+            phase = f"bots ({server.name})"
+            versus = statistics.median(loaded[phase].moves / loaded["bots"].moves for _, loaded in results)
+            unfinished = sum(loaded[phase].unfinished for _, loaded in results)
+            print(
+                f"with a {bot_games[0].bot} bot seat, moves/s {server.name} / {main.name}, median of {rounds} "
+                f"rounds: {versus:.2f}   ({unfinished} request(s) of {server.name} ran out of bot budget)"
+            )
     if main.redis_port is not None:
         redis_time(main)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import functools
 import json
+import threading
 
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import GameService
+from darkroad.api.service import GameService, _BotThread
 from darkroad.api.settings import Settings
 from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent
 from darkroad.core import Engine, GameConfig
@@ -90,3 +93,22 @@ async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engi
     assert stored is not None
     actions = [json.loads(raw) for raw in await store.actions(created.id)]
     assert engine.dumps(engine.replay(engine.loads(stored.state).config, actions)) == stored.state
+
+
+async def test_the_bot_thread_serves_the_earliest_request_first() -> None:
+    """A request's next bot move goes ahead of moves of requests that began after it (a
+    first-come queue would serve them in the order submitted), and each result says how
+    long it waited for the thread."""
+    bots = _BotThread()
+    release = threading.Event()
+    served: list[str] = []
+    try:
+        busy = bots.submit(0.0, release.wait)
+        later = [bots.submit(rank, functools.partial(served.append, name)) for rank, name in [(2.0, "b"), (1.0, "a")]]
+        await asyncio.sleep(0.05)
+        release.set()
+        (_, first_wait), *waits = [await future for future in [busy, *later]]
+        assert served == ["a", "b"]
+        assert all(waited >= 0.05 for _, waited in waits) and first_wait < 0.05
+    finally:
+        bots.close()
