@@ -45,6 +45,7 @@ from darkroad.api.schemas import (
 from darkroad.api.service import (
     GAME_ID_LENGTH,
     GAME_ID_PATTERN,
+    JOIN_IDEMPOTENCY_TTL,
     ActResult,
     GameService,
     Seating,
@@ -151,6 +152,13 @@ def _bad_parameter(source: str, key: str, message: str) -> Problem:
     )
 
 
+def _idempotency_key(value: str | None) -> str | None:
+    """The ``Idempotency-Key`` of an action or a join, checked (a ``bad-request`` problem)."""
+    if value is not None and not 1 <= len(value) <= MAX_IDEMPOTENCY_KEY:
+        raise _bad_parameter("header", "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+    return value
+
+
 async def _submit(service: GameService, scope: Scope, receive: Receive) -> ActResult:
     """``POST /v1/games/{game_id}/actions``: read the request and act.
 
@@ -162,9 +170,7 @@ async def _submit(service: GameService, scope: Scope, receive: Receive) -> ActRe
     if len(game_id) != GAME_ID_LENGTH or not _GAME_ID.fullmatch(game_id):
         raise _bad_parameter("path", "game_id", f"must match {GAME_ID_PATTERN}")
     headers = raw_headers(scope)
-    idempotency_key = headers.get("idempotency-key")
-    if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
-        raise _bad_parameter("header", "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+    idempotency_key = _idempotency_key(headers.get("idempotency-key"))
     require_json(headers.get("content-type"))
     body = await read_body(receive, headers.get("content-length"), service.settings.request_max_body_size)
     return await service.act(game_id, headers.get("authorization"), body, headers.get("if-match"), idempotency_key)
@@ -353,6 +359,7 @@ class GamesController(Controller):
             "seat-taken",
             "game-finished",
             "stale-version",
+            "idempotency-key-reused",
             "body-too-large",
             "unsupported-media-type",
             "plugin-error",
@@ -367,19 +374,41 @@ class GamesController(Controller):
         game_id: GameId,
         seat: SeatNumber,
         service: NamedDependency[GameService],
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key",
+                description="A unique key per intended join: a retry with the same key and the same name "
+                f"within {JOIN_IDEMPOTENCY_TTL // 60} minutes gets the seat again, with a fresh token (the "
+                "first answer's plays nothing any more): the key is a credential that long, keep it secret. "
+                "The same key with another name is `422 idempotency-key-reused`.",
+                # Checked by the handler, as on actions (the same problem), and documented as
+                # there: a string (absent, not null, when there is none).
+                schema_extra={
+                    "one_of": None,
+                    "type": OpenAPIType.STRING,
+                    "min_length": 1,
+                    "max_length": MAX_IDEMPOTENCY_KEY,
+                },
+            ),
+        ] = None,
     ) -> Response[JoinedSeat]:
         """Take an open seat of a game under a name: the answer carries the seat's token, shown
         only here. Of two players joining one seat at once, one gets it, the other `409 seat-taken`.
 
+        An answer lost (a dropped connection, a `503`) is recovered by sending the join again with
+        the same `Idempotency-Key` and name: the seat, with a new token (an event `seat_rejoined`).
+
         Once every seat is taken the game starts (`seats_filled`), and the bots play what they are
         awaited for before this answers.
         """
+        idempotency_key = _idempotency_key(idempotency_key)
         require_json(request.headers.get("content-type"))
         raw = await read_body(
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
         data = parse_model(raw, JoinSeat)
-        joined = await service.join(game_id, seat, data.name)
+        joined = await service.join(game_id, seat, data.name, idempotency_key)
         body = JoinedSeat(seat=joined.seat, token=joined.token, version=joined.version)
         headers = {"Location": f"{self.path}/{game_id}", **_PRIVATE}  # the token
         return Response(body, status_code=HTTP_201_CREATED, headers=headers)

@@ -15,6 +15,8 @@ and long polls see them, and ``ETag`` / ``If-None-Match`` cover them), and appen
 understands. So two joins racing for one seat are two commits on one version: one is
 written, the other finds the seat taken (``409 seat-taken``), across any number of API
 processes, in every Redis mode (the commit touches only the game's own ``{id}`` keys).
+A join retried with its ``Idempotency-Key`` (its answer was lost) is such a change too,
+``rejoined``: the seat's token hash replaced, see ``GameService.join``.
 
 **The index of waiting games** (``GET /v1/games?status=waiting``) is one ordered set of
 entries ``<created ms>:<game id>`` (Redis: ``lobby:{waiting}``, a key with a hash tag of
@@ -61,6 +63,9 @@ class LobbySeat(msgspec.Struct, omit_defaults=True):
     """The bot playing the seat: a bot seat's, or the one playing for a player who timed out."""
     replaced: bool = False
     """A human seat a bot plays since its player timed out (until they reclaim it)."""
+    joined: int | None = None
+    """A human seat taken by a join: the version that join wrote (a retry of the join with its
+    ``Idempotency-Key`` names it, see ``GameService.join``)."""
     since: float | None = None
     """While the seat is awaited (games with a turn timeout): since when, in Unix seconds
     (the decision opened, or the seat's last action)."""
@@ -255,6 +260,11 @@ _NAME = {"type": "string", "maxLength": MAX_NAME_LENGTH, "description": "The pla
 _BOT = {"type": "string", "description": "The bot's id (`GET /v1/catalog`: `bots`)."}
 EVENTS: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "seat_joined": ("A player joined an open seat (`seat`).", {"name": _NAME}),
+    "seat_rejoined": (
+        "The player of `seat` repeated their join with its `Idempotency-Key` (its answer was lost): "
+        "the seat has a new token, the one of the first answer plays nothing any more.",
+        {"name": _NAME},
+    ),
     "seat_left": ("The player of `seat` left it while the game was waiting: it is open again.", {}),
     "seats_filled": ("Every seat is filled: the game has started (actions are accepted from now on).", {}),
     "seat_replaced": (

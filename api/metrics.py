@@ -96,7 +96,10 @@ class Metrics:
         )
         self.cache = Counter(registry, "darkroad_game_cache_total", "Decoded-game cache lookups.", ("result",))
         self.seats = Counter(
-            registry, "darkroad_seat_changes_total", "Seats joined, left, handed to a bot (replaced) or reclaimed.",
+            registry,
+            "darkroad_seat_changes_total",
+            "Seats joined, rejoined (a join retried with its Idempotency-Key), left, handed to a bot (replaced) "
+            "or reclaimed.",
             ("change",),
         )
         self.bot_moves = Counter(

@@ -200,7 +200,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "idempotency-key-reused",
             422,
             "Idempotency key reused",
-            "This `Idempotency-Key` was already used for a different action.",
+            "This `Idempotency-Key` was already used for a different action, or for a join under another "
+            "name or one since undone.",
         ),
         ProblemType(
             "rate-limited",

@@ -64,6 +64,10 @@ STREAM_BATCH = 500
 """Most events an event stream reads from the store at once."""
 COMMIT_RECORD_TTL = 300
 """Seconds the store remembers a commit made without ``Idempotency-Key`` (retry safety only)."""
+JOIN_IDEMPOTENCY_TTL = 600
+"""Seconds a join's ``Idempotency-Key`` is remembered. Meanwhile a retry with the key and the
+same name gets the seat again with a fresh token, so the key is a credential that long: kept
+short (a retry after a lost answer comes within seconds or minutes)."""
 
 _encode = msgspec.json.encode
 
@@ -79,6 +83,22 @@ class _IdempotentResult(msgspec.Struct, frozen=True):
     fingerprint: str
     version: int
     view: msgspec.Raw
+
+
+class _JoinRecord(msgspec.Struct, frozen=True):
+    """What a join's ``Idempotency-Key`` remembers: no secret (a seat's token is never stored,
+    only its hash; a retry gets a fresh one)."""
+
+    name: str
+    version: int
+    """The version the join wrote (``LobbySeat.joined`` while the seat is that join's)."""
+    nonce: str
+    """Unique per request: tells the request's own commit, resent by the store's client after a
+    lost reply, from another request's with the same key."""
+
+
+class _KeyUsed(Exception):
+    """A join's ``Idempotency-Key`` was recorded by another request meanwhile (nothing written)."""
 
 
 def _pack_record(result: _IdempotentResult) -> bytes:
@@ -321,6 +341,9 @@ class _SeatChange:
     events: list[tuple[str, int | None, dict[str, Any]]]
     token: str | None = None
     """A join's new token."""
+    acted: bool = True
+    """The seat's player acted (a turn timeout counts from now); not so for a rejoin, which only
+    replaces the token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -826,6 +849,9 @@ class GameService:
         for _ in range(self.settings.commit_attempts):
             if if_match is not None and not _matches(if_match, stored.version, weak=False):
                 raise self._stale(stored.version)
+            # Again on every version read: a rejoin replaces a seat's token, and the cached
+            # version that accepted it may have been older than the rejoin.
+            seat = self._seat(action, token, stored.token_hashes)
             game = self._take(stored)
             try:
                 attempt = await self._attempt(game_id, game, seat, action, fingerprint, record_key)
@@ -973,39 +999,101 @@ class GameService:
         return seat
 
     # -- the seats -----------------------------------------------------------------
-    async def join(self, game_id: str, seat: int, name: str) -> JoinedSeat:
+    async def join(self, game_id: str, seat: int, name: str, idempotency_key: str | None = None) -> JoinedSeat:
         """Take open seat ``seat`` under ``name``: its token, shown once. Exactly one of any
-        number of racing joins of a seat gets it (``seat-taken`` for the others)."""
+        number of racing joins of a seat gets it (``seat-taken`` for the others).
+
+        With ``idempotency_key``, the join records (with the seat change, atomically) the key's
+        hash, the name and the version written, for :data:`JOIN_IDEMPOTENCY_TTL`; a retry with
+        the key while the record lives is a rejoin (:meth:`_rejoin`): the seat again, with a
+        fresh token."""
         name = lobbies.clean_name(name)
+        record_key = None if idempotency_key is None else self._join_key(seat, idempotency_key)
+        stored = await self._load(game_id, record_key)
+        change: _SeatChange | None = None
+        if stored.replay is None:
 
-        def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange:
-            self._check_seat(stored, seat)
-            if stored.finished:
-                raise Problem("game-finished", "The game is over.")
-            if lobby is None or lobby.seats[seat].kind != "open":
-                open_seats = [] if lobby is None else lobby.open_seats()
-                raise Problem(
-                    "seat-taken",
-                    f"Seat {seat} is not open; "
-                    + (f"open seats: {', '.join(map(str, open_seats))}." if open_seats else "no seat is open."),
-                )
-            token = new_token()
-            tokens[seat] = hash_token(token)
-            lobby.seats[seat] = LobbySeat("human", name=name)
-            events: list[tuple[str, int | None, dict[str, Any]]] = [("seat_joined", seat, {"name": name})]
-            if not lobby.open_seats():
-                lobby.started = True
-                events.append(("seats_filled", None, {}))
-            return _SeatChange("joined", seat, events, token)
+            def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange:
+                self._check_seat(stored, seat)
+                if stored.finished:
+                    raise Problem("game-finished", "The game is over.")
+                if lobby is None or lobby.seats[seat].kind != "open":
+                    raise self._seat_taken(lobby, seat)
+                token = new_token()
+                tokens[seat] = hash_token(token)
+                lobby.seats[seat] = LobbySeat("human", name=name, joined=game.version + 1)
+                events: list[tuple[str, int | None, dict[str, Any]]] = [("seat_joined", seat, {"name": name})]
+                if not lobby.open_seats():
+                    lobby.started = True
+                    events.append(("seats_filled", None, {}))
+                return _SeatChange("joined", seat, events, token)
 
-        stored, change = await self._change_seats(game_id, decide)
-        assert change is not None and change.token is not None
-        self.metrics.seats.inc("joined")
+            record = None
+            if record_key is not None:
+                record = functools.partial(self._join_record, record_key, name, secrets.token_hex(8))
+            try:
+                stored, change = await self._change_seats(game_id, decide, stored, record)
+            except _KeyUsed:  # a retry raced this first request, and won
+                stored = await self._load(game_id, record_key)
+                if stored.replay is None:  # and its record expired already: hardly
+                    raise Problem("stale-version", "The game kept changing; retry.",
+                                  extra={"version": stored.version}) from None
+        if change is None:
+            stored, change = await self._rejoin(game_id, seat, name, stored)
+        assert change.token is not None
+        self.metrics.seats.inc(change.kind)
         lobby = lobbies.decode(stored.lobby)
         assert lobby is not None
         await self._index(game_id, lobby)
         stored = await self._settle(stored, seat)
         return JoinedSeat(seat, change.token, stored.version)
+
+    async def _rejoin(self, game_id: str, seat: int, name: str, stored: StoredGame) -> tuple[StoredGame, _SeatChange]:
+        """A join retried with its ``Idempotency-Key`` (recorded in ``stored.replay``): with the
+        same name, while the seat is still that join's, the seat's token is replaced by a fresh
+        one (the lost answer's plays nothing any more) as a version of its own, with a
+        ``seat_rejoined`` event, like every change of seats (so a game still replays from its
+        action list). Only the token's hash is ever stored: the first answer's cannot be sent again.
+        """
+        assert stored.replay is not None
+        recorded = msgspec.json.decode(stored.replay, type=_JoinRecord)
+        if recorded.name != name:
+            raise Problem("idempotency-key-reused", "This Idempotency-Key was used to join under another name.")
+
+        def decide(current: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> _SeatChange:
+            self._check_seat(current, seat)
+            if current.finished:
+                raise Problem("game-finished", "The game is over.")
+            held = None if lobby is None else lobby.seats[seat]
+            if held is not None and held.kind == "open":
+                raise Problem(
+                    "idempotency-key-reused",
+                    f"The join made with this Idempotency-Key was undone (seat {seat} was left): "
+                    "join again with a new key.",
+                )
+            if held is None or held.kind != "human" or held.joined != recorded.version:
+                raise self._seat_taken(lobby, seat)
+            token = new_token()
+            tokens[seat] = hash_token(token)
+            return _SeatChange("rejoined", seat, [("seat_rejoined", seat, {"name": name})], token, acted=False)
+
+        stored, change = await self._change_seats(game_id, decide, stored)
+        assert change is not None
+        return stored, change
+
+    @staticmethod
+    def _join_record(key: str, name: str, nonce: str, game: Game) -> IdempotencyRecord:
+        """The record of a join with an ``Idempotency-Key`` writing ``game``."""
+        return IdempotencyRecord(key, _encode(_JoinRecord(name, game.version, nonce)), JOIN_IDEMPOTENCY_TTL)
+
+    @staticmethod
+    def _seat_taken(lobby: Lobby | None, seat: int) -> Problem:
+        open_seats = [] if lobby is None else lobby.open_seats()
+        return Problem(
+            "seat-taken",
+            f"Seat {seat} is not open; "
+            + (f"open seats: {', '.join(map(str, open_seats))}." if open_seats else "no seat is open."),
+        )
 
     async def leave(self, game_id: str, seat: int, authorization: str | None) -> None:
         """Leave ``seat`` (the caller's) while the game waits for players: it is open again."""
@@ -1107,11 +1195,14 @@ class GameService:
         game_id: str,
         decide: Callable[[StoredGame, Game, Lobby | None, list[str]], _SeatChange | None],
         stored: StoredGame | None = None,
+        record: Callable[[Game], IdempotencyRecord] | None = None,
     ) -> tuple[StoredGame, _SeatChange | None]:
         """Commit the change of seats ``decide`` makes (on copies of the lobby and the token
         hashes, raising a problem when it refuses; ``None``: nothing to change) as a version
         of its own, with its events; on a stale version, decide again on the current one.
-        ``stored``: the game as last read (else it is loaded)."""
+        ``stored``: the game as last read (else it is loaded). ``record``: the client's
+        idempotency record for the changed game, committed with it (:class:`_KeyUsed` when
+        another request's already exists)."""
         stored = stored or await self._load(game_id)
         for _ in range(self.settings.commit_attempts):
             lobby = lobbies.decode(stored.lobby)
@@ -1125,8 +1216,9 @@ class GameService:
             expected = game.version
             events = [lobbies.lobby_event(game, kind, seat, **data) for kind, seat, data in change.events]
             game.version += 1
-            lobby.track(self.engine.awaiting(game), change.seat, self.clock())
+            lobby.track(self.engine.awaiting(game), change.seat if change.acted else None, self.clock())
             changed = tuple(tokens)
+            client_record = None if record is None else record(game)
             outcome, stored = await self._commit(
                 game_id,
                 entry,
@@ -1134,9 +1226,16 @@ class GameService:
                 expected,
                 lobbies.seat_change_record(change.kind, change.seat, len(events)),
                 events,
+                client_record,
                 token_hashes=changed if changed != stored.token_hashes else None,
                 lobby=lobby,
             )
+            if (
+                outcome.outcome is Outcome.REPLAYED
+                and client_record is not None
+                and outcome.replay != client_record.result
+            ):
+                raise _KeyUsed
             if outcome.outcome is not Outcome.STALE:
                 return stored, change
         raise Problem("stale-version", "The game kept changing; retry.", extra={"version": stored.version})
@@ -1307,6 +1406,11 @@ class GameService:
     def _record_key(seat: int, idempotency_key: str) -> str:
         # Keys are per seat (two players may pick the same key) and hashed (any text is safe).
         return f"{seat}:{hashlib.sha256(idempotency_key.encode()).hexdigest()}"
+
+    @staticmethod
+    def _join_key(seat: int, idempotency_key: str) -> str:
+        # A join's keys apart from the seat's actions' (the same text may name both).
+        return f"join:{GameService._record_key(seat, idempotency_key)}"
 
     def _stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
         seats = range(game.config.players)

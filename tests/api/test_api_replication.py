@@ -123,6 +123,32 @@ async def test_the_api_answers_503_and_the_retry_is_safe(
         assert replicated.replica is not None and replicated.replica.client.llen(key) == 1
 
 
+async def test_a_join_answered_503_is_recovered_with_its_key(
+    replicated: Replicated, make_app: Callable[[Settings], Litestar]
+) -> None:
+    """The join was written but not confirmed (``503``, no token): the retry with its key gets
+    the seat, once, with a token that plays (issue 14)."""
+    settings = Settings(redis_url=replicated.primary.url, redis_wait_replicas=1, redis_wait_timeout=WAIT_TIMEOUT)
+    async with serve(make_app(settings)) as client:
+        body = {"players": 2, "seed": 1, "seats": [{"kind": "human"}, {"kind": "open"}]}
+        created = (await client.post("/v1/games", json=body)).json()
+        url = f"/v1/games/{created['id']}"
+        join = {"url": f"{url}/seats/1/join", "json": {"name": "Bob"}, "headers": {"Idempotency-Key": "j"}}
+
+        replicated.stop_replica()
+        assert_problem(await client.post(**join), 503, "replication-timeout")
+        assert (await client.get(url)).json()["seats"][1]["name"] == "Bob"  # written, on the primary
+        replicated.start_replica()
+        retried = await client.post(**join)
+        assert retried.status_code == 201, retried.text
+        token = {"Authorization": f"Bearer {retried.json()['token']}"}
+        view = (await client.get(url, headers=token)).json()
+        assert view["seat"] == 1 and view["status"] == "active"
+        assert view["version"] == created["version"] + 2  # joined once, then its token replaced
+        assert (await client.get(f"{url}/actions", headers=token)).status_code == 200
+        assert_problem(await client.post(f"{url}/seats/1/join", json={"name": "Bob"}), 409, "seat-taken")
+
+
 async def test_without_replicas_to_wait_for_nothing_waits(redis_url: str) -> None:
     async with RedisStore.from_url(redis_url) as store:  # no replica at all, WAIT 0
         await store.create(new_game())
