@@ -6,6 +6,8 @@
   rendered buttons, a seeded random choice each time.
 * **Lobby live**: an open /play page lists a game another client created without a click,
   keeps a half-typed join name meanwhile, and asks nothing while hidden.
+* **A lost join answer**: a join made on the server whose answer is dropped is retried with the
+  same Idempotency-Key, and the page is seated with the retry's token.
 * **Bots and timeouts**: a game with a bot seat played to the end by one human's clicks; a seat
   awaited past the turn timeout handed to a bot from the other player's page and taken back.
 * **Spectate**: a spectator's page follows the game live, without polling, and resumes after
@@ -344,6 +346,54 @@ def test_a_join_link_seats_a_visitor_who_may_leave_again(pages: Pages, server: A
     visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="2"][data-kind="open"] form.join',
                               timeout=SETTLE)
     assert game_state(http, game)["seats"][2]["kind"] == "open"
+
+
+def test_a_join_whose_answer_is_lost_is_retried_with_its_key(pages: Pages, server: ApiServer) -> None:
+    """The first join reaches the server (the seat is taken) but its answer never reaches the
+    page (the connection drops): the page sends the same join again, same Idempotency-Key and
+    name, and is seated with the retry's fresh token; the lost token plays nothing."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    created = http.post("/v1/games", json={
+        "players": 3, "seed": SEED + 9, "listed": False,
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]}).json()
+    game = created["id"]
+    visitor = pages.open(f"{server.url}/play/{game}#join=1")
+    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="1"] form.join input:focus', timeout=SETTLE)
+    keys: list[str | None] = []
+    lost: list[dict[str, Any]] = []
+
+    def drop_the_first_answer(route: Any, request: Any) -> None:
+        keys.append(request.headers.get("idempotency-key"))
+        if lost:
+            route.continue_()
+            return
+        answer = route.fetch()  # the join is made on the server...
+        assert answer.status == 201, answer.text()
+        lost.append(answer.json())
+        route.abort("connectionreset")  # ...and its answer lost on the way back
+
+    visitor.route(f"**/v1/games/{game}/seats/1/join", drop_the_first_answer)
+    visitor.keyboard.type("Eve")
+    visitor.keyboard.press("Enter")
+    visitor.wait_for_url(re.compile(rf"/play/{game}#seat=1&token="), timeout=SETTLE)
+    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="1"][data-kind="human"] button.leave',
+                              timeout=SETTLE)
+    assert "Eve (you)" in visitor.inner_text('#seats li[data-seat="1"]')
+    assert len(keys) == 2 and keys[0] and keys[0] == keys[1], keys  # the retry sent the same key
+
+    token = dict(pair.split("=", 1) for pair in urlsplit(visitor.url).fragment.split("&"))["token"]
+    assert token != lost[0]["token"] and lost[0]["seat"] == 1
+    leave = f"/v1/games/{game}/seats/1/leave"
+    assert http.post(leave, headers={"Authorization": f"Bearer {lost[0]['token']}"}).status_code == 401
+    assert game_state(http, game, token)["seats"][1]["name"] == "Eve"
+    events = [(e["type"], e["seat"]) for e in http.get(f"/v1/games/{game}/log").json()["events"]
+              if e["type"].startswith("seat_")]
+    assert events == [("seat_joined", 1), ("seat_rejoined", 1)]
+    visitor.wait_for_selector("text=again (the first answer was lost)", timeout=SETTLE)  # seat_rejoined in words
+    # The page's token works: Eve leaves from the page.
+    visitor.click("#seats button.leave")
+    visitor.wait_for_url(f"{server.url}/play/{game}", timeout=SETTLE)
+    assert game_state(http, game)["seats"][1]["kind"] == "open"
 
 
 def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: ApiServer) -> None:

@@ -79,6 +79,7 @@ const WORDS: Words = {
   ruins_die_rolled: (d, who, n) => `${who} rolled the ruins die: ${n.effect(d.face)}${d.reroll ? " (a reroll)" : ""}.`,
   ruins_moved: (d, _who, n) => `The ruins marker moved ${n.steps(d.steps)} to the ${humanize(d.space).toLowerCase()} space.`,
   seat_joined: (d, who) => `${d.name} joined as ${who}.`,
+  seat_rejoined: (d, who) => `${d.name} joined as ${who} again (the first answer was lost).`,
   seat_left: (_d, who) => `${who} left: the seat is open again.`,
   seat_reclaimed: (d, who, n) => `${who} took the seat back from the bot ${n.bot(d.bot)}.`,
   seat_replaced: (d, who, n) => `${who} took too long: the bot ${n.bot(d.bot)} plays the seat now.`,

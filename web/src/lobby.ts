@@ -1,7 +1,7 @@
 // The lobby in the page: the listed games waiting for players (GET /v1/games?status=waiting),
 // joining an open seat under a name (POST .../seats/{seat}/join: its token is handed over only
 // once, and the page goes straight to the table as that seat), and seats in words.
-import { api, ApiError, asProblem, type JoinedSeat, type SeatView, type WaitingGame } from "./api";
+import { api, ApiError, asProblem, idempotencyKey, sleep, type JoinedSeat, type SeatView, type WaitingGame } from "./api";
 import { fill, h, joined } from "./dom";
 import type { Names } from "./names";
 
@@ -41,6 +41,8 @@ export function joinRefusal(error: ApiError, seat: number): string {
       return "That game is over.";
     case "rate-limited":
       return "Too many new seats from here just now: try again in a minute.";
+    case "idempotency-key-reused":
+      return `Seat ${seat + 1} was left since this join was sent: join again.`;
     default:
       return error.status === 422 || error.status === 400
         ? `That name will not do: ${error.problem?.detail ?? error.message}`
@@ -48,13 +50,44 @@ export function joinRefusal(error: ApiError, seat: number): string {
   }
 }
 
-async function join(game: string, seat: number, name: string): Promise<JoinedSeat> {
-  const { data, error, response } = await api().POST("/v1/games/{game_id}/seats/{seat}/join", {
-    params: { path: { game_id: game, seat } },
-    body: { name },
-  });
-  if (!data) throw new ApiError(response.status, asProblem(error));
-  return data;
+/** How many times one join is sent at most (the first time and the retries). */
+const JOIN_TRIES = 5;
+/** Answers after which the join may or may not have been written: sent again, same key. */
+const JOIN_RETRIED = new Set([408, 503, 504]);
+
+/** The join could not be confirmed: no answer came through after JOIN_TRIES sends. */
+class JoinLost extends Error {}
+
+/** Join ``seat`` under ``name`` with the Idempotency-Key ``key``. An answer that is lost (the
+ * connection dropped: the join may have been written all the same) or a 503 (the store is
+ * unavailable, or the join is written but not yet confirmed by its replicas), 408 or 504 is
+ * retried with the same key and name, after the Retry-After given, else after 0.5, 1, 2, 4 s:
+ * the server answers a join it already made with the same seat and a fresh token (the lost
+ * one plays nothing). ``trying`` hears of each retry; any other refusal ends it (ApiError). */
+async function join(game: string, seat: number, name: string, key: string,
+  trying: (why: string) => void): Promise<JoinedSeat> {
+  for (let attempt = 1; ; attempt++) {
+    let pause = 500 * 2 ** (attempt - 1);
+    let why: string;
+    try {
+      const { data, error, response } = await api().POST("/v1/games/{game_id}/seats/{seat}/join", {
+        params: { path: { game_id: game, seat }, header: { "Idempotency-Key": key } },
+        body: { name },
+      });
+      if (data) return data;
+      const refusal = new ApiError(response.status, asProblem(error));
+      if (!JOIN_RETRIED.has(response.status)) throw refusal;
+      const retryAfter = Number(response.headers.get("Retry-After"));
+      if (retryAfter > 0) pause = retryAfter * 1000;
+      why = `the server could not answer (${refusal.message})`;
+    } catch (lost) {
+      if (lost instanceof ApiError) throw lost;
+      why = "the answer was lost on the way";
+    }
+    if (attempt >= JOIN_TRIES) throw new JoinLost(why);
+    trying(`Joining seat ${seat + 1}: ${why}; trying again (${attempt + 1} of ${JOIN_TRIES})…`);
+    await sleep(pause);
+  }
 }
 
 /** A form that joins ``seat`` under the name typed, then opens the table as that seat;
@@ -66,8 +99,9 @@ export function joinForm(game: string, seat: number, refused: (why: string) => v
     placeholder: "your name", class: "name",
   });
   const button = h("button", { type: "submit", class: "primary" }, `Join seat ${seat + 1}`);
+  const status = h("span", { class: "muted join-status", role: "status" });
   const form = h("form", { class: "join", "data-seat": seat, "aria-label": `Join seat ${seat + 1}` },
-    h("label", { for: id }, `Your name for seat ${seat + 1} `), input, " ", button);
+    h("label", { for: id }, `Your name for seat ${seat + 1} `), input, " ", button, " ", status);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const name = input.value.trim();
@@ -76,12 +110,25 @@ export function joinForm(game: string, seat: number, refused: (why: string) => v
       input.focus();
       return;
     }
+    if (form.getAttribute("aria-busy") === "true") return;
+    const key = idempotencyKey(); // a fresh random one per join (its retries send it again)
     button.setAttribute("disabled", "");
-    join(game, seat, name).then(
-      (joined) => window.location.assign(seatLink(game, joined.seat, joined.token)),
+    form.setAttribute("aria-busy", "true");
+    const done = () => {
+      button.removeAttribute("disabled");
+      form.removeAttribute("aria-busy");
+      status.textContent = "";
+    };
+    join(game, seat, name, key, (why) => (status.textContent = why)).then(
+      (joined) => {
+        done();
+        window.location.assign(seatLink(game, joined.seat, joined.token));
+      },
       (error: unknown) => {
-        button.removeAttribute("disabled");
-        refused(error instanceof ApiError ? joinRefusal(error, seat) : `The join may not have reached the server: ${String(error)}`);
+        done();
+        refused(error instanceof ApiError ? joinRefusal(error, seat)
+          : `Seat ${seat + 1} could not be joined: ${error instanceof Error ? error.message : String(error)} ` +
+            `(${JOIN_TRIES} tries). Check your connection and try again.`);
       },
     );
   });
@@ -230,7 +277,9 @@ class Listed {
     this.shown = shown;
     while (this.element.firstChild && this.element.firstChild !== this.slot) this.element.firstChild.remove();
     this.slot.before(...this.parts(game));
-    if (this.joining !== null && !game.open_seats.includes(this.joining)) {
+    // A join under way keeps its form: the seat it took may already show as taken.
+    if (this.joining !== null && !game.open_seats.includes(this.joining) &&
+        this.slot.querySelector("form[aria-busy=true]") === null) {
       fill(this.slot);
       this.joining = null;
       return false;
