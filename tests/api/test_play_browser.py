@@ -318,25 +318,42 @@ def test_the_waiting_list_follows_the_lobby_while_visible(pages: Pages, server: 
     assert f"Game {first[:8]}… is no longer waiting for players" in lister.inner_text("#waiting .message")
 
 
+def unlisted_waiting_game(http: httpx.Client, seed: int) -> str:
+    """A 3-player game, unlisted, Ann in seat 0 and seats 1 and 2 open; its id."""
+    created = http.post("/v1/games", json={
+        "players": 3, "seed": seed, "listed": False,
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]}).json()
+    return str(created["id"])
+
+
+def join_page(pages: Pages, server: ApiServer, game: str, seat: int) -> Any:
+    """A visitor's page of ``game``'s join link for ``seat``, its name field focused."""
+    visitor = pages.open(f"{server.url}/play/{game}#join={seat}")
+    visitor.wait_for_selector(f'#app[data-state=ready] #seats li[data-seat="{seat}"] form.join input:focus',
+                              timeout=SETTLE)
+    return visitor
+
+
+def join_as(visitor: Any, game: str, seat: int, name: str) -> None:
+    """Type ``name`` into the focused join form of ``seat`` and send it; wait to be seated."""
+    visitor.keyboard.type(name)
+    visitor.keyboard.press("Enter")
+    visitor.wait_for_url(re.compile(rf"/play/{game}#seat={seat}&token="), timeout=SETTLE)
+    visitor.wait_for_selector(f'#app[data-state=ready] #seats li[data-seat="{seat}"][data-kind="human"] button.leave',
+                              timeout=SETTLE)
+    assert f"{name} (you)" in visitor.inner_text(f'#seats li[data-seat="{seat}"]')
+
+
 def test_a_join_link_seats_a_visitor_who_may_leave_again(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
-    created = http.post("/v1/games", json={
-        "players": 3, "seed": SEED + 8, "listed": False,
-        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]}).json()
-    game = created["id"]
+    game = unlisted_waiting_game(http, SEED + 8)
     lister = pages.open(f"{server.url}/play")
     lister.wait_for_selector("#waiting[data-state=ready]", timeout=SETTLE)
     assert lister.locator(f'.waiting-game[data-game="{game}"]').count() == 0  # unlisted
 
-    visitor = pages.open(f"{server.url}/play/{game}#join=2")
-    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="2"] form.join input:focus', timeout=SETTLE)
+    visitor = join_page(pages, server, game, 2)
     assert visitor.locator("#seats form.join").count() == 2 and "Waiting for players" in visitor.inner_text("#decision")
-    visitor.keyboard.type("Dee")
-    visitor.keyboard.press("Enter")
-    visitor.wait_for_url(re.compile(rf"/play/{game}#seat=2&token="), timeout=SETTLE)
-    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="2"][data-kind="human"] button.leave',
-                              timeout=SETTLE)
-    assert "Dee (you)" in visitor.inner_text('#seats li[data-seat="2"]')
+    join_as(visitor, game, 2, "Dee")
     assert visitor.locator("#seats form.join").count() == 0  # a seated player joins nothing more
     view = game_state(http, game)
     assert view["status"] == "waiting" and view["seats"][2]["name"] == "Dee"
@@ -353,12 +370,8 @@ def test_a_join_whose_answer_is_lost_is_retried_with_its_key(pages: Pages, serve
     page (the connection drops): the page sends the same join again, same Idempotency-Key and
     name, and is seated with the retry's fresh token; the lost token plays nothing."""
     http = httpx.Client(base_url=server.url, timeout=30)
-    created = http.post("/v1/games", json={
-        "players": 3, "seed": SEED + 9, "listed": False,
-        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]}).json()
-    game = created["id"]
-    visitor = pages.open(f"{server.url}/play/{game}#join=1")
-    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="1"] form.join input:focus', timeout=SETTLE)
+    game = unlisted_waiting_game(http, SEED + 9)
+    visitor = join_page(pages, server, game, 1)
     keys: list[str | None] = []
     lost: list[dict[str, Any]] = []
 
@@ -373,12 +386,7 @@ def test_a_join_whose_answer_is_lost_is_retried_with_its_key(pages: Pages, serve
         route.abort("connectionreset")  # ...and its answer lost on the way back
 
     visitor.route(f"**/v1/games/{game}/seats/1/join", drop_the_first_answer)
-    visitor.keyboard.type("Eve")
-    visitor.keyboard.press("Enter")
-    visitor.wait_for_url(re.compile(rf"/play/{game}#seat=1&token="), timeout=SETTLE)
-    visitor.wait_for_selector('#app[data-state=ready] #seats li[data-seat="1"][data-kind="human"] button.leave',
-                              timeout=SETTLE)
-    assert "Eve (you)" in visitor.inner_text('#seats li[data-seat="1"]')
+    join_as(visitor, game, 1, "Eve")
     assert len(keys) == 2 and keys[0] and keys[0] == keys[1], keys  # the retry sent the same key
 
     token = dict(pair.split("=", 1) for pair in urlsplit(visitor.url).fragment.split("&"))["token"]
