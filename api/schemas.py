@@ -220,14 +220,16 @@ class JoinSeat(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 SeatKind = Literal["human", "open", "bot", "private_concern"]
 
 
-class SeatToken(msgspec.Struct):
+class SeatToken(msgspec.Struct, kw_only=True):
     """The secret of one seat: whoever holds it plays that seat. Only `human` seats have one: an
     open seat's comes to whoever joins it, bots and the Private Concern play themselves."""
 
     seat: int
     token: str | None
+    # Always sent; documented as optional with its default as v1 first published it (a v1
+    # field never becomes required in the document).
     kind: Annotated[str, _doc("`human`, `open` (joined later), `bot`, or `private_concern` for the "
-                              "automated opponent.")]
+                              "automated opponent.")] = "human"
     name: Annotated[str | None, _doc("The seat's name, if any.")]
     bot: Annotated[str | None, _doc("A bot seat's bot id.")]
 
