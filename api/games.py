@@ -107,6 +107,11 @@ _CACHE_CONTROL = ResponseHeader(
     description="`private, no-store` when the answer shows a seat's secrets (the request had its seat "
     "token): no cache may keep it.",
 )
+# The problems the routes of one family share (the order within a status is the documented order).
+_SEAT_HOLDER = ("bad-request", "missing-token", "invalid-token", "wrong-seat", "unknown-game", "unknown-seat")
+"""A seat's own route (leave, timeout, reclaim): the caller's token and the seat's number."""
+_COMMITS = ("plugin-error", "missing-plugin", "store-unavailable", "replication-timeout")
+"""A route that plays the game on (an action, or the bots' moves after a change of seats) and commits."""
 
 
 def _parameter(where: ParamType, name: str, description: str, schema: Schema) -> Parameter:
@@ -362,10 +367,7 @@ class GamesController(Controller):
             "idempotency-key-reused",
             "body-too-large",
             "unsupported-media-type",
-            "plugin-error",
-            "missing-plugin",
-            "store-unavailable",
-            "replication-timeout",
+            *_COMMITS,
         ),
     )
     async def join_seat(
@@ -420,12 +422,7 @@ class GamesController(Controller):
         status_code=HTTP_204_NO_CONTENT,
         security=ACT,
         responses=problem_responses(
-            "bad-request",
-            "missing-token",
-            "invalid-token",
-            "wrong-seat",
-            "unknown-game",
-            "unknown-seat",
+            *_SEAT_HOLDER,
             "game-started",
             "game-finished",
             "stale-version",
@@ -453,20 +450,12 @@ class GamesController(Controller):
         security=ACT,
         response_headers=[_ETAG, _CACHE_CONTROL],
         responses=problem_responses(
-            "bad-request",
-            "missing-token",
-            "invalid-token",
-            "wrong-seat",
-            "unknown-game",
-            "unknown-seat",
+            *_SEAT_HOLDER,
             "game-not-started",
             "not-overdue",
             "game-finished",
             "stale-version",
-            "plugin-error",
-            "missing-plugin",
-            "store-unavailable",
-            "replication-timeout",
+            *_COMMITS,
         ),
     )
     async def timeout_seat(
@@ -494,18 +483,10 @@ class GamesController(Controller):
         security=ACT,
         response_headers=[_ETAG, _CACHE_CONTROL],
         responses=problem_responses(
-            "bad-request",
-            "missing-token",
-            "invalid-token",
-            "wrong-seat",
-            "unknown-game",
-            "unknown-seat",
+            *_SEAT_HOLDER,
             "game-finished",
             "stale-version",
-            "plugin-error",
-            "missing-plugin",
-            "store-unavailable",
-            "replication-timeout",
+            *_COMMITS,
         ),
     )
     async def reclaim_seat(
@@ -619,10 +600,7 @@ class GamesController(Controller):
             "unsupported-media-type",
             "bad-action",
             "idempotency-key-reused",
-            "plugin-error",
-            "missing-plugin",
-            "store-unavailable",
-            "replication-timeout",
+            *_COMMITS,
         ),
     )
     async def submit_action(self, request: Request[Any, Any, Any]) -> Response[GameView]:
