@@ -562,14 +562,22 @@ class GameService:
         stored = caller.stored
         lobby = lobbies.decode(stored.lobby)
         if lobby is None or lobby.waiting or stored.finished:
-            return caller
-        awaiting = self.engine.awaiting(self.game(stored))
-        now = self.clock()
-        if any(lobby.bot_of(seat) for seat in awaiting) or any(
-            caller.seat is not None and seat != caller.seat and lobby.overdue(seat, now) for seat in awaiting
-        ):
+            return caller  # a game without lobby (creator-dealt seats): nothing more to do
+        if any(self._pending(stored, lobby, caller.seat)):
             return Caller(await self._settle(stored, caller.seat), caller.seat)
         return caller
+
+    def _pending(
+        self, stored: StoredGame, lobby: Lobby, caller: int | None
+    ) -> tuple[list[int], list[tuple[int, str]]]:
+        """What the bots must do in ``stored`` now: the seats awaited longer than the turn timeout
+        that the seated ``caller`` hands to a bot (every awaited seat but the caller's), and the
+        awaited seats bots play, each with its bot."""
+        awaiting = self.engine.awaiting(self.game(stored))
+        now = self.clock()
+        overdue = [s for s in awaiting if caller is not None and s != caller and lobby.overdue(s, now)]
+        bots = [(seat, bot) for seat in awaiting if (bot := lobby.bot_of(seat)) is not None]
+        return overdue, bots
 
     def game(self, stored: StoredGame) -> Game:
         """The decoded game of ``stored``, shared with the cache: read it, never mutate it."""
@@ -617,7 +625,7 @@ class GameService:
         listed waiting game (started, expired, unlisted) are removed as they are met.
         """
         expired = f"{max(0, round((self.clock() - self.settings.waiting_game_ttl) * 1000)):013d}:"
-        shown: list[tuple[str, Lobby]] = []
+        shown: list[tuple[str, dict[str, Any]]] = []  # (entry, listing)
         before = cursor
         for _ in range(8):  # each pass removes what it found stale: a few are always enough
             want = limit + 1 - len(shown)
@@ -626,10 +634,10 @@ class GameService:
                 break
             ids = [entry.partition(":")[2] for entry in entries]
             stale = []
-            for entry, raw in zip(entries, await self.store.lobbies(ids), strict=True):
+            for entry, game_id, raw in zip(entries, ids, await self.store.lobbies(ids), strict=True):
                 lobby = lobbies.decode(raw)
-                if lobby is not None and lobby.waiting and lobby.listed and lobby.entry(entry[14:]) == entry:
-                    shown.append((entry, lobby))
+                if lobby is not None and lobby.waiting and lobby.listed and lobby.entry(game_id) == entry:
+                    shown.append((entry, lobbies.listing(game_id, lobby)))
                 else:
                     stale.append(entry)
             if stale:
@@ -639,12 +647,10 @@ class GameService:
                 break
         else:
             # Still short after many stale entries: let the client go on from here.
-            return WaitingPage([lobbies.listing(e[14:], lb) for e, lb in shown], before)
+            return WaitingPage([listing for _, listing in shown], before)
         more = len(shown) > limit
         shown = shown[:limit]
-        return WaitingPage(
-            [lobbies.listing(entry[14:], lobby) for entry, lobby in shown], shown[-1][0] if more else None
-        )
+        return WaitingPage([listing for _, listing in shown], shown[-1][0] if more else None)
 
     async def log(
         self, caller: Caller, after: int, limit: int, wait: float = 0.0, client: str = "unknown"
@@ -1289,9 +1295,7 @@ class GameService:
         while not stored.finished:
             lobby = lobbies.decode(stored.lobby)
             assert lobby is not None
-            awaiting = self.engine.awaiting(self.game(stored))
-            now = self.clock()
-            overdue = [s for s in awaiting if caller is not None and s != caller and lobby.overdue(s, now)]
+            overdue, bots = self._pending(stored, lobby, caller)
             if overdue:
                 seat = overdue[0]
 
@@ -1307,7 +1311,6 @@ class GameService:
                 if change is None:
                     break
                 continue
-            bots = [(seat, bot) for seat in awaiting if (bot := lobby.bot_of(seat)) is not None]
             spent = loop.time() - begun
             over = spent - queued[0] >= budget or spent >= 2 * budget
             if not bots or moves >= self.settings.bot_moves_per_request or over:
