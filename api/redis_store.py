@@ -1240,20 +1240,22 @@ class RedisStore(GameStore):
         await self.command(WAITING_KEY, "ZADD", WAITING_KEY, 0, entry, write=True)
 
     async def unlist_waiting(self, *entries: str) -> None:
+        # Not ``write=True``: a removal lost in a failover leaves an entry that readers check
+        # against its game and remove again; a read of the listing must not wait for replicas.
         if entries:
-            await self.command(WAITING_KEY, "ZREM", WAITING_KEY, *entries, write=True)
+            await self.command(WAITING_KEY, "ZREM", WAITING_KEY, *entries)
 
     async def waiting_page(self, before: str | None, count: int, expired_before: str) -> list[str]:
         # Every score is 0, so the set is ordered by entry (creation time first): a range by
         # lexical order, newest first, after the cursor.
         key = WAITING_KEY
         start = "+" if before is None else f"({before}"
-        async with _reachable():
-            trimmed, page = await asyncio.gather(
-                self._batch.call(key, "ZREMRANGEBYLEX", key, "-", f"({expired_before}", write=True),
-                self._batch.call(key, "ZRANGE", key, start, "-", "BYLEX", "REV", "LIMIT", 0, count),
-            )
-        del trimmed
+        # The trim is not ``write=True`` (as :meth:`unlist_waiting`): the listing, a read,
+        # neither waits for replicas nor answers replication-timeout.
+        _, page = await asyncio.gather(
+            self.command(key, "ZREMRANGEBYLEX", key, "-", f"({expired_before}"),
+            self.command(key, "ZRANGE", key, start, "-", "BYLEX", "REV", "LIMIT", 0, count),
+        )
         return [entry.decode() for entry in page]
 
     async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:
