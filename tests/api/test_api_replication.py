@@ -149,6 +149,24 @@ async def test_a_join_answered_503_is_recovered_with_its_key(
         assert_problem(await client.post(f"{url}/seats/1/join", json={"name": "Bob"}), 409, "seat-taken")
 
 
+async def test_the_waiting_list_does_not_wait_for_replicas(
+    replicated: Replicated, make_app: Callable[[Settings], Litestar]
+) -> None:
+    """Reading the listing drops entries of games that expired; that cleanup must not wait for
+    a replica (it answered 500 after the WAIT timeout): readers check every entry anyway."""
+    settings = Settings(redis_url=replicated.primary.url, redis_wait_replicas=1, redis_wait_timeout=WAIT_TIMEOUT)
+    async with serve(make_app(settings)) as client:
+        body = {"players": 2, "seats": [{"kind": "human"}, {"kind": "open"}]}
+        gone, kept = [(await client.post("/v1/games", json=body)).json()["id"] for _ in range(2)]
+        replicated.primary.client.delete(f"game:{{{gone}}}")  # as its expiry would
+        replicated.stop_replica()
+        started = time.monotonic()
+        response = await client.get("/v1/games", params={"status": "waiting"})
+        assert response.status_code == 200, response.text
+        assert time.monotonic() - started < WAIT_TIMEOUT / 2
+        assert [game["id"] for game in response.json()["games"]] == [kept]
+
+
 async def test_without_replicas_to_wait_for_nothing_waits(redis_url: str) -> None:
     async with RedisStore.from_url(redis_url) as store:  # no replica at all, WAIT 0
         await store.create(new_game())
