@@ -112,6 +112,7 @@ class Load:
     slowest: float = 0.0
     """The longest time a request took to be answered at all, seconds."""
     running: bool = True
+    players: list[asyncio.Task[None]] = field(default_factory=list)
     shared: httpx.AsyncClient | None = None
     """One client for every player (making one costs a TLS context: ~0.1 s of the loop)."""
 
@@ -183,6 +184,17 @@ class Load:
     def acknowledged(self) -> int:
         return sum(len(game.acks) for game in self.games)
 
+    def start(self, players: int, seconds: float) -> None:
+        """``players`` clients, each playing a game of its own for ``seconds``."""
+        self.players = [asyncio.create_task(self.play(n, seconds)) for n in range(players)]
+
+    async def finish(self, redis: FaultyRedis, engine: Engine) -> tuple[int, int]:
+        """Waits for the players to finish, then checks what is stored: (lost, doubled)
+        (see ``check_stored``)."""
+        await asyncio.gather(*self.players)
+        await self.close()
+        return check_stored(redis.client(), engine, self.games)
+
 
 def check_stored(redis: Redis, engine: Engine, games: list[Game]) -> tuple[int, int]:
     """Every acknowledged action is in its game's stored list, once, in its place; every
@@ -217,7 +229,7 @@ async def test_redis_killed_under_load_loses_nothing_acknowledged(redis_dir: Pat
     (api,) = servers(redis)
     try:
         load = Load([api.url])
-        players = [asyncio.create_task(load.play(n, 9.0)) for n in range(8)]
+        load.start(8, 9.0)
         await asyncio.sleep(2.0)
         before = load.acknowledged
         redis.kill()  # kill -9: what is not fsynced is gone
@@ -226,9 +238,7 @@ async def test_redis_killed_under_load_loses_nothing_acknowledged(redis_dir: Pat
         redis.start()  # the same directory: the AOF is replayed
         restarted = time.monotonic()
         during = load.acknowledged
-        await asyncio.gather(*players)
-        await load.close()
-        lost, doubled = check_stored(redis.client(), engine, load.games)
+        lost, doubled = await load.finish(redis, engine)
         print(
             f"FAULT redis kill -9 (appendfsync always): {before} actions acknowledged before the kill, "
             f"{load.acknowledged - during} after the restart ({load.acknowledged} in all, {len(load.games)} games); "
@@ -251,7 +261,7 @@ async def test_hung_redis_is_a_503_within_the_bound_and_recovers(redis_dir: Path
     bound = 2 * TIMEOUT + RETRY_WINDOW
     try:
         load = Load([api.url])
-        players = [asyncio.create_task(load.play(n, 7.0)) for n in range(6)]
+        load.start(6, 7.0)
         await asyncio.sleep(1.5)
         redis.signal(signal.SIGSTOP)
         stopped = time.monotonic()
@@ -266,9 +276,7 @@ async def test_hung_redis_is_a_503_within_the_bound_and_recovers(redis_dir: Path
             while (await probe.get("/readyz")).status_code != 200:
                 await asyncio.sleep(0.05)
             recovered = time.monotonic() - continued
-        await asyncio.gather(*players)
-        await load.close()
-        lost, doubled = check_stored(redis.client(), engine, load.games)
+        lost, doubled = await load.finish(redis, engine)
         print(
             f"FAULT redis SIGSTOP for {continued - stopped:.1f} s: requests answered 503 after at most "
             f"{load.slowest_503:.2f} s (documented bound {bound:g} s = 2 x DARKROAD_REDIS_TIMEOUT {TIMEOUT:g} + "
@@ -290,13 +298,11 @@ async def test_api_process_killed_mid_load(redis_dir: Path, engine: Engine) -> N
     first, second = servers(redis, 2)
     try:
         load = Load([first.url, second.url])
-        players = [asyncio.create_task(load.play(n, 6.0)) for n in range(8)]
+        load.start(8, 6.0)
         await asyncio.sleep(2.0)
         before = load.acknowledged
         first.kill()  # kill -9 of the process every client was using
-        await asyncio.gather(*players)
-        await load.close()
-        lost, doubled = check_stored(redis.client(), engine, load.games)
+        lost, doubled = await load.finish(redis, engine)
         print(
             f"FAULT API kill -9: {before} actions acknowledged before, {load.acknowledged - before} after "
             f"through the other process; {load.statuses['connection lost']} requests lost their connection "
