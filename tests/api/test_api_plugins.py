@@ -14,25 +14,11 @@ from apiutil import create_game, legal, read_log, serve
 from conformance import Conformance
 from litestar import Litestar
 from test_api_http import assert_problem
+from test_plugin_loading import BUILDINGS, Tower  # tests/ (the conftest's folder) is on sys.path
 
 from darkroad.api.app import create_app
 from darkroad.api.settings import Settings
-from darkroad.core import Choice, Component, Ctx, Engine, Option, Step, Task, hookimpl
-
-BUILDINGS = ["lamp_tower", "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]
-
-
-class Tower:
-    @hookimpl
-    def darkroad_components(self) -> list[Component]:
-        return [Component("building", "lamp_tower", "Lamp Tower", "Gain 1 lantern.")]
-
-    @hookimpl
-    def darkroad_activate_building(self, ctx: Ctx, seat: int, building: str) -> bool | None:
-        if building != "lamp_tower":
-            return None
-        ctx.gain_effects(seat, ["lantern:1"], source="lamp_tower")
-        return True
+from darkroad.core import Choice, Ctx, Engine, Option, Step, Task, hookimpl
 
 
 class BrokenTower(Tower):
