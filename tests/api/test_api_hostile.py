@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -269,7 +271,11 @@ async def test_hostile_paths_and_methods(target: Target) -> None:
 
 
 def test_corpus_size() -> None:
-    """The corpus is what the docs say it is (docs/fuzzing.md quotes this number)."""
+    """The corpus is what the docs say it is (docs/fuzzing.md quotes these numbers)."""
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "fuzzing.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"a corpus of (\d+) hostile requests .*?, (\d+) raw requests", doc)
+    assert quoted, "docs/fuzzing.md no longer quotes the corpus"
+    assert (int(quoted[1]), int(quoted[2])) == (CORPUS_SIZE, len(RAW))
     assert CORPUS_SIZE >= 150
     print(f"hostile corpus: {CORPUS_SIZE} requests in-process, {len(RAW)} raw over TCP")
 
