@@ -288,6 +288,7 @@ async def test_hung_redis_is_a_503_within_the_bound_and_recovers(redis_dir: Path
         )
         assert load.statuses["503"] > 0, "no request met the hung Redis"
         assert load.slowest_503 <= bound + 1.0, load.slowest_503  # + scheduling slack of a loaded machine
+        assert readyz_after <= 4.0 + 1.0, readyz_after  # deploy/README.md: /readyz 503 within 4 s
         assert recovered < 3.0
         assert (lost, doubled) == (0, 0)
     finally:
