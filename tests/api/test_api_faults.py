@@ -337,7 +337,8 @@ async def test_full_redis_refuses_writes_and_recovers(redis_dir: Path, engine: E
             used = admin.info("memory")["used_memory"]
             game = created[0]
             url = f"/v1/games/{game['id']}"
-            view = (await client.get(url)).json()  # reads still work
+            viewed = await client.get(url)  # reads still work
+            view = viewed.json()
             seat = view["awaiting"][0]
             auth = {"Authorization": f"Bearer {game['seats'][seat]['token']}"}
             action = (await client.get(f"{url}/actions", headers=auth)).json()["actions"][0]
@@ -350,9 +351,10 @@ async def test_full_redis_refuses_writes_and_recovers(redis_dir: Path, engine: E
         print(
             f"FAULT full Redis (maxmemory 8mb, noeviction): {len(created)} 4-player games created, then "
             f"{full.status_code} {full.json()['type']} at {used / 2**20:.1f} MiB used; while full: view "
-            f"{view['version'] is not None and 200}, act {acting.status_code}, readyz {ready.status_code}; "
+            f"{viewed.status_code}, act {acting.status_code}, readyz {ready.status_code}; "
             f"after raising maxmemory: create {again.status_code}, act {acted.status_code}, readyz {ready_again.status_code}"
         )
+        assert viewed.status_code == 200, viewed.text
         assert acting.status_code == 503 and acting.json()["type"] == "store-unavailable"
         assert ready.status_code == 503
         assert (again.status_code, acted.status_code, ready_again.status_code) == (201, 200, 200)
