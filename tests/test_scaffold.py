@@ -49,10 +49,10 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / NAME
 
 
-def load_module(folder: Path) -> ModuleType:
-    """The generated building module, imported from its file (nothing installed)."""
-    path = folder / "src" / PACKAGE / f"{COMPONENT}.py"
-    spec = importlib.util.spec_from_file_location(f"{PACKAGE}.{COMPONENT}", path)
+def load_module(folder: Path, package: str = PACKAGE, name: str = COMPONENT) -> ModuleType:
+    """The generated module (by default the building's), imported from its file (nothing installed)."""
+    path = folder / "src" / package / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{package}.{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -351,11 +351,7 @@ def test_bot_files(bot_folder: Path) -> None:
 
 
 def test_in_process_the_bot_plays(bot_folder: Path) -> None:
-    path = bot_folder / "src" / BOT_PACKAGE / f"{BOT_ID}.py"
-    spec = importlib.util.spec_from_file_location(f"{BOT_PACKAGE}.{BOT_ID}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(bot_folder, BOT_PACKAGE, BOT_ID)
     t = Table.new(players=2, seed=3, plugins=[(BOT_PLUGIN, module)])
     bot = t.engine.bots[BOT_ID]
     assert t.engine.bot_plugins[BOT_ID] == BOT_PLUGIN
