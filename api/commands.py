@@ -55,6 +55,9 @@ def simulate_command(
     except UnknownBot as exc:
         raise typer.BadParameter(exc.reason, param_hint="--bot") from exc
     if private_concern:
+        if players == 2:  # its help promises 3-4 players; 2 seats with it would be the solo game
+            raise typer.BadParameter("the Private Concern takes the last of 3 or 4 seats; for the solo game "
+                                     "use --players 1", param_hint="--private-concern")
         seat_kind = seat_kind or "private_concern"
     try:
         if players == 1:

@@ -1,7 +1,7 @@
 """The Private Concern: solo play and the automated seat of 3–4 player games.
 
-The rules are the prototype rulebook's "SOLO PLAY" section (the Trader;
-``shared/seeds/rulebook-prototype-with-solo-en.txt``), renamed; the final rulebook's
+The rules are the prototype rulebook's "SOLO PLAY" section (the Trader; the prototype
+rulebook with solo rules, English edition), renamed; the final rulebook's
 "Private Concern Variant" (p. 14) puts it in 3–4 player games. docs/private-concern.md
 documents the rulings and the 10 action cards. Every test drives the real engine.
 """

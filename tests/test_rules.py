@@ -1,6 +1,6 @@
 """One test per rule of the rules core, each naming the rulebook section it checks.
 
-Page numbers refer to the published English rulebook (``shared/seeds/rulebook-final-en.txt``).
+Page numbers refer to the published English rulebook (final edition).
 """
 
 from __future__ import annotations

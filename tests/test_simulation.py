@@ -160,3 +160,15 @@ def test_darkroad_plugins_never_cuts_an_id() -> None:
     result = runner.invoke(cli.app, ["plugins", "--all"], terminal_width=60)
     assert result.exit_code == 0
     assert "…" not in result.stdout and "bot:greedy" in result.stdout
+
+
+def test_the_private_concern_flag_takes_the_last_of_3_or_4_seats() -> None:
+    """`--private-concern` says 3-4 players: 2 seats with it would silently be the solo game."""
+    result = runner.invoke(cli.app, ["simulate", "--games", "1", "--players", "2", "--private-concern"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())
+    assert "Invalid value for --private-concern: the Private Concern takes the last of 3 or 4 seats" in said
+    played = runner.invoke(cli.app, ["simulate", "--games", "1", "--players", "3", "--seed", "2", "--private-concern",
+                                     "--json"])
+    assert played.exit_code == 0, played.output
+    assert json.loads(played.stdout)["games"] == 1
