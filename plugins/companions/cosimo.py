@@ -50,7 +50,7 @@ class Cosimo(kit.Companion):
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         if upgrade_available(ctx, seat):
-            ctx.push("cosimo_reward", seat, card=card)
+            ctx.push(CosimoReward.kind, seat, card=card)
         else:
             ctx.gain_effects(seat, ["dark_market:1"], source=f"companion:{card}")
 

@@ -93,7 +93,7 @@ class ThreyCat(kit.Companion):
             ((value, rewards),) = values.items()
             duplicate(ctx, seat, card, value, rewards)
         else:
-            ctx.push("threy_cat_duplicate", seat, card=card, rewards={str(v): r for v, r in values.items()})
+            ctx.push(Duplicate.kind, seat, card=card, rewards={str(v): r for v, r in values.items()})
 
 
 companion = ThreyCat(kit.loyal(ID, "Threy Cat", [
