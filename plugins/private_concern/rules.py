@@ -86,10 +86,6 @@ class Concern(TypedDict):
 # -- seats --------------------------------------------------------------------------------------
 
 
-def is_concern(game: Game, seat: int) -> bool:
-    return 0 <= seat < len(game.players) and game.players[seat].kind == KIND
-
-
 def creator(game: Game) -> int:
     """The seat that decides where the Trader rules say "player's choice": the first player's seat."""
     return next(p.seat for p in game.players if p.kind == HUMAN)
@@ -598,7 +594,7 @@ FEASIBLE: dict[str, Callable[[Ctx, int, Mapping[str, Any]], bool]] = {
     "travel": _can_travel,
     "ruins": lambda ctx, seat, a: True,
     "dark_market": lambda ctx, seat, a: ctx.player(seat).coins >= int(a["move"]),
-    "inn": lambda ctx, seat, a: state(ctx.game, seat)["goods"] > 0 and bool(inn_candidates(ctx, seat)[0]),
+    "inn": lambda ctx, seat, a: state(ctx.game, seat)["goods"] > 0 and bool(inn_slots(ctx)),
 }
 
 
