@@ -43,7 +43,7 @@ from .hookspecs import spec_names
 from .plugins import PluginSet, make_plugin_manager
 from .seats import HUMAN, SeatKind
 from .serde import Serde
-from .state import Event, Game, GameConfig, Task
+from .state import CONFIG_FIELDS, Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
 
@@ -59,7 +59,6 @@ MARKET_DICE = 5
 NIGHT_DICE = 7
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
-GAME_CONFIG_FIELDS = frozenset(a.name for a in attrs.fields(GameConfig))
 
 
 @attrs.frozen
@@ -164,7 +163,7 @@ class Engine:
             steps = self._unique("darkroad_steps", Step, "step kind", reject, taken, key="kind")
             bots = self._unique("darkroad_bots", Bot, "bot", reject)
             seat_kinds = self._unique("darkroad_seat_kinds", SeatKind, "seat kind", reject, taken={HUMAN: "the core"})
-            option_owner = {f: "the core (a GameConfig field)" for f in GAME_CONFIG_FIELDS}
+            option_owner = {f: "the core (a GameConfig field)" for f in CONFIG_FIELDS}
             for name, kind in seat_kinds:
                 for option in kind.options:
                     if option in option_owner:

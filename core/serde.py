@@ -22,14 +22,24 @@ from cattrs.preconf.json import make_converter
 
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
 from .errors import BadAction
-from .state import SCHEMA_VERSION, Board, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
+from .state import (
+    CONFIG_FIELDS,
+    SCHEMA_VERSION,
+    Board,
+    Event,
+    Game,
+    GameConfig,
+    Player,
+    PoolDie,
+    ScoreLine,
+    Task,
+)
 
 _ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "label": str}
 """An action's JSON fields and their exact types (``label`` is optional)."""
 _ACTION_LENGTHS = {"type": MAX_TYPE_LENGTH, "option": MAX_OPTION_LENGTH, "label": MAX_LABEL_LENGTH}
 _encode = msgspec.json.Encoder().encode
 _decode_game = msgspec.json.Decoder(Game).decode
-_CONFIG_FIELDS = frozenset(a.name for a in attrs.fields(GameConfig))
 _PLAYER_FIELDS = frozenset(a.name for a in attrs.fields(Player))
 
 
@@ -47,7 +57,7 @@ def _move_unknown(obj: dict[str, Any], known: frozenset[str], into: str) -> dict
 def config_from_fields(obj: dict[str, Any]) -> dict[str, Any]:
     """A config as JSON in which keys that are not ``GameConfig`` fields are options: a
     plugin's setting may be given beside the core's (``{"players": 2, "<option>": ...}``)."""
-    return _move_unknown(obj, _CONFIG_FIELDS, "options")
+    return _move_unknown(obj, CONFIG_FIELDS, "options")
 
 
 def upgrade(obj: dict[str, Any]) -> dict[str, Any]:

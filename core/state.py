@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import Factory, define, field
+from attrs import Factory, define, field, fields
 
 SCHEMA_VERSION = 2
 """Version 2: the settings and seat state of plugins (a seat kind's) moved from fields of their
@@ -45,6 +45,10 @@ class PoolDie:
 
     kind: str  # "night" | "illuminated"
     value: int
+
+
+CONFIG_FIELDS = frozenset(a.name for a in fields(GameConfig))
+"""The names of ``GameConfig``'s fields (any other config key is an option a plugin reads)."""
 
 
 @define(kw_only=True)

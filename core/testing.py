@@ -25,7 +25,7 @@ from .context import Ctx
 from .engine import Engine
 from .errors import IllegalAction
 from .hooks import is_bool
-from .state import CompanionCard, Event, Game, GameConfig
+from .state import CONFIG_FIELDS, CompanionCard, Event, Game, GameConfig
 
 
 @attrs.define
@@ -80,11 +80,10 @@ class Table:
         recorder = HookRecorder(engine) if own else None
         # Keywords naming a GameConfig field set it (random_buildings, ...), those naming an option
         # of an installed seat kind set that option (`<kind id>=True`); others are variants.
-        fields = {f.name for f in attrs.fields(GameConfig)}
         seat_options = {o for kind in engine.seat_kinds.values() for o in kind.options}
-        config = {k: v for k, v in options.items() if k in fields}
+        config = {k: v for k, v in options.items() if k in CONFIG_FIELDS}
         config["options"] = {**{k: v for k, v in options.items() if k in seat_options}, **config.get("options", {})}
-        variants = {k: v for k, v in options.items() if k not in fields and k not in seat_options}
+        variants = {k: v for k, v in options.items() if k not in CONFIG_FIELDS and k not in seat_options}
         game, events = engine.create(GameConfig(players=players, seed=seed, buildings=list(buildings),
                                                 companions=list(companions), variants=variants, **config))
         table = cls(engine, game, events, record=False)
