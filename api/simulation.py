@@ -17,7 +17,7 @@ from typing import Any
 
 from attrs import define, field
 
-from darkroad.core import BadConfig, Bot, Engine, GameConfig, UnknownComponent
+from darkroad.core import BadConfig, Bot, Engine, Event, GameConfig, UnknownComponent
 
 
 class UnknownBot(UnknownComponent):
@@ -68,6 +68,12 @@ class GameResult:
     """``"<companion>:<ability>"`` -> how many times it was triggered."""
 
 
+def _starting_heroes(events: Sequence[Event]) -> dict[int, str]:
+    """Seat -> the starting hero that joined it, from ``events`` (setup's, or the draft's)."""
+    return {e.seat: e.data["hero"] for e in events
+            if e.type == "hero_joined" and e.data.get("source") == "starting hero" and e.seat is not None}
+
+
 def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], max_steps: int = 20_000) -> GameResult:
     """Play one game to the end with one bot per seat (``None`` for an automated seat, which
     the engine plays); errors are captured, not raised."""
@@ -79,8 +85,7 @@ def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], ma
         game, events = engine.create(config)
         result.buildings = list(game.board.buildings)
         result.steeds = [list(p.steeds) for p in game.players]
-        starting = {e.seat: e.data["hero"] for e in events if e.type == "hero_joined"
-                    and e.data.get("source") == "starting hero"}
+        starting = _starting_heroes(events)
         used: list[set[str]] = [set() for _ in range(config.players)]
         activations: Counter[str] = Counter()
         answers: dict[str, Counter[str]] = {}
@@ -107,8 +112,7 @@ def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], ma
                     used[e.seat].add(e.data["target"])
                     activations[e.data["target"]] += 1
             if len(starting) < config.players:
-                starting.update({e.seat: e.data["hero"] for e in events if e.type == "hero_joined"
-                                 and e.data.get("source") == "starting hero"})
+                starting.update(_starting_heroes(events))
             steps += 1
         result.steeds = [list(p.steeds[:1]) for p in game.players]
         result.starting_heroes = [starting.get(s, "") for s in range(config.players)]
