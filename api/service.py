@@ -509,7 +509,7 @@ class GameService:
         self.metrics.games_created.inc()
         stored = StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
         if lobby is not None:
-            await self._index(game_id, lobby)
+            await self._index(game_id, lobby, stored.version)
             stored = await self._settle(stored, None)
         return CreatedGame(
             id=game_id,
@@ -1050,7 +1050,7 @@ class GameService:
         self.metrics.seats.inc(change.kind)
         lobby = lobbies.decode(stored.lobby)
         assert lobby is not None
-        await self._index(game_id, lobby)
+        await self._index(game_id, lobby, stored.version)
         stored = await self._settle(stored, seat)
         return JoinedSeat(seat, change.token, stored.version)
 
@@ -1120,7 +1120,7 @@ class GameService:
         self.metrics.seats.inc("left")
         lobby = lobbies.decode(stored.lobby)
         assert lobby is not None
-        await self._index(game_id, lobby)
+        await self._index(game_id, lobby, stored.version)
 
     async def timeout(self, game_id: str, seat: int, authorization: str | None) -> Caller:
         """Hand ``seat``, awaited longer than the game's turn timeout, to the game's timeout bot
@@ -1246,12 +1246,32 @@ class GameService:
                 return stored, change
         raise Problem("stale-version", "The game kept changing; retry.", extra={"version": stored.version})
 
-    async def _index(self, game_id: str, lobby: Lobby) -> None:
-        """Make the index of waiting games agree with ``lobby`` (idempotent)."""
-        if lobby.waiting and lobby.listed:
+    async def _index(self, game_id: str, lobby: Lobby, version: int) -> None:
+        """Make the index of waiting games agree with ``lobby``, the game's at ``version``
+        (idempotent).
+
+        The index is written after the seat change's commit, so racing seat changes may write
+        it out of order: a join that left the game waiting could list it after the join that
+        started it unlisted it. A game leaves the waiting state only by starting, for good, so
+        only a listing can be stale: after listing, the game is read again, and when it has
+        moved on, the index follows its current state."""
+        for _ in range(self.settings.commit_attempts):
+            if not lobby.listed:
+                return
+            if not lobby.waiting:
+                await self.store.unlist_waiting(lobby.entry(game_id))
+                return
             await self.store.list_waiting(lobby.entry(game_id))
-        elif lobby.listed:
-            await self.store.unlist_waiting(lobby.entry(game_id))
+            current = await self.store.load(game_id)
+            if current is None:  # expired meanwhile
+                await self.store.unlist_waiting(lobby.entry(game_id))
+                return
+            if current.version == version:
+                return
+            fresh = lobbies.decode(current.lobby)
+            if fresh is None:
+                return
+            lobby, version = fresh, current.version
 
     # -- bots ----------------------------------------------------------------------
     async def _settle(self, stored: StoredGame, caller: int | None) -> StoredGame:
