@@ -1288,6 +1288,11 @@ class GameService:
         if lobby is None or lobby.waiting:
             return stored
         while (running := self._settling.get(stored.id)) is not None:
+            if running.done():
+                # Finished, but its done-callback (which forgets it) has not run yet: awaiting a
+                # done task does not yield to the loop, so without this the loop would spin
+                # here for ever and the whole process hang (it did, under load).
+                self._settled(stored.id, running)
             settled = await asyncio.shield(running)
             if settled.version > stored.version:
                 stored = settled

@@ -9,9 +9,9 @@ import json
 import threading
 
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import GameService, _BotThread
+from darkroad.api.service import GameService, Seating, _BotThread
 from darkroad.api.settings import Settings
-from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent
+from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent, StoredGame
 from darkroad.core import Engine, GameConfig
 
 
@@ -112,3 +112,34 @@ async def test_the_bot_thread_serves_the_earliest_request_first() -> None:
         assert all(waited >= 0.05 for _, waited in waits) and first_wait < 0.05
     finally:
         bots.close()
+
+
+def test_a_settle_finished_but_not_yet_forgotten_does_not_hang_the_loop(engine: Engine) -> None:
+    """Regression (a hang seen under load): a request reading a bot game found its last
+    settle task done, with the done-callback that forgets it still queued. Awaiting a done
+    task does not yield, so ``_settle`` looped on it and the event loop, the whole process,
+    never ran again. The request runs in a loop of its own thread here, so that a hang
+    fails the test instead of hanging it."""
+    outcome: list[object] = []
+
+    async def scenario() -> None:
+        service = GameService(engine, MemoryStore(), Settings(), Metrics())
+        try:
+            created = await service.create(
+                GameConfig(players=2, seed=5), Seating(seats=[("human", None, None), ("bot", None, "random")])
+            )
+            stored = (await service.caller(created.id, None)).stored
+            finished: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+            finished.set_result(stored)  # done; the callback that would forget it never ran
+            service._settling[created.id] = finished  # type: ignore[assignment]
+            outcome.append(await service._settle(stored, None))
+            outcome.append(created.id not in service._settling)
+        finally:
+            service.close()
+
+    thread = threading.Thread(target=asyncio.run, args=(scenario(),), daemon=True)
+    thread.start()
+    thread.join(timeout=20)
+    assert not thread.is_alive(), "the event loop spun on a finished settle"
+    stored, forgotten = outcome
+    assert forgotten and isinstance(stored, StoredGame) and stored.version >= 0
