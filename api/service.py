@@ -1287,19 +1287,35 @@ class GameService:
         lobby = lobbies.decode(stored.lobby)
         if lobby is None or lobby.waiting:
             return stored
+        # However long a bot thinks (a fan's bot may never answer at all), the request waits
+        # for the bots at most three times the budget: the moves stop beginning at twice the
+        # budget, and one begun just then may finish. A bot still thinking after that goes on
+        # in the settle's task, and its move is there for the next read.
+        deadline = asyncio.get_running_loop().time() + 3 * self.settings.bot_time_per_request
         while (running := self._settling.get(stored.id)) is not None:
             if running.done():
                 # Finished, but its done-callback (which forgets it) has not run yet: awaiting a
                 # done task does not yield to the loop, so without this the loop would spin
                 # here for ever and the whole process hang (it did, under load).
                 self._settled(stored.id, running)
-            settled = await asyncio.shield(running)
+            settled = await self._until(running, deadline)
+            if settled is None:
+                return stored
             if settled.version > stored.version:
                 stored = settled
         task = asyncio.create_task(self._settle_now(stored, caller))
         self._settling[stored.id] = task
         task.add_done_callback(lambda done: self._settled(stored.id, done))
-        return await asyncio.shield(task)
+        settled = await self._until(task, deadline)
+        return stored if settled is None else settled
+
+    @staticmethod
+    async def _until(task: asyncio.Task[StoredGame], deadline: float) -> StoredGame | None:
+        """The game ``task`` settled, or ``None`` if it is not done by ``deadline`` (loop time);
+        the task is never cancelled (``asyncio.wait`` leaves it running)."""
+        timeout = max(0.0, deadline - asyncio.get_running_loop().time())
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        return task.result() if done else None
 
     def _settled(self, game_id: str, task: asyncio.Task[StoredGame]) -> None:
         if self._settling.get(game_id) is task:

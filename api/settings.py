@@ -76,7 +76,9 @@ class Settings:
     """Seconds the bots of a game may play inside one request. Bots play every decision they
     are awaited for before the request answers, up to this (and ``bot_moves_per_request``);
     a game of bots only that needs longer goes on at the next read of it. Time spent waiting
-    for the process's bot thread behind other games does not count, up to twice this in all."""
+    for the process's bot thread behind other games does not count, up to twice this in all;
+    a request never waits for the bots longer than three times this (a move still being
+    chosen then lands in the background)."""
     commit_attempts: int = 8
     """How often an action without ``If-Match`` is re-applied to a newer version before the
     request gives up with ``409 stale-version`` (heavy contention only)."""

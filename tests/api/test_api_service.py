@@ -7,12 +7,14 @@ import dataclasses
 import functools
 import json
 import threading
+import time
+from collections.abc import Sequence
 
 from darkroad.api.metrics import Metrics
 from darkroad.api.service import GameService, Seating, _BotThread
 from darkroad.api.settings import Settings
 from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent, StoredGame
-from darkroad.core import Engine, GameConfig
+from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
 
 class FinishingStore(MemoryStore):
@@ -143,3 +145,40 @@ def test_a_settle_finished_but_not_yet_forgotten_does_not_hang_the_loop(engine: 
     assert not thread.is_alive(), "the event loop spun on a finished settle"
     stored, forgotten = outcome
     assert forgotten and isinstance(stored, StoredGame) and stored.version >= 0
+
+
+class SlowBot(Bot):
+    """A bot that thinks far longer than a request's budget."""
+
+    id = "slow"
+    name = "Slow"
+    text = "Thinks for a second, then answers the first legal action."
+    pause = 1.0
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        time.sleep(self.pause)
+        return legal[0]
+
+
+class SlowBots:
+    @hookimpl
+    def darkroad_bots(self) -> list[Bot]:
+        return [SlowBot()]
+
+
+async def test_a_bot_thinking_past_the_budget_does_not_hold_the_request() -> None:
+    """A request waits for the bots at most three times its budget; the move of a bot still
+    thinking then lands in the background, for the next read to find."""
+    engine = Engine.load(extra=[("slow-bot", SlowBots())])
+    budget = 0.1
+    service = GameService(engine, MemoryStore(), Settings(bot_time_per_request=budget), Metrics())
+    try:
+        begun = time.perf_counter()
+        created = await service.create(GameConfig(players=2, seed=5), Seating(seats=[("bot", None, "slow")] * 2))
+        waited = time.perf_counter() - begun
+        assert waited < 3 * budget + 0.5 < SlowBot.pause, waited
+        await asyncio.sleep(SlowBot.pause + 0.5)
+        later = (await service.advance(await service.caller(created.id, None))).stored
+        assert later.version > created.version  # the move made meanwhile was committed
+    finally:
+        service.close()
