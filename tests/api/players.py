@@ -164,3 +164,57 @@ def replays_to_its_state(engine: Engine, state: bytes, stored_actions: list[byte
     game = engine.loads(state)
     replayed = engine.replay(game.config, [json.loads(raw) for raw in stored_actions])
     return engine.dumps(replayed) == state
+
+
+async def lobby_game(client: httpx.AsyncClient, seed: int) -> str:
+    """A game through the lobby, played to its end over HTTP: every kind of Redis command the
+    service sends (the tests of the deployment's Redis users run it as the confined user).
+
+    Ann creates a game of three with two open seats; it is listed as waiting; Bob joins and
+    leaves, Cy joins (still listed), Di joins and the game starts (no longer listed); they
+    play random legal actions until it is finished; the log is long-polled while it waits, and its
+    event stream read to the end. Returns the game's id.
+    """
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]
+    created = await client.post("/v1/games", json={"players": 3, "seed": seed, "seats": seats})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    url = f"/v1/games/{body['id']}"
+    tokens = {seat["seat"]: seat["token"] for seat in body["seats"] if seat.get("token")}
+
+    async def waiting() -> list[str]:
+        listed = await client.get("/v1/games", params={"status": "waiting"})
+        assert listed.status_code == 200, listed.text
+        return [game["id"] for game in listed.json()["games"]]
+
+    assert body["id"] in await waiting()
+    log = await client.get(f"{url}/log", params={"after": 100_000, "wait": 0.3})  # waits: XREAD BLOCK
+    assert log.status_code == 200 and log.json()["events"] == [], log.text
+    bob = await client.post(f"{url}/seats/1/join", json={"name": "Bob"})
+    assert bob.status_code == 201, bob.text
+    left = await client.post(f"{url}/seats/1/leave", headers={"Authorization": f"Bearer {bob.json()['token']}"})
+    assert left.status_code == 204, left.text
+    assert body["id"] in await waiting()
+    for seat, name in ((1, "Cy"), (2, "Di")):
+        joined = await client.post(f"{url}/seats/{seat}/join", json={"name": name}, headers={"Idempotency-Key": name})
+        assert joined.status_code == 201, joined.text
+        tokens[seat] = joined.json()["token"]
+        assert (body["id"] in await waiting()) == (seat == 1)
+    rnd = random.Random(seed)
+    for n in range(2000):
+        view = await client.get(url)
+        assert view.status_code == 200, view.text
+        if view.json()["status"] == "finished":
+            break
+        seat = rnd.choice(view.json()["awaiting"])
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        actions = await client.get(f"{url}/actions", headers=auth)
+        assert actions.status_code == 200, actions.text
+        action = rnd.choice(actions.json()["actions"])
+        acted = await client.post(f"{url}/actions", json=action, headers={**auth, "Idempotency-Key": f"k{n}"})
+        assert acted.status_code == 200, acted.text
+    else:
+        raise AssertionError(f"game {body['id']} not finished after 2000 actions")
+    stream = await client.get(f"{url}/stream", params={"after": 0})  # every event, then the end
+    assert stream.status_code == 200 and "game_finished" in stream.text, stream.text[-500:]
+    return str(body["id"])

@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 from apiutil import ApiServer, free_port, wait_for_port
+from players import lobby_game
 from redis import Redis
 from redis import exceptions as redis_errors
 
@@ -87,7 +88,7 @@ def test_the_default_user_is_off_and_the_service_user_confined(acl_redis: AclRed
         assert acl_redis.admin_password.encode() not in cmdline.read_bytes()
 
 
-def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
+async def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
     env = {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": acl_redis.password,
            "DARKROAD_STREAM_MAX_DURATION": "1", "DARKROAD_STREAM_HEARTBEAT": "0.3"}  # fmt: skip
     server = ApiServer(f"redis://127.0.0.1:{acl_redis.port}/0", env=env).start()
@@ -112,6 +113,8 @@ def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
             assert client.get(f"{url}/stream", params={"after": 1000}).status_code == 200
             time.sleep(0.5)  # the rate limit counts reach Redis
         assert admin.keys("ratelimit:*") and admin.keys("game:*")
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+            await lobby_game(client, seed=6)  # the lobby's keys and commands too
     finally:
         log = server.stop()
     assert "NOPERM" not in log and "Traceback" not in log, log
