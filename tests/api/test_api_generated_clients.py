@@ -4,8 +4,9 @@ The Python client is generated with openapi-python-client (any generator warning
 then plays a whole 2-player game against ``darkroad serve`` (Redis) through its own
 functions and models only; the bot of examples/python plays on it too. The TypeScript
 client (openapi-typescript + openapi-fetch, ``tsc --strict``, examples/typescript playing
-full games) is ``scripts/check-ts-client``, run from here so that ``scripts/test`` (CI)
-runs both.
+full games) is ``scripts/check-ts-client``, and the Go client (openapi-generator, ``go vet``,
+``go build``, examples/go playing full games) ``scripts/check-go-client``, run from here so
+that ``scripts/test`` (CI) runs them all.
 """
 
 from __future__ import annotations
@@ -140,6 +141,19 @@ def test_python_example_plays(generated: Path, server: ApiServer) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "winners: seat" in run.stdout
+
+
+def test_go_client() -> None:
+    """openapi-generator's Go client compiles (go vet, go build) and examples/go plays full games."""
+    go = shutil.which("go") or next(iter(sorted(Path("/usr/lib").glob("go-*/bin/go"))), None)
+    if go is None and not os.environ.get("CI"):
+        pytest.skip("go (Debian's golang-go) is not installed")
+    env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable,
+           "GENERATOR": str(Path(sys.executable).parent / "openapi-generator-cli")}
+    run = subprocess.run([str(ROOT / "scripts" / "check-go-client")], capture_output=True, text=True, timeout=600,
+                         env=env, cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    assert run.stdout.count("winners: seat") == 3
 
 
 def test_typescript_client() -> None:
