@@ -42,6 +42,7 @@ from .errors import (
 )
 from .goods import good_type, is_upgraded, upgraded
 from .goods import label as good_label
+from .hooks import is_bool, is_int, is_int_list, is_str_list
 from .plugins import hookimpl, make_plugin_manager
 from .rules import ROUNDS, connected_building, move_illuminated
 from .rules import adjacent as adjacent_districts
@@ -97,6 +98,10 @@ __all__ = [
     "good_label",
     "good_type",
     "hookimpl",
+    "is_bool",
+    "is_int",
+    "is_int_list",
+    "is_str_list",
     "is_upgraded",
     "make_plugin_manager",
     "move_illuminated",

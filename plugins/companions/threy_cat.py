@@ -9,9 +9,7 @@ core caps the face at 6.
 
 from __future__ import annotations
 
-from typing import Any
-
-from darkroad.core import Choice, Ctx, Option, Task, hookimpl
+from darkroad.core import Choice, Ctx, Option, Task, hookimpl, is_int_list
 from darkroad.plugins.companions import kit
 
 ID = "threy_cat"
@@ -59,16 +57,12 @@ class Duplicate(Choice):
         duplicate(ctx, seat, task.data["card"], int(v), task.data["rewards"][v])
 
 
-def _is_bonuses(v: Any) -> bool:
-    return isinstance(v, list | tuple) and all(isinstance(b, int) and not isinstance(b, bool) for b in v)
-
-
 @hookimpl
 def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
     if ctx.game.turn.get(BONUS_FLAG) != seat:
         return None
     # The cat's +1/+2 stacks with every other bonus (Whisper's +1): offer the sums too.
-    others = ctx.call_others(darkroad_travel_die_bonus, "darkroad_travel_die_bonus", _is_bonuses, seat=seat)
+    others = ctx.call_others(darkroad_travel_die_bonus, "darkroad_travel_die_bonus", is_int_list, seat=seat)
     stacked = {0} | {b for bonuses in others for b in bonuses}
     return sorted({cat + other for cat in CAT_BONUS for other in stacked})
 
