@@ -97,6 +97,10 @@ class Lobby(msgspec.Struct, omit_defaults=True):
         record = self.seats[seat]
         return record.bot if record.kind == "bot" or record.replaced else None
 
+    def bot_after_timeout(self) -> str | None:
+        """The bot that takes over a seat awaited past ``turn_timeout``; None without a timeout."""
+        return None if self.turn_timeout is None else self.timeout_bot
+
     def entry(self, game_id: str) -> str:
         """The game's entry in the index of waiting games."""
         return f"{round(self.created * 1000):013d}:{game_id}"
@@ -192,6 +196,7 @@ def decorate(view: dict[str, Any], lobby: Lobby | None, seat_names: Mapping[str,
         player["name"] = seat["name"]
     view["seats"] = seats
     view["turn_timeout"] = None if lobby is None else lobby.turn_timeout
+    view["timeout_bot"] = None if lobby is None else lobby.bot_after_timeout()
     if lobby is not None and lobby.waiting:
         view["status"] = "waiting"
     return view
@@ -226,6 +231,7 @@ def listing(game_id: str, lobby: Lobby) -> dict[str, Any]:
         "config": lobby.config,
         "created": created_at(lobby),
         "turn_timeout": lobby.turn_timeout,
+        "timeout_bot": lobby.bot_after_timeout(),
     }
 
 

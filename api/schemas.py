@@ -510,6 +510,8 @@ class GameView(msgspec.Struct):
     seats: Annotated[list[SeatView], _doc("Who sits in each seat.")]
     turn_timeout: Annotated[int | None, _doc("Seconds a player may take to decide before their seat may be "
                                              "handed to a bot; null: no timeout.")]
+    timeout_bot: Annotated[str | None, _doc("With a `turn_timeout`: the bot that takes over a seat awaited "
+                                            "longer (its `BotInfo.id`); null: no timeout.")]
 
 
 class ActionList(msgspec.Struct):
@@ -544,6 +546,8 @@ class WaitingGame(msgspec.Struct):
     config: GameSummary
     created: Instant
     turn_timeout: Annotated[int | None, _doc("Seconds a player may take to decide; null: no timeout.")]
+    timeout_bot: Annotated[str | None, _doc("With a `turn_timeout`: the bot that takes over a seat awaited "
+                                            "longer; null: no timeout.")]
 
 
 class WaitingGames(msgspec.Struct):

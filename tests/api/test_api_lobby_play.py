@@ -272,10 +272,12 @@ async def test_a_timed_out_seat_goes_to_a_bot_and_is_reclaimed(table: Table, eng
     )
     game_id, url = created["id"], f"/v1/games/{created['id']}"
     started = table.clock.now
+    listed = (await table.client.get("/v1/games", params={"status": "waiting"})).json()["games"]
+    assert [(g["turn_timeout"], g["timeout_bot"]) for g in listed if g["id"] == game_id] == [(30, "random")]
     tokens = {0: created["seats"][0]["token"], 1: await table.join(game_id, 1, "Bob")}
     rnd = random.Random(2)
     view = (await table.client.get(url)).json()
-    assert view["turn_timeout"] == 30
+    assert (view["turn_timeout"], view["timeout_bot"]) == (30, "random")
     idle = view["awaiting"][0]
     other = 1 - idle
     assert datetime.datetime.fromisoformat(view["seats"][idle]["timeout_at"]) == at(started + 30)
