@@ -119,8 +119,10 @@ class Pages:
         self.elsewhere: list[str] = []
         self.errors: list[str] = []
 
-    def open(self, url: str, viewport: dict[str, int] = WIDE, *, cut: str | None = None) -> Any:
-        """A page of ``url`` in a new context; requests to URLs matching the glob ``cut`` fail."""
+    def open(self, url: str, viewport: dict[str, int] = WIDE, *, cut: str | None = None,
+             prepare: Callable[[Any], None] | None = None) -> Any:
+        """A page of ``url`` in a new context; requests to URLs matching the glob ``cut`` fail;
+        ``prepare(page)`` runs before the page is loaded (its routes take precedence)."""
         context = self.browser.new_context(viewport=viewport)
         self.contexts.append(context)
         page = context.new_page()
@@ -136,6 +138,8 @@ class Pages:
         if cut:
             page.route(cut, lambda route: route.abort())
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        if prepare:
+            prepare(page)
         page.goto(url)
         return page
 
@@ -318,6 +322,95 @@ def test_the_waiting_list_follows_the_lobby_while_visible(pages: Pages, server: 
     assert f"Game {first[:8]}… is no longer waiting for players" in lister.inner_text("#waiting .message")
 
 
+def test_the_waiting_list_backs_off_when_the_server_is_busy(pages: Pages, server: ApiServer) -> None:
+    """The list's asks answered 429 (Retry-After: 2), then 503 (no Retry-After) twice, then 429
+    (Retry-After: 90), then 200 again: on the page's own clock (Playwright's, run by hand), it
+    waits at least what it was told, else twice as long after each failure, says that the list
+    is paused and until when, asks nothing on a Refresh before a Retry-After has passed, keeps
+    a half-typed join name, and polls every 5 s again once answered. The asks are the requests
+    the page made (routed), each at the time the page said."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, _ = create(http, seed=SEED + 23, players=2, turn_timeout=120, timeout_bot="random",
+                     seats=[{"kind": "human", "name": "Ann"}, {"kind": "open"}])
+    busy = [(429, {"Retry-After": "2"}), (503, {}), (503, {}), (429, {"Retry-After": "90"})]
+    asks: list[int] = []  # the status each ask of the list was answered with
+
+    def answer(route: Any) -> None:
+        if len(asks) in range(1, 1 + len(busy)):
+            status, headers = busy[len(asks) - 1]
+            asks.append(status)
+            route.fulfill(status=status, headers=headers, content_type="application/problem+json",
+                          body=f'{{"type": "x", "title": "Busy", "status": {status}, "detail": "try later"}}')
+        else:
+            asks.append(200)
+            route.continue_()
+
+    def prepare(page: Any) -> None:
+        page.clock.install(time=datetime.datetime(2030, 1, 1, 12, 0, 0, tzinfo=datetime.UTC))
+        page.route(re.compile(r"/v1/games\?status=waiting"), answer)
+
+    lister = pages.open(f"{server.url}/play", prepare=prepare)
+    item = f'.waiting-game[data-game="{game}"]'
+    lister.wait_for_selector(f"#waiting[data-state=ready] {item}", timeout=SETTLE)
+    assert "2 min per decision, then the bot Random" in lister.inner_text(item)
+    lister.click(f'{item} button.join-seat[data-seat="1"]')
+    lister.keyboard.type("Ze")  # half typed
+    now = int(lister.evaluate("Date.now()"))
+    lister.clock.pause_at(now / 1000 + 0.5)  # from here on, the page's time moves only when told
+    assert asks == [200]
+
+    def next_ask() -> int:
+        """When the page says it asks again (its clock, ms); checks that it is paused."""
+        assert lister.get_attribute("#waiting", "data-state") == "paused"
+        assert "The list is paused" in lister.inner_text("#waiting .message")
+        return int(datetime.datetime.fromisoformat(
+            str(lister.get_attribute("#waiting .message time", "datetime"))).timestamp() * 1000)
+
+    def ask_at(due: int) -> int:
+        """Run the page's clock to ``due``: no ask before, one at ``due``; the clock's time."""
+        before = len(asks)
+        lister.clock.run_for(due - int(lister.evaluate("Date.now()")) - 1)
+        assert len(asks) == before and lister.locator("#waiting .waiting-list[aria-busy]").count() == 0, \
+            "the list was asked for early"
+        with lister.expect_request(re.compile(r"/v1/games\?status=waiting")):
+            lister.clock.run_for(1)
+        return int(lister.evaluate("Date.now()"))
+
+    # A normal poll meets the 429: the page waits at least the 2 s it was told (5 s: the poll).
+    with lister.expect_request(re.compile(r"/v1/games\?status=waiting")):
+        lister.clock.run_for(5000)
+    lister.wait_for_selector("#waiting[data-state=paused] .message time", timeout=SETTLE)
+    answered, due = int(lister.evaluate("Date.now()")), next_ask()
+    assert "too many requests" in lister.inner_text("#waiting .message")
+    assert due - answered >= 2000
+    gaps = []
+    for expected in ("503", "503", "429", "200"):
+        shown = str(lister.get_attribute("#waiting .message time", "datetime"))
+        at = ask_at(due)
+        if expected == "200":
+            lister.wait_for_selector("#waiting[data-state=ready]", timeout=SETTLE)
+            break
+        lister.wait_for_selector(f'#waiting .message time:not([datetime="{shown}"])', timeout=SETTLE)
+        due = next_ask()
+        gaps.append(due - at)
+        if expected == "429":
+            # Refresh before the Retry-After has passed: nothing is asked, the page says why.
+            lister.click("#waiting button.refresh")
+            assert len(asks) == 5 and lister.locator("#waiting .waiting-list[aria-busy]").count() == 0
+            assert next_ask() == due
+    assert asks == [200, 429, 503, 503, 429, 200]
+    # Without a Retry-After, twice as long after each failure; the 429's 90 s, longer than that.
+    assert gaps[0] >= 10_000 and gaps[1] >= 2 * gaps[0] and gaps[2] >= 90_000, gaps
+    assert lister.inner_text("#waiting .message") == ""
+
+    # Answered again: every 5 s, the join form kept with its half-typed name.
+    for _ in range(2):
+        at = ask_at(at + 5000)
+        lister.wait_for_selector(f"#waiting[data-state=ready] {item}", timeout=SETTLE)
+    assert asks == [200, 429, 503, 503, 429, 200, 200, 200]
+    assert lister.input_value(f"{item} form.join input") == "Ze"
+
+
 def unlisted_waiting_game(http: httpx.Client, seed: int) -> str:
     """A 3-player game, unlisted, Ann in seat 0 and seats 1 and 2 open; its id."""
     created = http.post("/v1/games", json={
@@ -433,14 +526,11 @@ def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: Ap
     final_score_shown(http, game, [page])
 
 
-def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: Pages, server: ApiServer) -> None:
-    timeout = 5
-    http = httpx.Client(base_url=server.url, timeout=30)
-    created = http.post("/v1/games", json={
-        "players": 2, "seed": SEED + 7, "turn_timeout": timeout,
-        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}]}).json()
-    game, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
-    # Until one seat alone is awaited (its player is about to walk away).
+def hand_a_late_seat_to_a_bot(pages: Pages, server: ApiServer, http: httpx.Client, game: str,
+                              tokens: dict[int, str], timeout: int) -> tuple[int, Any, Any]:
+    """Play ``game`` (2 players, a turn timeout of ``timeout`` s) through the API until one seat
+    alone is awaited, open both seats' pages, and wait until the other player's page offers to
+    hand the late seat to a bot, then click it: the late seat, its page and the other's."""
     state = act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: len(v["awaiting"]) == 1)
     late = state["awaiting"][0]
     other = 1 - late
@@ -458,6 +548,18 @@ def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: P
     assert time.time() >= due
     waiter.wait_for_selector(f"{seat}.replaced", timeout=SETTLE)
     assert "plays for them" in waiter.inner_text(seat)
+    return late, away, waiter
+
+
+def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: Pages, server: ApiServer) -> None:
+    timeout = 5
+    http = httpx.Client(base_url=server.url, timeout=30)
+    created = http.post("/v1/games", json={
+        "players": 2, "seed": SEED + 7, "turn_timeout": timeout,
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}]}).json()
+    game, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+    late, away, waiter = hand_a_late_seat_to_a_bot(pages, server, http, game, tokens, timeout)
+    seat = f'#seats li[data-seat="{late}"]'
     away.wait_for_selector(f"{seat}.replaced button.reclaim", timeout=SETTLE)  # heard on the stream
     away.click(f"{seat} button.reclaim")
     away.wait_for_selector(f"#app[data-state=ready] {seat}:not(.replaced)", timeout=SETTLE)
@@ -467,6 +569,62 @@ def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: P
     events = [e["type"] for e in http.get(f"/v1/games/{game}/log").json()["events"]]
     assert events.index("seat_replaced") < events.index("seat_reclaimed")
     waiter.wait_for_selector(f"{seat}:not(.replaced)", timeout=SETTLE)
+
+
+def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: Pages, server: ApiServer) -> None:
+    """A turn timeout (5 seconds: shorter, the pages' own reads may hand the seat over before
+    they show it) and its bot (Random, not the default Greedy) chosen on the setup form with the
+    keyboard alone: the server stores both, the links and the table say so, and a seat awaited
+    past the timeout is handed to Random (the waiting list's words: the back-off test)."""
+    timeout = 5
+    http = httpx.Client(base_url=server.url, timeout=30)
+    bots = {b["id"]: b["name"] for b in http.get("/v1/catalog").json()["bots"]}
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
+    assert not setup.is_visible("#timeout_bot")  # no timeout, no bot to choose
+    assert setup.input_value("#turn_timeout") == "" and setup.get_attribute("#turn_timeout", "placeholder") == "no limit"
+    assert setup.input_value("#timeout_bot") == "greedy"  # the server's default, preselected
+    assert sorted(setup.eval_on_selector_all("#timeout_bot option", "options => options.map(o => o.value)")) == sorted(bots)
+    assert setup.evaluate("document.querySelector('#turn_timeout_unit').labels[0].textContent") != ""  # labelled
+
+    setup.fill("#seat-0-name", "Ann")
+    setup.fill("#seat-1-name", "Bob")
+    setup.focus("#turn_timeout")
+    setup.keyboard.type(str(timeout))
+    setup.wait_for_selector("#timeout_bot", state="visible")  # while typing, not only on change
+    setup.keyboard.press("Tab")
+    assert setup.evaluate("document.activeElement.id") == "turn_timeout_unit"
+    setup.keyboard.press("Home")  # seconds (the first unit; minutes by default)
+    assert setup.input_value("#turn_timeout_unit") == "s"
+    setup.keyboard.press("Tab")
+    assert setup.evaluate("document.activeElement.id") == "timeout_bot"
+    setup.keyboard.press("End")  # Random, the last bot
+    assert setup.input_value("#timeout_bot") == "random"
+    setup.fill("#seed", str(SEED + 10))
+    setup.focus("#seed")
+    setup.keyboard.press("Enter")  # submits the form
+    setup.wait_for_selector(".seat-link")
+    words = setup.inner_text(".links .timeout-words")
+    assert f"{timeout} s" in words and f"the bot {bots['random']}" in words
+
+    links = {seat: str(setup.get_attribute(f'.seat-links [data-seat="{seat}"] .seat-link', "href")) for seat in (0, 1)}
+    game = links[0].split("/play/")[1].split("#")[0]
+    tokens = {seat: dict(pair.split("=", 1) for pair in urlsplit(link).fragment.split("&"))["token"]
+              for seat, link in links.items()}
+    view = game_state(http, game)
+    assert (view["turn_timeout"], view["timeout_bot"]) == (timeout, "random")  # what the server stored
+
+    late, away, waiter = hand_a_late_seat_to_a_bot(pages, server, http, game, tokens, timeout)
+    assert f"the bot {bots['random']} plays for them" in waiter.inner_text(f'#seats li[data-seat="{late}"]')
+    assert f"Each decision may take {timeout} s; then another player may hand the seat to the bot {bots['random']}" \
+        in waiter.inner_text("#seats .timeout-words")
+    view = game_state(http, game)
+    assert view["seats"][late]["bot"] == "random" and view["seats"][late]["replaced"] is True
+    events = http.get(f"/v1/games/{game}/log").json()["events"]
+    replaced = next(e for e in events if e["type"] == "seat_replaced")
+    assert (replaced["seat"], replaced["data"]) == (late, {"bot": "random"})
+    # The bot played the seat on from there (the claim's request played it).
+    assert any(e["seat"] == late and e["n"] > replaced["n"] and not e["type"].startswith("seat_") for e in events)
 
 
 def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: random.Random,

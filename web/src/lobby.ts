@@ -30,6 +30,24 @@ export function seatWords(seat: SeatView, names: Names): string {
   }
 }
 
+/** ``seconds`` in words: "45 s", "2 min", "1 h 30 min", "30 d". */
+export function duration(seconds: number): string {
+  const parts: string[] = [];
+  let left = seconds;
+  for (const [size, unit] of [[86400, "d"], [3600, "h"], [60, "min"], [1, "s"]] as const) {
+    const count = Math.floor(left / size);
+    if (count > 0) parts.push(`${count} ${unit}`);
+    left -= count * size;
+  }
+  return parts.join(" ") || "0 s";
+}
+
+/** What a game's turn timeout means, in words. */
+export function timeoutWords(seconds: number, bot: string | null, names: Names): string {
+  return `Each decision may take ${duration(seconds)}; then another player may hand the seat to the bot ` +
+    `${names.bot(bot ?? "")} until its player takes it back.`;
+}
+
 /** Words for a join the server refused. */
 export function joinRefusal(error: ApiError, seat: number): string {
   switch (error.type) {
@@ -77,8 +95,8 @@ async function join(game: string, seat: number, name: string, key: string,
       if (data) return data;
       const refusal = new ApiError(response.status, asProblem(error));
       if (!JOIN_RETRIED.has(response.status)) throw refusal;
-      const retryAfter = Number(response.headers.get("Retry-After"));
-      if (retryAfter > 0) pause = retryAfter * 1000;
+      const wait = retryAfter(response.headers.get("Retry-After"));
+      if (!Number.isNaN(wait)) pause = wait;
       why = `the server could not answer (${refusal.message})`;
     } catch (lost) {
       if (lost instanceof ApiError) throw lost;
@@ -140,6 +158,20 @@ const POLL = 5000;
 /** The longest pause between two asks after failures without a Retry-After (ms). */
 const MAX_PAUSE = 60_000;
 
+/** The pause after ``failures`` failed asks in a row with no Retry-After: 10, 20, 40, 60, 60… s. */
+function backOff(failures: number): number {
+  return Math.min(POLL * 2 ** failures, MAX_PAUSE);
+}
+
+/** A Retry-After header in ms (delta-seconds or an HTTP-date); NaN when absent or unreadable. */
+export function retryAfter(header: string | null, now = Date.now()): number {
+  const text = header?.trim() ?? "";
+  if (text === "") return NaN;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? NaN : Math.max(0, date - now);
+}
+
 /** The section of /play listing the listed games waiting for players, with a join form per
  * open seat (a button first, then the name). It follows the lobby while the page is visible
  * (see below), and is refreshed at once by its button and after a refused join. */
@@ -189,10 +221,13 @@ export function waitingGames(names: Names): HTMLElement {
   // one game (GET /v1/games/{id}/stream) but has no stream of the lobby as a whole, so the list
   // asks GET /v1/games?status=waiting again every POLL ms, only while the page is visible (a
   // background tab asks nothing, and catches up when shown again), and waits longer after a
-  // failure: as long as a 429 or 503 says (Retry-After), else doubling up to MAX_PAUSE.
+  // failure: at least as long as a 429 or 503 says (Retry-After), else doubling from 2 POLL up
+  // to MAX_PAUSE. Meanwhile the list stays as it was (a join form keeps its name and focus) and
+  // the message says when it asks again; a Refresh before a Retry-After has passed asks nothing.
   let asked = 0; // the number of the newest ask: an older answer arriving late is dropped
-  let failures = 0;
+  let failures = 0; // failed asks in a row
   let due = 0; // when the next ask is due (ms since the epoch)
+  let notBefore = 0; // until when the server asked for quiet (Retry-After)
   let timer: number | undefined;
   let troubled = false; // the message says that the last ask failed
 
@@ -205,10 +240,23 @@ export function waitingGames(names: Names): HTMLElement {
     window.clearTimeout(timer);
     if (document.visibilityState !== "hidden") timer = window.setTimeout(() => void load(), Math.max(0, due - Date.now()));
   });
+  /** ``why``, then when the list asks again (a <time> for assistive technology and tests). */
+  const paused = (why: string): void => {
+    const at = new Date(due);
+    fill(message, `${why} The list is paused: it asks again at `,
+      h("time", { datetime: at.toISOString() }, at.toLocaleTimeString()), ".");
+    section.dataset.state = "paused";
+    troubled = true;
+  };
 
   /** Ask for the list: by hand (the first time, the button, after a refused join) with ``why``
    * as the message, or by the poll without it. */
   const load = async (why?: string): Promise<void> => {
+    if (why !== undefined && Date.now() < notBefore) {
+      // The server asked for quiet until then: the poll asks at once when it is over.
+      paused(why || "The server asked this page to wait before asking again.");
+      return;
+    }
     const ask = ++asked;
     window.clearTimeout(timer);
     if (why !== undefined) {
@@ -216,6 +264,7 @@ export function waitingGames(names: Names): HTMLElement {
       message.textContent = why;
       troubled = false;
     }
+    list.setAttribute("aria-busy", "true");
     let pause = POLL;
     let trouble = "";
     try {
@@ -230,23 +279,29 @@ export function waitingGames(names: Names): HTMLElement {
         troubled = false;
       } else {
         failures += 1;
-        const retryAfter = Number(response.headers.get("Retry-After"));
-        pause = (response.status === 429 || response.status === 503) && retryAfter > 0
-          ? Math.max(POLL, retryAfter * 1000) : Math.min(POLL * 2 ** failures, MAX_PAUSE);
-        trouble = `Cannot list the waiting games: ${new ApiError(response.status, asProblem(error)).message}`;
+        pause = backOff(failures);
+        const wait = response.status === 429 || response.status === 503 ? retryAfter(response.headers.get("Retry-After")) : NaN;
+        if (!Number.isNaN(wait)) {
+          // As long as the server says (however often it says so), never sooner than the poll.
+          pause = Math.max(POLL, wait);
+          notBefore = Date.now() + wait;
+        }
+        const problem = new ApiError(response.status, asProblem(error));
+        trouble = response.status === 429 ? "The server has had too many requests from here just now."
+          : response.status === 503 ? `The server is unavailable just now (${problem.message}).`
+            : `Cannot list the waiting games: ${problem.message}.`;
       }
     } catch (error) {
       if (ask !== asked) return;
       failures += 1;
-      pause = Math.min(POLL * 2 ** failures, MAX_PAUSE);
-      trouble = `Cannot reach the server to list the waiting games: ${String(error)}`;
+      pause = backOff(failures);
+      trouble = `Cannot reach the server to list the waiting games (${String(error)}).`;
+    } finally {
+      if (ask === asked) list.removeAttribute("aria-busy");
     }
-    if (trouble) {
-      message.textContent = trouble;
-      troubled = true;
-    }
-    section.dataset.state = "ready";
     schedule(pause);
+    if (trouble) paused(trouble);
+    else section.dataset.state = "ready";
   };
   refresh.addEventListener("click", () => void load(""));
   void load("");
@@ -301,7 +356,9 @@ class Listed {
       h("p", null,
         h("strong", null, `${game.players} players`), " · ",
         joined(game.seats.map((seat) => h("span", { class: `seat-${seat.kind}` }, `${seat.seat + 1}: ${seatWords(seat, names)}`)), ", "),
-        game.turn_timeout ? h("span", { class: "muted" }, ` · ${game.turn_timeout} s per decision`) : null),
+        game.turn_timeout
+          ? h("span", { class: "muted timeout" }, ` · ${duration(game.turn_timeout)} per decision, then the bot ${names.bot(game.timeout_bot ?? "")}`)
+          : null),
       h("p", { class: "muted" },
         `Buildings: ${config.buildings.map((b) => names.component(b)).join(", ")}`,
         variants.length ? ` · ${variants.join(", ")}` : "",

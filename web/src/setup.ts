@@ -3,10 +3,16 @@
 // link per seat.
 import { api, ApiError, asProblem, type Catalog, type CreatedGame, type NewGame, type NewSeat } from "./api";
 import { fill, h, type Child } from "./dom";
-import { joinLink, seatLink, waitingGames } from "./lobby";
+import { joinLink, seatLink, timeoutWords, waitingGames } from "./lobby";
 import { Names } from "./names";
 
 const MAX_SEATS = 4;
+/** The longest turn timeout the API takes (NewGame.turn_timeout: 30 days), in seconds. */
+const MAX_TURN_TIMEOUT = 30 * 24 * 3600;
+/** The units the turn timeout may be given in, in seconds. */
+const TIMEOUT_UNITS: [string, string, number][] = [["s", "seconds", 1], ["min", "minutes", 60], ["h", "hours", 3600]];
+/** The bot NewGame.timeout_bot defaults to (the document says so): preselected when installed. */
+const DEFAULT_TIMEOUT_BOT = "greedy";
 
 export async function setupPage(root: HTMLElement): Promise<void> {
   document.title = "darkroad: set up a game";
@@ -39,8 +45,14 @@ export async function setupPage(root: HTMLElement): Promise<void> {
     }
     const listed = form.querySelector<HTMLInputElement>("#listed-yes");
     if (listed) listed.disabled = !open;
+    // The timeout's bounds in the unit chosen; the bot that takes over only with a timeout.
+    const timeout = form.querySelector<HTMLInputElement>("#turn_timeout");
+    if (timeout) timeout.max = String(Math.floor(MAX_TURN_TIMEOUT / unitSeconds(data.get("turn_timeout_unit"))));
+    const bot = form.querySelector<HTMLElement>(".timeout-bot");
+    if (bot) bot.hidden = String(data.get("turn_timeout") ?? "").trim() === "";
   };
   form.addEventListener("change", sync);
+  form.addEventListener("input", sync);
   sync();
 
   form.addEventListener("submit", (event) => {
@@ -57,7 +69,7 @@ export async function setupPage(root: HTMLElement): Promise<void> {
     submit?.setAttribute("disabled", "");
     void create(body)
       .then((created) => {
-        showLinks(links, created, names);
+        showLinks(links, created, names, body);
         links.hidden = false;
         links.querySelector<HTMLElement>("h2")?.focus();
       })
@@ -117,6 +129,32 @@ function seatRow(seat: number, catalog: Catalog): HTMLElement {
         bots.map((bot, i) => h("option", { value: bot.id, selected: i === 0, title: bot.text }, bot.name)))));
 }
 
+function unitSeconds(unit: FormDataEntryValue | null): number {
+  return TIMEOUT_UNITS.find(([id]) => id === unit)?.[2] ?? 1;
+}
+
+/** The turn timeout (none, or a number of seconds, minutes or hours) and, with one, the
+ * installed bot that takes over a seat awaited longer. */
+function timeoutChoice(catalog: Catalog): HTMLElement[] {
+  const bots = catalog.bots;
+  const preselected = bots.some((bot) => bot.id === DEFAULT_TIMEOUT_BOT) ? DEFAULT_TIMEOUT_BOT : bots[0]?.id;
+  return [
+    h("div", { class: "choice timeout" },
+      h("label", { for: "turn_timeout" }, "Time a player may take to decide"),
+      h("input", { id: "turn_timeout", name: "turn_timeout", type: "number", min: 1, max: MAX_TURN_TIMEOUT, step: 1,
+        inputmode: "numeric", placeholder: "no limit", "aria-describedby": "turn_timeout-hint" }),
+      h("label", { for: "turn_timeout_unit", class: "visually-hidden" }, "Unit of the time a player may take"),
+      h("select", { id: "turn_timeout_unit", name: "turn_timeout_unit" },
+        TIMEOUT_UNITS.map(([id, words]) => h("option", { value: id, selected: id === "min" }, words))),
+      h("small", { id: "turn_timeout-hint" }, "(empty: no limit; after it, another player may hand the awaited seat to a bot until its player takes it back)")),
+    h("div", { class: "choice timeout-bot", hidden: true },
+      h("label", { for: "timeout_bot" }, "The bot that then plays the seat"),
+      h("select", { id: "timeout_bot", name: "timeout_bot" },
+        bots.map((bot) => h("option", { value: bot.id, selected: bot.id === preselected, title: bot.text },
+          bot.id === DEFAULT_TIMEOUT_BOT ? `${bot.name} (the default)` : bot.name)))),
+  ];
+}
+
 function setupForm(catalog: Catalog, names: Names): HTMLFormElement {
   const buildings = catalog.components.building;
   const firstGame = buildings.filter((b) => b.data.first_game).map((b) => b.name);
@@ -139,9 +177,7 @@ function setupForm(catalog: Catalog, names: Names): HTMLFormElement {
       h("legend", null, "Seats"),
       Array.from({ length: MAX_SEATS }, (_, seat) => seatRow(seat, catalog)),
       checkbox("listed", "yes", "List the game under \u201cJoin a game\u201d while a seat is open", "(else only those you give the join link find it)", true),
-      h("div", { class: "choice" },
-        h("label", { for: "turn_timeout" }, "Seconds a player may take to decide before another may hand the seat to a bot "),
-        h("input", { id: "turn_timeout", name: "turn_timeout", type: "number", min: 1, max: 2592000, inputmode: "numeric", placeholder: "no limit" }))),
+      timeoutChoice(catalog)),
     h("fieldset", null,
       h("legend", null, "Buildings"),
       radio("buildings", "first", "The first game's", true, firstGame.join(", ")),
@@ -183,7 +219,16 @@ function readForm(form: HTMLFormElement): NewGame {
   body.seats = seats;
   if (seats.some((seat) => seat.kind === "open")) body.listed = data.get("listed") !== null;
   const timeout = String(data.get("turn_timeout") ?? "").trim();
-  if (timeout !== "") body.turn_timeout = Number(timeout);
+  if (timeout !== "") {
+    const seconds = Number(timeout) * unitSeconds(data.get("turn_timeout_unit"));
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_TURN_TIMEOUT) {
+      throw new Error("The time a player may take is a whole number, from 1 second to 30 days (720 hours).");
+    }
+    body.turn_timeout = seconds;
+    // The committed document enumerates the base installation's bots; the choices come from this server's catalogue.
+    const bot = data.get("timeout_bot");
+    if (bot !== null) body.timeout_bot = String(bot) as "greedy";
+  }
   const buildings = data.get("buildings");
   if (buildings === "random") body.random_buildings = true;
   if (buildings === "choose") {
@@ -207,7 +252,7 @@ async function create(body: NewGame): Promise<CreatedGame> {
   return data;
 }
 
-function showLinks(section: HTMLElement, created: CreatedGame, names: Names): void {
+function showLinks(section: HTMLElement, created: CreatedGame, names: Names, body: NewGame): void {
   const spectator = `${window.location.origin}/play/${created.id}`;
   fill(section,
     h("h2", { tabindex: -1 }, "The game is ready"),
@@ -215,6 +260,8 @@ function showLinks(section: HTMLElement, created: CreatedGame, names: Names): vo
     created.status === "waiting"
       ? h("p", null, "The game starts when every open seat is joined: give the join link to whoever you like (anyone holding it may take the seat).")
       : null,
+    body.turn_timeout === undefined ? null
+      : h("p", { class: "timeout-words" }, timeoutWords(body.turn_timeout, body.timeout_bot ?? DEFAULT_TIMEOUT_BOT, names)),
     h("ul", { class: "seat-links" },
       created.seats.map((seat) =>
         h("li", { "data-seat": seat.seat, "data-kind": seat.kind },

@@ -13,7 +13,7 @@ import {
 } from "./api";
 import { fill, h } from "./dom";
 import { describe } from "./events";
-import { joinForm, seatWords } from "./lobby";
+import { joinForm, seatWords, timeoutWords } from "./lobby";
 import { Names } from "./names";
 import { pawn, renderPanels, renderPlayers, renderRingway, renderScore, type Seats } from "./render";
 
@@ -358,7 +358,7 @@ export class Table implements Seats {
     fill(this.parts.seats,
       h("h2", { id: "seats-title" }, waiting ? "Seats" : "Players"),
       h("ul", { class: "plain seat-list" }, view.seats.map(item)),
-      view.turn_timeout ? h("p", { class: "muted" }, `Each decision may take ${view.turn_timeout} s; then another player may hand the seat to a bot.`) : null);
+      view.turn_timeout ? h("p", { class: "muted timeout-words" }, timeoutWords(view.turn_timeout, view.timeout_bot, this.names)) : null);
     if (typing?.isConnected) typing.focus();
     else if (this.joining !== null && waiting && this.me === null && !this.parts.seats.contains(document.activeElement)) {
       this.joinForms.get(this.joining)?.querySelector("input")?.focus();
