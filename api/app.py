@@ -48,13 +48,17 @@ def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
         timeout=settings.redis_timeout,
         max_block=settings.stream_heartbeat,
         connection=_credentials(settings),
+        sentinel_connection=_credentials(settings, sentinel=True),
         on_resend=None if metrics is None else metrics.redis_resends.inc,
     )
 
 
-def _credentials(settings: Settings) -> dict[str, str]:
-    """The Redis user and password of ``settings`` as connection options (on top of the URL's)."""
+def _credentials(settings: Settings, *, sentinel: bool = False) -> dict[str, str]:
+    """The Redis user and password of ``settings`` as connection options (on top of the URL's);
+    ``sentinel``: those for the Sentinels."""
     credentials = {"username": settings.redis_username, "password": settings.redis_password}
+    if sentinel:
+        credentials = {"username": settings.redis_sentinel_username, "password": settings.redis_sentinel_password}
     return {name: value for name, value in credentials.items() if value is not None}
 
 

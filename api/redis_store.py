@@ -54,7 +54,9 @@ import hiredis
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.connection import SSLConnection, parse_url
+from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.backoff import NoBackoff
 from redis.crc import key_slot
 
 from darkroad.api.settings import REDIS_MODES
@@ -371,6 +373,8 @@ class Topology(abc.ABC):
 async def _info(node: Node, what: str) -> dict[str, Any]:
     try:
         return cast("dict[str, Any]", await asyncio.wait_for(node.client.info(), _PROBE_TIMEOUT))
+    except _LOGIN_REFUSED as exc:
+        raise _refused_login(what, exc) from None
     except (*_UNAVAILABLE, TimeoutError) as exc:
         raise StoreUnavailable(f"cannot reach {what}: {_reason(exc)}") from exc
 
@@ -378,6 +382,21 @@ async def _info(node: Node, what: str) -> dict[str, Any]:
 def _reason(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return text.splitlines()[0]
+
+
+_CREDENTIALS = "DARKROAD_REDIS_USERNAME and DARKROAD_REDIS_PASSWORD (or the URL's user:password)"
+_SENTINEL_CREDENTIALS = "DARKROAD_REDIS_SENTINEL_USERNAME and DARKROAD_REDIS_SENTINEL_PASSWORD"
+
+
+def _refused_login(what: str, exc: BaseException, credentials: str = _CREDENTIALS) -> StoreConfigError:
+    """The start-up error of a server that refuses the service's credentials (``WRONGPASS``,
+    ``NOAUTH``) or their user's rights (``NOPERM``): the deployment's settings are wrong."""
+    if isinstance(exc, redis_errors.NoPermissionError):
+        return StoreConfigError(f"{what} refuses the service's user a command it needs ({_reason(exc)}): see {credentials}")
+    return StoreConfigError(f"cannot log in to {what} ({_reason(exc)}): check {credentials}")
+
+
+_LOGIN_REFUSED = (redis_errors.AuthenticationError, redis_errors.NoPermissionError)
 
 
 class _OneNode(Topology):
@@ -438,7 +457,9 @@ class SentinelPrimary(_OneNode):
     the :class:`Batcher` sends again, and the new connections reach the new primary.
     """
 
-    def __init__(self, url: str, service: str | None, options: PoolOptions) -> None:
+    def __init__(
+        self, url: str, service: str | None, options: PoolOptions, sentinel_connection: dict[str, Any] | None = None
+    ) -> None:
         if not service:
             raise StoreConfigError("--redis-mode sentinel needs --redis-service NAME (the master's name)")
         addresses, connection = split_url(url, default_port=26379)
@@ -447,8 +468,16 @@ class SentinelPrimary(_OneNode):
         self._sentinels_text = ", ".join(_address(host, port) for host, port in addresses)
         self.description = f"Redis primary {service!r} of the Sentinels at {self._sentinels_text}"
         ssl = connection.pop("connection_class", None) is SSLConnection
-        # The URL's credentials and database are the primary's; Sentinels are asked without.
-        probe: dict[str, Any] = {"socket_connect_timeout": _CONNECT_TIMEOUT, "socket_timeout": _PROBE_TIMEOUT}
+        # The URL's credentials and database are the primary's; the Sentinels' are their own
+        # (``sentinel_connection``: none unless they require a login).
+        # No resends of redis-py's own (by default 3, a second or more apart, refused logins
+        # too): a Sentinel that does not answer is passed over for the next one.
+        probe: dict[str, Any] = {
+            "socket_connect_timeout": _CONNECT_TIMEOUT,
+            "socket_timeout": _PROBE_TIMEOUT,
+            "retry": Retry(NoBackoff(), 0),
+            **(sentinel_connection or {}),
+        }
         self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
             addresses, sentinel_kwargs={**probe, "ssl": ssl} if ssl else probe
         )
@@ -477,6 +506,8 @@ class SentinelPrimary(_OneNode):
             where = _address(kwargs["host"], kwargs["port"])
             try:
                 masters = await asyncio.wait_for(sentinel.sentinel_masters(), _PROBE_TIMEOUT)
+            except _LOGIN_REFUSED as exc:
+                raise _refused_login(f"the Sentinel at {where}", exc, _SENTINEL_CREDENTIALS) from None
             except redis_errors.ResponseError as exc:
                 raise StoreConfigError(
                     f"{where} is not a Sentinel ({_reason(exc)}): use --redis-mode standalone or cluster"
@@ -494,6 +525,8 @@ class SentinelPrimary(_OneNode):
             raise StoreUnavailable(f"cannot reach any Sentinel at {self._sentinels_text}: {'; '.join(errors)}")
         try:
             await asyncio.wait_for(self._node.client.ping(), _CONNECT_TIMEOUT + _PROBE_TIMEOUT)
+        except _LOGIN_REFUSED as exc:
+            raise _refused_login(f"the {self.description}", exc) from None
         except (*_UNAVAILABLE, TimeoutError) as exc:
             raise StoreUnavailable(f"cannot reach the {self.description}: {_reason(exc)}") from exc
 
@@ -544,6 +577,8 @@ class ClusterNodes(Topology):
             node = self._node(host, port)
             try:
                 await self._learn_from(node, host)
+            except _LOGIN_REFUSED as exc:
+                raise _refused_login(f"the cluster node {_address(host, port)}", exc) from None
             except redis_errors.ResponseError as exc:
                 if "cluster support disabled" in str(exc):
                     raise StoreConfigError(
@@ -565,6 +600,8 @@ class ClusterNodes(Topology):
         for node in self._primaries:
             try:
                 await asyncio.wait_for(node.client.ping(), _CONNECT_TIMEOUT + _PROBE_TIMEOUT)
+            except _LOGIN_REFUSED as exc:
+                raise _refused_login(f"the cluster primary {node.name}", exc) from None
             except (*_UNAVAILABLE, TimeoutError) as exc:
                 raise StoreUnavailable(f"cannot reach the cluster primary {node.name}: {_reason(exc)}") from exc
 
@@ -941,6 +978,8 @@ class Batcher:
 
 
 def _unavailable(exc: BaseException) -> StoreUnavailable:
+    if isinstance(exc, redis_errors.AuthenticationError):  # the password changed under the service
+        return StoreUnavailable(f"Redis refuses the service's login ({_reason(exc)}): check {_CREDENTIALS}")
     return StoreUnavailable(f"Redis: {_reason(exc)}")
 
 
@@ -1002,6 +1041,7 @@ class RedisStore(GameStore):
         max_connections: int = 64,
         max_streams: int = 1024,
         connection: dict[str, Any] | None = None,
+        sentinel_connection: dict[str, Any] | None = None,
         wait_replicas: int = 0,
         wait_timeout: float = 1.0,
         retry_window: float = 2.0,
@@ -1020,7 +1060,8 @@ class RedisStore(GameStore):
         own ``max_streams``, so that followers can never starve the players; they block in
         ``XREAD`` for up to ``max_block`` seconds at a time, on connections whose read
         timeout is ``max_block + timeout``. ``connection``: options for every connection on
-        top of the URL's. ``on_resend``: see :class:`Batcher`.
+        top of the URL's (to the Redis servers); ``sentinel_connection``: options of the
+        connections to the Sentinels (their user and password). ``on_resend``: see :class:`Batcher`.
         """
         options = PoolOptions(dict(connection or {}), max_connections, max_streams, timeout, max_block)
         topology: Topology
@@ -1029,7 +1070,7 @@ class RedisStore(GameStore):
         elif mode == "cluster":
             topology = ClusterNodes(url, options)
         elif mode == "sentinel":
-            topology = SentinelPrimary(url, service, options)
+            topology = SentinelPrimary(url, service, options, sentinel_connection)
         else:
             raise StoreConfigError(f"unknown Redis mode {mode!r} (one of: {', '.join(REDIS_MODES)})")
         return cls(

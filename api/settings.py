@@ -33,6 +33,14 @@ class Settings:
     """That user's password; ``None``: the URL's, if any. Read from the environment
     (``DARKROAD_REDIS_PASSWORD``, or a file named by ``DARKROAD_REDIS_PASSWORD_FILE``), so
     that it stays out of URLs, command lines and logs."""
+    redis_sentinel_username: str | None = None
+    """``sentinel`` mode: the user the service logs in to the Sentinels as, when they require
+    one (``None``: the Sentinels are asked without logging in). The URL's and
+    ``redis_username``'s credentials are the primary's."""
+    redis_sentinel_password: str | None = field(default=None, repr=False)
+    """``sentinel`` mode: the Sentinels' password for that user (or their ``requirepass``);
+    from ``DARKROAD_REDIS_SENTINEL_PASSWORD`` or a file named by
+    ``DARKROAD_REDIS_SENTINEL_PASSWORD_FILE``."""
     redis_max_connections: int = 64
     """Redis connections for requests, per process and Redis primary (a request waits up to
     ``redis_timeout`` for a free one)."""
@@ -162,7 +170,9 @@ class Settings:
         ``DARKROAD_RATE_LIMIT_WINDOW`` (seconds), ``DARKROAD_RATE_LIMIT_REQUESTS``,
         ``DARKROAD_RATE_LIMIT_CREATES``, ``DARKROAD_RATE_LIMIT_AUTH_FAILURES`` (0: no limit),
         ``DARKROAD_TRUSTED_PROXIES``, ``DARKROAD_METRICS_TOKEN``, ``DARKROAD_REDIS_USERNAME``,
-        ``DARKROAD_REDIS_PASSWORD`` (or ``DARKROAD_REDIS_PASSWORD_FILE``).
+        ``DARKROAD_REDIS_PASSWORD`` (or ``DARKROAD_REDIS_PASSWORD_FILE``),
+        ``DARKROAD_REDIS_SENTINEL_USERNAME``, ``DARKROAD_REDIS_SENTINEL_PASSWORD`` (or
+        ``DARKROAD_REDIS_SENTINEL_PASSWORD_FILE``).
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
@@ -172,15 +182,19 @@ class Settings:
             "DARKROAD_REDIS_SERVICE": "redis_service",
             "DARKROAD_REDIS_USERNAME": "redis_username",
             "DARKROAD_REDIS_PASSWORD": "redis_password",
+            "DARKROAD_REDIS_SENTINEL_USERNAME": "redis_sentinel_username",
+            "DARKROAD_REDIS_SENTINEL_PASSWORD": "redis_sentinel_password",
             "DARKROAD_METRICS_TOKEN": "metrics_token",
             "DARKROAD_TRUSTED_PROXIES": "trusted_proxies",
         }
         for variable, name in strings.items():
             if value := env.get(variable):
                 values[name] = value
-        if password_file := env.get("DARKROAD_REDIS_PASSWORD_FILE"):  # a Docker secret, say
-            with open(password_file, encoding="utf-8") as secret:
-                values["redis_password"] = secret.read().rstrip("\r\n")
+        for variable, name in (("DARKROAD_REDIS_PASSWORD_FILE", "redis_password"),
+                               ("DARKROAD_REDIS_SENTINEL_PASSWORD_FILE", "redis_sentinel_password")):  # fmt: skip
+            if password_file := env.get(variable):  # a Docker secret, say
+                with open(password_file, encoding="utf-8") as secret:
+                    values[name] = secret.read().rstrip("\r\n")
         if env.get("DARKROAD_STRICT_PLUGINS", "").lower() in ("1", "true", "yes"):
             values["strict_plugins"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):

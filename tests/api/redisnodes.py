@@ -11,23 +11,34 @@ instead of the deployment's several:
   free.
 * :class:`SentinelGroup`: a primary and its replica from ``deploy/redis.conf``, three
   Sentinels from ``deploy/sentinel.conf`` (``down-after-milliseconds`` 500).
+
+Given :class:`Users`, every server starts as ``compose.yaml`` starts it, through
+``deploy/redis-entrypoint.sh`` with the users of ``deploy/redis-users.acl`` (the
+Sentinels: ``deploy/sentinel-users.acl``) and those passwords; the helpers' own clients
+then log in as ``admin``, and the API must log in as ``darkroad`` (:meth:`Users.service_env`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import re
+import secrets
 import signal
 import socket
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from apiutil import wait_for_port
 from redis import Redis
 from redis import exceptions as redis_errors
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 CLUSTER_NODE_TIMEOUT_MS = 1000
 SENTINEL_DOWN_AFTER_MS = 500
@@ -35,6 +46,42 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 EPHEMERAL = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"]
 """On top of deploy/'s files: loopback only, no persistence (the directory is thrown away),
 a replica's full sync at once (not after 5 s, waiting for other replicas to share it)."""
+
+
+@dataclass(frozen=True)
+class Users:
+    """The two passwords compose.yaml gives every Redis server (``DARKROAD_REDIS_PASSWORD``:
+    the API's user ``darkroad``; ``DARKROAD_REDIS_ADMIN_PASSWORD``: ``admin``, ``replica``,
+    ``sentinel``)."""
+
+    password: str
+    admin_password: str
+
+    @classmethod
+    def random(cls) -> Users:
+        return cls(secrets.token_hex(16), secrets.token_hex(16))
+
+    @property
+    def admin(self) -> dict[str, str]:
+        """Client options of the operator's user."""
+        return {"username": "admin", "password": self.admin_password}
+
+    def service_env(self, sentinels: bool = False) -> dict[str, str]:
+        """The API's settings as compose.yaml gives them (``sentinels``: for the Sentinels too)."""
+        env = {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": self.password}
+        if sentinels:
+            env |= {"DARKROAD_REDIS_SENTINEL_USERNAME": "darkroad", "DARKROAD_REDIS_SENTINEL_PASSWORD": self.password}
+        return env
+
+    def entrypoint_env(self, directory: Path, template: str = "redis-users.acl") -> dict[str, str]:
+        """The environment of ``redis-entrypoint.sh`` writing its files to ``directory``."""
+        return {
+            **os.environ,
+            "DARKROAD_REDIS_PASSWORD": self.password,
+            "DARKROAD_REDIS_ADMIN_PASSWORD": self.admin_password,
+            "DARKROAD_REDIS_ACL_TEMPLATE": str(DEPLOY / template),
+            "DARKROAD_REDIS_SECRETS_DIR": str(directory),
+        }
 
 
 def deployed(name: str, directory: Path) -> str:
@@ -83,24 +130,40 @@ def wait_until(condition: Callable[[], bool], timeout: float, what: str, interva
 
 
 class Process:
-    """One ``redis-server`` (a node or a Sentinel) that can be killed and started again."""
+    """One ``redis-server`` (a node or a Sentinel) that can be killed and started again.
 
-    def __init__(self, port: int, directory: Path, args: list[str]) -> None:
+    With ``users``, it starts through ``deploy/redis-entrypoint.sh`` (which ``exec``s
+    ``redis-server``: the same process) with the users of ``template``, and its clients log
+    in as ``admin``.
+    """
+
+    def __init__(
+        self, port: int, directory: Path, args: list[str], users: Users | None = None, template: str = "redis-users.acl"
+    ) -> None:
         self.port = port
         self.directory = directory
         self.args = args
+        self.users = users
+        self.template = template
         self.process: subprocess.Popen[bytes] | None = None
         directory.mkdir(parents=True, exist_ok=True)
         self.start()
 
     def start(self) -> None:
+        command, env = ["redis-server", *self.args], None
+        if self.users is not None:
+            command = ["sh", str(DEPLOY / "redis-entrypoint.sh"), *self.args]
+            env = self.users.entrypoint_env(self.directory, self.template)
         self.process = subprocess.Popen(
-            ["redis-server", *self.args], cwd=self.directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            command, cwd=self.directory, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         wait_for_port(self.port)
 
-    def client(self, **options: object) -> Redis:
-        return Redis(host="127.0.0.1", port=self.port, socket_timeout=5, **options)  # type: ignore[arg-type]
+    def client(self, **options: Any) -> Redis:
+        auth = {} if self.users is None else self.users.admin
+        # No resends of redis-py's own: a refused login fails at once.
+        options = {"socket_timeout": 5, "retry": Retry(NoBackoff(), 0), **auth, **options}
+        return Redis(host="127.0.0.1", port=self.port, **options)
 
     @property
     def alive(self) -> bool:
@@ -124,9 +187,11 @@ class Process:
 
 
 class ClusterNodes:
-    """A Redis Cluster of 3 primaries and 3 replicas on loopback ports."""
+    """A Redis Cluster of 3 primaries and 3 replicas on loopback ports (with ``users``: as
+    compose.yaml starts it, made one cluster as ``admin``)."""
 
-    def __init__(self, directory: Path, primaries: int = 3, replicas: int = 1) -> None:
+    def __init__(self, directory: Path, primaries: int = 3, replicas: int = 1, users: Users | None = None) -> None:
+        self.users = users
         taken: set[int] = set()
         self.nodes: list[Process] = []
         for _ in range(primaries * (1 + replicas)):
@@ -141,10 +206,12 @@ class ClusterNodes:
                 # replicas that lost their link for 10 node timeouts: it must not block tests).
                 "--cluster-replica-validity-factor", "0",
             ]  # fmt: skip
-            self.nodes.append(Process(port, directory / str(port), args))
+            self.nodes.append(Process(port, directory / str(port), args, users))
         addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+        login = [] if users is None else ["--user", "admin"]  # and REDISCLI_AUTH, as compose.yaml's init
         subprocess.run(
-            ["redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", str(replicas), "--cluster-yes"],
+            ["redis-cli", *login, "--cluster", "create", *addresses, "--cluster-replicas", str(replicas), "--cluster-yes"],
+            env=None if users is None else {**os.environ, "REDISCLI_AUTH": users.admin_password},
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -224,11 +291,14 @@ class ClusterNodes:
 
 
 class SentinelGroup:
-    """A primary, one replica and three Sentinels watching them as service ``darkroad``."""
+    """A primary, one replica and three Sentinels watching them as service ``darkroad`` (with
+    ``users``: as compose.yaml starts them; the Sentinels log in to the servers and to each
+    other as ``sentinel``, and let only their own users in)."""
 
     service = "darkroad"
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, users: Users | None = None) -> None:
+        self.users = users
         primary_port, replica_port = free_cluster_port(), free_cluster_port()
         self.servers = [
             Process(
@@ -236,12 +306,14 @@ class SentinelGroup:
                 directory / "primary",
                 [deployed("redis.conf", directory / "primary"), "--port", str(primary_port), *EPHEMERAL,
                  "--dir", str(directory / "primary")],  # fmt: skip
+                users,
             ),
             Process(
                 replica_port,
                 directory / "replica",
                 [deployed("redis.conf", directory / "replica"), "--port", str(replica_port), *EPHEMERAL,
                  "--dir", str(directory / "replica"), "--replicaof", "127.0.0.1", str(primary_port)],  # fmt: skip
+                users,
             ),
         ]
         sentinel_conf = (DEPLOY / "sentinel.conf").read_text(encoding="utf-8")
@@ -263,7 +335,7 @@ class SentinelGroup:
                 assert found == 1, f"deploy/sentinel.conf has no line {pattern!r}"
             config = folder / "sentinel.conf"  # a Sentinel rewrites its configuration file: a copy
             config.write_text(text, encoding="utf-8")
-            self.sentinels.append(Process(port, folder, [str(config), "--sentinel"]))
+            self.sentinels.append(Process(port, folder, [str(config), "--sentinel"], users, "sentinel-users.acl"))
         self.url = "redis://" + ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
         self.wait_ready()
 

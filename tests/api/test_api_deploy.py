@@ -164,3 +164,12 @@ def test_redis_credentials_come_from_the_environment(tmp_path: Path) -> None:
     assert "from-a-file" not in repr(settings)
     assert _credentials(Settings.from_env({"DARKROAD_REDIS_PASSWORD": "p"})) == {"password": "p"}
     assert _credentials(Settings.from_env({})) == {}
+    # The Sentinels' login is apart (sentinel mode), from the environment the same way.
+    assert _credentials(settings, sentinel=True) == {}
+    secret.write_text("sentinels\n")
+    settings = Settings.from_env({"DARKROAD_REDIS_SENTINEL_USERNAME": "darkroad",
+                                  "DARKROAD_REDIS_SENTINEL_PASSWORD_FILE": str(secret), "DARKROAD_REDIS_PASSWORD": "p"})  # fmt: skip
+    assert _credentials(settings, sentinel=True) == {"username": "darkroad", "password": "sentinels"}
+    assert _credentials(settings) == {"password": "p"}
+    assert "sentinels" not in repr(settings)
+    assert _credentials(Settings.from_env({"DARKROAD_REDIS_SENTINEL_PASSWORD": "s"}), sentinel=True) == {"password": "s"}

@@ -3,6 +3,13 @@ while games are played; the Sentinels promote the replica and the processes foll
 within the documented time (``down-after-milliseconds``, the Sentinels' election and
 promotion, and the retry pause: here 0.5 s of the first, about 5 s in all).
 
+Every server and Sentinel starts as compose.yaml starts it, with the deployment's Redis
+users (``deploy/redis-users.acl``, ``deploy/sentinel-users.acl``): the API logs in to the
+Sentinels and to the primary as ``darkroad``, the Sentinels to the servers and to each
+other as ``sentinel``, the replica to its primary as ``replica``. The service plays a lobby
+game as that confined user; wrong or missing credentials stop it with one line at the
+start, and a password changed under a running service is a ``503 store-unavailable``.
+
 The figures (failover and recovery times, acknowledged actions lost with
 ``DARKROAD_REDIS_WAIT_REPLICAS=0``: the replica was the only one) are printed; ``pytest -rP``
 shows them.
@@ -12,15 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer
+from apiutil import ApiServer, free_port
 from conftest import need_redis
-from players import Table, lost_actions, replays_to_its_state
-from redisnodes import SentinelGroup
+from players import Table, lobby_game, lost_actions, replays_to_its_state
+from redis import exceptions as redis_errors
+from redisnodes import SentinelGroup, Users
 from test_api_cluster_ha import UNLIMITED, until
 
 from darkroad.api.redis_store import game_key
@@ -35,14 +47,107 @@ FOLLOW_WITHIN = 10.0
 @pytest.fixture(scope="module")
 def sentinel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SentinelGroup]:
     need_redis()
-    group = SentinelGroup(tmp_path_factory.mktemp("ha-sentinel"))
+    group = SentinelGroup(tmp_path_factory.mktemp("ha-sentinel"), Users.random())
     yield group
     group.stop()
 
 
+def serve_args(sentinel: SentinelGroup) -> list[str]:
+    return ["--redis-mode", "sentinel", "--redis-service", sentinel.service]
+
+
+def service_env(sentinel: SentinelGroup) -> dict[str, str]:
+    """The API's settings as compose.yaml gives them: one user for the Sentinels and the primary."""
+    assert sentinel.users is not None
+    return {**UNLIMITED, **sentinel.users.service_env(sentinels=True)}
+
+
+async def test_the_service_plays_as_its_user_on_sentinels_that_require_one(sentinel: SentinelGroup) -> None:
+    server = ApiServer(sentinel.url, args=serve_args(sentinel), env=service_env(sentinel)).start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+            assert (await client.get("/readyz")).status_code == 200
+            await lobby_game(client, seed=11)
+    finally:
+        log = server.stop()
+    assert "NOPERM" not in log and "Traceback" not in log, log
+    assert sentinel.users is not None
+    for process in sentinel.sentinels + sentinel.servers:  # no password on a command line (ps)
+        assert process.process is not None
+        cmdline = Path(f"/proc/{process.process.pid}/cmdline").read_bytes()
+        assert sentinel.users.password.encode() not in cmdline
+        assert sentinel.users.admin_password.encode() not in cmdline
+
+
+def test_the_sentinels_let_only_their_users_in(sentinel: SentinelGroup) -> None:
+    assert sentinel.users is not None
+    sentinel0 = sentinel.sentinels[0]
+    anonymous = sentinel0.client(username=None, password=None)
+    with contextlib.closing(anonymous), pytest.raises(redis_errors.AuthenticationError):
+        anonymous.execute_command("SENTINEL", "MASTERS")
+    with contextlib.closing(sentinel0.client(username="darkroad", password=sentinel.users.password)) as service:
+        assert service.execute_command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", sentinel.service)
+        # Whoever holds the API's password cannot point the Sentinels elsewhere.
+        for forbidden in (("SENTINEL", "REMOVE", sentinel.service), ("SENTINEL", "MONITOR", "x", "127.0.0.1", "1", "2"),
+                          ("SENTINEL", "SET", sentinel.service, "quorum", "1"), ("SENTINEL", "FAILOVER", sentinel.service),
+                          ("SENTINEL", "CONFIG", "GET", "*"), ("ACL", "LIST"), ("SHUTDOWN",)):  # fmt: skip
+            with pytest.raises(redis_errors.NoPermissionError):
+                service.execute_command(*forbidden)
+
+
+def refusal(sentinel: SentinelGroup, **env: str) -> str:
+    """What ``darkroad serve`` on ``sentinel`` says when it refuses to start with ``env``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "darkroad.api", "serve", "--port", str(free_port()), "--redis-url", sentinel.url,
+         *serve_args(sentinel)],
+        capture_output=True, text=True, timeout=60,
+        env={**{key: value for key, value in os.environ.items() if not key.startswith("DARKROAD_REDIS")}, **env},
+    )  # fmt: skip
+    assert result.returncode == 1, result
+    [line] = result.stderr.strip().splitlines()
+    return line
+
+
+def test_wrong_or_missing_credentials_stop_the_start_with_one_line(sentinel: SentinelGroup) -> None:
+    assert sentinel.users is not None
+    right = sentinel.users.service_env(sentinels=True)
+    line = refusal(sentinel, **{**right, "DARKROAD_REDIS_SENTINEL_PASSWORD": "wrong"})
+    assert "cannot log in to the Sentinel at 127.0.0.1:" in line and "DARKROAD_REDIS_SENTINEL_" in line, line
+    line = refusal(sentinel, DARKROAD_REDIS_USERNAME="darkroad", DARKROAD_REDIS_PASSWORD=sentinel.users.password)
+    assert "cannot log in to the Sentinel at 127.0.0.1:" in line, line
+    line = refusal(sentinel, **{**right, "DARKROAD_REDIS_PASSWORD": "wrong"})
+    assert "cannot log in to the Redis primary 'darkroad'" in line and "DARKROAD_REDIS_PASSWORD" in line, line
+    assert sentinel.users.password not in line
+
+
+async def test_a_password_changed_under_the_service_is_a_503(sentinel: SentinelGroup) -> None:
+    server = ApiServer(sentinel.url, args=serve_args(sentinel), env=service_env(sentinel)).start()
+    servers = sentinel.servers
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+            created = await client.post("/v1/games", json={"players": 2, "seed": 4})
+            assert created.status_code == 201
+            for process in servers:  # an operator changes the API's password (and drops its connections)
+                with contextlib.closing(process.client()) as admin:
+                    admin.acl_setuser("darkroad", passwords=["+other"], reset_passwords=True, enabled=True)
+                    admin.client_kill_filter(user="darkroad")
+            ready = await client.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["type"] == "store-unavailable", ready.text
+            read = await client.get(f"/v1/games/{created.json()['id']}")
+            assert read.status_code == 503 and read.json()["type"] == "store-unavailable", read.text
+            assert read.headers["retry-after"]
+    finally:
+        assert sentinel.users is not None
+        for process in servers:
+            with contextlib.closing(process.client()) as admin:
+                admin.acl_setuser("darkroad", passwords=[f"+{sentinel.users.password}"], reset_passwords=True,
+                                  enabled=True)  # fmt: skip
+        log = server.stop()
+    assert "WRONGPASS" in log or "invalid username-password" in log, log
+
+
 async def test_the_api_follows_a_failover(sentinel: SentinelGroup, engine: Engine) -> None:
-    args = ["--redis-mode", "sentinel", "--redis-service", sentinel.service]
-    servers = [ApiServer(sentinel.url, args=args, env=UNLIMITED).start() for _ in range(2)]
+    servers = [ApiServer(sentinel.url, args=serve_args(sentinel), env=service_env(sentinel)).start() for _ in range(2)]
     clients = [httpx.AsyncClient(base_url=server.url, timeout=30) for server in servers]
     table = Table(clients)
     try:
