@@ -102,6 +102,9 @@ _UNAVAILABLE = (
     # uvloop's answer to an operation on a connection whose transport is closed (a node that
     # died under it): "unable to perform operation on <TCPTransport closed=True>".
     RuntimeError,
+    # NOPERM: the deployment's ACL denies the service's user a command it sends (a user
+    # not updated with the store): a refusal of the deployment, as MISCONF, not of the request.
+    redis_errors.NoPermissionError,
 )
 """Errors that mean "Redis cannot serve this right now", not "this code is wrong"."""
 
@@ -891,8 +894,11 @@ class Batcher:
                             command.ask = target
                         redirected.append((command, reply))
                     elif isinstance(reply, redis_errors.NoScriptError) and command.args[0] == "EVALSHA":
-                        await self._load_script(node, command.args[1])
-                        redirected.append((command, reply))
+                        trouble = await self._load_script(node, command.args[1])
+                        if trouble is None:
+                            redirected.append((command, reply))
+                        else:  # loading failed (a failover under way): again after a pause, for that reason
+                            failed.append((command, trouble))
                     elif isinstance(reply, _RETRY):
                         failed.append((command, reply))
                     else:
@@ -967,11 +973,14 @@ class Batcher:
             replies = kept
         return replies, short
 
-    async def _load_script(self, node: Node, sha: str) -> None:
+    async def _load_script(self, node: Node, sha: str) -> Exception | None:
+        """Load a script on ``node``; the error if that failed."""
         try:
             await node.client.script_load(self._scripts[sha])
         except (*_UNAVAILABLE, redis_errors.ResponseError) as exc:
             logger.warning("loading a script on %s failed: %s", node.name, exc)
+            return exc
+        return None
 
 
 # -- the store -------------------------------------------------------------------------
@@ -980,6 +989,11 @@ class Batcher:
 def _unavailable(exc: BaseException) -> StoreUnavailable:
     if isinstance(exc, redis_errors.AuthenticationError):  # the password changed under the service
         return StoreUnavailable(f"Redis refuses the service's login ({_reason(exc)}): check {_CREDENTIALS}")
+    if isinstance(exc, redis_errors.NoPermissionError):
+        return StoreUnavailable(
+            f"Redis refuses the service's user a command ({_reason(exc)}): the user needs every command of "
+            "the store (deploy/redis-users.acl)"
+        )
     return StoreUnavailable(f"Redis: {_reason(exc)}")
 
 
@@ -1089,6 +1103,8 @@ class RedisStore(GameStore):
             for script in self._scripts.values():
                 try:
                     await node.client.script_load(script)
+                except _LOGIN_REFUSED as exc:
+                    raise _refused_login(node.name, exc) from None
                 except _UNAVAILABLE as exc:
                     raise StoreUnavailable(f"cannot load the scripts on {node.name}: {_reason(exc)}") from exc
                 except redis_errors.ResponseError as exc:
@@ -1107,7 +1123,7 @@ class RedisStore(GameStore):
         except (*_UNAVAILABLE, TimeoutError) as exc:
             await self.topology.refresh()
             raise _unavailable(exc) from exc
-        except redis_errors.ResponseError as exc:  # NOPERM (an ACL without SET), MISCONF, ...
+        except redis_errors.ResponseError as exc:  # a refusal of another kind
             raise _unavailable(exc) from exc
 
     async def _probe(self, node: Node) -> None:

@@ -14,24 +14,35 @@
 
 After each, every game's action list replays to its stored state. The figures (failover
 and recovery times, losses) are printed; ``pytest -rP`` shows them.
+
+Every node starts as compose.yaml starts it, with the deployment's Redis users
+(``deploy/redis-users.acl`` through ``deploy/redis-entrypoint.sh``; the cluster made by
+``admin``, replicas logging in as ``replica``): the API processes log in as the confined
+user ``darkroad``, which must be allowed every command they send through all of the above
+(``CLUSTER SLOTS``, ``ASKING``, ``WAIT``, ``XREAD``, the scripts on every primary) and
+nothing that could break or read the cluster.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
-from apiutil import ApiServer
+from apiutil import ApiServer, free_port
 from conftest import need_redis
-from players import PlayedGame, Table, lost_actions, replays_to_its_state
+from players import PlayedGame, Table, lobby_game, lost_actions, replays_to_its_state
+from redis import exceptions as redis_errors
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
-from redisnodes import ClusterNodes, Process
+from redisnodes import ClusterNodes, Process, Users
 
 from darkroad.api.redis_store import game_key
 from darkroad.core import Engine
@@ -48,16 +59,22 @@ the store, through the failovers) but never limited."""
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterNodes]:
     """This module's own cluster: its tests kill and reshard it."""
     need_redis()
-    nodes = ClusterNodes(tmp_path_factory.mktemp("ha-cluster"))
+    nodes = ClusterNodes(tmp_path_factory.mktemp("ha-cluster"), users=Users.random())
     yield nodes
     nodes.stop()
+
+
+def service_env(cluster: ClusterNodes) -> dict[str, str]:
+    """The API's settings as compose.yaml gives them."""
+    assert cluster.users is not None
+    return {**UNLIMITED, **cluster.users.service_env()}
 
 
 @contextlib.asynccontextmanager
 async def table_on(cluster: ClusterNodes, **env: str) -> AsyncIterator[tuple[Table, list[ApiServer]]]:
     """Two ``darkroad serve --redis-mode cluster`` processes and a :class:`Table` playing on them."""
     args = ["--redis-mode", "cluster"]
-    servers = [ApiServer(cluster.url, args=args, env={**UNLIMITED, **env}).start() for _ in range(2)]
+    servers = [ApiServer(cluster.url, args=args, env={**service_env(cluster), **env}).start() for _ in range(2)]
     clients = [httpx.AsyncClient(base_url=server.url, timeout=30) for server in servers]
     try:
         yield Table(clients), servers
@@ -82,7 +99,8 @@ def owner(cluster: ClusterNodes, game: PlayedGame) -> int:
 def check_store(cluster: ClusterNodes, engine: Engine, table: Table) -> list[tuple[PlayedGame, int]]:
     """Every game replays to its state; returns (game, acknowledged actions lost) where any were."""
     node = next(node for node in cluster.nodes if node.alive)
-    client = RedisCluster(host="127.0.0.1", port=node.port)
+    assert cluster.users is not None
+    client = RedisCluster(host="127.0.0.1", port=node.port, **cluster.users.admin)
     losses = []
     try:
         for game in table.games:
@@ -97,6 +115,52 @@ def check_store(cluster: ClusterNodes, engine: Engine, table: Table) -> list[tup
     finally:
         client.close()
     return losses
+
+
+async def test_a_lobby_game_as_the_confined_user(cluster: ClusterNodes) -> None:
+    server = ApiServer(cluster.url, args=["--redis-mode", "cluster"], env=service_env(cluster)).start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+            assert (await client.get("/readyz")).status_code == 200  # a write on every primary
+            await lobby_game(client, seed=12)
+    finally:
+        log = server.stop()
+    assert "refuses" not in log and "Traceback" not in log, log
+
+
+def test_the_service_user_is_confined_on_every_node(cluster: ClusterNodes) -> None:
+    assert cluster.users is not None
+    other = cluster.nodes[1]
+    for node in cluster.nodes:
+        anonymous = node.client(username=None, password=None)
+        with contextlib.closing(anonymous), pytest.raises(redis_errors.AuthenticationError):
+            anonymous.ping()
+        with contextlib.closing(node.client(username="darkroad", password=cluster.users.password)) as service:
+            assert service.execute_command("CLUSTER", "SLOTS")
+            for forbidden in (("FLUSHALL",), ("CONFIG", "GET", "*"), ("KEYS", "*"), ("SCAN", "0"), ("SHUTDOWN",),
+                              ("GET", "someone-else:key"), ("EVAL", "return 1", "0"), ("SCRIPT", "FLUSH"),
+                              ("CLUSTER", "NODES"), ("CLUSTER", "FAILOVER"), ("CLUSTER", "RESET"),
+                              ("CLUSTER", "FORGET", "x" * 40), ("CLUSTER", "MEET", "127.0.0.1", str(other.port)),
+                              ("CLUSTER", "SETSLOT", "0", "STABLE"), ("CLUSTER", "GETKEYSINSLOT", "0", "1"),
+                              ("MIGRATE", "127.0.0.1", str(other.port), "game:x", "0", "1000"),
+                              ("REPLICAOF", "NO", "ONE"), ("ACL", "LIST")):  # fmt: skip
+                with pytest.raises(redis_errors.NoPermissionError):
+                    service.execute_command(*forbidden)
+
+
+def test_wrong_credentials_stop_the_start_with_one_line(cluster: ClusterNodes) -> None:
+    assert cluster.users is not None
+    for password in ("wrong", None):
+        env = {key: value for key, value in os.environ.items() if not key.startswith("DARKROAD_REDIS")}
+        if password:
+            env |= {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": password}
+        result = subprocess.run(
+            [sys.executable, "-m", "darkroad.api", "serve", "--port", str(free_port()), "--redis-url", cluster.url,
+             "--redis-mode", "cluster"], capture_output=True, text=True, timeout=60, env=env,
+        )  # fmt: skip
+        assert result.returncode == 1, result
+        [line] = result.stderr.strip().splitlines()
+        assert "cannot log in to the cluster node 127.0.0.1:" in line and "DARKROAD_REDIS_PASSWORD" in line, line
 
 
 async def test_full_games_on_every_primary_through_two_processes(cluster: ClusterNodes, engine: Engine) -> None:
@@ -218,6 +282,7 @@ def migrate(cluster: ClusterNodes, slots: list[int], source: Process, target: Pr
     key at a time with a pause in between (so that games spend a while split between the
     two nodes); the number of keys moved."""
     moved = 0
+    assert cluster.users is not None
     with contextlib.closing(source.client()) as src, contextlib.closing(target.client()) as dst:
         source_id = src.execute_command("CLUSTER", "MYID").decode()
         target_id = dst.execute_command("CLUSTER", "MYID").decode()
@@ -225,7 +290,8 @@ def migrate(cluster: ClusterNodes, slots: list[int], source: Process, target: Pr
             dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
             src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
             while keys := src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1):
-                src.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *keys)
+                src.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "AUTH2", "admin",
+                                    cluster.users.admin_password, "KEYS", *keys)  # fmt: skip
                 moved += len(keys)
                 time.sleep(0.005)
             for node in [target, source] + [n for n in cluster.primaries() if n not in (source, target)]:
