@@ -391,11 +391,16 @@ _CREDENTIALS = "DARKROAD_REDIS_USERNAME and DARKROAD_REDIS_PASSWORD (or the URL'
 _SENTINEL_CREDENTIALS = "DARKROAD_REDIS_SENTINEL_USERNAME and DARKROAD_REDIS_SENTINEL_PASSWORD"
 
 
-def _refused_login(what: str, exc: BaseException, credentials: str = _CREDENTIALS) -> StoreConfigError:
+def _refused_login(
+    what: str, exc: BaseException, credentials: str = _CREDENTIALS, acl: str = "deploy/redis-users.acl"
+) -> StoreConfigError:
     """The start-up error of a server that refuses the service's credentials (``WRONGPASS``,
     ``NOAUTH``) or their user's rights (``NOPERM``): the deployment's settings are wrong."""
     if isinstance(exc, redis_errors.NoPermissionError):
-        return StoreConfigError(f"{what} refuses the service's user a command it needs ({_reason(exc)}): see {credentials}")
+        return StoreConfigError(
+            f"{what} refuses the service's user a command of the store ({_reason(exc)}): "
+            f"give that user every command {acl} gives darkroad"
+        )
     return StoreConfigError(f"cannot log in to {what} ({_reason(exc)}): check {credentials}")
 
 
@@ -510,7 +515,9 @@ class SentinelPrimary(_OneNode):
             try:
                 masters = await asyncio.wait_for(sentinel.sentinel_masters(), _PROBE_TIMEOUT)
             except _LOGIN_REFUSED as exc:
-                raise _refused_login(f"the Sentinel at {where}", exc, _SENTINEL_CREDENTIALS) from None
+                raise _refused_login(
+                    f"the Sentinel at {where}", exc, _SENTINEL_CREDENTIALS, "deploy/sentinel-users.acl"
+                ) from None
             except redis_errors.ResponseError as exc:
                 raise StoreConfigError(
                     f"{where} is not a Sentinel ({_reason(exc)}): use --redis-mode standalone or cluster"
