@@ -367,14 +367,18 @@ def test_the_waiting_list_backs_off_when_the_server_is_busy(pages: Pages, server
             str(lister.get_attribute("#waiting .message time", "datetime"))).timestamp() * 1000)
 
     def ask_at(due: int) -> int:
-        """Run the page's clock to ``due``: no ask before, one at ``due``; the clock's time."""
+        """Run the page's clock to ``due``: no ask before, one at ``due``; the clock's time of the
+        ask, once the page has taken its answer in (and so set its next ask: running the clock
+        on before that, on a slow machine, would set it from a later time)."""
         before = len(asks)
         lister.clock.run_for(due - int(lister.evaluate("Date.now()")) - 1)
         assert len(asks) == before and lister.locator("#waiting .waiting-list[aria-busy]").count() == 0, \
             "the list was asked for early"
         with lister.expect_request(re.compile(r"/v1/games\?status=waiting")):
             lister.clock.run_for(1)
-        return int(lister.evaluate("Date.now()"))
+        asked = int(lister.evaluate("Date.now()"))
+        lister.wait_for_selector("#waiting .waiting-list:not([aria-busy])", timeout=SETTLE)
+        return asked
 
     # A normal poll meets the 429: the page waits at least the 2 s it was told (5 s: the poll).
     with lister.expect_request(re.compile(r"/v1/games\?status=waiting")):
