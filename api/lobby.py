@@ -41,7 +41,6 @@ import msgspec
 
 from darkroad.core import Engine, Event, Game, GameConfig
 
-SEAT_KINDS = ("human", "open", "bot", "private_concern")
 MAX_NAME_LENGTH = 32
 NAME_PATTERN = r"^\s*[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*\s*$"
 """A name: at least one visible character, no control character but in the surrounding

@@ -53,7 +53,6 @@ SYNC_INTERVAL = 0.2
 """Seconds between two exchanges of a process's counts with the store."""
 UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 """Probes: load balancers and Prometheus call them all the time, and they touch no game."""
-BUDGETS = ("requests", "create", "auth")
 
 
 def client_key(scope: Scope) -> str:

@@ -327,10 +327,6 @@ several components). Other plugins document theirs with ``darkroad_event_types``
 OpenAPI document those of fan plugins share the open variant of :func:`event_schema`."""
 del E
 
-EVENT_TYPES = tuple(sorted(EVENTS))
-EVENT_DATA: dict[str, dict[str, Any]] = {kind: spec.fields() for kind, spec in EVENTS.items()}
-"""The ``data`` fields of each event type."""
-
 
 def _data_schema(spec: EventType) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": spec.fields()}

@@ -745,11 +745,11 @@ def test_every_core_event_type_is_in_the_event_schema():
     import re
     from pathlib import Path
 
-    from darkroad.core.view import EVENT_TYPES
+    from darkroad.core.view import EVENTS
 
     core = Path(__file__).parents[1] / "core"
     emitted = {m for f in core.glob("*.py") for m in re.findall(r'emit\(\s*"([a-z_]+)"', f.read_text())}
-    assert emitted and emitted <= set(EVENT_TYPES), sorted(emitted - set(EVENT_TYPES))
+    assert emitted and emitted <= set(EVENTS), sorted(emitted - set(EVENTS))
 
 
 def test_every_core_event_field_is_typed_in_the_event_schema():
@@ -757,7 +757,7 @@ def test_every_core_event_field_is_typed_in_the_event_schema():
     import ast
     from pathlib import Path
 
-    from darkroad.core.view import EVENT_DATA
+    from darkroad.core.view import EVENTS
 
     missing = []
     for f in (Path(__file__).parents[1] / "core").glob("*.py"):
@@ -766,7 +766,7 @@ def test_every_core_event_field_is_typed_in_the_event_schema():
                     and isinstance(node.args[0], ast.Constant)):
                 kind = node.args[0].value
                 for k in node.keywords:
-                    if k.arg not in (None, "private") and k.arg not in EVENT_DATA.get(kind, {}):
+                    if k.arg not in (None, "private") and (kind not in EVENTS or k.arg not in EVENTS[kind].fields()):
                         missing.append(f"{kind}.{k.arg}")
     assert not missing, missing
 
