@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import socket
 import subprocess
@@ -18,12 +19,44 @@ import httpx
 from litestar import Litestar
 from redis import Redis
 
+# Every port a test listens on comes from this worker's own block below the kernel's
+# ephemeral range (32768-60999 here): no outgoing connection and no other xdist worker ever
+# takes one, and a worker never hands the same port out twice. A port picked with bind(0)
+# instead could be the port a node of another test had before it was killed, and a
+# Sentinel or cluster peer of that test then talked to (and reconfigured, or cut the
+# clients of) the new server there: CI once saw a fresh Redis reset the API's first
+# connection. Ports are handed out with their cluster bus port (+10000) free too, so one
+# allocator serves plain servers and cluster nodes alike.
+_PORT_BASE, _PORT_SPAN, _BUS_OFFSET = 10000, 10000, 10000
+
+
+def _port_block() -> range:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    size = _PORT_SPAN // max(1, workers)
+    start = _PORT_BASE + (int(worker) % max(1, workers)) * size if worker.isdigit() else _PORT_BASE
+    return range(start, start + size)
+
+
+_handed_out = itertools.cycle(_port_block())
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
 
 def free_port() -> int:
-    """A TCP port nobody listens on right now (loopback)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port nobody listens on, with its cluster bus port (+10000) free too."""
+    for _ in range(_PORT_SPAN):
+        port = next(_handed_out)
+        if _bindable(port) and _bindable(port + _BUS_OFFSET):
+            return port
+    raise RuntimeError("no free loopback port left in this worker's block")
 
 
 def wait_for_port(port: int, timeout: float = 10.0) -> None:
@@ -63,6 +96,10 @@ class RedisServer:
         )  # fmt: skip
         wait_for_port(self.port)
         self.client = Redis.from_url(self.url)
+        # The server answering is this one, not a leftover of another test on the port.
+        if self.process.poll() is not None or self.client.info("server")["process_id"] != self.process.pid:
+            self.stop()
+            raise RuntimeError(f"redis-server did not start on port {self.port} (taken by another process?)")
 
     def wait_in_sync(self, timeout: float = 10.0) -> None:
         """A replica: until its link to the primary is up (the first sync done)."""

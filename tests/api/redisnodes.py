@@ -7,8 +7,8 @@ instead of the deployment's several:
 
 * :class:`ClusterNodes`: 3 primaries + 3 replicas from ``deploy/redis-cluster.conf`` made
   one cluster by ``redis-cli --cluster create`` (``cluster-node-timeout`` 1 s). A node's
-  cluster bus listens on its port + 10000, so the ports are chosen below 55535 with both
-  free.
+  cluster bus listens on its port + 10000; ``apiutil.free_port`` hands out ports whose
+  bus port is free too.
 * :class:`SentinelGroup`: a primary and its replica from ``deploy/redis.conf``, three
   Sentinels from ``deploy/sentinel.conf`` (``down-after-milliseconds`` 500).
 
@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -34,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apiutil import wait_for_port
+from apiutil import free_port, wait_for_port
 from redis import Redis
 from redis import exceptions as redis_errors
 from redis.backoff import NoBackoff
@@ -93,28 +91,6 @@ def deployed(name: str, directory: Path) -> str:
     return str(copy)
 
 
-def _bindable(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def free_cluster_port(taken: set[int] | None = None) -> int:
-    """A loopback port below 55535 that is free, and whose cluster bus port (+10000) is too."""
-    taken = taken if taken is not None else set()
-    for _ in range(1000):
-        port = random.randrange(20000, 45000)
-        if port in taken or port + 10000 in taken:
-            continue
-        if _bindable(port) and _bindable(port + 10000):
-            taken.update((port, port + 10000))
-            return port
-    raise RuntimeError("no free pair of ports for a cluster node")
-
-
 def wait_until(condition: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> float:
     """Poll ``condition`` until it holds; the seconds it took. ``TimeoutError`` after ``timeout``."""
     started = time.monotonic()
@@ -158,6 +134,11 @@ class Process:
             command, cwd=self.directory, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         wait_for_port(self.port)
+        # The server answering is this one (the entrypoint ``exec``s it: the same process).
+        with self.client() as client:
+            if self.process.poll() is not None or client.info("server")["process_id"] != self.process.pid:
+                self.kill()
+                raise RuntimeError(f"redis-server did not start on port {self.port} (taken by another process?)")
 
     def client(self, **options: Any) -> Redis:
         auth = {} if self.users is None else self.users.admin
@@ -192,10 +173,9 @@ class ClusterNodes:
 
     def __init__(self, directory: Path, primaries: int = 3, replicas: int = 1, users: Users | None = None) -> None:
         self.users = users
-        taken: set[int] = set()
         self.nodes: list[Process] = []
         for _ in range(primaries * (1 + replicas)):
-            port = free_cluster_port(taken)
+            port = free_port()
             args = [
                 deployed("redis-cluster.conf", directory / str(port)), "--port", str(port), *EPHEMERAL,
                 "--dir", str(directory / str(port)),
@@ -299,7 +279,7 @@ class SentinelGroup:
 
     def __init__(self, directory: Path, users: Users | None = None) -> None:
         self.users = users
-        primary_port, replica_port = free_cluster_port(), free_cluster_port()
+        primary_port, replica_port = free_port(), free_port()
         self.servers = [
             Process(
                 primary_port,
@@ -319,7 +299,7 @@ class SentinelGroup:
         sentinel_conf = (DEPLOY / "sentinel.conf").read_text(encoding="utf-8")
         self.sentinels: list[Process] = []
         for n in range(3):
-            port = free_cluster_port()
+            port = free_port()
             folder = directory / f"sentinel{n}"
             folder.mkdir(parents=True)
             text = sentinel_conf
