@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from apiutil import ApiServer, RedisServer
+from apiutil import ApiServer, RedisServer, free_port
 
 ROOT = Path(__file__).parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
@@ -149,7 +149,7 @@ def test_go_client() -> None:
     if go is None and not os.environ.get("CI"):
         pytest.skip("go (Debian's golang-go) is not installed")
     env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable,
-           "GENERATOR": str(Path(sys.executable).parent / "openapi-generator-cli")}
+           "PORT": str(free_port()), "GENERATOR": str(Path(sys.executable).parent / "openapi-generator-cli")}
     run = subprocess.run([str(ROOT / "scripts" / "check-go-client")], capture_output=True, text=True, timeout=600,
                          env=env, cwd=ROOT)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
@@ -159,7 +159,8 @@ def test_go_client() -> None:
 def test_typescript_client() -> None:
     if shutil.which("npm") is None and not os.environ.get("CI"):
         pytest.skip("npm (node >= 20) is not installed")
-    env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable}
+    env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable,
+           "PORT": str(free_port())}
     run = subprocess.run([str(ROOT / "scripts" / "check-ts-client")], capture_output=True, text=True, timeout=600,
                          env=env, cwd=ROOT)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
