@@ -1,8 +1,9 @@
 // A darkroad bot on the Go client openapi-generator makes from openapi/openapi.json (see
 // README.md).
 //
-// It creates a game, plays every seat with random legal actions (one context per seat, each
-// carrying its own seat token, as separate players would), and prints the final score.
+// It creates a game, plays every seat with random legal actions (a goroutine per seat, each
+// with its own seat token, as separate players would), follows the game with the event log's
+// long poll to know when to act, and prints the final score.
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	darkroad "github.com/darkroad/darkroad-go"
@@ -42,17 +44,11 @@ func newKey() string {
 	return hex.EncodeToString(key)
 }
 
-// act submits one random legal action of the seat in ctx. Retries reuse the Idempotency-Key:
-// a 503 may come after the action was committed, and the same key makes the server answer it
-// instead of acting twice. A 409 means someone acted first: the caller reads the game again.
-func act(ctx context.Context, api *darkroad.APIClient, game string, rng *mathrand.Rand) error {
-	listed, _, err := api.GamesAPI.ListActions(ctx, game).Execute()
-	if err != nil {
-		return fmt.Errorf("list actions: %s", problem(err))
-	}
-	if len(listed.Actions) == 0 {
-		return nil
-	}
+// act submits one random legal action of the seat in ctx from listed. Retries reuse the
+// Idempotency-Key: a 503 may come after the action was committed, and the same key makes the
+// server answer it instead of acting twice. A 409 means someone acted first: the caller lists
+// the actions again.
+func act(ctx context.Context, api *darkroad.APIClient, game string, listed *darkroad.ActionList, rng *mathrand.Rand) error {
 	action := listed.Actions[rng.Intn(len(listed.Actions))]
 	key := newKey()
 	for attempt := 1; attempt <= 5; attempt++ {
@@ -72,6 +68,36 @@ func act(ctx context.Context, api *darkroad.APIClient, game string, rng *mathran
 	return errors.New("submit action: the server stayed unavailable")
 }
 
+// play is one seat's player: it acts whenever the game waits for it, and in between follows
+// the game's events with the long poll (GET .../log?after=N&wait=S answers as soon as an event
+// the seat may see comes, or after S seconds with none), until the game is over. The long poll
+// is the generated client's way to follow a game; the server-sent events of GET .../stream
+// are for clients with an event-stream reader. It returns the number of actions it took.
+func play(me context.Context, api *darkroad.APIClient, game string, rng *mathrand.Rand) (int, error) {
+	actions, after := 0, int32(-1)
+	for {
+		listed, _, err := api.GamesAPI.ListActions(me, game).Execute()
+		if err != nil {
+			return actions, fmt.Errorf("list actions: %s", problem(err))
+		}
+		if listed.Status == "finished" {
+			return actions, nil
+		}
+		if len(listed.Actions) > 0 {
+			if err := act(me, api, game, listed, rng); err != nil {
+				return actions, err
+			}
+			actions++
+			continue
+		}
+		page, _, err := api.GamesAPI.GetLog(me, game).After(after).Wait(25).Execute()
+		if err != nil {
+			return actions, fmt.Errorf("follow the log: %s", problem(err))
+		}
+		after = page.Next
+	}
+}
+
 func run() error {
 	url := flag.String("url", "http://127.0.0.1:8000", "the darkroad server")
 	players := flag.Int("players", 2, "seats (1: solo against the Private Concern)")
@@ -89,29 +115,37 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("create: %s", problem(err))
 	}
-	seats := map[int32]context.Context{}
-	for _, seat := range created.Seats {
-		if token, ok := seat.GetTokenOk(); ok && token != nil {
-			seats[seat.Seat] = context.WithValue(anyone, darkroad.ContextAccessToken, *token)
-		}
-	}
 	fmt.Printf("game %s: %d seats\n", created.Id, len(created.Seats))
 
-	rng := mathrand.New(mathrand.NewSource(*seed))
-	actions := 0
-	for {
-		view, _, err := api.GamesAPI.GetGame(anyone, created.Id).Execute()
-		if err != nil {
-			return fmt.Errorf("view: %s", problem(err))
+	// One player per seat the creator holds a token for, each in a goroutine of its own.
+	var (
+		wait     sync.WaitGroup
+		mutex    sync.Mutex
+		actions  int
+		failures []error
+	)
+	for _, seat := range created.Seats {
+		token, ok := seat.GetTokenOk()
+		if !ok || token == nil {
+			continue // an automated seat (the Private Concern) plays itself
 		}
-		if view.Status == "finished" {
-			break
-		}
-		seat := view.Awaiting[rng.Intn(len(view.Awaiting))]
-		if err := act(seats[seat], api, created.Id, rng); err != nil {
-			return err
-		}
-		actions++
+		me := context.WithValue(anyone, darkroad.ContextAccessToken, *token)
+		rng := mathrand.New(mathrand.NewSource(*seed + int64(seat.Seat)))
+		wait.Add(1)
+		go func() {
+			defer wait.Done()
+			taken, err := play(me, api, created.Id, rng)
+			mutex.Lock()
+			defer mutex.Unlock()
+			actions += taken
+			if err != nil {
+				failures = append(failures, err)
+			}
+		}()
+	}
+	wait.Wait()
+	if len(failures) > 0 {
+		return failures[0]
 	}
 
 	final, _, err := api.GamesAPI.GetScore(anyone, created.Id).Execute()
