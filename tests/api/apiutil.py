@@ -59,6 +59,21 @@ def free_port() -> int:
     raise RuntimeError("no free loopback port left in this worker's block")
 
 
+def fresh_window_wait(window: float = 60.0, need: float = 20.0) -> float:
+    """Seconds to wait so that at least ``need`` seconds of the current rate-limit window are
+    left (windows start at multiples of ``window`` since the epoch, the same in every
+    replica): 0 when they are. A test that spends a budget on the wall clock and expects the
+    next request refused must not see a new window start in between: the sliding count then
+    forgives a little of the last window, and the request passes (CI once crossed a minute)."""
+    left = window - time.time() % window
+    return 0.0 if left >= need else left + 0.05
+
+
+async def fresh_window(window: float = 60.0, need: float = 20.0) -> None:
+    """Wait, if need be, for :func:`fresh_window_wait` (in async tests)."""
+    await asyncio.sleep(fresh_window_wait(window, need))
+
+
 def wait_for_port(port: int, timeout: float = 10.0) -> None:
     """Return once something accepts connections on ``port``; fail after ``timeout``."""
     deadline = time.monotonic() + timeout

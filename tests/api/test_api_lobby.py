@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, bearer, problem, read_log, serve
+from apiutil import ApiServer, RedisServer, bearer, fresh_window, problem, read_log, serve
 from conformance import Conformance
 from litestar import Litestar
 
@@ -331,6 +331,7 @@ async def test_joins_count_against_the_creation_budget(make_app: Any, settings: 
     limits = {"rate_limit_requests": 1000, "rate_limit_creates": 3, "rate_limit_auth_failures": 0}
     app: Litestar = make_app(dataclasses.replace(settings, **limits))
     async with serve(app) as client:
+        await fresh_window()
         created = await create(client, players=4, seats=[{"kind": "human"}] + [{"kind": "open"}] * 3)
         assert (await join(client, created["id"], 1)).status_code == 201
         assert (await join(client, created["id"], 2)).status_code == 201

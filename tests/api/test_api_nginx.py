@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, free_port, parse_response, wait_for_port
+from apiutil import ApiServer, free_port, fresh_window_wait, parse_response, wait_for_port
 
 pytestmark = pytest.mark.slow
 
@@ -72,6 +72,7 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ApiSer
 def test_the_api_counts_the_address_nginx_forwards(edge: tuple[str, ApiServer]) -> None:
     url, _ = edge
     with httpx.Client(base_url=url, timeout=10) as client:
+        time.sleep(fresh_window_wait())
         statuses = []
         for n in range(4):  # a new X-Forwarded-For each time: nginx replaces it by the peer
             spoofed = {"X-Forwarded-For": f"203.0.113.{n}"}
