@@ -45,6 +45,15 @@ def serve(
     workers: Annotated[
         int, typer.Option(help="Worker processes (more than 1 needs --redis-url).", min=1)
     ] = 1,
+    worker_healthcheck_timeout: Annotated[
+        int,
+        typer.Option(
+            envvar="DARKROAD_WORKER_HEALTHCHECK_TIMEOUT",
+            help="With --workers > 1: seconds a worker may take to answer its supervisor's "
+            "health check before it is killed and replaced.",
+            min=1,
+        ),
+    ] = 30,
     redis_url: Annotated[
         str | None,
         typer.Option(
@@ -131,6 +140,12 @@ def serve(
         proxy_headers=True,
         forwarded_allow_ips=settings.trusted_proxies,
         http=HttpProtocol,
+        # uvicorn's supervisor pings each worker every 0.5 s and SIGKILLs one that has not
+        # answered within this timeout, dropping its requests in flight. Its default, 5 s, kills
+        # healthy workers that are only short of CPU (a busy host, a start-up importing the
+        # plugins): uvicorn issue #2506, and a CI run here once lost a request so. 30 s is
+        # gunicorn's worker timeout.
+        timeout_worker_healthcheck=worker_healthcheck_timeout,
     )
     if metrics_dir is not None:
         del os.environ["PROMETHEUS_MULTIPROC_DIR"]

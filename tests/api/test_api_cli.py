@@ -42,6 +42,7 @@ def test_serve_defaults_to_one_process_in_memory(uvicorn_calls: list[dict[str, A
     [call] = uvicorn_calls
     assert call["app"] == "darkroad.api.app:create_app_from_env" and call["factory"] is True
     assert (call["host"], call["port"], call["workers"]) == ("127.0.0.1", 9999, 1)
+    assert call["timeout_worker_healthcheck"] == 30  # not uvicorn's 5 s (test_api_deploy)
 
 
 def test_serve_refuses_workers_without_redis(uvicorn_calls: list[dict[str, Any]]) -> None:

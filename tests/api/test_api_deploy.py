@@ -4,7 +4,12 @@ no cache keeps."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import dataclasses
+import os
+import signal
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -59,16 +64,62 @@ async def test_metrics_behind_a_token(make_app: Callable[[Settings], Litestar], 
     assert "s3cret" not in repr(app.state.settings)
 
 
+def workers_of(server: ApiServer, count: int, timeout: float = 60.0) -> list[int]:
+    """The pids of ``server``'s ``count`` uvicorn workers (its children by multiprocessing's
+    spawn) once they have all started serving (run with ``--log-level info``)."""
+    assert server.process is not None
+    deadline = time.monotonic() + timeout
+    while True:
+        workers = [
+            int(pid)
+            for pid in Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children").read_text().split()
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        if len(workers) == count and server.log().count("Application startup complete") >= count:
+            return workers
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.1)
+
+
 @pytest.mark.slow
 def test_metrics_sum_over_the_workers_of_a_replica(redis_server: RedisServer, redis_url: str) -> None:
-    server = ApiServer(redis_url, args=["--workers", "2"]).start()
+    server = ApiServer(redis_url, args=["--workers", "2", "--log-level", "info"]).start()
     try:
+        workers_of(server, 2)  # both serving: the count below is not shared with a late starter
         for _ in range(20):  # a new connection each: the workers take turns
-            assert httpx.get(f"{server.url}/v1/catalog", timeout=10).status_code == 200
+            assert httpx.get(f"{server.url}/v1/catalog", timeout=10).status_code == 200, server.log()
         key = (("method", "GET"), ("route", "/v1/catalog"), ("status", "200"))
         seen = {samples(httpx.get(f"{server.url}/metrics", timeout=10).text, "darkroad_http_requests_total").get(key)
                 for _ in range(6)}  # fmt: skip
         assert seen == {20.0}, seen  # whichever worker answers, it answers for the replica
+    finally:
+        assert "Traceback" not in server.stop()
+
+
+@pytest.mark.slow
+def test_a_worker_short_of_cpu_is_not_killed(redis_server: RedisServer, redis_url: str) -> None:
+    """uvicorn's supervisor kills a worker that does not answer its health check within 5 s by
+    default, dropping the worker's requests in flight, though the worker is only starved of
+    CPU (uvicorn issue #2506). `serve` gives it 30 s (--worker-healthcheck-timeout): a worker
+    stopped for 7 s (SIGSTOP, the extreme of a starved process) is kept, and the other one
+    answers meanwhile."""
+    server = ApiServer(redis_url, args=["--workers", "2", "--log-level", "info"]).start()
+    try:
+        first, second = workers_of(server, 2)
+        os.kill(first, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            # Requests on new connections: some reach the stopped worker and wait for it.
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                answers = list(pool.map(lambda _: httpx.get(f"{server.url}/v1/catalog", timeout=30), range(8)))
+                time.sleep(max(0.0, 7.0 - (time.monotonic() - started)))
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # (killed by the supervisor: see below)
+                os.kill(first, signal.SIGCONT)
+        assert [answer.status_code for answer in answers] == [200] * 8, server.log()
+        time.sleep(1.0)  # a health check after the stop
+        assert sorted(workers_of(server, 2)) == sorted((first, second)), server.log()
+        assert "died" not in server.log()
     finally:
         assert "Traceback" not in server.stop()
 
