@@ -74,7 +74,7 @@ async def test_commits_wait_for_the_replica(replicated: Replicated) -> None:
         # The write is on the primary; reads neither wait for replicas nor fail.
         started = time.monotonic()
         stored = await store.load("g1", "b")
-        assert time.monotonic() - started < WAIT_TIMEOUT / 2
+        assert time.monotonic() - started < WAIT_TIMEOUT * 0.9  # a WAIT would take WAIT_TIMEOUT
         assert stored is not None and stored.version == 2 and stored.replay == b"result-2"
         # Retrying (same record) replays, and is not confirmed either while no replica is there.
         with pytest.raises(ReplicationTimeout):
@@ -163,7 +163,7 @@ async def test_the_waiting_list_does_not_wait_for_replicas(
         started = time.monotonic()
         response = await client.get("/v1/games", params={"status": "waiting"})
         assert response.status_code == 200, response.text
-        assert time.monotonic() - started < WAIT_TIMEOUT / 2
+        assert time.monotonic() - started < WAIT_TIMEOUT * 0.9  # a WAIT would take WAIT_TIMEOUT
         assert [game["id"] for game in response.json()["games"]] == [kept]
 
 
