@@ -21,7 +21,8 @@ from redis import Redis
 
 # Every port a test listens on comes from this worker's own block below the kernel's
 # ephemeral range (32768-60999 here): no outgoing connection and no other xdist worker ever
-# takes one, and a worker never hands the same port out twice. A port picked with bind(0)
+# takes one, and a worker hands a port out again only after every other one of its block
+# (thousands: more than a whole run needs). A port picked with bind(0)
 # instead could be the port a node of another test had before it was killed, and a
 # Sentinel or cluster peer of that test then talked to (and reconfigured, or cut the
 # clients of) the new server there: CI once saw a fresh Redis reset the API's first
