@@ -105,7 +105,9 @@ class Metrics:
         self.bot_moves = Counter(
             registry, "darkroad_bot_moves_total",
             "Moves bots made in games' seats, by bot and outcome: chosen, failed (the bot or the rules "
-            "failed on its choice: another legal action stood in), missing (the bot is not installed here).",
+            "failed on its choice: another legal action stood in), timed_out (the bot thought longer than "
+            "DARKROAD_BOT_MOVE_TIMEOUT, or is still thinking over a move given up: the first legal action "
+            "stood in), missing (the bot is not installed here).",
             ("bot", "outcome"),
         )
         self.redis_resends = Counter(

@@ -373,6 +373,15 @@ def _safe_choice(bot: Bot, engine: Engine, game: Game, seat: int, legal: Sequenc
     return legal[0], "failed"
 
 
+class BotTimeout(Exception):
+    """A bot thought over one move longer than ``Settings.bot_move_timeout``; ``thread`` is
+    the thread left thinking (alive while the bot has not returned)."""
+
+    def __init__(self, seconds: float, thread: threading.Thread) -> None:
+        super().__init__(f"no answer after {seconds:g} s")
+        self.thread = thread
+
+
 class _BotThread:
     """The one thread the bots of a process think in, serving the earliest request first.
 
@@ -384,18 +393,35 @@ class _BotThread:
     ahead of those of requests that came after it, and it waits for the work ahead of it
     once. Each result comes with the seconds it waited for the thread, which the request's
     budget does not count (see ``GameService._settle_now``).
+
+    A work running longer than ``timeout`` (a bot that hangs) is given up: its future fails
+    with :class:`BotTimeout` and a new thread takes over the queue; the old one ends when the
+    work returns, if ever (a thread cannot be stopped from outside, which is also why the
+    executors of ``concurrent.futures`` offer no timeout of a running work).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, timeout: float = float("inf")) -> None:
         self._queue: queue.PriorityQueue[tuple[float, int, Callable[[], Any] | None, concurrent.futures.Future[Any]]]
         self._queue = queue.PriorityQueue()
         self._order = itertools.count()
-        self._thread = threading.Thread(target=self._run, name="darkroad-bot", daemon=True)
-        self._thread.start()
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._current: tuple[concurrent.futures.Future[Any], float, threading.Thread] | None = None
+        """The work running: its future, when it began (``perf_counter``), its thread."""
+        self._closed = threading.Event()
+        self._thread = self._start()
+        if timeout != float("inf"):
+            threading.Thread(target=self._watch, name="darkroad-bot-watch", daemon=True).start()
+
+    def _start(self) -> threading.Thread:
+        thread = threading.Thread(target=self._run, name="darkroad-bot", daemon=True)
+        self._thread = thread
+        thread.start()
+        return thread
 
     def submit(self, rank: float, work: Callable[[], Any]) -> asyncio.Future[tuple[Any, float]]:
         """Run ``work`` in the thread after every queued work of a lower ``rank``: its result
-        and the seconds it waited."""
+        and the seconds it waited (:class:`BotTimeout` if it runs past the timeout)."""
         future: concurrent.futures.Future[tuple[Any, float]] = concurrent.futures.Future()
         queued = time.perf_counter()
 
@@ -407,7 +433,8 @@ class _BotThread:
         return asyncio.wrap_future(future)
 
     def _run(self) -> None:
-        while True:
+        me = threading.current_thread()
+        while self._thread is me:  # a thread replaced while its work hung ends when it returns
             _, _, work, future = self._queue.get()
             if work is None:  # closed: what is left is cancelled
                 while not self._queue.empty():
@@ -415,13 +442,41 @@ class _BotThread:
                 return
             if not future.set_running_or_notify_cancel():
                 continue  # nobody waits for it any more
+            with self._lock:
+                self._current = (future, time.perf_counter(), me)
             try:
-                future.set_result(work())
+                result = work()
             except BaseException as exc:  # handed to the request that waits for it
-                future.set_exception(exc)
+                self._finish(future, exc, None)
+            else:
+                self._finish(future, None, result)
+
+    def _finish(self, future: concurrent.futures.Future[Any], error: BaseException | None, result: Any) -> None:
+        with self._lock:  # (the watchdog gives works up under it: never both)
+            if self._current is not None and self._current[0] is future:
+                self._current = None
+            if future.done():
+                return  # given up meanwhile: the request went on without it
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+    def _watch(self) -> None:
+        """Give up a work running past the timeout, and start a thread in its place."""
+        while not self._closed.wait(min(self._timeout / 4, 1.0)):
+            with self._lock:
+                current = self._current
+                if current is None or time.perf_counter() - current[1] < self._timeout:
+                    continue
+                future, _, stuck = current
+                self._current = None
+                self._start()
+                future.set_exception(BotTimeout(self._timeout, stuck))
 
     def close(self) -> None:
         """Stop the thread (a bot still thinking finishes in the background)."""
+        self._closed.set()
         self._queue.put((float("-inf"), -1, None, concurrent.futures.Future()))
 
 
@@ -455,7 +510,10 @@ class GameService:
         # keeps running while a bot searches. One thread: bots of all games take turns, so
         # they never take more than one core's share of the interpreter from the requests
         # (more threads would not think faster: the interpreter runs one at a time).
-        self._bots = _BotThread()
+        self._bots = _BotThread(settings.bot_move_timeout)
+        # Bots given up over a move still thinking (the thread left to them), by bot id: their
+        # moves are made by the stand-in until it returns (one stuck thread per bot at most).
+        self._stuck_bots: dict[str, threading.Thread] = {}
         # The bots' moves under way in this process, by game: one at a time per game, so that
         # requests reading a game at once (followers of its stream, say) share them rather than
         # each thinking the same moves (across processes, a stale commit is dropped instead).
@@ -1381,13 +1439,28 @@ class GameService:
         if not legal:
             self._untake(stored, entry)
             return None
+        stuck = self._stuck_bots.get(bot_id)
+        if stuck is not None and not stuck.is_alive():
+            del self._stuck_bots[bot_id]  # its given-up move returned: it may play again
+            stuck = None
         if len(legal) == 1:
             choice, how = legal[0], "chosen"
+        elif stuck is not None:
+            choice, how = legal[0], "timed_out"
         else:
-            (choice, how), waited = await self._bots.submit(
-                rank, functools.partial(_safe_choice, bot, self.engine, entry.game, seat, legal)
-            )
-            queued[0] += waited
+            try:
+                (choice, how), waited = await self._bots.submit(
+                    rank, functools.partial(_safe_choice, bot, self.engine, entry.game, seat, legal)
+                )
+                queued[0] += waited
+            except BotTimeout as exc:
+                logger.error("game %s: bot %r gave no move for seat %d (%s); its first legal action stands in, "
+                             "and its moves here until it returns", stored.id, bot_id, seat, exc)
+                self._stuck_bots[bot_id] = exc.thread
+                # The bot still holds the game it was given: play on a copy of our own.
+                entry = CachedGame(self.engine.loads(stored.state), stored.token_hashes, stored.tag, entry.lobby)
+                legal = self.engine.legal_actions(entry.game, seat)
+                choice, how = legal[0], "timed_out"
         # A plugin failing to resolve the bot's choice must not wedge the game: the next legal
         # actions stand in (deterministically, so the game still replays identically).
         candidates = [choice, *[a for a in legal if a is not choice][:2]]

@@ -87,6 +87,12 @@ class Settings:
     for the process's bot thread behind other games does not count, up to twice this in all;
     a request never waits for the bots longer than three times this (a move still being
     chosen then lands in the background)."""
+    bot_move_timeout: float = 30.0
+    """Seconds a bot may think over one move. A bot still thinking then (a fan's bot that hangs)
+    is given up: the first legal action stands in for its move, as for a bot that fails, and
+    the process's bot thread is replaced, so that the other games' bots go on. While the
+    given-up move has not returned, that bot's moves in this process are made by the stand-in
+    at once (one stuck thread per bot at most); once it returns, the bot plays again."""
     commit_attempts: int = 8
     """How often an action without ``If-Match`` is re-applied to a newer version before the
     request gives up with ``409 stale-version`` (heavy contention only)."""
@@ -134,6 +140,7 @@ class Settings:
             "waiting_game_ttl": self.waiting_game_ttl,
             "bot_moves_per_request": self.bot_moves_per_request,
             "bot_time_per_request": self.bot_time_per_request,
+            "bot_move_timeout": self.bot_move_timeout,
             "commit_attempts": self.commit_attempts,
             "game_cache_size": self.game_cache_size,
             "stream_heartbeat": self.stream_heartbeat,
@@ -165,7 +172,7 @@ class Settings:
         ``DARKROAD_EXCLUDE_PLUGINS`` (comma separated), ``DARKROAD_STRICT_PLUGINS`` (1/true),
         ``DARKROAD_MAX_BODY_SIZE`` (bytes), ``DARKROAD_REQUEST_TIMEOUT`` (seconds), ``DARKROAD_ACTIVE_GAME_TTL``,
         ``DARKROAD_FINISHED_GAME_TTL``, ``DARKROAD_IDEMPOTENCY_TTL``, ``DARKROAD_WAITING_GAME_TTL``,
-        ``DARKROAD_BOT_MOVES_PER_REQUEST``, ``DARKROAD_BOT_TIME_PER_REQUEST``,
+        ``DARKROAD_BOT_MOVES_PER_REQUEST``, ``DARKROAD_BOT_TIME_PER_REQUEST``, ``DARKROAD_BOT_MOVE_TIMEOUT``,
         ``DARKROAD_STREAM_HEARTBEAT``, ``DARKROAD_STREAM_MAX_DURATION``, ``DARKROAD_LOG_MAX_WAIT`` (seconds),
         ``DARKROAD_RATE_LIMIT_WINDOW`` (seconds), ``DARKROAD_RATE_LIMIT_REQUESTS``,
         ``DARKROAD_RATE_LIMIT_CREATES``, ``DARKROAD_RATE_LIMIT_AUTH_FAILURES`` (0: no limit),
@@ -215,6 +222,7 @@ class Settings:
             "DARKROAD_WAITING_GAME_TTL": ("waiting_game_ttl", int),
             "DARKROAD_BOT_MOVES_PER_REQUEST": ("bot_moves_per_request", int),
             "DARKROAD_BOT_TIME_PER_REQUEST": ("bot_time_per_request", float),
+            "DARKROAD_BOT_MOVE_TIMEOUT": ("bot_move_timeout", float),
             "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
             "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
             "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),

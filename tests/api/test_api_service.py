@@ -8,10 +8,13 @@ import functools
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+
+import pytest
+from prometheus_client import generate_latest
 
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import GameService, Seating, _BotThread
+from darkroad.api.service import BotTimeout, GameService, Seating, _BotThread
 from darkroad.api.settings import Settings
 from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent, StoredGame
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
@@ -181,4 +184,106 @@ async def test_a_bot_thinking_past_the_budget_does_not_hold_the_request() -> Non
         later = (await service.advance(await service.caller(created.id, None))).stored
         assert later.version > created.version  # the move made meanwhile was committed
     finally:
+        service.close()
+
+
+def test_a_hung_work_is_given_up_and_the_next_one_runs() -> None:
+    """A work running past the timeout fails with ``BotTimeout`` naming the thread left to it,
+    a new thread runs the next work meanwhile, and the hung work's late result is dropped
+    (its thread then ends)."""
+    release = threading.Event()
+
+    async def scenario() -> None:
+        bots = _BotThread(timeout=0.3)
+        try:
+            hung = bots.submit(0.0, lambda: release.wait() and "late")
+            nxt = bots.submit(1.0, lambda: "next")
+            begun = time.perf_counter()
+            with pytest.raises(BotTimeout) as given_up:
+                await hung
+            assert 0.3 <= time.perf_counter() - begun < 5
+            assert (await nxt)[0] == "next"  # run by the thread that took over
+            stuck = given_up.value.thread
+            assert stuck.is_alive()
+            release.set()
+            stuck.join(timeout=5)
+            assert not stuck.is_alive()  # returned, its result dropped, and it ended
+            assert (await bots.submit(2.0, lambda: "after"))[0] == "after"
+        finally:
+            release.set()
+            bots.close()
+
+    asyncio.run(scenario())
+
+
+class HungBot(Bot):
+    """A fan's bot that never answers (until ``release`` is set, at the end of the test)."""
+
+    id = "hung"
+    name = "Hung"
+    text = "Never answers."
+    release = threading.Event()
+    calls = 0
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        HungBot.calls += 1
+        self.release.wait()
+        return legal[-1]
+
+
+class HungBots:
+    @hookimpl
+    def darkroad_bots(self) -> list[Bot]:
+        return [HungBot()]
+
+
+async def until(condition: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await condition():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_bot_that_never_answers_is_given_up() -> None:
+    """``Settings.bot_move_timeout``: a bot hanging over a move is given up, the first legal
+    action stands in, and its later moves are stood in at once while it still hangs (one
+    thread left to it, not one per move); the other games' bots go on in a new thread. When
+    the hung move finally returns, the bot plays again."""
+    engine = Engine.load(extra=[("hung-bot", HungBots())])
+    HungBot.release.clear()
+    HungBot.calls = 0
+    metrics = Metrics()
+    service = GameService(engine, MemoryStore(), Settings(bot_time_per_request=0.2, bot_move_timeout=0.5), metrics)
+    try:
+        # Created together: the random bots' first move is queued behind the hung one.
+        hung, others = await asyncio.gather(
+            service.create(GameConfig(players=2, seed=7), Seating(seats=[("bot", None, "hung")] * 2)),
+            service.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "random")] * 2)),
+        )
+
+        async def read(created: StoredGame) -> StoredGame:
+            return (await service.advance(await service.caller(created.id, None))).stored
+
+        async def moved() -> bool:
+            return (await read(hung)).version >= hung.version + 20
+
+        async def finished() -> bool:
+            return (await read(others)).finished
+
+        await until(moved)  # stood in: the game goes on
+        await until(finished)  # the random bots played to the end, in the thread that took over
+        assert HungBot.calls == 1  # asked once; then stood in at once while it hangs
+        text = generate_latest(metrics.registry).decode()
+        assert 'darkroad_bot_moves_total{bot="hung",outcome="timed_out"}' in text
+        assert 'darkroad_bot_moves_total{bot="random",outcome="chosen"}' in text
+
+        HungBot.release.set()  # the hung move returns (dropped), its thread ends: the bot plays again
+        stuck = service._stuck_bots["hung"]
+        stuck.join(timeout=5)
+        assert not stuck.is_alive()
+        await service.create(GameConfig(players=2, seed=9), Seating(seats=[("bot", None, "hung")] * 2))
+        assert HungBot.calls > 1
+        assert 'darkroad_bot_moves_total{bot="hung",outcome="chosen"}' in generate_latest(metrics.registry).decode()
+    finally:
+        HungBot.release.set()
         service.close()
