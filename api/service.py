@@ -409,9 +409,8 @@ class _BotThread:
         self._current: tuple[concurrent.futures.Future[Any], float, threading.Thread] | None = None
         """The work running: its future, when it began (``perf_counter``), its thread."""
         self._closed = threading.Event()
+        self._watching = timeout == float("inf")  # (no timeout: nothing to watch)
         self._thread = self._start()
-        if timeout != float("inf"):
-            threading.Thread(target=self._watch, name="darkroad-bot-watch", daemon=True).start()
 
     def _start(self) -> threading.Thread:
         thread = threading.Thread(target=self._run, name="darkroad-bot", daemon=True)
@@ -429,6 +428,11 @@ class _BotThread:
             waited = time.perf_counter() - queued
             return work(), waited
 
+        if not self._watching:  # started with the first work: a service whose bots never play has none
+            with self._lock:
+                if not self._watching:
+                    self._watching = True
+                    threading.Thread(target=self._watch, name="darkroad-bot-watch", daemon=True).start()
         self._queue.put((rank, next(self._order), timed, future))
         return asyncio.wrap_future(future)
 
@@ -463,8 +467,10 @@ class _BotThread:
                 future.set_result(result)
 
     def _watch(self) -> None:
-        """Give up a work running past the timeout, and start a thread in its place."""
-        while not self._closed.wait(min(self._timeout / 4, 1.0)):
+        """Give up a work running past the timeout (within 1.25 times it), and start a thread
+        in its place. It looks a few times per timeout, not at every work: a bot's move costs
+        it nothing."""
+        while not self._closed.wait(self._timeout / 4):
             with self._lock:
                 current = self._current
                 if current is None or time.perf_counter() - current[1] < self._timeout:
