@@ -89,10 +89,11 @@ class Settings:
     chosen then lands in the background)."""
     bot_move_timeout: float = 30.0
     """Seconds a bot may think over one move. A bot still thinking then (a fan's bot that hangs)
-    is given up (within 1.25 times this): the first legal action stands in for its move, as for a bot that fails, and
-    the process's bot thread is replaced, so that the other games' bots go on. While the
-    given-up move has not returned, that bot's moves in this process are made by the stand-in
-    at once (one stuck thread per bot at most); once it returns, the bot plays again."""
+    is given up (within 1.25 times this): the first legal action stands in for its move, as
+    for a bot that fails, and the process's bot thread is replaced, so that the other games'
+    bots go on. While the given-up move has not returned, that bot's moves in this process
+    are made by the stand-in at once (one stuck thread per bot at most); once it returns, the
+    bot plays again."""
     commit_attempts: int = 8
     """How often an action without ``If-Match`` is re-applied to a newer version before the
     request gives up with ``409 stale-version`` (heavy contention only)."""

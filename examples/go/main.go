@@ -47,8 +47,8 @@ func newKey() string {
 // act submits one random legal action of the seat in ctx from listed. Retries reuse the
 // Idempotency-Key: a 503 may come after the action was committed, and the same key makes the
 // server answer it instead of acting twice. A 409 means someone acted first: the caller lists
-// the actions again.
-func act(ctx context.Context, api *darkroad.APIClient, game string, listed *darkroad.ActionList, rng *mathrand.Rand) error {
+// the actions again. It says whether the action was taken.
+func act(ctx context.Context, api *darkroad.APIClient, game string, listed *darkroad.ActionList, rng *mathrand.Rand) (bool, error) {
 	action := listed.Actions[rng.Intn(len(listed.Actions))]
 	key := newKey()
 	for attempt := 1; attempt <= 5; attempt++ {
@@ -56,16 +56,16 @@ func act(ctx context.Context, api *darkroad.APIClient, game string, listed *dark
 			IfMatch(fmt.Sprintf("%q", strconv.Itoa(int(listed.Version)))).IdempotencyKey(key).Execute()
 		switch {
 		case err == nil:
-			return nil
+			return true, nil
 		case response != nil && response.StatusCode == http.StatusConflict:
-			return nil
+			return false, nil
 		case response != nil && response.StatusCode == http.StatusServiceUnavailable:
 			time.Sleep(time.Duration(attempt) * time.Second)
 		default:
-			return fmt.Errorf("submit action: %s", problem(err))
+			return false, fmt.Errorf("submit action: %s", problem(err))
 		}
 	}
-	return errors.New("submit action: the server stayed unavailable")
+	return false, errors.New("submit action: the server stayed unavailable")
 }
 
 // play is one seat's player: it acts whenever the game waits for it, and in between follows
@@ -84,10 +84,13 @@ func play(me context.Context, api *darkroad.APIClient, game string, rng *mathran
 			return actions, nil
 		}
 		if len(listed.Actions) > 0 {
-			if err := act(me, api, game, listed, rng); err != nil {
+			taken, err := act(me, api, game, listed, rng)
+			if err != nil {
 				return actions, err
 			}
-			actions++
+			if taken {
+				actions++
+			}
 			continue
 		}
 		page, _, err := api.GamesAPI.GetLog(me, game).After(after).Wait(25).Execute()

@@ -87,6 +87,13 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
     raise TimeoutError(f"nothing listens on port {port} after {timeout}s")
 
 
+def answers_itself(process: subprocess.Popen[bytes], client: Redis) -> bool:
+    """Whether the ``redis-server`` answering ``client`` is ``process``, not a leftover of
+    another test on the port (its ``INFO server`` process_id; an entrypoint script that
+    ``exec``s the server is the same process)."""
+    return process.poll() is None and client.info("server")["process_id"] == process.pid
+
+
 class RedisServer:
     """A throwaway ``redis-server`` process (a replica of the server on ``replica_of``, if given)."""
 
@@ -112,8 +119,7 @@ class RedisServer:
         )  # fmt: skip
         wait_for_port(self.port)
         self.client = Redis.from_url(self.url)
-        # The server answering is this one, not a leftover of another test on the port.
-        if self.process.poll() is not None or self.client.info("server")["process_id"] != self.process.pid:
+        if not answers_itself(self.process, self.client):
             self.stop()
             raise RuntimeError(f"redis-server did not start on port {self.port} (taken by another process?)")
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apiutil import free_port, wait_for_port
+from apiutil import answers_itself, free_port, wait_for_port
 from redis import Redis
 from redis import exceptions as redis_errors
 from redis.backoff import NoBackoff
@@ -134,9 +134,8 @@ class Process:
             command, cwd=self.directory, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         wait_for_port(self.port)
-        # The server answering is this one (the entrypoint ``exec``s it: the same process).
         with self.client() as client:
-            if self.process.poll() is not None or client.info("server")["process_id"] != self.process.pid:
+            if not answers_itself(self.process, client):
                 self.kill()
                 raise RuntimeError(f"redis-server did not start on port {self.port} (taken by another process?)")
 

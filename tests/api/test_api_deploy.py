@@ -109,7 +109,8 @@ def test_a_worker_short_of_cpu_is_not_killed(redis_server: RedisServer, redis_ur
         os.kill(first, signal.SIGSTOP)
         try:
             started = time.monotonic()
-            # Requests on new connections: some reach the stopped worker and wait for it.
+            # Requests on new connections meanwhile: the running worker takes them all (the stopped
+            # one accepts none from the shared socket).
             with concurrent.futures.ThreadPoolExecutor(8) as pool:
                 answers = list(pool.map(lambda _: httpx.get(f"{server.url}/v1/catalog", timeout=30), range(8)))
                 time.sleep(max(0.0, 7.0 - (time.monotonic() - started)))
