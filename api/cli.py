@@ -13,13 +13,13 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from darkroad.api import commands
-from darkroad.api.app import create_app, open_store
-from darkroad.api.openapi import document
-from darkroad.api.redis_store import redact
-from darkroad.api.server import HttpProtocol
+from darkroad.api.tools import commands
+from darkroad.api.http.app import create_app, open_store
+from darkroad.api.http.openapi import document
+from darkroad.api.http.server import HttpProtocol
 from darkroad.api.settings import Settings
-from darkroad.api.store import StoreConfigError, StoreUnavailable
+from darkroad.api.store.base import StoreConfigError, StoreUnavailable
+from darkroad.api.store.redis_store import redact
 from darkroad.core import Engine, PluginError
 
 app = typer.Typer(
@@ -131,7 +131,7 @@ def serve(
         store = f"{redis_mode.value} Redis at {redact(redis_url)}" + (f", service {redis_service}" if redis_service else "")
     typer.echo(f"darkroad API on http://{host}:{port} with {workers} worker(s); store: {store}", err=True)
     uvicorn.run(
-        "darkroad.api.app:create_app_from_env",
+        "darkroad.api.http.app:create_app_from_env",
         factory=True,
         host=host,
         port=port,

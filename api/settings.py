@@ -12,7 +12,7 @@ REDIS_MODES = ("standalone", "cluster", "sentinel")
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Settings:
-    """Everything :func:`darkroad.api.app.create_app` needs to know about its deployment.
+    """Everything :func:`darkroad.api.http.app.create_app` needs to know about its deployment.
 
     Every API process of one deployment must use the same store; nothing else is shared.
     """
@@ -124,7 +124,7 @@ class Settings:
     metrics_token: str | None = field(default=None, repr=False)
     """When set, ``GET /metrics`` answers only requests with ``Authorization: Bearer <token>``."""
     action_endpoint: bool = True
-    """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.games.action_endpoint``);
+    """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.http.games.action_endpoint``);
     ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
 
     def __post_init__(self) -> None:

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 
 from redis import Redis
 
+from darkroad.api.app.service import GameService
 from darkroad.api.metrics import Metrics
-from darkroad.api.redis_store import RedisStore, game_key
-from darkroad.api.service import GameService
 from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import RedisStore, game_key
 from darkroad.core import Engine, GameConfig
 
 GIB = 1024**3

@@ -20,8 +20,8 @@ from litestar import Litestar
 from prometheus_client.parser import text_string_to_metric_families
 from redis import exceptions as redis_errors
 
-from darkroad.api.redis_store import WritesRefused, _refusal
 from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import WritesRefused, _refusal
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -206,7 +206,7 @@ def test_the_document_names_the_cache_control_header() -> None:
 
 
 def test_redis_credentials_come_from_the_environment(tmp_path: Path) -> None:
-    from darkroad.api.app import _credentials
+    from darkroad.api.http.app import _credentials
 
     secret = tmp_path / "redis-password"
     secret.write_text("from-a-file\n")

@@ -25,9 +25,9 @@ from apiutil import RedisServer, bearer, problem, serve
 from conformance import Conformance
 from litestar import Litestar
 
-from darkroad.api import lobby as lobbies
-from darkroad.api.redis_store import WAITING_KEY, game_key
+from darkroad.api.app import lobby as lobbies
 from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import WAITING_KEY, game_key
 from darkroad.core import Engine
 
 DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())

@@ -11,11 +11,12 @@ import httpx
 import pytest
 from apiutil import awaited_seat, create_game, legal, read_log, serve
 
-from darkroad.api.games import MAX_LOG_WAIT
+from darkroad.api.app.service import GameService, LogPage
+from darkroad.api.http.games import MAX_LOG_WAIT
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import GameService, LogPage
 from darkroad.api.settings import Settings
-from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent
+from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent
+from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Engine, GameConfig
 
 

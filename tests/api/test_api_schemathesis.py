@@ -21,8 +21,8 @@ from litestar import Litestar
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
-from darkroad.api.app import create_app
-from darkroad.api.schemas import NewGame
+from darkroad.api.http.app import create_app
+from darkroad.api.http.schemas import NewGame
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 

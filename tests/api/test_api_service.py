@@ -13,10 +13,11 @@ from collections.abc import Awaitable, Callable, Sequence
 import pytest
 from prometheus_client import generate_latest
 
+from darkroad.api.app.service import BotTimeout, GameService, Seating, _BotThread
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import BotTimeout, GameService, Seating, _BotThread
 from darkroad.api.settings import Settings
-from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent, StoredGame
+from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent, StoredGame
+from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
 

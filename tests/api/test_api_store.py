@@ -14,16 +14,7 @@ import pytest
 from apiutil import RedisServer, free_port
 from redis import exceptions as redis_errors
 
-from darkroad.api.redis_store import (
-    Batcher,
-    ClusterNodes,
-    Node,
-    PoolOptions,
-    RedisStore,
-    Standalone,
-    game_key,
-)
-from darkroad.api.store import (
+from darkroad.api.store.base import (
     Commit,
     GameExists,
     GameStore,
@@ -32,6 +23,15 @@ from darkroad.api.store import (
     Outcome,
     StoredEvent,
     StoreUnavailable,
+)
+from darkroad.api.store.redis_store import (
+    Batcher,
+    ClusterNodes,
+    Node,
+    PoolOptions,
+    RedisStore,
+    Standalone,
+    game_key,
 )
 
 SETUP_EVENTS = [

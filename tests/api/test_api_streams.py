@@ -23,9 +23,10 @@ import pytest
 from apiutil import ApiServer, RedisServer, create_game, serve
 from litestar import Litestar
 
-from darkroad.api import app as app_module
+from darkroad.api.http import app as app_module
 from darkroad.api.settings import Settings
-from darkroad.api.store import MemoryStore, StoredEvent, StoreUnavailable
+from darkroad.api.store.base import StoredEvent, StoreUnavailable
+from darkroad.api.store.memory import MemoryStore
 
 PROBLEM = "application/problem+json"
 

@@ -28,7 +28,7 @@ from litestar.plugins.problem_details import (
     ProblemDetailsPlugin,
 )
 
-from darkroad.api.store import ReplicationTimeout, StoreUnavailable
+from darkroad.api.store.base import ReplicationTimeout, StoreUnavailable
 from darkroad.core import errors
 
 logger = logging.getLogger("darkroad.api")

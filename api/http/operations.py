@@ -8,10 +8,10 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
+from darkroad.api.http.problems import Problem, problem_responses
+from darkroad.api.http.schemas import Health
 from darkroad.api.metrics import CONTENT_TYPE, Metrics
-from darkroad.api.problems import Problem, problem_responses
-from darkroad.api.schemas import Health
-from darkroad.api.store import GameStore
+from darkroad.api.store.base import GameStore
 
 
 class OperationsController(Controller):

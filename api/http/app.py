@@ -11,19 +11,20 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.types import Scope
 
-from darkroad.api.catalog import CatalogController, catalog_body
-from darkroad.api.docs import DocsController
-from darkroad.api.games import GamesController
+from darkroad.api.app.service import GameService
+from darkroad.api.http.catalog import CatalogController, catalog_body
+from darkroad.api.http.docs import DocsController
+from darkroad.api.http.games import GamesController
+from darkroad.api.http.openapi import openapi_config
+from darkroad.api.http.operations import OperationsController
+from darkroad.api.http.play import PlayController
+from darkroad.api.http.problems import problem_details_plugin
+from darkroad.api.http.ratelimit import RateLimiter, RateLimitMiddleware
 from darkroad.api.metrics import Metrics, MetricsMiddleware
-from darkroad.api.openapi import openapi_config
-from darkroad.api.operations import OperationsController
-from darkroad.api.play import PlayController
-from darkroad.api.problems import problem_details_plugin
-from darkroad.api.ratelimit import RateLimiter, RateLimitMiddleware
-from darkroad.api.redis_store import RedisStore
-from darkroad.api.service import GameService
 from darkroad.api.settings import Settings
-from darkroad.api.store import GameStore, MemoryStore
+from darkroad.api.store.base import GameStore
+from darkroad.api.store.memory import MemoryStore
+from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine
 
 
@@ -31,7 +32,7 @@ def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
     """The store ``settings`` ask for: Redis with a URL, else this process's memory
     (``metrics`` count the Redis commands sent again).
 
-    Raises :class:`~darkroad.api.store.StoreConfigError` for settings that cannot work;
+    Raises :class:`~darkroad.api.store.base.StoreConfigError` for settings that cannot work;
     the deployment itself is checked when the store opens.
     """
     if settings.redis_url is None:

@@ -15,7 +15,7 @@ across a window's edge.
 
 The counting must not cost a round trip per request (``benchmarks/api.py``): each process
 decides from its own counts plus the shared totals it last learnt, and adds its counts to
-the shared counters (:meth:`GameStore.count <darkroad.api.store.GameStore.count>`: Redis
+the shared counters (:meth:`GameStore.count <darkroad.api.store.base.GameStore.count>`: Redis
 ``INCRBY``, batched with the requests' own commands) every :data:`SYNC_INTERVAL`. So the
 limits hold across replicas to within what the other replicas admitted in the last
 fraction of a second. The in-memory store counts in its own process.
@@ -42,10 +42,10 @@ from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from darkroad.api.http.problems import Problem
 from darkroad.api.metrics import Metrics
-from darkroad.api.problems import Problem
 from darkroad.api.settings import Settings
-from darkroad.api.store import GameStore
+from darkroad.api.store.base import GameStore
 
 logger = logging.getLogger("darkroad.api")
 

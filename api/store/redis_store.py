@@ -20,7 +20,7 @@ One key outside the games: ``lobby:{waiting}``, a sorted set (every score 0, ord
 member) of entries ``<created ms>:<id>``, the listed waiting games. It has a hash tag of
 its own, so it lives in one slot apart from the games it names: it is changed after a
 game's own atomic step, with idempotent commands, and checked against the games when
-read (see ``darkroad.api.lobby``).
+read (see ``darkroad.api.app.lobby``).
 
 ``commit.lua`` checks the version and tag, writes, appends, records and refreshes the expiry
 atomically in one round trip; retries of a commit whose reply was lost are safe because
@@ -60,7 +60,7 @@ from redis.backoff import NoBackoff
 from redis.crc import key_slot
 
 from darkroad.api.settings import REDIS_MODES
-from darkroad.api.store import (
+from darkroad.api.store.base import (
     Commit,
     CommitResult,
     GameExists,
@@ -202,7 +202,7 @@ def _stored_game(
 
 
 def _script(name: str) -> str:
-    return resources.files("darkroad.api").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("darkroad.api.store").joinpath(name).read_text(encoding="utf-8")
 
 
 def _sha(script: str) -> str:

@@ -14,7 +14,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 
-from darkroad.api.problems import Problem
+from darkroad.api.http.problems import Problem
 
 TOKEN_BYTES = 32
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="darkroad"'}

@@ -1,7 +1,7 @@
 """The API's use cases: create a game, read it, act on it, follow its events.
 
 The routes (``games.py``) parse requests and shape responses; the use cases here raise
-:class:`~darkroad.api.problems.Problem` (an RFC 9457 problem: type, status, detail) for a
+:class:`~darkroad.api.http.problems.Problem` (an RFC 9457 problem: type, status, detail) for a
 client's mistake, which the app's exception handler turns into the response.
 
 The store is the only truth: reads load the game, and every action is written back with
@@ -34,14 +34,14 @@ from typing import Any
 
 import msgspec
 
-from darkroad.api import lobby as lobbies
-from darkroad.api.auth import bearer_token, hash_token, new_token, require_token, seat_of
-from darkroad.api.bodies import parse_json
-from darkroad.api.lobby import Lobby, LobbySeat
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.auth import bearer_token, hash_token, new_token, require_token, seat_of
+from darkroad.api.app.lobby import Lobby, LobbySeat
+from darkroad.api.http.bodies import parse_json
+from darkroad.api.http.problems import Problem
 from darkroad.api.metrics import Metrics
-from darkroad.api.problems import Problem
 from darkroad.api.settings import Settings
-from darkroad.api.store import (
+from darkroad.api.store.base import (
     Commit,
     CommitResult,
     GameStore,

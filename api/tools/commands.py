@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from darkroad.api.simulation import UnknownBot, seat_bots, simulate, solo_kind
+from darkroad.api.tools.simulation import UnknownBot, seat_bots, simulate, solo_kind
 from darkroad.core import BadConfig, Engine, GameConfig, PluginError
 
 
@@ -208,7 +208,7 @@ def new_plugin_command(
     bot), its test, a README."""
     import importlib.metadata as md
 
-    from darkroad.api import scaffold
+    from darkroad.api.tools import scaffold
 
     if kind not in scaffold.KINDS:
         raise typer.BadParameter(f"{kind!r}: choose one of {', '.join(scaffold.KINDS)}", param_hint="--kind")

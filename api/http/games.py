@@ -22,11 +22,21 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_304_NOT_MODIFIED
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
-from darkroad.api.bodies import parse_model, raw_headers, read_body, require_json
-from darkroad.api.lobby import ENTRY_PATTERN, clean_name
-from darkroad.api.problems import Problem, problem_responses
-from darkroad.api.ratelimit import client_key
-from darkroad.api.schemas import (
+from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
+from darkroad.api.app.service import (
+    GAME_ID_LENGTH,
+    GAME_ID_PATTERN,
+    JOIN_IDEMPOTENCY_TTL,
+    ActResult,
+    GameService,
+    Seating,
+    entity_tag,
+    if_none_match,
+)
+from darkroad.api.http.bodies import parse_model, raw_headers, read_body, require_json
+from darkroad.api.http.problems import Problem, problem_responses
+from darkroad.api.http.ratelimit import client_key
+from darkroad.api.http.schemas import (
     MAX_SEED,
     UNSET,
     ActionList,
@@ -42,17 +52,7 @@ from darkroad.api.schemas import (
     SeatToken,
     WaitingGames,
 )
-from darkroad.api.service import (
-    GAME_ID_LENGTH,
-    GAME_ID_PATTERN,
-    JOIN_IDEMPOTENCY_TTL,
-    ActResult,
-    GameService,
-    Seating,
-    entity_tag,
-    if_none_match,
-)
-from darkroad.api.store import StoredEvent, StoreUnavailable
+from darkroad.api.store.base import StoredEvent, StoreUnavailable
 
 logger = logging.getLogger("darkroad.api")
 
@@ -64,7 +64,7 @@ MAX_LOG_WAIT = 30.0
 """Longest long poll of ``GET /log`` (seconds): well within the idle timeouts of usual proxies."""
 READ: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 """Security of reads: a seat token shows that seat's private parts; without one, the spectator view
-(the document states it once, as its default: see ``darkroad.api.openapi``)."""
+(the document states it once, as its default: see ``darkroad.api.http.openapi``)."""
 ACT: list[dict[str, list[str]]] = [{"seatToken": []}]
 """Security of acting: the token of the acting seat."""
 
