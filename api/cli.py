@@ -13,13 +13,13 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from darkroad.api.tools import commands
 from darkroad.api.http.app import create_app, open_store
 from darkroad.api.http.openapi import document
 from darkroad.api.http.server import HttpProtocol
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoreConfigError, StoreUnavailable
 from darkroad.api.store.redis_store import redact
+from darkroad.api.tools import commands
 from darkroad.core import Engine, PluginError
 
 app = typer.Typer(

@@ -24,7 +24,7 @@ from litestar import Controller, MediaType, Request, Response, get
 from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter
 
-from darkroad.api.app.service import GAME_ID_PATTERN
+from darkroad.api.app.seats import GAME_ID_PATTERN
 
 ASSETS = "play_assets"
 PLAY = "/play"
