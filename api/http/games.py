@@ -22,7 +22,7 @@ from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
 
 from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
-from darkroad.api.app.values import Seating
+from darkroad.api.app.values import ActResult, Seating
 from darkroad.api.http.actions import SubmitActionOperation, act_headers, submit
 from darkroad.api.http.bodies import parse_model, read_body, require_json
 from darkroad.api.http.guards import DEPENDENCIES, if_none_match
@@ -265,8 +265,7 @@ class GamesController(Controller):
         # handler; both run ``submit`` and answer alike.
         service: GameService = request.app.state.service
         result = await submit(service, request.path_params["game_id"], request.scope, request.receive)
-        response: Response[Any] = Response(result.view, media_type="application/json", headers=act_headers(result))
-        return response
+        return _handler_answer(result)
 
     @get(
         "/{game_id:str}/score",
@@ -292,6 +291,10 @@ class GamesController(Controller):
         """
         caller = await service.bots.advance(await service.reading.caller(game_id, token))
         return Response(msgspec.convert(service.reading.score(caller), FinalScore))
+
+
+def _handler_answer(result: ActResult) -> Response[Any]:
+    return Response(result.view, media_type="application/json", headers=act_headers(result))
 
 
 def _seating(data: NewGame) -> Seating:

@@ -19,7 +19,7 @@ from test_api_lobby import conforms, create, snapshot
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.service import GameService
-from darkroad.api.http.games import MAX_IDEMPOTENCY_KEY
+from darkroad.api.http.guards import MAX_IDEMPOTENCY_KEY
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 

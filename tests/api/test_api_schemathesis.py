@@ -62,7 +62,7 @@ class SeatTokens:
         return tokens[seats[self.reads % len(seats)]]
 
     def awaiting(self, game_id: str) -> list[int]:
-        cached = None if self.service is None else self.service.cache.peek(game_id)
+        cached = None if self.service is None else self.service.games.cache.peek(game_id)
         return [] if cached is None else list(self.service.engine.awaiting(cached.game))
 
 
