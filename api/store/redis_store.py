@@ -878,38 +878,10 @@ class Batcher:
                     continue
                 replies, short = result
                 for command, reply in zip(group, replies, strict=True):
-                    future = command.future
                     if not isinstance(reply, Exception):
-                        if future.done():  # the caller gave up (cancelled); its command still ran
-                            pass
-                        elif short is not None and command.write:
-                            future.set_exception(Unreplicated(reply, short, self._wait_replicas))
-                        else:
-                            future.set_result(reply)
-                        continue
-                    command.ask = None
-                    if isinstance(reply, redis_errors.AskError):  # MOVED (a subclass) or ASK
-                        try:
-                            target = self._topology.moved(reply, node)
-                        except redis_errors.ClusterDownError as exc:
-                            failed.append((command, exc))
-                            continue
-                        except redis_errors.AskError as exc:  # not a cluster: no redirection to follow
-                            self._fail(command, exc)
-                            continue
-                        if not isinstance(reply, redis_errors.MovedError):
-                            command.ask = target
-                        redirected.append((command, reply))
-                    elif isinstance(reply, redis_errors.NoScriptError) and command.args[0] == "EVALSHA":
-                        trouble = await self._load_script(node, command.args[1])
-                        if trouble is None:
-                            redirected.append((command, reply))
-                        else:  # loading failed (a failover under way): again after a pause, for that reason
-                            failed.append((command, trouble))
-                    elif isinstance(reply, _RETRY):
-                        failed.append((command, reply))
+                        self._answer(command, reply, short)
                     else:
-                        self._fail(command, _refusal(reply))
+                        await self._refused(node, command, reply, failed, redirected)
             if not failed and not redirected:
                 return
             now = loop.time()
@@ -933,6 +905,46 @@ class Batcher:
             commands = [command for command, _ in again]
             if not commands:
                 return
+
+    def _answer(self, command: _Command, reply: Any, short: int | None) -> None:
+        """Hand ``reply`` to the command's caller (``Unreplicated`` for a write fewer replicas
+        than asked confirmed: ``short``)."""
+        future = command.future
+        if future.done():  # the caller gave up (cancelled); its command still ran
+            return
+        if short is not None and command.write:
+            future.set_exception(Unreplicated(reply, short, self._wait_replicas))
+        else:
+            future.set_result(reply)
+
+    async def _refused(
+        self, node: Node, command: _Command, reply: Exception, failed: list[_Failure], redirected: list[_Failure]
+    ) -> None:
+        """Sort a command ``node`` refused: to send again at once (``redirected``: MOVED, ASK, a
+        script loaded again), after a pause (``failed``), or failed for good."""
+        command.ask = None
+        if isinstance(reply, redis_errors.AskError):  # MOVED (a subclass) or ASK
+            try:
+                target = self._topology.moved(reply, node)
+            except redis_errors.ClusterDownError as exc:
+                failed.append((command, exc))
+                return
+            except redis_errors.AskError as exc:  # not a cluster: no redirection to follow
+                self._fail(command, exc)
+                return
+            if not isinstance(reply, redis_errors.MovedError):
+                command.ask = target
+            redirected.append((command, reply))
+        elif isinstance(reply, redis_errors.NoScriptError) and command.args[0] == "EVALSHA":
+            trouble = await self._load_script(node, command.args[1])
+            if trouble is None:
+                redirected.append((command, reply))
+            else:  # loading failed (a failover under way): again after a pause, for that reason
+                failed.append((command, trouble))
+        elif isinstance(reply, _RETRY):
+            failed.append((command, reply))
+        else:
+            self._fail(command, _refusal(reply))
 
     @staticmethod
     def _fail(command: _Command, error: BaseException) -> None:
