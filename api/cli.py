@@ -18,7 +18,7 @@ from darkroad.api.http.openapi import document
 from darkroad.api.http.server import HttpProtocol
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoreConfigError, StoreUnavailable
-from darkroad.api.store.redis_store import redact
+from darkroad.api.store.topology import redact
 from darkroad.api.tools import commands
 from darkroad.core import Engine, PluginError
 

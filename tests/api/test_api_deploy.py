@@ -21,7 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis import exceptions as redis_errors
 
 from darkroad.api.settings import Settings
-from darkroad.api.store.redis_store import WritesRefused, _refusal
+from darkroad.api.store.topology import WritesRefused, refusal
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -162,10 +162,10 @@ async def test_readiness_reports_a_redis_refusing_writes(
 def test_misconf_is_a_refusal_to_write() -> None:
     """``MISCONF`` (a failed snapshot, a full disk) has no redis-py class: the store makes it
     one of the "cannot serve now" errors (503), not a bug (500)."""
-    refused = _refusal(redis_errors.ResponseError("MISCONF Redis is configured to save RDB snapshots, but ..."))
+    refused = refusal(redis_errors.ResponseError("MISCONF Redis is configured to save RDB snapshots, but ..."))
     assert isinstance(refused, WritesRefused)
     other = redis_errors.ResponseError("ERR something else")
-    assert _refusal(other) is other
+    assert refusal(other) is other
 
 
 # -- seat views ------------------------------------------------------------------------------------

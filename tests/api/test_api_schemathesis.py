@@ -177,7 +177,7 @@ def run_workflow(
             service = getattr(app.state, "service", None)  # there once the app has started
             if service is not None and not self.fresh:
                 service.store.clear()
-                service.clock = lambda: 1_800_000_000.0
+                service.games.clock = lambda: 1_800_000_000.0
                 seat_tokens.service = service
                 self.fresh = True
 

@@ -24,15 +24,9 @@ from darkroad.api.store.base import (
     StoredEvent,
     StoreUnavailable,
 )
-from darkroad.api.store.redis_store import (
-    Batcher,
-    ClusterNodes,
-    Node,
-    PoolOptions,
-    RedisStore,
-    Standalone,
-    game_key,
-)
+from darkroad.api.store.batcher import Batcher
+from darkroad.api.store.redis_store import RedisStore, game_key
+from darkroad.api.store.topology import ClusterNodes, Node, PoolOptions, Standalone
 
 SETUP_EVENTS = [
     StoredEvent(0, None, b'{"n":0,"type":"game_started"}'),
