@@ -163,6 +163,10 @@ def document(app: Litestar) -> dict[str, Any]:
 def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     """``generated`` (Litestar's document) completed with the engine's types and the links."""
     doc = copy.deepcopy(generated)
+    # The paths in one order whatever the order the controllers register their routes in:
+    # the committed document's (written with sorted keys), so that what is served, the
+    # committed file and the clients and fuzzers reading either list operations alike.
+    doc["paths"] = dict(sorted(doc["paths"].items()))
     schemas = doc["components"]["schemas"]
     # msgspec's own schemas of the bodies are exact where Litestar's lose constraints.
     schemas.update(msgspec.json.schema_components(MODELS, ref_template=_REF)[1])

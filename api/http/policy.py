@@ -9,9 +9,9 @@ It wraps the Litestar application as the outermost ASGI layer, so no route can m
 * **metrics**: every request counted and timed by its route's template;
 * **problem details**: an error raised anywhere, or answered by Litestar itself, is
   ``application/problem+json`` (:func:`~darkroad.api.http.problems.problem_for`);
-* **caching**: an answer to a request that carried a seat token, or one that hands out
-  secrets (``opt={"secret": True}``: new seat tokens), is ``Cache-Control: private,
-  no-store`` unless the route set its own;
+* **caching**: an answer (not an error) to a request that carried a seat token, or one that
+  hands out secrets (``opt={"secret": True}``: new seat tokens), is ``Cache-Control:
+  private, no-store`` unless the route set its own;
 * **methods**: on a documented path, ``OPTIONS`` answers ``204`` with ``Allow`` listing
   exactly the documented methods, and any other method is ``405 method-not-allowed`` with
   that ``Allow``.
@@ -183,7 +183,9 @@ class PolicyLayer:
         async def answer(message: Message) -> None:
             if message["type"] == "http.response.start":
                 exchange.status, exchange.started = message["status"], True
-                if private and not any(name == b"cache-control" for name, _ in message["headers"]):
+                # An error shows no secret: only answers that are not errors are kept from caches.
+                private_answer = private and exchange.status < 400
+                if private_answer and not any(name == b"cache-control" for name, _ in message["headers"]):
                     message["headers"] = [*message["headers"], (b"cache-control", PRIVATE)]
             await send(message)
 
