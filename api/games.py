@@ -22,11 +22,12 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT, HTTP_304_NOT_MODIFIED
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
-from darkroad.api.bodies import parse_model, raw_headers, read_body, require_json
+from darkroad.api.bodies import body_error, invalid_body, parse_model, raw_headers, read_body, require_json
 from darkroad.api.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.problems import Problem, problem_responses
 from darkroad.api.ratelimit import client_key
 from darkroad.api.schemas import (
+    LAST_EVENT_ID_PATTERN,
     MAX_SEED,
     UNSET,
     ActionList,
@@ -289,6 +290,9 @@ class GamesController(Controller):
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
         data = parse_model(raw, NewGame)
+        errors = [body_error(message, key) for message, key in data.schema_errors(service.engine)]
+        if errors:
+            raise invalid_body(errors, "Invalid body: " + "; ".join(error["message"] for error in errors))
         config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1), seat_kinds=service.engine.seat_kinds)
         created = await service.create(config, _seating(data))
         body = CreatedGame(
@@ -700,12 +704,12 @@ class GamesController(Controller):
         service: NamedDependency[GameService],
         after: After = -1,
         last_event_id: Annotated[
-            int | None,
+            str | None,
             HeaderParameter(
                 name="Last-Event-ID",
-                description="Resume after this event (sent by `EventSource` on reconnect); overrides `after`.",
-                ge=-1,
-                le=MAX_EVENT,
+                description="Resume after this event (sent by `EventSource` on reconnect); overrides `after`. "
+                "The `id` of the last message received: an event's `n` (`-1`: from the first event).",
+                pattern=LAST_EVENT_ID_PATTERN,
             ),
         ] = None,
     ) -> Response[Any]:
@@ -719,7 +723,8 @@ class GamesController(Controller):
         release = service.streams.take(client_key(request.scope))
         try:
             caller = await service.caller(game_id, request.headers.get("authorization"))
-            cursor = after if last_event_id is None else last_event_id
+            # Any number of up to 16 digits is a valid id; past the last possible event, none follows.
+            cursor = after if last_event_id is None else min(int(last_event_id), MAX_EVENT)
             over = await service.stream_over(caller, cursor)
         except BaseException:
             release()

@@ -34,7 +34,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Tag
 from darkroad.api import lobby
 from darkroad.api.docs import SwaggerDocsPlugin
 from darkroad.api.problems import PROBLEM_TYPES
-from darkroad.api.schemas import MODELS, OPEN, SEAT_KIND_FIELDS, SOLO, refused_sizes
+from darkroad.api.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN, SEAT_KIND_FIELDS, SOLO, refused_sizes
 from darkroad.core import Engine
 
 SECURITY_SCHEME = "seatToken"
@@ -203,6 +203,11 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     }
     schemas["ServerSentEvent"] = copy.deepcopy(_SERVER_SENT_EVENT)
     paths[f"{_GAME}/stream"]["get"]["responses"]["200"] = copy.deepcopy(_STREAM_OK)
+    for parameter in paths[f"{_GAME}/stream"]["get"]["parameters"]:
+        if parameter["name"] == "Last-Event-ID":
+            # A header is text: a string (not Litestar's nullable one), so generated clients send it.
+            parameter["schema"] = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "maxLength": 16,
+                                   "description": parameter["description"]}
     _security(doc)
     _headers(paths)
     for operation, links in _links().items():
