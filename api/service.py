@@ -39,6 +39,7 @@ from darkroad.api.auth import bearer_token, hash_token, new_token, require_token
 from darkroad.api.bodies import parse_json
 from darkroad.api.lobby import Lobby, LobbySeat
 from darkroad.api.metrics import Metrics
+from darkroad.api.plugin_events import event_payload
 from darkroad.api.problems import Problem
 from darkroad.api.settings import Settings
 from darkroad.api.store import (
@@ -1544,7 +1545,7 @@ class GameService:
                 if self.engine.visible(event, None)
                 else frozenset(seat for seat in seats if self.engine.visible(event, seat))
             )
-            stored.append(StoredEvent(event.n, audience, self.engine.encode(event)))
+            stored.append(StoredEvent(event.n, audience, event_payload(self.engine, event)))
         return stored
 
     def _ttl(self, game: Game, lobby: Lobby | None = None) -> int:

@@ -12,6 +12,7 @@ that ``scripts/test`` (CI) runs them all.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import random
 import shutil
@@ -25,6 +26,7 @@ from typing import Any
 
 import pytest
 from apiutil import ApiServer, RedisServer, free_port
+from httpx_sse import EventSource
 
 ROOT = Path(__file__).parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
@@ -130,6 +132,64 @@ def test_python_client_plays_a_whole_game(generated: Path, server: ApiServer) ->
     # The long poll of a finished game answers at once, saying so.
     tail = games.get_log.sync(created.id, client=anyone, after=page.next_, wait=30)
     assert isinstance(tail, models.EventPage) and tail.events == [] and tail.finished
+
+
+def test_python_client_meets_the_contract(generated: Path, server: ApiServer) -> None:
+    """What a generated client trips over when the document and the server disagree (issue 24):
+    each check fails against a server or document that does not keep the contract."""
+    client = importlib.import_module(PACKAGE)
+    games, models = _endpoints(), importlib.import_module(f"{PACKAGE}.models")
+    types = importlib.import_module(f"{PACKAGE}.types")
+    join_seat = importlib.import_module(f"{games.__name__}.join_seat")
+    stream_events = importlib.import_module(f"{games.__name__}.stream_events")
+    anyone = client.Client(base_url=server.url)
+
+    def refused(response: Any) -> list[tuple[str, str]]:
+        """A 400 bad-request's ``errors`` as (source, key) pairs."""
+        assert response.status_code == 400, response.content
+        problem = response.parsed
+        assert isinstance(problem, models.ProblemDetails) and problem.type_ == "bad-request", problem
+        assert isinstance(problem.errors, list), f"no errors: {response.content!r}"
+        return [(error.source, error.key) for error in problem.errors]
+
+    # An invalid body lists each bad part in `errors`, as a parameter does.
+    assert refused(games.create_game.sync_detailed(client=anyone, body=models.NewGame(players=5))) == [
+        ("body", "players")]
+    waiting = games.create_game.sync(client=anyone, body=models.NewGame.from_dict(
+        {"players": 2, "seats": [{"kind": "human"}, {"kind": "open"}]}))
+    assert isinstance(waiting, models.CreatedGame)
+    blank = join_seat.sync_detailed(waiting.id, 1, client=anyone, body=models.JoinSeat(name=" "),
+                                    idempotency_key=str(uuid.uuid4()))
+    assert refused(blank) == [("body", "name")]
+
+    # Bodies the document's `not` refuses are refused as every other schema violation: 400, not 422.
+    for body, key in [({"players": 2, "private_concern": True}, "private_concern"),
+                      ({"players": 2, "seats": [{"kind": "human"}]}, "seats"),
+                      ({"players": 3, "private_concern": True, "seats": [{"kind": "human"}] * 3}, "seats")]:
+        response = games.create_game.sync_detailed(client=anyone, body=models.NewGame.from_dict(body))
+        assert refused(response) == [("body", key)], body
+
+    # ProblemDetails' members of some types only are optional without a default (absent, never None).
+    for member in ("errors", "version", "plugin", "instance"):
+        annotation = str(inspect.signature(models.ProblemDetails).parameters[member].annotation)
+        assert "Unset" in annotation and "None" not in annotation, (member, annotation)
+    early = games.get_score.sync_detailed(waiting.id, client=anyone)
+    assert early.status_code == 409 and isinstance(early.parsed, models.ProblemDetails)
+    assert isinstance(early.parsed.errors, types.Unset) and isinstance(early.parsed.version, types.Unset)
+
+    # Last-Event-ID is a string (httpx takes only text header values), and one message of the
+    # stream parses into its event's own class with a model generated from the document.
+    annotation = str(inspect.signature(stream_events.sync_detailed).parameters["last_event_id"].annotation)
+    assert "str" in annotation and "int" not in annotation, annotation
+    created = games.create_game.sync(client=anyone, body=models.NewGame(players=2, seed=3))
+    assert isinstance(created, models.CreatedGame)
+    kwargs = stream_events._get_kwargs(created.id, last_event_id="0")
+    with anyone.get_httpx_client().stream(**kwargs) as response:
+        assert response.status_code == 200
+        sse = next(iter(EventSource(response).iter_sse()))
+    message = models.EventMessage.from_dict({"id": sse.id, "event": sse.json()})
+    assert message.id == "1" and message.event.n == 1
+    assert type(message.event).__name__.startswith("Event")  # a known event's own class
 
 
 def test_python_example_plays(generated: Path, server: ApiServer) -> None:
