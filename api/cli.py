@@ -13,13 +13,13 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from darkroad.api import commands
-from darkroad.api.app import create_app, open_store
-from darkroad.api.openapi import document
-from darkroad.api.redis_store import redact
-from darkroad.api.server import HttpProtocol
+from darkroad.api.http.app import create_app, open_store
+from darkroad.api.http.openapi import document
+from darkroad.api.http.server import HttpProtocol
 from darkroad.api.settings import Settings
-from darkroad.api.store import StoreConfigError, StoreUnavailable
+from darkroad.api.store.base import StoreConfigError, StoreUnavailable
+from darkroad.api.store.topology import redact
+from darkroad.api.tools import commands
 from darkroad.core import Engine, PluginError
 
 app = typer.Typer(
@@ -38,6 +38,46 @@ class RedisMode(StrEnum):
     sentinel = "sentinel"
 
 
+# The options of ``serve`` (and of the commands that reach the same store), as types.
+HealthcheckTimeout = Annotated[
+    int,
+    typer.Option(
+        envvar="DARKROAD_WORKER_HEALTHCHECK_TIMEOUT",
+        help="With --workers > 1: seconds a worker may take to answer its supervisor's "
+        "health check before it is killed and replaced.",
+        min=1,
+    ),
+]
+RedisUrl = Annotated[
+    str | None,
+    typer.Option(
+        envvar="DARKROAD_REDIS_URL",
+        help="Keep games in this Redis (redis://host:6379/0). Without it, games live in the "
+        "process's memory and are lost when it stops. Cluster mode: one or more seed nodes, "
+        "sentinel mode: the Sentinels (redis://host1:26379,host2:26379).",
+    ),
+]
+RedisModeOption = Annotated[
+    RedisMode,
+    typer.Option(
+        envvar="DARKROAD_REDIS_MODE",
+        help="standalone: one Redis server; cluster: a Redis Cluster; sentinel: the primary "
+        "the Sentinels name (followed through failovers).",
+    ),
+]
+RedisService = Annotated[
+    str | None, typer.Option(envvar="DARKROAD_REDIS_SERVICE", help="Sentinel mode: the master's name.")
+]
+TrustedProxies = Annotated[
+    str,
+    typer.Option(
+        envvar="DARKROAD_TRUSTED_PROXIES",
+        help="Comma-separated addresses or networks of the reverse proxies whose X-Forwarded-For "
+        "names the client (rate limits count per client address); '*' trusts any peer.",
+    ),
+]
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
@@ -45,44 +85,11 @@ def serve(
     workers: Annotated[
         int, typer.Option(help="Worker processes (more than 1 needs --redis-url).", min=1)
     ] = 1,
-    worker_healthcheck_timeout: Annotated[
-        int,
-        typer.Option(
-            envvar="DARKROAD_WORKER_HEALTHCHECK_TIMEOUT",
-            help="With --workers > 1: seconds a worker may take to answer its supervisor's "
-            "health check before it is killed and replaced.",
-            min=1,
-        ),
-    ] = 30,
-    redis_url: Annotated[
-        str | None,
-        typer.Option(
-            envvar="DARKROAD_REDIS_URL",
-            help="Keep games in this Redis (redis://host:6379/0). Without it, games live in the "
-            "process's memory and are lost when it stops. Cluster mode: one or more seed nodes, "
-            "sentinel mode: the Sentinels (redis://host1:26379,host2:26379).",
-        ),
-    ] = None,
-    redis_mode: Annotated[
-        RedisMode,
-        typer.Option(
-            envvar="DARKROAD_REDIS_MODE",
-            help="standalone: one Redis server; cluster: a Redis Cluster; sentinel: the primary "
-            "the Sentinels name (followed through failovers).",
-        ),
-    ] = RedisMode.standalone,
-    redis_service: Annotated[
-        str | None,
-        typer.Option(envvar="DARKROAD_REDIS_SERVICE", help="Sentinel mode: the master's name."),
-    ] = None,
-    trusted_proxies: Annotated[
-        str,
-        typer.Option(
-            envvar="DARKROAD_TRUSTED_PROXIES",
-            help="Comma-separated addresses or networks of the reverse proxies whose X-Forwarded-For "
-            "names the client (rate limits count per client address); '*' trusts any peer.",
-        ),
-    ] = "127.0.0.1",
+    worker_healthcheck_timeout: HealthcheckTimeout = 30,
+    redis_url: RedisUrl = None,
+    redis_mode: RedisModeOption = RedisMode.standalone,
+    redis_service: RedisService = None,
+    trusted_proxies: TrustedProxies = "127.0.0.1",
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load "
                                               "(default: skip it with a warning).")] = False,
@@ -95,43 +102,15 @@ def serve(
             "or use --workers 1",
             param_hint="--workers",
         )
-    # Workers are separate processes: they read their settings from the environment.
-    if redis_url:
-        os.environ["DARKROAD_REDIS_URL"] = redis_url
-    os.environ["DARKROAD_REDIS_MODE"] = redis_mode.value
-    if redis_service:
-        os.environ["DARKROAD_REDIS_SERVICE"] = redis_service
-    if strict:
-        os.environ["DARKROAD_STRICT_PLUGINS"] = "1"
-    os.environ["DARKROAD_TRUSTED_PROXIES"] = trusted_proxies
-    metrics_dir = None
-    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        # The workers share one port: each writes its metrics here and /metrics sums them all
-        # (prometheus_client's multiprocess mode; darkroad.api.metrics).
-        metrics_dir = tempfile.TemporaryDirectory(prefix="darkroad-metrics-")
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
-    try:
-        settings = Settings.from_env()
-        if redis_url:
-            asyncio.run(check_store(settings))
-    except (ValueError, StoreConfigError, StoreUnavailable) as exc:
-        # One readable line, before any worker starts (not at the first request).
-        typer.echo(f"darkroad serve: {exc}", err=True)
-        raise typer.Exit(1) from None
-    if strict:
-        # A plugin that fails to load refuses the start with one line and status 2, as
-        # `darkroad plugins --strict` does (not a traceback from every worker).
-        try:
-            Engine.load(exclude=settings.exclude_plugins, strict=True)
-        except PluginError as exc:
-            typer.echo(f"darkroad serve: {exc.reason}", err=True)
-            raise typer.Exit(2) from None
+    _export_settings(redis_url, redis_mode, redis_service, strict, trusted_proxies)
+    metrics_dir = _share_metrics(workers)
+    settings = _checked_settings(redis_url, strict)
     store = "memory (single process; games are lost when it stops)"
     if redis_url:
         store = f"{redis_mode.value} Redis at {redact(redis_url)}" + (f", service {redis_service}" if redis_service else "")
     typer.echo(f"darkroad API on http://{host}:{port} with {workers} worker(s); store: {store}", err=True)
     uvicorn.run(
-        "darkroad.api.app:create_app_from_env",
+        "darkroad.api.http.app:create_app_from_env",
         factory=True,
         host=host,
         port=port,
@@ -150,6 +129,52 @@ def serve(
     if metrics_dir is not None:
         del os.environ["PROMETHEUS_MULTIPROC_DIR"]
         metrics_dir.cleanup()
+
+
+def _export_settings(
+    redis_url: str | None, redis_mode: RedisMode, redis_service: str | None, strict: bool, trusted_proxies: str
+) -> None:
+    """Put the command's options where the workers read them: workers are separate processes,
+    which read their settings from the environment."""
+    if redis_url:
+        os.environ["DARKROAD_REDIS_URL"] = redis_url
+    os.environ["DARKROAD_REDIS_MODE"] = redis_mode.value
+    if redis_service:
+        os.environ["DARKROAD_REDIS_SERVICE"] = redis_service
+    if strict:
+        os.environ["DARKROAD_STRICT_PLUGINS"] = "1"
+    os.environ["DARKROAD_TRUSTED_PROXIES"] = trusted_proxies
+
+
+def _share_metrics(workers: int) -> tempfile.TemporaryDirectory[str] | None:
+    """With several workers on one port, a directory where each writes its metrics, for
+    ``/metrics`` to sum them all (prometheus_client's multiprocess mode; darkroad.api.metrics)."""
+    if workers == 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    metrics_dir = tempfile.TemporaryDirectory(prefix="darkroad-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
+    return metrics_dir
+
+
+def _checked_settings(redis_url: str | None, strict: bool) -> Settings:
+    """The settings of the environment, the store they name reached, and (``strict``) every
+    plugin loaded: or one readable line and exit, before any worker starts (not at the first
+    request, nor a traceback from every worker)."""
+    try:
+        settings = Settings.from_env()
+        if redis_url:
+            asyncio.run(check_store(settings))
+    except (ValueError, StoreConfigError, StoreUnavailable) as exc:
+        typer.echo(f"darkroad serve: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if strict:
+        # Status 2, as `darkroad plugins --strict`.
+        try:
+            Engine.load(exclude=settings.exclude_plugins, strict=True)
+        except PluginError as exc:
+            typer.echo(f"darkroad serve: {exc.reason}", err=True)
+            raise typer.Exit(2) from None
+    return settings
 
 
 async def check_store(settings: Settings) -> None:

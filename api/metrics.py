@@ -15,13 +15,9 @@ lookup and an addition (``benchmarks/api.py``).
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import prometheus_client
-from litestar.enums import ScopeType
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
@@ -128,30 +124,3 @@ class Metrics:
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             return generate_latest(registry)
         return generate_latest(self.registry)
-
-
-class MetricsMiddleware(ASGIMiddleware):
-    """Counts and times every routed HTTP request by its route template."""
-
-    scopes = (ScopeType.HTTP,)
-
-    def __init__(self, metrics: Metrics) -> None:
-        self.metrics = metrics
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        started = time.perf_counter()
-        status = 500
-
-        async def send_wrapper(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await next_app(scope, receive, send_wrapper)
-        finally:
-            route = str(scope.get("path_template") or "unrouted")
-            method = str(scope.get("method", ""))
-            self.metrics.requests.inc(method, route, str(status))
-            self.metrics.latency.observe(time.perf_counter() - started, method, route)

@@ -12,7 +12,7 @@ REDIS_MODES = ("standalone", "cluster", "sentinel")
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Settings:
-    """Everything :func:`darkroad.api.app.create_app` needs to know about its deployment.
+    """Everything :func:`darkroad.api.http.app.create_app` needs to know about its deployment.
 
     Every API process of one deployment must use the same store; nothing else is shared.
     """
@@ -124,7 +124,7 @@ class Settings:
     metrics_token: str | None = field(default=None, repr=False)
     """When set, ``GET /metrics`` answers only requests with ``Authorization: Bearer <token>``."""
     action_endpoint: bool = True
-    """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.games.action_endpoint``);
+    """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.http.games.action_endpoint``);
     ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
 
     def __post_init__(self) -> None:
@@ -184,18 +184,7 @@ class Settings:
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
-        strings = {
-            "DARKROAD_REDIS_URL": "redis_url",
-            "DARKROAD_REDIS_MODE": "redis_mode",
-            "DARKROAD_REDIS_SERVICE": "redis_service",
-            "DARKROAD_REDIS_USERNAME": "redis_username",
-            "DARKROAD_REDIS_PASSWORD": "redis_password",
-            "DARKROAD_REDIS_SENTINEL_USERNAME": "redis_sentinel_username",
-            "DARKROAD_REDIS_SENTINEL_PASSWORD": "redis_sentinel_password",
-            "DARKROAD_METRICS_TOKEN": "metrics_token",
-            "DARKROAD_TRUSTED_PROXIES": "trusted_proxies",
-        }
-        for variable, name in strings.items():
+        for variable, name in _STRINGS.items():
             if value := env.get(variable):
                 values[name] = value
         for variable, name in (("DARKROAD_REDIS_PASSWORD_FILE", "redis_password"),
@@ -207,32 +196,7 @@ class Settings:
             values["strict_plugins"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
             values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
-        numbers: dict[str, tuple[str, type[int] | type[float]]] = {
-            "DARKROAD_REDIS_MAX_CONNECTIONS": ("redis_max_connections", int),
-            "DARKROAD_REDIS_WAIT_REPLICAS": ("redis_wait_replicas", int),
-            "DARKROAD_REDIS_WAIT_TIMEOUT": ("redis_wait_timeout", float),
-            "DARKROAD_REDIS_RETRY_WINDOW": ("redis_retry_window", float),
-            "DARKROAD_REDIS_TIMEOUT": ("redis_timeout", float),
-            "DARKROAD_MAX_EVENT_STREAMS": ("max_event_streams", int),
-            "DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT": ("max_event_streams_per_client", int),
-            "DARKROAD_MAX_BODY_SIZE": ("request_max_body_size", int),
-            "DARKROAD_REQUEST_TIMEOUT": ("request_timeout", float),
-            "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),
-            "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
-            "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
-            "DARKROAD_WAITING_GAME_TTL": ("waiting_game_ttl", int),
-            "DARKROAD_BOT_MOVES_PER_REQUEST": ("bot_moves_per_request", int),
-            "DARKROAD_BOT_TIME_PER_REQUEST": ("bot_time_per_request", float),
-            "DARKROAD_BOT_MOVE_TIMEOUT": ("bot_move_timeout", float),
-            "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
-            "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
-            "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),
-            "DARKROAD_RATE_LIMIT_WINDOW": ("rate_limit_window", float),
-            "DARKROAD_RATE_LIMIT_REQUESTS": ("rate_limit_requests", int),
-            "DARKROAD_RATE_LIMIT_CREATES": ("rate_limit_creates", int),
-            "DARKROAD_RATE_LIMIT_AUTH_FAILURES": ("rate_limit_auth_failures", int),
-        }
-        for variable, (name, kind) in numbers.items():
+        for variable, (name, kind) in _NUMBERS.items():
             if raw := env.get(variable):
                 try:
                     values[name] = kind(raw)
@@ -240,3 +204,43 @@ class Settings:
                     raise ValueError(f"{variable} must be a number ({kind.__name__}), got {raw!r}") from None
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
+
+
+# The variables of plain settings, and the setting each sets (Settings.from_env).
+_STRINGS = {
+    "DARKROAD_REDIS_URL": "redis_url",
+    "DARKROAD_REDIS_MODE": "redis_mode",
+    "DARKROAD_REDIS_SERVICE": "redis_service",
+    "DARKROAD_REDIS_USERNAME": "redis_username",
+    "DARKROAD_REDIS_PASSWORD": "redis_password",
+    "DARKROAD_REDIS_SENTINEL_USERNAME": "redis_sentinel_username",
+    "DARKROAD_REDIS_SENTINEL_PASSWORD": "redis_sentinel_password",
+    "DARKROAD_METRICS_TOKEN": "metrics_token",
+    "DARKROAD_TRUSTED_PROXIES": "trusted_proxies",
+}
+
+_NUMBERS: dict[str, tuple[str, type[int] | type[float]]] = {
+    "DARKROAD_REDIS_MAX_CONNECTIONS": ("redis_max_connections", int),
+    "DARKROAD_REDIS_WAIT_REPLICAS": ("redis_wait_replicas", int),
+    "DARKROAD_REDIS_WAIT_TIMEOUT": ("redis_wait_timeout", float),
+    "DARKROAD_REDIS_RETRY_WINDOW": ("redis_retry_window", float),
+    "DARKROAD_REDIS_TIMEOUT": ("redis_timeout", float),
+    "DARKROAD_MAX_EVENT_STREAMS": ("max_event_streams", int),
+    "DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT": ("max_event_streams_per_client", int),
+    "DARKROAD_MAX_BODY_SIZE": ("request_max_body_size", int),
+    "DARKROAD_REQUEST_TIMEOUT": ("request_timeout", float),
+    "DARKROAD_ACTIVE_GAME_TTL": ("active_game_ttl", int),
+    "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
+    "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
+    "DARKROAD_WAITING_GAME_TTL": ("waiting_game_ttl", int),
+    "DARKROAD_BOT_MOVES_PER_REQUEST": ("bot_moves_per_request", int),
+    "DARKROAD_BOT_TIME_PER_REQUEST": ("bot_time_per_request", float),
+    "DARKROAD_BOT_MOVE_TIMEOUT": ("bot_move_timeout", float),
+    "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
+    "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
+    "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),
+    "DARKROAD_RATE_LIMIT_WINDOW": ("rate_limit_window", float),
+    "DARKROAD_RATE_LIMIT_REQUESTS": ("rate_limit_requests", int),
+    "DARKROAD_RATE_LIMIT_CREATES": ("rate_limit_creates", int),
+    "DARKROAD_RATE_LIMIT_AUTH_FAILURES": ("rate_limit_auth_failures", int),
+}

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import shutil
 import socket
@@ -38,10 +37,10 @@ from dataclasses import dataclass
 
 from redis import Redis
 
+from darkroad.api.app.service import GameService
 from darkroad.api.metrics import Metrics
-from darkroad.api.redis_store import RedisStore, game_key
-from darkroad.api.service import GameService
 from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import RedisStore, game_key
 from darkroad.core import Engine, GameConfig
 
 GIB = 1024**3
@@ -73,14 +72,15 @@ class Footprint:
 
 async def play(service: GameService, engine: Engine, players: int, seed: int, bot: str) -> str:
     """Play one game to the end through ``service`` with the installed bot ``bot``; its id."""
-    created = await service.create(GameConfig(players=players, seed=seed))
+    created = await service.seats.create(GameConfig(players=players, seed=seed))
     game = engine.loads((await service.store.load(created.id)).state)  # type: ignore[union-attr]
     rnd = random.Random(seed)
     while not game.finished:
         seat = rnd.choice(engine.awaiting(game))
         action = engine.bots[bot].choose(engine, game, seat, engine.legal_actions(game, seat))
-        body = json.dumps(engine.action_to_json(action)).encode()
-        await service.act(created.id, f"Bearer {created.tokens[seat]}", body, None, uuid.uuid4().hex)
+        token = created.tokens[seat]
+        assert token is not None
+        await service.acting.act(created.id, token, action, None, uuid.uuid4().hex)
         engine.apply(game, action)
     return created.id
 

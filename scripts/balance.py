@@ -21,7 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from darkroad.api.simulation import GameResult, UnknownBot, play_game, seat_bots, summarise
+from darkroad.api.tools.simulation import GameResult, UnknownBot, play_game, seat_bots, summarise
 from darkroad.core import Engine, GameConfig
 
 LIMIT = 1.5

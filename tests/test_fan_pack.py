@@ -389,7 +389,7 @@ def test_a_complete_game_over_the_api(engine: Engine) -> None:
     created with them (``buildings``, ``companions``) completes over HTTP."""
     from litestar.testing import TestClient
 
-    from darkroad.api.app import create_app
+    from darkroad.api.http.app import create_app
     from darkroad.api.settings import Settings
 
     with TestClient(app=create_app(Settings(), engine=engine)) as client:

@@ -296,7 +296,7 @@ def test_hook_darkroad_bots() -> None:
     """Called once when the engine is built; the bots are listed by id with their plugin;
     ``darkroad simulate`` seats them; a duplicate id or a non-Bot skips the later plugin
     (a strict load fails)."""
-    from darkroad.api.simulation import simulate
+    from darkroad.api.tools.simulation import simulate
 
     engine = Engine.load(extra=[RECORDER])
     assert only(recorder.calls("darkroad_bots")).kwargs == {}

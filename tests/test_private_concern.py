@@ -657,7 +657,7 @@ def test_broken_card_fails_at_load():
 
 def test_simulate_solo(engine):
     """``simulate`` with players=1 plays solo games against the Private Concern."""
-    from darkroad.api.simulation import simulate
+    from darkroad.api.tools.simulation import simulate
 
     out = simulate(engine, 2, 1, seed=3, bots=["random"])
     assert out["completed"] == 2 and 0 <= out["private_concern_win_rate"] <= 1

@@ -29,8 +29,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from darkroad.api import cli, scaffold
-from darkroad.api.scaffold import PluginNames, ScaffoldError, plugin_names
+from darkroad.api import cli
+from darkroad.api.tools import scaffold
+from darkroad.api.tools.scaffold import PluginNames, ScaffoldError, plugin_names
 from darkroad.core import Engine
 from darkroad.testing import Table
 
@@ -229,7 +230,7 @@ def test_installed_it_is_listed_by_darkroad_plugins(folder: Path, tmp_path: Path
 API_GAME = """
 import json, random
 from litestar.testing import TestClient
-from darkroad.api.app import create_app
+from darkroad.api.http.app import create_app
 from darkroad.api.settings import Settings
 
 with TestClient(app=create_app(Settings())) as client:

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from darkroad.api import cli
-from darkroad.api.simulation import GameResult, UnknownBot, play_game, seat_bots, simulate
+from darkroad.api.tools.simulation import GameResult, UnknownBot, play_game, seat_bots, simulate
 from darkroad.core import Engine, GameConfig
 from darkroad.testing import Table
 

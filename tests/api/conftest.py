@@ -22,10 +22,11 @@ from apiutil import RedisServer, serve
 from litestar import Litestar
 from redisnodes import ClusterNodes, SentinelGroup
 
-from darkroad.api.app import create_app
-from darkroad.api.redis_store import RedisStore
+from darkroad.api.http.app import create_app
 from darkroad.api.settings import Settings
-from darkroad.api.store import GameStore, MemoryStore
+from darkroad.api.store.base import GameStore
+from darkroad.api.store.memory import MemoryStore
+from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine
 
 STORES = [

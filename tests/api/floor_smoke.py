@@ -10,8 +10,8 @@ import sys
 import hiredis
 import redis
 
-from darkroad.api.redis_store import RedisStore
-from darkroad.api.store import Commit, IdempotencyRecord, NewGame, Outcome, StoredEvent
+from darkroad.api.store.base import Commit, IdempotencyRecord, NewGame, Outcome, StoredEvent
+from darkroad.api.store.redis_store import RedisStore
 
 
 def commit(expected: int, key: str) -> Commit:

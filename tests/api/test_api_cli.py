@@ -40,7 +40,7 @@ def test_serve_defaults_to_one_process_in_memory(uvicorn_calls: list[dict[str, A
     assert result.exit_code == 0, result.output
     assert "memory" in result.output
     [call] = uvicorn_calls
-    assert call["app"] == "darkroad.api.app:create_app_from_env" and call["factory"] is True
+    assert call["app"] == "darkroad.api.http.app:create_app_from_env" and call["factory"] is True
     assert (call["host"], call["port"], call["workers"]) == ("127.0.0.1", 9999, 1)
     assert call["timeout_worker_healthcheck"] == 30  # not uvicorn's 5 s (test_api_deploy)
 
@@ -117,7 +117,7 @@ def test_settings_from_env() -> None:
 def test_serve_strict_refuses_a_broken_plugin(add_entry_point: Callable[[str, str], None],
                                               caplog: pytest.LogCaptureFixture) -> None:
     """Issue 5: a plugin failing at load is skipped with a warning, or refused with --strict."""
-    from darkroad.api.app import create_app
+    from darkroad.api.http.app import create_app
     from darkroad.core import errors
 
     add_entry_point("broken-fan", "darkroad_no_such_module")
@@ -164,7 +164,7 @@ def test_server_processes_tune_the_garbage_collector() -> None:
     (see ``tune_gc``); apps built in-process (tests, embedding) leave the process alone."""
     code = (
         "import gc, json\n"
-        "from darkroad.api.app import GC_THRESHOLDS, create_app, create_app_from_env\n"
+        "from darkroad.api.http.app import GC_THRESHOLDS, create_app, create_app_from_env\n"
         "create_app(); before = gc.get_threshold()\n"
         "create_app_from_env()\n"
         "print(json.dumps([before, gc.get_threshold(), list(GC_THRESHOLDS), gc.get_freeze_count()]))\n"

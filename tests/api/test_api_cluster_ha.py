@@ -44,7 +44,7 @@ from redis.cluster import RedisCluster
 from redis.crc import key_slot
 from redisnodes import ClusterNodes, Process, Users
 
-from darkroad.api.redis_store import game_key
+from darkroad.api.store.redis_store import game_key
 from darkroad.core import Engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("redis-cluster-ha")]

@@ -20,8 +20,8 @@ from litestar import Litestar
 from prometheus_client.parser import text_string_to_metric_families
 from redis import exceptions as redis_errors
 
-from darkroad.api.redis_store import WritesRefused, _refusal
 from darkroad.api.settings import Settings
+from darkroad.api.store.topology import WritesRefused, refusal
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -162,10 +162,10 @@ async def test_readiness_reports_a_redis_refusing_writes(
 def test_misconf_is_a_refusal_to_write() -> None:
     """``MISCONF`` (a failed snapshot, a full disk) has no redis-py class: the store makes it
     one of the "cannot serve now" errors (503), not a bug (500)."""
-    refused = _refusal(redis_errors.ResponseError("MISCONF Redis is configured to save RDB snapshots, but ..."))
+    refused = refusal(redis_errors.ResponseError("MISCONF Redis is configured to save RDB snapshots, but ..."))
     assert isinstance(refused, WritesRefused)
     other = redis_errors.ResponseError("ERR something else")
-    assert _refusal(other) is other
+    assert refusal(other) is other
 
 
 # -- seat views ------------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def test_the_document_names_the_cache_control_header() -> None:
 
 
 def test_redis_credentials_come_from_the_environment(tmp_path: Path) -> None:
-    from darkroad.api.app import _credentials
+    from darkroad.api.http.app import _credentials
 
     secret = tmp_path / "redis-password"
     secret.write_text("from-a-file\n")

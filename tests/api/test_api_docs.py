@@ -9,7 +9,7 @@ from importlib import resources
 import httpx
 import pytest
 
-from darkroad.api.docs import swagger_version
+from darkroad.api.http.docs import swagger_version
 
 LOCAL = re.compile(r'(?:src|href)=["\']([^"\']+)["\']')
 
@@ -39,7 +39,7 @@ async def test_the_reference_needs_no_cdn(client: httpx.AsyncClient, path: str) 
 
 async def test_assets_are_sent_compressed_when_accepted(client: httpx.AsyncClient) -> None:
     url = f"/docs/assets/{swagger_version()}/swagger-ui-bundle.js"
-    packaged = resources.files("darkroad.api").joinpath("docs_assets", "swagger-ui-bundle.js.gz").read_bytes()
+    packaged = resources.files("darkroad.api.http").joinpath("docs_assets", "swagger-ui-bundle.js.gz").read_bytes()
     async with client.stream("GET", url, headers={"Accept-Encoding": "gzip"}) as response:
         assert response.headers["content-encoding"] == "gzip"
         assert response.headers["content-type"].startswith("text/javascript")

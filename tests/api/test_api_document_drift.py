@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from conformance import Conformance
 
-from darkroad.api import lobby
-from darkroad.api.catalog import catalog_body
+from darkroad.api.app import lobby
+from darkroad.api.http.catalog import catalog_body
 from darkroad.core import Engine, GameConfig
 
 DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())

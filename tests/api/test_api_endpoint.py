@@ -1,6 +1,6 @@
 """``POST .../actions`` answers the same through its lean endpoint and through Litestar's handler.
 
-The endpoint (``darkroad.api.games.action_endpoint``) serves the route in production; the
+The endpoint (``darkroad.api.http.actions.action_endpoint``) serves the route in production; the
 handler is the reference it must agree with, byte for byte: the same game played by the
 same requests on two apps, one with ``Settings(action_endpoint=False)``, gets the same
 status, headers and body for every request, legal or not.
@@ -19,8 +19,8 @@ import pytest
 from apiutil import NewGame, create_game, serve
 from litestar import Litestar, Response
 
-from darkroad.api import games
-from darkroad.api.service import ActResult
+from darkroad.api.app.values import ActResult
+from darkroad.api.http import games
 from darkroad.api.settings import Settings
 
 COMPARED_HEADERS = ("content-type", "etag", "vary", "idempotent-replayed", "www-authenticate", "retry-after")

@@ -33,7 +33,7 @@ import pytest
 from apiutil import ApiServer, free_port, wait_for_port
 from redis import Redis
 
-from darkroad.api.redis_store import game_key
+from darkroad.api.store.redis_store import game_key
 from darkroad.core import Engine
 
 pytestmark = pytest.mark.slow

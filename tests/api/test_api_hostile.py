@@ -24,7 +24,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from litestar import Litestar
 
-from darkroad.api.bodies import MAX_JSON_DEPTH
+from darkroad.api.http.bodies import MAX_JSON_DEPTH
 from darkroad.api.settings import Settings
 
 PROBLEM = "application/problem+json"

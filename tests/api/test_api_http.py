@@ -496,7 +496,7 @@ class Saboteur:
 async def test_plugin_error_leaves_the_game_untouched(settings: Settings) -> None:
     """The failed action's half-done work never reaches the stored game; the failing answer
     is withdrawn from the decision (a version of its own), nothing else changes."""
-    from darkroad.api.app import create_app
+    from darkroad.api.http.app import create_app
 
     engine = Engine.load(extra=[("saboteur", Saboteur())])
     async with serve(create_app(settings, engine=engine)) as client:

@@ -19,9 +19,9 @@ from apiutil import ApiServer, RedisServer, bearer, fresh_window, problem, read_
 from conformance import Conformance
 from litestar import Litestar
 
-from darkroad.api.lobby import MAX_NAME_LENGTH, decode
-from darkroad.api.redis_store import WAITING_KEY, game_key
+from darkroad.api.app.lobby import MAX_NAME_LENGTH, decode
 from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import WAITING_KEY, game_key
 
 DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
 

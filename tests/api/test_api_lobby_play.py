@@ -1,7 +1,7 @@
 """Lobby games played through over HTTP on a real Redis: bot seats, a player who walks away
 and takes the seat back, games of bots only, and the refusals that must change nothing.
 
-The server's clock (``GameService.clock``: turn timeouts, creation times) is the test's, so
+The server's clock (``GameRepository.clock``: turn timeouts, creation times) is the test's, so
 a turn timeout passes without sleeping. Every other part is the real thing: one
 ``redis-server``, the app served in the test's event loop, JSON over HTTP.
 """
@@ -25,9 +25,9 @@ from apiutil import RedisServer, bearer, problem, serve
 from conformance import Conformance
 from litestar import Litestar
 
-from darkroad.api import lobby as lobbies
-from darkroad.api.redis_store import WAITING_KEY, game_key
+from darkroad.api.app import lobby as lobbies
 from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import WAITING_KEY, game_key
 from darkroad.core import Engine
 
 DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
@@ -112,7 +112,7 @@ async def open_table(make_app: Any, redis_server: RedisServer, **settings: Any) 
     app: Litestar = make_app(Settings(redis_url=redis_server.url, **settings))
     async with serve(app) as client:
         clock = Clock()
-        app.state.service.clock = clock
+        app.state.service.games.clock = clock
         yield Table(client, redis_server, clock, app)
 
 

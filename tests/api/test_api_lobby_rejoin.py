@@ -17,9 +17,9 @@ from apiutil import bearer, problem, serve
 from litestar import Litestar
 from test_api_lobby import conforms, create, snapshot
 
-from darkroad.api import lobby as lobbies
-from darkroad.api.games import MAX_IDEMPOTENCY_KEY
-from darkroad.api.service import GameService
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.service import GameService
+from darkroad.api.http.guards import MAX_IDEMPOTENCY_KEY
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 

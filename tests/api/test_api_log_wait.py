@@ -11,11 +11,13 @@ import httpx
 import pytest
 from apiutil import awaited_seat, create_game, legal, read_log, serve
 
-from darkroad.api.games import MAX_LOG_WAIT
+from darkroad.api.app.service import GameService
+from darkroad.api.app.values import LogPage
+from darkroad.api.http.params import MAX_LOG_WAIT
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import GameService, LogPage
 from darkroad.api.settings import Settings
-from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent
+from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent
+from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Engine, GameConfig
 
 
@@ -69,7 +71,7 @@ async def test_bad_waits_are_refused(client: httpx.AsyncClient, query: str) -> N
 async def test_a_finished_game_answers_at_once(engine: Engine) -> None:
     store = MemoryStore()
     service = GameService(engine, store, Settings(), Metrics())
-    created = await service.create(GameConfig(players=2, seed=3))
+    created = await service.seats.create(GameConfig(players=2, seed=3))
     last = (await store.events(created.id, -1, 1000))[-1].n
     end = StoredEvent(last + 1, None, b'{"type":"game_finished"}')
     stored = await store.load(created.id)
@@ -77,10 +79,10 @@ async def test_a_finished_game_answers_at_once(engine: Engine) -> None:
     await store.commit(Commit(game_id=created.id, expected_version=created.version, expected_tag=stored.tag,
                               version=created.version + 1, tag="end", state=b"{}", finished=True, action=b"{}",
                               events=[end], ttl=60, idempotency=IdempotencyRecord("k", b"", 60)))
-    caller = await service.caller(created.id, None)
+    caller = await service.reading.caller(created.id, None)
     started = time.monotonic()
-    assert await service.log(caller, last + 1, 500, wait=MAX_LOG_WAIT) == LogPage([], last + 1, False, True)
-    assert await service.log(caller, last, 500, wait=MAX_LOG_WAIT) == LogPage([end], last + 1, False, True)
+    assert await service.following.log(caller, last + 1, 500, wait=MAX_LOG_WAIT) == LogPage([], last + 1, False, True)
+    assert await service.following.log(caller, last, 500, wait=MAX_LOG_WAIT) == LogPage([end], last + 1, False, True)
     assert time.monotonic() - started < 3
 
 

@@ -12,10 +12,10 @@ import pytest
 from apiutil import serve
 from litestar import Litestar
 
+from darkroad.api.app.lobby import EVENTS as LOBBY_EVENTS
 from darkroad.api.cli import openapi_document
-from darkroad.api.lobby import EVENTS as LOBBY_EVENTS
-from darkroad.api.openapi import document, event_schema
-from darkroad.api.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
+from darkroad.api.http.openapi import document, event_schema
+from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 

@@ -16,7 +16,7 @@ from litestar import Litestar
 from test_api_http import assert_problem
 from test_plugin_loading import BUILDINGS, Tower  # tests/ (the conftest's folder) is on sys.path
 
-from darkroad.api.app import create_app
+from darkroad.api.http.app import create_app
 from darkroad.api.settings import Settings
 from darkroad.core import Choice, Ctx, Engine, Option, Step, Task, hookimpl
 

@@ -12,7 +12,7 @@ import random
 import httpx
 from apiutil import ApiServer, NewGame, RedisServer
 
-from darkroad.api.redis_store import game_key
+from darkroad.api.store.redis_store import game_key
 from darkroad.core import Engine
 
 

@@ -15,11 +15,11 @@ import pytest
 from apiutil import ApiServer, bearer, create_game, fresh_window, serve
 from litestar import Litestar
 
+from darkroad.api.http.problems import Problem
+from darkroad.api.http.ratelimit import SYNC_INTERVAL, RateLimiter, client_key
 from darkroad.api.metrics import Metrics
-from darkroad.api.problems import Problem
-from darkroad.api.ratelimit import SYNC_INTERVAL, RateLimiter, client_key
 from darkroad.api.settings import Settings
-from darkroad.api.store import MemoryStore
+from darkroad.api.store.memory import MemoryStore
 
 PROBLEM = "application/problem+json"
 NO_LIMITS = {"rate_limit_requests": 0, "rate_limit_creates": 0, "rate_limit_auth_failures": 0}

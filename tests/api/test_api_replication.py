@@ -20,9 +20,9 @@ from litestar import Litestar
 from test_api_http import assert_problem
 from test_api_store import commit, new_game
 
-from darkroad.api.redis_store import RedisStore
 from darkroad.api.settings import Settings
-from darkroad.api.store import Outcome, ReplicationTimeout
+from darkroad.api.store.base import Outcome, ReplicationTimeout
+from darkroad.api.store.redis_store import RedisStore
 
 # Long enough that a replica in sync confirms in time on a loaded 2-core CI machine (0.2 s
 # was not: the first create of a test sometimes timed out); each refused write waits it out.

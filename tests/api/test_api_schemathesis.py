@@ -27,8 +27,8 @@ from litestar import Litestar
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
-from darkroad.api.app import create_app
-from darkroad.api.schemas import NewGame
+from darkroad.api.http.app import create_app
+from darkroad.api.http.schemas import NewGame
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
@@ -68,7 +68,7 @@ class SeatTokens:
         return tokens[seats[self.reads % len(seats)]]
 
     def awaiting(self, game_id: str) -> list[int]:
-        cached = None if self.service is None else self.service.cache.peek(game_id)
+        cached = None if self.service is None else self.service.games.cache.peek(game_id)
         return [] if cached is None else list(self.service.engine.awaiting(cached.game))
 
 
@@ -184,7 +184,7 @@ def run_workflow(
             service = getattr(app.state, "service", None)  # there once the app has started
             if service is not None and not self.fresh:
                 service.store.clear()
-                service.clock = lambda: 1_800_000_000.0
+                service.games.clock = lambda: 1_800_000_000.0
                 seat_tokens.service = service
                 self.fresh = True
 

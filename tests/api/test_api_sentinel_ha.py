@@ -35,7 +35,7 @@ from redis import exceptions as redis_errors
 from redisnodes import SentinelGroup, Users
 from test_api_cluster_ha import UNLIMITED, until
 
-from darkroad.api.redis_store import game_key
+from darkroad.api.store.redis_store import game_key
 from darkroad.core import Engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("redis-sentinel-ha")]

@@ -13,10 +13,13 @@ from collections.abc import Awaitable, Callable, Sequence
 import pytest
 from prometheus_client import generate_latest
 
+from darkroad.api.app.bots import BotThread, BotTimeout
+from darkroad.api.app.service import GameService
+from darkroad.api.app.values import Seating
 from darkroad.api.metrics import Metrics
-from darkroad.api.service import BotTimeout, GameService, Seating, _BotThread
 from darkroad.api.settings import Settings
-from darkroad.api.store import Commit, IdempotencyRecord, MemoryStore, StoredEvent, StoredGame
+from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent, StoredGame
+from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
 
@@ -38,8 +41,8 @@ async def test_stream_delivers_the_events_that_finished_the_game(engine: Engine)
     # without the final events, committed in between.
     store = FinishingStore()
     service = GameService(engine, store, Settings(stream_heartbeat=0.05), Metrics())
-    created = await service.create(GameConfig(players=2, seed=3))
-    caller = await service.caller(created.id, None)
+    created = await service.seats.create(GameConfig(players=2, seed=3))
+    caller = await service.reading.caller(created.id, None)
     last = (await store.events(created.id, -1, 1000))[-1].n
     final = [
         StoredEvent(last + 1, None, b'{"type":"last move"}'),
@@ -58,7 +61,7 @@ async def test_stream_delivers_the_events_that_finished_the_game(engine: Engine)
         ttl=60,
         idempotency=IdempotencyRecord("k", b"", 60),
     )
-    delivered = [event async for event in service.follow(caller, last) if event is not None]
+    delivered = [event async for event in service.following.follow(caller, last) if event is not None]
     assert delivered == final
 
 
@@ -68,10 +71,11 @@ async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engi
     take it for the new one (it would show it, and commit on top of it)."""
     store = MemoryStore()
     first, second = (GameService(engine, store, Settings(), Metrics()) for _ in range(2))
-    created = await first.create(GameConfig(players=2, seed=11))
+    created = await first.seats.create(GameConfig(players=2, seed=11))
     game = engine.loads((await store.load(created.id)).state)  # type: ignore[union-attr]
     seat = engine.awaiting(game)[0]
-    token = f"Bearer {created.tokens[seat]}"
+    token = created.tokens[seat]
+    assert token is not None
     options = engine.legal_actions(game, seat)
     outcomes = {}
     for action in options:  # two actions leading to different states
@@ -82,18 +86,20 @@ async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engi
 
     record = store._games[created.id]
     saved = dataclasses.replace(record, events=list(record.events), actions=list(record.actions))
-    await first.act(created.id, token, json.dumps(engine.action_to_json(lost)).encode(), None, None)
+    await first.acting.act(created.id, token, lost, None, None)
     store._games[created.id] = saved  # the failover: the write is gone
-    await second.act(created.id, token, json.dumps(engine.action_to_json(kept)).encode(), None, None)
+    await second.acting.act(created.id, token, kept, None, None)
 
-    caller = await first.caller(created.id, token)
+    caller = await first.reading.caller(created.id, token)
     assert caller.stored.version == created.version + 1
-    assert first.view(caller) == second.view(await second.caller(created.id, token))
+    assert first.reading.view(caller) == second.reading.view(await second.reading.caller(created.id, token))
     # Acting on from the first process builds on the kept version: the action list replays to the state.
-    view = json.loads(first.view(caller))
+    view = json.loads(first.reading.view(caller))
     follow_seat = view["awaiting"][0]
-    follow = first.legal_actions(await first.caller(created.id, f"Bearer {created.tokens[follow_seat]}"))[0]
-    await first.act(created.id, f"Bearer {created.tokens[follow_seat]}", json.dumps(follow).encode(), None, None)
+    follow_token = created.tokens[follow_seat]
+    assert follow_token is not None
+    follow = first.reading.legal_actions(await first.reading.caller(created.id, follow_token))[0]
+    await first.acting.act(created.id, follow_token, engine.action_from_json(follow), None, None)
     stored = await store.load(created.id)
     assert stored is not None
     actions = [json.loads(raw) for raw in await store.actions(created.id)]
@@ -104,7 +110,7 @@ async def test_the_bot_thread_serves_the_earliest_request_first() -> None:
     """A request's next bot move goes ahead of moves of requests that began after it (a
     first-come queue would serve them in the order submitted), and each result says how
     long it waited for the thread."""
-    bots = _BotThread()
+    bots = BotThread()
     release = threading.Event()
     served: list[str] = []
     try:
@@ -130,15 +136,15 @@ def test_a_settle_finished_but_not_yet_forgotten_does_not_hang_the_loop(engine: 
     async def scenario() -> None:
         service = GameService(engine, MemoryStore(), Settings(), Metrics())
         try:
-            created = await service.create(
+            created = await service.seats.create(
                 GameConfig(players=2, seed=5), Seating(seats=[("human", None, None), ("bot", None, "random")])
             )
-            stored = (await service.caller(created.id, None)).stored
+            stored = (await service.reading.caller(created.id, None)).stored
             finished: asyncio.Future[object] = asyncio.get_running_loop().create_future()
             finished.set_result(stored)  # done; the callback that would forget it never ran
-            service._settling[created.id] = finished  # type: ignore[assignment]
-            outcome.append(await service._settle(stored, None))
-            outcome.append(created.id not in service._settling)
+            service.bots._settling[created.id] = finished  # type: ignore[assignment]
+            outcome.append(await service.bots.settle(stored, None))
+            outcome.append(created.id not in service.bots._settling)
         finally:
             service.close()
 
@@ -177,11 +183,11 @@ async def test_a_bot_thinking_past_the_budget_does_not_hold_the_request() -> Non
     service = GameService(engine, MemoryStore(), Settings(bot_time_per_request=budget), Metrics())
     try:
         begun = time.perf_counter()
-        created = await service.create(GameConfig(players=2, seed=5), Seating(seats=[("bot", None, "slow")] * 2))
+        created = await service.seats.create(GameConfig(players=2, seed=5), Seating(seats=[("bot", None, "slow")] * 2))
         waited = time.perf_counter() - begun
         assert waited < 3 * budget + 0.5 < SlowBot.pause, waited
         await asyncio.sleep(SlowBot.pause + 0.5)
-        later = (await service.advance(await service.caller(created.id, None))).stored
+        later = (await service.bots.advance(await service.reading.caller(created.id, None))).stored
         assert later.version > created.version  # the move made meanwhile was committed
     finally:
         service.close()
@@ -194,7 +200,7 @@ def test_a_hung_work_is_given_up_and_the_next_one_runs() -> None:
     release = threading.Event()
 
     async def scenario() -> None:
-        bots = _BotThread(timeout=0.3)
+        bots = BotThread(timeout=0.3)
         try:
             hung = bots.submit(0.0, lambda: release.wait() and "late")
             nxt = bots.submit(1.0, lambda: "next")
@@ -257,12 +263,12 @@ async def test_a_bot_that_never_answers_is_given_up() -> None:
     try:
         # Created together: the random bots' first move is queued behind the hung one.
         hung, others = await asyncio.gather(
-            service.create(GameConfig(players=2, seed=7), Seating(seats=[("bot", None, "hung")] * 2)),
-            service.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "random")] * 2)),
+            service.seats.create(GameConfig(players=2, seed=7), Seating(seats=[("bot", None, "hung")] * 2)),
+            service.seats.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "random")] * 2)),
         )
 
         async def read(created: StoredGame) -> StoredGame:
-            return (await service.advance(await service.caller(created.id, None))).stored
+            return (await service.bots.advance(await service.reading.caller(created.id, None))).stored
 
         async def moved() -> bool:
             return (await read(hung)).version >= hung.version + 20
@@ -278,10 +284,10 @@ async def test_a_bot_that_never_answers_is_given_up() -> None:
         assert 'darkroad_bot_moves_total{bot="random",outcome="chosen"}' in text
 
         HungBot.release.set()  # the hung move returns (dropped), its thread ends: the bot plays again
-        stuck = service._stuck_bots["hung"]
+        stuck = service.bots._stuck_bots["hung"]
         stuck.join(timeout=5)
         assert not stuck.is_alive()
-        await service.create(GameConfig(players=2, seed=9), Seating(seats=[("bot", None, "hung")] * 2))
+        await service.seats.create(GameConfig(players=2, seed=9), Seating(seats=[("bot", None, "hung")] * 2))
         assert HungBot.calls > 1
         assert 'darkroad_bot_moves_total{bot="hung",outcome="chosen"}' in generate_latest(metrics.registry).decode()
     finally:

@@ -14,16 +14,7 @@ import pytest
 from apiutil import RedisServer, free_port
 from redis import exceptions as redis_errors
 
-from darkroad.api.redis_store import (
-    Batcher,
-    ClusterNodes,
-    Node,
-    PoolOptions,
-    RedisStore,
-    Standalone,
-    game_key,
-)
-from darkroad.api.store import (
+from darkroad.api.store.base import (
     Commit,
     GameExists,
     GameStore,
@@ -33,6 +24,9 @@ from darkroad.api.store import (
     StoredEvent,
     StoreUnavailable,
 )
+from darkroad.api.store.batcher import Batcher
+from darkroad.api.store.redis_store import RedisStore, game_key
+from darkroad.api.store.topology import ClusterNodes, Node, PoolOptions, Standalone
 
 SETUP_EVENTS = [
     StoredEvent(0, None, b'{"n":0,"type":"game_started"}'),

@@ -23,9 +23,10 @@ import pytest
 from apiutil import ApiServer, RedisServer, create_game, serve
 from litestar import Litestar
 
-from darkroad.api import app as app_module
+from darkroad.api.http import app as app_module
 from darkroad.api.settings import Settings
-from darkroad.api.store import MemoryStore, StoredEvent, StoreUnavailable
+from darkroad.api.store.base import StoredEvent, StoreUnavailable
+from darkroad.api.store.memory import MemoryStore
 
 PROBLEM = "application/problem+json"
 
@@ -63,18 +64,18 @@ async def test_stream_cap_is_a_503_before_the_stream_starts(
         url = f"{game.url}/stream"
         streams = [asyncio.create_task(client.get(url, params={"after": 10**6})) for _ in range(2)]
         await asyncio.sleep(0.3)
-        assert app.state.service.streams.open == 2
+        assert app.state.service.following.streams.open == 2
         refused = await client.get(url)
         assert refused.status_code == 503, refused.text
         assert refused.headers["content-type"] == PROBLEM
         assert refused.json()["type"] == "too-many-streams"
         assert int(refused.headers["retry-after"]) > 0
         assert all(response.status_code == 200 for response in await asyncio.gather(*streams))
-        assert app.state.service.streams.open == 0  # ended streams free their slots
+        assert app.state.service.following.streams.open == 0  # ended streams free their slots
         assert (await client.get(url, params={"after": 10**6})).status_code == 200
         # Refused requests and errors before the stream take no slot either.
         assert (await client.get("/v1/games/" + "A" * 22 + "/stream")).status_code == 404
-        assert app.state.service.streams.open == 0
+        assert app.state.service.following.streams.open == 0
 
 
 async def test_one_client_cannot_take_every_stream_slot(
@@ -114,7 +115,7 @@ async def test_a_stream_started_but_never_read_frees_its_slot(
         with contextlib.suppress(Exception):  # whatever the app makes of a broken send
             await app(scope, receive, gone)  # type: ignore[arg-type]
         gc.collect()  # the generator may be part of a reference cycle (exception, traceback, frames)
-        assert app.state.service.streams.open == 0
+        assert app.state.service.following.streams.open == 0
 
 
 class FailingStore(MemoryStore):
@@ -151,7 +152,7 @@ async def test_a_store_failing_mid_stream_ends_it_quietly(
             response = await client.get(f"{game.url}/stream", params={"after": -1})
             assert response.status_code == 200
             assert "id: 0" in response.text  # what was there was sent
-            assert app.state.service.streams.open == 0
+            assert app.state.service.following.streams.open == 0
     finally:
         logging.getLogger("darkroad.api").removeHandler(logs)
     messages = [record.getMessage() for record in logs.records]

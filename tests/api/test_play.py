@@ -1,6 +1,6 @@
 """``/play``: the reference web client's pages and assets, served by the API itself.
 
-The pages are one HTML shell loading a committed bundle (``api/play_assets/``, built from
+The pages are one HTML shell loading a committed bundle (``api/http/play_assets/``, built from
 ``web/`` by ``scripts/build-web``: test_play_bundle.py checks they match); nothing comes from
 another host, a content hash names every asset, and the pages stay out of the v1 document.
 In a real browser: test_play_browser.py.
@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from darkroad.api.play import asset, page
+from darkroad.api.http.play import asset, page
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = re.compile(r'(?:src|href)=["\']([^"\']+)["\']')
@@ -50,7 +50,7 @@ async def test_a_malformed_game_id_is_not_found(client: httpx.AsyncClient, path:
 
 @pytest.mark.parametrize("name", ["play.js", "play.css"])
 async def test_assets_by_content_hash_compressed_when_accepted(client: httpx.AsyncClient, name: str) -> None:
-    committed = resources.files("darkroad.api").joinpath("play_assets", name).read_bytes()
+    committed = resources.files("darkroad.api.http").joinpath("play_assets", name).read_bytes()
     url = asset(name).url
     assert url == f"/play/assets/{hashlib.sha256(committed).hexdigest()[:16]}/{name}"  # named by its content
     compressed = await client.get(url, headers={"Accept-Encoding": "gzip"})
@@ -79,5 +79,5 @@ def test_the_pages_are_not_in_the_v1_document() -> None:
 def test_the_bundle_is_in_the_package_data() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"play_assets/*"' in pyproject
-    names = {p.name for p in (ROOT / "api" / "play_assets").iterdir()}
+    names = {p.name for p in (ROOT / "api" / "http" / "play_assets").iterdir()}
     assert names == {"play.js", "play.css", "THIRD-PARTY-LICENSES.txt"}

@@ -1,4 +1,4 @@
-"""The committed bundle of ``/play`` (``api/play_assets/``) is what ``web/`` builds today.
+"""The committed bundle of ``/play`` (``api/http/play_assets/``) is what ``web/`` builds today.
 
 ``scripts/build-web --check`` installs the client's npm packages, generates the API's types
 from the committed ``openapi/openapi.json`` with openapi-typescript, type-checks the client

@@ -31,10 +31,17 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 
-from darkroad.api import lobby
-from darkroad.api.docs import SwaggerDocsPlugin
-from darkroad.api.problems import PROBLEM_TYPES
-from darkroad.api.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN, SEAT_KIND_FIELDS, SOLO, refused_sizes
+from darkroad.api.app import lobby
+from darkroad.api.http.docs import SwaggerDocsPlugin
+from darkroad.api.http.problems import PROBLEM_TYPES
+from darkroad.api.http.schemas import (
+    LAST_EVENT_ID_PATTERN,
+    MODELS,
+    OPEN,
+    SEAT_KIND_FIELDS,
+    SOLO,
+    refused_sizes,
+)
 from darkroad.core import Engine
 
 SECURITY_SCHEME = "seatToken"
@@ -234,7 +241,7 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
 
 
 def event_schema(engine: Engine) -> dict[str, Any]:
-    """The engine's union of events with the lobby's (``darkroad.api.lobby.EVENTS``) among the
+    """The engine's union of events with the lobby's (``darkroad.api.app.lobby.EVENTS``) among the
     known ones, in the same shape."""
     union = copy.deepcopy(engine.event_schema())
     *known, open_variant = union["oneOf"]

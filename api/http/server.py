@@ -33,7 +33,7 @@ from typing import Any
 import msgspec
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from darkroad.api.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES, ProblemDetails
+from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES, ProblemDetails
 from darkroad.api.settings import Settings
 
 

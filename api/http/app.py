@@ -9,21 +9,26 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.types import Scope
 
-from darkroad.api.catalog import CatalogController, catalog_body
-from darkroad.api.docs import DocsController
-from darkroad.api.games import GamesController
-from darkroad.api.metrics import Metrics, MetricsMiddleware
-from darkroad.api.openapi import openapi_config
-from darkroad.api.operations import OperationsController
-from darkroad.api.play import PlayController
-from darkroad.api.problems import problem_details_plugin
-from darkroad.api.ratelimit import RateLimiter, RateLimitMiddleware
-from darkroad.api.redis_store import RedisStore
-from darkroad.api.service import GameService
+from darkroad.api.app.service import GameService
+from darkroad.api.http.actions import action_endpoint
+from darkroad.api.http.catalog import CatalogController, catalog_body
+from darkroad.api.http.docs import DocsController
+from darkroad.api.http.following import FollowingController
+from darkroad.api.http.games import GamesController
+from darkroad.api.http.openapi import openapi_config
+from darkroad.api.http.operations import OperationsController
+from darkroad.api.http.params import GAMES
+from darkroad.api.http.play import PlayController
+from darkroad.api.http.policy import PolicedApp
+from darkroad.api.http.problems import problem_details_plugin
+from darkroad.api.http.ratelimit import RateLimiter
+from darkroad.api.http.seats import SeatsController
+from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
-from darkroad.api.store import GameStore, MemoryStore
+from darkroad.api.store.base import GameStore
+from darkroad.api.store.memory import MemoryStore
+from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine
 
 
@@ -31,7 +36,7 @@ def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
     """The store ``settings`` ask for: Redis with a URL, else this process's memory
     (``metrics`` count the Redis commands sent again).
 
-    Raises :class:`~darkroad.api.store.StoreConfigError` for settings that cannot work;
+    Raises :class:`~darkroad.api.store.base.StoreConfigError` for settings that cannot work;
     the deployment itself is checked when the store opens.
     """
     if settings.redis_url is None:
@@ -71,11 +76,6 @@ def _store(state: State) -> GameStore:
     return _service(state).store
 
 
-def _limiter(scope: Scope) -> RateLimiter | None:
-    limiter: RateLimiter | None = scope["litestar_app"].state.get("limiter")
-    return limiter
-
-
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
     """A new API application.
 
@@ -102,8 +102,16 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 app.state.service.close()
                 del app.state.service, app.state.limiter
 
-    return Litestar(
-        route_handlers=[GamesController, CatalogController, OperationsController, DocsController, PlayController],
+    return PolicedApp(
+        route_handlers=[
+            GamesController,
+            SeatsController,
+            FollowingController,
+            CatalogController,
+            OperationsController,
+            DocsController,
+            PlayController,
+        ],
         dependencies={
             "service": Provide(_service, sync_to_thread=False),
             "store": Provide(_store, sync_to_thread=False),
@@ -111,11 +119,12 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             "catalog": Provide(lambda: catalog, sync_to_thread=False, use_cache=True),
         },
         lifespan=[lifespan],
-        middleware=[MetricsMiddleware(metrics), RateLimitMiddleware(_limiter)],
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(engine),
         request_max_body_size=settings.request_max_body_size,
         state=State({"engine": engine, "settings": settings}),
+        metrics=metrics,
+        endpoints={("POST", f"{GAMES}/{{game_id}}/actions"): action_endpoint},
     )
 
 

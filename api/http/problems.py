@@ -8,6 +8,11 @@ why an action is illegal) and ``instance`` (the request path). Some types add me
 
 Routes declare the types they can answer with :func:`problem_responses`, so the OpenAPI
 document lists every status code a client (or schemathesis) can observe.
+
+This module is the one place where errors become problems: the services' domain errors
+(:class:`~darkroad.api.app.errors.ServiceError`: a code and facts), the rules' errors, the
+store's and Litestar's own, each with its status and headers (:func:`problem_for`). Litestar's
+exception handling and the policy layer (``darkroad.api.http.policy``) both use it.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from litestar.plugins.problem_details import (
     ProblemDetailsPlugin,
 )
 
-from darkroad.api.store import ReplicationTimeout, StoreUnavailable
+from darkroad.api.app.errors import ServiceError
+from darkroad.api.store.base import ReplicationTimeout, StoreUnavailable
 from darkroad.core import errors
 
 logger = logging.getLogger("darkroad.api")
@@ -313,9 +319,20 @@ class Problem(ProblemDetailsException):
         )
         self.code = code
 
+    def body(self, instance: str | None) -> dict[str, Any]:
+        """The problem details object, about the request path ``instance``."""
+        problem: dict[str, Any] = {"status": self.status_code, "type": self.type_, "title": self.title}
+        if instance is not None:
+            problem["instance"] = instance
+        problem["detail"] = self.detail
+        if isinstance(self.extra, Mapping):
+            problem.update(self.extra)
+        return problem
+
     def to_response(self, request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
-        self.instance = request.url.path
-        return super().to_response(request)
+        return Response(
+            self.body(request.url.path), headers=self.headers, media_type=PROBLEM_MEDIA_TYPE, status_code=self.status_code
+        )
 
 
 _HTTP_STATUS_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed", 413: "body-too-large"}
@@ -368,20 +385,73 @@ def _from_replication_timeout(exc: ReplicationTimeout) -> Problem:
     )
 
 
+CHALLENGE = 'Bearer realm="darkroad"'
+"""``WWW-Authenticate`` of a refused seat token (RFC 6750)."""
+
+
+def entity_tag(version: int) -> str:
+    """The ``ETag`` of a game at ``version``."""
+    return f'"{version}"'
+
+
+def _from_service_error(exc: ServiceError) -> Problem:
+    """A domain error as its problem: the code's status, and each fact as its header or member."""
+    headers: dict[str, str] = {}
+    extra: dict[str, Any] = {}
+    if exc.version is not None:
+        extra["version"] = exc.version
+        if exc.code == "stale-version":
+            headers["ETag"] = entity_tag(exc.version)
+    if exc.retry_after is not None:
+        headers["Retry-After"] = str(exc.retry_after)
+    if "WWW-Authenticate" in PROBLEM_TYPES[exc.code].headers or exc.code in ("missing-token", "invalid-token"):
+        headers["WWW-Authenticate"] = CHALLENGE
+    if exc.invalid:
+        extra["errors"] = [
+            {name: value for name, value in (("message", part.message), ("key", part.key), ("source", part.source))
+             if value is not None}
+            for part in exc.invalid
+        ]
+    if exc.plugin:
+        extra["plugin"] = exc.plugin
+    return Problem(exc.code, exc.detail, headers=headers or None, extra=extra or None)
+
+
+_MAPPING: dict[type[Exception], Callable[[Any], Problem]] = {}
+"""Filled below: each kind of exception and its problem (the most specific class wins)."""
+
+
+def problem_for(exc: Exception) -> Problem:
+    """The problem details answering ``exc`` (``internal-error`` for anything unexpected)."""
+    if isinstance(exc, Problem):
+        return exc
+    for kind in type(exc).__mro__:
+        convert = _MAPPING.get(kind)
+        if convert is not None:
+            return convert(exc)
+    return _from_unexpected(exc)
+
+
 def _from_unexpected(exc: Exception) -> Problem:
     logger.error("unhandled exception", exc_info=exc)
     return Problem("internal-error", "Unexpected server condition; the game was not changed.")
 
 
-def problem_details_plugin() -> ProblemDetailsPlugin:
-    """The plugin turning every exception into a problem details response."""
-    mapping: dict[type[Exception], Callable[[Any], ProblemDetailsException]] = {
+_MAPPING.update(
+    {
+        ServiceError: _from_service_error,
         HTTPException: _from_http_exception,
         errors.DarkroadError: _from_darkroad_error,
         StoreUnavailable: _from_store_unavailable,
         ReplicationTimeout: _from_replication_timeout,
-        Exception: _from_unexpected,
     }
+)
+
+
+def problem_details_plugin() -> ProblemDetailsPlugin:
+    """Litestar's problem details plugin, turning every exception into a problem details
+    response through :func:`problem_for`."""
+    mapping: dict[type[Exception], Callable[[Any], ProblemDetailsException]] = {Exception: problem_for}
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 
 

@@ -15,7 +15,7 @@ import weakref
 
 import msgspec
 
-from darkroad.api import lobby
+from darkroad.api.app import lobby
 from darkroad.core import Engine, Event
 
 _KNOWN: weakref.WeakKeyDictionary[Engine, frozenset[str]] = weakref.WeakKeyDictionary()

@@ -3,7 +3,7 @@
 The OpenAPI document describes these with msgspec's own JSON Schemas (:data:`MODELS`),
 which carry every constraint exactly. Actions and events are not here: they are the
 engine's (plugins contribute their types), taken as raw JSON and described from
-``Engine.action_schema()`` / ``Engine.event_schema()`` (see :mod:`darkroad.api.openapi`).
+``Engine.action_schema()`` / ``Engine.event_schema()`` (see :mod:`darkroad.api.http.openapi`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from darkroad.api.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
-from darkroad.api.problems import FieldError, ProblemDetails
+from darkroad.api.app.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
+from darkroad.api.http.problems import FieldError, ProblemDetails
 from darkroad.core import Engine
 from darkroad.core import GameConfig as EngineConfig
 from darkroad.core import SeatKind as EngineSeatKind

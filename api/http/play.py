@@ -24,7 +24,7 @@ from litestar import Controller, MediaType, Request, Response, get
 from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter
 
-from darkroad.api.service import GAME_ID_PATTERN
+from darkroad.api.app.seats import GAME_ID_PATTERN
 
 ASSETS = "play_assets"
 PLAY = "/play"
@@ -45,7 +45,7 @@ class Asset:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.plain = resources.files("darkroad.api").joinpath(ASSETS, name).read_bytes()
+        self.plain = resources.files("darkroad.api.http").joinpath(ASSETS, name).read_bytes()
         self.compressed = gzip.compress(self.plain, compresslevel=9, mtime=0)
         self.digest = hashlib.sha256(self.plain).hexdigest()[:16]
 

@@ -1,12 +1,14 @@
 """Rate limits per client address, counted in the store so that every replica shares them.
 
 Three budgets per client address and window (``Settings.rate_limit_window``, a minute by
-default): ``create`` counts ``POST /v1/games`` and joins (``POST .../seats/{seat}/join``),
-``auth`` counts failed authentications (a ``401`` to a request that carried a token),
-``requests`` counts every other request
-(the probes ``/healthz``, ``/readyz`` and ``/metrics`` excepted). A request over its
-budget, or carrying a token while its address has used up the ``auth`` budget, is
-answered ``429 rate-limited`` with ``Retry-After``, without touching the games.
+default): ``create`` counts the routes that make a game or hand out a seat (``POST
+/v1/games``, joins: their handlers' ``opt={"budget": "create"}``), ``auth`` counts failed
+authentications (a ``401`` to a request that carried a token), ``requests`` counts every
+other request (the probes ``/healthz``, ``/readyz`` and ``/metrics`` excepted:
+``opt={"budget": "unlimited"}``). A request over its budget, or carrying a token while its
+address has used up the ``auth`` budget, is answered ``429 rate-limited`` with
+``Retry-After``, without touching the games. The policy layer (``darkroad.api.http.policy``)
+applies them to every request.
 
 Windows slide: the count a request is checked against is the current window's plus the
 previous window's, weighted by the part of it still inside the sliding window (Redis's
@@ -15,7 +17,7 @@ across a window's edge.
 
 The counting must not cost a round trip per request (``benchmarks/api.py``): each process
 decides from its own counts plus the shared totals it last learnt, and adds its counts to
-the shared counters (:meth:`GameStore.count <darkroad.api.store.GameStore.count>`: Redis
+the shared counters (:meth:`GameStore.count <darkroad.api.store.base.GameStore.count>`: Redis
 ``INCRBY``, batched with the requests' own commands) every :data:`SYNC_INTERVAL`. So the
 limits hold across replicas to within what the other replicas admitted in the last
 fraction of a second. The in-memory store counts in its own process.
@@ -38,21 +40,17 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from litestar.enums import ScopeType
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Scope
 
+from darkroad.api.http.problems import Problem
 from darkroad.api.metrics import Metrics
-from darkroad.api.problems import Problem
 from darkroad.api.settings import Settings
-from darkroad.api.store import GameStore
+from darkroad.api.store.base import GameStore
 
 logger = logging.getLogger("darkroad.api")
 
 SYNC_INTERVAL = 0.2
 """Seconds between two exchanges of a process's counts with the store."""
-UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
-"""Probes: load balancers and Prometheus call them all the time, and they touch no game."""
 
 
 def client_key(scope: Scope) -> str:
@@ -242,42 +240,3 @@ class RateLimiter:
 
 
 _WHAT = {"requests": "requests", "create": "games created and seats joined", "auth": "failed authentications"}
-
-
-def _creates(path: str) -> bool:
-    """Whether a POST to ``path`` counts against the ``create`` budget: creating a game, or
-    joining one (a join, too, hands a new seat token to whoever asks, without a token)."""
-    return path == "/v1/games" or (path.startswith("/v1/games/") and path.endswith("/join"))
-
-
-class RateLimitMiddleware(ASGIMiddleware):
-    """Checks and counts every HTTP request against its client's budgets."""
-
-    scopes = (ScopeType.HTTP,)
-
-    def __init__(self, limiter: Callable[[Scope], RateLimiter | None]) -> None:
-        self.limiter = limiter
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        limiter = self.limiter(scope)
-        if limiter is None or not limiter.enabled or scope["path"] in UNLIMITED_PATHS:
-            await next_app(scope, receive, send)
-            return
-        client = client_key(scope)
-        creates = scope.get("method") == "POST" and _creates(scope["path"].rstrip("/"))
-        budget = "create" if creates else "requests"
-        limiter.check(budget, client)
-        authenticates = any(name == b"authorization" for name, _ in scope["headers"])
-        if authenticates:
-            limiter.check("auth", client)
-        limiter.add(budget, client)
-        if not authenticates:
-            await next_app(scope, receive, send)
-            return
-
-        async def send_wrapper(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 401:
-                limiter.add("auth", client)
-            await send(message)
-
-        await next_app(scope, receive, send_wrapper)

@@ -8,10 +8,14 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
+from darkroad.api.http.policy import UNLIMITED
+from darkroad.api.http.problems import Problem, problem_responses
+from darkroad.api.http.schemas import Health
 from darkroad.api.metrics import CONTENT_TYPE, Metrics
-from darkroad.api.problems import Problem, problem_responses
-from darkroad.api.schemas import Health
-from darkroad.api.store import GameStore
+from darkroad.api.store.base import GameStore
+
+PROBE = {"budget": UNLIMITED}
+"""Probes: load balancers and Prometheus call them all the time, and they touch no game."""
 
 
 class OperationsController(Controller):
@@ -20,7 +24,13 @@ class OperationsController(Controller):
     path = "/"
     tags = ["operations"]
 
-    @get("/healthz", operation_id="getHealth", summary="Liveness", responses=problem_responses(limited=False))
+    @get(
+        "/healthz",
+        operation_id="getHealth",
+        summary="Liveness",
+        opt=PROBE,
+        responses=problem_responses(limited=False),
+    )
     async def healthz(self) -> Health:
         """200 while the process serves requests (does not touch the store)."""
         return Health(status="ok")
@@ -29,6 +39,7 @@ class OperationsController(Controller):
         "/readyz",
         operation_id="getReadiness",
         summary="Readiness",
+        opt=PROBE,
         responses=problem_responses("store-unavailable", limited=False),
     )
     async def readyz(self, store: NamedDependency[GameStore]) -> Health:
@@ -41,6 +52,7 @@ class OperationsController(Controller):
         "/metrics",
         operation_id="getMetrics",
         summary="Metrics",
+        opt=PROBE,
         media_type=CONTENT_TYPE,
         responses=problem_responses("metrics-token", limited=False),
     )

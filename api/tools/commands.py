@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from darkroad.api.simulation import UnknownBot, seat_bots, simulate, solo_kind
+from darkroad.api.tools.simulation import UnknownBot, seat_bots, simulate, solo_kind
 from darkroad.core import BadConfig, Engine, GameConfig, PluginError
 
 
@@ -54,19 +54,7 @@ def simulate_command(
         seat_bots(engine, bots)
     except UnknownBot as exc:
         raise typer.BadParameter(exc.reason, param_hint="--bot") from exc
-    if private_concern:
-        if players == 2:  # its help promises 3-4 players; 2 seats with it would be the solo game
-            raise typer.BadParameter("the Private Concern takes the last of 3 or 4 seats; for the solo game "
-                                     "use --players 1", param_hint="--private-concern")
-        seat_kind = seat_kind or "private_concern"
-    try:
-        if players == 1:
-            seat_kind = seat_kind or solo_kind(engine)
-        if seat_kind is not None and seat_kind not in engine.seat_kinds:
-            raise BadConfig(f"unknown seat kind {seat_kind!r}; installed: {', '.join(sorted(engine.seat_kinds)) or 'none'}"
-                            f"{engine.failed_hint(seat_kind)}")
-    except BadConfig as exc:
-        raise typer.BadParameter(exc.reason, param_hint="--seat-kind") from exc
+    seat_kind = _seat_kind(engine, players, seat_kind, private_concern)
     options = engine.seat_kinds[seat_kind].game_options() if seat_kind else {}
     chosen, fan_companions = _split(buildings), _split(companions)
     config = GameConfig(players=max(players, 2), buildings=chosen, companions=fan_companions, options=options)
@@ -92,6 +80,24 @@ def simulate_command(
         _print_summary(Console(), summary)
     if summary["errors"]:
         raise typer.Exit(1)
+
+
+def _seat_kind(engine: Engine, players: int, seat_kind: str | None, private_concern: bool) -> str | None:
+    """The installed seat kind of ``--seat-kind`` (``--private-concern``; the solo kind for 1 player)."""
+    if private_concern:
+        if players == 2:  # its help promises 3-4 players; 2 seats with it would be the solo game
+            raise typer.BadParameter("the Private Concern takes the last of 3 or 4 seats; for the solo game "
+                                     "use --players 1", param_hint="--private-concern")
+        seat_kind = seat_kind or "private_concern"
+    try:
+        if players == 1:
+            seat_kind = seat_kind or solo_kind(engine)
+        if seat_kind is not None and seat_kind not in engine.seat_kinds:
+            raise BadConfig(f"unknown seat kind {seat_kind!r}; installed: {', '.join(sorted(engine.seat_kinds)) or 'none'}"
+                            f"{engine.failed_hint(seat_kind)}")
+    except BadConfig as exc:
+        raise typer.BadParameter(exc.reason, param_hint="--seat-kind") from exc
+    return seat_kind
 
 
 def _print_summary(console: Console, s: dict[str, Any]) -> None:
@@ -208,7 +214,7 @@ def new_plugin_command(
     bot), its test, a README."""
     import importlib.metadata as md
 
-    from darkroad.api import scaffold
+    from darkroad.api.tools import scaffold
 
     if kind not in scaffold.KINDS:
         raise typer.BadParameter(f"{kind!r}: choose one of {', '.join(scaffold.KINDS)}", param_hint="--kind")

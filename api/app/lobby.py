@@ -259,7 +259,7 @@ def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any]]
     return game
 
 
-# -- the lobby's events, documented with the engine's (``darkroad.api.openapi``) ---------
+# -- the lobby's events, documented with the engine's (``darkroad.api.http.openapi``) ---------
 
 _NAME = {"type": "string", "maxLength": MAX_NAME_LENGTH, "description": "The player's name."}
 _BOT = {"type": "string", "description": "The bot's id (`GET /v1/catalog`: `bots`)."}

@@ -20,7 +20,7 @@ from typing import Any, TypeVar, cast
 import msgspec
 from litestar.types import HTTPRequestEvent, Receive, Scope
 
-from darkroad.api.problems import PROBLEM_TYPES, Problem
+from darkroad.api.http.problems import PROBLEM_TYPES, Problem
 
 T = TypeVar("T")
 

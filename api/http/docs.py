@@ -9,7 +9,7 @@ rather than Redoc (read-only) or Scalar (a 3.5 MB bundle): it is interactive ("T
 out", with a seat token under "Authorize") at a sixth of Scalar's size.
 
 The page loads the completed document from ``/schema/openapi.json`` (see
-:mod:`darkroad.api.openapi`), so the reference is exactly what clients generate from.
+:mod:`darkroad.api.http.openapi`), so the reference is exactly what clients generate from.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=ut
 
 @cache
 def swagger_version() -> str:
-    return resources.files("darkroad.api").joinpath(ASSETS, "VERSION").read_text().strip()
+    return resources.files("darkroad.api.http").joinpath(ASSETS, "VERSION").read_text().strip()
 
 
 def asset_url(name: str) -> str:
@@ -45,7 +45,7 @@ def _asset(name: str) -> bytes:
     """The gzip-compressed bytes of a vendored asset (``NotFoundException`` for any other name)."""
     if name not in ("swagger-ui-bundle.js", "swagger-ui.css"):
         raise NotFoundException()
-    return resources.files("darkroad.api").joinpath(ASSETS, f"{name}.gz").read_bytes()
+    return resources.files("darkroad.api.http").joinpath(ASSETS, f"{name}.gz").read_bytes()
 
 
 @cache

@@ -1,0 +1,283 @@
+"""Acting: a seat's action applied and committed, once, whatever the retries and the races.
+
+When this process has the game cached, the action is applied to it and committed at once:
+one store round trip, the commit's compare-and-set telling whether the cache was current.
+Otherwise, or when the cached game refuses the action (it may be behind), the game is read
+from the store. A stale commit comes back with the current game, to which the action is
+applied again, unless the request expected a version (``If-Match``). An ``Idempotency-Key``
+records the answer with the commit, atomically, so that a retry gets the first answer and
+never acts twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from dataclasses import dataclass
+
+import msgspec
+
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.auth import seat_of, seat_or_none
+from darkroad.api.app.bots import Bots
+from darkroad.api.app.cache import CachedGame
+from darkroad.api.app.errors import Refusal, ServiceError, stale
+from darkroad.api.app.reading import Reading
+from darkroad.api.app.repository import COMMIT_RECORD_TTL, GameRepository
+from darkroad.api.app.values import ActResult, Expected, admits
+from darkroad.api.store.base import Commit, IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
+from darkroad.core import Action, errors
+
+_encode = msgspec.json.encode
+
+
+class _IdempotentResult(msgspec.Struct, frozen=True):
+    """What an ``Idempotency-Key`` remembers: which action it was, and the answer.
+
+    Stored zlib-compressed (:func:`_pack_record`): the answer is the seat's whole view
+    (about 5 KB of JSON, a third of that compressed at level 1, in about 30 us), kept for
+    ``DARKROAD_IDEMPOTENCY_TTL`` beside every keyed action, so these records, not the games,
+    filled Redis.
+    """
+
+    fingerprint: str
+    version: int
+    view: msgspec.Raw
+
+
+def _pack_record(result: _IdempotentResult) -> bytes:
+    # Level 1: most of level 9's saving (views repeat their keys) at a fraction of the time.
+    return zlib.compress(_encode(result), 1)
+
+
+def _unpack_record(recorded: bytes) -> _IdempotentResult:
+    # Records written before compression are plain JSON objects ("{"); a zlib stream never
+    # starts with that byte (its first byte is 0x78 for every level), so both read back
+    # while old records live out their TTL.
+    if not recorded.startswith(b"{"):
+        recorded = zlib.decompress(recorded)
+    return msgspec.json.decode(recorded, type=_IdempotentResult)
+
+
+def record_key(seat: int, idempotency_key: str) -> str:
+    """The store's name of a seat's ``Idempotency-Key``: per seat (two players may pick the
+    same key) and hashed (any text is safe)."""
+    return f"{seat}:{hashlib.sha256(idempotency_key.encode()).hexdigest()}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Committed:
+    """A commit written: the game as stored now, and the committer's view of it (JSON)."""
+
+    stored: StoredGame
+    view: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """An action to apply: who asks, what, for which versions, and its idempotency record's key."""
+
+    game_id: str
+    token: str
+    action: Action
+    expected: Expected | None
+    fingerprint: str
+    """The action's digest (only with an ``Idempotency-Key``: it tells a retry from a reuse)."""
+    record_key: str | None
+
+
+_Attempt = ActResult | _Committed | StoredGame
+"""An attempt's outcome: a recorded answer, a commit, or the current game when stale."""
+
+
+class Acting:
+    """Applies and commits seats' actions; the bots answer what an action leaves them."""
+
+    def __init__(self, games: GameRepository, reading: Reading, bots: Bots) -> None:
+        self.games = games
+        self.engine = games.engine
+        self.reading = reading
+        self.bots = bots
+
+    async def act(
+        self, game_id: str, token: str, action: Action, expected: Expected | None, idempotency_key: str | None
+    ) -> ActResult:
+        """Apply ``action`` for the seat of ``token``, on one of the ``expected`` versions (or
+        the current one); with ``idempotency_key``, once whatever the retries.
+
+        When a plugin fails to resolve it (``plugin-error``), the answer is withdrawn from
+        the decision in the stored game (:meth:`_withdraw`), so that a seat whose only
+        answer fails is not stuck for good.
+        """
+        if idempotency_key is None:
+            fingerprint, key = "", None
+        else:
+            fingerprint, key = hashlib.sha256(_encode(action.key())).hexdigest(), record_key(action.seat, idempotency_key)
+        request = _Request(game_id, token, action, expected, fingerprint, key)
+        try:
+            return await self._act(request)
+        except errors.PluginError as exc:
+            withdrawn = await self._withdraw(game_id, action, exc)
+            if withdrawn is None:
+                raise
+            raise errors.PluginError(f"{exc.reason}; this answer is withdrawn from the decision (the game is now at "
+                                     f"version {withdrawn})", plugin=exc.plugin) from exc
+
+    async def _act(self, request: _Request) -> ActResult:
+        """:meth:`act`, apart from withdrawing an answer a plugin failed to resolve: on the
+        cached game first, then on the stored one, again while the commits find it stale."""
+        stored = await self._act_on_cached(request)
+        if isinstance(stored, ActResult):
+            return stored
+        if stored is None:
+            stored = await self.games.load(request.game_id, request.record_key)
+            self._seat(request, stored.token_hashes)
+            if stored.replay is not None:
+                assert request.record_key is not None
+                result = self._replay(stored.replay, request.fingerprint)
+                await self.games.store.confirm(request.game_id, request.record_key, self.games.settings.idempotency_ttl)
+                return result
+        for _ in range(self.games.settings.commit_attempts):
+            if not admits(request.expected, stored.version):
+                raise stale(stored.version)
+            # Again on every version read: a rejoin replaces a seat's token, and the cached
+            # version that accepted it may have been older than the rejoin.
+            seat = self._seat(request, stored.token_hashes)
+            entry = self.games.take(stored)
+            try:
+                attempt = await self._attempt(request, entry, seat)
+            except (errors.IllegalAction, Refusal):
+                self.games.put_back(request.game_id, entry)  # untouched
+                self.games.metrics.actions.inc("illegal")
+                raise
+            if not isinstance(attempt, StoredGame):
+                return await self._answer(attempt, seat)
+            stored = attempt
+        raise stale(stored.version, "The game kept changing while this action was applied; retry.")
+
+    async def _act_on_cached(self, request: _Request) -> ActResult | StoredGame | None:
+        """The action on this process's cached game, if it has it at an expected version: the
+        answer, the current game (the cache was behind), or ``None`` (no use: read the store)."""
+        cached = self.games.cache.peek(request.game_id)
+        if cached is None or not admits(request.expected, cached.game.version):
+            return None
+        if cached.lobby is not None and seat_or_none(request.token, cached.token_hashes) is None:
+            return None  # a seat may have been joined since this process cached the game: ask the store
+        seat = self._seat(request, cached.token_hashes)
+        # Taken out of the cache while it changes: other requests must not see an uncommitted version.
+        self.games.cache.take(request.game_id)
+        try:
+            attempt = await self._attempt(request, cached, seat)
+        except (errors.IllegalAction, Refusal):
+            self.games.put_back(request.game_id, cached)  # untouched; the store decides
+            return None
+        if isinstance(attempt, StoredGame):
+            return attempt
+        return await self._answer(attempt, seat)
+
+    async def _answer(self, attempt: ActResult | _Committed, seat: int) -> ActResult:
+        """The answer to a committed action: after the bots' moves it led to, if any."""
+        if isinstance(attempt, ActResult):
+            return attempt
+        stored = attempt.stored
+        if stored.lobby is None:
+            return ActResult(stored.version, attempt.view, replayed=False)
+        settled = await self.bots.settle(stored, seat)
+        if settled.version == stored.version:
+            return ActResult(stored.version, attempt.view, replayed=False)
+        view = self.reading.view_of(self.games.game(settled), seat, lobbies.decode(settled.lobby))
+        return ActResult(settled.version, view, replayed=False)
+
+    async def _attempt(self, request: _Request, cached: CachedGame, seat: int) -> _Attempt:
+        """Apply the action to ``cached`` and commit it.
+
+        Raises ``IllegalAction`` (game untouched), a :class:`Refusal` (the game waits for
+        players, a bot plays the seat: game untouched) and ``PluginError`` (game spoilt, dropped).
+        """
+        game, lobby, action = cached.game, cached.lobby, request.action
+        if lobby is not None:
+            if lobby.waiting:
+                open_seats = ", ".join(map(str, lobby.open_seats()))
+                raise Refusal("game-not-started", f"The game waits for players to join seat(s) {open_seats}.")
+            if lobby.bot_of(seat) is not None:
+                raise Refusal(
+                    "seat-replaced",
+                    f"The {lobby.bot_of(seat)!r} bot plays seat {seat} since it timed out; reclaim it "
+                    f"(POST .../seats/{seat}/reclaim) to act again.",
+                )
+        expected = game.version
+        events = self.engine.apply(game, action)
+        if lobby is not None and lobby.turn_timeout is not None:
+            lobby = lobby.copy()
+            lobby.track(self.engine.awaiting(game), seat, self.games.clock())
+        else:
+            lobby = None  # unchanged
+        view = self.reading.view_of(game, seat, lobby or cached.lobby)
+        record = None
+        if request.record_key is not None:
+            result = _IdempotentResult(request.fingerprint, game.version, msgspec.Raw(view))
+            record = IdempotencyRecord(request.record_key, _pack_record(result), self.games.settings.idempotency_ttl)
+        # The client's label is not stored (replay needs only type, seat and option).
+        applied = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
+        outcome, stored = await self.games.commit(
+            request.game_id, cached, game, applied, events, record, expected=expected, lobby=lobby
+        )
+        if outcome.outcome is Outcome.STALE:
+            return stored
+        if outcome.outcome is Outcome.REPLAYED and request.record_key is not None:
+            assert outcome.replay is not None
+            return self._replay(outcome.replay, request.fingerprint)
+        # Committed, or replayed without a client key: our own commit, whose reply was lost
+        # and which the Redis client sent again.
+        self.games.metrics.actions.inc("applied")
+        return _Committed(stored, view)
+
+    async def _withdraw(self, game_id: str, action: Action, failure: errors.PluginError) -> int | None:
+        """Withdraw ``action``, which a plugin failed to resolve, from the pending decision of
+        the stored game (:meth:`Engine.withdraw`) and commit that as a version of its own;
+        the new version, or ``None`` when there is nothing to withdraw any more (the game
+        moved on meanwhile)."""
+        games = self.games
+        try:
+            stored = await games.load(game_id)
+            game = self.engine.loads(stored.state)
+            record, events = self.engine.withdraw(game, action, failure.reason, failure.plugin)
+        except (errors.DarkroadError, ServiceError, StoreUnavailable):
+            return None  # the client still learns of the plugin's failure
+        tag = games.new_tag()
+        commit = Commit(
+            game_id=game_id,
+            expected_version=stored.version,
+            expected_tag=stored.tag,
+            version=game.version,
+            tag=tag,
+            state=self.engine.dumps(game),
+            finished=game.finished,
+            action=self.engine.encode(record),
+            events=games.stored_events(game, events),
+            ttl=games.ttl(game),
+            idempotency=IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL),
+        )
+        try:
+            outcome = await games.store.commit(commit)
+        except StoreUnavailable:
+            return None
+        if outcome.outcome is not Outcome.COMMITTED:
+            return None
+        games.cache.put(game_id, CachedGame(game, stored.token_hashes, tag))
+        return game.version
+
+    def _replay(self, recorded: bytes, fingerprint: str) -> ActResult:
+        result = _unpack_record(recorded)
+        if result.fingerprint != fingerprint:
+            raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
+        self.games.metrics.actions.inc("replayed")
+        return ActResult(result.version, bytes(result.view), replayed=True)
+
+    @staticmethod
+    def _seat(request: _Request, token_hashes: tuple[str, ...]) -> int:
+        """The token's seat, which must be the action's (``invalid-token``, ``wrong-seat``)."""
+        seat = seat_of(request.token, token_hashes)
+        if request.action.seat != seat:
+            raise ServiceError("wrong-seat", f"Your token is seat {seat}'s; the action is for seat {request.action.seat}.")
+        return seat

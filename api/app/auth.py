@@ -1,0 +1,50 @@
+"""Seat tokens: one random secret per seat, stored only as a sha256 hash.
+
+A caller proves its seat with a token (the HTTP edge reads it from ``Authorization:
+Bearer <token>``). The presented token is
+hashed and compared with every seat's hash in constant time (``hmac.compare_digest``, and
+all seats are always compared), so timing reveals neither which seat nor how much of a
+token matched. Tokens carry 256 random bits, so a fast hash is enough: there is nothing
+to brute-force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+
+from darkroad.api.app.errors import ServiceError
+
+TOKEN_BYTES = 32
+
+
+def new_token() -> str:
+    """A fresh seat token (URL-safe text)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token: its sha256 hex digest."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def seat_of(token: str, token_hashes: Sequence[str]) -> int:
+    """The seat ``token`` belongs to; ``invalid-token`` (401) when it matches no seat of the game."""
+    presented = hash_token(token)
+    seat: int | None = None
+    for index, stored in enumerate(token_hashes):
+        if hmac.compare_digest(presented, stored):
+            seat = index
+    if seat is None:
+        raise ServiceError("invalid-token", "This token is not a seat token of this game.")
+    return seat
+
+
+def seat_or_none(token: str, token_hashes: Sequence[str]) -> int | None:
+    """The token's seat, or ``None`` when it matches none."""
+    try:
+        return seat_of(token, token_hashes)
+    except ServiceError:
+        return None

@@ -1,0 +1,173 @@
+"""The games of the services: load, take, commit, over one :class:`GameStore`.
+
+The store is the only truth: reads load the game, and every change is written back with
+:meth:`GameStore.commit`, a compare-and-set on the version and its tag, so any number of
+processes can serve one game. Decoded games are kept in this process's :class:`GameCache`
+at the last version it saw; a game taken to be changed leaves the cache until its commit, so
+no other request sees an uncommitted version.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import time
+from collections.abc import Callable, Sequence
+
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.cache import CachedGame, GameCache
+from darkroad.api.app.errors import unknown_game
+from darkroad.api.app.lobby import Lobby
+from darkroad.api.app.plugin_events import event_payload
+from darkroad.api.metrics import Metrics
+from darkroad.api.settings import Settings
+from darkroad.api.store.base import (
+    Commit,
+    CommitResult,
+    GameStore,
+    IdempotencyRecord,
+    Outcome,
+    StoredEvent,
+    StoredGame,
+)
+from darkroad.core import Engine, Event, Game
+
+COMMIT_RECORD_TTL = 300
+"""Seconds the store remembers a commit made without ``Idempotency-Key`` (retry safety only)."""
+
+
+class GameRepository:
+    """Load, take and commit the games of ``store``, decoded by ``engine`` and cached."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: GameStore,
+        settings: Settings,
+        metrics: Metrics,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.engine = engine
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics
+        self.clock = clock
+        """Wall-clock time (Unix seconds): creation times and turn timeouts, shared by processes."""
+        self.cache = GameCache(settings.game_cache_size, metrics)
+        # Tags of the versions this process writes, also naming the records of commits made
+        # without Idempotency-Key: unique across processes (a random prefix per process) and
+        # within one (a counter).
+        self._tag_prefix = f"{secrets.token_hex(8)}."
+        self._tags = itertools.count()
+
+    def new_tag(self) -> str:
+        """A tag naming a version this process is about to write."""
+        return f"{self._tag_prefix}{next(self._tags)}"
+
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame:
+        """The stored game (``unknown-game`` when there is none), with the record of
+        ``idempotency_key`` if the store has one."""
+        stored = await self.store.load(game_id, idempotency_key)
+        if stored is None:
+            raise unknown_game(game_id)
+        return stored
+
+    def game(self, stored: StoredGame) -> Game:
+        """The decoded game of ``stored``, shared with the cache: read it, never mutate it."""
+        game = self.cache.get(stored.id, stored.version, stored.tag)
+        if game is None:
+            game = self.engine.loads(stored.state)
+            self.cache.put(stored.id, CachedGame(game, stored.token_hashes, stored.tag, lobbies.decode(stored.lobby)))
+        return game
+
+    def take(self, stored: StoredGame) -> CachedGame:
+        """The game of ``stored`` to change: the cached one if current (taken out of the cache
+        while it changes), else decoded."""
+        return self.cache.take(stored.id, stored.version, stored.tag) or self.decoded(stored)
+
+    def decoded(self, stored: StoredGame) -> CachedGame:
+        """A fresh copy of the game of ``stored``, the cache untouched."""
+        return CachedGame(self.engine.loads(stored.state), stored.token_hashes, stored.tag, lobbies.decode(stored.lobby))
+
+    def put_back(self, game_id: str, entry: CachedGame) -> None:
+        """Put back a game taken and left unchanged."""
+        self.cache.put(game_id, entry)
+
+    async def commit(
+        self,
+        game_id: str,
+        base: CachedGame,
+        game: Game,
+        applied: bytes,
+        events: Sequence[Event],
+        record: IdempotencyRecord | None = None,
+        *,
+        expected: int,
+        token_hashes: tuple[str, ...] | None = None,
+        lobby: Lobby | None = None,
+    ) -> tuple[CommitResult, StoredGame]:
+        """Write ``game`` (changed from version ``expected`` of ``base``) with the action list's
+        record ``applied`` and ``events``: the outcome, and the game as stored now (the new
+        version, or the current one when stale). The new version goes into the cache.
+        ``record``: the client's ``Idempotency-Key`` record, if any; ``token_hashes``,
+        ``lobby``: changed, else ``None``."""
+        tag = self.new_tag()
+        own = record is None
+        if record is None:  # named by the new tag: only this commit can have written it
+            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
+        state = self.engine.dumps(game)
+        raw_lobby = None if lobby is None else lobbies.encode(lobby)
+        outcome = await self.store.commit(
+            Commit(
+                game_id=game_id,
+                expected_version=expected,
+                expected_tag=base.tag,
+                version=game.version,
+                tag=tag,
+                state=state,
+                finished=game.finished,
+                action=applied,
+                events=self.stored_events(game, events),
+                ttl=self.ttl(game, lobby or base.lobby),
+                idempotency=record,
+                token_hashes=token_hashes,
+                lobby=raw_lobby,
+            )
+        )
+        if outcome.outcome is Outcome.MISSING:
+            raise unknown_game(game_id)
+        if outcome.outcome is Outcome.STALE:
+            self.metrics.conflicts.inc()
+            if outcome.current is None:
+                raise unknown_game(game_id)
+            return outcome, outcome.current
+        hashes = base.token_hashes if token_hashes is None else token_hashes
+        new_lobby = base.lobby if lobby is None else lobby
+        if outcome.outcome is Outcome.COMMITTED or own:
+            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby))
+        if raw_lobby is None and new_lobby is not None:
+            raw_lobby = lobbies.encode(new_lobby)
+        return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby)
+
+    def stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
+        """``events`` as the store keeps them: encoded, each with its audience."""
+        seats = range(game.config.players)
+        stored = []
+        for event in events:
+            audience = (
+                None
+                if self.engine.visible(event, None)
+                else frozenset(seat for seat in seats if self.engine.visible(event, seat))
+            )
+            stored.append(StoredEvent(event.n, audience, event_payload(self.engine, event)))
+        return stored
+
+    def ttl(self, game: Game, lobby: Lobby | None = None) -> int:
+        """Seconds the store keeps ``game`` from now."""
+        if game.finished:
+            return self.settings.finished_game_ttl
+        if lobby is not None and lobby.waiting:
+            # A game waiting for players expires waiting_game_ttl after its creation: joins do
+            # not extend it, so the index can drop entries older than that unread.
+            return max(1, round(lobby.created + self.settings.waiting_game_ttl - self.clock()))
+        return self.settings.active_game_ttl

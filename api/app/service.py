@@ -1,0 +1,63 @@
+"""The application services of one process, wired together over one repository of games.
+
+Each piece does one job (the layout of this package):
+
+* :class:`~darkroad.api.app.repository.GameRepository`: load, take and commit games, with the
+  process's cache of decoded games;
+* :class:`~darkroad.api.app.reading.Reading`: who the caller is, and their view, legal actions
+  and score;
+* :class:`~darkroad.api.app.acting.Acting`: actions, committed once (idempotency,
+  compare-and-set retries);
+* :class:`~darkroad.api.app.seats.Seats`: creating games with their seats, the listing of
+  waiting games, join, rejoin, leave, timeout, reclaim;
+* :class:`~darkroad.api.app.following.Following`: the event log, the long poll and streams;
+* :class:`~darkroad.api.app.bots.Bots`: the bots' moves and the turn timeouts' hand-overs.
+
+The HTTP edge (``darkroad.api.http``) calls them with domain values and maps their
+:class:`~darkroad.api.app.errors.ServiceError` to problem details.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from darkroad.api.app.acting import Acting
+from darkroad.api.app.bots import Bots
+from darkroad.api.app.following import Following
+from darkroad.api.app.reading import Reading
+from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.seat_changes import SeatChanges
+from darkroad.api.app.seats import Seats
+from darkroad.api.metrics import Metrics
+from darkroad.api.settings import Settings
+from darkroad.api.store.base import GameStore
+from darkroad.core import Engine
+
+
+class GameService:
+    """The services of games kept in ``store``, played by ``engine``."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: GameStore,
+        settings: Settings,
+        metrics: Metrics,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.engine = engine
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics
+        self.games = GameRepository(engine, store, settings, metrics, clock)
+        self.reading = Reading(self.games)
+        self.seat_changes = SeatChanges(self.games)
+        self.bots = Bots(self.games, self.seat_changes)
+        self.acting = Acting(self.games, self.reading, self.bots)
+        self.seats = Seats(self.games, self.reading, self.seat_changes, self.bots)
+        self.following = Following(self.games, self.bots)
+
+    def close(self) -> None:
+        """Stop the bots' thread (a bot still thinking finishes in the background)."""
+        self.bots.close()

@@ -1,0 +1,322 @@
+"""``/v1/games``: create games, list those waiting, view one, list and submit actions, the score.
+
+Every operation after creation acts as the seat of the bearer token (or a spectator): the
+guards (``darkroad.api.http.guards``) turn the request into domain values, the services do
+the rest. The seats' routes are in ``seats.py``, following a game in ``following.py``; the
+policies every route shares (rate limits, metrics, problems, caching, ``Allow``) are the
+policy layer's (``policy.py``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
+
+from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
+from darkroad.api.app.service import GameService
+from darkroad.api.app.values import ActResult, Seating
+from darkroad.api.http.actions import SubmitActionOperation, act_headers, submit
+from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
+from darkroad.api.http.guards import DEPENDENCIES, if_none_match
+from darkroad.api.http.params import (
+    ACT,
+    CACHE_CONTROL,
+    COMMITS,
+    CREATES,
+    ETAG,
+    GAMES,
+    MAX_LISTING_PAGE,
+    READ,
+    SECRET,
+    GameId,
+    encoded,
+)
+from darkroad.api.http.problems import problem_responses
+from darkroad.api.http.schemas import (
+    MAX_SEED,
+    UNSET,
+    ActionList,
+    BotSeat,
+    CreatedGame,
+    FinalScore,
+    GameView,
+    HumanSeat,
+    NewGame,
+    SeatToken,
+    WaitingGames,
+)
+
+
+class GamesController(Controller):
+    """Games: create, list, view, act, score."""
+
+    path = GAMES
+    tags = ["games"]
+    dependencies = DEPENDENCIES
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game",
+        status_code=HTTP_201_CREATED,
+        opt={**CREATES, **SECRET},
+        response_headers=[
+            ResponseHeader(
+                name="Location",
+                value="/v1/games/{id}",
+                documentation_only=True,
+                required=True,
+                description="The new game's URL.",
+            ),
+            CACHE_CONTROL,
+        ],
+        responses=problem_responses(
+            "bad-request",
+            "request-timeout",
+            "body-too-large",
+            "unsupported-media-type",
+            "bad-config",
+            "unknown-component",
+            "unknown-bot",
+            "plugin-error",
+            "store-unavailable",
+            "replication-timeout",
+        ),
+    )
+    async def create_game(
+        self, request: Request[Any, Any, Any], service: NamedDependency[GameService]
+    ) -> Response[CreatedGame]:
+        """Set up a new game and deal one secret token per seat.
+
+        The tokens are returned only in this response; the server keeps their hashes.
+        """
+        require_json(request.headers.get("content-type"))
+        raw = await read_body(
+            request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
+        )
+        data = parse_model(raw, NewGame)
+        errors = [body_error(message, key) for message, key in data.schema_errors(service.engine)]
+        if errors:
+            raise invalid_body(errors, "Invalid body: " + "; ".join(error["message"] for error in errors))
+        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1), seat_kinds=service.engine.seat_kinds)
+        created = await service.seats.create(config, _seating(data))
+        body = CreatedGame(
+            id=created.id,
+            version=created.version,
+            seats=[
+                SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"])
+                for seat, (token, view) in enumerate(zip(created.tokens, created.seats, strict=True))
+            ],
+            status=created.status,  # type: ignore[arg-type]
+            open_seats=[view["seat"] for view in created.seats if view["kind"] == "open"],
+        )
+        headers = {"Location": f"{self.path}/{created.id}"}
+        return Response(body, status_code=HTTP_201_CREATED, headers=headers)
+
+    @get(
+        "/",
+        operation_id="listGames",
+        summary="List games waiting for players",
+        responses=problem_responses("bad-request", "store-unavailable"),
+    )
+    async def list_games(
+        self,
+        service: NamedDependency[GameService],
+        status: Annotated[
+            Literal["waiting"],
+            QueryParameter(description="Which games: `waiting` (listed games with an open seat)."),
+        ] = "waiting",
+        limit: Annotated[
+            int, QueryParameter(description="Most games on this page.", ge=1, le=MAX_LISTING_PAGE)
+        ] = 20,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                description="Continue after this point: the previous page's `next`.",
+                pattern=ENTRY_PATTERN,
+                max_length=36,
+            ),
+        ] = None,
+    ) -> Response[WaitingGames]:
+        """The listed games waiting for players, newest first, a page at a time.
+
+        Join one of a game's `open_seats` with `POST .../seats/{seat}/join`. Follow `next`
+        (as `cursor`) for older games; a game fills up or expires at any time, so a join may
+        still find its seat taken.
+        """
+        page = await service.seats.waiting(cursor, limit)
+        response: Response[Any] = Response(
+            msgspec.json.encode({"games": page.games, "next": page.next}), media_type="application/json"
+        )
+        return response
+
+    @get(
+        "/{game_id:str}",
+        operation_id="getGame",
+        summary="View a game",
+        security=READ,
+        response_headers=[ETAG, CACHE_CONTROL],
+        responses={
+            HTTP_304_NOT_MODIFIED: ResponseSpec(
+                data_container=None, description="`If-None-Match` names the current version."
+            ),
+            **problem_responses(
+                "bad-request", "invalid-token", "unknown-game", "missing-plugin", "store-unavailable"
+            ),
+        },
+    )
+    async def get_game(
+        self,
+        game_id: GameId,
+        service: NamedDependency[GameService],
+        token: NamedDependency[str | None],
+        if_none_match_header: Annotated[
+            str | None,
+            HeaderParameter(name="If-None-Match", description="An `ETag` seen before: 304 if still current."),
+        ] = None,
+    ) -> Response[GameView]:
+        """The caller's view of the game: the public board plus the caller's private parts.
+
+        The bots play what they are awaited for first (a game of bots only goes on this way), and
+        a seated caller hands a seat awaited longer than `turn_timeout` to a bot.
+        """
+        caller = await service.bots.advance(await service.reading.caller(game_id, token))
+        if if_none_match(if_none_match_header, caller.stored.version):
+            return encoded(None, version=caller.stored.version, status_code=HTTP_304_NOT_MODIFIED)
+        return encoded(service.reading.view(caller), version=caller.stored.version)
+
+    @get(
+        "/{game_id:str}/actions",
+        operation_id="listActions",
+        summary="List my legal actions",
+        security=READ,
+        response_headers=[ETAG, CACHE_CONTROL],
+        responses=problem_responses(
+            "bad-request", "invalid-token", "unknown-game", "missing-plugin", "store-unavailable"
+        ),
+    )
+    async def list_actions(
+        self, game_id: GameId, service: NamedDependency[GameService], token: NamedDependency[str | None]
+    ) -> Response[ActionList]:
+        """Every legal action of the caller's seat (empty when the game does not wait for it).
+
+        Each can be submitted unchanged with `POST .../actions`.
+        """
+        caller = await service.bots.advance(await service.reading.caller(game_id, token))
+        body = msgspec.json.encode(
+            {
+                "version": caller.stored.version,
+                "status": service.reading.status(caller),
+                "actions": service.reading.legal_actions(caller),
+            }
+        )
+        return encoded(body, version=caller.stored.version)
+
+    @post(
+        "/{game_id:str}/actions",
+        operation_id="submitAction",
+        operation_class=SubmitActionOperation,
+        summary="Act",
+        status_code=200,
+        security=ACT,
+        response_headers=[
+            ETAG,
+            CACHE_CONTROL,
+            ResponseHeader(
+                name="Idempotent-Replayed",
+                value="true",
+                documentation_only=True,
+                required=False,
+                description="`true` when this is the recorded answer to an earlier request with this key.",
+            ),
+        ],
+        responses=problem_responses(
+            "bad-request",
+            "missing-token",
+            "invalid-token",
+            "wrong-seat",
+            "unknown-game",
+            "stale-version",
+            "illegal-action",
+            "not-your-decision",
+            "game-finished",
+            "request-timeout",
+            "game-not-started",
+            "seat-replaced",
+            "body-too-large",
+            "unsupported-media-type",
+            "bad-action",
+            "idempotency-key-reused",
+            *COMMITS,
+        ),
+    )
+    async def submit_action(self, request: Request[Any, Any, Any]) -> Response[GameView]:
+        """Submit one action for the caller's seat; answers with the caller's new view.
+
+        The body is one of the objects `GET .../actions` listed. Without `If-Match`, the
+        action is applied to the current version if it is legal there.
+        """
+        # Normally answered by ``action_endpoint`` (from the policy layer) instead of this
+        # handler; both run ``submit`` and answer alike.
+        service: GameService = request.app.state.service
+        result = await submit(service, request.path_params["game_id"], request.scope, request.receive)
+        return _handler_answer(result)
+
+    @get(
+        "/{game_id:str}/score",
+        operation_id="getScore",
+        summary="Final score",
+        security=READ,
+        response_headers=[CACHE_CONTROL],
+        responses=problem_responses(
+            "bad-request",
+            "invalid-token",
+            "unknown-game",
+            "game-not-finished",
+            "missing-plugin",
+            "store-unavailable",
+        ),
+    )
+    async def get_score(
+        self, game_id: GameId, service: NamedDependency[GameService], token: NamedDependency[str | None]
+    ) -> Response[FinalScore]:
+        """Each seat's final score and its breakdown, and the winners; 409 until the game is over.
+
+        As at every read, the bots play what they are awaited for first.
+        """
+        caller = await service.bots.advance(await service.reading.caller(game_id, token))
+        return Response(msgspec.convert(service.reading.score(caller), FinalScore))
+
+
+def _handler_answer(result: ActResult) -> Response[Any]:
+    return Response(result.view, media_type="application/json", headers=act_headers(result))
+
+
+def _seating(data: NewGame) -> Seating:
+    seats = None
+    if data.seats is not UNSET:
+        seats = []
+        for spec in data.seats:
+            name: str | msgspec.UnsetType = UNSET
+            if isinstance(spec, HumanSeat):
+                kind, name, bot = "human", spec.name, None
+            elif isinstance(spec, BotSeat):
+                kind, name, bot = "bot", spec.name, spec.bot
+            else:
+                kind, bot = "open", None
+            seats.append((kind, None if name is UNSET else clean_name(name), bot))
+    return Seating(
+        seats=seats,
+        listed=None if data.listed is UNSET else data.listed,
+        turn_timeout=None if data.turn_timeout is UNSET else data.turn_timeout,
+        timeout_bot=None if data.timeout_bot is UNSET else data.timeout_bot,
+    )
+

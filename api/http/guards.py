@@ -1,0 +1,111 @@
+"""The request turned into domain values: who calls (a seat token, or a spectator), which
+versions the request is made for (``If-Match``), its ``Idempotency-Key`` and its action.
+
+Controllers get them as Litestar dependencies (:data:`DEPENDENCIES`) and pass them to the
+services; the fast action endpoint (``darkroad.api.http.actions``) reads the same values with
+the same functions from the raw ASGI scope.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.di import Provide
+
+from darkroad.api.app.errors import InvalidPart, ServiceError, bad_request
+from darkroad.api.app.values import Expected
+from darkroad.api.http.bodies import parse_json
+from darkroad.core import Action, Engine
+
+MAX_IDEMPOTENCY_KEY = 255
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header; ``None`` when there is no header
+    (a spectator). ``invalid-token`` for any other scheme or an empty token."""
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise ServiceError("invalid-token", "Use `Authorization: Bearer <seat token>`.")
+    return token
+
+
+def seat_token(authorization: str | None) -> str:
+    """The bearer token of a request that must have one (``missing-token`` when there is none)."""
+    token = bearer_token(authorization)
+    if token is None:
+        raise ServiceError("missing-token", "Acting needs `Authorization: Bearer <seat token>`.")
+    return token
+
+
+def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
+    """Whether an ``If-Match`` / ``If-None-Match`` list is ``*``, and the versions it names.
+
+    A bare number is accepted as well as a quoted entity tag; weak tags (``W/"5"``) count
+    only for ``If-None-Match`` (RFC 9110 weak comparison); tags naming no version name none.
+    """
+    versions = set()
+    for tag in header.split(","):
+        tag = tag.strip()
+        if tag == "*":
+            return True, frozenset()
+        if tag.startswith("W/"):
+            if not weak:
+                continue
+            tag = tag[2:]
+        tag = tag.strip('"')
+        if tag.isascii() and tag.isdigit():
+            versions.add(int(tag))
+    return False, frozenset(versions)
+
+
+def expected_versions(if_match: str | None) -> Expected | None:
+    """The versions ``If-Match`` names (``None``: no header, or ``*``: any version)."""
+    if if_match is None:
+        return None
+    anything, versions = _tags(if_match, weak=False)
+    return None if anything else Expected(versions)
+
+
+def if_none_match(header: str | None, version: int) -> bool:
+    """True when a conditional GET's ``If-None-Match`` already names ``version`` (answer 304)."""
+    if header is None:
+        return False
+    anything, versions = _tags(header, weak=True)
+    return anything or version in versions
+
+
+def bad_parameter(source: str, key: str, message: str) -> ServiceError:
+    """``bad-request`` naming the invalid parameter."""
+    return bad_request(f"Invalid {source} parameter {key!r}: {message}.", InvalidPart(message, key, source))
+
+
+def idempotency_key(value: str | None) -> str | None:
+    """The ``Idempotency-Key`` of an action or a join, checked (``bad-request``)."""
+    if value is not None and not 1 <= len(value) <= MAX_IDEMPOTENCY_KEY:
+        raise bad_parameter("header", "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+    return value
+
+
+def parse_action(engine: Engine, body: bytes) -> Action:
+    """The action of a request's JSON body (``bad-request``, ``bad-action``)."""
+    return engine.action_from_json(parse_json(body))
+
+
+def _caller_token(request: Request[Any, Any, Any]) -> str | None:
+    return bearer_token(request.headers.get("authorization"))
+
+
+def _seat_token(request: Request[Any, Any, Any]) -> str:
+    return seat_token(request.headers.get("authorization"))
+
+
+DEPENDENCIES = {
+    "token": Provide(_caller_token, sync_to_thread=False),
+    "seat_token": Provide(_seat_token, sync_to_thread=False),
+}
+"""The caller of a game's routes: ``token`` (a seat's, or ``None`` for a spectator) and
+``seat_token`` (required: the routes that act for a seat)."""

@@ -1,0 +1,89 @@
+"""What the routes of ``/v1/games`` share: their parameters, documented headers, security,
+families of problems, and the response of encoded JSON with the game's headers."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Response
+from litestar.datastructures import ResponseHeader
+from litestar.params import PathParameter, QueryParameter
+
+from darkroad.api.app.seats import GAME_ID_LENGTH, GAME_ID_PATTERN
+from darkroad.api.http.problems import entity_tag
+
+GAMES = "/v1/games"
+MAX_EVENT = 2**53 - 1
+"""Largest accepted event position (JSON-safe integer)."""
+MAX_LOG_PAGE = 500
+"""Largest page of ``GET /log``."""
+MAX_LOG_WAIT = 30.0
+"""Longest long poll of ``GET /log`` (seconds): well within the idle timeouts of usual proxies."""
+MAX_LISTING_PAGE = 100
+"""Largest page of ``GET /v1/games``."""
+READ: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+"""Security of reads: a seat token shows that seat's private parts; without one, the spectator view
+(the document states it once, as its default: see ``darkroad.api.http.openapi``)."""
+ACT: list[dict[str, list[str]]] = [{"seatToken": []}]
+"""Security of acting: the token of the acting seat."""
+
+GAME_ID_DESCRIPTION = "The game's id, from `POST /v1/games`."
+GameId = Annotated[
+    str,
+    PathParameter(description=GAME_ID_DESCRIPTION, pattern=GAME_ID_PATTERN, max_length=GAME_ID_LENGTH),
+]
+SeatNumber = Annotated[int, PathParameter(description="The seat's number, from 0.", ge=0, le=3)]
+After = Annotated[
+    int,
+    QueryParameter(
+        description="Return the events after event `n = after` (-1: from the first event).",
+        ge=-1,
+        le=MAX_EVENT,
+    ),
+]
+
+# ``value`` of a documentation-only header only gives its OpenAPI schema (a string).
+ETAG = ResponseHeader(
+    name="ETag",
+    value='"0"',
+    documentation_only=True,
+    required=True,
+    description='The game\'s version as an entity tag, e.g. `"12"`.',
+)
+CACHE_CONTROL = ResponseHeader(
+    name="Cache-Control",
+    value="private, no-store",
+    documentation_only=True,
+    required=False,
+    description="`private, no-store` when the answer shows a seat's secrets (the request had its seat "
+    "token): no cache may keep it.",
+)
+SECRET = {"secret": True}
+"""``opt`` of a route whose answer hands out secrets (seat tokens) to a caller without one: the
+policy layer keeps caches from it as from any answer to a seat's token."""
+CREATES = {"budget": "create"}
+"""``opt`` of a route counted against the ``create`` rate-limit budget (it makes a game or hands
+out a seat)."""
+
+# The problems the routes of one family share (the order within a status is the documented order).
+SEAT_HOLDER = ("bad-request", "missing-token", "invalid-token", "wrong-seat", "unknown-game", "unknown-seat")
+"""A seat's own route (leave, timeout, reclaim): the caller's token and the seat's number."""
+COMMITS = ("plugin-error", "missing-plugin", "store-unavailable", "replication-timeout")
+"""A route that plays the game on (an action, or the bots' moves after a change of seats) and commits."""
+
+
+def game_headers(version: int | None) -> dict[str, str]:
+    """``Vary`` and the game's ``ETag`` when ``version`` is given: the headers of every game read."""
+    if version is None:
+        return {"Vary": "Authorization"}
+    return {"ETag": entity_tag(version), "Vary": "Authorization"}
+
+
+def encoded(content: bytes | None, *, version: int | None = None, status_code: int = 200) -> Response[Any]:
+    """A response of already encoded JSON (``None``: no body), with the game's ``ETag`` if
+    ``version``.
+
+    Handlers declare the model their JSON follows (``Response[GameView]``) for the
+    OpenAPI document; the body is encoded once, without converting to the model.
+    """
+    return Response(content, status_code=status_code, media_type="application/json", headers=game_headers(version))

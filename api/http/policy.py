@@ -1,0 +1,269 @@
+"""The policy layer: every HTTP request passes it, once, whatever route it is for.
+
+It wraps the Litestar application as the outermost ASGI layer, so no route can miss a policy:
+
+* **rate limits** (:mod:`~darkroad.api.http.ratelimit`): every request counts against its
+  client's ``requests`` or ``create`` budget (a route's ``opt={"budget": ...}``; the probes
+  count against none), a request carrying a token is refused while its client has used up
+  the ``auth`` budget, and every ``401`` to a request that carried one counts against it;
+* **metrics**: every request counted and timed by its route's template;
+* **problem details**: an error raised anywhere, or answered by Litestar itself, is
+  ``application/problem+json`` (:func:`~darkroad.api.http.problems.problem_for`);
+* **caching**: an answer to a request that carried a seat token, or one that hands out
+  secrets (``opt={"secret": True}``: new seat tokens), is ``Cache-Control: private,
+  no-store`` unless the route set its own;
+* **methods**: on a documented path, ``OPTIONS`` answers ``204`` with ``Allow`` listing
+  exactly the documented methods, and any other method is ``405 method-not-allowed`` with
+  that ``Allow``.
+
+The methods come from the routes the OpenAPI document is made of (the handlers included in
+the schema), so ``Allow`` and the document agree by construction; ``tests/api/
+test_api_policies.py`` walks every operation of the committed document against every policy.
+The **request deadline** (head and body within ``Settings.request_timeout``) is enforced
+beneath this layer, by the server's protocol (``darkroad.api.http.server``), for every request.
+
+Once a request has passed its policies, it goes to Litestar, or to a route's fast endpoint
+(:data:`FastEndpoint`, only ``POST .../actions``: see ``darkroad.api.http.actions``), which
+gets exactly the same policies.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import msgspec
+from litestar import Litestar
+from litestar.enums import ScopeType
+from litestar.routes import HTTPRoute
+from litestar.types import (
+    ASGIApp,
+    HTTPScope,
+    LifeSpanReceive,
+    LifeSpanScope,
+    LifeSpanSend,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
+
+from darkroad.api.app.service import GameService
+from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, Problem, problem_for
+from darkroad.api.http.ratelimit import RateLimiter, client_key
+from darkroad.api.metrics import Metrics
+
+logger = logging.getLogger("darkroad.api")
+
+FastEndpoint = Callable[[GameService, Mapping[str, str], HTTPScope, Receive, Send], Awaitable[None]]
+"""A route's endpoint outside Litestar: the service, the path's parameters, and the ASGI call."""
+
+PRIVATE = b"private, no-store"
+UNLIMITED = "unlimited"
+"""A route's ``opt["budget"]`` when it counts against no budget (the probes)."""
+_PARAMETER = re.compile(r"\{([^}/]+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class RoutePolicy:
+    """The policies of one path of the application."""
+
+    template: str
+    """The path as the document names it, e.g. ``/v1/games/{game_id}/actions``."""
+    pattern: re.Pattern[str]
+    documented: frozenset[str]
+    """The methods of the path the OpenAPI document lists (``OPTIONS`` is always allowed)."""
+    budgets: Mapping[str, str] = field(default_factory=dict)
+    """The rate-limit budget of each method that has its own (default ``requests``)."""
+    secret: frozenset[str] = frozenset()
+    """The methods whose answers hand out secrets."""
+
+    @property
+    def allow(self) -> str:
+        return ", ".join(sorted(self.documented | {"OPTIONS"}))
+
+    @property
+    def literal(self) -> int:
+        """How much of the path is fixed text: the more specific route wins a tie."""
+        return len(_PARAMETER.sub("", self.template))
+
+
+class RouteTable:
+    """The paths of an application and their policies."""
+
+    def __init__(self, routes: list[RoutePolicy]) -> None:
+        # The most specific first: ``/v1/games/import`` before ``/v1/games/{game_id}``.
+        self.routes = sorted(routes, key=lambda route: -route.literal)
+
+    @classmethod
+    def of(cls, app: Litestar) -> RouteTable:
+        """The table of ``app``'s HTTP routes: documented methods are those of the handlers
+        included in the OpenAPI document; budgets and secrets from the handlers' ``opt``."""
+        routes = []
+        for route in app.routes:
+            if not isinstance(route, HTTPRoute):
+                continue
+            documented: set[str] = set()
+            budgets: dict[str, str] = {}
+            secret: set[str] = set()
+            for handler in route.route_handlers:
+                methods = set(handler.http_methods)
+                if handler.include_in_schema:
+                    documented |= methods
+                budget = handler.opt.get("budget")
+                budgets.update(dict.fromkeys(methods, budget) if budget else {})
+                if handler.opt.get("secret"):
+                    secret |= methods
+            routes.append(
+                RoutePolicy(route.path_format, _pattern(route.path_format), frozenset(documented), budgets,
+                            frozenset(secret))
+            )
+        return cls(routes)
+
+    def match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:
+        """The route of ``path`` and its parameters, if any."""
+        for route in self.routes:
+            found = route.pattern.match(path)
+            if found is not None:
+                return route, found.groupdict()
+        return None
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """The paths of ``template``: each ``{parameter}`` one segment (its type is checked by the
+    route itself), a trailing slash allowed."""
+    parts, position = [], 0
+    for parameter in _PARAMETER.finditer(template):
+        parts += [re.escape(template[position : parameter.start()]), f"(?P<{parameter.group(1)}>[^/]+)"]
+        position = parameter.end()
+    parts.append(re.escape(template[position:].rstrip("/")))
+    return re.compile("^" + "".join(parts) + "/?$")
+
+
+@dataclass(slots=True)
+class _Exchange:
+    """What the layer learns of one request's answer."""
+
+    status: int = 500
+    started: bool = False
+
+
+class PolicyLayer:
+    """The policies of ``app``'s requests, then Litestar or a fast endpoint (:class:`PolicedApp`)."""
+
+    def __init__(self, app: Litestar, metrics: Metrics, endpoints: Mapping[tuple[str, str], FastEndpoint]) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.table = RouteTable.of(app)
+        self.endpoints = endpoints
+        """Fast endpoints by ``(method, template)``."""
+
+    async def handle(self, scope: HTTPScope, receive: Receive, send: Send, litestar: ASGIApp) -> None:
+        """Answer an HTTP request: its policies, then ``litestar`` (the app's own handling) or
+        the route's fast endpoint."""
+        began = time.perf_counter()
+        method: str = scope["method"]
+        matched = self.table.match(scope["path"])
+        route, params = matched if matched is not None else (None, {})
+        authenticates = any(name == b"authorization" for name, _ in scope["headers"])
+        private = authenticates or (route is not None and method in route.secret)
+        exchange = _Exchange()
+
+        async def answer(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                exchange.status, exchange.started = message["status"], True
+                if private and not any(name == b"cache-control" for name, _ in message["headers"]):
+                    message["headers"] = [*message["headers"], (b"cache-control", PRIVATE)]
+            await send(message)
+
+        limiter: RateLimiter | None = self.app.state.get("limiter")
+        budget = None if route is None else route.budgets.get(method)
+        limited = limiter is not None and limiter.enabled and budget != UNLIMITED
+        try:
+            if limited:
+                assert limiter is not None
+                self._count(limiter, budget or "requests", client_key(scope), authenticates)
+            await self._route(route, params, scope, receive, answer, litestar)
+        except Exception as exc:  # every error, raised anywhere, is a problem
+            if exchange.started:
+                raise  # too late to answer: the server closes the connection
+            await _send_problem(answer, problem_for(exc), scope["path"])
+        finally:
+            if limited and authenticates and exchange.status == 401:
+                assert limiter is not None
+                limiter.add("auth", client_key(scope))
+            label = route.template if route is not None else str(scope.get("path_template") or "unrouted")
+            self.metrics.requests.inc(method, label, str(exchange.status))
+            self.metrics.latency.observe(time.perf_counter() - began, method, label)
+
+    @staticmethod
+    def _count(limiter: RateLimiter, budget: str, client: str, authenticates: bool) -> None:
+        """Refuse a request over its budget (``rate-limited``, with ``Retry-After``), else count it."""
+        limiter.check(budget, client)
+        if authenticates:
+            limiter.check("auth", client)
+        limiter.add(budget, client)
+
+    async def _route(
+        self,
+        route: RoutePolicy | None,
+        params: Mapping[str, str],
+        scope: HTTPScope,
+        receive: Receive,
+        send: Send,
+        litestar: ASGIApp,
+    ) -> None:
+        method = scope["method"]
+        if route is not None:
+            if method == "OPTIONS":
+                await _send_empty(send, 204, [(b"allow", route.allow.encode())])
+                return
+            if method not in route.documented:
+                raise Problem(
+                    "method-not-allowed",
+                    f"{scope['path']} answers {route.allow}, not {method}.",
+                    headers={"Allow": route.allow},
+                )
+            endpoint = self.endpoints.get((method, route.template))
+            service: GameService | None = self.app.state.get("service")
+            if endpoint is not None and service is not None and service.settings.action_endpoint:
+                await endpoint(service, params, scope, receive, send)
+                return
+        await litestar(scope, receive, send)
+
+
+class PolicedApp(Litestar):
+    """A Litestar application whose every HTTP request passes :class:`PolicyLayer` first;
+    ``endpoints``: the fast endpoints of its routes, by ``(method, path template)``."""
+
+    def __init__(
+        self, *args: Any, metrics: Metrics, endpoints: Mapping[tuple[str, str], FastEndpoint], **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.policies = PolicyLayer(self, metrics, endpoints)
+
+    async def __call__(
+        self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
+    ) -> None:
+        if scope["type"] == ScopeType.HTTP:
+            await self.policies.handle(cast("HTTPScope", scope), cast("Receive", receive), cast("Send", send),
+                                       super().__call__)
+        else:
+            await super().__call__(scope, receive, send)
+
+
+async def _send_empty(send: Send, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _send_problem(send: Send, problem: Problem, instance: str) -> None:
+    body = msgspec.json.encode(problem.body(instance))
+    headers = [(b"content-type", PROBLEM_MEDIA_TYPE.encode()), (b"content-length", b"%d" % len(body))]
+    headers += [(name.lower().encode(), value.encode()) for name, value in (problem.headers or {}).items()]
+    await send({"type": "http.response.start", "status": problem.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

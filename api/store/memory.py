@@ -1,0 +1,219 @@
+"""The in-memory store: the embedded default, for one process."""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from darkroad.api.store.base import (
+    Commit,
+    CommitResult,
+    GameExists,
+    GameStore,
+    NewGame,
+    Outcome,
+    StoredEvent,
+    StoredGame,
+)
+
+
+@dataclass(slots=True)
+class _MemoryGame:
+    version: int
+    tag: str
+    state: bytes
+    finished: bool
+    token_hashes: tuple[str, ...]
+    expires_at: float
+    events: list[StoredEvent]
+    lobby: bytes | None = None
+    actions: list[bytes] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set (and replaced) on every commit, to wake the waiting event streams."""
+
+
+class MemoryStore(GameStore):
+    """Games in this process's memory: the embedded default for one process.
+
+    Every method runs without awaiting in between its reads and writes, so on one event
+    loop each is atomic, exactly as a Redis script is.
+    """
+
+    SWEEP_INTERVAL = 60.0
+    """Seconds between scans for expired games and idempotency records."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._games: dict[str, _MemoryGame] = {}
+        self._idempotency: dict[tuple[str, str], tuple[bytes, float]] = {}
+        self._waiting: list[str] = []
+        """The index of listed waiting games, sorted (see :meth:`GameStore.list_waiting`)."""
+        self._next_sweep = clock() + self.SWEEP_INTERVAL
+        self._counters: dict[str, tuple[int, float]] = {}
+
+    def clear(self) -> None:
+        """Forget every game, record and index entry (tests that need a fresh store)."""
+        self._games.clear()
+        self._idempotency.clear()
+        self._waiting.clear()
+
+    async def ping(self) -> None:
+        """The memory store is always reachable."""
+
+    async def create(self, game: NewGame) -> None:
+        self._sweep()
+        if self._live(game.id) is not None:
+            raise GameExists(game.id)
+        self._games[game.id] = _MemoryGame(
+            version=game.version,
+            tag=game.tag,
+            state=game.state,
+            finished=game.finished,
+            token_hashes=game.token_hashes,
+            expires_at=self._clock() + game.ttl,
+            events=list(game.events),
+            lobby=game.lobby,
+        )
+
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
+        record = self._live(game_id)
+        if record is None:
+            return None
+        replay = None if idempotency_key is None else self._recorded(game_id, idempotency_key)
+        return self._stored(game_id, record, replay)
+
+    async def commit(self, commit: Commit) -> CommitResult:
+        self._sweep()
+        record = self._live(commit.game_id)
+        if record is None:
+            return CommitResult(Outcome.MISSING)
+        replay = self._recorded(commit.game_id, commit.idempotency.key)
+        if replay is not None:
+            self._idempotency[(commit.game_id, commit.idempotency.key)] = (
+                replay,
+                self._clock() + commit.idempotency.ttl,
+            )
+            return CommitResult(Outcome.REPLAYED, replay=replay)
+        if record.version != commit.expected_version or record.tag != commit.expected_tag:
+            return CommitResult(Outcome.STALE, current=self._stored(commit.game_id, record))
+        now = self._clock()
+        record.version = commit.version
+        record.tag = commit.tag
+        record.state = commit.state
+        record.finished = commit.finished
+        if commit.token_hashes is not None:
+            record.token_hashes = commit.token_hashes
+        if commit.lobby is not None:
+            record.lobby = commit.lobby
+        record.actions.append(commit.action)
+        record.events.extend(commit.events)
+        record.expires_at = now + commit.ttl
+        self._idempotency[(commit.game_id, commit.idempotency.key)] = (
+            commit.idempotency.result,
+            now + commit.idempotency.ttl,
+        )
+        record.changed.set()
+        record.changed = asyncio.Event()
+        return CommitResult(Outcome.COMMITTED)
+
+    async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        record = self._live(game_id)
+        return [] if record is None else self._slice(record, after, limit)
+
+    async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
+        record = self._live(game_id)
+        if record is None:
+            return []
+        found = self._slice(record, after, limit)
+        if found:
+            return found
+        try:
+            await asyncio.wait_for(record.changed.wait(), timeout)
+        except TimeoutError:
+            return []
+        return self._slice(record, after, limit)
+
+    async def count(self, key: str, amount: int, ttl: float) -> int:
+        self._sweep()
+        now = self._clock()
+        total, expires_at = self._counters.get(key, (0, now))
+        if expires_at <= now:
+            total = 0
+        if amount:
+            total += amount
+            self._counters[key] = (total, now + ttl)
+        return total
+
+    async def actions(self, game_id: str) -> list[bytes]:
+        record = self._live(game_id)
+        return [] if record is None else list(record.actions)
+
+    async def list_waiting(self, entry: str) -> None:
+        at = bisect.bisect_left(self._waiting, entry)
+        if at == len(self._waiting) or self._waiting[at] != entry:
+            self._waiting.insert(at, entry)
+
+    async def unlist_waiting(self, *entries: str) -> None:
+        for entry in entries:
+            at = bisect.bisect_left(self._waiting, entry)
+            if at < len(self._waiting) and self._waiting[at] == entry:
+                del self._waiting[at]
+
+    async def waiting_page(self, before: str | None, count: int, expired_before: str) -> list[str]:
+        del self._waiting[: bisect.bisect_left(self._waiting, expired_before)]
+        end = len(self._waiting) if before is None else bisect.bisect_left(self._waiting, before)
+        return self._waiting[max(0, end - count) : end][::-1]
+
+    async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:
+        return [None if (record := self._live(game_id)) is None else record.lobby for game_id in game_ids]
+
+    @staticmethod
+    def _stored(game_id: str, record: _MemoryGame, replay: bytes | None = None) -> StoredGame:
+        return StoredGame(
+            id=game_id,
+            version=record.version,
+            state=record.state,
+            finished=record.finished,
+            token_hashes=record.token_hashes,
+            tag=record.tag,
+            replay=replay,
+            lobby=record.lobby,
+        )
+
+    @staticmethod
+    def _slice(record: _MemoryGame, after: int, limit: int) -> list[StoredEvent]:
+        start = bisect.bisect_right(record.events, after, key=lambda event: event.n)
+        return record.events[start : start + limit]
+
+    def _live(self, game_id: str) -> _MemoryGame | None:
+        record = self._games.get(game_id)
+        if record is not None and record.expires_at <= self._clock():
+            del self._games[game_id]
+            return None
+        return record
+
+    def _recorded(self, game_id: str, key: str) -> bytes | None:
+        entry = self._idempotency.get((game_id, key))
+        if entry is None:
+            return None
+        result, expires_at = entry
+        if expires_at <= self._clock():
+            del self._idempotency[(game_id, key)]
+            return None
+        return result
+
+    def _sweep(self) -> None:
+        """Forget expired games and records, at most once per :attr:`SWEEP_INTERVAL`."""
+        now = self._clock()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + self.SWEEP_INTERVAL
+        for game_id in [gid for gid, record in self._games.items() if record.expires_at <= now]:
+            del self._games[game_id]
+        for key in [key for key, (_, expires_at) in self._idempotency.items() if expires_at <= now]:
+            del self._idempotency[key]
+        for name in [name for name, (_, expires_at) in self._counters.items() if expires_at <= now]:
+            del self._counters[name]

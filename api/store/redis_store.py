@@ -1,0 +1,504 @@
+"""The shared store: games in Redis, written by one Lua script per action.
+
+Keys of one game (all carry the ``{<id>}`` hash tag, so they live in one Redis Cluster slot
+and one script may touch them all):
+
+``game:{<id>}``
+    hash: ``version``, ``tag`` (names the commit that wrote this version), ``state`` (the
+    engine's blob), ``finished`` (``0``/``1``), ``tokens`` (sha256 of each seat's token, comma
+    separated), ``lobby`` (the seats' kinds, names and bots, JSON; only for games created
+    with ``seats`` or ``turn_timeout``)
+``game:{<id>}:events``
+    stream: one entry per event, id ``0-<n+1>``, fields ``a`` (audience: ``*`` or seats)
+    and ``e`` (the event JSON); readers resume with ``XRANGE``/``XREAD`` after any id
+``game:{<id>}:actions``
+    list: every applied action's JSON, in order (replaying them reproduces the state)
+``game:{<id>}:idem:<key>``
+    string: the first result of an idempotent request, with its own expiry
+
+One key outside the games: ``lobby:{waiting}``, a sorted set (every score 0, ordered by
+member) of entries ``<created ms>:<id>``, the listed waiting games. It has a hash tag of
+its own, so it lives in one slot apart from the games it names: it is changed after a
+game's own atomic step, with idempotent commands, and checked against the games when
+read (see ``darkroad.api.app.lobby``).
+
+``commit.lua`` checks the version and tag, writes, appends, records and refreshes the expiry
+atomically in one round trip; retries of a commit whose reply was lost are safe because
+the script sees its own idempotency record and answers ``replayed``.
+
+Three deployments (:class:`Topology`): one Redis (``standalone``), a primary found through
+Sentinels (``sentinel``, following failovers), or a Redis Cluster (``cluster``: commands go
+to the primary owning their key's slot; ``MOVED``, ``ASK`` and ``TRYAGAIN`` are followed).
+
+The commands of every request go through a :class:`Batcher`: the commands that the event
+loop's requests issue in one turn travel together, one pipeline per Redis node. A busy
+process then pays one socket write, one read and one connection checkout per node and
+turn instead of per request; an idle one sends each command alone, one loop turn later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from importlib import resources
+from typing import Any, cast
+
+from redis import exceptions as redis_errors
+
+from darkroad.api.settings import REDIS_MODES
+from darkroad.api.store.base import (
+    Commit,
+    CommitResult,
+    GameExists,
+    GameStore,
+    NewGame,
+    Outcome,
+    ReplicationTimeout,
+    StoreConfigError,
+    StoredEvent,
+    StoredGame,
+    StoreUnavailable,
+)
+from darkroad.api.store.batcher import Batcher, Unreplicated
+from darkroad.api.store.topology import (
+    CREDENTIALS,
+    LOGIN_REFUSED,
+    POOL_TIMEOUT,
+    PROBE_TIMEOUT,
+    UNAVAILABLE,
+    ClusterNodes,
+    Node,
+    PoolOptions,
+    SentinelPrimary,
+    Standalone,
+    Topology,
+    reason,
+    refused_login,
+)
+
+_EVERYONE = b"*"
+_FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby"]
+WAITING_KEY = "lobby:{waiting}"
+
+
+def game_key(game_id: str) -> str:
+    """The hash of game ``game_id``; the other keys of the game extend this name."""
+    return f"game:{{{game_id}}}"
+
+
+def _stream_id(n: int) -> str:
+    # Stream ids must be greater than 0-0, so event n is stored under 0-(n+1).
+    return f"0-{n + 1}"
+
+
+def _event_n(stream_id: bytes) -> int:
+    return int(stream_id.partition(b"-")[2]) - 1
+
+
+def _encode_audience(audience: frozenset[int] | None) -> bytes:
+    if audience is None:
+        return _EVERYONE
+    return ",".join(str(seat) for seat in sorted(audience)).encode()
+
+
+def _decode_audience(raw: bytes) -> frozenset[int] | None:
+    if raw == _EVERYONE:
+        return None
+    return frozenset(int(seat) for seat in raw.split(b",") if seat)
+
+
+def _event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
+    args: list[str | bytes] = []
+    for event in events:
+        args += [_stream_id(event.n), _encode_audience(event.audience), event.payload]
+    return args
+
+
+def _decode_entries(entries: Sequence[tuple[bytes, dict[bytes, bytes]]]) -> list[StoredEvent]:
+    return [
+        StoredEvent(n=_event_n(entry_id), audience=_decode_audience(fields[b"a"]), payload=fields[b"e"])
+        for entry_id, fields in entries
+    ]
+
+
+def _decode_raw_entries(entries: Sequence[Sequence[Any]]) -> list[StoredEvent]:
+    """Stream entries as Redis sends them (``[id, [field, value, ...]]``)."""
+    decoded = []
+    for entry_id, flat in entries:
+        fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        decoded.append(StoredEvent(_event_n(entry_id), _decode_audience(fields[b"a"]), fields[b"e"]))
+    return decoded
+
+
+def _stored_game(
+    game_id: str, fields: Sequence[bytes | None], replay: bytes | None = None
+) -> StoredGame | None:
+    """A game from its hash fields (in the order of ``_FIELDS``); ``None`` if it has none."""
+    version, state, finished, tokens, tag, lobby = fields
+    if version is None or state is None or finished is None or tokens is None:
+        return None
+    return StoredGame(
+        id=game_id,
+        version=int(version),
+        state=state,
+        finished=finished == b"1",
+        token_hashes=tuple(tokens.decode().split(",")),
+        tag="" if tag is None else tag.decode(),  # games written before tags existed have none
+        replay=replay,
+        lobby=lobby or None,
+    )
+
+
+def _script(name: str) -> str:
+    return resources.files("darkroad.api.store").joinpath(name).read_text(encoding="utf-8")
+
+
+def _sha(script: str) -> str:
+    return hashlib.sha1(script.encode(), usedforsecurity=False).hexdigest()
+
+
+# -- where commands go -----------------------------------------------------------------
+
+
+logger = logging.getLogger("darkroad.api.redis")
+
+
+
+def _unavailable(exc: BaseException) -> StoreUnavailable:
+    if isinstance(exc, redis_errors.AuthenticationError):  # the password changed under the service
+        return StoreUnavailable(f"Redis refuses the service's login ({reason(exc)}): check {CREDENTIALS}")
+    if isinstance(exc, redis_errors.NoPermissionError):
+        return StoreUnavailable(
+            f"Redis refuses the service's user a command ({reason(exc)}): the user needs every command of "
+            "the store (deploy/redis-users.acl)"
+        )
+    return StoreUnavailable(f"Redis: {reason(exc)}")
+
+
+@contextlib.asynccontextmanager
+async def _reachable() -> AsyncIterator[None]:
+    """Turn Redis's "cannot serve now" errors into :class:`StoreUnavailable`."""
+    try:
+        yield
+    except UNAVAILABLE as exc:
+        raise _unavailable(exc) from exc
+
+
+_REPLICATION_TIMEOUT = "fewer replicas than DARKROAD_REDIS_WAIT_REPLICAS confirmed the write in time"
+
+
+class RedisStore(GameStore):
+    """Games in Redis; any number of API processes may share one deployment.
+
+    Takes a :class:`Topology` (where the primaries are); :meth:`from_url` builds one for a
+    mode. :meth:`open` connects and checks the deployment; closing the store closes every
+    connection.
+    """
+
+    def __init__(
+        self,
+        topology: Topology,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+        retry_window: float = 2.0,
+        max_block: float = 15.0,
+        on_resend: Callable[[str], None] | None = None,
+    ) -> None:
+        self.topology = topology
+        self._probe_keys: dict[str, str] = {}
+        self.wait_replicas = wait_replicas
+        self._max_block = max_block
+        self._create_script = _script("create.lua")
+        self._commit_script = _script("commit.lua")
+        self._create_sha = _sha(self._create_script)
+        self._commit_sha = _sha(self._commit_script)
+        self._scripts = {self._create_sha: self._create_script, self._commit_sha: self._commit_script}
+        self._batch = Batcher(
+            topology,
+            self._scripts,
+            retry_window=retry_window,
+            wait_replicas=wait_replicas,
+            wait_timeout=wait_timeout,
+            on_resend=on_resend,
+        )
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        mode: str = "standalone",
+        service: str | None = None,
+        max_connections: int = 64,
+        max_streams: int = 1024,
+        connection: dict[str, Any] | None = None,
+        sentinel_connection: dict[str, Any] | None = None,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+        retry_window: float = 2.0,
+        timeout: float = POOL_TIMEOUT,
+        max_block: float = 15.0,
+        on_resend: Callable[[str], None] | None = None,
+    ) -> RedisStore:
+        """A store on the Redis deployment at ``url``.
+
+        ``mode``: ``standalone`` (``redis://``, ``rediss://`` or ``unix://`` URL of one
+        server), ``cluster`` (the URL names one or more seed nodes, comma separated) or
+        ``sentinel`` (the URL lists the Sentinels; ``service`` names the master). Requests
+        share ``max_connections`` connections per node; a request waits up to ``timeout``
+        seconds for a free one, for a connection to open and for each reply, then answers
+        503 (after retrying for ``retry_window``). Event streams and long polls have their
+        own ``max_streams``, so that followers can never starve the players; they block in
+        ``XREAD`` for up to ``max_block`` seconds at a time, on connections whose read
+        timeout is ``max_block + timeout``. ``connection``: options for every connection on
+        top of the URL's (to the Redis servers); ``sentinel_connection``: options of the
+        connections to the Sentinels (their user and password). ``on_resend``: see :class:`Batcher`.
+        """
+        options = PoolOptions(dict(connection or {}), max_connections, max_streams, timeout, max_block)
+        topology: Topology
+        if mode == "standalone":
+            topology = Standalone(url, options)
+        elif mode == "cluster":
+            topology = ClusterNodes(url, options)
+        elif mode == "sentinel":
+            topology = SentinelPrimary(url, service, options, sentinel_connection)
+        else:
+            raise StoreConfigError(f"unknown Redis mode {mode!r} (one of: {', '.join(REDIS_MODES)})")
+        return cls(
+            topology,
+            wait_replicas=wait_replicas,
+            wait_timeout=wait_timeout,
+            retry_window=retry_window,
+            max_block=max_block,
+            on_resend=on_resend,
+        )
+
+    async def open(self) -> None:
+        """Connect, check the deployment is what the mode expects, load the scripts on every primary."""
+        await self.topology.start()
+        for node in self.topology.primaries():
+            for script in self._scripts.values():
+                try:
+                    await node.client.script_load(script)
+                except LOGIN_REFUSED as exc:
+                    raise refused_login(node.name, exc) from None
+                except UNAVAILABLE as exc:
+                    raise StoreUnavailable(f"cannot load the scripts on {node.name}: {reason(exc)}") from exc
+                except redis_errors.ResponseError as exc:
+                    raise StoreConfigError(f"{node.name} refuses the store's scripts: {reason(exc)}") from None
+
+    async def close(self) -> None:
+        await self.topology.close()
+
+    async def ping(self) -> None:
+        """Every primary answers and accepts a write (a short-lived probe key): a Redis out of
+        memory (``OOM``), unable to persist (``MISCONF``) or read-only (``READONLY``, a demoted
+        primary) is not ready, though it answers ``PING``."""
+        nodes = self.topology.primaries()
+        try:
+            await asyncio.wait_for(asyncio.gather(*(self._probe(node) for node in nodes)), PROBE_TIMEOUT * 2)
+        except (*UNAVAILABLE, TimeoutError) as exc:
+            await self.topology.refresh()
+            raise _unavailable(exc) from exc
+        except redis_errors.ResponseError as exc:  # a refusal of another kind
+            raise _unavailable(exc) from exc
+
+    async def _probe(self, node: Node) -> None:
+        await node.client.ping()
+        key = self._probe_key(node)
+        if key is not None:
+            await node.client.set(key, b"1", px=10_000)
+
+    def _probe_key(self, node: Node) -> str | None:
+        """A key of ``node``'s slots (in a cluster, each primary holds its own); ``None``
+        for a node without slots."""
+        key = self._probe_keys.get(node.name)
+        for n in range(1 << 16) if key is None else ():
+            candidate = f"darkroad:ready:{{{n}}}"
+            if self.topology.node_for(candidate) is node:
+                key = self._probe_keys[node.name] = candidate
+                break
+        return key
+
+    async def command(self, route: str, *args: Any, write: bool = False) -> Any:
+        """Run one Redis command on the primary of key ``route``, batched and retried like the
+        store's own (failover, redirections); the raw reply. For keys outside the games'
+        (rate limits, probes): give them a hash tag of their own."""
+        try:
+            return await self._batch.call(route, *args, write=write)
+        except Unreplicated as exc:
+            raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
+
+    async def create(self, game: NewGame) -> None:
+        key = game_key(game.id)
+        args: list[Any] = [
+            game.version,
+            game.state,
+            int(game.finished),
+            ",".join(game.token_hashes),
+            game.ttl * 1000,
+            game.tag,
+            game.lobby or b"",
+        ]
+        try:
+            created = await self._batch.call(
+                key, "EVALSHA", self._create_sha, 2, key, f"{key}:events", *args, *_event_args(game.events),
+                write=True,
+            )  # fmt: skip
+        except Unreplicated as exc:
+            if exc.reply:
+                raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
+            created = exc.reply
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
+        if not created:
+            raise GameExists(game.id)
+
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
+        key = game_key(game_id)
+        try:  # not ``_reachable()``: a plain try is free on the two commands of every request
+            if idempotency_key is None:
+                fields, replay = await self._batch.call(key, "HMGET", key, *_FIELDS), None
+            else:
+                fields, replay = await asyncio.gather(
+                    self._batch.call(key, "HMGET", key, *_FIELDS),
+                    self._batch.call(key, "GET", f"{key}:idem:{idempotency_key}"),
+                )
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
+        return _stored_game(game_id, cast("list[bytes | None]", fields), cast("bytes | None", replay))
+
+    async def commit(self, commit: Commit) -> CommitResult:
+        key = game_key(commit.game_id)
+        record = commit.idempotency
+        keys = [key, f"{key}:events", f"{key}:actions", f"{key}:idem:{record.key}"]
+        args: list[Any] = [
+            commit.expected_version,
+            commit.version,
+            commit.state,
+            int(commit.finished),
+            commit.action,
+            commit.ttl * 1000,
+            record.result,
+            record.ttl * 1000,
+            commit.expected_tag,
+            commit.tag,
+            "" if commit.token_hashes is None else ",".join(commit.token_hashes),
+            commit.lobby or b"",
+        ]
+        try:
+            reply = await self._batch.call(
+                key, "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
+            )
+        except Unreplicated as exc:
+            reply = exc.reply
+            if reply[0] in (b"committed", b"replayed"):
+                raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
+        outcome = Outcome(reply[0].decode())
+        if outcome is Outcome.STALE:
+            return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
+        if outcome is Outcome.REPLAYED:
+            return CommitResult(outcome, replay=reply[1])
+        return CommitResult(outcome)
+
+    async def confirm(self, game_id: str, idempotency_key: str, ttl: int) -> None:
+        if not self.wait_replicas:
+            return
+        # Any write of ours that replicas confirm comes after the recorded commit in the
+        # replication stream: refreshing the record's expiry is one, and a harmless one.
+        record = f"{game_key(game_id)}:idem:{idempotency_key}"
+        await self.command(game_key(game_id), "PEXPIRE", record, ttl * 1000, write=True)
+
+    async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        key = f"{game_key(game_id)}:events"
+        async with _reachable():
+            entries = await self._batch.call(key, "XRANGE", key, f"({_stream_id(after)}", "+", "COUNT", limit)
+        return _decode_raw_entries(entries)
+
+    async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
+        found = await self.events(game_id, after, limit)
+        if found:
+            return found
+        stream = f"{game_key(game_id)}:events"
+        node = self.topology.node_for(stream)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        reply: Any = None
+        redirections = 0
+        # A wait longer than ``max_block`` (a long poll) is several reads: each fits the
+        # stream connections' read timeout.
+        while not reply and (remaining := deadline - loop.time()) > 0:
+            try:
+                block = max(1, int(min(remaining, self._max_block) * 1000))
+                reply = await node.streams.xread({stream: _stream_id(after)}, count=limit, block=block)
+            except redis_errors.AskError as exc:  # the slot moved since the events were read
+                redirections += 1
+                try:
+                    node = self.topology.moved(exc, node)
+                except redis_errors.ClusterDownError:
+                    redirections = 3
+                if redirections == 3:
+                    await self.topology.refresh()
+                    raise _unavailable(exc) from exc
+            except UNAVAILABLE as exc:
+                await self.topology.refresh()
+                raise _unavailable(exc) from exc
+        if not reply:
+            return []
+        # One stream asked for: [[name, entries]] in RESP2, {name: [entries]} in RESP3.
+        streams: Any = reply
+        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
+        return _decode_entries(entries)
+
+    async def count(self, key: str, amount: int, ttl: float) -> int:
+        # Not ``write=True``: a counter need not wait for replicas (``WAIT``).
+        async with _reachable():
+            if not amount:
+                return int(await self.command(key, "GET", key) or 0)
+            total, _ = await asyncio.gather(
+                self.command(key, "INCRBY", key, amount), self.command(key, "PEXPIRE", key, max(1, round(ttl * 1000)))
+            )
+        return int(total)
+
+    async def actions(self, game_id: str) -> list[bytes]:
+        key = f"{game_key(game_id)}:actions"
+        async with _reachable():
+            actions = await self._batch.call(key, "LRANGE", key, 0, -1)
+        return cast("list[bytes]", actions)
+
+    async def list_waiting(self, entry: str) -> None:
+        await self.command(WAITING_KEY, "ZADD", WAITING_KEY, 0, entry, write=True)
+
+    async def unlist_waiting(self, *entries: str) -> None:
+        # Not ``write=True``: a removal lost in a failover leaves an entry that readers check
+        # against its game and remove again; a read of the listing must not wait for replicas.
+        if entries:
+            await self.command(WAITING_KEY, "ZREM", WAITING_KEY, *entries)
+
+    async def waiting_page(self, before: str | None, count: int, expired_before: str) -> list[str]:
+        # Every score is 0, so the set is ordered by entry (creation time first): a range by
+        # lexical order, newest first, after the cursor.
+        key = WAITING_KEY
+        start = "+" if before is None else f"({before}"
+        # The trim is not ``write=True`` (as :meth:`unlist_waiting`): the listing, a read,
+        # neither waits for replicas nor answers replication-timeout.
+        _, page = await asyncio.gather(
+            self.command(key, "ZREMRANGEBYLEX", key, "-", f"({expired_before}"),
+            self.command(key, "ZRANGE", key, start, "-", "BYLEX", "REV", "LIMIT", 0, count),
+        )
+        return [entry.decode() for entry in page]
+
+    async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:
+        keys = [game_key(game_id) for game_id in game_ids]
+        async with _reachable():
+            found = await asyncio.gather(*(self._batch.call(key, "HGET", key, "lobby") for key in keys))
+        return [value or None for value in found]
+

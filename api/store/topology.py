@@ -1,0 +1,604 @@
+"""Where the Redis primaries are: one server (``standalone``), the primary the Sentinels name
+(``sentinel``, followed through failovers), or a Redis Cluster (``cluster``: the primary owning
+each key's slot; ``MOVED`` and ``ASK`` followed). Each :class:`Node` is a connection pool to one
+server; the store's commands reach them through the batcher (:mod:`.batcher`).
+
+Also the errors every part of the Redis store shares: which mean "cannot serve now", which are
+worth sending again, and refused logins.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import collections
+import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
+
+import hiredis
+from redis import exceptions as redis_errors
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.asyncio.connection import SSLConnection, parse_url
+from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.backoff import NoBackoff
+from redis.crc import key_slot
+
+from darkroad.api.store.base import (
+    StoreConfigError,
+    StoreUnavailable,
+)
+
+logger = logging.getLogger("darkroad.api.redis")
+
+
+class WritesRefused(redis_errors.ResponseError):
+    """Redis refuses writes for a while: ``MISCONF`` (its last snapshot failed, a full disk).
+    redis-py has no class of its own for it."""
+
+
+def refusal(error: Exception) -> Exception:
+    """``error``, as :class:`WritesRefused` when it is Redis refusing writes for a while."""
+    if type(error) is redis_errors.ResponseError and str(error).startswith("MISCONF"):
+        return WritesRefused(str(error))
+    return error
+
+
+UNAVAILABLE = (
+    WritesRefused,
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.OutOfMemoryError,
+    redis_errors.ReadOnlyError,
+    redis_errors.ClusterDownError,
+    redis_errors.TryAgainError,
+    redis_errors.AskError,  # MovedError too: redirections that did not settle in time
+    OSError,
+    # uvloop's answer to an operation on a connection whose transport is closed (a node that
+    # died under it): "unable to perform operation on <TCPTransport closed=True>".
+    RuntimeError,
+    # NOPERM: the deployment's ACL denies the service's user a command it sends (a user
+    # not updated with the store): a refusal of the deployment, as MISCONF, not of the request.
+    redis_errors.NoPermissionError,
+)
+"""Errors that mean "Redis cannot serve this right now", not "this code is wrong"."""
+
+RETRY = (
+    redis_errors.ConnectionError,  # BusyLoadingError (a restarted node loading its data) too
+    redis_errors.TimeoutError,
+    redis_errors.ClusterDownError,  # MasterDownError too
+    redis_errors.TryAgainError,
+    redis_errors.ReadOnlyError,  # a primary demoted under a standalone client
+    OSError,
+)
+"""Errors worth sending the command again for, after a pause (failover, restart, slot migration)."""
+
+REFRESH = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.ClusterDownError, OSError)
+"""Errors after which the topology is learnt again (a node failed, the cluster is failing over)."""
+
+"""The sorted set of listed waiting games (see the module docstring)."""
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a TCP connection to a Redis node or Sentinel."""
+POOL_TIMEOUT = 5.0
+"""Seconds a request waits for a free pooled connection before answering 503."""
+PROBE_TIMEOUT = 2.0
+"""Seconds a topology or health probe waits for one node."""
+
+
+class Node:
+    """One Redis server the store sends commands to.
+
+    ``pool`` serves requests (the :class:`Batcher`'s pipelines and single commands, through
+    ``client``); event streams have their own ``streams`` client, whose blocking reads hold
+    a connection while they wait, so that followers can never starve the players.
+    """
+
+    def __init__(
+        self, name: str, requests: ConnectionPool, streams: ConnectionPool, host: str | None = None
+    ) -> None:
+        self.name = name
+        self.host = host
+        """The host it is reached at (``None``: a socket path, or wherever Sentinels say)."""
+        self.pool = requests
+        self.client = Redis.from_pool(requests)
+        self.streams = Redis.from_pool(streams)
+
+    def __repr__(self) -> str:
+        return f"<Node {self.name}>"
+
+    async def pipeline(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """Send ``commands`` on one pooled connection and read their replies, in order.
+
+        A reply that is an error is returned in its place (a ``ResponseError``); a failing
+        connection raises, and is dropped. redis-py's ``Pipeline`` would do the same through
+        several layers per command, and its Python packer; here hiredis packs (in C), one
+        write sends everything and the parser reads each reply.
+        """
+        packed = b"".join([hiredis.pack_command(args) for args in commands])
+        connection = await self.pool.get_connection()
+        try:
+            await connection.send_packed_command(packed, check_health=False)
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except redis_errors.ResponseError as exc:
+                    replies.append(exc)
+            return replies
+        except RuntimeError as exc:  # uvloop: the transport closed under us (see UNAVAILABLE)
+            await connection.disconnect()
+            raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
+        except BaseException:
+            await connection.disconnect()  # replies may be left unread: the connection is unusable
+            raise
+        finally:
+            await self.pool.release(connection)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+        await self.streams.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class PoolOptions:
+    """How the store connects to each Redis node."""
+
+    connection: dict[str, Any]
+    """Keyword arguments of every connection (credentials, TLS, ``db``), without host and port."""
+    max_connections: int = 64
+    """Request connections per node (a request waits up to ``timeout`` for a free one, then 503)."""
+    max_streams: int = 1024
+    """Event-stream connections per node."""
+    timeout: float = POOL_TIMEOUT
+    """Seconds a request waits for a free connection, a new connection or a reply."""
+    max_block: float = 15.0
+    """Longest ``XREAD BLOCK`` of an event stream, in seconds: the stream connections' read
+    timeout is this plus ``timeout`` (redis-py's default, 5 s, would cut every longer block)."""
+
+    def node(self, name: str, **address: Any) -> Node:
+        """A :class:`Node` at ``address`` (``host``/``port``, or a ``path``)."""
+        options = {
+            "socket_connect_timeout": self.timeout,
+            "socket_timeout": self.timeout,
+            "health_check_interval": 30,
+            **self.connection,
+        }
+        requests = BlockingConnectionPool(
+            max_connections=self.max_connections, timeout=self.timeout, **options, **address
+        )
+        options["socket_timeout"] = self.stream_timeout
+        streams = ConnectionPool(max_connections=self.max_streams, **options, **address)
+        return Node(name, requests, streams, address.get("host"))
+
+    @property
+    def stream_timeout(self) -> float:
+        """The read timeout of event-stream connections."""
+        return self.max_block + self.timeout
+
+
+def split_url(url: str, default_port: int = 6379) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+    """The ``(host, port)`` list and the connection options of a Redis URL.
+
+    Cluster seeds and Sentinels may be listed in one URL, separated by commas:
+    ``redis://[user:password@]host1:port1,host2:port2[/db][?option=value]``.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        raise StoreConfigError(f"{redact(url)}: this mode needs a redis:// or rediss:// URL")
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    addresses: list[tuple[str, int]] = []
+    options: dict[str, Any] = {}
+    for host in hosts.split(","):
+        if not host:
+            raise StoreConfigError(f"{redact(url)}: empty host in the URL")
+        try:
+            options = dict(parse_url(urlunsplit(parts._replace(netloc=f"{userinfo}{at}{host}"))))
+        except ValueError as exc:
+            raise StoreConfigError(f"{redact(url)}: {exc}") from None
+        addresses.append((str(options.pop("host", "localhost")), int(options.pop("port", default_port))))
+    return addresses, options
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (for messages)."""
+    parts = urlsplit(url)
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return urlunsplit(parts._replace(netloc=f"{userinfo.partition(':')[0]}:***@{hosts}"))
+
+
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class Topology(abc.ABC):
+    """Which Redis node serves which key, kept current through failovers and resharding."""
+
+    description: str
+    """Where the store is, for messages (no password)."""
+    single: Node | None = None
+    """The one node every key lives on (``None`` for a cluster)."""
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Connect and check that the deployment is the one this mode expects
+        (:class:`StoreConfigError` if not, :class:`StoreUnavailable` if unreachable)."""
+
+    @abc.abstractmethod
+    def node_for(self, key: str) -> Node:
+        """The primary serving ``key``."""
+
+    @abc.abstractmethod
+    def primaries(self) -> list[Node]:
+        """Every primary (one, unless this is a cluster)."""
+
+    async def refresh(self) -> None:  # noqa: B027 - only a cluster has a map to refresh
+        """Learn the deployment again after an error that may mean it changed."""
+
+    def moved(self, error: redis_errors.AskError, sender: Node) -> Node:
+        """Note a ``MOVED``/``ASK`` redirection ``sender`` answered; the node to send the command
+        to (``ClusterDownError`` when the redirection names no address to go to)."""
+        raise error  # only a cluster redirects
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Close every connection."""
+
+
+async def _info(node: Node, what: str) -> dict[str, Any]:
+    try:
+        return cast("dict[str, Any]", await asyncio.wait_for(node.client.info(), PROBE_TIMEOUT))
+    except LOGIN_REFUSED as exc:
+        raise refused_login(what, exc) from None
+    except (*UNAVAILABLE, TimeoutError) as exc:
+        raise StoreUnavailable(f"cannot reach {what}: {reason(exc)}") from exc
+
+
+def reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]
+
+
+CREDENTIALS = "DARKROAD_REDIS_USERNAME and DARKROAD_REDIS_PASSWORD (or the URL's user:password)"
+SENTINEL_CREDENTIALS = "DARKROAD_REDIS_SENTINEL_USERNAME and DARKROAD_REDIS_SENTINEL_PASSWORD"
+
+
+def refused_login(
+    what: str, exc: BaseException, credentials: str = CREDENTIALS, acl: str = "deploy/redis-users.acl"
+) -> StoreConfigError:
+    """The start-up error of a server that refuses the service's credentials (``WRONGPASS``,
+    ``NOAUTH``) or their user's rights (``NOPERM``): the deployment's settings are wrong."""
+    if isinstance(exc, redis_errors.NoPermissionError):
+        return StoreConfigError(
+            f"{what} refuses the service's user a command of the store ({reason(exc)}): "
+            f"give that user every command {acl} gives darkroad"
+        )
+    return StoreConfigError(f"cannot log in to {what} ({reason(exc)}): check {credentials}")
+
+
+LOGIN_REFUSED = (redis_errors.AuthenticationError, redis_errors.NoPermissionError)
+
+
+class _OneNode(Topology):
+    """A deployment whose every key lives on one node (the primary, wherever it is now)."""
+
+    _node: Node
+
+    def node_for(self, key: str) -> Node:
+        return self._node
+
+    def primaries(self) -> list[Node]:
+        return [self._node]
+
+    async def close(self) -> None:
+        await self._node.close()
+
+
+class Standalone(_OneNode):
+    """One Redis server (or a proxy / managed endpoint that looks like one)."""
+
+    def __init__(self, url: str, options: PoolOptions) -> None:
+        self.description = f"Redis at {redact(url)}"
+        self._node = self.single = self._make_node(url, options)
+
+    @staticmethod
+    def _make_node(url: str, options: PoolOptions) -> Node:
+        try:
+            connection = {**parse_url(url), **options.connection}
+        except ValueError as exc:
+            raise StoreConfigError(f"{redact(url)}: {exc}") from None
+        return replace(options, connection=connection).node(redact(url))
+
+    async def start(self) -> None:
+        info = await _info(self._node, self.description)
+        if info.get("redis_mode") == "sentinel":
+            raise StoreConfigError(
+                f"{self.description} is a Sentinel: start with --redis-mode sentinel --redis-service NAME"
+            )
+        if info.get("redis_mode") == "cluster" or info.get("cluster_enabled") in (1, "1"):
+            raise StoreConfigError(f"{self.description} is a Redis Cluster node: start with --redis-mode cluster")
+        if info.get("role") == "slave":
+            primary = _address(str(info.get("master_host")), int(info.get("master_port", 0)))
+            raise StoreConfigError(
+                f"{self.description} is a read-only replica of {primary}: point --redis-url at the primary"
+            )
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """Connections to the primary Sentinels name, handed out as :class:`BlockingConnectionPool` does
+    (a request waits for a free connection instead of failing)."""
+
+
+class SentinelPrimary(_OneNode):
+    """The primary of service ``service``, as the Sentinels in ``url`` report it.
+
+    Every new connection asks the Sentinels where the primary is, so after a failover the
+    connections to the old primary fail (refused, or ``READONLY`` once it is a replica),
+    the :class:`Batcher` sends again, and the new connections reach the new primary.
+    """
+
+    def __init__(
+        self, url: str, service: str | None, options: PoolOptions, sentinel_connection: dict[str, Any] | None = None
+    ) -> None:
+        if not service:
+            raise StoreConfigError("--redis-mode sentinel needs --redis-service NAME (the master's name)")
+        addresses, connection = split_url(url, default_port=26379)
+        connection = {**connection, **options.connection}
+        self.service = service
+        self._sentinels_text = ", ".join(_address(host, port) for host, port in addresses)
+        self.description = f"Redis primary {service!r} of the Sentinels at {self._sentinels_text}"
+        ssl = connection.pop("connection_class", None) is SSLConnection
+        # The URL's credentials and database are the primary's; the Sentinels' are their own
+        # (``sentinel_connection``: none unless they require a login).
+        # No resends of redis-py's own (by default 3, a second or more apart, refused logins
+        # too): a Sentinel that does not answer is passed over for the next one.
+        probe: dict[str, Any] = {
+            "socket_connect_timeout": CONNECT_TIMEOUT,
+            "socket_timeout": PROBE_TIMEOUT,
+            "retry": Retry(NoBackoff(), 0),
+            **(sentinel_connection or {}),
+        }
+        self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            addresses, sentinel_kwargs={**probe, "ssl": ssl} if ssl else probe
+        )
+        common: dict[str, Any] = {
+            "socket_connect_timeout": options.timeout,
+            "socket_timeout": options.timeout,
+            "health_check_interval": 30,
+            "ssl": ssl,
+            **connection,
+        }
+        requests = self._sentinel.master_for(
+            service,
+            connection_pool_class=_BlockingSentinelPool,
+            **{"max_connections": options.max_connections, "timeout": options.timeout, **common},
+        )
+        streams = self._sentinel.master_for(
+            service,
+            **{"max_connections": options.max_streams, **common, "socket_timeout": options.stream_timeout},
+        )
+        self._node = self.single = Node(f"sentinel:{service}", requests.connection_pool, streams.connection_pool)
+
+    async def start(self) -> None:
+        reachable, errors = [], []
+        for sentinel in self._sentinel.sentinels:
+            kwargs = sentinel.connection_pool.connection_kwargs
+            where = _address(kwargs["host"], kwargs["port"])
+            try:
+                masters = await asyncio.wait_for(sentinel.sentinel_masters(), PROBE_TIMEOUT)
+            except LOGIN_REFUSED as exc:
+                raise refused_login(
+                    f"the Sentinel at {where}", exc, SENTINEL_CREDENTIALS, "deploy/sentinel-users.acl"
+                ) from None
+            except redis_errors.ResponseError as exc:
+                raise StoreConfigError(
+                    f"{where} is not a Sentinel ({reason(exc)}): use --redis-mode standalone or cluster"
+                ) from None
+            except (*UNAVAILABLE, TimeoutError) as exc:
+                errors.append(f"{where}: {reason(exc)}")
+                continue
+            reachable.append(where)
+            if self.service not in masters:
+                known = ", ".join(sorted(cast("dict[str, Any]", masters))) or "none"
+                raise StoreConfigError(
+                    f"the Sentinel at {where} monitors no master named {self.service!r} (it monitors: {known})"
+                )
+        if not reachable:
+            raise StoreUnavailable(f"cannot reach any Sentinel at {self._sentinels_text}: {'; '.join(errors)}")
+        try:
+            await asyncio.wait_for(self._node.client.ping(), CONNECT_TIMEOUT + PROBE_TIMEOUT)
+        except LOGIN_REFUSED as exc:
+            raise refused_login(f"the {self.description}", exc) from None
+        except (*UNAVAILABLE, TimeoutError) as exc:
+            raise StoreUnavailable(f"cannot reach the {self.description}: {reason(exc)}") from exc
+
+    async def close(self) -> None:
+        await super().close()
+        await self._sentinel.aclose()
+
+
+SLOTS = 16384
+_SlotMap = tuple[tuple[int, int, str, int], ...]
+
+
+class ClusterNodes(Topology):
+    """A Redis Cluster: the primary of each of its 16384 hash slots, learnt from ``CLUSTER SLOTS``.
+
+    redis-py's ``RedisCluster`` routes one command at a time and its cluster pipeline does
+    a lot of Python work per command; here the :class:`Batcher` groups a loop turn's commands
+    by node and sends one hiredis-packed pipeline per node, so the map is kept here. It is
+    learnt at start-up from the seed nodes, corrected by each ``MOVED`` redirection, and
+    learnt again (the map most nodes give) when a node fails or the cluster reports itself
+    down: a failover shows as the replica taking over its primary's slots.
+    """
+
+    def __init__(self, url: str, options: PoolOptions) -> None:
+        self._seeds, connection = split_url(url)
+        if connection.get("db", 0) not in (0, None):
+            raise StoreConfigError(
+                f"{redact(url)}: a Redis Cluster has only database 0; drop /{connection['db']} from the URL"
+            )
+        connection.pop("db", None)
+        self._options = replace(options, connection={**connection, **options.connection})
+        self.description = "Redis Cluster at " + ", ".join(_address(*seed) for seed in self._seeds)
+        self._nodes: dict[tuple[str, int], Node] = {}
+        self._slots: list[Node | None] = [None] * SLOTS
+        self._primaries: list[Node] = []
+        self._refreshing: asyncio.Task[None] | None = None
+        self._last_refresh = 0.0
+
+    def _node(self, host: str, port: int) -> Node:
+        node = self._nodes.get((host, port))
+        if node is None:
+            node = self._nodes[(host, port)] = self._options.node(_address(host, port), host=host, port=port)
+        return node
+
+    async def start(self) -> None:
+        errors = []
+        for host, port in self._seeds:
+            node = self._node(host, port)
+            try:
+                await self._learn_from(node, host)
+            except LOGIN_REFUSED as exc:
+                raise refused_login(f"the cluster node {_address(host, port)}", exc) from None
+            except redis_errors.ResponseError as exc:
+                if "cluster support disabled" in str(exc):
+                    raise StoreConfigError(
+                        f"{_address(host, port)} is not a Redis Cluster node (cluster support is disabled): "
+                        "use --redis-mode standalone"
+                    ) from None
+                raise StoreConfigError(
+                    f"{_address(host, port)} is not a Redis Cluster node ({reason(exc)}): use the right --redis-mode"
+                ) from None
+            except (*UNAVAILABLE, TimeoutError) as exc:
+                errors.append(f"{_address(host, port)}: {reason(exc)}")
+                continue
+            break
+        else:
+            raise StoreUnavailable(f"cannot reach any node of the {self.description}: {'; '.join(errors)}")
+        uncovered = self._slots.count(None)
+        if uncovered:
+            raise StoreUnavailable(f"the {self.description} is down: {uncovered} of {SLOTS} slots have no primary")
+        for node in self._primaries:
+            try:
+                await asyncio.wait_for(node.client.ping(), CONNECT_TIMEOUT + PROBE_TIMEOUT)
+            except LOGIN_REFUSED as exc:
+                raise refused_login(f"the cluster primary {node.name}", exc) from None
+            except (*UNAVAILABLE, TimeoutError) as exc:
+                raise StoreUnavailable(f"cannot reach the cluster primary {node.name}: {reason(exc)}") from exc
+
+    async def _learn_from(self, node: Node, host: str) -> None:
+        """Read the slot map from ``node`` (which ``host`` reaches) and make it current."""
+        self._apply(await self._read_map(node, host))
+
+    async def _read_map(self, node: Node, host: str) -> _SlotMap:
+        """``node``'s view of the slot map: ``(first slot, last slot, host, port)`` of each
+        range with a known primary (``host`` stands for the node asked where it says "")."""
+        command = node.client.execute_command("CLUSTER", "SLOTS")  # type: ignore[no-untyped-call]
+        try:
+            reply = await asyncio.wait_for(command, PROBE_TIMEOUT)
+        except TimeoutError:
+            raise redis_errors.TimeoutError(f"{node.name} did not answer CLUSTER SLOTS") from None
+        ranges = []
+        for start, end, primary, *_replicas in reply:
+            # redis-py parses CLUSTER SLOTS into {(start, end): {"primary": (host, port), ...}}
+            # only on its cluster client; the plain client returns Redis's own nested lists.
+            where = primary[0].decode() if isinstance(primary[0], bytes) else str(primary[0])
+            if where == "?":
+                continue  # a primary whose address is unknown: its slots stay unmapped
+            ranges.append((int(start), int(end), where or host, int(primary[1])))
+        return tuple(sorted(ranges))
+
+    def _apply(self, ranges: _SlotMap) -> None:
+        slots: list[Node | None] = [None] * SLOTS
+        primaries: dict[str, Node] = {}
+        for start, end, host, port in ranges:
+            owner = self._node(host, port)
+            primaries[owner.name] = owner
+            slots[start : end + 1] = [owner] * (end - start + 1)
+        self._slots = slots
+        self._primaries = list(primaries.values())
+
+    async def refresh(self) -> None:
+        # One refresh at a time, and none right after another: every command failing at
+        # once must not make every one of them ask the cluster.
+        loop = asyncio.get_running_loop()
+        if self._refreshing is None:
+            if loop.time() - self._last_refresh < 0.05:
+                return
+            self._refreshing = loop.create_task(self._refresh())
+        task = self._refreshing
+        try:
+            await asyncio.shield(task)
+        finally:
+            if task.done() and self._refreshing is task:
+                self._refreshing = None
+                self._last_refresh = loop.time()
+
+    async def _refresh(self) -> None:
+        """Ask every known node for the map and take the one most of them give.
+
+        Not just the first answer: a primary that failed and was started again believes,
+        for a moment, that it still owns its slots; one node's word would send writes to it.
+        The map is taken as soon as more than half of the known nodes agree on it (dead
+        nodes need not time out), else the most common answer within the probe timeout.
+        """
+        asked = {
+            asyncio.ensure_future(self._read_map(node, host)): node for (host, _), node in self._nodes.items()
+        }
+        votes: collections.Counter[_SlotMap] = collections.Counter()
+        try:
+            for answer in asyncio.as_completed(asked, timeout=PROBE_TIMEOUT):
+                try:
+                    ranges = await answer
+                except TimeoutError:
+                    break  # as_completed's own: settle with the answers there are
+                except Exception as exc:  # whatever went wrong, that node gave no answer
+                    logger.debug("no cluster map from a node: %s", exc)
+                    continue
+                votes[ranges] += 1
+                if votes[ranges] * 2 > len(asked):
+                    break
+        finally:
+            for task in asked:
+                task.cancel()
+            await asyncio.gather(*asked, return_exceptions=True)
+        if not votes:
+            logger.warning("no node of the %s answered CLUSTER SLOTS", self.description)
+            return
+        self._apply(votes.most_common(1)[0][0])
+
+    def node_for(self, key: str) -> Node:
+        node = self._slots[key_slot(key.encode())]
+        if node is None:
+            raise redis_errors.ClusterDownError(f"slot {key_slot(key.encode())} has no known primary")
+        return node
+
+    def primaries(self) -> list[Node]:
+        return list(self._primaries)
+
+    def moved(self, error: redis_errors.AskError, sender: Node) -> Node:
+        host = str(error.host)
+        if host == "?":  # a node whose preferred endpoint is unknown: learn the map again
+            raise redis_errors.ClusterDownError(f"redirected to a node of unknown address: {error}")
+        node = self._node(host or sender.host or "127.0.0.1", int(error.port))  # "": the sender's host
+        if isinstance(error, redis_errors.MovedError):
+            self._slots[error.slot_id] = node
+            if node not in self._primaries:
+                self._primaries.append(node)
+        return node
+
+    async def close(self) -> None:
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+            with contextlib.suppress(BaseException):
+                await self._refreshing
+        for node in self._nodes.values():
+            await node.close()
+
+
