@@ -257,3 +257,67 @@ def test_the_api_never_imports_a_plugin(path: Path) -> None:
     """Plugins reach the API through the entry points only."""
     for line, module, _ in runtime_imports(path, package_of(path)):
         assert not module.startswith("darkroad.plugins"), f"{path}:{line} imports {module}"
+
+
+# -- the API's own layers: HTTP -> application -> store ---------------------------------------
+
+HTTP_VOCABULARY = ("litestar", "uvicorn", "httptools", "starlette", "httpx")
+"""The HTTP libraries only the edge imports."""
+API_LAYERS = {
+    "http": set(),  # the edge may import every layer below it (and wires the app together)
+    "app": {"darkroad.api.http", "darkroad.api.tools", "darkroad.api.cli"},
+    "store": {"darkroad.api.http", "darkroad.api.app", "darkroad.api.tools", "darkroad.api.cli"},
+    "tools": {"darkroad.api.http", "darkroad.api.app", "darkroad.api.store", "darkroad.api.cli"},
+}
+"""Each subpackage of ``api/`` and the packages it must not import: the edge sits on the
+application, the application on the store; the developer tools beside them use the engine only."""
+
+
+def api_layer_problems(path: Path, layer: str) -> list[str]:
+    """What ``path`` (a module of the ``layer`` subpackage of ``api/``) imports across the layers."""
+    problems = []
+    forbidden = tuple(API_LAYERS[layer])
+    for line, module, _ in runtime_imports(path, f"darkroad.api.{layer}"):
+        if module.startswith(forbidden) or (layer != "http" and module.split(".")[0] in HTTP_VOCABULARY):
+            problems.append(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{line} imports {module}")
+    return problems
+
+
+def test_every_api_module_is_in_a_layer() -> None:
+    """``api/`` is its subpackages, plus the CLI and what every layer shares (settings, metrics)."""
+    loose = sorted(p.name for p in API.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "cli.py", "metrics.py", "settings.py"]
+    assert {p.name for p in API.iterdir() if (p / "__init__.py").exists()} == set(API_LAYERS)
+
+
+@pytest.mark.parametrize(
+    ("path", "layer"),
+    [(p, p.relative_to(API).parts[0]) for p in modules(API) if len(p.relative_to(API).parts) > 1],
+    ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, Path) else v,
+)
+def test_the_api_layers(path: Path, layer: str) -> None:
+    assert api_layer_problems(path, layer) == []
+
+
+@pytest.mark.parametrize("shared", ["settings.py", "metrics.py"])
+def test_what_every_layer_shares_imports_no_layer(shared: str) -> None:
+    for line, module, _ in runtime_imports(API / shared, "darkroad.api"):
+        assert not module.startswith(("darkroad.api.", "litestar")), f"{shared}:{line} imports {module}"
+
+
+def test_the_api_layer_check_sees_a_crossing(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text("from litestar import Request\nfrom darkroad.api.http.problems import Problem\n"
+                 "from darkroad.api.store.base import StoredGame\nfrom darkroad.core import Engine\n", encoding="utf-8")
+    assert [p.rsplit(":", 1)[1].split()[0] for p in api_layer_problems(f, "app")] == ["1", "2"]
+    assert [p.rsplit(":", 1)[1].split()[0] for p in api_layer_problems(f, "store")] == ["1", "2"]
+    assert api_layer_problems(f, "http") == []
+
+
+def test_no_api_class_is_over_400_lines() -> None:
+    long = []
+    for path in modules(API):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None and node.end_lineno - node.lineno >= 400:
+                long.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert long == []

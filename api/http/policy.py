@@ -66,6 +66,8 @@ PRIVATE = b"private, no-store"
 UNLIMITED = "unlimited"
 """A route's ``opt["budget"]`` when it counts against no budget (the probes)."""
 _PARAMETER = re.compile(r"\{([^}/]+)\}")
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+"""The operations of an OpenAPI path item."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,8 @@ class RoutePolicy:
     """The path as the document names it, e.g. ``/v1/games/{game_id}/actions``."""
     pattern: re.Pattern[str]
     documented: frozenset[str]
-    """The methods of the path the OpenAPI document lists (``OPTIONS`` is always allowed)."""
+    """The methods of the path (those the OpenAPI document lists, for a documented path);
+    ``OPTIONS`` is always allowed."""
     budgets: Mapping[str, str] = field(default_factory=dict)
     """The rate-limit budget of each method that has its own (default ``requests``)."""
     secret: frozenset[str] = frozenset()
@@ -101,25 +104,29 @@ class RouteTable:
 
     @classmethod
     def of(cls, app: Litestar) -> RouteTable:
-        """The table of ``app``'s HTTP routes: documented methods are those of the handlers
-        included in the OpenAPI document; budgets and secrets from the handlers' ``opt``."""
+        """The table of ``app``'s HTTP routes: a path of the OpenAPI document allows the methods
+        the document lists there (a path outside it, those of its handlers); budgets and secrets
+        come from the handlers' ``opt``."""
+        paths = app.openapi_schema.paths or {}
         routes = []
         for route in app.routes:
             if not isinstance(route, HTTPRoute):
                 continue
-            documented: set[str] = set()
+            methods: set[str] = set()
             budgets: dict[str, str] = {}
             secret: set[str] = set()
             for handler in route.route_handlers:
-                methods = set(handler.http_methods)
-                if handler.include_in_schema:
-                    documented |= methods
-                budget = handler.opt.get("budget")
-                budgets.update(dict.fromkeys(methods, budget) if budget else {})
+                methods |= set(handler.http_methods)
+                if budget := handler.opt.get("budget"):
+                    budgets.update(dict.fromkeys(handler.http_methods, budget))
                 if handler.opt.get("secret"):
-                    secret |= methods
+                    secret |= set(handler.http_methods)
+            item = paths.get(route.path_format)
+            if item is not None:
+                methods = {method.upper() for method in _METHODS if getattr(item, method, None) is not None}
+            methods.discard("OPTIONS")
             routes.append(
-                RoutePolicy(route.path_format, _pattern(route.path_format), frozenset(documented), budgets,
+                RoutePolicy(route.path_format, _pattern(route.path_format), frozenset(methods), budgets,
                             frozenset(secret))
             )
         return cls(routes)
