@@ -255,7 +255,7 @@ def event_schema(engine: Engine) -> dict[str, Any]:
     known.sort(key=lambda variant: variant["properties"]["type"]["const"])
     excluded = open_variant["properties"]["type"]["not"]
     excluded["enum"] = sorted({*excluded["enum"], *lobby.EVENTS})
-    # The tag that tells a plugin's event from a known one (darkroad.api.plugin_events).
+    # The tag that tells a plugin's event from a known one (darkroad.api.app.plugin_events).
     open_variant["properties"]["plugin"] = {
         "type": ["string", "null"],
         "description": "The fan plugin that documents this event type (null: none does). Only plugins' events "
