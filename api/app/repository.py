@@ -18,6 +18,7 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.cache import CachedGame, GameCache
 from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
+from darkroad.api.app.plugin_events import event_payload
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import (
@@ -158,7 +159,7 @@ class GameRepository:
                 if self.engine.visible(event, None)
                 else frozenset(seat for seat in seats if self.engine.visible(event, seat))
             )
-            stored.append(StoredEvent(event.n, audience, self.engine.encode(event)))
+            stored.append(StoredEvent(event.n, audience, event_payload(self.engine, event)))
         return stored
 
     def ttl(self, game: Game, lobby: Lobby | None = None) -> int:

@@ -98,11 +98,30 @@ def _utf8(parameters: str) -> bool:
 
 
 def parse_model(body: bytes, model: type[T]) -> T:
-    """``body`` as a ``model`` struct, strictly (``bad-request`` otherwise)."""
+    """``body`` as a ``model`` struct, strictly (``bad-request`` otherwise, whose ``errors``
+    say where, as they do for a parameter)."""
     try:
         return msgspec.convert(parse_json(body), model, strict=True)
     except msgspec.ValidationError as exc:
-        raise Problem("bad-request", f"Invalid body: {exc}") from None
+        raise invalid_body([body_error(str(exc))], f"Invalid body: {exc}") from None
+
+
+_AT = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
+
+
+def body_error(message: str, key: str | None = None) -> dict[str, str]:
+    """One item of a ``bad-request``'s ``errors`` about the body: msgspec's ``message``
+    ("Expected `int` <= 4 - at `$.players`") split into the message and the ``key``
+    (``players``; ``seats[0].kind``; none for the whole body), or ``key`` as given."""
+    match = _AT.match(message) if key is None else None
+    if match is not None:
+        message, key = match["message"], match["path"].removeprefix(".") or None
+    return {"message": message, "source": "body", **({"key": key} if key else {})}
+
+
+def invalid_body(errors: list[dict[str, str]], detail: str) -> Problem:
+    """``bad-request`` for a body outside its schema, listing each of ``errors``."""
+    return Problem("bad-request", detail, extra={"errors": errors})
 
 
 def raw_headers(scope: Scope) -> dict[str, str]:

@@ -31,7 +31,7 @@ from darkroad.api.http.params import (
 )
 from darkroad.api.http.problems import problem_responses
 from darkroad.api.http.ratelimit import client_key
-from darkroad.api.http.schemas import EventPage
+from darkroad.api.http.schemas import LAST_EVENT_ID_PATTERN, EventPage
 from darkroad.api.store.base import StoredEvent, StoreUnavailable
 
 logger = logging.getLogger("darkroad.api")
@@ -119,12 +119,12 @@ class FollowingController(Controller):
         token: NamedDependency[str | None],
         after: After = -1,
         last_event_id: Annotated[
-            int | None,
+            str | None,
             HeaderParameter(
                 name="Last-Event-ID",
-                description="Resume after this event (sent by `EventSource` on reconnect); overrides `after`.",
-                ge=-1,
-                le=MAX_EVENT,
+                description="Resume after this event (sent by `EventSource` on reconnect); overrides `after`. "
+                "The `id` of the last message received: an event's `n` (`-1`: from the first event).",
+                pattern=LAST_EVENT_ID_PATTERN,
             ),
         ] = None,
     ) -> Response[Any]:
@@ -139,7 +139,8 @@ class FollowingController(Controller):
         release = following.streams.take(client_key(request.scope))
         try:
             caller = await service.reading.caller(game_id, token)
-            cursor = after if last_event_id is None else last_event_id
+            # Any number of up to 16 digits is a valid id; past the last possible event, none follows.
+            cursor = after if last_event_id is None else min(int(last_event_id), MAX_EVENT)
             over = await following.stream_over(caller, cursor)
         except BaseException:
             release()

@@ -24,7 +24,7 @@ from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
 from darkroad.api.app.values import ActResult, Seating
 from darkroad.api.http.actions import SubmitActionOperation, act_headers, submit
-from darkroad.api.http.bodies import parse_model, read_body, require_json
+from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
 from darkroad.api.http.guards import DEPENDENCIES, if_none_match
 from darkroad.api.http.params import (
     ACT,
@@ -103,6 +103,9 @@ class GamesController(Controller):
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
         data = parse_model(raw, NewGame)
+        errors = [body_error(message, key) for message, key in data.schema_errors(service.engine)]
+        if errors:
+            raise invalid_body(errors, "Invalid body: " + "; ".join(error["message"] for error in errors))
         config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1), seat_kinds=service.engine.seat_kinds)
         created = await service.seats.create(config, _seating(data))
         body = CreatedGame(

@@ -34,7 +34,14 @@ from litestar.openapi.spec import Components, SecurityScheme, Tag
 from darkroad.api.app import lobby
 from darkroad.api.http.docs import SwaggerDocsPlugin
 from darkroad.api.http.problems import PROBLEM_TYPES
-from darkroad.api.http.schemas import MODELS, OPEN, SEAT_KIND_FIELDS, SOLO, refused_sizes
+from darkroad.api.http.schemas import (
+    LAST_EVENT_ID_PATTERN,
+    MODELS,
+    OPEN,
+    SEAT_KIND_FIELDS,
+    SOLO,
+    refused_sizes,
+)
 from darkroad.core import Engine
 
 SECURITY_SCHEME = "seatToken"
@@ -58,6 +65,22 @@ _SERVER_SENT_EVENT = {
             "contentMediaType": "application/json",
             "contentSchema": {"$ref": _REF.format(name="Event")},
         },
+    },
+}
+
+_EVENT_MESSAGE = {
+    "title": "EventMessage",
+    "description": "One message of `GET .../stream`, decoded: its `id` and its `data` parsed as JSON (an "
+    "`Event`). The server sends neither this object nor any JSON envelope (the stream is `id:` and `data:` "
+    "lines, `ServerSentEvent`); it is here so that generators make a model that parses and types one "
+    "message, e.g. Python (openapi-python-client, httpx-sse): "
+    "`EventMessage.from_dict({\"id\": sse.id, \"event\": sse.json()}).event` is the event as its own class "
+    "(`EventMoved`, ..., `PluginEvent`).",
+    "type": "object",
+    "required": ["id", "event"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The message's `id`: the event's `n`."},
+        "event": {"$ref": _REF.format(name="Event"), "description": "The message's `data`, parsed."},
     },
 }
 
@@ -206,7 +229,13 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
         "content": {"application/json": {"schema": _ref("Action")}},
     }
     schemas["ServerSentEvent"] = copy.deepcopy(_SERVER_SENT_EVENT)
+    schemas["EventMessage"] = copy.deepcopy(_EVENT_MESSAGE)
     paths[f"{_GAME}/stream"]["get"]["responses"]["200"] = copy.deepcopy(_STREAM_OK)
+    for parameter in paths[f"{_GAME}/stream"]["get"]["parameters"]:
+        if parameter["name"] == "Last-Event-ID":
+            # A header is text: a string (not Litestar's nullable one), so generated clients send it.
+            parameter["schema"] = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "maxLength": 16,
+                                   "description": parameter["description"]}
     _security(doc)
     _headers(paths)
     for operation, links in _links().items():
@@ -230,6 +259,14 @@ def event_schema(engine: Engine) -> dict[str, Any]:
     known.sort(key=lambda variant: variant["properties"]["type"]["const"])
     excluded = open_variant["properties"]["type"]["not"]
     excluded["enum"] = sorted({*excluded["enum"], *lobby.EVENTS})
+    # The tag that tells a plugin's event from a known one (darkroad.api.app.plugin_events).
+    open_variant["properties"]["plugin"] = {
+        "type": ["string", "null"],
+        "description": "The fan plugin that documents this event type (null: none does). Only plugins' events "
+        "have this member, so a typed client tells them from known events by it: in TypeScript "
+        "`!(\"plugin\" in e)` narrows an `Event` to `KnownEvent`, whose `type` then narrows its `data`.",
+    }
+    open_variant["required"] = [*open_variant["required"], "plugin"]
     return {"oneOf": [*known, open_variant]}
 
 
@@ -476,8 +513,8 @@ def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
         (f"{_GAME}/actions", "get", "200"): {
             "submitFirstAction": link(
                 "submitAction",
-                same,
-                "Submit the first legal action (with the same seat token).",
+                {**same, "header.If-Match": "$response.header.ETag"},
+                "Submit the first legal action (with the same seat token), for the version it was listed at.",
                 requestBody="$response.body#/actions/0",
             ),
         },

@@ -215,6 +215,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "Too many requests",
             "The client's address has used up a budget (requests, games created or failed "
             "authentications); retry after `Retry-After` seconds.",
+            {"Retry-After": "Seconds to wait before retrying."},
         ),
         ProblemType(
             "internal-error", 500, "Internal server error", "A bug in the server; the game was not changed."
@@ -262,17 +263,22 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
 }
 
 
-class FieldError(msgspec.Struct, frozen=True):
+class FieldError(msgspec.Struct, frozen=True, omit_defaults=True):
     """Where a request failed validation."""
 
     message: str
-    key: str | None = None
-    source: str | None = None
+    key: str | msgspec.UnsetType = msgspec.UNSET
+    """The invalid parameter's name, or the path of the invalid body member (`seats[0].kind`);
+    absent when the whole body is wrong."""
+    source: str | msgspec.UnsetType = msgspec.UNSET
+    """Where it is: `path`, `query`, `header` or `body`."""
 
 
 class ProblemDetails(msgspec.Struct, frozen=True, omit_defaults=True):
     """An RFC 9457 problem details object."""
 
+    # The members of some types only are absent from the others (never null): optional
+    # without a default in the document, so that generators type them as possibly absent.
     type: str
     """Stable problem type code (`illegal-action`, `stale-version`, ...)."""
     title: str
@@ -280,13 +286,14 @@ class ProblemDetails(msgspec.Struct, frozen=True, omit_defaults=True):
     status: int
     detail: str
     """Human-readable explanation of this occurrence."""
-    instance: str | None = None
+    instance: str | msgspec.UnsetType = msgspec.UNSET
     """The request path."""
-    errors: list[FieldError] | None = None
-    """`bad-request` only: each invalid part of the request."""
-    version: int | None = None
+    errors: list[FieldError] | msgspec.UnsetType = msgspec.UNSET
+    """`bad-request` only: each invalid part of the request (absent when the request could not be
+    read at all, e.g. a body that is not JSON)."""
+    version: int | msgspec.UnsetType = msgspec.UNSET
     """`stale-version` only: the game's current version."""
-    plugin: str | None = None
+    plugin: str | msgspec.UnsetType = msgspec.UNSET
     """`plugin-error` only: the name of the plugin that failed."""
 
 

@@ -17,6 +17,7 @@ from msgspec import Meta
 
 from darkroad.api.app.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
 from darkroad.api.http.problems import FieldError, ProblemDetails
+from darkroad.core import Engine
 from darkroad.core import GameConfig as EngineConfig
 from darkroad.core import SeatKind as EngineSeatKind
 from darkroad.core.errors import BadConfig
@@ -46,6 +47,9 @@ SOLO = 1
 """``players`` of a solo game: one player against a seat kind that plays solo (2 seats in the engine)."""
 SEAT_KIND_FIELDS = ("private_concern",)
 """``NewGame`` fields asking for an automated seat: each is named after its seat kind."""
+LAST_EVENT_ID_PATTERN = "^(-1|[0-9]{1,16})$"
+"""``Last-Event-ID``: a header, so text (typed as a string: generated clients send it as one),
+holding an event's ``n`` (at most 2**53 - 1, 16 digits) or -1."""
 
 
 def refused_sizes(kind: EngineSeatKind | None) -> list[int]:
@@ -166,6 +170,50 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     def seat_count(self) -> int:
         """How many items ``seats`` must have: every seat but the automated ones."""
         return self.players if self.players == SOLO else self.players - len(self.automated())
+
+    def schema_errors(self, engine: Engine) -> list[tuple[str, str]]:
+        """What the document's ``uniqueItems`` and ``not`` clauses refuse in this body, as (message,
+        field) pairs (none when it conforms): an id twice in ``buildings`` or ``companions``; a seat kind's field true with a ``players`` it does not take, or
+        false with ``players: 1``; ``seats`` not one item per seat; 1-3 ``buildings``, or both
+        sides of one tile. Checked before :meth:`to_config`, so that a body the document refuses
+        is a ``400 bad-request`` as every other schema violation (a client validating against
+        the document sees the same)."""
+        errors = []
+        for field in ("buildings", "companions"):
+            ids: list[str] = getattr(self, field)
+            twice = sorted({id_ for id_ in ids if ids.count(id_) > 1})
+            if twice:
+                errors.append((f"`{field}` names each id at most once: {', '.join(twice)} more than once", field))
+        if 1 <= len(self.buildings) <= 3:
+            errors.append((f"`buildings` names exactly 4 buildings or none, not {len(self.buildings)}", "buildings"))
+        if self.buildings:
+            tiles: dict[Any, list[str]] = {}
+            for component in engine.catalog():
+                if (component["kind"] == "building" and component["id"] in self.buildings
+                        and component["data"].get("tile") is not None):
+                    tiles.setdefault(component["data"]["tile"], []).append(component["id"])
+            for sides in tiles.values():
+                if len(sides) > 1:
+                    errors.append((f"`buildings` names both sides of one tile: {', '.join(sorted(sides))}",
+                                   "buildings"))
+        for field in SEAT_KIND_FIELDS:
+            kind = engine.seat_kinds.get(field)
+            wanted = getattr(self, field)
+            if wanted is True and self.players in refused_sizes(kind):
+                why = f"the {kind.name} {plays(kind)}" if kind is not None else f"no seat kind {field!r} is installed"
+                errors.append((f"`{field}: true` with `players: {self.players}`: {why}", field))
+            elif wanted is False and self.players == SOLO:
+                errors.append((f"`{field}: false` with `players: 1`: a 1-player game is solo against it; "
+                               f"leave {field} out", field))
+        if self.seats is not UNSET:
+            # As the document counts: solo and 2 players take one item per player; 3-4 one fewer
+            # with an automated seat asked for (``true``).
+            asked = sum(getattr(self, field) is True for field in SEAT_KIND_FIELDS)
+            count = self.players if self.players <= SOLO + 1 else self.players - asked
+            if len(self.seats) != count:
+                errors.append((f"`seats` lists every seat but the Private Concern's: {count} item(s) here, "
+                               f"not {len(self.seats)}", "seats"))
+        return errors
 
     def to_config(self, seed: int, seat_kinds: Mapping[str, EngineSeatKind]) -> EngineConfig:
         """The engine's configuration, with ``seed`` when the request has none; ``seat_kinds``:

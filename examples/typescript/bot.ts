@@ -60,7 +60,7 @@ async function* follow(me: Api, gameId: string): AsyncGenerator<Event> {
   let after = -1;
   for (;;) {
     const { data, response } = await me.GET("/v1/games/{game_id}/stream", {
-      params: { path: { game_id: gameId }, header: { "Last-Event-ID": after } },
+      params: { path: { game_id: gameId }, header: { "Last-Event-ID": String(after) } },
       parseAs: "stream",
     });
     if (response.status === 204) return;

@@ -132,7 +132,7 @@ async def test_labels_are_not_stored(client: httpx.AsyncClient, app: Litestar) -
 async def test_companions_are_bounded_and_unique(client: httpx.AsyncClient, engine: Engine) -> None:
     companion = next(c["id"] for c in engine.catalog() if c["kind"] == "companion")
     twice = await client.post("/v1/games", json={"players": 2, "companions": [companion, companion]})
-    assert companion in _problem(twice, 422, "bad-config")
+    assert companion in _problem(twice, 400, "bad-request")
     many = await client.post("/v1/games", json={"players": 2, "companions": [companion] * 3000})
     _problem(many, 400, "bad-request")
     too_many = [f"c{i}" for i in range(MAX_COMPANIONS + 1)]

@@ -12,6 +12,7 @@ that ``scripts/test`` (CI) runs them all.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import random
 import shutil
@@ -25,6 +26,7 @@ from typing import Any
 
 import pytest
 from apiutil import ApiServer, RedisServer, free_port
+from httpx_sse import EventSource
 
 ROOT = Path(__file__).parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
@@ -130,6 +132,85 @@ def test_python_client_plays_a_whole_game(generated: Path, server: ApiServer) ->
     # The long poll of a finished game answers at once, saying so.
     tail = games.get_log.sync(created.id, client=anyone, after=page.next_, wait=30)
     assert isinstance(tail, models.EventPage) and tail.events == [] and tail.finished
+
+
+def _contract() -> tuple[ModuleType, ModuleType, ModuleType, ModuleType]:
+    """The generated package, its ``api.games`` (with every endpoint module), models and types."""
+    client = importlib.import_module(PACKAGE)
+    games = _endpoints()
+    for name in ("join_seat", "stream_events"):
+        importlib.import_module(f"{games.__name__}.{name}")
+    return client, games, importlib.import_module(f"{PACKAGE}.models"), importlib.import_module(f"{PACKAGE}.types")
+
+
+def _refused(response: Any, models: ModuleType) -> list[tuple[str, str]]:
+    """A 400 bad-request's ``errors`` as (source, key) pairs."""
+    assert response.status_code == 400, response.content
+    problem = response.parsed
+    assert isinstance(problem, models.ProblemDetails) and problem.type_ == "bad-request", problem
+    assert isinstance(problem.errors, list), f"no errors: {response.content!r}"
+    return [(error.source, error.key) for error in problem.errors]
+
+
+# What a generated client trips over when the document and the server disagree (issue 24): each
+# test below fails against a server or a document that does not keep the contract.
+
+
+def test_python_client_gets_errors_of_invalid_bodies(generated: Path, server: ApiServer) -> None:
+    """An invalid body's 400 lists each bad part in `errors`, as a parameter's does."""
+    client, games, models, _ = _contract()
+    anyone = client.Client(base_url=server.url)
+    assert _refused(games.create_game.sync_detailed(client=anyone, body=models.NewGame(players=5)), models) == [
+        ("body", "players")]
+    waiting = games.create_game.sync(client=anyone, body=models.NewGame.from_dict(
+        {"players": 2, "seats": [{"kind": "human"}, {"kind": "open"}]}))
+    assert isinstance(waiting, models.CreatedGame)
+    blank = games.join_seat.sync_detailed(waiting.id, 1, client=anyone, body=models.JoinSeat(name=" "),
+                                          idempotency_key=str(uuid.uuid4()))
+    assert _refused(blank, models) == [("body", "name")]
+
+
+def test_python_client_gets_400_for_what_the_schema_refuses(generated: Path, server: ApiServer) -> None:
+    """Bodies the document's `not` refuses are refused as every other schema violation: 400, not 422."""
+    client, games, models, _ = _contract()
+    anyone = client.Client(base_url=server.url)
+    for body, key in [({"players": 2, "private_concern": True}, "private_concern"),
+                      ({"players": 2, "seats": [{"kind": "human"}]}, "seats"),
+                      ({"players": 3, "private_concern": True, "seats": [{"kind": "human"}] * 3}, "seats")]:
+        response = games.create_game.sync_detailed(client=anyone, body=models.NewGame.from_dict(body))
+        assert _refused(response, models) == [("body", key)], body
+
+
+def test_python_client_types_problem_members_as_absent(generated: Path, server: ApiServer) -> None:
+    """ProblemDetails' members of some types only are optional without a default: absent, never None."""
+    client, games, models, types = _contract()
+    for member in ("errors", "version", "plugin", "instance"):
+        annotation = str(inspect.signature(models.ProblemDetails).parameters[member].annotation)
+        assert "Unset" in annotation and "None" not in annotation, (member, annotation)
+    anyone = client.Client(base_url=server.url)
+    created = games.create_game.sync(client=anyone, body=models.NewGame(players=2, seed=4))
+    early = games.get_score.sync_detailed(created.id, client=anyone)
+    assert early.status_code == 409 and isinstance(early.parsed, models.ProblemDetails)
+    assert isinstance(early.parsed.errors, types.Unset) and isinstance(early.parsed.version, types.Unset)
+
+
+def test_python_client_follows_the_stream(generated: Path, server: ApiServer) -> None:
+    """Last-Event-ID is a string (httpx takes only text header values), and one message of the
+    stream parses into its event's own class with a model generated from the document
+    (`EventMessage`), read with httpx-sse as docs/clients.md says."""
+    client, games, models, _ = _contract()
+    annotation = str(inspect.signature(games.stream_events.sync_detailed).parameters["last_event_id"].annotation)
+    assert "str" in annotation and "int" not in annotation, annotation
+    anyone = client.Client(base_url=server.url)
+    created = games.create_game.sync(client=anyone, body=models.NewGame(players=2, seed=3))
+    assert isinstance(created, models.CreatedGame)
+    kwargs = games.stream_events._get_kwargs(created.id, last_event_id="0")
+    with anyone.get_httpx_client().stream(**kwargs) as response:
+        assert response.status_code == 200
+        sse = next(iter(EventSource(response).iter_sse()))
+    message = models.EventMessage.from_dict({"id": sse.id, "event": sse.json()})
+    assert message.id == "1" and message.event.n == 1
+    assert type(message.event).__name__.startswith("Event")  # a known event's own class
 
 
 def test_python_example_plays(generated: Path, server: ApiServer) -> None:

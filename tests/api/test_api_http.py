@@ -73,7 +73,7 @@ async def test_create_game_with_chosen_buildings_and_variants(
     ("body", "status", "problem_type"),
     [
         ({"players": 0}, 400, "bad-request"),
-        ({"players": 2, "private_concern": True}, 422, "bad-config"),
+        ({"players": 2, "private_concern": True}, 400, "bad-request"),
         ({"players": 5}, 400, "bad-request"),
         ({"players": "2"}, 400, "bad-request"),
         ({"players": 2, "seed": -1}, 400, "bad-request"),
@@ -84,7 +84,7 @@ async def test_create_game_with_chosen_buildings_and_variants(
         ({}, 400, "bad-request"),
         ([], 400, "bad-request"),
         ({"players": 2, "buildings": ["nowhere", "b", "c", "d"]}, 422, "unknown-component"),
-        ({"players": 2, "buildings": ["oracle_of_lumi"]}, 422, "bad-config"),
+        ({"players": 2, "buildings": ["oracle_of_lumi"]}, 400, "bad-request"),
         ({"players": 2, "companions": ["nobody"]}, 422, "unknown-component"),
     ],
 )

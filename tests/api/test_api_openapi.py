@@ -269,3 +269,24 @@ async def test_every_header_sent_is_documented(doc: dict[str, Any], make_app: An
                      for name, spec in headers.items() if spec.get("required") and name not in sent]
     assert not problems, problems
     assert {status for _, _, status in statuses} >= {"200", "201", "304", "400", "401", "403", "404", "409", "422"}
+
+
+def test_plugin_events_carry_the_tag_known_events_never_do(doc: dict[str, Any], engine: Engine) -> None:
+    """A fan plugin's event carries ``plugin`` (PluginEvent requires it), a known event never does:
+    so a typed client narrows ``Event`` to ``KnownEvent`` by it (tests/api/ts/contract.ts)."""
+    from jsonschema import Draft202012Validator
+
+    from darkroad.api.app.plugin_events import event_payload, known_event_types
+    from darkroad.core import Event
+
+    known = {variant["$ref"].rsplit("/", 1)[1] for variant in doc["components"]["schemas"]["KnownEvent"]["oneOf"]}
+    assert len(known) == len(known_event_types(engine))
+    validator = Draft202012Validator({**doc, "$ref": "#/components/schemas/Event"})
+    fan = json.loads(event_payload(engine, Event(n=7, type="lamps_lit", seat=1, data={"lamps": 2})))
+    assert fan == {"n": 7, "type": "lamps_lit", "seat": 1, "private_to": None, "data": {"lamps": 2}, "plugin": None}
+    validator.validate(fan)
+    assert "plugin" in doc["components"]["schemas"]["PluginEvent"]["required"]
+    joined = json.loads(event_payload(engine, Event(n=8, type="round_ended", data={"round": 2})))
+    assert "plugin" not in joined
+    validator.validate(joined)
+    assert not validator.is_valid({k: v for k, v in fan.items() if k != "plugin"})

@@ -1,12 +1,12 @@
 // The event log in words. One sentence per known event type (a mapped type over the document's
 // KnownEvent union: an event type added to the contract fails the build until it has words
-// here); fan plugins' events are told from their type and data.
+// here); fan plugins' events (those with `plugin`) are told from their type and data.
 import type { GameEvent, KnownEvent } from "./api";
 import { count, humanize, type Names } from "./names";
 
 type Known = KnownEvent["type"];
-type DataOf<K extends Known> = Extract<KnownEvent, { type: K }>["data"];
-type Words = { [K in Known]: (data: DataOf<K>, who: string, names: Names, seat: (n: number) => string) => string };
+type DataOf = { [K in Known]: Extract<KnownEvent, { type: K }>["data"] };
+type Words = { [K in Known]: (data: DataOf[K], who: string, names: Names, seat: (n: number) => string) => string };
 
 const route = (id: string) => (id === "shortcut" ? "a shortcut" : "the dark road");
 const from = (names: Names, source: string) => (source ? ` (${names.source(source)})` : "");
@@ -105,19 +105,18 @@ function gainWords(d: { resource?: string; amount?: number; good?: string; value
   return "something";
 }
 
-function isKnown(event: GameEvent): event is KnownEvent {
-  return Object.prototype.hasOwnProperty.call(WORDS, event.type);
+/** A known event in words: ``WORDS`` indexed by the event's type takes that type's data (the
+ * correlated form TypeScript follows without a cast). */
+function known<K extends Known>(type: K, data: DataOf[K], who: string, names: Names, seat: (n: number) => string): string {
+  const words: Words[K] = WORDS[type];
+  return words(data, who, names, seat);
 }
 
 /** An event in words; ``seat`` names a seat ("Player 2", "you"). */
 export function describe(event: GameEvent, names: Names, seat: (n: number) => string): string {
   const who = event.seat === null ? "The table" : seat(event.seat);
-  if (isKnown(event)) {
-    // The union's members each pair a type with its data; TypeScript cannot follow the pair
-    // through an index, so the one cast here says what the mapped type already guarantees.
-    const words = WORDS[event.type] as (data: unknown, who: string, names: Names, seat: (n: number) => string) => string;
-    return words(event.data, who, names, seat);
-  }
+  // Only fan plugins' events carry ``plugin``: without it, the event is a KnownEvent.
+  if (!("plugin" in event)) return known(event.type, event.data, who, names, seat);
   // A fan plugin's event: its type and data, ids by name where the catalogue knows them.
   const parts = Object.entries(event.data).map(([key, value]) => `${humanize(key).toLowerCase()}: ${plain(value, names)}`);
   return `${who}: ${humanize(event.type).toLowerCase()}${parts.length ? ` (${parts.join("; ")})` : ""}.`;

@@ -440,7 +440,7 @@ export class Table implements Seats {
       const opened = Date.now();
       try {
         const { data, error, response } = await this.client.GET("/v1/games/{game_id}/stream", {
-          params: { path: { game_id: this.gameId }, header: { "Last-Event-ID": this.lastEvent } },
+          params: { path: { game_id: this.gameId }, header: { "Last-Event-ID": String(this.lastEvent) } },
           parseAs: "stream",
         });
         if (response.status === 204) {
