@@ -102,8 +102,9 @@ class GamesController(Controller):
         raw = await read_body(
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
-        data = parse_model(raw, NewGame)
-        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1), seat_kinds=service.engine.seat_kinds)
+        new_game: type[NewGame] = request.app.state.new_game  # with the installed seat kinds' fields
+        data = parse_model(raw, new_game)
+        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
         created = await service.seats.create(config, _seating(data))
         body = CreatedGame(
             id=created.id,
