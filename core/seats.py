@@ -65,7 +65,7 @@ class ViewBlock:
     which generated clients turn into a type of that name."""
 
     key: str = field(validator=validators.matches_re(r"^[a-z][a-z0-9_]*$"))
-    schema: Mapping[str, Any] = field(validator=validators.instance_of(Mapping))
+    schema: Mapping[str, Any] = field(validator=validators.instance_of(Mapping))  # type: ignore[type-abstract]
     description: str
     """What it holds, in one sentence (the member's description in the document)."""
     where: Literal["player", "caravan"] = field(default="player", validator=validators.in_(VIEW_PLACES))

@@ -32,9 +32,11 @@ from darkroad.core import TIEBREAKERS, SeatKind, ViewBlock
 
 _REF = "#/components/schemas/{name}"
 _SEAT = {"type": "integer", "minimum": 0, "maximum": 3}
-_VIEWS = {"player": ("PlayerView", PlayerView), "caravan": ("Caravan", Caravan)}
+_VIEWS: dict[str, tuple[str, type[msgspec.Struct]]] = {"player": ("PlayerView", PlayerView),
+                                                        "caravan": ("Caravan", Caravan)}
 """Where a view block goes (``ViewBlock.where``): the schema it joins and its struct."""
-_SEAT_KIND_OF = {"GameConfig": ("variants", GameConfig), "GameSummary": ("players", GameSummary)}
+_SEAT_KIND_OF: dict[str, tuple[str, type[msgspec.Struct]]] = {"GameConfig": ("variants", GameConfig),
+                                                               "GameSummary": ("players", GameSummary)}
 """The schemas naming each kind's seat under its id, with the member the kinds' follow."""
 
 
@@ -49,7 +51,7 @@ class SeatKindSurface:
         self._check()
         fields = [(kind.api_field, Annotated[bool | None, Meta(description=self._field_text(kind))], None)
                   for kind in self.kinds]
-        self.new_game: type[NewGame] = msgspec.defstruct(
+        self.new_game: type[NewGame] = msgspec.defstruct(  # type: ignore[assignment]  # a NewGame subclass
             NewGame.__name__, fields, bases=(NewGame,), module=NewGame.__module__,
             namespace={"seat_kinds": self.kinds, "__doc__": NewGame.__doc__}, kw_only=True, forbid_unknown_fields=True,
         )
