@@ -46,7 +46,7 @@ from .hooks import is_bool, is_int, is_int_list, is_str_list
 from .plugins import hookimpl, make_plugin_manager
 from .rules import ROUNDS, connected_building, move_illuminated
 from .rules import adjacent as adjacent_districts
-from .seats import HUMAN, TIEBREAKERS, SeatKind
+from .seats import HUMAN, TIEBREAKERS, SeatKind, ViewBlock
 from .state import Board, CompanionCard, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
 from .steps import Choice, Option, Step
 from .view import EventType
@@ -89,6 +89,7 @@ __all__ = [
     "Step",
     "Task",
     "UnknownComponent",
+    "ViewBlock",
     "adjacent_districts",
     "commission_prestige",
     "connected_building",

@@ -18,6 +18,10 @@ have no legal actions); the kind decides for them. What a kind defines:
 * **How a game asks for it:** the game options (``GameConfig.options``) named after its id
   (``<id>: true``, ``<id>_seat: n``: its seat, the last one by default) and the game sizes
   it plays in (:attr:`SeatKind.players`; 2 seats with it is solo).
+* **Its API surface:** what the HTTP API documents and accepts for it, as components
+  contribute their actions and events: its request option (:attr:`SeatKind.request_field`,
+  a field of the body that creates a game, and :attr:`SeatKind.request_text`) and the JSON
+  Schemas of the view keys it adds (:attr:`SeatKind.view_blocks`, :class:`ViewBlock`).
 
 A kind keeps its seat's state in ``Player.extra`` (JSON-able, saved with the game; not in
 views: :meth:`SeatKind.public` shows what is public). Like a bot, one seat kind object
@@ -27,7 +31,9 @@ serves every game of a process: it keeps nothing between calls.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from attrs import field, frozen, validators
 
 from .errors import BadConfig
 
@@ -42,6 +48,27 @@ HUMAN = "human"
 """``Player.kind`` of a seat no seat kind takes: a player's (a client or a bot decides)."""
 TIEBREAKERS = ("discarded", "gifts", "commissions_delivered", "heroes_delivered")
 """The rulebook's tie-breakers in order (p. 13, "Breaking Ties"), as :class:`ScoreLine` fields."""
+
+VIEW_PLACES = ("player", "caravan")
+"""Where a :class:`ViewBlock` is: its seat's entry of the view's ``players``, or the view's ``caravan``."""
+
+
+@frozen
+class ViewBlock:
+    """A key a seat kind adds to views, documented with the JSON Schema of its value (the HTTP
+    API's document shows it as an optional member, present when the kind sends it).
+
+    ``where`` is ``"player"`` for a key of its seat's view (one :meth:`SeatKind.public`
+    returns) or ``"caravan"`` for one the kind keeps in the caravan under way
+    (``game.turn["caravan"]``, shown as the view's ``caravan``). A ``schema`` with a
+    ``title`` becomes a named schema of the document (``#/components/schemas/<title>``),
+    which generated clients turn into a type of that name."""
+
+    key: str = field(validator=validators.matches_re(r"^[a-z][a-z0-9_]*$"))
+    schema: Mapping[str, Any] = field(validator=validators.instance_of(Mapping))  # type: ignore[type-abstract]
+    description: str
+    """What it holds, in one sentence (the member's description in the document)."""
+    where: Literal["player", "caravan"] = field(default="player", validator=validators.in_(VIEW_PLACES))
 
 
 class SeatKind:
@@ -59,6 +86,26 @@ class SeatKind:
     tiebreakers: ClassVar[tuple[str, ...]] = TIEBREAKERS
     """The tie-breakers its score lines are compared by, in order (:data:`TIEBREAKERS` or a
     beginning of it). Two tied seats are compared by the tie-breakers both their kinds use."""
+
+    # -- its API surface ------------------------------------------------------------------
+    request_field: ClassVar[str] = ""
+    """Its field in the HTTP API's body that creates a game (``POST /v1/games``): ``true``
+    seats it in the last seat (empty: its :attr:`id`, see :attr:`api_field`)."""
+    request_text: ClassVar[str] = ""
+    """What that field does, for the API's document, without where it is allowed (the API
+    adds that from :attr:`players`): "Seat the Peddler, who sells its wares, in the last
+    seat". Empty: said from :attr:`name`."""
+    view_blocks: ClassVar[tuple[ViewBlock, ...]] = ()
+    """The keys it adds to views, with the JSON Schema of each: every key :meth:`public`
+    returns, and any it keeps in the caravan under way."""
+    score_notes: ClassVar[Mapping[str, str]] = {}
+    """How its :meth:`score` fills the :class:`ScoreLine` fields it scores its own way, by
+    field, for the API's document: ``{"goods_vp": "1 VP per good it holds"}``."""
+
+    @property
+    def api_field(self) -> str:
+        """Its field in the API's request that creates a game: :attr:`request_field`, or its id."""
+        return self.request_field or self.id
 
     # -- how a game asks for it ---------------------------------------------------------
     @property

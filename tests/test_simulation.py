@@ -172,3 +172,12 @@ def test_the_private_concern_flag_takes_the_last_of_3_or_4_seats() -> None:
                                      "--json"])
     assert played.exit_code == 0, played.output
     assert json.loads(played.stdout)["games"] == 1
+
+
+def test_a_seat_kind_flag_is_its_request_field() -> None:
+    """`--private-concern` is not the CLI's own: `--<field>` is derived from each installed seat
+    kind's request field (as the API's `POST /v1/games` takes it); another flag is refused."""
+    result = runner.invoke(cli.app, ["simulate", "--games", "1", "--players", "3", "--private-kraken"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())
+    assert "Invalid value for --private-kraken: no such option (the installed seat kinds': --private-concern)" in said

@@ -2,7 +2,7 @@
 seats played by bots, and seats handed to a bot when their player walks away.
 
 Who sits in a seat is the API's business, not the rules': the rules core knows players
-(``human`` or the Private Concern), this module knows that seat 2 is open, that a stranger
+(``human``, or a seat kind's automated seat), this module knows that seat 2 is open, that a stranger
 called "Ann" joined seat 1, that the ``greedy`` bot plays seat 3, or plays seat 0 for a
 player who timed out. That record, :class:`Lobby`, is kept in the store beside the game's
 state (``StoredGame.lobby``, a small JSON) and written by the same atomic commits.
@@ -55,8 +55,8 @@ class LobbySeat(msgspec.Struct, omit_defaults=True):
     """One seat as the lobby keeps it."""
 
     kind: str
-    """``human`` (a player holds its token), ``open`` (waiting for a player), ``bot`` or
-    ``private_concern``."""
+    """``human`` (a player holds its token), ``open`` (waiting for a player), ``bot`` or an
+    installed seat kind's id (an automated seat)."""
     name: str | None = None
     bot: str | None = None
     """The bot playing the seat: a bot seat's, or the one playing for a player who timed out."""
@@ -207,13 +207,13 @@ def status(lobby: Lobby | None, finished: bool) -> str:
     return "waiting" if lobby is not None and lobby.waiting else "active"
 
 
-def config_summary(game: Game) -> dict[str, Any]:
-    """What the listing says about a game's setup (``GameSummary``)."""
+def config_summary(game: Game, seat_kinds: Iterable[str]) -> dict[str, Any]:
+    """What the listing says about a game's setup (``GameSummary``); ``seat_kinds``: the
+    installed seat kinds' ids, each naming its seat (null without it), as the view's ``config``."""
     config = game.config
-    concern = next((n for n, player in enumerate(game.players) if player.kind == "private_concern"), None)
     return {
         "players": config.players,
-        "private_concern": concern,
+        **{kind: next((p.seat for p in game.players if p.kind == kind), None) for kind in seat_kinds},
         "buildings": list(game.board.buildings),
         "variants": dict(config.variants),
         "companions": list(config.companions),

@@ -126,7 +126,7 @@ class Seats:
         specs = iter(seating.seats or [("human", None, None)] * len(game.players))
         seats = []
         for player in game.players:
-            if player.kind != HUMAN:  # an automated seat (a seat kind's: the Private Concern) plays itself
+            if player.kind != HUMAN:  # an automated seat (a seat kind's) plays itself
                 seats.append(LobbySeat(player.kind, name=self.engine.seat_kinds[player.kind].name))
                 continue
             kind, name, bot = next(specs)
@@ -143,7 +143,7 @@ class Seats:
             listed=opened and (seating.listed is None or seating.listed),
             turn_timeout=seating.turn_timeout,
             timeout_bot=seating.timeout_bot or lobbies.DEFAULT_TIMEOUT_BOT,
-            config=lobbies.config_summary(game),
+            config=lobbies.config_summary(game, self.engine.seat_kinds),
         )
 
     async def waiting(self, cursor: str | None, limit: int) -> WaitingPage:
@@ -314,7 +314,7 @@ class Seats:
                 raise ServiceError("not-overdue", "This game has no turn_timeout: no seat is ever overdue.")
             record = lobby.seats[seat]
             if record.kind != "human" or lobby.bot_of(seat) is not None:
-                raise ServiceError("not-overdue", f"Seat {seat} is played by a bot (or the Private Concern).")
+                raise ServiceError("not-overdue", f"Seat {seat} is played by a bot (or is an automated seat).")
             if seat not in self.engine.awaiting(game) or record.since is None:
                 raise ServiceError("not-overdue", f"The game does not wait for seat {seat}.")
             now = self.games.clock()

@@ -23,6 +23,7 @@ from darkroad.api.http.play import PlayController
 from darkroad.api.http.policy import PolicedApp
 from darkroad.api.http.problems import problem_details_plugin
 from darkroad.api.http.ratelimit import RateLimiter
+from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.api.http.seats import SeatsController
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
@@ -122,7 +123,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(engine),
         request_max_body_size=settings.request_max_body_size,
-        state=State({"engine": engine, "settings": settings}),
+        # The body that creates a game has the installed seat kinds' fields (made once: a kind
+        # whose field or view keys clash with the API's refuses the app here).
+        state=State({"engine": engine, "settings": settings, "new_game": SeatKindSurface(engine.seat_kinds).new_game}),
         metrics=metrics,
         endpoints={("POST", f"{GAMES}/{{game_id}}/actions"): action_endpoint},
     )

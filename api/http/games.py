@@ -102,11 +102,12 @@ class GamesController(Controller):
         raw = await read_body(
             request.receive, request.headers.get("content-length"), service.settings.request_max_body_size
         )
-        data = parse_model(raw, NewGame)
+        new_game: type[NewGame] = request.app.state.new_game  # with the installed seat kinds' fields
+        data = parse_model(raw, new_game)
         errors = [body_error(message, key) for message, key in data.schema_errors(service.engine)]
         if errors:
             raise invalid_body(errors, "Invalid body: " + "; ".join(error["message"] for error in errors))
-        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1), seat_kinds=service.engine.seat_kinds)
+        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
         created = await service.seats.create(config, _seating(data))
         body = CreatedGame(
             id=created.id,

@@ -5,8 +5,9 @@ Litestar generates the document from the routes; the bodies' schemas are msgspec
 The engine contributes what only it knows: the ``Action`` and ``Event`` unions, from
 ``Engine.action_schema()`` / ``Engine.event_schema()``, as named components (one per
 decision or event type, a ``discriminator`` on ``type``, an open variant for fan
-plugins), and the building and companion ids a game may choose (which depend on the
-installed plugins). Then what generators need: request defaults said in words, the
+plugins), the building and companion ids a game may choose (which depend on the
+installed plugins), and what the installed seat kinds declare (their request fields and
+view blocks: :mod:`darkroad.api.http.seat_kinds`). Then what generators need: request defaults said in words, the
 document-level optional seat token that reads inherit, every header responses send.
 Links (create → view / actions / act / log / score, legal actions → act) let clients and
 stateful fuzzers follow a game from its creation.
@@ -34,14 +35,8 @@ from litestar.openapi.spec import Components, SecurityScheme, Tag
 from darkroad.api.app import lobby
 from darkroad.api.http.docs import SwaggerDocsPlugin
 from darkroad.api.http.problems import PROBLEM_TYPES
-from darkroad.api.http.schemas import (
-    LAST_EVENT_ID_PATTERN,
-    MODELS,
-    OPEN,
-    SEAT_KIND_FIELDS,
-    SOLO,
-    refused_sizes,
-)
+from darkroad.api.http.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN, SOLO, NewGame, refused_sizes
+from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.core import Engine
 
 SECURITY_SCHEME = "seatToken"
@@ -191,8 +186,12 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     # committed file and the clients and fuzzers reading either list operations alike.
     doc["paths"] = dict(sorted(doc["paths"].items()))
     schemas = doc["components"]["schemas"]
-    # msgspec's own schemas of the bodies are exact where Litestar's lose constraints.
-    schemas.update(msgspec.json.schema_components(MODELS, ref_template=_REF)[1])
+    # msgspec's own schemas of the bodies are exact where Litestar's lose constraints; the
+    # request that creates a game has the installed seat kinds' fields.
+    seat_kinds = SeatKindSurface(engine.seat_kinds)
+    models = tuple(seat_kinds.new_game if model is NewGame else model for model in MODELS)
+    schemas.update(msgspec.json.schema_components(models, ref_template=_REF)[1])
+    seat_kinds.complete(schemas)
     for model in OPEN:
         schemas[model.__name__]["additionalProperties"] = True
     # Kinds are a closed set, but clients may index the catalogue by a kind they hold as text.
@@ -204,7 +203,8 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     _restrict_choices(schemas, engine)
     # Where a seat kind may be asked for (from the catalogue of seat kinds); `seats` lists every
     # seat but the automated one.
-    schemas["NewGame"]["not"] = {"anyOf": [*_seat_rule(engine), *_wrong_seat_counts()]}
+    fields = [kind.api_field for kind in seat_kinds.kinds]
+    schemas["NewGame"]["not"] = {"anyOf": [*_seat_rule(seat_kinds), *_wrong_seat_counts(fields)]}
     _name_the_seat_union(schemas)
     for name in ("NewGame", "Variants"):
         _defaults_in_words(schemas[name])
@@ -270,31 +270,30 @@ def event_schema(engine: Engine) -> dict[str, Any]:
     return {"oneOf": [*known, open_variant]}
 
 
-def _wrong_seat_counts() -> list[dict[str, Any]]:
+def _wrong_seat_counts(fields: list[str]) -> list[dict[str, Any]]:
     """``seats`` of the wrong length, for each number of players (with and without an automated
-    seat, which has no item): what ``NewGame.not`` refuses."""
+    seat, which has no item; ``fields``: the seat kinds' request fields): what ``NewGame.not`` refuses."""
     # Each case is flat (properties and required only): openapi-generator's Go client makes a
     # type of each ``anyOf`` branch, and a nested ``allOf``/``not`` in one left it undefined
     # (the client did not compile). "Without the automated seat" is the optional flag absent,
     # false or null (``enum``), not ``not`` of "present and true".
     wrong = []
-    for field in SEAT_KIND_FIELDS:
-        for players in (1, 2, 3, 4):
-            cases: list[tuple[int, dict[str, Any]]]
-            if players == SOLO:
-                cases = [(1, {})]
-            elif players == SOLO + 1:
-                cases = [(2, {})]
-            else:
-                cases = [(players - 1, {field: True}), (players, {field: False})]
-            for count, when in cases:
-                wrong.append({
-                    "required": ["players", "seats", *(name for name, value in when.items() if value)],
-                    "properties": {"players": {"const": players},
-                                   **{name: {"const": True} if value else {"enum": [False, None]}
-                                      for name, value in when.items()},
-                                   "seats": {"not": {"minItems": count, "maxItems": count}}},
-                })
+    for players in (1, 2, 3, 4):
+        cases: list[tuple[int, dict[str, Any]]]
+        if players == SOLO:
+            cases = [(1, {})]
+        elif players == SOLO + 1:
+            cases = [(2, {})]
+        else:  # one seat kind asked for, or none
+            cases = [*((players - 1, {field: True}) for field in fields), (players, dict.fromkeys(fields, False))]
+        for count, when in cases:
+            wrong.append({
+                "required": ["players", "seats", *(name for name, value in when.items() if value)],
+                "properties": {"players": {"const": players},
+                               **{name: {"const": True} if value else {"enum": [False, None]}
+                                  for name, value in when.items()},
+                               "seats": {"not": {"minItems": count, "maxItems": count}}},
+            })
     return wrong
 
 
@@ -530,13 +529,14 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": _REF.format(name=name)}
 
 
-def _seat_rule(engine: Engine) -> list[dict[str, Any]]:
+def _seat_rule(seat_kinds: SeatKindSurface) -> list[dict[str, Any]]:
     """What ``NewGame`` never allows, derived from the installed seat kinds (their game sizes):
     a seat kind's field true with a ``players`` it does not take (2: its solo game is
-    ``players: 1``), or false with ``players: 1`` (solo is against the seat kind)."""
+    ``players: 1``), or false with ``players: 1`` (solo is against a seat kind)."""
     never = []
-    for field in SEAT_KIND_FIELDS:
-        for n in refused_sizes(engine.seat_kinds.get(field)):
+    for kind in seat_kinds.kinds:
+        field = kind.api_field
+        for n in refused_sizes(kind):
             never.append({"required": ["players", field],
                           "properties": {"players": {"const": n}, field: {"const": True}}})
         never.append({"required": ["players", field],

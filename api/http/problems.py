@@ -139,8 +139,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "seat-taken",
             409,
             "Seat taken",
-            "The seat is not open: someone joined it first, or it is a creator's, a bot's or the Private "
-            "Concern's seat. Join another of `open_seats`.",
+            "The seat is not open: someone joined it first, or it is a creator's, a bot's or an automated "
+            "seat (a seat kind's). Join another of `open_seats`.",
         ),
         ProblemType(
             "seat-replaced",

@@ -4,13 +4,15 @@ The OpenAPI document describes these with msgspec's own JSON Schemas (:data:`MOD
 which carry every constraint exactly. Actions and events are not here: they are the
 engine's (plugins contribute their types), taken as raw JSON and described from
 ``Engine.action_schema()`` / ``Engine.event_schema()`` (see :mod:`darkroad.api.http.openapi`).
+Nor are the installed seat kinds' members: each declares its request field and its view
+blocks (``SeatKind.view_blocks``), which :mod:`darkroad.api.http.seat_kinds` adds to
+:class:`NewGame` and to the document.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta
@@ -45,19 +47,26 @@ Unset = msgspec.UnsetType
 UNSET = msgspec.UNSET
 SOLO = 1
 """``players`` of a solo game: one player against a seat kind that plays solo (2 seats in the engine)."""
-SEAT_KIND_FIELDS = ("private_concern",)
-"""``NewGame`` fields asking for an automated seat: each is named after its seat kind."""
 LAST_EVENT_ID_PATTERN = "^(-1|[0-9]{1,16})$"
 """``Last-Event-ID``: a header, so text (typed as a string: generated clients send it as one),
 holding an event's ``n`` (at most 2**53 - 1, 16 digits) or -1."""
 
 
-def refused_sizes(kind: EngineSeatKind | None) -> list[int]:
+def refused_sizes(kind: EngineSeatKind) -> list[int]:
     """The ``players`` of ``NewGame`` (2-4) with which a seat kind's field may not be true: sizes
     it does not play in (from the catalogue of seat kinds: :attr:`SeatKind.players`), and 2,
-    since its solo game is ``players: 1`` (every size, when it is not installed)."""
-    plays = set(kind.players) if kind is not None else set()
-    return [n for n in (2, 3, 4) if n == 2 or n not in plays]
+    since its solo game is ``players: 1``."""
+    return [n for n in (2, 3, 4) if n == 2 or n not in kind.players]
+
+
+def solo_kinds(kinds: tuple[EngineSeatKind, ...]) -> list[EngineSeatKind]:
+    """The seat kinds that play solo (in games of 2 seats, theirs included)."""
+    return [kind for kind in kinds if SOLO + 1 in kind.players]
+
+
+def the(kind: EngineSeatKind) -> str:
+    """A seat kind's name in a sentence: "the Peddler" (its id when it has no name)."""
+    return f"the {kind.name}" if kind.name else f"`{kind.id}`"
 
 
 def plays(kind: EngineSeatKind) -> str:
@@ -109,13 +118,14 @@ NewSeat = HumanSeat | OpenSeat | BotSeat
 class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """How to set up a game."""
 
-    players: Annotated[int, Meta(ge=1, le=4, description="Number of seats, the Private Concern included: "
-                                                     "1 is solo (you against the Private Concern).")]
-    private_concern: Annotated[
-        bool | None,
-        _doc("Seat the Private Concern, the automated opponent, in the last seat: implied by `players: 1`; "
-             "allowed with 3 or 4 players."),
-    ] = None
+    # The request of an app is a subclass with one more field per installed seat kind, its
+    # ``api_field`` (``bool | None``: true seats it), made by ``SeatKindSurface``
+    # (darkroad.api.http.seat_kinds).
+    seat_kinds: ClassVar[tuple[EngineSeatKind, ...]] = ()
+    """The installed seat kinds, each with its field."""
+
+    # Its description names the installed seat kinds (darkroad.api.http.seat_kinds).
+    players: Annotated[int, Meta(ge=1, le=4)]
     seed: Annotated[
         Annotated[int, Meta(ge=0, le=MAX_SEED)] | None,
         _doc("Seed of the game's random generator (random when absent; secret)."),
@@ -140,10 +150,9 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     seats: Annotated[
         Annotated[list[NewSeat], Meta(max_length=4)] | Unset,
         Meta(
-            description="Who sits where: one item per seat, the Private Concern's excepted (so `players` items, "
-            "one fewer with `private_concern: true`), each `human` (the creator gets its token), `open` "
-            "(a player joins it later: the game waits until every open seat is taken) or `bot` (an "
-            "installed bot plays it). Default: every seat `human`.",
+            description="Who sits where: one item per seat, the automated seat's excepted, each `human` (the "
+            "creator gets its token), `open` (a player joins it later: the game waits until every open seat is "
+            "taken) or `bot` (an installed bot plays it). Default: every seat `human`.",
         ),
     ] = UNSET
     listed: Annotated[
@@ -161,11 +170,18 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         BotId | Unset, _doc("The bot that plays a timed-out seat. Default: `greedy`.")
     ] = UNSET
 
-    def automated(self) -> list[str]:
-        """The fields of :data:`SEAT_KIND_FIELDS` asking for an automated seat (solo implies the
-        Private Concern's when it is left out)."""
-        return [field for field in SEAT_KIND_FIELDS
-                if (self.players == SOLO if getattr(self, field) is None else getattr(self, field))]
+    def asked(self) -> list[EngineSeatKind]:
+        """The seat kinds whose field is true."""
+        return [kind for kind in self.seat_kinds if getattr(self, kind.api_field, None)]
+
+    def automated(self) -> list[EngineSeatKind]:
+        """The seat kinds taking a seat: those asked for; in a solo game none is, the one
+        installed seat kind that plays solo (its field is implied)."""
+        asked = self.asked()
+        if self.players == SOLO and not asked:
+            solo = solo_kinds(self.seat_kinds)
+            return solo if len(solo) == 1 else []
+        return asked
 
     def seat_count(self) -> int:
         """How many items ``seats`` must have: every seat but the automated ones."""
@@ -196,50 +212,35 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                 if len(sides) > 1:
                     errors.append((f"`buildings` names both sides of one tile: {', '.join(sorted(sides))}",
                                    "buildings"))
-        for field in SEAT_KIND_FIELDS:
-            kind = engine.seat_kinds.get(field)
-            wanted = getattr(self, field)
+        for kind in self.seat_kinds:
+            field = kind.api_field
+            wanted = getattr(self, field, None)
             if wanted is True and self.players in refused_sizes(kind):
-                why = f"the {kind.name} {plays(kind)}" if kind is not None else f"no seat kind {field!r} is installed"
-                errors.append((f"`{field}: true` with `players: {self.players}`: {why}", field))
+                errors.append((f"`{field}: true` with `players: {self.players}`: {the(kind)} {plays(kind)}", field))
             elif wanted is False and self.players == SOLO:
                 errors.append((f"`{field}: false` with `players: 1`: a 1-player game is solo against it; "
                                f"leave {field} out", field))
         if self.seats is not UNSET:
             # As the document counts: solo and 2 players take one item per player; 3-4 one fewer
             # with an automated seat asked for (``true``).
-            asked = sum(getattr(self, field) is True for field in SEAT_KIND_FIELDS)
+            asked = sum(getattr(self, kind.api_field, None) is True for kind in self.seat_kinds)
             count = self.players if self.players <= SOLO + 1 else self.players - asked
             if len(self.seats) != count:
-                errors.append((f"`seats` lists every seat but the Private Concern's: {count} item(s) here, "
+                errors.append((f"`seats` lists every seat but the automated one's: {count} item(s) here, "
                                f"not {len(self.seats)}", "seats"))
         return errors
 
-    def to_config(self, seed: int, seat_kinds: Mapping[str, EngineSeatKind]) -> EngineConfig:
-        """The engine's configuration, with ``seed`` when the request has none; ``seat_kinds``:
-        the installed seat kinds (``Engine.seat_kinds``), whose game sizes decide where an
-        automated seat may be asked for.
+    def to_config(self, seed: int) -> EngineConfig:
+        """The engine's configuration, with ``seed`` when the request has none; the installed
+        seat kinds' game sizes (:attr:`seat_kinds`) decide where an automated seat may be asked for.
 
-        Solo (``players: 1``) is a 2-seat game in the engine: you and the seat kind that plays
-        solo (the Private Concern)."""
+        Solo (``players: 1``) is a 2-seat game in the engine: you and the seat kind that plays solo."""
         options: dict[str, Any] = {}
-        for field in SEAT_KIND_FIELDS:
-            kind = seat_kinds.get(field)
-            name = f"the {kind.name}" if kind is not None else field
-            wanted = getattr(self, field)
-            on = self.players == SOLO if wanted is None else wanted
-            if self.players == SOLO and not on:
-                raise BadConfig(f"a 1-player game is solo against {name}: leave {field} out")
-            if not on:
-                continue
-            if kind is None:
-                raise BadConfig(f"this installation has no seat kind {field!r}")
-            if (self.players == SOLO and SOLO + 1 not in kind.players) or self.players in refused_sizes(kind):
-                raise BadConfig(f"{name} {plays(kind)}")
+        for kind in self._seated():
             options |= kind.game_options()
         if self.seats is not UNSET and len(self.seats) != self.seat_count():
             raise BadConfig(
-                f"seats lists every seat but the Private Concern's: {self.seat_count()} item(s) here, "
+                f"seats lists every seat but the automated one's: {self.seat_count()} item(s) here, "
                 f"not {len(self.seats)}"
             )
         if len(set(self.companions)) != len(self.companions):
@@ -255,6 +256,24 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             companions=list(self.companions),
         )
 
+    def _seated(self) -> list[EngineSeatKind]:
+        """:meth:`automated`, or :class:`BadConfig` where a seat kind may not be asked for."""
+        solo = self.players == SOLO
+        for kind in self.seat_kinds:
+            if solo and getattr(self, kind.api_field, None) is False:
+                raise BadConfig(f"a 1-player game is solo against a seat kind: leave {kind.api_field} out")
+        seated = self.automated()
+        if solo and len(seated) != 1:
+            playing = [f"`{kind.api_field}: true` ({the(kind)})" for kind in solo_kinds(self.seat_kinds)]
+            raise BadConfig(
+                f"a 1-player game is solo against one seat kind, ask for one of: {', '.join(playing)}" if playing
+                else "a 1-player game is solo against a seat kind, and this installation has none that plays solo"
+            )
+        for kind in seated:
+            if (solo and SOLO + 1 not in kind.players) or (not solo and self.players in refused_sizes(kind)):
+                raise BadConfig(f"{the(kind)} {plays(kind)}")
+        return seated
+
 
 # -- responses ---------------------------------------------------------------------
 
@@ -265,19 +284,19 @@ class JoinSeat(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     name: Name
 
 
-SeatKind = Literal["human", "open", "bot", "private_concern"]
+SeatKind = Literal["human", "open", "bot"]
+"""A seat's ``kind``; the document adds the installed seat kinds' ids (automated seats)."""
 
 
 class SeatToken(msgspec.Struct, kw_only=True):
     """The secret of one seat: whoever holds it plays that seat. Only `human` seats have one: an
-    open seat's comes to whoever joins it, bots and the Private Concern play themselves."""
+    open seat's comes to whoever joins it, bots and automated seats (a seat kind's) play themselves."""
 
     seat: int
     token: str | None
     # Always sent; documented as optional with its default as v1 first published it (a v1
-    # field never becomes required in the document).
-    kind: Annotated[str, _doc("`human`, `open` (joined later), `bot`, or `private_concern` for the "
-                              "automated opponent.")] = "human"
+    # field never becomes required in the document). Its description names the seat kinds.
+    kind: str = "human"
     name: Annotated[str | None, _doc("The seat's name, if any.")]
     bot: Annotated[str | None, _doc("A bot seat's bot id.")]
 
@@ -321,8 +340,7 @@ class SeatView(msgspec.Struct):
     """Who sits in a seat."""
 
     seat: Seat
-    kind: Annotated[SeatKind, _doc("`human` (a player holds its token), `open` (waiting for a player to join), "
-                                   "`bot`, or `private_concern`.")]
+    kind: SeatKind  # described with the installed seat kinds' ids (darkroad.api.http.seat_kinds)
     name: Annotated[str | None, _doc("The player's name (a bot seat: its name); null for an open seat or a "
                                      "player who gave none.")]
     bot: Annotated[str | None, _doc("The bot playing the seat: a bot seat's, or the one playing for a player "
@@ -339,9 +357,10 @@ class SeatView(msgspec.Struct):
 class GameConfig(msgspec.Struct):
     """How the game was set up (the engine's configuration)."""
 
-    players: Annotated[int, Meta(ge=2, le=4, description="Seats, the Private Concern's included (solo: 2).")]
+    # Each installed seat kind's seat follows `variants`, under its id (darkroad.api.http.seat_kinds).
+
+    players: Annotated[int, Meta(ge=2, le=4)]
     variants: Annotated[dict[str, bool], _doc("The optional rules in play (`drafting`, `advanced_deeds`).")]
-    private_concern: Annotated[Seat | None, _doc("The Private Concern's seat; null without it.")]
     buildings: Annotated[list[str], _doc("The building ids asked for at creation (empty: chosen by the server; "
                                          "the buildings in play are `board.buildings`).")]
     plugins: Annotated[dict[str, str], _doc("The plugins the game needs, with their versions.")]
@@ -411,9 +430,6 @@ class Caravan(msgspec.Struct, omit_defaults=True):
     taken: Annotated[
         dict[str, int] | msgspec.UnsetType, _doc("The event card face each seat took, by seat number.")
     ] = msgspec.UNSET
-    concern_fortunes: Annotated[
-        list[str] | msgspec.UnsetType, _doc("The good fortunes the Private Concern's card lets it take.")
-    ] = msgspec.UNSET
 
 
 class ActionDie(msgspec.Struct):
@@ -428,14 +444,6 @@ class WagonCompanion(msgspec.Struct):
 
     card: Annotated[str, _doc("The card id (`<companion id>-<copy>`).")]
     gifts: Annotated[list[int], _doc("The abilities already used (their indexes), for a loyal companion.")]
-
-
-class ConcernView(msgspec.Struct):
-    """The Private Concern's public state."""
-
-    goods: Count
-    deck: Count
-    discard: list[str]
 
 
 Cell = Annotated[
@@ -469,7 +477,7 @@ class PlayerView(msgspec.Struct):
     """One player's wagon; `coins` and `deeds` are null unless it is the caller's (or the game is over)."""
 
     seat: Seat
-    kind: Annotated[str, _doc("`human`, or `private_concern` for the automated opponent.")]
+    kind: str  # described with the installed seat kinds' ids (darkroad.api.http.seat_kinds)
     prestige: int
     position: Annotated[int, _doc("The wagon's Ringway space, 0-4 (0: the start space).")]
     locked: Annotated[list[int | None], _doc("The night dice in locked slots #1-#3 (null: empty in the last rounds).")]
@@ -484,9 +492,9 @@ class PlayerView(msgspec.Struct):
     goods: Annotated[list[str], _doc("The good tiles in the wagon (`potion`, `potion+` for the upgraded side).")]
     storage: Annotated[
         Storage | None,
-        _doc("Where the goods lie in the wagon's storage (one arrangement the engine found); null for the "
-             "Private Concern (its goods are a count) and while the goods do not fit (a discard is the next "
-             "decision)."),
+        _doc("Where the goods lie in the wagon's storage (one arrangement the engine found); null for an "
+             "automated seat (a seat kind keeps its goods its own way) and while the goods do not fit (a "
+             "discard is the next decision)."),
     ]
     heroes: list[str]
     commissions: list[str]
@@ -499,11 +507,6 @@ class PlayerView(msgspec.Struct):
     coins: int | None
     deeds: list[str] | None
     name: Annotated[str | None, _doc("The seat's name (see `GameView.seats`); null if none.")]
-    concern: Annotated[
-        ConcernView | msgspec.UnsetType,
-        _doc("The Private Concern's public state (its seat only): goods held, cards left in its deck, "
-             "its discard pile."),
-    ] = msgspec.UNSET
 
 
 class ScoreLine(msgspec.Struct):
@@ -511,18 +514,18 @@ class ScoreLine(msgspec.Struct):
 
     `total = base + deed_vp + illuminated_vp + goods_vp + quartz_vp`, where
     `base = min(coins, prestige)`. Ties are broken by `discarded`, then `gifts`,
-    `commissions_delivered` and `heroes_delivered` (with the Private Concern at the table:
-    by `discarded` only); `rank` says the outcome.
+    `commissions_delivered` and `heroes_delivered`; `rank` says the outcome.
     """
 
     seat: Seat
     coins: Annotated[int, _doc("Coins at the end, the deeds' coins included.")]
     prestige: Annotated[int, _doc("Prestige at the end, the deeds' prestige included.")]
     base: Annotated[int, _doc("`min(coins, prestige)`: the base score.")]
-    deed_vp: Annotated[int, _doc("VP from deeds (the Private Concern: 1 per deed).")]
+    # The installed seat kinds' score notes are added to these (darkroad.api.http.seat_kinds).
+    deed_vp: Annotated[int, _doc("VP from deeds.")]
     illuminated_vp: Annotated[int, _doc("1 VP per illuminated die held but not used.")]
-    goods_vp: Annotated[int, _doc("The Private Concern only: 1 VP per good it holds (0 for players).")]
-    quartz_vp: Annotated[int, _doc("The Private Concern only: 1 VP per blazing quartz (0 for players).")]
+    goods_vp: Annotated[int, _doc("An automated seat only: VP for the goods it holds (0 for players).")]
+    quartz_vp: Annotated[int, _doc("An automated seat only: VP for its blazing quartz (0 for players).")]
     total: Annotated[int, _doc("`base + deed_vp + illuminated_vp + goods_vp + quartz_vp`.")]
     discarded: Annotated[int, _doc("`max(coins, prestige)`: the first tie-breaker.")]
     gifts: Annotated[int, _doc("Gifts on loyal companions: the second tie-breaker.")]
@@ -577,8 +580,9 @@ class ActionList(msgspec.Struct):
 class GameSummary(msgspec.Struct):
     """A game's setup, as the listing shows it."""
 
-    players: Annotated[int, Meta(ge=2, le=4, description="Seats, the Private Concern's included (solo: 2).")]
-    private_concern: Annotated[Seat | None, _doc("The Private Concern's seat; null without it.")]
+    # Each installed seat kind's seat follows `players`, under its id (darkroad.api.http.seat_kinds).
+
+    players: Annotated[int, Meta(ge=2, le=4)]
     buildings: Annotated[list[str], _doc("The buildings in play.")]
     variants: Annotated[dict[str, bool], _doc("The optional rules in play.")]
     companions: Annotated[list[str], _doc("The extra companions shuffled in.")]
@@ -588,7 +592,7 @@ class WaitingGame(msgspec.Struct):
     """A listed game waiting for players."""
 
     id: str
-    players: Annotated[int, _doc("Seats, the Private Concern's included.")]
+    players: int
     open_seats: Annotated[list[int], _doc("The seats to join.")]
     seats: list[SeatView]
     config: GameSummary

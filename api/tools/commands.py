@@ -21,9 +21,10 @@ def _split(value: str | None) -> list[str]:
 
 
 def simulate_command(
+    ctx: typer.Context,
     games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
-    players: Annotated[int, typer.Option(min=1, max=4, help="Seats per game; 1 is solo against the "
-                                                                 "Private Concern (the seat kind that plays solo).")] = 4,
+    players: Annotated[int, typer.Option(min=1, max=4, help="Seats per game; 1 is solo against the installed "
+                                                                 "seat kind that plays solo.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
     bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: the id of any "
                                           "installed bot (darkroad plugins --all lists them; the base game has "
@@ -34,11 +35,10 @@ def simulate_command(
                                                         "the companion deck of every game.")] = None,
     drafting: Annotated[bool, typer.Option(help="Use the drafting variant.")] = False,
     advanced_deeds: Annotated[bool, typer.Option(help="Use the advanced deed setup.")] = False,
-    private_concern: Annotated[bool, typer.Option(help="Put the Private Concern in the last seat "
-                                                       "(3-4 players; implied by --players 1): "
-                                                       "--seat-kind private_concern.")] = False,
     seat_kind: Annotated[str | None, typer.Option(help="Put an automated seat of this installed seat kind in its "
-                                                       "seat (darkroad plugins --all lists them).")] = None,
+                                                       "seat (darkroad plugins --all lists them). A seat kind's "
+                                                       "field in the API's request, as an option (--<field>, dashes "
+                                                       "for underscores), is short for it with 3-4 players.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play complete games in-process with bots and summarise them (who wins with what, and
@@ -54,7 +54,7 @@ def simulate_command(
         seat_bots(engine, bots)
     except UnknownBot as exc:
         raise typer.BadParameter(exc.reason, param_hint="--bot") from exc
-    seat_kind = _seat_kind(engine, players, seat_kind, private_concern)
+    seat_kind = _seat_kind(engine, players, seat_kind, ctx.args)
     options = engine.seat_kinds[seat_kind].game_options() if seat_kind else {}
     chosen, fan_companions = _split(buildings), _split(companions)
     config = GameConfig(players=max(players, 2), buildings=chosen, companions=fan_companions, options=options)
@@ -82,13 +82,20 @@ def simulate_command(
         raise typer.Exit(1)
 
 
-def _seat_kind(engine: Engine, players: int, seat_kind: str | None, private_concern: bool) -> str | None:
-    """The installed seat kind of ``--seat-kind`` (``--private-concern``; the solo kind for 1 player)."""
-    if private_concern:
-        if players == 2:  # its help promises 3-4 players; 2 seats with it would be the solo game
-            raise typer.BadParameter("the Private Concern takes the last of 3 or 4 seats; for the solo game "
-                                     "use --players 1", param_hint="--private-concern")
-        seat_kind = seat_kind or "private_concern"
+def _seat_kind(engine: Engine, players: int, seat_kind: str | None, flags: list[str]) -> str | None:
+    """The installed seat kind of ``--seat-kind``, or of a flag among ``flags`` (the options
+    typer left: ``--<api field>`` of an installed seat kind, as the API's request asks for it
+    with ``<api field>: true``); the solo kind for 1 player."""
+    by_flag = {f"--{kind.api_field.replace('_', '-')}": kind for kind in engine.seat_kinds.values()}
+    for flag in flags:
+        if flag not in by_flag:
+            known = ", ".join(sorted(by_flag)) or "none"
+            raise typer.BadParameter(f"no such option (the installed seat kinds': {known})", param_hint=flag)
+        kind = by_flag[flag]
+        if players == 2:  # the flag means 3-4 players, as in the API; 2 seats with it would be the solo game
+            raise typer.BadParameter(f"the {kind.name or kind.id} takes the last of 3 or 4 seats; for the solo game "
+                                     "use --players 1", param_hint=flag)
+        seat_kind = seat_kind or kind.id
     try:
         if players == 1:
             seat_kind = seat_kind or solo_kind(engine)
@@ -242,6 +249,8 @@ def new_plugin_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("simulate")(simulate_command)
+    # ``--<field>`` of an installed seat kind is read from the arguments left over (``_seat_kind``).
+    app.command("simulate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+        simulate_command)
     app.command("plugins")(plugins_command)
     app.command("new-plugin")(new_plugin_command)

@@ -4,7 +4,7 @@ The bots are the installed ones (``engine.bots``: every plugin's ``darkroad_bots
 by id. A game's result records who won and with what, and how its components were used:
 activations per building, the answers given to every decision a plugin contributes (per
 option), companion abilities triggered. :func:`summarise` turns results into win rates
-and usage tables. Automated seats (a seat kind's, the Private Concern's) are played by the
+and usage tables. Automated seats (a seat kind's) are played by the
 engine: their results are reported under the seat kind's id.
 """
 
@@ -145,7 +145,7 @@ def simulate(
     """Play ``games`` games; bots are assigned to seats round-robin (rotating per game).
 
     ``players=1`` is solo: one bot against the installed seat kind that plays solo (the
-    Private Concern; a 2-seat game). ``seat_kind`` puts that automated seat in its default
+    base game's automated opponent; a 2-seat game). ``seat_kind`` puts that automated seat in its default
     seat (the last) of ``players`` seats. ``companions``: fan companions whose cards join the
     deck of every game."""
     start = time.perf_counter()
@@ -240,8 +240,7 @@ def summarise(results: list[GameResult], seconds: float) -> dict[str, Any]:
 
 
 def _seat_kind_summary(kind: str, results: list[GameResult]) -> dict[str, Any]:
-    """The record of seat kind ``kind`` (the Private Concern: ``private_concern_win_rate`` and
-    ``private_concern``) over the games it played: its share of the wins (a shared win counts
+    """The record of seat kind ``kind`` (``<kind>_win_rate`` and ``<kind>``) over the games it played: its share of the wins (a shared win counts
     1/n), its mean score and its opponents'."""
     games = [(r, seat) for r in results for seat, k in sorted(r.automated.items()) if k == kind]
     wins = sum(1.0 / len(r.winners) for r, seat in games if seat in r.winners)

@@ -6,7 +6,11 @@ A game asks for it with the game options ``private_concern: true`` and, optional
 ``private_concern_seat: n`` (default: the last seat); ``players`` counts it, so solo is two
 seats. Its turns follow its 10 action cards, content data of the base game's content pack
 (``private_concern_cards``, checked by :mod:`.cards`); :mod:`.rules` has the Trader's rules
-it plays by, :mod:`.events` documents its events.
+it plays by, :mod:`.events` documents its events and :mod:`.views` what it adds to views.
+
+Its API surface is declared here, as a fan seat kind declares its own: the HTTP API's body
+that creates a game has the field ``private_concern`` (its id; ``true`` seats it) and its
+seat's view the block ``concern``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from darkroad.core import (
 
 from . import cards, rules
 from .events import EVENTS
+from .views import VIEW_BLOCKS
 
 
 class PrivateConcern(SeatKind):
@@ -42,6 +47,12 @@ class PrivateConcern(SeatKind):
             "follow its 10 action cards.")
     players = (2, 3, 4)
     tiebreakers = rules.TIEBREAKERS
+    # Its API surface: the request field is its id, ``private_concern``; the API adds where it
+    # may be asked for (solo, 3-4 players) from ``players``.
+    request_text = "Seat the Private Concern, the automated opponent, in the last seat"
+    view_blocks = VIEW_BLOCKS
+    score_notes = {"deed_vp": "1 per deed", "goods_vp": "1 VP per good it holds",
+                   "quartz_vp": "1 VP per blazing quartz"}
 
     def check_config(self, engine: Engine, config: GameConfig) -> None:
         super().check_config(engine, config)

@@ -28,7 +28,6 @@ from schemathesis import GenerationMode
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
 from darkroad.api.http.app import create_app
-from darkroad.api.http.schemas import NewGame
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
@@ -144,10 +143,10 @@ def test_stateless(api_schema: OpenApiSchema, seat_tokens: SeatTokens, label: st
     run()
 
 
-def open_last(body: dict[str, Any]) -> None:
+def open_last(app: Litestar, body: dict[str, Any]) -> None:
     """Give a valid game's body ``seats``: every seat human but the last, open."""
-    try:
-        count = msgspec.convert(body, NewGame).seat_count()
+    try:  # the app's request, with the installed seat kinds' fields
+        count = msgspec.convert(body, app.state.new_game).seat_count()
     except msgspec.ValidationError:
         return
     body["seats"] = [{"kind": "human"}] * (count - 1) + [{"kind": "open"}]
@@ -198,7 +197,7 @@ def run_workflow(
                 # scenarios go on to join it (through the links) and then act.
                 self.creates += 1
                 if self.creates % open_every == 0:
-                    open_last(case.body)
+                    open_last(app, case.body)
 
         def after_call(self, response: Any, case: schemathesis.Case) -> None:
             if case.operation.label == "POST /v1/games" and response.status_code == 201:

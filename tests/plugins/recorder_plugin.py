@@ -20,7 +20,8 @@ Registration hooks always contribute:
 * the seat kind ``"test_peddler"`` (game option ``test_peddler: true``): an automated seat
   whose turn is its own step ``"test_peddler_turn"`` (gain 2 coins, emit
   ``"test_peddler_sold"``), which answers every decision awaiting it with its first option
-  and scores its coins only; the event type ``"test_peddler_sold"`` is documented.
+  and scores its coins only; the event type ``"test_peddler_sold"`` is documented, and so is
+  its API surface (its request field ``test_peddler`` and its seat's view block ``peddler``).
 
 Rule-point hooks answer only when the game asks them to: a hook answers when its name is
 in ``ctx.game.board.extra["_test_hooks"]`` (see :func:`ask`). A game that does not ask
@@ -53,6 +54,7 @@ from darkroad.core import (
     SeatKind,
     Step,
     Task,
+    ViewBlock,
     hookimpl,
 )
 
@@ -224,6 +226,13 @@ class Peddler(SeatKind):
     name = "Test Peddler"
     text = "Gains 2 coins every turn; scores its coins."
     tiebreakers = ("discarded",)
+    request_text = "Seat the Test Peddler, who sells its wares every turn, in the last seat"
+    view_blocks = (
+        ViewBlock("peddler", {"title": "PeddlerView", "type": "object", "required": ["turns"],
+                              "properties": {"turns": {"type": "integer", "minimum": 0}}},
+                  "The peddler's public state (its seat only): the turns it played."),
+    )
+    score_notes = {"base": "its coins"}
 
     def setup(self, ctx: Ctx, seat: int) -> None:
         ctx.player(seat).extra[PEDDLER] = {"turns": 0}
