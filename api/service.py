@@ -36,7 +36,7 @@ import msgspec
 
 from darkroad.api import lobby as lobbies
 from darkroad.api.auth import bearer_token, hash_token, new_token, require_token, seat_of
-from darkroad.api.bodies import parse_json
+from darkroad.api.bodies import parse_action
 from darkroad.api.lobby import Lobby, LobbySeat
 from darkroad.api.metrics import Metrics
 from darkroad.api.problems import Problem
@@ -1516,7 +1516,7 @@ class GameService:
         return stored
 
     def _parse_action(self, body: bytes) -> Action:
-        return self.engine.action_from_json(parse_json(body))
+        return parse_action(body, self.engine.action_from_json)
 
     def _replay(self, recorded: bytes, fingerprint: str) -> ActResult:
         result = _unpack_record(recorded)
