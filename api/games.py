@@ -201,6 +201,10 @@ def _handler_answer(result: ActResult) -> Response[Any]:
     return Response(result.view, media_type="application/json", headers=_act_headers(result))
 
 
+_ACT_RAW_HEADERS = [(name.lower().encode(), value.encode()) for name, value in {**_VARY, **_PRIVATE}.items()]
+_REPLAYED_RAW_HEADER = (b"idempotent-replayed", b"true")
+
+
 def action_endpoint(app: ASGIApp) -> ASGIApp:
     """The middleware of ``POST .../actions`` that answers it without going through Litestar's
     handler pipeline (``app``).
@@ -220,8 +224,15 @@ def action_endpoint(app: ASGIApp) -> ASGIApp:
             await app(scope, receive, send)
             return
         result = await _submit(service, scope, receive)
-        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(result.view))]
-        headers += [(name.lower().encode(), value.encode()) for name, value in _act_headers(result).items()]
+        # _act_headers(result), encoded: the same headers in the same order.
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(result.view)),
+            (b"etag", entity_tag(result.version).encode()),
+            *_ACT_RAW_HEADERS,
+        ]
+        if result.replayed:
+            headers.append(_REPLAYED_RAW_HEADER)
         start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200, "headers": headers}
         body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": result.view, "more_body": False}
         await send(start)
