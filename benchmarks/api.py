@@ -42,6 +42,10 @@ Comparisons, in the same run, their action phases alternating with the first ser
   --no-deps --target DIR <tree>``, put first on its ``PYTHONPATH``), on its own Redis:
   this tree's throughput before/after a change.
 
+With comparisons, it also prints the actions per server CPU-second of each action phase
+(the server process's CPU time from ``/proc``) and their median ratio: on a shared machine
+other work slows every server's wall-clock throughput but less what a CPU-second buys.
+
     python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64] [--bot greedy|random|none]
                              [--redis-mode cluster] [--redis-wait-replicas 1] [--without-rate-limits]
                              [--baseline DIR]
@@ -97,15 +101,29 @@ def wait_for_port(port: int, timeout: float = 30.0) -> None:
     raise TimeoutError(f"nothing listens on port {port}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) process ``pid`` and its children have used so far
+    (``/proc``: Linux), or 0.0 where there is no ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    own = ticks / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(int(child)) for child in children.read_text().split()) if children.exists() else own
+
+
 @contextmanager
-def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[None]:
-    """Run ``command`` (a server listening on ``port``) for the duration of the block."""
+def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
+    """Run ``command`` (a server listening on ``port``) for the duration of the block; its pid."""
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
     )
     try:
         wait_for_port(port)
-        yield
+        yield process.pid
     finally:
         process.terminate()
         try:
@@ -242,10 +260,17 @@ class Played:
     latencies: list[float]
     moves: float
     unfinished: int = 0
+    cpu: float = 0.0
+    """CPU-seconds the server process used meanwhile (0.0: not measured)."""
+
+    def per_cpu(self) -> float:
+        """Requests per server CPU-second (0.0: not measured)."""
+        return len(self.latencies) / self.cpu if self.cpu else 0.0
 
 
-async def actions(port: int, games: list[Script], seconds: float, parallel: int) -> Played:
-    """Play ``games`` (``parallel`` at a time) for ``seconds``."""
+async def actions(port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None) -> Played:
+    """Play ``games`` (``parallel`` at a time) for ``seconds``; ``pid``: the server's process,
+    whose CPU time is measured."""
     queue: asyncio.Queue[Script] = asyncio.Queue()
     for script in games:
         queue.put_nowait(script)
@@ -300,10 +325,11 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int)
             await play(connection, queue.get_nowait())
         connection.close()
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), 0.0 if pid is None else cpu_seconds(pid)
     await asyncio.gather(*(worker() for _ in range(parallel)))
     elapsed = time.perf_counter() - started
-    return Played(len(latencies) / elapsed, latencies, moves / elapsed, unfinished)
+    cpu = 0.0 if pid is None else cpu_seconds(pid) - cpu
+    return Played(len(latencies) / elapsed, latencies, moves / elapsed, unfinished, cpu)
 
 
 def _percentiles(latencies: list[float]) -> str:
@@ -319,6 +345,8 @@ class Server:
     port: int
     redis_port: int | None = None
     """Its Redis (one node), whose CPU time per action is reported."""
+    pid: int | None = None
+    """Its process, whose CPU time per action is reported."""
 
 
 async def measure(
@@ -353,8 +381,8 @@ async def measure(
             if phase in bot_phases:
                 loaded[phase] = await actions(bot_phases[phase], bot_games, seconds, parallel)
             else:
-                port = next(server.port for server in servers if server.name == phase)
-                loaded[phase] = await actions(port, games[SOLO_GAMES:], seconds, parallel)
+                server = next(server for server in servers if server.name == phase)
+                loaded[phase] = await actions(server.port, games[SOLO_GAMES:], seconds, parallel, server.pid)
         results.append((health, loaded))
     for n, (health, loaded) in enumerate(results, 1):
         throughput = loaded[main.name].requests
@@ -390,6 +418,17 @@ async def measure(
     for server in servers[1:]:
         versus = statistics.median(loaded[server.name].requests / loaded[main.name].requests for _, loaded in results)
         print(f"actions/s {server.name} / {main.name}, median of {rounds} rounds: {versus:.2f}")
+    if all(loaded[server.name].cpu for _, loaded in results for server in servers):
+        # The figure a shared machine disturbs least: what one server CPU-second buys.
+        line = "actions per server CPU-second, by round: " + "; ".join(
+            ", ".join(f"{server.name} {loaded[server.name].per_cpu():.0f}" for server in servers) for _, loaded in results
+        )
+        print(line)
+        for server in servers[1:]:
+            versus = statistics.median(
+                loaded[main.name].per_cpu() / loaded[server.name].per_cpu() for _, loaded in results
+            )
+            print(f"actions per server CPU-second, {main.name} / {server.name}, median of {rounds} rounds: {versus:.2f}")
     if bot_games:
         moves = statistics.median(loaded["bots"].moves / loaded[main.name].requests for _, loaded in results)
         requests = statistics.median(loaded["bots"].requests / loaded[main.name].requests for _, loaded in results)
@@ -501,8 +540,8 @@ def main() -> None:
                 replica = redis_server(port, str(folder / f"replica{n}"), "--replicaof", "127.0.0.1", str(redis_port))
                 stack.enter_context(running(replica, port))
             api = api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0")
-            stack.enter_context(running(api, api_port, env))
-            return Server(name, api_port, redis_port)
+            pid = stack.enter_context(running(api, api_port, env))
+            return Server(name, api_port, redis_port, pid)
 
         wait = args.redis_wait_replicas
         servers.append(standalone("1 node" if wait == 0 else f"{wait} replica(s), no WAIT", replicas=wait))
@@ -523,8 +562,8 @@ def main() -> None:
             stack.callback(cluster.stop)
             api_port = free_port()
             api = api_server(api_port, "--redis-mode", "cluster", "--redis-url", cluster.url)
-            stack.enter_context(running(api, api_port))
-            servers.append(Server(f"cluster (3 primaries, {args.cluster_replicas} replicas each)", api_port))
+            pid = stack.enter_context(running(api, api_port))
+            servers.append(Server(f"cluster (3 primaries, {args.cluster_replicas} replicas each)", api_port, pid=pid))
         asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds, bot_games))
 
 

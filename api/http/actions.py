@@ -32,6 +32,7 @@ from darkroad.api.http.guards import (
     seat_token,
 )
 from darkroad.api.http.params import GAME_ID_DESCRIPTION, game_headers
+from darkroad.api.http.problems import entity_tag
 
 _GAME_ID = re.compile(GAME_ID_PATTERN)
 
@@ -85,6 +86,10 @@ async def submit(service: GameService, game_id: str, scope: Scope, receive: Rece
     return await service.acting.act(game_id, token, action, expected_versions(headers.get("if-match")), key)
 
 
+_ACT_RAW_HEADERS = [(b"vary", b"Authorization")]
+_REPLAYED_RAW_HEADER = (b"idempotent-replayed", b"true")
+
+
 def act_headers(result: ActResult) -> dict[str, str]:
     """The headers of an action's answer."""
     headers = game_headers(result.version)
@@ -98,8 +103,15 @@ async def action_endpoint(
 ) -> None:
     """Answer ``POST .../actions`` (errors are raised, for the policy layer to answer)."""
     result = await submit(service, params["game_id"], scope, receive)
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(result.view))]
-    headers += [(name.lower().encode(), value.encode()) for name, value in act_headers(result).items()]
+    # act_headers(result), encoded once: the same headers in the same order.
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(result.view)),
+        (b"etag", entity_tag(result.version).encode()),
+        *_ACT_RAW_HEADERS,
+    ]
+    if result.replayed:
+        headers.append(_REPLAYED_RAW_HEADER)
     start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200, "headers": headers}
     body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": result.view, "more_body": False}
     await send(start)

@@ -15,12 +15,15 @@ brackets would otherwise exhaust the stack), and arrive within the body timeout.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import msgspec
 from litestar.types import HTTPRequestEvent, Receive, Scope
 
 from darkroad.api.http.problems import PROBLEM_TYPES, Problem
+from darkroad.core import Action
+from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 
 T = TypeVar("T")
 
@@ -95,6 +98,40 @@ def _utf8(parameters: str) -> bool:
         if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
             return False
     return True
+
+
+class _ActionBody(msgspec.Struct, forbid_unknown_fields=True):
+    """An action's body as clients send it: the fields of ``Engine.action_from_json``."""
+
+    type: str
+    seat: int
+    option: str
+    label: str = ""
+
+
+_decode_action = msgspec.json.Decoder(_ActionBody).decode
+
+
+def parse_action(body: bytes, general: Callable[[Any], Action]) -> Action:
+    """The action in ``body``: a well-formed one decoded straight into its fields, anything
+    else (and any doubt) through :func:`parse_json` and ``general`` (``Engine.action_from_json``),
+    which accept the same actions and say what is wrong with the others.
+
+    Acting is the request clients make most: the typed decode skips the depth scan, the
+    intermediate dict and the field-by-field checks (a sixth of a health check's time).
+    """
+    try:
+        fast = _decode_action(body)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        fast = None
+    if (
+        fast is not None
+        and len(fast.type) <= MAX_TYPE_LENGTH
+        and len(fast.option) <= MAX_OPTION_LENGTH
+        and len(fast.label) <= MAX_LABEL_LENGTH
+    ):
+        return Action(fast.type, fast.seat, fast.option, fast.label)
+    return general(parse_json(body))
 
 
 def parse_model(body: bytes, model: type[T]) -> T:

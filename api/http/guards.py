@@ -15,7 +15,7 @@ from litestar.di import Provide
 
 from darkroad.api.app.errors import InvalidPart, ServiceError, bad_request
 from darkroad.api.app.values import Expected
-from darkroad.api.http.bodies import parse_json
+from darkroad.api.http import bodies
 from darkroad.core import Action, Engine
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -92,7 +92,7 @@ def idempotency_key(value: str | None) -> str | None:
 
 def parse_action(engine: Engine, body: bytes) -> Action:
     """The action of a request's JSON body (``bad-request``, ``bad-action``)."""
-    return engine.action_from_json(parse_json(body))
+    return bodies.parse_action(body, engine.action_from_json)
 
 
 def _caller_token(request: Request[Any, Any, Any]) -> str | None:

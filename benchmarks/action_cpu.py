@@ -1,0 +1,158 @@
+"""CPU time per ``POST /v1/games/{id}/actions`` inside one process: the whole ASGI app
+(Litestar's router, the middlewares, the action endpoint, the service, the Redis store)
+called directly, one request at a time, without an HTTP server or sockets to the client.
+
+For comparing two trees on a shared machine, where ``benchmarks/api.py``'s throughput
+swings with other people's load: other work slows a process down but rarely makes its
+fastest batch slower, so this prints the least CPU time per action over ``--batches``
+batches (``time.process_time``: this process only). Run it for each tree in turn,
+alternating (``PYTHONPATH=DIR`` for an installation made with ``pip install --no-deps
+--target DIR <tree>``, as ``benchmarks/api.py --baseline`` does), and compare the figures.
+
+Not measured here: uvicorn (parsing, the socket writes) and what concurrency changes (one
+request at a time means one Redis pipeline per action, where a loaded server batches
+several commits in one). ``--direct`` calls ``GameService.act`` itself, leaving out the
+app around it.
+
+    python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from darkroad.core import Engine
+
+
+def _sibling(name: str) -> Any:
+    """The module of this folder's ``name``.py (benchmarks/ is no package)."""
+    spec = importlib.util.spec_from_file_location(f"_benchmark_{name}", Path(__file__).resolve().parent / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # dataclasses look it up
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _sibling("api")
+ACTIONS_PER_GAME = 200
+
+Message = dict[str, Any]
+
+
+async def call(app: Any, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    """One request through the ASGI ``app``: its status and body."""
+    raw = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "headers": [*raw, (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000), "state": {},
+    }  # fmt: skip
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+    status, answer = 0, b""
+
+    async def receive() -> Message:
+        if messages:
+            return messages.pop()
+        await asyncio.Event().wait()  # no disconnect: the request is answered first
+        raise AssertionError
+
+    async def send(message: Message) -> None:
+        nonlocal status, answer
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        else:
+            answer += message.get("body", b"")
+
+    await app(scope, receive, send)
+    return status, answer
+
+
+async def measure(batches: int, games: int, direct: bool) -> float:
+    try:  # this tree's layout, else a baseline's from before the layers (api/app.py)
+        from darkroad.api.http.app import create_app_from_env
+    except ImportError:
+        from darkroad.api.app import create_app_from_env  # type: ignore[attr-defined,no-redef]
+
+    app: Any = create_app_from_env()
+    started = asyncio.Event()
+
+    async def lifespan_receive() -> Message:
+        if not started.is_set():
+            return {"type": "lifespan.startup"}
+        await asyncio.Event().wait()  # runs until the process ends
+        raise AssertionError
+
+    async def lifespan_send(message: Message) -> None:
+        if message["type"] == "lifespan.startup.complete":
+            started.set()
+
+    lifespan = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
+                                       lifespan_receive, lifespan_send))  # fmt: skip
+    await started.wait()
+    played = bench.scripts(Engine.load(), games, games * ACTIONS_PER_GAME)[:games]
+    best = float("inf")
+    for _ in range(batches):
+        requests = []
+        for script in played:  # new games every batch, created outside the measured time
+            new = json.dumps({"players": 2, "seed": script.seed}).encode()
+            status, raw = await call(app, "POST", "/v1/games", {"Content-Type": "application/json"}, new)
+            assert status == 201, raw
+            created = json.loads(raw)
+            tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+            version = created["version"]
+            for action in script.actions[:ACTIONS_PER_GAME]:
+                headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[action['seat']]}",
+                           "If-Match": f'"{version}"'}  # fmt: skip
+                requests.append((created["id"], headers, json.dumps(action).encode()))
+                version += 1
+        service = app.state.service
+        begun = time.process_time()
+        for game_id, headers, body in requests:
+            if direct and hasattr(service, "acting"):  # the service in pieces: domain values
+                action = service.engine.action_from_json(json.loads(body))
+                from darkroad.api.app.values import Expected
+
+                token = headers["Authorization"].removeprefix("Bearer ")
+                version = int(headers["If-Match"].strip('"'))
+                await service.acting.act(game_id, token, action, Expected(frozenset({version})), None)
+            elif direct:
+                await service.act(game_id, headers["Authorization"], body, headers["If-Match"], None)
+            else:
+                status, raw = await call(app, "POST", f"/v1/games/{game_id}/actions", headers, body)
+                assert status == 200, raw
+        best = min(best, (time.process_time() - begun) / len(requests))
+    lifespan.cancel()
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--batches", type=int, default=4, help="batches measured (the fastest counts)")
+    parser.add_argument("--games", type=int, default=16, help=f"games per batch, {ACTIONS_PER_GAME} actions each at most")
+    parser.add_argument("--direct", action="store_true", help="call GameService.act, not the ASGI app")
+    args = parser.parse_args()
+    if shutil.which("redis-server") is None:
+        sys.exit("redis-server is not installed")
+    os.environ.update({f"DARKROAD_RATE_LIMIT_{budget}": str(10**9) for budget in bench.RATE_LIMITED})
+    with tempfile.TemporaryDirectory() as directory:
+        port = bench.free_port()
+        with bench.running(bench.redis_server(port, directory), port):
+            os.environ["DARKROAD_REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+            per_action = asyncio.run(measure(args.batches, args.games, args.direct))
+    what = "GameService.act" if args.direct else "POST /v1/games/{id}/actions through the app"
+    print(f"{per_action * 1e6:.1f} us CPU per action ({what}; the fastest of {args.batches} batches)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""The shortcuts of the action path (``POST /v1/games/{id}/actions``): each does what the
+general path does, for less.
+
+- the typed decode of an action body (:func:`darkroad.api.bodies.parse_action`) gives the
+  same action as ``parse_json`` + ``Engine.action_from_json``, and leaves every other body
+  to them (the same errors);
+- a response of known length goes out in one write (:class:`darkroad.api.server._OneWrite`),
+  a stream's head at once;
+- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.redis_store.Node.pipeline`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from apiutil import RedisServer
+from redis import exceptions as redis_errors
+
+from darkroad.api.http.bodies import parse_action, parse_json
+from darkroad.api.http.problems import Problem
+from darkroad.api.http.server import _OneWrite
+from darkroad.api.store.topology import PoolOptions, Standalone
+from darkroad.core import Action, BadAction, Engine
+
+BODIES = [
+    b'{"type": "move", "seat": 1, "option": "district:bazaar"}',
+    b'{"type": "move", "seat": 1, "option": "district:bazaar", "label": "Move to the Great Bazaar"}',
+    b'{"seat": 0, "option": "x:1", "type": "companion", "label": ""}',
+    b'{"type": "move", "seat": 1, "seat": 0, "option": "o"}',  # a repeated field: the last one, as a dict
+    b'{"type": "move", "seat": 1.0, "option": "o"}',  # an integral number with a fraction: an integer
+    b'{"type": "move", "seat": 1e0, "option": "o"}',
+]
+REFUSED = [
+    b'{"type": "move", "seat": true, "option": "o"}',
+    b'{"type": "move", "seat": "1", "option": "o"}',
+    b'{"type": "move", "seat": 1.5, "option": "o"}',
+    b'{"type": "move", "option": "o"}',
+    b'{"type": "move", "seat": 1, "option": "o", "extra": 1}',
+    b'{"type": "move", "seat": 1, "option": "' + b"o" * 1000 + b'"}',
+    b'{"type": "' + b"t" * 1000 + b'", "seat": 1, "option": "o"}',
+    b'{"type": "move", "seat": 1, "option": "o", "label": "' + b"l" * 1000 + b'"}',
+    b'{"type": "move", "seat": 1, "option": "o", "label": null}',
+    b'["move", 1, "o"]',
+    b"not json",
+    b'{"type": "mo\\ud800ve", "seat": 1, "option": "o"}',
+    b"[" * 100 + b"]" * 100,
+]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine.load()
+
+
+def general(engine: Engine, body: bytes) -> Action | str:
+    """What the general path makes of ``body``: the action, or its error."""
+    try:
+        return engine.action_from_json(parse_json(body))
+    except (BadAction, Problem) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("body", BODIES + REFUSED)
+def test_an_action_body_reads_as_the_general_path_reads_it(engine: Engine, body: bytes) -> None:
+    try:
+        got: Action | str = parse_action(body, engine.action_from_json)
+    except (BadAction, Problem) as exc:
+        got = f"{type(exc).__name__}: {exc}"
+    assert got == general(engine, body)
+    assert isinstance(got, Action) == (body in BODIES)
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+class _Cycle:
+    """The attributes of uvicorn's ``RequestResponseCycle`` that :class:`_OneWrite` reads,
+    set as uvicorn sets them before each write."""
+
+    def __init__(self, method: str = "POST") -> None:
+        self.scope: dict[str, Any] = {"method": method}
+        self.response_started = False
+        self.chunked_encoding: bool | None = None
+        self.expected_content_length = 0
+
+    def start(self, writer: _OneWrite, length: int | None) -> None:
+        self.response_started = True
+        if length is None:
+            self.chunked_encoding = True
+        else:
+            self.chunked_encoding, self.expected_content_length = False, length
+        writer.write(b"HTTP/1.1 200 OK\r\n\r\n")
+
+
+def test_a_response_of_known_length_goes_out_in_one_write() -> None:
+    transport, cycle = _Transport(), _Cycle()
+    writer = _OneWrite(transport, cycle)  # type: ignore[arg-type]
+    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")  # before the response: at once
+    assert transport.writes == [b"HTTP/1.1 100 Continue\r\n\r\n"]
+    cycle.start(writer, 4)
+    assert len(transport.writes) == 1  # the head waits for its body
+    writer.write(b"body")
+    assert transport.writes[1:] == [b"HTTP/1.1 200 OK\r\n\r\nbody"]
+
+
+@pytest.mark.parametrize(("method", "length"), [("GET", None), ("HEAD", 4), ("GET", 0)])
+def test_a_stream_head_or_empty_body_response_starts_at_once(method: str, length: int | None) -> None:
+    transport, cycle = _Transport(), _Cycle(method)
+    writer = _OneWrite(transport, cycle)  # type: ignore[arg-type]
+    cycle.start(writer, length)
+    assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n"]
+    writer.write(b"chunk")
+    assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n", b"chunk"]
+
+
+def test_a_held_head_is_written_before_the_connection_closes() -> None:
+    transport, cycle = _Transport(), _Cycle()
+    writer = _OneWrite(transport, cycle)  # type: ignore[arg-type]
+    cycle.start(writer, 4)
+    writer.close()
+    assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n"] and transport.closed and writer.is_closing()
+
+
+async def test_a_node_keeps_the_connections_of_its_pipelines(
+    redis_server: RedisServer, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pipelines reuse the connections of the last ones instead of borrowing one from the
+    pool each time; one that fails is dropped and given back to the pool."""
+    topology = Standalone(redis_url, PoolOptions({}))
+    try:
+        node = topology.single
+        assert node is not None
+        borrowed = 0
+        borrow = node.pool.get_connection
+
+        async def counting(*args: Any, **kwargs: Any) -> Any:
+            nonlocal borrowed
+            borrowed += 1
+            return await borrow(*args, **kwargs)
+
+        monkeypatch.setattr(node.pool, "get_connection", counting)
+        for n in range(1, 6):
+            assert await node.pipeline([("INCR", "n")]) == [n]
+        assert borrowed == 1
+        # Pipelines at once each need a connection; afterwards they are all kept.
+        assert await asyncio.gather(*(node.pipeline([("INCR", "n")]) for _ in range(3))) == [[6], [7], [8]]
+        assert borrowed == 3
+        assert await asyncio.gather(*(node.pipeline([("INCR", "n")]) for _ in range(3))) == [[9], [10], [11]]
+        assert borrowed == 3
+        redis_server.client.client_kill_filter(_type="normal", skipme=True)  # Redis drops the kept ones
+        with pytest.raises(redis_errors.ConnectionError):
+            await node.pipeline([("INCR", "n")])
+        assert borrowed == 3  # the failed one was a kept one
+    finally:
+        await topology.close()
