@@ -312,10 +312,17 @@ def upgrade_limit(ctx: Ctx, seat: int) -> int:
 
 
 class ChooseUpgrade(Choice):
+    """Which wagon upgrade a good fortune (or Cosimo) gives: part of that gain, so no ability
+    comes in between; the limit ("You may only have 1 wagon upgrade per game", p. 19) is
+    checked again here, as the gain resolves: at the limit it offers nothing and is skipped."""
+
     kind = "choose_upgrade"
     prompt = "choose a wagon upgrade"
+    inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        if len(ctx.player(seat).upgrades) >= upgrade_limit(ctx, seat):
+            return []
         comps = ctx.content.components
         return [(f"upgrade:{u}", f"{comps[u].name}: {comps[u].text}") for u in ctx.game.board.upgrades]
 

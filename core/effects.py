@@ -310,6 +310,7 @@ class ChooseEffect(Choice):
     """Pick one concrete effect of several (a good of your choice, a hero, a deed, ...)."""
 
     kind = "choose_effect"
+    inside_gain = True  # which good, hero, deed, ...: part of the gain (docs/content.md, timing item 1)
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         # Re-expand: the board may have changed (a companion ability) since it was pushed.

@@ -511,7 +511,8 @@ class Engine:
         if seat not in step.seats(ctx, task) or self.is_automated(game, seat):
             return []
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
-        if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow:
+        if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
+                and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
             acts += [Action("companion", seat, o, lbl) for o, lbl in self.companion_options(ctx, seat)
                      if [seat, "companion", o] not in withdrawn]

@@ -33,6 +33,11 @@ class Step:
     """An overflow discard (rulebook p. 18), called for by :meth:`Ctx.overflow`: it comes
     before anything the step that caused the overflow pushed, and while it waits it is the
     only thing that can be done (no companion ability, no plugin's extra option)."""
+    inside_gain: ClassVar[bool] = False
+    """A decision that only picks what a gain already chosen gives (which wagon upgrade the
+    good fortune brings, which good or hero an effect gives, which gift a triggered companion
+    takes): the gain resolves as one act, so no companion ability comes in between
+    (docs/content.md, "Timing rulings", item 1)."""
     logs_answer: ClassVar[bool] = False
     """A plugin's decision whose ``choose`` emits an event naming the answer itself: the
     engine then leaves out its ``answered`` event (which otherwise logs every answer to a

@@ -4,7 +4,7 @@
 
 * **wagon limits** (rulebook p. 18, "Wagon Overview"): heroes, commissions, inventory
   (blazing quartz + horseshoes) and lanterns within their slots, at most 2 illuminated dice,
-  the goods fit the storage. A gain beyond a limit is allowed only while the discard for that
+  the goods fit the storage, at most 1 wagon upgrade (more with Velvet). A gain beyond a limit is allowed only while the discard for that
   very gain is pending: the overflow discard of that seat is the decision on top of the stack
   (an overflow is settled at once), and the next action is that discard. A seat's limits are
   recomputed whenever its wagon changes (the capacity and storage hooks of the base game and
@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from darkroad.core import HUMAN, Engine, Game, GameConfig, Player
+from darkroad.core import HUMAN, Engine, Game, GameConfig, Player, upgrade_limit
 from darkroad.core.actions import Action
 from darkroad.core.context import Ctx
 
@@ -245,6 +245,9 @@ class Checker:
         held = len(p.special) + sum(d.kind == "illuminated" for d in p.pool)
         if held > ctx.capacity(s, "illuminated"):
             self.fail(game, f"seat {s} holds {held} illuminated dice")
+        if len(p.upgrades) > upgrade_limit(ctx, s):  # "You may only have 1 wagon upgrade per game" (p. 19)
+            self.fail(game, f"seat {s} holds {len(p.upgrades)} wagon upgrades {p.upgrades} (limit "
+                            f"{upgrade_limit(ctx, s)})")
         limits = []
         if len(p.heroes) > ctx.capacity(s, "heroes"):
             limits.append("heroes")

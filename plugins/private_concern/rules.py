@@ -297,6 +297,7 @@ class ConcernChoice(Choice):
     kind = "concern_choice"
     prompt = "choose for the Private Concern"
     logs_answer = True  # its concern_choice event names the answer
+    inside_gain = True  # part of the Private Concern's action: the creator's abilities wait
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(o, label) for o, label in task.data["options"]]
