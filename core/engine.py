@@ -419,6 +419,8 @@ class Engine:
                 return
             task = game.stack[-1]
             step = self._run_steps[task.kind]
+            if step.begins_phase:
+                game.phase = step.begins_phase  # where the step begins, not in its options
             if automated and self._intercept(ctx, task, step, automated):
                 continue  # a step of an automated seat: resolved by its seat kind, never awaited
             if not step.decision:
