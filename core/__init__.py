@@ -20,8 +20,8 @@ from . import errors
 from .actions import Action
 from .bots import Bot
 from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
-from .caravan import prestige_for as commission_prestige
 from .caravan import deliver_commission, shortcut_cost, upgrade_limit
+from .caravan import prestige_for as commission_prestige
 from .content import Component, Content, ContentError
 from .context import EFFECT_RESOURCE, Ctx
 from .districts import DARK_MARKET_SPACES, RUINS_SPACES, roll_ruins_die

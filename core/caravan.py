@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import product
+from typing import Any
 
 from .context import Ctx
 from .goods import is_upgraded
@@ -271,7 +272,7 @@ def deliver_commission(ctx: Ctx, seat: int, commission: str, goods: Sequence[str
     says how many (``goods_count``)."""
     p = ctx.player(seat)
     goods = list(goods)
-    extra: dict[str, int] = {}
+    extra: dict[str, Any] = {}
     if p.kind == HUMAN:
         for g in goods:
             p.goods.remove(g)
