@@ -80,3 +80,51 @@ def test_a_pending_upgrade_choice_rechecks_the_limit(table):
     t.run(sneak)
     assert t.game.players[0].upgrades == [upgrade]
     assert t.decision != "choose_upgrade"
+
+
+def test_no_ability_inside_a_gain(table):
+    """Companions (p. 16): "You may only trigger companion abilities on your own turn, but may
+    do so at any time": between steps, not inside a gain (docs/content.md, timing item 1).
+    The Queen's Commissions (p. 8): "Gain the top commission of the stack of your choice":
+    the pick of the stack is part of the gain; the ability is offered again once it is done."""
+    t = cosimo_table(table)
+    t.setup_wagon(0, commissions=[])
+    t.district(0, "queens_commissions")
+    assert t.decision == "choose_effect"
+    assert {a.type for a in t.legal(0)} == {"choose_effect"}
+    t.refuses("companion", "cosimo-1:0", seat=0)
+    t.choose("choose_effect", startswith="commission:")
+    assert len(t.game.players[0].commissions) == 1
+    t.push("good_fortune", 0, left=1)  # a decision between steps: the ability is back
+    assert "cosimo-1:0" in [a.option for a in t.legal(0) if a.type == "companion"]
+
+
+def test_the_decisions_inside_a_gain(engine):
+    """The audit's list (docs/content.md, timing item 24): the decisions that only pick what a
+    gain already chosen or paid for gives admit no companion ability (the base game's; the
+    example fan pack's Snow Owl scouting is one too)."""
+    inside = sorted(kind for kind, step in engine.steps.items() if step.inside_gain and engine.step_is_builtin(kind))
+    assert inside == ["candle_and_quartz_gain", "choose_effect", "choose_upgrade", "concern_choice", "cosimo_gift",
+                      "cosimo_reward", "grace_gift", "spare_harness_steed", "threy_cat_duplicate"]
+
+
+def test_a_choice_for_the_private_concern_admits_no_ability(engine):
+    """A choice the Trader's rules leave to the player is part of the Private Concern's action:
+    even on the creator's own turn (the Private Concern delivering in the caravan the creator
+    leads), the creator's abilities wait until it is made."""
+    from darkroad.core import GameConfig
+    from darkroad.core.testing import Table as T
+
+    game, events = engine.create(GameConfig(players=2, seed=1, options={"private_concern": True}))
+    t = T(engine, game, events, record=False)
+    pc = 1
+    north = sorted(h for h, c in engine.content.heroes.items() if c.town == "northbreak" and not c.starting)[:1]
+    scorch = sorted(h for h, c in engine.content.heroes.items() if c.town == "scorchborn" and not c.starting)[:1]
+    for h in north + scorch:
+        t.game.board.hero_deck.remove(h)
+    t.setup_wagon(pc, heroes=north + scorch, commissions=[])
+    t.setup_wagon(0, companions=[CompanionCard(card="phoenix-1")], quartz=1, lanterns=0)
+    t.game.active, t.game.phase = 0, "activate"
+    t.push("deliveries", -1, final=True, pending=[0, pc], town={})
+    assert t.decision == "concern_choice" and t.awaiting == [0]
+    assert {a.type for a in t.legal(0)} == {"concern_choice"}
