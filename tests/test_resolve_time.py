@@ -101,8 +101,8 @@ def test_no_ability_inside_a_gain(table):
 
 def test_the_decisions_inside_a_gain(engine):
     """The audit's list (docs/content.md, timing item 24): the decisions that only pick what a
-    gain already chosen or paid for gives admit no companion ability (the base game's; the
-    example fan pack's Snow Owl scouting is one too)."""
+    gain already chosen or paid for gives admit no companion ability (the base game's: a fan
+    plugin opts in with ``inside_gain``)."""
     inside = sorted(kind for kind, step in engine.steps.items() if step.inside_gain and engine.step_is_builtin(kind))
     assert inside == ["candle_and_quartz_gain", "choose_effect", "choose_upgrade", "concern_choice", "cosimo_gift",
                       "cosimo_reward", "grace_gift", "spare_harness_steed", "threy_cat_duplicate"]

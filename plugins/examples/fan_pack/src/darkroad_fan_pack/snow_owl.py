@@ -39,7 +39,6 @@ class Scout(Choice):
 
     kind = f"{ID}_scout"
     prompt = "Snow Owl: gain one of the top 2 heroes of the hero deck; the other goes to the bottom"
-    inside_gain = True  # the ability resolves as one act: no other ability in between
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[tuple[str, str]]:
         # Read from the deck every time: options must follow the game as it is now.
