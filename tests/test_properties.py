@@ -55,7 +55,7 @@ def test_random_games_keep_every_invariant(engine: Engine, chunk: tuple[int, int
 
 ABILITY_GAMES = 12
 """Games of the CI-sized version of the abilities test (about 0.8 s each: every ability is
-tried in a branch); the slow one plays one in five of ``--random-games``."""
+tried in a branch); the slow one plays one in ten of ``--random-games``."""
 
 
 def check_trying_abilities(engine: Engine, seeds: range) -> tuple[int, int]:
@@ -86,11 +86,11 @@ def test_every_ability_tried_at_every_decision_keeps_every_invariant(engine: Eng
 @pytest.mark.slow
 def test_every_ability_tried_at_every_decision_many_games(engine: Engine, chunk: tuple[int, int],
                                                           request: pytest.FixtureRequest):
-    """The same over one in five of ``--random-games`` (CI: 300 games, in the chunks of the
-    invariant suite)."""
+    """The same over one in ten of ``--random-games`` (CI: 150 games, about 2 CPU minutes, in
+    the chunks of the invariant suite)."""
     start, count = chunk
-    base = 60_000 + request.config.getoption("random_games_seed") + start // 5
-    check_trying_abilities(engine, range(base, base + (count + 4) // 5))
+    base = 60_000 + request.config.getoption("random_games_seed") + start // 10
+    check_trying_abilities(engine, range(base, base + (count + 9) // 10))
 
 
 # -- the checker itself: it fails for the right reason ---------------------------------------------
