@@ -20,11 +20,12 @@ from . import errors
 from .actions import Action
 from .bots import Bot
 from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
+from .caravan import deliver_commission, shortcut_cost, upgrade_limit
 from .caravan import prestige_for as commission_prestige
-from .caravan import shortcut_cost, upgrade_limit
 from .content import Component, Content, ContentError
 from .context import EFFECT_RESOURCE, Ctx
 from .districts import DARK_MARKET_SPACES, RUINS_SPACES, roll_ruins_die
+from .effects import deliver_hero
 from .effects import describe as describe_effect
 from .effects import expand as expand_effect
 from .effects import resolve as resolve_effect
@@ -93,6 +94,8 @@ __all__ = [
     "adjacent_districts",
     "commission_prestige",
     "connected_building",
+    "deliver_commission",
+    "deliver_hero",
     "describe_effect",
     "errors",
     "expand_effect",

@@ -7,12 +7,15 @@ reward or penalty), step 3 deliveries (simultaneous), step 4 good fortune.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import product
+from typing import Any
 
 from .context import Ctx
 from .goods import is_upgraded
 from .goods import label as good_label
 from .hooks import is_int, is_int_list
+from .seats import HUMAN
 from .state import CompanionCard, Task
 from .steps import Choice, Option, Step
 
@@ -261,15 +264,25 @@ def prestige_for(goods: tuple[str, ...] | list[str]) -> int:
     return PRESTIGE_BY_COUNT[len(goods)] + sum(1 for g in goods if is_upgraded(g))
 
 
-def deliver_commission(ctx: Ctx, seat: int, commission: str, goods: list[str]) -> None:
-    """1/3/6 prestige for 1/2/3 goods, +1 per upgraded good; the commission to the log."""
+def deliver_commission(ctx: Ctx, seat: int, commission: str, goods: Sequence[str]) -> None:
+    """1/3/6 prestige for 1/2/3 goods, +1 per upgraded good; the commission to the log; then
+    ``darkroad_commission_delivered``. The one delivery of a commission, for players and seat
+    kinds alike: the goods leave a player's storage, or a seat kind's own accounting
+    (:meth:`SeatKind.spend_goods`: the Private Concern's goods are a count), whose event also
+    says how many (``goods_count``)."""
     p = ctx.player(seat)
-    for g in goods:
-        p.goods.remove(g)
+    goods = list(goods)
+    extra: dict[str, Any] = {}
+    if p.kind == HUMAN:
+        for g in goods:
+            p.goods.remove(g)
+    else:
+        ctx.engine.seat_kinds[p.kind].spend_goods(ctx, seat, goods, f"commission:{commission}")
+        extra["goods_count"] = len(goods)
     p.commissions.remove(commission)
     p.delivered_commissions.append(commission)
     gained = prestige_for(goods)
-    ctx.emit("commission_delivered", seat, commission=commission, goods=goods, prestige=gained)
+    ctx.emit("commission_delivered", seat, commission=commission, goods=goods, prestige=gained, **extra)
     ctx.add(seat, "prestige", gained, f"commission:{commission}")
     ctx.call("darkroad_commission_delivered", seat=seat, commission=commission, goods=list(goods))
 
@@ -312,10 +325,17 @@ def upgrade_limit(ctx: Ctx, seat: int) -> int:
 
 
 class ChooseUpgrade(Choice):
+    """Which wagon upgrade a good fortune (or Cosimo) gives: part of that gain, so no ability
+    comes in between; the limit ("You may only have 1 wagon upgrade per game", p. 19) is
+    checked again here, as the gain resolves: at the limit it offers nothing and is skipped."""
+
     kind = "choose_upgrade"
     prompt = "choose a wagon upgrade"
+    inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        if len(ctx.player(seat).upgrades) >= upgrade_limit(ctx, seat):
+            return []
         comps = ctx.content.components
         return [(f"upgrade:{u}", f"{comps[u].name}: {comps[u].text}") for u in ctx.game.board.upgrades]
 

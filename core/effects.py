@@ -197,7 +197,9 @@ def _deliver_hero(ctx: Ctx, seat: int, arg: str, source: str) -> None:
 
 
 def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
-    """Deliver ``hero`` to its town: region reward, hero to the merchant's log."""
+    """Deliver ``hero`` to its town: region reward, hero to the merchant's log, then
+    ``darkroad_hero_delivered``. The one delivery of a hero, for players and seat kinds alike
+    (the reward's effects reach a seat kind's seat through its ``intercept``)."""
     p = ctx.player(seat)
     if hero not in p.heroes:
         return
@@ -310,6 +312,7 @@ class ChooseEffect(Choice):
     """Pick one concrete effect of several (a good of your choice, a hero, a deed, ...)."""
 
     kind = "choose_effect"
+    inside_gain = True  # which good, hero, deed, ...: part of the gain (docs/content.md, timing item 1)
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         # Re-expand: the board may have changed (a companion ability) since it was pushed.

@@ -419,6 +419,8 @@ class Engine:
                 return
             task = game.stack[-1]
             step = self._run_steps[task.kind]
+            if step.begins_phase:
+                game.phase = step.begins_phase  # where the step begins, not in its options
             if automated and self._intercept(ctx, task, step, automated):
                 continue  # a step of an automated seat: resolved by its seat kind, never awaited
             if not step.decision:
@@ -511,7 +513,8 @@ class Engine:
         if seat not in step.seats(ctx, task) or self.is_automated(game, seat):
             return []
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._options(ctx, task, step, seat)]
-        if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow:
+        if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
+                and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
             acts += [Action("companion", seat, o, lbl) for o, lbl in self.companion_options(ctx, seat)
                      if [seat, "companion", o] not in withdrawn]

@@ -122,6 +122,8 @@ class PluginStep(Step):
         self.prompt = step.prompt  # type: ignore[misc]
         self.settles_overflow = step.settles_overflow  # type: ignore[misc]
         self.logs_answer = step.logs_answer  # type: ignore[misc]
+        self.inside_gain = step.inside_gain  # type: ignore[misc]
+        self.begins_phase = step.begins_phase  # type: ignore[misc]
         self.engages = step.engages  # type: ignore[misc]
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:

@@ -303,9 +303,9 @@ class Plan(Choice):
 
     kind = "plan"
     prompt = "plan: bump a locked die into your action pool"
+    begins_phase = "plan"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        ctx.game.phase = "plan"
         p = ctx.player(seat)
         opts: list[Option] = []
         locked = p.locked
@@ -406,9 +406,9 @@ class Move(Choice):
 
     kind = "move"
     prompt = "move: choose a die from your action pool"
+    begins_phase = "move"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        ctx.game.phase = "move"
         p = ctx.player(seat)
         dists = {d.value for d in p.pool}
         labels = {d.value: f"move {d.value} with your {d.kind} die" for d in p.pool}
@@ -456,9 +456,9 @@ class Activate(Choice):
 
     kind = "activate"
     prompt = "activate: choose what to activate next"
+    begins_phase = "activate"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        ctx.game.phase = "activate"
         p = ctx.player(seat)
         left, right = adjacent(p.position)
         done = set(task.data.get("done", ()))

@@ -167,6 +167,16 @@ class SeatKind:
         seats must be answered here (its seats have no legal actions)."""
         return False
 
+    def spend_goods(self, ctx: Ctx, seat: int, goods: Sequence[str], source: str) -> None:
+        """``seat`` hands over ``goods`` (good tokens, ``"+"`` upgraded) for a commission it
+        delivers through the core's delivery (``deliver_commission``), which then gives the
+        prestige, logs the commission and calls ``darkroad_commission_delivered``. The
+        default takes the tokens out of ``player.goods``, as for a player; a kind that keeps
+        its goods otherwise (a count in ``player.extra``) takes them from there."""
+        p = ctx.player(seat)
+        for g in goods:
+            p.goods.remove(g)
+
     # -- views and scoring -------------------------------------------------------------------
     def public(self, player: Player) -> Mapping[str, Any]:
         """Extra keys of its seat in every view (its public state, from ``player.extra``)."""

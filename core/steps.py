@@ -33,6 +33,15 @@ class Step:
     """An overflow discard (rulebook p. 18), called for by :meth:`Ctx.overflow`: it comes
     before anything the step that caused the overflow pushed, and while it waits it is the
     only thing that can be done (no companion ability, no plugin's extra option)."""
+    inside_gain: ClassVar[bool] = False
+    """A decision that only picks what a gain already chosen gives (which wagon upgrade the
+    good fortune brings, which good or hero an effect gives, which gift a triggered companion
+    takes): the gain resolves as one act, so no companion ability comes in between
+    (docs/content.md, "Timing rulings", item 1)."""
+    begins_phase: ClassVar[str] = ""
+    """The phase of the turn (``game.phase``) this step begins: the engine sets it when the
+    step comes to the top of the stack, before its options are asked (queries such as
+    :meth:`options` never change the game)."""
     logs_answer: ClassVar[bool] = False
     """A plugin's decision whose ``choose`` emits an event naming the answer itself: the
     engine then leaves out its ``answered`` event (which otherwise logs every answer to a

@@ -4,7 +4,7 @@
 
 * **wagon limits** (rulebook p. 18, "Wagon Overview"): heroes, commissions, inventory
   (blazing quartz + horseshoes) and lanterns within their slots, at most 2 illuminated dice,
-  the goods fit the storage. A gain beyond a limit is allowed only while the discard for that
+  the goods fit the storage, at most 1 wagon upgrade (more with Velvet). A gain beyond a limit is allowed only while the discard for that
   very gain is pending: the overflow discard of that seat is the decision on top of the stack
   (an overflow is settled at once), and the next action is that discard. A seat's limits are
   recomputed whenever its wagon changes (the capacity and storage hooks of the base game and
@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from darkroad.core import HUMAN, Engine, Game, GameConfig, Player
+from darkroad.core import HUMAN, CompanionCard, Engine, Game, GameConfig, Player, upgrade_limit
 from darkroad.core.actions import Action
 from darkroad.core.context import Ctx
 
@@ -245,6 +245,9 @@ class Checker:
         held = len(p.special) + sum(d.kind == "illuminated" for d in p.pool)
         if held > ctx.capacity(s, "illuminated"):
             self.fail(game, f"seat {s} holds {held} illuminated dice")
+        if len(p.upgrades) > upgrade_limit(ctx, s):  # "You may only have 1 wagon upgrade per game" (p. 19)
+            self.fail(game, f"seat {s} holds {len(p.upgrades)} wagon upgrades {p.upgrades} (limit "
+                            f"{upgrade_limit(ctx, s)})")
         limits = []
         if len(p.heroes) > ctx.capacity(s, "heroes"):
             limits.append("heroes")
@@ -276,11 +279,12 @@ def random_config(r: random.Random, seed: int) -> GameConfig:
                       options=options)
 
 
-def choose(r: random.Random, legal: Sequence[Action]) -> Action:
-    """A random legal action; companion abilities, when offered, are taken half the time
-    (they are where the rules interleave most)."""
+def choose(r: random.Random, legal: Sequence[Action], abilities: float = 0.5) -> Action:
+    """A random legal action; companion abilities, when offered, are taken at least with
+    probability ``abilities`` (half the time by default: they are where the rules interleave
+    most)."""
     companions = [a for a in legal if a.type == "companion"]
-    if companions and len(companions) < len(legal) and r.random() < 0.5:
+    if companions and len(companions) < len(legal) and r.random() < abilities:
         return r.choice(companions)
     return r.choice(legal)
 
@@ -324,3 +328,95 @@ def check_replay(engine: Engine, config: GameConfig, actions: Iterable[Action], 
         engine.apply(game, action)
         if engine.dumps(game) != states[i]:
             raise Broken(f"replay differs after action #{i} {action.type}/{action.option} (config {config})")
+
+
+# -- every ability tried at every decision -------------------------------------------------------
+
+BRANCH_ACTIONS = 40
+"""How far a branch plays on after the ability it tries: enough for the pending choice (and what
+it set in motion) to resolve."""
+
+
+def at_any_time(action: Action, pending: str) -> bool:
+    """An action usable at any time rather than an answer of the pending decision: a companion
+    ability, or a plugin's extra option."""
+    return action.type != pending or action.option.startswith("x:")
+
+
+def try_abilities(engine: Engine, game: Game, r: random.Random, seat: int,
+                  legal: Sequence[Action]) -> tuple[int, int]:
+    """Before the pending choice of ``seat`` resolves, try each companion ability (and every
+    other action usable at any time) it is offered, each in a copy of the game: apply it, then
+    play on at random until the pending choice and everything it set in motion resolved (or
+    :data:`BRANCH_ACTIONS` actions), checking every invariant after each action. Returns how
+    many abilities were tried and how many actions were checked."""
+    pending = game.stack[-1].kind
+    depth = len(game.stack)
+    tried = checked = 0
+    for action in legal:
+        if not at_any_time(action, pending):
+            continue
+        tried += 1
+        branch = engine.copy(game)
+        checker = Checker(engine, branch)
+        checker.before(branch, action)
+        engine.apply(branch, action)
+        checker.after(branch)
+        checked += 1
+        for _ in range(BRANCH_ACTIONS):
+            if branch.finished or len(branch.stack) < depth:
+                break
+            s = r.choice(engine.awaiting(branch))
+            nxt = choose(r, engine.legal_actions(branch, s))
+            checker.before(branch, nxt)
+            engine.apply(branch, nxt)
+            checker.after(branch)
+            checked += 1
+    return tried, checked
+
+
+COMPANIONS_DEALT = 3
+KEEP_ABILITIES = 0.0
+"""The main line of :func:`play_trying_abilities` takes an ability only as often as any other
+answer: abilities kept for later reach more decisions (every one is tried in a branch)."""
+"""Companion cards each player starts with in :func:`play_trying_abilities`."""
+
+
+def deal_companions(game: Game, r: random.Random) -> None:
+    """Give every player :data:`COMPANIONS_DEALT` cards of the companion deck and 2 blazing
+    quartz to give them, so that abilities are offered often (random play takes few
+    companions): the cards move, none is made (card conservation holds)."""
+    deck = game.board.companion_deck
+    for p in game.players:
+        if p.kind != HUMAN:
+            continue
+        for _ in range(min(COMPANIONS_DEALT, len(deck))):
+            p.companions.append(CompanionCard(card=deck.pop(r.randrange(len(deck)))))
+        p.quartz = max(p.quartz, min(2, 3 - p.horseshoes))
+
+
+def play_trying_abilities(engine: Engine, seed: int,
+                          config: GameConfig | None = None) -> tuple[Game, int, int]:
+    """A random game (as :func:`play_checked`, invariants checked after every action) whose
+    players start with companions (:func:`deal_companions`) and that, at every decision, first
+    tries each offered ability in a branch (:func:`try_abilities`). Returns the game, how many
+    abilities were tried and how many actions were checked in all."""
+    r = random.Random(seed)
+    config = config or random_config(r, seed)
+    game, _ = engine.create(config)
+    deal_companions(game, r)
+    checker = Checker(engine, game)
+    tried = checked = 0
+    while not game.finished:
+        if checked >= MAX_ACTIONS * 10:
+            checker.fail(game, "no end")
+        seat = r.choice(engine.awaiting(game))
+        legal = engine.legal_actions(game, seat)
+        t, c = try_abilities(engine, game, r, seat, legal)
+        tried, checked = tried + t, checked + c
+        action = choose(r, legal, abilities=KEEP_ABILITIES)
+        checker.before(game, action)
+        engine.apply(game, action)
+        checker.after(game)
+        checked += 1
+    return game, tried, checked

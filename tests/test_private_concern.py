@@ -493,6 +493,45 @@ def test_deliveries_by_goods_count(solo):
     assert t2.game.players[pc].commissions == comms[:1] and t2.game.players[pc].prestige == 0
 
 
+def test_its_deliveries_fire_the_delivery_hooks_as_a_players():
+    """One delivery path (docs/private-concern.md, "Deliveries"): the Private Concern delivers
+    through the core's delivery, so a plugin listening for deliveries (the recorder plugin of
+    tests/plugins) hears of its deliveries as of a player's: ``darkroad_hero_delivered`` once
+    the region reward was gained, ``darkroad_commission_delivered`` after the prestige, with
+    the goods it handed over: basic goods of the requested types, as many as it delivered."""
+    from test_hooks import RECORDER, recorder
+
+    recorder.CALLS.clear()
+    t = Table.new(players=2, seed=1, plugins=[RECORDER], private_concern=True)
+    e = t.engine
+    recorder.ask(t.game, "darkroad_hero_delivered", "darkroad_commission_delivered")
+    comms = commissions_for(e, "farglen", 2)
+    hero = heroes_for(e, "farglen")[0]
+    take_from_stacks(t, *comms)
+    t.game.board.hero_deck.remove(hero)
+    pc = neutral_pc(t, goods=4, heroes=[hero], commissions=comms)
+    requests = [e.content.commissions[m].requests for m in comms]
+    t.run(lambda ctx: private_concern.deliver_at(ctx, pc, "farglen"))
+    p = t.game.players[pc]
+    [hero_call] = recorder.calls("darkroad_hero_delivered", t.game)
+    assert (hero_call.kwargs["seat"], hero_call.kwargs["hero"]) == (pc, hero)
+    calls = recorder.calls("darkroad_commission_delivered", t.game)
+    assert [(c.kwargs["seat"], c.kwargs["commission"], list(c.kwargs["goods"])) for c in calls] == [
+        (pc, comms[0], list(requests[0][:3])), (pc, comms[1], list(requests[1][:1]))]
+    # What the hooks saw: the prestige already gained, the commission in the merchant's log.
+    seen = recorder.seen_in(t.game, "darkroad_commission_delivered")
+    assert [s["prestige"] for s in seen] == [6, 6 + 1] and seen[0]["delivered"] == comms[:1]
+    [hero_seen] = recorder.seen_in(t.game, "darkroad_hero_delivered")
+    assert hero_seen["delivered"] == [hero] and hero_seen["heroes"] == []
+    # Its goods are a count (4 - 3 - 1); the events say how many and which.
+    assert concern_of(p)["goods"] == 0 and p.goods == [] and p.delivered_commissions == comms
+    delivered = [ev.data for ev in t.events_of("commission_delivered")]
+    assert [(d["goods_count"], d["goods"], d["prestige"]) for d in delivered] == [
+        (3, list(requests[0][:3]), 6), (1, list(requests[1][:1]), 1)]
+    # The recorder's answers (1 coin per commission, 1 blazing quartz per hero) reached it too.
+    assert p.quartz == 1 and p.coins == 5 + 2
+
+
 def test_final_travel_town_rule(solo):
     """Final Travel: the town with most heroes + commissions; a tie: commissions before
     heroes; still tied: the player chooses."""
@@ -720,7 +759,13 @@ def test_a_game_stored_before_the_seat_kind_plugin_loads_and_plays_on(engine):
         del out["config"]["plugins"]
         return out
 
-    assert state(game) == state(again)
+    stored_state, replayed = state(game), state(again)
+    # Its deliveries go through the core's since issue 23 and fire darkroad_commission_delivered,
+    # so the deeds' history (Perfect Delivery) now counts its full deliveries: the stored game,
+    # played before, has no count for it; the replay counts its one, and nobody else's.
+    counts = replayed["board"]["extra"]["_deeds"].pop("full_deliveries")
+    assert counts == [0, 1, 0] and "full_deliveries" not in stored_state["board"]["extra"]["_deeds"]
+    assert stored_state == replayed
     assert concern_of(game.players[1]) == stored["players"][1]["concern"] and game.players[1].kind == KIND
     assert engine.view(game, 0)["config"]["private_concern"] == 1
     t = Table(engine, game, [], record=False)

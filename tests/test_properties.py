@@ -21,7 +21,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from invariants import Broken, Checker, check_replay, play_checked
+from invariants import Broken, Checker, check_replay, play_checked, play_trying_abilities
 
 from darkroad.core import Engine, GameConfig
 from darkroad.core.actions import Action
@@ -51,6 +51,46 @@ def test_random_games_keep_every_invariant(engine: Engine, chunk: tuple[int, int
         except Broken as exc:
             raise AssertionError(f"random game with seed {seed}: {exc}") from None
         assert all(p.removed == 4 for p in game.players if p.kind == "human")
+
+
+ABILITY_GAMES = 12
+"""Games of the CI-sized version of the abilities test (about 0.8 s each: every ability is
+tried in a branch); the slow one plays one in ten of ``--random-games``."""
+
+
+def check_trying_abilities(engine: Engine, seeds: range) -> tuple[int, int]:
+    """(abilities tried, actions checked) over the games of ``seeds``."""
+    tried = checked = 0
+    for seed in seeds:
+        try:
+            game, t, c = play_trying_abilities(engine, seed)
+        except Broken as exc:
+            raise AssertionError(f"random game with seed {seed}, abilities tried: {exc}") from None
+        assert game.finished and game.score
+        tried, checked = tried + t, checked + c
+    return tried, checked
+
+
+def test_every_ability_tried_at_every_decision_keeps_every_invariant(engine: Engine,
+                                                                      request: pytest.FixtureRequest):
+    """"You may only trigger companion abilities on your own turn, but may do so at any time"
+    (p. 16): at every decision of random games, each offered companion ability (and any other
+    action usable at any time) is tried before the pending choice resolves, in a branch played
+    on until that choice resolved; every limit holds after every action (issue 23: a wagon
+    upgrade pick that resolved after Cosimo's gave two upgrades)."""
+    base = 50_000 + request.config.getoption("random_games_seed")
+    tried, checked = check_trying_abilities(engine, range(base, base + ABILITY_GAMES))
+    assert tried > 100 and checked > 10_000
+
+
+@pytest.mark.slow
+def test_every_ability_tried_at_every_decision_many_games(engine: Engine, chunk: tuple[int, int],
+                                                          request: pytest.FixtureRequest):
+    """The same over one in ten of ``--random-games`` (CI: 150 games, about 2 CPU minutes, in
+    the chunks of the invariant suite)."""
+    start, count = chunk
+    base = 60_000 + request.config.getoption("random_games_seed") + start // 10
+    check_trying_abilities(engine, range(base, base + (count + 9) // 10))
 
 
 # -- the checker itself: it fails for the right reason ---------------------------------------------

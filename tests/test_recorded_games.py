@@ -20,7 +20,10 @@ def test_the_corpus_is_mixed():
     """The corpus covers 2-4 players, solo, the Private Concern in a 3-4 player game,
     drafting, advanced deeds, random and first-game buildings, random and greedy play."""
     configs = [g["config"] for g in CORPUS["games"]]
-    shapes = {(c.get("players", 2), c.get("private_concern", False)) for c in configs}
+    # The Private Concern: a game option (``options``); a corpus recorded before it was one
+    # has the old config field.
+    shapes = {(c.get("players", 2), bool(c.get("private_concern") or c.get("options", {}).get("private_concern")))
+              for c in configs}
     assert shapes >= {(2, False), (3, False), (4, False), (2, True), (3, True), (4, True)}
     assert any(c.get("variants", {}).get("drafting") for c in configs)
     assert any(c.get("variants", {}).get("advanced_deeds") for c in configs)

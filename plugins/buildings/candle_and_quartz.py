@@ -58,6 +58,7 @@ class Gain(Choice):
 
     kind = f"{ID}_gain"
     prompt = "The Candle & Quartz: gain 1 available hero or commission"
+    inside_gain = True  # paid for: nothing may take the hero or commission away meanwhile
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(e, describe_effect(ctx, e)) for e in gains(ctx, seat)]

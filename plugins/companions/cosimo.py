@@ -32,6 +32,7 @@ class CosimoReward(Choice):
 
     kind = f"{ID}_reward"
     prompt = "Cosimo: gain a wagon upgrade or move the dark market marker"
+    inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         opts = [("upgrade", "gain 1 available wagon upgrade")] if upgrade_available(ctx, seat) else []

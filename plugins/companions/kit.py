@@ -191,6 +191,7 @@ class GiftChoice(Choice):
     """
 
     prompt = "choose the gift for your companion"
+    inside_gain = True  # the ability triggered resolves as one act (docs/content.md, timing item 1)
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         raise NotImplementedError

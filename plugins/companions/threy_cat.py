@@ -48,6 +48,7 @@ class Duplicate(Choice):
 
     kind = f"{ID}_duplicate"
     prompt = "Threy Cat: choose the travel die value to duplicate"
+    inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(f"value:{v}", f"duplicate the {v}: {', '.join(r)}") for v, r in task.data["rewards"].items()]

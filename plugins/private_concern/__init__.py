@@ -74,6 +74,9 @@ class PrivateConcern(SeatKind):
     def intercept(self, ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
         return rules.intercept(ctx, task, step, seat)
 
+    def spend_goods(self, ctx: Ctx, seat: int, goods: Sequence[str], source: str) -> None:
+        rules.spend_goods(ctx, seat, goods, source)
+
     def public(self, player: Player) -> Mapping[str, Any]:
         return {rules.STATE: rules.public(player)}
 

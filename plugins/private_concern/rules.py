@@ -37,6 +37,8 @@ from darkroad.core import (
     ScoreLine,
     Step,
     Task,
+    deliver_commission,
+    deliver_hero,
     describe_effect,
     roll_ruins_die,
     shortcut_cost,
@@ -297,6 +299,7 @@ class ConcernChoice(Choice):
     kind = "concern_choice"
     prompt = "choose for the Private Concern"
     logs_answer = True  # its concern_choice event names the answer
+    inside_gain = True  # part of the Private Concern's action: the creator's abilities wait
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(o, label) for o, label in task.data["options"]]
@@ -473,33 +476,31 @@ def take_commission(ctx: Ctx, seat: int, noted: str, source: str) -> None:
 # -- deliveries -------------------------------------------------------------------------------------
 
 
-def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
-    p = ctx.player(seat)
-    p.heroes.remove(hero)
-    p.delivered_heroes.append(hero)
-    town = ctx.content.towns[ctx.content.heroes[hero].town]
-    ctx.emit("hero_delivered", seat, hero=hero, town=town.id, source=source)
-    ctx.gain_effects(seat, town.reward, source=f"deliver:{hero}")
-
-
 def deliver_at(ctx: Ctx, seat: int, town: str) -> None:
     """Deliver every hero for ``town``, then its commissions in the order taken, each with as
-    many goods as it requests while goods last (1/3/6 prestige for 1/2/3 goods)."""
+    many goods as it requests while goods last (1/3/6 prestige for 1/2/3 goods).
+
+    Through the core's deliveries (``deliver_hero``, ``deliver_commission``), as a player's:
+    the same events and the same hooks (``darkroad_hero_delivered``,
+    ``darkroad_commission_delivered``); only the goods are its own, a count
+    (:func:`spend_goods`). The goods it hands over for a commission are basic goods of the
+    types the commission requests, in the order requested (docs/private-concern.md)."""
     p, c = ctx.player(seat), ctx.content
     concern = state(ctx.game, seat)
     ctx.emit("town_visited", seat, town=town)
     for h in [h for h in p.heroes if c.heroes[h].town == town]:
         deliver_hero(ctx, seat, h, "delivery")
     for m in [m for m in p.commissions if c.commissions[m].town == town]:
-        n = min(len(c.commissions[m].requests), concern["goods"], len(COMMISSION_PRESTIGE) - 1)
+        requests = c.commissions[m].requests
+        n = min(len(requests), concern["goods"], len(COMMISSION_PRESTIGE) - 1)
         if n == 0:
             break
-        add(ctx, seat, "goods", -n, f"commission:{m}")
-        p.commissions.remove(m)
-        p.delivered_commissions.append(m)
-        prestige = COMMISSION_PRESTIGE[n]
-        ctx.emit("commission_delivered", seat, commission=m, goods_count=n, prestige=prestige)
-        add(ctx, seat, "prestige", prestige, f"commission:{m}")
+        deliver_commission(ctx, seat, m, list(requests[:n]))
+
+
+def spend_goods(ctx: Ctx, seat: int, goods: Sequence[str], source: str) -> None:
+    """Its goods handed over for a delivery: the count goes down by as many."""
+    add(ctx, seat, "goods", -len(goods), source)
 
 
 def visit(ctx: Ctx, seat: int, towns: Sequence[str]) -> None:

@@ -26,6 +26,7 @@ class ChooseSteed(Choice):
 
     kind = f"{ID}_steed"
     prompt = "Spare Harness: choose a second steed"
+    inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         comps = ctx.content.components
