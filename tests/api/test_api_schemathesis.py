@@ -33,7 +33,7 @@ from darkroad.core import Engine
 
 JOIN = "POST /v1/games/{game_id}/seats/{seat}/join"
 EXAMPLES = 30
-STEPS = 12
+STEPS = 25
 SCENARIOS = 25
 
 
