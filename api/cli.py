@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from darkroad.api import commands
+from darkroad.api import arena, commands
 from darkroad.api.app import create_app, open_store
 from darkroad.api.openapi import document
 from darkroad.api.redis_store import redact
@@ -192,6 +192,7 @@ def openapi_document(*, builtin_only: bool = False) -> dict[str, object]:
 
 
 commands.register(app)
+app.command("arena")(arena.arena_command)
 
 
 def main() -> None:

@@ -7,12 +7,19 @@ follow-up choice), the best continuation is searched too, up to ``depth`` decisi
 Ties are broken at random (so it still explores), except that stopping a repeatable choice
 (the Guildmaster's Mansion's trades) wins a tie: trading back and forth gains nothing.
 
-A repeatable choice asks the same decision again after each answer. Each answer is valued
-as if it were the last one (the bot stops the choice on the copy before valuing it): a
-turn under way is worth more to :func:`estimate` than a finished one (the illuminated die
-still in the pool), so comparing "one more trade" with "stop" would otherwise trade forever.
-Every trade it makes must beat stopping, so it never trades in circles. The bot keeps no
-memory between calls.
+A repeatable choice asks the same decision again after each answer. Most of them only go
+forward (a purchase at the Great Bazaar spends coins, a delivery gives a good up): their
+answers are valued with the lookahead like any other, so the bot sees what two answers
+are worth together (a second good of a section bought for free, the goods a commission
+needs delivered one by one). A choice whose answers can be undone (the Guildmaster's
+Mansion's trades: an answer and a second one can bring the position back, see
+:func:`can_cycle`) is different: a turn under way is worth more to :func:`estimate` than a
+finished one (the illuminated die still in the pool), so comparing "one more trade" with
+"stop" would trade back and forth forever. There each answer is valued as if it were the
+last one (the bot stops the choice on the copy before valuing it); every trade it makes
+must then beat stopping, so the value of the stopped position rises with every trade and
+it never trades in circles. The bot keeps no memory between calls: whether a choice can
+cycle is read from the position itself.
 
 The rule numbers it reasons with come from the rules core: the rounds of a game
 (``ROUNDS``) and the prestige of a commission by the goods delivered to it
@@ -135,6 +142,47 @@ def _is_score(v: Any) -> bool:
     return isinstance(v, dict) and all(isinstance(n, int) for n in v.values())
 
 
+def _asks_again(engine: Engine, game: Game, seat: int, kind: str) -> bool:
+    """Whether ``game`` asks ``seat`` decision ``kind`` (again)."""
+    return not game.finished and bool(game.stack) and game.stack[-1].kind == kind and engine.awaiting(game) == [seat]
+
+
+def _position(game: Game) -> tuple[Any, ...]:
+    """What a position is, without the counters every action moves (version, events)."""
+    return (game.round, game.phase, game.active, game.players, game.board, game.stack, game.turn, game.rng)
+
+
+def can_cycle(engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> bool:
+    """Whether the pending decision is a repeatable choice whose answers can be undone: some
+    answer, then some answer to the same decision asked again, brings back this position
+    (the Mansion's ``coins>lantern`` then ``lantern>coins``). Such a choice could go round in
+    circles; one that only goes forward (buying, selling, delivering) cannot."""
+    if not any(a.option in STOP_OPTIONS for a in legal):
+        return False  # no way to stop: not a repeatable choice
+    here = _position(game)
+    for action in legal:
+        if action.type == "companion" or action.option in STOP_OPTIONS:
+            continue
+        trial = engine.copy(game)
+        try:
+            engine.apply(trial, action)
+        except Exception:  # an answer a plugin cannot resolve is not chosen anyway
+            continue
+        if not _asks_again(engine, trial, seat, action.type):
+            continue  # this answer ends the choice
+        for back in engine.legal_actions(trial, seat):
+            if back.type != action.type or back.option in STOP_OPTIONS:
+                continue
+            again = engine.copy(trial)
+            try:
+                engine.apply(again, back)
+            except Exception:
+                continue
+            if _position(again) == here:
+                return True
+    return False
+
+
 class GreedyBot(Bot):
     """Lookahead with :func:`estimate`, ``depth`` decisions deep along its own decisions."""
 
@@ -161,7 +209,7 @@ class GreedyBot(Bot):
     @staticmethod
     def _stop_repeat(engine: Engine, game: Game, seat: int, kind: str) -> None:
         """When ``game`` asks ``seat`` decision ``kind`` again and it can be stopped, stop it."""
-        if game.finished or not game.stack or game.stack[-1].kind != kind or engine.awaiting(game) != [seat]:
+        if not _asks_again(engine, game, seat, kind):
             return
         stop = [a for a in engine.legal_actions(game, seat) if a.type == kind and a.option in STOP_OPTIONS]
         if stop:
@@ -172,11 +220,12 @@ class GreedyBot(Bot):
             return legal[0]
         best: list[Action] = []
         best_value = float("-inf")
+        cyclic = can_cycle(engine, game, seat, legal)
         for action in legal:
             trial = engine.copy(game)
             try:
                 engine.apply(trial, action)
-                if action.type != "companion":
+                if cyclic and action.type != "companion":
                     self._stop_repeat(engine, trial, seat, action.type)
                 value = self._value(engine, trial, seat, self.depth - 1)
             except Exception:  # an action a plugin cannot resolve is simply not chosen
