@@ -11,6 +11,7 @@ it plays by, :mod:`.events` documents its events.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -68,6 +69,11 @@ class PrivateConcern(SeatKind):
 
     def score(self, ctx: Ctx, seat: int) -> ScoreLine:
         return rules.score(ctx, seat)
+
+    def redraw_hidden(self, player: Player, rng: random.Random) -> None:
+        # Its deck of action cards is face down (its discard pile is public).
+        deck = player.extra[rules.STATE]["deck"]
+        rng.shuffle(deck)
 
 
 SEAT_KIND = PrivateConcern()
