@@ -43,7 +43,9 @@ STARTING_DEED_CHOICE = "choose_starting_deed"
 
 def determinize(engine: Engine, game: Game, seat: int, rng: random.Random) -> Game:
     """A copy of ``game`` with everything hidden from ``seat`` drawn again with ``rng``
-    (``game`` is not changed). ``seat``'s view of the copy equals its view of ``game``."""
+    (``game`` is not changed). ``seat``'s view of the copy equals its view of ``game``, and
+    the copy depends only on what ``seat`` can see and on ``rng``: two games ``seat`` cannot
+    tell apart give the same sample from the same ``rng`` state."""
     g = engine.copy(game)
     if g.finished:
         return g  # everything is revealed at the end
@@ -51,7 +53,10 @@ def determinize(engine: Engine, game: Game, seat: int, rng: random.Random) -> Ga
     others = [p for p in g.players if p.seat != seat]
     # Deeds: every deed the seat cannot see, dealt back to where hidden deeds are.
     choosing = [t for t in g.stack if t.kind == STARTING_DEED_CHOICE and t.seat != seat]
-    unseen = [d for p in others for d in p.deeds] + list(b.deed_deck) + [d for t in choosing for d in t.data["deeds"]]
+    # Sorted before the shuffle: the sample depends on what the seat knows and on rng only,
+    # not on where the hidden cards really are.
+    unseen = sorted([d for p in others for d in p.deeds] + list(b.deed_deck)
+                    + [d for t in choosing for d in t.data["deeds"]])
     rng.shuffle(unseen)
     for p in others:
         n = len(p.deeds)
@@ -67,9 +72,10 @@ def determinize(engine: Engine, game: Game, seat: int, rng: random.Random) -> Ga
         p.coins = rng.randint(max(0, own - COIN_SPREAD), own + COIN_SPREAD)
     # The order of the face-down decks.
     for deck in (b.hero_deck, b.companion_deck, *b.events.values()):
+        deck.sort()
         rng.shuffle(deck)
     for stack in b.commission_stacks.values():
-        below = stack[1:]
+        below = sorted(stack[1:])
         rng.shuffle(below)
         stack[1:] = below
     for p in others:

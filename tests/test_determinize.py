@@ -114,3 +114,13 @@ def test_hidden_cards_are_distributed_as_the_unseen_cards_are(engine: Engine) ->
     # The real card is not favoured: it comes up about as often as any other.
     real = game.players[opponent].deeds[0]
     assert deeds[real] < 2 * n / len(unseen_deeds)
+
+
+def test_a_sample_depends_only_on_what_the_seat_sees(engine: Engine) -> None:
+    """Two games the seat cannot tell apart give the same sample from the same rng: no
+    trace of where the hidden cards really are reaches a sample."""
+    game = position(engine, 3, 12, 100)
+    other = engine.determinize(game, 1, random.Random(99))
+    assert engine.dumps(other) != engine.dumps(game)
+    assert engine.dumps(engine.determinize(game, 1, random.Random(5))) == \
+        engine.dumps(engine.determinize(other, 1, random.Random(5)))

@@ -73,6 +73,7 @@ class PrivateConcern(SeatKind):
     def redraw_hidden(self, player: Player, rng: random.Random) -> None:
         # Its deck of action cards is face down (its discard pile is public).
         deck = player.extra[rules.STATE]["deck"]
+        deck.sort()  # the sample depends on rng, not on the real order
         rng.shuffle(deck)
 
 
