@@ -75,10 +75,10 @@ def main() -> None:
     args = ap.parse_args()
     engine = Engine.load()
     started = time.perf_counter()
-    results = []
+    results: list[tuple[int, list[str], dict[str, Any]]] = []
     for players, bots in MATCHES:
         result = arena(engine, bots, args.games, players, args.seed, args.think_time)
-        results.append({"players": players, "bots": bots, "result": result})
+        results.append((players, bots, result))
         print(json.dumps({"players": players, "bots": bots,
                           **{b: result[b]["win_rate"] for b in result if b != META}}), flush=True)
     lines = [
@@ -93,15 +93,16 @@ def main() -> None:
         "score interval; think time is wall-clock seconds per decision the bot was asked. `random` picks any legal "
         "action; `greedy` (the lobby's default `timeout_bot`, and the bot of bot seats unless another is chosen) looks "
         "two of its own decisions ahead on copies of the real game (so it sees the dice to come); `search` samples "
-        "worlds consistent with what its seat sees (`Engine.determinize`) and plays each action to the end of its "
-        "turn in every one of them.",
+        "worlds consistent with what its seat sees (`Engine.determinize`), tries every action in each of them and "
+        "keeps the one that leaves it furthest ahead on average.",
         "",
     ]
-    for r in results:
-        lines += section(r["players"], r["bots"], r["result"])
+    for players, bots, result in results:
+        lines += section(players, bots, result)
     args.output.write_text("\n".join(lines), encoding="utf-8")
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        raw = [{"players": p, "bots": b, "result": r} for p, b, r in results]
+        args.json.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

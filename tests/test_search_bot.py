@@ -46,9 +46,9 @@ def test_the_search_bot_is_installed_with_a_think_time(engine: Engine) -> None:
         engine.bots["greedy"].configured(think_time=1)
 
 
-SENSITIVE = [(4, 2, 205), (3, 4, 60), (3, 7, 105), (4, 8, 215)]
+SENSITIVE = [(4, 2, 260), (3, 4, 60), (4, 5, 180), (3, 7, 105)]
 """(players, seed, random actions) of positions whose best answer depends on hidden
-information (a travel die, a caravan route, a choice of effects): a bot searching the real
+information (a plan, a caravan route, the bazaar, a choice of effects): a bot searching the real
 game answers differently once the hidden information is drawn again."""
 
 
