@@ -19,7 +19,7 @@ from darkroad.api.http.server import HttpProtocol
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoreConfigError, StoreUnavailable
 from darkroad.api.store.topology import redact
-from darkroad.api.tools import commands
+from darkroad.api.tools import arena, commands
 from darkroad.core import Engine, PluginError
 
 app = typer.Typer(
@@ -217,6 +217,7 @@ def openapi_document(*, builtin_only: bool = False) -> dict[str, object]:
 
 
 commands.register(app)
+app.command("arena")(arena.arena_command)
 
 
 def main() -> None:

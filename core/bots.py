@@ -15,8 +15,8 @@ identically.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -33,6 +33,17 @@ class Bot:
     name: ClassVar[str] = ""
     text: ClassVar[str] = ""
     """One sentence: how the bot plays."""
+    options: ClassVar[Mapping[str, str]] = {}
+    """The settings this bot takes (name -> what it sets), for :meth:`configured`: the
+    search bot's ``think_time``, for one."""
+
+    def configured(self, **options: Any) -> Bot:
+        """This bot with ``options`` set (names from :attr:`options`): a new bot object, or
+        this one when nothing is set. An unknown name raises :class:`ValueError`."""
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise ValueError(f"bot {self.id!r} takes no option(s) {unknown}; its options: {sorted(self.options)}")
+        return self
 
     def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
         """One of ``legal`` (never empty: ``engine.legal_actions(game, seat)``) for ``seat``.

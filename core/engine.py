@@ -15,6 +15,7 @@ illegal action leaves the game exactly as it was.
 from __future__ import annotations
 
 import logging
+import random
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Mapping
@@ -708,6 +709,16 @@ class Engine:
 
     def copy(self, game: Game) -> Game:
         return self.serde.copy(game)
+
+    def determinize(self, game: Game, seat: int, rng: random.Random) -> Game:
+        """A copy of ``game`` in which everything hidden from ``seat`` is drawn again with
+        ``rng``, consistent with what ``seat`` sees: other seats' coins and deeds, the order
+        of every face-down deck, seat kinds' hidden state (the Private Concern's deck) and the
+        RNG. ``seat``'s view of the copy equals its view of ``game``; ``game`` is not changed.
+        For bots that search (:mod:`darkroad.core.determinize` says what is drawn, and how)."""
+        from .determinize import determinize
+
+        return determinize(self, game, seat, rng)
 
     def action_from_json(self, obj: Any) -> Action:
         return self.serde.action_from_json(obj)

@@ -30,6 +30,7 @@ serves every game of a process: it keeps nothing between calls.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -185,3 +186,8 @@ class SeatKind:
     def score(self, ctx: Ctx, seat: int) -> ScoreLine | None:
         """Its final score line (``None``: scored like a player's)."""
         return None
+
+    def redraw_hidden(self, player: Player, rng: random.Random) -> None:
+        """Draw again, with ``rng``, what of its seat's state the other seats cannot see (the
+        order of a deck of its own), in place: :meth:`Engine.determinize` calls it on a copy
+        of the game. Its public state (:meth:`public`) must not change."""

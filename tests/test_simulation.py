@@ -64,12 +64,12 @@ def test_a_repeatable_choice_ends(engine: Engine) -> None:
 
 
 def test_unknown_bots_are_refused_listing_the_installed_ones(engine: Engine) -> None:
-    with pytest.raises(UnknownBot, match=r"unknown bot\(s\) \['nope'\]; installed bots: greedy, random"):
+    with pytest.raises(UnknownBot, match=r"unknown bot\(s\) \['nope'\]; installed bots: greedy, random, search"):
         simulate(engine, 1, 2, bots=["random", "nope"])
     result = runner.invoke(cli.app, ["simulate", "--games", "1", "--bot", "random,nope"])
     assert result.exit_code == 2
     said = " ".join(result.output.replace("│", " ").split())
-    assert "Invalid value for --bot: unknown bot(s) ['nope']; installed bots: greedy, random" in said
+    assert "Invalid value for --bot: unknown bot(s) ['nope']; installed bots: greedy, random, search" in said
 
 
 def test_usage_is_reported(engine: Engine) -> None:

@@ -26,7 +26,7 @@ def known_event_types(engine: Engine) -> frozenset[str]:
     the built-in plugins document (``darkroad_event_types``) and the lobby's."""
     known = _KNOWN.get(engine)
     if known is None:
-        # The same source as the document's union (``darkroad.api.openapi.event_schema``).
+        # The same source as the document's union (``darkroad.api.http.openapi.event_schema``).
         types = [variant["properties"]["type"] for variant in engine.event_schema()["oneOf"]]
         known = _KNOWN[engine] = frozenset({*(t["const"] for t in types if "const" in t), *lobby.EVENTS})
     return known

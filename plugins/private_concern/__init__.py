@@ -15,6 +15,7 @@ seat's view the block ``concern``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -82,6 +83,12 @@ class PrivateConcern(SeatKind):
 
     def score(self, ctx: Ctx, seat: int) -> ScoreLine:
         return rules.score(ctx, seat)
+
+    def redraw_hidden(self, player: Player, rng: random.Random) -> None:
+        # Its deck of action cards is face down (its discard pile is public).
+        deck = player.extra[rules.STATE]["deck"]
+        deck.sort()  # the sample depends on rng, not on the real order
+        rng.shuffle(deck)
 
 
 SEAT_KIND = PrivateConcern()

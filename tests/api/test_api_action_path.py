@@ -1,12 +1,12 @@
 """The shortcuts of the action path (``POST /v1/games/{id}/actions``): each does what the
 general path does, for less.
 
-- the typed decode of an action body (:func:`darkroad.api.bodies.parse_action`) gives the
+- the typed decode of an action body (:func:`darkroad.api.http.bodies.parse_action`) gives the
   same action as ``parse_json`` + ``Engine.action_from_json``, and leaves every other body
   to them (the same errors);
-- a response of known length goes out in one write (:class:`darkroad.api.server._OneWrite`),
+- a response of known length goes out in one write (:class:`darkroad.api.http.server._OneWrite`),
   a stream's head at once;
-- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.redis_store.Node.pipeline`).
+- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,92 @@
+"""``darkroad arena`` (issue 21): bots play each other with rotating seats; each bot's win
+rate (shared wins split) with a 95% Wilson interval, mean score, think time per decision,
+and head-to-head results."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from darkroad.api import cli
+from darkroad.api.tools.arena import META, ArenaGame, arena, seating, summarise, wilson
+from darkroad.core import Engine
+
+runner = CliRunner()
+
+
+def test_wilson_interval_matches_the_textbook() -> None:
+    # Wilson (1927); the figures of Newcombe, Statistics in Medicine 17 (1998), table I,
+    # example (a): 81 of 263 -> 0.2553 to 0.3662.
+    low, high = wilson(81, 263)
+    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and 0.27 < high < 0.31  # never below 0, and not degenerate at p = 0
+    assert wilson(5, 10)[0] == pytest.approx(1 - wilson(5, 10)[1])  # symmetric at p = 1/2
+
+
+@pytest.mark.parametrize(("bots", "players"), [(["a", "b"], 2), (["a", "b", "c"], 4), (["a", "b", "c", "d"], 4)])
+def test_seats_rotate_so_every_bot_plays_every_seat_equally(bots: list[str], players: int) -> None:
+    games = 4 * len(bots)
+    count: Counter[tuple[str, int]] = Counter()
+    for i in range(games):
+        for seat, bot in enumerate(seating(bots, players, i)):
+            count[bot, seat] += 1
+    per_seat = {(b, s): count[b, s] for b in bots for s in range(players)}
+    assert len(set(per_seat.values())) == 1, per_seat
+
+
+def test_shared_wins_are_split_and_head_to_head_follows_the_ranking() -> None:
+    games = [
+        ArenaGame(seed=0, bots=["a", "b"], completed=True, scores=[20, 10], ranks=[1, 2], winners=[0],
+                  think=[1.0, 0.5], decisions=[10, 10]),
+        ArenaGame(seed=1, bots=["b", "a"], completed=True, scores=[15, 15], ranks=[1, 1], winners=[0, 1],
+                  think=[0.5, 1.0], decisions=[5, 10]),
+        ArenaGame(seed=2, bots=["a", "b"], error="boom"),
+    ]
+    out = summarise(games, ["a", "b"], 2)
+    assert out[META]["completed"] == 2 and out[META]["error_seeds"] == [{"seed": 2, "error": "boom"}]
+    a, b = out["a"], out["b"]
+    assert (a["wins"], a["win_rate"], b["wins"], b["win_rate"]) == (1.5, 0.75, 0.5, 0.25)
+    assert a["win_rate_95"] == [round(x, 4) for x in wilson(1.5, 2)]
+    assert (a["mean_score"], b["mean_score"]) == (17.5, 12.5)
+    assert a["mean_think_seconds"] == pytest.approx(0.1) and b["mean_think_seconds"] == pytest.approx(1 / 15, abs=1e-6)
+    assert a["head_to_head"]["b"] == {**a["head_to_head"]["b"], "pairs": 2, "ahead": 1, "behind": 0, "level": 1,
+                                      "ahead_rate": 0.75}
+    assert b["head_to_head"]["a"]["ahead_rate"] == 0.25
+
+
+def test_an_arena_of_real_games(engine: Engine) -> None:
+    out = arena(engine, ["greedy", "random"], games=2, players=2, seed=5)
+    assert out[META]["completed"] == 2 and out[META]["errors"] == 0
+    for bot in ("greedy", "random"):
+        assert out[bot]["seats_played"] == 2
+        assert out[bot]["decisions"] > 0 and out[bot]["mean_think_seconds"] > 0
+    assert out["greedy"]["wins"] + out["random"]["wins"] == pytest.approx(2)
+    h = out["greedy"]["head_to_head"]["random"]
+    assert (h["ahead"], h["behind"]) == (out["random"]["head_to_head"]["greedy"]["behind"],
+                                         out["random"]["head_to_head"]["greedy"]["ahead"])
+    # Same seed, same games: the bots are functions of the game state.
+    again = arena(engine, ["greedy", "random"], games=2, players=2, seed=5)
+    assert [again[b]["mean_score"] for b in ("greedy", "random")] == [out[b]["mean_score"] for b in ("greedy", "random")]
+
+
+def test_arena_command_json_puts_each_bot_under_its_id() -> None:
+    result = runner.invoke(cli.app, ["arena", "--bots", "random,random,random", "--games", "3", "--players", "3",
+                                     "--seed", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert set(out) == {"arena", "random"}
+    assert out["random"]["win_rate"] == pytest.approx(1 / 3, abs=1e-3)  # it won every game, as a third of the seats
+    assert out["arena"]["players"] == 3 and out["arena"]["seed"] == 2
+
+
+def test_arena_command_refuses_what_it_cannot_play() -> None:
+    result = runner.invoke(cli.app, ["arena", "--bots", "random,nope", "--games", "1"])
+    assert result.exit_code == 2 and "unknown bot(s) ['nope']" in " ".join(result.output.replace("│", " ").split())
+    result = runner.invoke(cli.app, ["arena", "--bots", "random,random,random", "--players", "2", "--games", "1"])
+    assert result.exit_code == 2
+    table = runner.invoke(cli.app, ["arena", "--bots", "random,random", "--games", "2", "--seed", "1"])
+    assert table.exit_code == 0 and "arena: 2 games of 2 players" in table.output

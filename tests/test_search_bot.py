@@ -1,0 +1,105 @@
+"""The ``search`` bot (issue 21): determinized rollouts to a think-time budget; it never
+reads what its seat cannot see."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from darkroad.core import Bot, Engine, Game, GameConfig
+from darkroad.plugins.bots.search_bot import SearchBot
+
+
+def position(engine: Engine, players: int, seed: int, actions: int) -> Game:
+    game, _ = engine.create(GameConfig(players=players, seed=seed, random_buildings=True))
+    r = random.Random(seed)
+    for _ in range(actions):
+        seat = engine.awaiting(game)[0]
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+    return game
+
+
+def decision_points(engine: Engine, count: int) -> list[tuple[Game, int]]:
+    """Positions where the seat to play has a real choice (several legal actions)."""
+    out = []
+    for seed in range(40):
+        game = position(engine, 2 + seed % 3, seed, 30 + 37 * seed % 200)
+        seat = engine.awaiting(game)[0]
+        if len(engine.legal_actions(game, seat)) > 2:
+            out.append((game, seat))
+        if len(out) == count:
+            break
+    return out
+
+
+def test_the_search_bot_is_installed_with_a_think_time(engine: Engine) -> None:
+    bot = engine.bots["search"]
+    assert engine.bot_plugins["search"] == "bot-search"
+    assert "think_time" in bot.options and bot.think_time == 1.0  # type: ignore[attr-defined]
+    fast = bot.configured(think_time=0.05)
+    assert fast.id == "search" and fast.think_time == 0.05 and bot.think_time == 1.0  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="takes no option"):
+        bot.configured(depth=3)
+    with pytest.raises(ValueError, match="takes no option"):
+        engine.bots["greedy"].configured(think_time=1)
+
+
+SENSITIVE = [(4, 2, 260), (3, 4, 60), (4, 5, 180), (3, 7, 105)]
+"""(players, seed, random actions) of positions whose best answer depends on hidden
+information (a plan, a caravan route, the bazaar, a choice of effects): a bot searching the real
+game answers differently once the hidden information is drawn again."""
+
+
+class Peeking(SearchBot):
+    """The search bot as it must not be: it searches copies of the real game."""
+
+    @staticmethod
+    def world(engine: Engine, game: Game, seat: int, rng: random.Random) -> Game:
+        return engine.copy(game)
+
+
+def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Engine) -> None:
+    """The real game and games that differ from it only in what the seat cannot see (the
+    other seats' deeds and coins, the decks' order, the dice to come) get the same answer:
+    the bot reads only what its seat sees. A bot that peeks fails this on these positions."""
+    bot: Bot = engine.bots["search"].configured(samples=2)
+    peeked = 0
+    for players, seed, actions in SENSITIVE:
+        game = position(engine, players, seed, actions)
+        seat = engine.awaiting(game)[0]
+        legal = engine.legal_actions(game, seat)
+        real = bot.choose(engine, game, seat, legal)
+        for k in range(2):
+            other = engine.determinize(game, seat, random.Random(k))
+            assert engine.dumps(other) != engine.dumps(game)  # the hidden information differs
+            assert engine.view(other, seat) == engine.view(game, seat)
+            assert bot.choose(engine, other, seat, engine.legal_actions(other, seat)) == real
+        other = engine.determinize(game, seat, random.Random(0))
+        peek = Peeking(samples=1)
+        peeked += peek.choose(engine, game, seat, legal) != peek.choose(engine, other, seat,
+                                                                         engine.legal_actions(other, seat))
+    assert peeked == len(SENSITIVE), "the positions tell a peeking bot from a fair one"
+
+
+def test_it_thinks_to_its_budget(engine: Engine) -> None:
+    game, seat = decision_points(engine, 1)[0]
+    legal = engine.legal_actions(game, seat)
+    bot = engine.bots["search"].configured(think_time=0.2)
+    t0 = time.perf_counter()
+    action = bot.choose(engine, game, seat, legal)
+    elapsed = time.perf_counter() - t0
+    assert action in legal
+    assert 0.2 <= elapsed < 2.0  # the budget, and at most one sample more
+    before = engine.dumps(game)
+    engine.bots["search"].configured(samples=1).choose(engine, game, seat, legal)
+    assert engine.dumps(game) == before  # it does not change the game
+
+
+@pytest.mark.slow
+def test_a_game_of_search_bots_ends(engine: Engine) -> None:
+    from darkroad.api.tools.arena import arena
+
+    out = arena(engine, ["search", "random"], games=1, players=2, seed=3, think_time=0.01)
+    assert out["arena"]["completed"] == 1, out["arena"]["error_seeds"]
