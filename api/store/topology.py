@@ -92,6 +92,14 @@ _KEPT_CONNECTIONS = 8
 a few pipelines in flight at a time."""
 
 
+def _reusable(connection: AbstractConnection) -> bool:
+    """Whether a connection that served a pipeline may serve the next one: still connected, and
+    not marked for a reconnect (redis-py >= 6 marks connections so after a maintenance event;
+    the floor version, 5.3, has no such mark)."""
+    should_reconnect = getattr(connection, "should_reconnect", None)
+    return connection.is_connected and not (should_reconnect is not None and should_reconnect())
+
+
 class Node:
     """One Redis server the store sends commands to.
 
@@ -152,7 +160,7 @@ class Node:
             await connection.disconnect()  # replies may be left unread: the connection is unusable
             await self.pool.release(connection)
             raise
-        if len(idle) < self._keep and not connection.should_reconnect():
+        if len(idle) < self._keep and _reusable(connection):
             idle.append(connection)
         else:
             await self.pool.release(connection)
