@@ -38,6 +38,7 @@ from darkroad.api.http.params import (
     SECRET,
     GameId,
     encoded,
+    location,
 )
 from darkroad.api.http.problems import problem_responses
 from darkroad.api.http.schemas import (
@@ -69,13 +70,7 @@ class GamesController(Controller):
         status_code=HTTP_201_CREATED,
         opt={**CREATES, **SECRET},
         response_headers=[
-            ResponseHeader(
-                name="Location",
-                value="/v1/games/{id}",
-                documentation_only=True,
-                required=True,
-                description="The new game's URL.",
-            ),
+            location("The new game's URL."),
             CACHE_CONTROL,
         ],
         responses=problem_responses(

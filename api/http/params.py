@@ -58,6 +58,13 @@ CACHE_CONTROL = ResponseHeader(
     description="`private, no-store` when the answer shows a seat's secrets (the request had its seat "
     "token): no cache may keep it.",
 )
+def location(description: str) -> ResponseHeader:
+    """The documented ``Location`` of a route's 201: the game's URL."""
+    return ResponseHeader(
+        name="Location", value="/v1/games/{id}", documentation_only=True, required=True, description=description
+    )
+
+
 SECRET = {"secret": True}
 """``opt`` of a route whose answer hands out secrets (seat tokens) to a caller without one: the
 policy layer keeps caches from it as from any answer to a seat's token."""

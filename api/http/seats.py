@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, post
-from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.spec import OpenAPIType
 from litestar.params import HeaderParameter
@@ -29,6 +28,7 @@ from darkroad.api.http.params import (
     GameId,
     SeatNumber,
     encoded,
+    location,
 )
 from darkroad.api.http.problems import problem_responses
 from darkroad.api.http.schemas import GameView, JoinedSeat, JoinSeat
@@ -48,13 +48,7 @@ class SeatsController(Controller):
         status_code=HTTP_201_CREATED,
         opt={**CREATES, **SECRET},
         response_headers=[
-            ResponseHeader(
-                name="Location",
-                value="/v1/games/{id}",
-                documentation_only=True,
-                required=True,
-                description="The game's URL.",
-            ),
+            location("The game's URL."),
             CACHE_CONTROL,
         ],
         responses=problem_responses(
