@@ -602,7 +602,12 @@ def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: P
     assert setup.input_value("#turn_timeout_unit") == "s"
     setup.keyboard.press("Tab")
     assert setup.evaluate("document.activeElement.id") == "timeout_bot"
-    setup.keyboard.press("End")  # Random, the last bot
+    # Random, by the keyboard alone: from the first bot down to it (the installed bots may be more
+    # than the base game's random and greedy).
+    order = setup.eval_on_selector_all("#timeout_bot option", "options => options.map(o => o.value)")
+    setup.keyboard.press("Home")
+    for _ in range(order.index("random")):
+        setup.keyboard.press("ArrowDown")
     assert setup.input_value("#timeout_bot") == "random"
     setup.fill("#seed", str(SEED + 10))
     setup.focus("#seed")
