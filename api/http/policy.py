@@ -192,10 +192,11 @@ class PolicyLayer:
         limiter: RateLimiter | None = self.app.state.get("limiter")
         budget = None if route is None else route.budgets.get(method)
         limited = limiter is not None and limiter.enabled and budget != UNLIMITED
+        client = client_key(scope) if limited else ""
         try:
             if limited:
                 assert limiter is not None
-                self._count(limiter, budget or "requests", client_key(scope), authenticates)
+                self._count(limiter, budget or "requests", client, authenticates)
             await self._route(route, params, scope, receive, answer, litestar)
         except Exception as exc:  # every error, raised anywhere, is a problem
             if exchange.started:
@@ -204,7 +205,7 @@ class PolicyLayer:
         finally:
             if limited and authenticates and exchange.status == 401:
                 assert limiter is not None
-                limiter.add("auth", client_key(scope))
+                limiter.add("auth", client)
             label = route.template if route is not None else str(scope.get("path_template") or "unrouted")
             self.metrics.requests.inc(method, label, str(exchange.status))
             self.metrics.latency.observe(time.perf_counter() - began, method, label)
