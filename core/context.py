@@ -51,6 +51,9 @@ class Ctx:
         """Plugins whose hooks or steps answered during this action (for blame)."""
         self.overflows: list[tuple[str, int]] = []
         """Overflow discards called for by the step resolving now: ``(step kind, seat)``."""
+        self.settled: dict[int, list[Any]] | None = None
+        """The options (seat -> options) of the decision the game settled at, as far as the
+        engine worked them out (for the engine's memo)."""
 
     # -- hooks -----------------------------------------------------------------------
     def call(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> list[Any]:

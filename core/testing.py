@@ -93,6 +93,7 @@ class Table:
     # -- reading -------------------------------------------------------------------
     @property
     def awaiting(self) -> list[int]:
+        self.engine.edited(self.game)  # a test may have changed the game by hand
         return self.engine.awaiting(self.game)
 
     @property
@@ -101,6 +102,7 @@ class Table:
 
     def legal(self, seat: int | None = None) -> list[Action]:
         seat = self.awaiting[0] if seat is None else seat
+        self.engine.edited(self.game)
         return self.engine.legal_actions(self.game, seat)
 
     def options(self, seat: int | None = None) -> list[str]:
@@ -139,7 +141,7 @@ class Table:
                                  f"legal: {[(a.type, a.option) for a in legal]}")
         before = self.engine.dumps(self.game)
         try:
-            self.engine.apply(self.game, Action(type, seat, option))
+            self.apply(Action(type, seat, option))
         except IllegalAction as exc:
             if self.engine.dumps(self.game) != before:
                 raise AssertionError(f"refusing {type}/{option} changed the game") from exc
@@ -147,6 +149,7 @@ class Table:
         raise AssertionError(f"{type}/{option} of seat {seat} was applied, not refused")
 
     def apply(self, action: Action) -> list[Event]:
+        self.engine.edited(self.game)
         ev = self.engine.apply(self.game, action)
         self.events += ev
         return ev

@@ -102,10 +102,11 @@ def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
     comp = ctx.content.components[cid]
     out: list[Option] = []
     for card in ctx.companion_cards(seat, cid):
+        if gift_pending(ctx, card.card):
+            continue
         for i, ability in enumerate(comp.data["abilities"]):
             gift = ability["gift"]
-            if (i in card.gifts or gift_pending(ctx, card.card) or not gift_options(ctx, seat, gift)
-                    or not usable(ctx, seat, i)):
+            if i in card.gifts or not gift_options(ctx, seat, gift) or not usable(ctx, seat, i):
                 continue
             out.append((f"{card.card}:{ability['id']}", f"{comp.name} (gift {gift_label(ctx, gift)}): {ability['text']}"))
     return out

@@ -1,0 +1,58 @@
+"""The engine's memo of the options of the pending decision (``core/engine.py``,
+``_OptionsMemo``): what it answers must be what working the options out again answers."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+from darkroad.core import Engine, GameConfig
+from darkroad.core.state import Game
+
+
+def fresh_legal(engine: Engine, game: Game, seat: int) -> list[tuple[str, int, str]]:
+    engine.edited(game)  # forget: work everything out again
+    return [a.key() for a in engine.legal_actions(game, seat)]
+
+
+def test_memo_answers_what_working_out_again_answers(engine: Engine) -> None:
+    for seed in range(6):
+        r = random.Random(seed)
+        game, _ = engine.create(GameConfig(players=2 + seed % 3, seed=seed, random_buildings=True))
+        steps = 0
+        while not game.finished and steps < 400:
+            awaiting = engine.awaiting(game)
+            for seat in range(len(game.players)):
+                memoised = [a.key() for a in engine.legal_actions(game, seat)]
+                assert memoised == fresh_legal(engine, game, seat), (seed, steps, seat)
+            engine.edited(game)
+            assert awaiting == engine.awaiting(game)
+            seat = r.choice(awaiting)
+            engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+            steps += 1
+
+
+def test_a_game_changed_by_hand_is_worked_out_again_once_announced(engine: Engine) -> None:
+    game, _ = engine.create(GameConfig(players=2, seed=4))
+    seat = engine.awaiting(game)[0]
+    engine.legal_actions(game, seat)
+    # A change the memo's key (version, stack depth, top task) cannot see: announced, the
+    # options are worked out again.
+    game.players[seat].companions.clear()
+    game.players[seat].coins = 0
+    engine.edited(game)
+    assert [a.key() for a in engine.legal_actions(game, seat)] == fresh_legal(engine, game, seat)
+
+
+def test_copies_and_threads_never_share_a_memo(engine: Engine) -> None:
+    game, _ = engine.create(GameConfig(players=2, seed=8))
+    seat = engine.awaiting(game)[0]
+    engine.legal_actions(game, seat)
+    copy = engine.copy(game)
+    copy.stack.clear()  # a copy is another object: nothing worked out for game applies to it
+    assert engine.legal_actions(copy, seat) == []
+    seen: list[list[object]] = []
+    thread = threading.Thread(target=lambda: seen.append(engine.legal_actions(game, seat)))
+    thread.start()
+    thread.join()
+    assert seen == [engine.legal_actions(game, seat)]
