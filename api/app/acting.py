@@ -84,6 +84,8 @@ class _Request:
     fingerprint: str
     """The action's digest (only with an ``Idempotency-Key``: it tells a retry from a reuse)."""
     record_key: str | None
+    minimal: bool = False
+    """The caller wants no view in the answer (it follows the game's stream)."""
 
 
 _Attempt = ActResult | _Committed | StoredGame
@@ -100,10 +102,18 @@ class Acting:
         self.bots = bots
 
     async def act(
-        self, game_id: str, token: str, action: Action, expected: Expected | None, idempotency_key: str | None
+        self,
+        game_id: str,
+        token: str,
+        action: Action,
+        expected: Expected | None,
+        idempotency_key: str | None,
+        minimal: bool = False,
     ) -> ActResult:
         """Apply ``action`` for the seat of ``token``, on one of the ``expected`` versions (or
-        the current one); with ``idempotency_key``, once whatever the retries.
+        the current one); with ``idempotency_key``, once whatever the retries. ``minimal``:
+        the answer's view is left empty (not even worked out, unless the idempotency record
+        needs it), for a caller that follows the game's stream.
 
         When a plugin fails to resolve it (``plugin-error``), the answer is withdrawn from
         the decision in the stored game (:meth:`_withdraw`), so that a seat whose only
@@ -113,7 +123,7 @@ class Acting:
             fingerprint, key = "", None
         else:
             fingerprint, key = hashlib.sha256(_encode(action.key())).hexdigest(), record_key(action.seat, idempotency_key)
-        request = _Request(game_id, token, action, expected, fingerprint, key)
+        request = _Request(game_id, token, action, expected, fingerprint, key, minimal)
         try:
             return await self._act(request)
         except errors.PluginError as exc:
@@ -151,7 +161,7 @@ class Acting:
                 self.games.metrics.actions.inc("illegal")
                 raise
             if not isinstance(attempt, StoredGame):
-                return await self._answer(attempt, seat)
+                return await self._answer(attempt, seat, request.minimal)
             stored = attempt
         raise stale(stored.version, "The game kept changing while this action was applied; retry.")
 
@@ -173,9 +183,9 @@ class Acting:
             return None
         if isinstance(attempt, StoredGame):
             return attempt
-        return await self._answer(attempt, seat)
+        return await self._answer(attempt, seat, request.minimal)
 
-    async def _answer(self, attempt: ActResult | _Committed, seat: int) -> ActResult:
+    async def _answer(self, attempt: ActResult | _Committed, seat: int, minimal: bool) -> ActResult:
         """The answer to a committed action: after the bots' moves it led to, if any."""
         if isinstance(attempt, ActResult):
             return attempt
@@ -185,6 +195,8 @@ class Acting:
         settled = await self.bots.settle(stored, seat)
         if settled.version == stored.version:
             return ActResult(stored.version, attempt.view, replayed=False)
+        if minimal:
+            return ActResult(settled.version, b"", replayed=False)
         view = self.reading.view_of(self.games.game(settled), seat, lobbies.decode(settled.lobby))
         return ActResult(settled.version, view, replayed=False)
 
@@ -212,7 +224,9 @@ class Acting:
             lobby.track(self.engine.awaiting(game), seat, self.games.clock())
         else:
             lobby = None  # unchanged
-        view = self.reading.view_of(game, seat, lobby or cached.lobby)
+        # Without a record to keep, a minimal answer needs no view at all.
+        minimal = request.minimal and request.record_key is None
+        view = b"" if minimal else self.reading.view_of(game, seat, lobby or cached.lobby)
         record = None
         if request.record_key is not None:
             result = _IdempotentResult(request.fingerprint, game.version, msgspec.Raw(view))

@@ -29,6 +29,7 @@ from darkroad.api.http.guards import (
     expected_versions,
     idempotency_key,
     parse_action,
+    prefers_minimal,
     seat_token,
 )
 from darkroad.api.http.params import GAME_ID_DESCRIPTION, game_headers
@@ -64,6 +65,15 @@ class SubmitActionOperation(Operation):
             ),
             _parameter(
                 ParamType.HEADER,
+                "Prefer",
+                "`return=minimal` (RFC 7240): answer `204` without the view, for a client that follows the "
+                "game's stream or long poll anyway (the view is not even worked out); `ETag` still names the "
+                "new version and `Preference-Applied: return=minimal` confirms it. Other preferences are "
+                "ignored.",
+                Schema(type=OpenAPIType.STRING),
+            ),
+            _parameter(
+                ParamType.HEADER,
                 "Idempotency-Key",
                 "A unique key per intended action: a retry with the same key returns the first answer and "
                 "does not act twice (remembered for a day).",
@@ -72,7 +82,15 @@ class SubmitActionOperation(Operation):
         ]
 
 
-async def submit(service: GameService, game_id: str, scope: Scope, receive: Receive) -> ActResult:
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """An action's answer, and whether the client asked for it without the view."""
+
+    result: ActResult
+    minimal: bool
+
+
+async def submit(service: GameService, game_id: str, scope: Scope, receive: Receive) -> Submitted:
     """Read an action's request (its path, headers and body, checked as
     :class:`SubmitActionOperation` documents them) and act."""
     if len(game_id) != GAME_ID_LENGTH or not _GAME_ID.fullmatch(game_id):
@@ -83,18 +101,23 @@ async def submit(service: GameService, game_id: str, scope: Scope, receive: Rece
     body = await read_body(receive, headers.get("content-length"), service.settings.request_max_body_size)
     token = seat_token(headers.get("authorization"))
     action = parse_action(service.engine, body)
-    return await service.acting.act(game_id, token, action, expected_versions(headers.get("if-match")), key)
+    minimal = prefers_minimal(headers.get("prefer"))
+    expected = expected_versions(headers.get("if-match"))
+    return Submitted(await service.acting.act(game_id, token, action, expected, key, minimal), minimal)
 
 
 _ACT_RAW_HEADERS = [(b"vary", b"Authorization")]
 _REPLAYED_RAW_HEADER = (b"idempotent-replayed", b"true")
+_MINIMAL_RAW_HEADER = (b"preference-applied", b"return=minimal")
 
 
-def act_headers(result: ActResult) -> dict[str, str]:
+def act_headers(answer: Submitted) -> dict[str, str]:
     """The headers of an action's answer."""
-    headers = game_headers(result.version)
-    if result.replayed:
+    headers = game_headers(answer.result.version)
+    if answer.result.replayed:
         headers["Idempotent-Replayed"] = "true"
+    if answer.minimal:
+        headers["Preference-Applied"] = "return=minimal"
     return headers
 
 
@@ -102,17 +125,25 @@ async def action_endpoint(
     service: GameService, params: Mapping[str, str], scope: HTTPScope, receive: Receive, send: Send
 ) -> None:
     """Answer ``POST .../actions`` (errors are raised, for the policy layer to answer)."""
-    result = await submit(service, params["game_id"], scope, receive)
-    # act_headers(result), encoded once: the same headers in the same order.
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", b"%d" % len(result.view)),
-        (b"etag", entity_tag(result.version).encode()),
-        *_ACT_RAW_HEADERS,
-    ]
+    answer = await submit(service, params["game_id"], scope, receive)
+    result = answer.result
+    # act_headers(answer), encoded once: the same headers in the same order.
+    if answer.minimal:
+        headers = [(b"etag", entity_tag(result.version).encode()), *_ACT_RAW_HEADERS]
+        status, view = 204, b""
+    else:
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(result.view)),
+            (b"etag", entity_tag(result.version).encode()),
+            *_ACT_RAW_HEADERS,
+        ]
+        status, view = 200, result.view
     if result.replayed:
         headers.append(_REPLAYED_RAW_HEADER)
-    start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200, "headers": headers}
-    body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": result.view, "more_body": False}
+    if answer.minimal:
+        headers.append(_MINIMAL_RAW_HEADER)
+    start: HTTPResponseStartEvent = {"type": "http.response.start", "status": status, "headers": headers}
+    body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": view, "more_body": False}
     await send(start)
     await send(body)

@@ -22,8 +22,8 @@ from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
 
 from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
-from darkroad.api.app.values import ActResult, Seating
-from darkroad.api.http.actions import SubmitActionOperation, act_headers, submit
+from darkroad.api.app.values import Seating
+from darkroad.api.http.actions import SubmitActionOperation, Submitted, act_headers, submit
 from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
 from darkroad.api.http.guards import DEPENDENCIES, if_none_match
 from darkroad.api.http.params import (
@@ -252,7 +252,14 @@ class GamesController(Controller):
             "bad-action",
             "idempotency-key-reused",
             *COMMITS,
-        ),
+        )
+        | {
+            204: ResponseSpec(
+                data_container=None,
+                description="The action was applied, and the request asked `Prefer: return=minimal`: no view; "
+                "`ETag` names the new version, `Preference-Applied: return=minimal`.",
+            )
+        },
     )
     async def submit_action(self, request: Request[Any, Any, Any]) -> Response[GameView]:
         """Submit one action for the caller's seat; answers with the caller's new view.
@@ -263,8 +270,8 @@ class GamesController(Controller):
         # Normally answered by ``action_endpoint`` (from the policy layer) instead of this
         # handler; both run ``submit`` and answer alike.
         service: GameService = request.app.state.service
-        result = await submit(service, request.path_params["game_id"], request.scope, request.receive)
-        return _handler_answer(result)
+        answer = await submit(service, request.path_params["game_id"], request.scope, request.receive)
+        return _handler_answer(answer)
 
     @get(
         "/{game_id:str}/score",
@@ -292,8 +299,10 @@ class GamesController(Controller):
         return Response(msgspec.convert(service.reading.score(caller), FinalScore))
 
 
-def _handler_answer(result: ActResult) -> Response[Any]:
-    return Response(result.view, media_type="application/json", headers=act_headers(result))
+def _handler_answer(answer: Submitted) -> Response[Any]:
+    if answer.minimal:
+        return Response(None, status_code=204, headers=act_headers(answer))
+    return Response(answer.result.view, media_type="application/json", headers=act_headers(answer))
 
 
 def _seating(data: NewGame) -> Seating:

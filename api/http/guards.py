@@ -90,6 +90,19 @@ def idempotency_key(value: str | None) -> str | None:
     return value
 
 
+def prefers_minimal(prefer: str | None) -> bool:
+    """Whether a ``Prefer`` header (RFC 7240) asks for ``return=minimal``: preferences are
+    comma-separated, each ``name[=value]`` with optional ``;`` parameters, and a value may be
+    quoted; a preference the server does not know is ignored, never refused."""
+    if not prefer:
+        return False
+    for preference in prefer.split(","):
+        name, _, value = preference.partition(";")[0].partition("=")
+        if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
+            return True
+    return False
+
+
 def parse_action(engine: Engine, body: bytes) -> Action:
     """The action of a request's JSON body (``bad-request``, ``bad-action``)."""
     return bodies.parse_action(body, engine.action_from_json)

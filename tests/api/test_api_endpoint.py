@@ -19,11 +19,20 @@ import pytest
 from apiutil import NewGame, create_game, serve
 from litestar import Litestar, Response
 
-from darkroad.api.app.values import ActResult
 from darkroad.api.http import games
+from darkroad.api.http.actions import Submitted
 from darkroad.api.settings import Settings
 
-COMPARED_HEADERS = ("content-type", "etag", "vary", "idempotent-replayed", "www-authenticate", "retry-after")
+COMPARED_HEADERS = (
+    "content-type",
+    "content-length",
+    "etag",
+    "vary",
+    "idempotent-replayed",
+    "preference-applied",
+    "www-authenticate",
+    "retry-after",
+)
 
 
 def _answer(response: httpx.Response, game: NewGame) -> tuple[int, dict[str, str], Any]:
@@ -72,10 +81,10 @@ async def test_endpoint_and_handler_answer_alike(
     handler_answers = 0
     answer = games._handler_answer
 
-    def counted(result: ActResult) -> Response[Any]:
+    def counted(submitted: Submitted) -> Response[Any]:
         nonlocal handler_answers
         handler_answers += 1
-        return answer(result)
+        return answer(submitted)
 
     monkeypatch.setattr(games, "_handler_answer", counted)  # the handler's successful answers
     apps = [make_app(settings), make_app(dataclasses.replace(settings, action_endpoint=False))]
@@ -118,16 +127,33 @@ async def test_endpoint_and_handler_answer_alike(
         assert replayed[0] == 200 and replayed[1]["idempotent-replayed"] == "true"
         reused = await twins.post(seat, {**action, "option": "other"}, **{"Idempotency-Key": "k1"})
         assert reused[2]["type"] == "idempotency-key-reused"
+        # the retry of an action asked without its view, and the same retry wanting it
+        seat = (await twins.awaited())[0]
+        action = (await twins.legal(seat))[0]
+        minimal = await twins.post(seat, action, **{"Idempotency-Key": "k2", "Prefer": "return=minimal"})
+        assert minimal[0] == 204 and minimal[1]["preference-applied"] == "return=minimal"
+        again = await twins.post(seat, action, **{"Idempotency-Key": "k2", "Prefer": "handling=lenient, return=minimal"})
+        assert again[0] == 204 and again[1]["idempotent-replayed"] == "true" and again[2] is None
+        full = await twins.post(seat, action, **{"Idempotency-Key": "k2"})
+        assert full[0] == 200 and f'"{full[2]["version"]}"' == minimal[1]["etag"]
 
-        # then a stretch of the game, every answer compared
-        for _ in range(60):
+        # then a stretch of the game, every answer compared; every third action asks for no view
+        # (RFC 7240's `Prefer: return=minimal`): 204, no body, the new version in its ETag
+        for n in range(60):
             awaited = await twins.awaited()
             if not awaited:
                 break
             seat = rnd.choice(awaited)
             actions = await twins.legal(seat)
-            status, headers, view = await twins.post(seat, rnd.choice(actions))
-            assert status == 200 and headers["etag"] == f'"{view["version"]}"'
+            if n % 3 == 2:
+                status, headers, view = await twins.post(seat, rnd.choice(actions), Prefer='return="minimal"')
+                assert (status, view, headers["preference-applied"]) == (204, None, "return=minimal")
+                assert "content-type" not in headers and "content-length" not in headers
+                current = (await twins.clients[0].get(twins.games[0].url, headers=twins.games[0].auth(seat))).json()
+                assert headers["etag"] == f'"{current["version"]}"'
+            else:
+                status, headers, view = await twins.post(seat, rnd.choice(actions), Prefer="respond-async")
+                assert status == 200 and headers["etag"] == f'"{view["version"]}"' and "preference-applied" not in headers
     assert len(twins.answers) > 20
     # only the reference app's handler answered: the other app's endpoint answered for it
-    assert handler_answers == sum(status == 200 for status, _, _ in twins.answers)
+    assert handler_answers == sum(status in (200, 204) for status, _, _ in twins.answers)
