@@ -38,6 +38,8 @@ Comparisons, in the same run, their action phases alternating with the first ser
   server counts every request against rate limits (``DARKROAD_RATE_LIMIT_*``) set too high
   to be met, so the benchmark pays what counting costs and its clients (one address) are
   never refused: this compares that cost with none.
+* ``--minimal``: a phase on the first server whose clients send ``Prefer: return=minimal``
+  (answers ``204`` without the view, as a client following the stream would ask).
 * ``--baseline DIR``: a second server from another darkroad installation (``pip install
   --no-deps --target DIR <tree>``, put first on its ``PYTHONPATH``), on its own Redis:
   this tree's throughput before/after a change.
@@ -48,13 +50,14 @@ other work slows every server's wall-clock throughput but less what a CPU-second
 
     python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64] [--bot greedy|random|none]
                              [--redis-mode cluster] [--redis-wait-replicas 1] [--without-rate-limits]
-                             [--baseline DIR]
+                             [--baseline DIR] [--minimal]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -268,9 +271,11 @@ class Played:
         return len(self.latencies) / self.cpu if self.cpu else 0.0
 
 
-async def actions(port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None) -> Played:
+async def actions(
+    port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None, minimal: bool = False
+) -> Played:
     """Play ``games`` (``parallel`` at a time) for ``seconds``; ``pid``: the server's process,
-    whose CPU time is measured."""
+    whose CPU time is measured; ``minimal``: every action asks ``Prefer: return=minimal``."""
     queue: asyncio.Queue[Script] = asyncio.Queue()
     for script in games:
         queue.put_nowait(script)
@@ -299,10 +304,12 @@ async def actions(port: int, games: list[Script], seconds: float, parallel: int,
                 "Authorization": f"Bearer {tokens[action['seat']]}",
                 "If-Match": f'"{version}"',
             }
+            if minimal:
+                headers["Prefer"] = "return=minimal"
             sent = time.perf_counter()
             status, raw = await connection.request("POST", url, headers, json.dumps(action).encode())
             latencies.append(time.perf_counter() - sent)
-            assert status == 200, raw
+            assert status == (204 if minimal else 200), raw
             version += 1
             moves += 1
             if script.bot is not None:
@@ -347,6 +354,8 @@ class Server:
     """Its Redis (one node), whose CPU time per action is reported."""
     pid: int | None = None
     """Its process, whose CPU time per action is reported."""
+    minimal: bool = False
+    """Its clients ask ``Prefer: return=minimal`` (no view in the answers)."""
 
 
 async def measure(
@@ -366,7 +375,9 @@ async def measure(
     await health_checks(main.port, 1.0, concurrency)  # warm-up
     alone = {}
     for server in servers:
-        alone[server.name] = (await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1)).latencies
+        alone[server.name] = (
+            await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1, minimal=server.minimal)
+        ).latencies
     # The action phases: each server's, and each server's with bot seats ("bots" the main one's).
     bot_phases = {"bots": main.port} | {f"bots ({server.name})": server.port for server in servers[1:]}
     phases = [server.name for server in servers] + (list(bot_phases) if bot_games else [])
@@ -382,7 +393,9 @@ async def measure(
                 loaded[phase] = await actions(bot_phases[phase], bot_games, seconds, parallel)
             else:
                 server = next(server for server in servers if server.name == phase)
-                loaded[phase] = await actions(server.port, games[SOLO_GAMES:], seconds, parallel, server.pid)
+                loaded[phase] = await actions(
+                    server.port, games[SOLO_GAMES:], seconds, parallel, server.pid, minimal=server.minimal
+                )
         results.append((health, loaded))
     for n, (health, loaded) in enumerate(results, 1):
         throughput = loaded[main.name].requests
@@ -502,6 +515,10 @@ def main() -> None:
     )
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     parser.add_argument(
+        "--minimal", action="store_true",
+        help="also a phase on the first server whose clients ask `Prefer: return=minimal` (no view in the answers)",
+    )  # fmt: skip
+    parser.add_argument(
         "--bot", default="greedy", help="the bot of the phase with a bot seat (an installed bot's id; none: no such phase)"
     )
     args = parser.parse_args()
@@ -545,6 +562,8 @@ def main() -> None:
 
         wait = args.redis_wait_replicas
         servers.append(standalone("1 node" if wait == 0 else f"{wait} replica(s), no WAIT", replicas=wait))
+        if args.minimal:  # the same server, its clients asking for no view
+            servers.append(dataclasses.replace(servers[0], name="return=minimal", minimal=True))
         if wait:
             waiting = {"DARKROAD_REDIS_WAIT_REPLICAS": str(wait)}
             servers.append(standalone(f"WAIT {wait}", waiting, replicas=wait))
