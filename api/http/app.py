@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,6 +11,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
 from darkroad.api.http.actions import action_endpoint
 from darkroad.api.http.catalog import CatalogController, catalog_body
@@ -56,6 +58,7 @@ def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
         connection=_credentials(settings),
         sentinel_connection=_credentials(settings, sentinel=True),
         on_resend=None if metrics is None else metrics.redis_resends.inc,
+        job_shards=settings.bot_shards,
     )
 
 
@@ -96,9 +99,18 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         async with open_store(settings, metrics) as store:
             app.state.service = GameService(engine, store, settings, metrics)
             app.state.limiter = RateLimiter(settings, store, metrics)
+            # The bot workers of this process (``--bots``, default 1): with the memory store the
+            # only ones its in-memory queue can have, with Redis one beside ``darkroad bots``.
+            stop = asyncio.Event()
+            workers = [
+                asyncio.create_task(BotWorker(engine, store, settings, metrics).run(stop))
+                for _ in range(settings.bots)
+            ]
             try:
                 yield
             finally:
+                stop.set()
+                await asyncio.gather(*workers, return_exceptions=True)
                 await app.state.limiter.close()
                 app.state.service.close()
                 del app.state.service, app.state.limiter

@@ -16,6 +16,24 @@ and one script may touch them all):
 ``game:{<id>}:idem:<key>``
     string: the first result of an idempotent request, with its own expiry
 
+The bot jobs and turn clocks, per shard ``<tag>``:
+
+``bots:{<tag>}``
+    stream of :class:`BotJob` entries (fields ``g`` game id, ``v`` version, ``b`` bot), with
+    the consumer group ``workers``; workers acknowledge and delete the entries they are done with
+``clocks:{<tag>}``
+    sorted set: game id scored by its earliest turn deadline (Unix seconds)
+
+A commit writes them in its script (atomic with the version), so they must live in the game's
+slot. One Redis has one shard (tag ``bots``). A Cluster has ``job_shards`` shards, tags
+``bots-0``, ``bots-1``, ... each in a slot of its own; a new game's id is drawn so that its
+``{id}`` falls in one of those slots (:meth:`RedisStore.new_game_id`), which makes the
+game's shard the one sharing its slot, and spreads the jobs over as many streams (and, as
+the slots lie on different primaries, shards of the Cluster). The price: a Cluster's games
+live in ``job_shards`` slots only, so resharding moves them in that many lumps (raise
+``DARKROAD_BOT_SHARDS`` for finer ones). A game created before (any slot) gets its job
+and clock written right after its commit instead, non-atomically, on the shard its id hashes to.
+
 One key outside the games: ``lobby:{waiting}``, a sorted set (every score 0, ordered by
 member) of entries ``<created ms>:<id>``, the listed waiting games. It has a hash tag of
 its own, so it lives in one slot apart from the games it names: it is changed after a
@@ -41,15 +59,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import logging
+import secrets
+import zlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Any, cast
 
 from redis import exceptions as redis_errors
+from redis.crc import key_slot
 
 from darkroad.api.settings import REDIS_MODES
 from darkroad.api.store.base import (
+    BotJob,
     Commit,
     CommitResult,
     GameExists,
@@ -82,6 +105,18 @@ from darkroad.api.store.topology import (
 _EVERYONE = b"*"
 _FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby"]
 WAITING_KEY = "lobby:{waiting}"
+JOB_GROUP = "workers"
+STANDALONE_SHARD = "bots"
+
+
+def jobs_key(shard: str) -> str:
+    """The stream of bot jobs of ``shard``."""
+    return f"bots:{{{shard}}}"
+
+
+def clocks_key(shard: str) -> str:
+    """The turn clocks of ``shard``."""
+    return f"clocks:{{{shard}}}"
 
 
 def game_key(game_id: str) -> str:
@@ -207,8 +242,21 @@ class RedisStore(GameStore):
         retry_window: float = 2.0,
         max_block: float = 15.0,
         on_resend: Callable[[str], None] | None = None,
+        job_shards: int = 16,
     ) -> None:
         self.topology = topology
+        if isinstance(topology, ClusterNodes):
+            shards: dict[int, str] = {}
+            for n in itertools.count():  # distinct slots (two names may hash alike)
+                if len(shards) == job_shards:
+                    break
+                shards.setdefault(key_slot(f"bots-{n}".encode()), f"bots-{n}")
+            self._shards = shards
+        else:
+            self._shards = {}
+        self._shard_names = list(self._shards.values()) or [STANDALONE_SHARD]
+        self._groups: set[str] = set()
+        """Shards whose consumer group this process made sure of."""
         self._probe_keys: dict[str, str] = {}
         self.wait_replicas = wait_replicas
         self._max_block = max_block
@@ -243,6 +291,7 @@ class RedisStore(GameStore):
         timeout: float = POOL_TIMEOUT,
         max_block: float = 15.0,
         on_resend: Callable[[str], None] | None = None,
+        job_shards: int = 16,
     ) -> RedisStore:
         """A store on the Redis deployment at ``url``.
 
@@ -275,6 +324,7 @@ class RedisStore(GameStore):
             retry_window=retry_window,
             max_block=max_block,
             on_resend=on_resend,
+            job_shards=job_shards,
         )
 
     async def open(self) -> None:
@@ -345,10 +395,17 @@ class RedisStore(GameStore):
             game.ttl * 1000,
             game.tag,
             game.lobby or b"",
+            game.bot_job or "",
+            "" if game.deadline is None else repr(game.deadline),
+            game.id,
         ]
+        keys = [key, f"{key}:events"]
+        shard = self._own_shard(game.id)
+        if shard is not None:
+            keys += [jobs_key(shard), clocks_key(shard)]
         try:
             created = await self._batch.call(
-                key, "EVALSHA", self._create_sha, 2, key, f"{key}:events", *args, *_event_args(game.events),
+                key, "EVALSHA", self._create_sha, len(keys), *keys, *args, *_event_args(game.events),
                 write=True,
             )  # fmt: skip
         except Unreplicated as exc:
@@ -359,6 +416,8 @@ class RedisStore(GameStore):
             raise _unavailable(exc) from exc
         if not created:
             raise GameExists(game.id)
+        if shard is None:
+            await self._after_write(game.id, game.version, game.bot_job, game.deadline, clear=False)
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
         key = game_key(game_id)
@@ -391,7 +450,13 @@ class RedisStore(GameStore):
             commit.tag,
             "" if commit.token_hashes is None else ",".join(commit.token_hashes),
             commit.lobby or b"",
+            commit.bot_job or "",
+            "" if commit.deadline is None else repr(commit.deadline),
+            commit.game_id,
         ]
+        shard = self._own_shard(commit.game_id)
+        if shard is not None:
+            keys += [jobs_key(shard), clocks_key(shard)]
         try:
             reply = await self._batch.call(
                 key, "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
@@ -407,7 +472,153 @@ class RedisStore(GameStore):
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
         if outcome is Outcome.REPLAYED:
             return CommitResult(outcome, replay=reply[1])
+        if shard is None:
+            await self._after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline, clear=True)
         return CommitResult(outcome)
+
+    # -- bot jobs and turn clocks ---------------------------------------------------------
+
+    def _own_shard(self, game_id: str) -> str | None:
+        """The shard sharing the game's slot, whose keys its scripts write (``None``: a game of
+        a Cluster whose slot has none, created before its id was drawn for one)."""
+        if not self._shards:
+            return STANDALONE_SHARD
+        return self._shards.get(key_slot(game_id.encode()))
+
+    def _any_shard(self, game_id: str) -> str:
+        return self._own_shard(game_id) or self._shard_names[zlib.crc32(game_id.encode()) % len(self._shard_names)]
+
+    async def _after_write(
+        self, game_id: str, version: int, bot: str | None, deadline: float | None, *, clear: bool
+    ) -> None:
+        """The job and clock of a game whose slot has no shard, written after its commit."""
+        shard = self._any_shard(game_id)
+        if bot is not None:
+            await self.command(jobs_key(shard), "XADD", jobs_key(shard), "*", "g", game_id, "v", version, "b", bot,
+                               write=True)
+        if deadline is not None:
+            await self.command(clocks_key(shard), "ZADD", clocks_key(shard), repr(deadline), game_id, write=True)
+        elif clear:
+            await self.command(clocks_key(shard), "ZREM", clocks_key(shard), game_id, write=True)
+
+    def new_game_id(self) -> str:
+        if not self._shards:
+            return secrets.token_urlsafe(16)
+        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        while True:  # 4096 endings: a shard's slot among them all but always (1 - 16/16384) ** 4096
+            stem = secrets.token_urlsafe(15)[:20]
+            for first in alphabet:
+                for second in alphabet:
+                    candidate = f"{stem}{first}{second}"
+                    if key_slot(candidate.encode()) in self._shards:
+                        return candidate
+
+    def job_shards(self) -> list[str]:
+        return list(self._shard_names)
+
+    async def _ensure_group(self, shard: str, *, again: bool = False) -> None:
+        if shard in self._groups and not again:
+            return
+        key = jobs_key(shard)
+        try:
+            await self.command(key, "XGROUP", "CREATE", key, JOB_GROUP, "0", "MKSTREAM", write=True)
+        except redis_errors.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        self._groups.add(shard)
+
+    @staticmethod
+    def _jobs(shard: str, entries: Sequence[Any], deliveries: int = 1) -> list[BotJob]:
+        jobs = []
+        for entry in entries:
+            if entry is None:
+                continue
+            entry_id, flat = entry[0], entry[1]
+            if not flat:
+                continue  # deleted meanwhile (XAUTOCLAIM of a Redis before 7 names them so)
+            fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
+            ref = entry_id.decode()
+            jobs.append(
+                BotJob(
+                    game_id=fields[b"g"].decode(),
+                    version=int(fields[b"v"]),
+                    bot=fields[b"b"].decode(),
+                    enqueued=int(ref.partition("-")[0]) / 1000,
+                    shard=shard,
+                    ref=ref,
+                    deliveries=deliveries,
+                )
+            )
+        return jobs
+
+    async def take_jobs(
+        self, shard: str, consumer: str, count: int, block: float, claim_after: float
+    ) -> list[BotJob]:
+        await self._ensure_group(shard)
+        key = jobs_key(shard)
+        try:
+            claimed = await self.command(
+                key, "XAUTOCLAIM", key, JOB_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0", "COUNT", count,
+                write=True,
+            )  # fmt: skip
+        except redis_errors.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            await self._ensure_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
+            return []
+        jobs = self._jobs(shard, claimed[1], deliveries=2)
+        if jobs:
+            return jobs
+        node = self.topology.node_for(key)
+        try:
+            reply = await node.streams.xreadgroup(
+                JOB_GROUP, consumer, {key: ">"}, count=count, block=max(1, int(min(block, self._max_block) * 1000))
+            )
+        except redis_errors.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise _unavailable(exc) from exc
+            await self._ensure_group(shard, again=True)
+            return []
+        except UNAVAILABLE as exc:
+            await self.topology.refresh()
+            raise _unavailable(exc) from exc
+        if not reply:
+            return []
+        streams: Any = reply
+        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
+        return self._jobs(shard, entries)
+
+    async def ack_job(self, job: BotJob) -> None:
+        key = jobs_key(job.shard)
+        await asyncio.gather(
+            self.command(key, "XACK", key, JOB_GROUP, job.ref, write=True),
+            self.command(key, "XDEL", key, job.ref, write=True),
+        )
+
+    async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
+        await self._ensure_group(shard)
+        key = jobs_key(shard)
+        groups = await self.command(key, "XINFO", "GROUPS", key)
+        last = "0-0"
+        for group in groups:
+            info = dict(group.items()) if isinstance(group, dict) else dict(zip(group[::2], group[1::2], strict=True))
+            if info.get(b"name") == JOB_GROUP.encode():
+                last = info[b"last-delivered-id"].decode()
+        entries = await self.command(key, "XRANGE", key, f"({last}", "+", "COUNT", limit)
+        return self._jobs(shard, entries)
+
+    async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
+        key = clocks_key(shard)
+        found = await self.command(key, "ZRANGE", key, "-inf", repr(now), "BYSCORE", "LIMIT", 0, limit, "WITHSCORES")
+        if found and not isinstance(found[0], (list, tuple)):  # RESP2: flat
+            found = list(zip(found[::2], found[1::2], strict=True))
+        return [(member.decode(), float(score)) for member, score in found]
+
+    async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
+        key = clocks_key(shard)
+        current = await self.command(key, "ZSCORE", key, game_id)
+        if current is not None and float(current) == deadline:
+            await self.command(key, "ZREM", key, game_id, write=True)
 
     async def confirm(self, game_id: str, idempotency_key: str, ttl: int) -> None:
         if not self.wait_replicas:
