@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import prometheus_client
 import typer
 import uvicorn
 
@@ -201,6 +202,9 @@ def bots_command(
     ] = 0,
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load.")] = False,
     log_level: Annotated[str, typer.Option(help="Log level.")] = "info",
+    metrics_port: Annotated[
+        int, typer.Option(help="Serve this worker's metrics (Prometheus) on this port; 0: not at all.", min=0)
+    ] = 0,
 ) -> None:
     """A bot worker: plays the bots' moves and the turn clocks of the games in Redis, apart from the API."""
     if not redis_url:
@@ -216,11 +220,13 @@ def bots_command(
     engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
     typer.echo(f"darkroad bots: {concurrency} at once, bots {', '.join(sorted(engine.bots))}; "
                f"{redis_mode.value} Redis at {redact(redis_url)}", err=True)
-    asyncio.run(_run_bots(engine, settings, concurrency))
-
-
-async def _run_bots(engine: Engine, settings: Settings, concurrency: int) -> None:
     metrics = Metrics()
+    if metrics_port:
+        prometheus_client.start_http_server(metrics_port, registry=metrics.registry)
+    asyncio.run(_run_bots(engine, settings, metrics, concurrency))
+
+
+async def _run_bots(engine: Engine, settings: Settings, metrics: Metrics, concurrency: int) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -18,10 +18,10 @@ and one script may touch them all):
 
 The bot jobs and turn clocks, per shard ``<tag>``:
 
-``bots:{<tag>}``
+``darkroad:bots:{<tag>}``
     stream of :class:`BotJob` entries (fields ``g`` game id, ``v`` version, ``b`` bot), with
     the consumer group ``workers``; workers acknowledge and delete the entries they are done with
-``clocks:{<tag>}``
+``darkroad:clocks:{<tag>}``
     sorted set: game id scored by its earliest turn deadline (Unix seconds)
 
 A commit writes them in its script (atomic with the version), so they must live in the game's
@@ -111,12 +111,12 @@ STANDALONE_SHARD = "bots"
 
 def jobs_key(shard: str) -> str:
     """The stream of bot jobs of ``shard``."""
-    return f"bots:{{{shard}}}"
+    return f"darkroad:bots:{{{shard}}}"
 
 
 def clocks_key(shard: str) -> str:
     """The turn clocks of ``shard``."""
-    return f"clocks:{{{shard}}}"
+    return f"darkroad:clocks:{{{shard}}}"
 
 
 def game_key(game_id: str) -> str:
