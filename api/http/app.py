@@ -102,10 +102,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             # The bot workers of this process (``--bots``, default 1): with the memory store the
             # only ones its in-memory queue can have, with Redis one beside ``darkroad bots``.
             stop = asyncio.Event()
-            workers = [
-                asyncio.create_task(BotWorker(engine, store, settings, metrics).run(stop))
-                for _ in range(settings.bots)
-            ]
+            app.state.bot_workers = [BotWorker(engine, store, settings, metrics) for _ in range(settings.bots)]
+            workers = [asyncio.create_task(worker.run(stop)) for worker in app.state.bot_workers]
             try:
                 yield
             finally:
@@ -113,7 +111,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 await asyncio.gather(*workers, return_exceptions=True)
                 await app.state.limiter.close()
                 app.state.service.close()
-                del app.state.service, app.state.limiter
+                del app.state.service, app.state.limiter, app.state.bot_workers
 
     return PolicedApp(
         route_handlers=[
