@@ -142,6 +142,9 @@ class BotWorker:
         self._pool: concurrent.futures.Executor | None = None
         self._slots = asyncio.Semaphore(self.concurrency)
         self._running: set[asyncio.Task[None]] = set()
+        self._room = asyncio.Event()
+        """Set while fewer than ``concurrency`` jobs run."""
+        self._room.set()
         self._skipped: dict[str, float] = {}
         """Clocks looked at and found not overdue (game id -> deadline): not loaded again."""
 
@@ -169,40 +172,40 @@ class BotWorker:
             _kill(pool)
 
     async def _jobs(self, shard: str, stop: asyncio.Event) -> None:
+        """Read the jobs of ``shard`` while this worker has room for more (one loop per shard:
+        in a Cluster a blocking read names the streams of one slot only). Several shards' loops
+        may read at once: jobs beyond ``concurrency`` then wait here for a slot."""
         while not stop.is_set():
-            await self._slots.acquire()
-            free = 1
-            while free < self.concurrency and not self._slots.locked():  # take as many as slots are free
-                await self._slots.acquire()
-                free += 1
+            await self._room.wait()
+            free = max(1, self.concurrency - len(self._running))
             try:
                 jobs = await self.store.take_jobs(shard, self.name, free, self.BLOCK, self.settings.bot_claim_timeout)
             except (StoreUnavailable, OSError) as exc:
                 logger.warning("bot worker %s: cannot take jobs (%s); trying again", self.name, exc)
                 jobs = []
                 await asyncio.sleep(0.5)
-            except asyncio.CancelledError:
-                for _ in range(free):
-                    self._slots.release()
-                raise
             except Exception:
                 logger.exception("bot worker %s: reading jobs failed", self.name)
                 jobs = []
                 await asyncio.sleep(0.5)
-            for _ in range(free - len(jobs)):
-                self._slots.release()
             for job in jobs:
                 task = asyncio.create_task(self._run_job(job))
                 self._running.add(task)
-                task.add_done_callback(self._running.discard)
+                task.add_done_callback(self._done)
+            if len(self._running) >= self.concurrency:
+                self._room.clear()
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if len(self._running) < self.concurrency:
+            self._room.set()
 
     async def _run_job(self, job: BotJob) -> None:
-        try:
-            await self.play(job)
-        except Exception:  # left unacknowledged: claimed again after the claim timeout
-            logger.exception("bot worker %s: job %s of game %s failed", self.name, job.ref, job.game_id)
-        finally:
-            self._slots.release()
+        async with self._slots:
+            try:
+                await self.play(job)
+            except Exception:  # left unacknowledged: claimed again after the claim timeout
+                logger.exception("bot worker %s: job %s of game %s failed", self.name, job.ref, job.game_id)
 
     async def _clocks(self, stop: asyncio.Event) -> None:
         while not stop.is_set():

@@ -240,6 +240,22 @@ async def read_log(
     return events
 
 
+async def played_out(client: Any, game_id: str, timeout: float = 120.0) -> dict[str, Any]:
+    """The spectator's view once the game is over, following its log with the long poll as a
+    client does while the bot workers play (bots play apart from requests)."""
+    deadline = time.monotonic() + timeout
+    after = -1
+    while True:
+        assert time.monotonic() < deadline, f"game {game_id} not finished in {timeout} s"
+        page = await client.get(f"/v1/games/{game_id}/log", params={"after": after, "limit": 500, "wait": 5})
+        assert page.status_code == 200, page.text
+        body = page.json()
+        after = body["next"]
+        if body["finished"] and not body["more"]:
+            view: dict[str, Any] = (await client.get(f"/v1/games/{game_id}")).json()
+            return view
+
+
 class ApiServer:
     """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable).
 
