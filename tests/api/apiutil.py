@@ -324,6 +324,48 @@ class ApiServer:
         return self.log()
 
 
+class BotProcess:
+    """``darkroad bots`` in a child process, in a session of its own: :meth:`kill` is ``kill -9``
+    of the worker and its pool's processes at once."""
+
+    def __init__(self, redis_url: str, *, env: dict[str, str] | None = None, args: list[str] | None = None) -> None:
+        self.redis_url = redis_url
+        self.env = env or {}
+        self.args = args or []
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the object
+
+    def start(self) -> BotProcess:
+        command = [sys.executable, "-m", "darkroad.api", "bots", "--redis-url", self.redis_url, *self.args]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=self._stderr, env={**os.environ, **self.env},
+            start_new_session=True,
+        )  # fmt: skip
+        return self
+
+    def log(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
+    def kill(self) -> None:
+        """``kill -9`` the worker and its pool."""
+        assert self.process is not None
+        os.killpg(self.process.pid, 9)
+        self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> str:
+        if self.process is not None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+            self.process = None
+        return self.log()
+
+
 def raw_exchange(port: int, data: bytes, timeout: float = 10.0) -> bytes:
     """Send ``data`` as is on a new connection and return everything the server sends
     until it closes the connection (or ``timeout`` passes)."""
