@@ -196,9 +196,9 @@ def bots_command(
     redis_service: RedisService = None,
     concurrency: Annotated[
         int,
-        typer.Option(envvar="DARKROAD_BOT_CONCURRENCY", min=1,
+        typer.Option(envvar="DARKROAD_BOT_CONCURRENCY", min=0,
                      help="Bot jobs played at once, each thinking in a process of the worker's pool "
-                          "(default: the CPUs of this machine)."),
+                          "(0: as many as this machine has CPUs)."),
     ] = 0,
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load.")] = False,
     log_level: Annotated[str, typer.Option(help="Log level.")] = "info",

@@ -166,10 +166,10 @@ class BotWorker:
             self.close()
 
     def close(self) -> None:
-        """Stop the pool's processes."""
+        """Stop the pool's processes (every job is done by now: a hung bot's pool was killed)."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            _kill(pool)
+            pool.shutdown(wait=True, cancel_futures=True)
 
     async def _jobs(self, shard: str, stop: asyncio.Event) -> None:
         """Read the jobs of ``shard`` while this worker has room for more (one loop per shard:

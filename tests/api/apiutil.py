@@ -248,6 +248,9 @@ async def played_out(client: Any, game_id: str, timeout: float = 120.0) -> dict[
     while True:
         assert time.monotonic() < deadline, f"game {game_id} not finished in {timeout} s"
         page = await client.get(f"/v1/games/{game_id}/log", params={"after": after, "limit": 500, "wait": 5})
+        if page.status_code == 503:  # the store is failing over or restarting: retry, as a client does
+            await asyncio.sleep(0.2)
+            continue
         assert page.status_code == 200, page.text
         body = page.json()
         after = body["next"]

@@ -144,6 +144,7 @@ async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: En
     """Redis restarts (empty: persistence is off here) under a running worker: its reads fail
     for a while, then it recreates its consumer group and plays the next game's bots."""
     need_redis()
+    (tmp_path / "a").mkdir()
     redis = RedisServer(tmp_path / "a")
     port = redis.port
     server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
@@ -166,9 +167,10 @@ async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: En
             await played_out(client, answer.json()["id"], timeout=120)
             check_stored(engine, redis.client, answer.json()["id"])
     finally:
-        assert "Traceback" not in worker.stop()
+        log = worker.stop()
         server.stop()
         redis.stop()
+    assert "Traceback" not in log, log
 
 
 @pytest.fixture(scope="module")
