@@ -272,9 +272,10 @@ class BotWorker:
         return await self._move(stored, seat, bot_id)
 
     async def _move(self, stored: StoredGame, seat: int, bot_id: str) -> Played:
-        entry = self.games.decoded(stored)
+        entry = self.games.take(stored)  # the cached game if current (out of the cache while it changes)
         legal = self.engine.legal_actions(entry.game, seat)
         if not legal:
+            self.games.put_back(stored.id, entry)
             return Played("stale", stored)
         begun = time.perf_counter()
         choice, how = await self._choose(stored, seat, bot_id, legal)

@@ -62,6 +62,7 @@ import hashlib
 import itertools
 import logging
 import secrets
+import time
 import zlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
@@ -257,6 +258,8 @@ class RedisStore(GameStore):
         self._shard_names = list(self._shards.values()) or [STANDALONE_SHARD]
         self._groups: set[str] = set()
         """Shards whose consumer group this process made sure of."""
+        self._claimed: dict[str, float] = {}
+        """When this process last claimed a shard's jobs of dead workers (monotonic seconds)."""
         self._probe_keys: dict[str, str] = {}
         self.wait_replicas = wait_replicas
         self._max_block = max_block
@@ -556,6 +559,12 @@ class RedisStore(GameStore):
     ) -> list[BotJob]:
         await self._ensure_group(shard)
         key = jobs_key(shard)
+        # Claiming looks for dead workers' jobs: a few times per claim timeout is enough (not a
+        # round trip before every read).
+        now = time.monotonic()
+        if now < self._claimed.get(shard, 0.0) + claim_after / 4:
+            return await self._read_jobs(shard, consumer, count, block)
+        self._claimed[shard] = now
         try:
             claimed = await self.command(
                 key, "XAUTOCLAIM", key, JOB_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0", "COUNT", count,
@@ -569,6 +578,10 @@ class RedisStore(GameStore):
         jobs = self._jobs(shard, claimed[1], deliveries=2)
         if jobs:
             return jobs
+        return await self._read_jobs(shard, consumer, count, block)
+
+    async def _read_jobs(self, shard: str, consumer: str, count: int, block: float) -> list[BotJob]:
+        key = jobs_key(shard)
         node = self.topology.node_for(key)
         try:
             reply = await node.streams.xreadgroup(
