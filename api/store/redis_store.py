@@ -59,17 +59,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import itertools
 import logging
-import secrets
-import time
-import zlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Any, cast
 
 from redis import exceptions as redis_errors
-from redis.crc import key_slot
 
 from darkroad.api.settings import REDIS_MODES
 from darkroad.api.store.base import (
@@ -87,6 +82,7 @@ from darkroad.api.store.base import (
     StoreUnavailable,
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
+from darkroad.api.store.redis_jobs import JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
     CREDENTIALS,
     LOGIN_REFUSED,
@@ -106,20 +102,6 @@ from darkroad.api.store.topology import (
 _EVERYONE = b"*"
 _FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby"]
 WAITING_KEY = "lobby:{waiting}"
-JOB_GROUP = "workers"
-STANDALONE_SHARD = "bots"
-
-
-def jobs_key(shard: str) -> str:
-    """The stream of bot jobs of ``shard``."""
-    return f"darkroad:bots:{{{shard}}}"
-
-
-def clocks_key(shard: str) -> str:
-    """The turn clocks of ``shard``."""
-    return f"darkroad:clocks:{{{shard}}}"
-
-
 def game_key(game_id: str) -> str:
     """The hash of game ``game_id``; the other keys of the game extend this name."""
     return f"game:{{{game_id}}}"
@@ -246,20 +228,6 @@ class RedisStore(GameStore):
         job_shards: int = 16,
     ) -> None:
         self.topology = topology
-        if isinstance(topology, ClusterNodes):
-            shards: dict[int, str] = {}
-            for n in itertools.count():  # distinct slots (two names may hash alike)
-                if len(shards) == job_shards:
-                    break
-                shards.setdefault(key_slot(f"bots-{n}".encode()), f"bots-{n}")
-            self._shards = shards
-        else:
-            self._shards = {}
-        self._shard_names = list(self._shards.values()) or [STANDALONE_SHARD]
-        self._groups: set[str] = set()
-        """Shards whose consumer group this process made sure of."""
-        self._claimed: dict[str, float] = {}
-        """When this process last claimed a shard's jobs of dead workers (monotonic seconds)."""
         self._probe_keys: dict[str, str] = {}
         self.wait_replicas = wait_replicas
         self._max_block = max_block
@@ -275,6 +243,9 @@ class RedisStore(GameStore):
             wait_replicas=wait_replicas,
             wait_timeout=wait_timeout,
             on_resend=on_resend,
+        )
+        self.jobs = JobQueue(
+            topology, self.command, _unavailable, max_block, job_shards if isinstance(topology, ClusterNodes) else 0
         )
 
     @classmethod
@@ -403,7 +374,7 @@ class RedisStore(GameStore):
             game.id,
         ]
         keys = [key, f"{key}:events"]
-        shard = self._own_shard(game.id)
+        shard = self.jobs.own_shard(game.id)
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard)]
         try:
@@ -420,7 +391,7 @@ class RedisStore(GameStore):
         if not created:
             raise GameExists(game.id)
         if shard is None:
-            await self._after_write(game.id, game.version, game.bot_job, game.deadline, clear=False)
+            await self.jobs.after_write(game.id, game.version, game.bot_job, game.deadline, clear=False)
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
         key = game_key(game_id)
@@ -457,7 +428,7 @@ class RedisStore(GameStore):
             "" if commit.deadline is None else repr(commit.deadline),
             commit.game_id,
         ]
-        shard = self._own_shard(commit.game_id)
+        shard = self.jobs.own_shard(commit.game_id)
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard)]
         try:
@@ -476,162 +447,33 @@ class RedisStore(GameStore):
         if outcome is Outcome.REPLAYED:
             return CommitResult(outcome, replay=reply[1])
         if shard is None:
-            await self._after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline, clear=True)
+            await self.jobs.after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline, clear=True)
         return CommitResult(outcome)
 
-    # -- bot jobs and turn clocks ---------------------------------------------------------
-
-    def _own_shard(self, game_id: str) -> str | None:
-        """The shard sharing the game's slot, whose keys its scripts write (``None``: a game of
-        a Cluster whose slot has none, created before its id was drawn for one)."""
-        if not self._shards:
-            return STANDALONE_SHARD
-        return self._shards.get(key_slot(game_id.encode()))
-
-    def _any_shard(self, game_id: str) -> str:
-        return self._own_shard(game_id) or self._shard_names[zlib.crc32(game_id.encode()) % len(self._shard_names)]
-
-    async def _after_write(
-        self, game_id: str, version: int, bot: str | None, deadline: float | None, *, clear: bool
-    ) -> None:
-        """The job and clock of a game whose slot has no shard, written after its commit."""
-        shard = self._any_shard(game_id)
-        if bot is not None:
-            await self.command(jobs_key(shard), "XADD", jobs_key(shard), "*", "g", game_id, "v", version, "b", bot,
-                               write=True)
-        if deadline is not None:
-            await self.command(clocks_key(shard), "ZADD", clocks_key(shard), repr(deadline), game_id, write=True)
-        elif clear:
-            await self.command(clocks_key(shard), "ZREM", clocks_key(shard), game_id, write=True)
+    # -- bot jobs and turn clocks (darkroad.api.store.redis_jobs) ----------------------------
 
     def new_game_id(self) -> str:
-        if not self._shards:
-            return secrets.token_urlsafe(16)
-        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-        while True:  # 4096 endings: a shard's slot among them all but always (1 - 16/16384) ** 4096
-            stem = secrets.token_urlsafe(15)[:20]
-            for first in alphabet:
-                for second in alphabet:
-                    candidate = f"{stem}{first}{second}"
-                    if key_slot(candidate.encode()) in self._shards:
-                        return candidate
+        return self.jobs.new_game_id()
 
     def job_shards(self) -> list[str]:
-        return list(self._shard_names)
-
-    async def _ensure_group(self, shard: str, *, again: bool = False) -> None:
-        if shard in self._groups and not again:
-            return
-        key = jobs_key(shard)
-        try:
-            await self.command(key, "XGROUP", "CREATE", key, JOB_GROUP, "0", "MKSTREAM", write=True)
-        except redis_errors.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-        self._groups.add(shard)
-
-    @staticmethod
-    def _jobs(shard: str, entries: Sequence[Any], deliveries: int = 1) -> list[BotJob]:
-        jobs = []
-        for entry in entries:
-            if entry is None:
-                continue
-            entry_id, flat = entry[0], entry[1]
-            if not flat:
-                continue  # deleted meanwhile (XAUTOCLAIM of a Redis before 7 names them so)
-            fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
-            ref = entry_id.decode()
-            jobs.append(
-                BotJob(
-                    game_id=fields[b"g"].decode(),
-                    version=int(fields[b"v"]),
-                    bot=fields[b"b"].decode(),
-                    enqueued=int(ref.partition("-")[0]) / 1000,
-                    shard=shard,
-                    ref=ref,
-                    deliveries=deliveries,
-                )
-            )
-        return jobs
+        return self.jobs.shard_names()
 
     async def take_jobs(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[BotJob]:
-        await self._ensure_group(shard)
-        key = jobs_key(shard)
-        # Claiming looks for dead workers' jobs: a few times per claim timeout is enough (not a
-        # round trip before every read).
-        now = time.monotonic()
-        if now < self._claimed.get(shard, 0.0) + claim_after / 4:
-            return await self._read_jobs(shard, consumer, count, block)
-        self._claimed[shard] = now
-        try:
-            claimed = await self.command(
-                key, "XAUTOCLAIM", key, JOB_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0", "COUNT", count,
-                write=True,
-            )  # fmt: skip
-        except redis_errors.ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                raise
-            await self._ensure_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
-            return []
-        jobs = self._jobs(shard, claimed[1], deliveries=2)
-        if jobs:
-            return jobs
-        return await self._read_jobs(shard, consumer, count, block)
-
-    async def _read_jobs(self, shard: str, consumer: str, count: int, block: float) -> list[BotJob]:
-        key = jobs_key(shard)
-        node = self.topology.node_for(key)
-        try:
-            reply = await node.streams.xreadgroup(
-                JOB_GROUP, consumer, {key: ">"}, count=count, block=max(1, int(min(block, self._max_block) * 1000))
-            )
-        except redis_errors.ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                raise _unavailable(exc) from exc
-            await self._ensure_group(shard, again=True)
-            return []
-        except UNAVAILABLE as exc:
-            await self.topology.refresh()
-            raise _unavailable(exc) from exc
-        if not reply:
-            return []
-        streams: Any = reply
-        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
-        return self._jobs(shard, entries)
+        return await self.jobs.take(shard, consumer, count, block, claim_after)
 
     async def ack_job(self, job: BotJob) -> None:
-        key = jobs_key(job.shard)
-        await asyncio.gather(
-            self.command(key, "XACK", key, JOB_GROUP, job.ref, write=True),
-            self.command(key, "XDEL", key, job.ref, write=True),
-        )
+        await self.jobs.ack(job)
 
     async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
-        await self._ensure_group(shard)
-        key = jobs_key(shard)
-        groups = await self.command(key, "XINFO", "GROUPS", key)
-        last = "0-0"
-        for group in groups:
-            info = dict(group.items()) if isinstance(group, dict) else dict(zip(group[::2], group[1::2], strict=True))
-            if info.get(b"name") == JOB_GROUP.encode():
-                last = info[b"last-delivered-id"].decode()
-        entries = await self.command(key, "XRANGE", key, f"({last}", "+", "COUNT", limit)
-        return self._jobs(shard, entries)
+        return await self.jobs.waiting(shard, limit)
 
     async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
-        key = clocks_key(shard)
-        found = await self.command(key, "ZRANGE", key, "-inf", repr(now), "BYSCORE", "LIMIT", 0, limit, "WITHSCORES")
-        if found and not isinstance(found[0], (list, tuple)):  # RESP2: flat
-            found = list(zip(found[::2], found[1::2], strict=True))
-        return [(member.decode(), float(score)) for member, score in found]
+        return await self.jobs.due_clocks(shard, now, limit)
 
     async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
-        key = clocks_key(shard)
-        current = await self.command(key, "ZSCORE", key, game_id)
-        if current is not None and float(current) == deadline:
-            await self.command(key, "ZREM", key, game_id, write=True)
+        await self.jobs.stop_clock(shard, game_id, deadline)
 
     async def confirm(self, game_id: str, idempotency_key: str, ttl: int) -> None:
         if not self.wait_replicas:

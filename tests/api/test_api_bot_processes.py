@@ -227,7 +227,7 @@ async def test_cluster_jobs_spread_over_shards(redis_cluster: ClusterNodes, engi
         service = GameService(engine, store, settings, Metrics())
         seating = Seating(seats=[("bot", None, "random")] * 2)
         created = [await service.seats.create(GameConfig(players=2, seed=60 + n), seating) for n in range(10)]
-        shards = {store._own_shard(game.id) for game in created}
+        shards = {store.jobs.own_shard(game.id) for game in created}
         assert None not in shards and len(shards) >= 3, shards
         nodes = {store.topology.node_for(game_key(game.id)).name for game in created}
         assert len(nodes) >= 2, nodes  # the jobs are not all on one primary
