@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -100,16 +101,21 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             app.state.service = GameService(engine, store, settings, metrics)
             app.state.limiter = RateLimiter(settings, store, metrics)
             # The bot workers of this process (``--bots``, default 1): with the memory store the
-            # only ones its in-memory queue can have, with Redis one beside ``darkroad bots``.
+            # only ones its in-memory queue can have, with Redis one beside ``darkroad bots``, on
+            # connections of its own (its blocking reads never take the requests' or streams').
             stop = asyncio.Event()
-            app.state.bot_workers = [BotWorker(engine, store, settings, metrics) for _ in range(settings.bots)]
-            workers = [asyncio.create_task(worker.run(stop)) for worker in app.state.bot_workers]
-            try:
-                yield
-            finally:
-                stop.set()
-                await asyncio.gather(*workers, return_exceptions=True)
-                await app.state.limiter.close()
+            async with contextlib.AsyncExitStack() as workers_store:
+                bot_store = store
+                if settings.bots and not isinstance(store, MemoryStore):
+                    bot_store = await workers_store.enter_async_context(open_store(settings, metrics))
+                app.state.bot_workers = [BotWorker(engine, bot_store, settings, metrics) for _ in range(settings.bots)]
+                workers = [asyncio.create_task(worker.run(stop)) for worker in app.state.bot_workers]
+                try:
+                    yield
+                finally:
+                    stop.set()
+                    await asyncio.gather(*workers, return_exceptions=True)
+                    await app.state.limiter.close()
                 app.state.service.close()
                 del app.state.service, app.state.limiter, app.state.bot_workers
 
