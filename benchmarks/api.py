@@ -14,8 +14,8 @@ store) on free loopback ports, then measures in one run, with async keep-alive c
 
 3. with bot seats (``--bot``, default ``greedy``; ``none`` skips it): the same number of
    games played in parallel, each a human seat against a bot seat set at creation
-   (``seats``). The server runs with ``--bots 0`` and one ``darkroad bots --concurrency 1``
-   worker process beside it plays the bot: the answer to the human's action is the state
+   (``seats``). The server runs with ``--bots 0`` and one ``darkroad bots``
+   worker process (``--bot-concurrency``, default 2) beside it plays the bot: the answer to the human's action is the state
    after it, and the client follows the game (``GET .../log?wait=``, then the view) until
    the bot has replied, as a client does. Its figures: the human's requests/s and their
    latency (against the phase without bots), the time from the human's action answered to
@@ -23,7 +23,7 @@ store) on free loopback ports, then measures in one run, with async keep-alive c
    and how many bot moves follow each, are computed beforehand with the engine and the
    same bot (bots are deterministic); a few such games are cycled.
 4. bot workers scaling (with ``--bot``): games of bots only (``--bot`` in every seat) played
-   by 1, then 2 ``darkroad bots --concurrency 1`` processes, alternating for ``--rounds``:
+   by 1, then 2 ``darkroad bots`` processes, alternating for ``--rounds``:
    bot moves/s (versions committed, read from Redis) of each, and their ratio.
 
 The throughput phases alternate for ``--rounds`` rounds, so that a slow stretch of a
@@ -472,10 +472,10 @@ async def measure(
 
 
 @contextmanager
-def bot_workers(redis_port: int, count: int) -> Iterator[list[int]]:
-    """``count`` ``darkroad bots --concurrency 1`` processes on the Redis at ``redis_port``."""
+def bot_workers(redis_port: int, count: int, concurrency: int = 1) -> Iterator[list[int]]:
+    """``count`` ``darkroad bots --concurrency N`` processes on the Redis at ``redis_port``."""
     command = [sys.executable, "-m", "darkroad.api", "bots", "--redis-url", f"redis://127.0.0.1:{redis_port}/0",
-               "--concurrency", "1", "--log-level", "warning"]  # fmt: skip
+               "--concurrency", str(concurrency), "--log-level", "warning"]  # fmt: skip
     processes = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(count)]
     try:
         yield [process.pid for process in processes]
@@ -489,8 +489,11 @@ def bot_workers(redis_port: int, count: int) -> Iterator[list[int]]:
                 process.kill()
 
 
-async def worker_scaling(server: Server, bot: str, seconds: float, rounds: int, games: int = 32) -> None:
-    """Bot moves/s of games of bots only with 1, then 2 worker processes, alternating."""
+async def worker_scaling(
+    server: Server, bot: str, seconds: float, rounds: int, concurrency: int, games: int = 32
+) -> None:
+    """Bot moves/s of games of bots only with 1, then 2 worker processes (``concurrency`` jobs
+    at once each), alternating."""
     assert server.redis_port is not None
     store = redis.Redis(port=server.redis_port)
 
@@ -498,17 +501,17 @@ async def worker_scaling(server: Server, bot: str, seconds: float, rounds: int, 
         return sum(int(store.hget(f"game:{{{game_id}}}", "version") or 0) for game_id in ids)
 
     results: dict[int, list[float]] = {1: [], 2: []}
+    ids: list[str] = []  # every phase's games: a phase's workers go on with those left unfinished
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
         for n in range(rounds):
             for count in (1, 2) if n % 2 == 0 else (2, 1):
-                ids = []
                 for seed in range(games):
                     body = {"players": PLAYERS, "seed": 1000 * n + seed, "seats": [{"kind": "bot", "bot": bot}] * PLAYERS}
                     created = await client.post("/v1/games", json=body)
                     assert created.status_code == 201, created.text
                     ids.append(created.json()["id"])
                 start = total(ids)
-                with bot_workers(server.redis_port, count):
+                with bot_workers(server.redis_port, count, concurrency):
                     while total(ids) < start + 20 * count:  # the workers started (plugins loaded)
                         await asyncio.sleep(0.05)
                     begun, before = time.perf_counter(), total(ids)
@@ -574,12 +577,18 @@ def main() -> None:
     parser.add_argument(
         "--bot", default="greedy", help="the bot of the phase with a bot seat (an installed bot's id; none: no such phase)"
     )
+    parser.add_argument(
+        "--bot-concurrency", type=int, default=2,
+        help="--concurrency of each `darkroad bots` process (jobs at once, one pool process each)",
+    )  # fmt: skip
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
 
     # Limits too high to be met: counted, never refused (one client address makes every request).
     os.environ.update({f"DARKROAD_RATE_LIMIT_{budget}": str(10**9) for budget in RATE_LIMITED})
+    # Every game's client follows its game (long poll) from the one address of the benchmark.
+    os.environ["DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT"] = str(4 * args.games)
     engine = Engine.load()
     # Enough actions for a fast server: 6000 actions/s for a whole phase.
     games = scripts(engine, args.games + SOLO_GAMES, int(6000 * args.seconds))
@@ -619,7 +628,7 @@ def main() -> None:
         servers.append(main_server)
         if bot_games:
             assert main_server.redis_port is not None
-            stack.enter_context(bot_workers(main_server.redis_port, 1))
+            stack.enter_context(bot_workers(main_server.redis_port, 1, args.bot_concurrency))
         if wait:
             waiting = {"DARKROAD_REDIS_WAIT_REPLICAS": str(wait)}
             servers.append(standalone(f"WAIT {wait}", waiting, wait, "--bots", "0"))
@@ -642,7 +651,7 @@ def main() -> None:
         asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds, bot_games))
         if bot_games:
             scaling = standalone("scaling", None, 0, "--bots", "0")
-            asyncio.run(worker_scaling(scaling, args.bot, args.seconds, args.rounds))
+            asyncio.run(worker_scaling(scaling, args.bot, args.seconds, args.rounds, 1))
 
 
 if __name__ == "__main__":
