@@ -45,7 +45,14 @@ from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChange, SeatChanges
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
-from darkroad.api.store.base import BotJob, GameStore, Outcome, StoredGame, StoreUnavailable
+from darkroad.api.store.base import (
+    BotJob,
+    GameStore,
+    Outcome,
+    ReplicationTimeout,
+    StoredGame,
+    StoreUnavailable,
+)
 from darkroad.core import Action, Bot, Engine, Game, errors
 
 logger = logging.getLogger("darkroad.api.bots")
@@ -204,6 +211,9 @@ class BotWorker:
         async with self._slots:
             try:
                 await self.play(job)
+            except (StoreUnavailable, ReplicationTimeout, ServiceError) as exc:  # a failover, a restart
+                logger.warning("bot worker %s: job %s of game %s left for later (%s)", self.name, job.ref,
+                               job.game_id, exc)
             except Exception:  # left unacknowledged: claimed again after the claim timeout
                 logger.exception("bot worker %s: job %s of game %s failed", self.name, job.ref, job.game_id)
 
@@ -211,6 +221,8 @@ class BotWorker:
         while not stop.is_set():
             try:
                 await self.tick()
+            except (StoreUnavailable, ReplicationTimeout, OSError) as exc:
+                logger.warning("bot worker %s: cannot read the turn clocks (%s)", self.name, exc)
             except Exception:
                 logger.exception("bot worker %s: the turn clocks failed", self.name)
             with contextlib.suppress(TimeoutError):

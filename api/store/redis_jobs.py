@@ -173,6 +173,7 @@ class JobQueue:
             )
         except redis_errors.ResponseError as exc:
             if "NOGROUP" not in str(exc):
+                await self.topology.refresh()  # MOVED, READONLY: the slot's primary changed
                 raise self._unavailable(exc) from exc
             await self._ensure_group(shard, again=True)
             return []
