@@ -34,6 +34,7 @@ import logging
 import multiprocessing
 import os
 import secrets
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -86,7 +87,29 @@ _CHILD: Engine | None = None
 
 def _child_start(key: int, exclude: tuple[str, ...], strict: bool) -> None:
     global _CHILD
+    _release_sockets()
     _CHILD = _ENGINES.get(key) or Engine.load(exclude=exclude, strict=strict)
+
+
+def _release_sockets() -> None:
+    """In a forked child: let go of the sockets inherited from the worker (an API server's
+    clients' connections, its Redis connections). A child holding a connection's socket keeps
+    it open after the server closed it: a client then sends a request on a keep-alive
+    connection nobody reads, and waits for ever. Each socket's descriptor is pointed at
+    ``/dev/null`` rather than closed, so that no object of the parent's copied into the child
+    can close a descriptor number reused since (the pool's own pipes are pipes, not sockets)."""
+    try:
+        descriptors = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: nothing to do but hope
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in descriptors:
+            with contextlib.suppress(OSError):
+                if fd != null and stat.S_ISSOCK(os.fstat(fd).st_mode):
+                    os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 def _child_choose(state: bytes, seat: int, bot_id: str) -> tuple[int, str]:
