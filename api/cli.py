@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import signal
 import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import prometheus_client
 import typer
 import uvicorn
 
+from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.http.app import create_app, open_store
 from darkroad.api.http.openapi import document
 from darkroad.api.http.server import HttpProtocol
+from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoreConfigError, StoreUnavailable
 from darkroad.api.store.topology import redact
@@ -93,6 +98,12 @@ def serve(
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load "
                                               "(default: skip it with a warning).")] = False,
+    bots: Annotated[
+        int,
+        typer.Option(envvar="DARKROAD_BOTS", min=0,
+                     help="Bot workers each server process runs (1: bots play with no second command; "
+                          "0: a deployment running `darkroad bots` apart)."),
+    ] = 1,
 ) -> None:
     """Serve the REST API (OpenAPI document at /schema/openapi.json)."""
     if workers > 1 and not redis_url:
@@ -103,6 +114,7 @@ def serve(
             param_hint="--workers",
         )
     _export_settings(redis_url, redis_mode, redis_service, strict, trusted_proxies)
+    os.environ["DARKROAD_BOTS"] = str(bots)
     metrics_dir = _share_metrics(workers)
     settings = _checked_settings(redis_url, strict)
     store = "memory (single process; games are lost when it stops)"
@@ -175,6 +187,52 @@ def _checked_settings(redis_url: str | None, strict: bool) -> Settings:
             typer.echo(f"darkroad serve: {exc.reason}", err=True)
             raise typer.Exit(2) from None
     return settings
+
+
+@app.command("bots")
+def bots_command(
+    redis_url: RedisUrl = None,
+    redis_mode: RedisModeOption = RedisMode.standalone,
+    redis_service: RedisService = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(envvar="DARKROAD_BOT_CONCURRENCY", min=0,
+                     help="Bot jobs played at once, each thinking in a process of the worker's pool "
+                          "(0: as many as this machine has CPUs)."),
+    ] = 0,
+    strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load.")] = False,
+    log_level: Annotated[str, typer.Option(help="Log level.")] = "info",
+    metrics_port: Annotated[
+        int, typer.Option(help="Serve this worker's metrics (Prometheus) on this port; 0: not at all.", min=0)
+    ] = 0,
+) -> None:
+    """A bot worker: plays the bots' moves and the turn clocks of the games in Redis, apart from the API."""
+    if not redis_url:
+        raise typer.BadParameter(
+            "a bot worker takes its jobs from the store the API writes them to: pass --redis-url (or set "
+            "DARKROAD_REDIS_URL); with the memory store, `darkroad serve` plays the bots itself",
+            param_hint="--redis-url",
+        )
+    _export_settings(redis_url, redis_mode, redis_service, strict, "127.0.0.1")
+    settings = _checked_settings(redis_url, strict)
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    concurrency = concurrency or os.cpu_count() or 1
+    engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
+    typer.echo(f"darkroad bots: {concurrency} at once, bots {', '.join(sorted(engine.bots))}; "
+               f"{redis_mode.value} Redis at {redact(redis_url)}", err=True)
+    metrics = Metrics()
+    if metrics_port:
+        prometheus_client.start_http_server(metrics_port, registry=metrics.registry)
+    asyncio.run(_run_bots(engine, settings, metrics, concurrency))
+
+
+async def _run_bots(engine: Engine, settings: Settings, metrics: Metrics, concurrency: int) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    async with open_store(settings, metrics) as store:
+        await BotWorker(engine, store, settings, metrics, concurrency=concurrency).run(stop)
 
 
 async def check_store(settings: Settings) -> None:

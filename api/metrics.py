@@ -73,6 +73,19 @@ class Histogram:
         child.observe(value)
 
 
+class Gauge:
+    """A value that goes up and down, per label combination (in multiprocess mode: the
+    largest of the processes', as every worker measures the same shared queue)."""
+
+    def __init__(self, registry: CollectorRegistry, name: str, help_text: str, labels: tuple[str, ...] = ()) -> None:
+        self._metric = prometheus_client.Gauge(name, help_text, labels, registry=registry, multiprocess_mode="max")
+        self._labelled = bool(labels)
+
+    def set(self, value: float, *labels: str) -> None:
+        """Set the value of this label combination."""
+        (self._metric.labels(*labels) if self._labelled else self._metric).set(value)
+
+
 class Metrics:
     """Every metric of one API process."""
 
@@ -105,6 +118,29 @@ class Metrics:
             "DARKROAD_BOT_MOVE_TIMEOUT, or is still thinking over a move given up: the first legal action "
             "stood in), missing (the bot is not installed here).",
             ("bot", "outcome"),
+        )
+        self.bot_jobs = Counter(
+            registry, "darkroad_bot_jobs_total",
+            "Bot jobs a worker finished, by bot and outcome: played, stood_in (the bot failed, answered "
+            "something not legal or thought past DARKROAD_BOT_MOVE_TIMEOUT: the first legal action stood in), "
+            "stale (the game had moved on: dropped), missing (the bot is not installed in this worker).",
+            ("bot", "outcome"),
+        )
+        self.bot_job_age = Histogram(
+            registry, "darkroad_bot_job_age_seconds", "Age of a bot job when a worker picks it up.", ("bot",),
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+        )
+        self.bot_think = Histogram(
+            registry, "darkroad_bot_think_seconds", "Time a bot thought over one move (in the worker's pool).",
+            ("bot",),
+        )
+        self.bot_jobs_waiting = Gauge(
+            registry, "darkroad_bot_jobs_waiting", "Bot jobs enqueued and not yet picked up by a worker, by bot.",
+            ("bot",),
+        )
+        self.bot_oldest_job = Gauge(
+            registry, "darkroad_bot_oldest_job_age_seconds",
+            "Age of the oldest bot job not yet picked up (0: none): jobs waiting with no worker taking them.",
         )
         self.redis_resends = Counter(
             registry, "darkroad_redis_resends_total",

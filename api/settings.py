@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -78,22 +80,25 @@ class Settings:
     waiting_game_ttl: int = DAY
     """Seconds a game waiting for players is kept after its creation (joining does not extend
     it); once every seat is taken, ``active_game_ttl`` applies."""
-    bot_moves_per_request: int = 1000
-    """Most moves the bots of a game make inside one request (see ``bot_time_per_request``)."""
-    bot_time_per_request: float = 2.0
-    """Seconds the bots of a game may play inside one request. Bots play every decision they
-    are awaited for before the request answers, up to this (and ``bot_moves_per_request``);
-    a game of bots only that needs longer goes on at the next read of it. Time spent waiting
-    for the process's bot thread behind other games does not count, up to twice this in all;
-    a request never waits for the bots longer than three times this (a move still being
-    chosen then lands in the background)."""
     bot_move_timeout: float = 30.0
     """Seconds a bot may think over one move. A bot still thinking then (a fan's bot that hangs)
-    is given up (within 1.25 times this): the first legal action stands in for its move, as
-    for a bot that fails, and the process's bot thread is replaced, so that the other games'
-    bots go on. While the given-up move has not returned, that bot's moves in this process
-    are made by the stand-in at once (one stuck thread per bot at most); once it returns, the
-    bot plays again."""
+    is given up: the first legal action stands in for its move, as for a bot that fails, and
+    the bot worker's process pool is replaced (its processes killed), so that the other
+    games' bots go on."""
+    bots: int = 1
+    """Bot workers run inside each ``darkroad serve`` process (``--bots``): 1 plays the bots of a
+    single machine with no second command; 0 for deployments running ``darkroad bots`` apart."""
+    bot_concurrency: int = 1
+    """Jobs a bot worker plays at once, each in a process of its pool (``--concurrency``)."""
+    bot_claim_timeout: float = 30.0
+    """Seconds a bot job may stay taken and unacknowledged before another worker claims it
+    (its worker died); more than ``bot_move_timeout``, or a slow bot's jobs would be claimed
+    while it thinks."""
+    bot_backlog_warning: float = 10.0
+    """A worker logs a warning when the oldest bot job waiting is older than this (seconds):
+    no worker takes the jobs (none running, or too few)."""
+    bot_shards: int = 16
+    """Redis Cluster: the shards of bot jobs and turn clocks (``darkroad.api.store.redis_store``)."""
     commit_attempts: int = 8
     """How often an action without ``If-Match`` is re-applied to a newer version before the
     request gives up with ``409 stale-version`` (heavy contention only)."""
@@ -139,9 +144,11 @@ class Settings:
             "finished_game_ttl": self.finished_game_ttl,
             "idempotency_ttl": self.idempotency_ttl,
             "waiting_game_ttl": self.waiting_game_ttl,
-            "bot_moves_per_request": self.bot_moves_per_request,
-            "bot_time_per_request": self.bot_time_per_request,
             "bot_move_timeout": self.bot_move_timeout,
+            "bot_concurrency": self.bot_concurrency,
+            "bot_claim_timeout": self.bot_claim_timeout,
+            "bot_backlog_warning": self.bot_backlog_warning,
+            "bot_shards": self.bot_shards,
             "commit_attempts": self.commit_attempts,
             "game_cache_size": self.game_cache_size,
             "stream_heartbeat": self.stream_heartbeat,
@@ -154,6 +161,8 @@ class Settings:
         for name, value in positive.items():
             if value <= 0:
                 raise ValueError(f"Settings.{name} must be positive, got {value!r}")
+        if self.bots < 0:
+            raise ValueError(f"Settings.bots must be 0 or more, got {self.bots!r}")
         if self.redis_wait_replicas < 0:
             raise ValueError(f"Settings.redis_wait_replicas must be 0 or more, got {self.redis_wait_replicas!r}")
         if self.redis_mode not in REDIS_MODES:
@@ -196,6 +205,16 @@ class Settings:
             values["strict_plugins"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
             values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
+        for variable in DEPRECATED:
+            if env.get(variable):
+                warnings.warn(
+                    f"{variable} is deprecated and ignored: bots no longer play inside requests "
+                    "(they play in bot workers: `darkroad bots`, or `darkroad serve --bots 1`)",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                logging.getLogger("darkroad.api").warning("%s is deprecated and ignored: bots play in bot workers",
+                                                          variable)
         for variable, (name, kind) in _NUMBERS.items():
             if raw := env.get(variable):
                 try:
@@ -205,6 +224,9 @@ class Settings:
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
 
+
+DEPRECATED = ("DARKROAD_BOT_MOVES_PER_REQUEST", "DARKROAD_BOT_TIME_PER_REQUEST")
+"""Variables of settings that are gone (the bots' budgets inside requests): accepted, with a warning."""
 
 # The variables of plain settings, and the setting each sets (Settings.from_env).
 _STRINGS = {
@@ -233,9 +255,12 @@ _NUMBERS: dict[str, tuple[str, type[int] | type[float]]] = {
     "DARKROAD_FINISHED_GAME_TTL": ("finished_game_ttl", int),
     "DARKROAD_IDEMPOTENCY_TTL": ("idempotency_ttl", int),
     "DARKROAD_WAITING_GAME_TTL": ("waiting_game_ttl", int),
-    "DARKROAD_BOT_MOVES_PER_REQUEST": ("bot_moves_per_request", int),
-    "DARKROAD_BOT_TIME_PER_REQUEST": ("bot_time_per_request", float),
     "DARKROAD_BOT_MOVE_TIMEOUT": ("bot_move_timeout", float),
+    "DARKROAD_BOTS": ("bots", int),
+    "DARKROAD_BOT_CONCURRENCY": ("bot_concurrency", int),
+    "DARKROAD_BOT_CLAIM_TIMEOUT": ("bot_claim_timeout", float),
+    "DARKROAD_BOT_BACKLOG_WARNING": ("bot_backlog_warning", float),
+    "DARKROAD_BOT_SHARDS": ("bot_shards", int),
     "DARKROAD_STREAM_HEARTBEAT": ("stream_heartbeat", float),
     "DARKROAD_STREAM_MAX_DURATION": ("stream_max_duration", float),
     "DARKROAD_LOG_MAX_WAIT": ("log_max_wait", float),

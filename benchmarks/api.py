@@ -14,11 +14,17 @@ store) on free loopback ports, then measures in one run, with async keep-alive c
 
 3. with bot seats (``--bot``, default ``greedy``; ``none`` skips it): the same number of
    games played in parallel, each a human seat against a bot seat set at creation
-   (``seats``), so that every action of the human is answered after the bot's moves it
-   leads to, made inside that request. Its figures: the human's requests/s and their
-   latency, and moves/s counting the bot's (the commits the server made). The human's
-   actions, and how many bot moves follow each, are computed beforehand with the
-   engine and the same bot (bots are deterministic); a few such games are cycled.
+   (``seats``). The server runs with ``--bots 0`` and one ``darkroad bots``
+   worker process (``--bot-concurrency``, default 2) beside it plays the bot: the answer to the human's action is the state
+   after it, and the client follows the game (``GET .../log?wait=``, then the view) until
+   the bot has replied, as a client does. Its figures: the human's requests/s and their
+   latency (against the phase without bots), the time from the human's action answered to
+   the bot's reply seen (p50, p99), and moves/s counting the bot's. The human's actions,
+   and how many bot moves follow each, are computed beforehand with the engine and the
+   same bot (bots are deterministic); a few such games are cycled.
+4. bot workers scaling (with ``--bot``): games of bots only (``--bot`` in every seat) played
+   by 1, then 2 ``darkroad bots`` processes, alternating for ``--rounds``:
+   bot moves/s (versions committed, read from Redis) of each, and their ratio.
 
 The throughput phases alternate for ``--rounds`` rounds, so that a slow stretch of a
 shared machine weighs on all of them. Prints each round's figures and ratio, the latencies, and
@@ -257,7 +263,7 @@ async def health_checks(port: int, seconds: float, concurrency: int) -> float:
 @dataclass
 class Played:
     """What an action phase did: requests/s of ``POST .../actions``, their latencies (seconds),
-    moves/s (the bots' included) and how often a request's bot budget ran out."""
+    moves/s (the bots' included)."""
 
     requests: float
     latencies: list[float]
@@ -265,21 +271,39 @@ class Played:
     unfinished: int = 0
     cpu: float = 0.0
     """CPU-seconds the server process used meanwhile (0.0: not measured)."""
+    replies: list[float] = field(default_factory=list)
+    """Seconds from a human's action answered to the bot's reply seen (bot phases)."""
 
     def per_cpu(self) -> float:
         """Requests per server CPU-second (0.0: not measured)."""
         return len(self.latencies) / self.cpu if self.cpu else 0.0
 
 
+async def follow(connection: Connection, game_url: str, auth: dict[str, str], after: int, version: int) -> int:
+    """Follow the game (long poll of its log, then its view) until it reaches ``version``, as a
+    client waiting for the bot's reply does; the last event seen."""
+    while True:
+        status, raw = await connection.request("GET", f"{game_url}/log?after={after}&limit=500&wait=10", auth)
+        assert status == 200, raw
+        after = json.loads(raw)["next"]
+        status, raw = await connection.request("GET", game_url, auth)
+        assert status == 200, raw
+        if json.loads(raw)["version"] >= version:
+            return after
+
+
 async def actions(
     port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None, minimal: bool = False
 ) -> Played:
     """Play ``games`` (``parallel`` at a time) for ``seconds``; ``pid``: the server's process,
-    whose CPU time is measured; ``minimal``: every action asks ``Prefer: return=minimal``."""
+    whose CPU time is measured; ``minimal``: every action asks ``Prefer: return=minimal``. With
+    bot seats, the client waits for each bot reply (a bot worker makes it) before its next
+    action: :attr:`Played.replies` are those waits."""
     queue: asyncio.Queue[Script] = asyncio.Queue()
     for script in games:
         queue.put_nowait(script)
     latencies: list[float] = []
+    replies: list[float] = []
     moves = unfinished = 0
     deadline = time.perf_counter() + seconds
 
@@ -295,7 +319,12 @@ async def actions(
         created = json.loads(raw)
         tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
         url, version = f"/v1/games/{created['id']}/actions", created["version"]
-        assert script.bot is None or version == script.opening, (version, script.opening)
+        game_url, after = url[: -len("/actions")], -1
+        if script.bot is not None and script.opening:
+            human = {"Authorization": f"Bearer {tokens[1 - BOT_SEAT]}"}
+            after = await follow(connection, game_url, human, after, version + script.opening)
+            version += script.opening
+            moves += script.opening
         for n, action in enumerate(script.actions):
             if time.perf_counter() >= deadline:
                 return
@@ -313,18 +342,14 @@ async def actions(
             version += 1
             moves += 1
             if script.bot is not None:
-                version += script.bot_moves[n]
-                answered = json.loads(raw)["version"]
-                moves += answered - (version - script.bot_moves[n])
-                if answered < version:  # the request's bot budget ran out: reads play on
-                    unfinished += 1
-                    while answered < version:
-                        auth = {"Authorization": headers["Authorization"]}
-                        status, raw = await connection.request("GET", url[: -len("/actions")], auth)
-                        assert status == 200, raw
-                        moves += json.loads(raw)["version"] - answered
-                        answered = json.loads(raw)["version"]
-                assert answered == version, (answered, version)
+                assert json.loads(raw)["version"] == version  # the state right after the action
+                if script.bot_moves[n]:
+                    answered = time.perf_counter()
+                    version += script.bot_moves[n]
+                    auth = {"Authorization": headers["Authorization"]}
+                    after = await follow(connection, game_url, auth, after, version)
+                    replies.append(time.perf_counter() - answered)
+                    moves += script.bot_moves[n]
 
     async def worker() -> None:
         connection = await Connection.open(port)
@@ -336,7 +361,11 @@ async def actions(
     await asyncio.gather(*(worker() for _ in range(parallel)))
     elapsed = time.perf_counter() - started
     cpu = 0.0 if pid is None else cpu_seconds(pid) - cpu
-    return Played(len(latencies) / elapsed, latencies, moves / elapsed, unfinished, cpu)
+    return Played(len(latencies) / elapsed, latencies, moves / elapsed, unfinished, cpu, replies)
+
+
+def _p99(latencies: list[float]) -> float:
+    return statistics.quantiles(latencies, n=100)[98]
 
 
 def _percentiles(latencies: list[float]) -> str:
@@ -379,7 +408,7 @@ async def measure(
             await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1, minimal=server.minimal)
         ).latencies
     # The action phases: each server's, and each server's with bot seats ("bots" the main one's).
-    bot_phases = {"bots": main.port} | {f"bots ({server.name})": server.port for server in servers[1:]}
+    bot_phases = {"bots": main.port}
     phases = [server.name for server in servers] + (list(bot_phases) if bot_games else [])
     results = []
     for n in range(rounds):
@@ -409,9 +438,6 @@ async def measure(
         if bot_games:
             bots = loaded["bots"]
             line += f"   with a bot seat: {bots.requests:6.0f} req/s, {bots.moves:6.0f} moves/s"
-            for server in servers[1:]:
-                bots = loaded[f"bots ({server.name})"]
-                line += f"   ({server.name}: {bots.requests:6.0f} req/s, {bots.moves:6.0f} moves/s)"
         print(line)
     for server in servers:
         latencies = [latency for _, loaded in results for latency in loaded[server.name].latencies]
@@ -421,10 +447,10 @@ async def measure(
     if bot_games:
         latencies = [latency for _, loaded in results for latency in loaded["bots"].latencies]
         bot = bot_games[0].bot
-        print(f"latency, {parallel} games with a {bot} bot seat:   {_percentiles(latencies)}   (the bot's moves included)")
-        for server in servers[1:]:
-            latencies = [latency for _, loaded in results for latency in loaded[f"bots ({server.name})"].latencies]
-            print(f"latency, {parallel} games with a {bot} bot seat ({server.name}):   {_percentiles(latencies)}")
+        print(f"latency, {parallel} games with a {bot} bot seat:   {_percentiles(latencies)}   "
+              "(the human's actions; the bot plays in a worker process)")
+        replies = [reply for _, loaded in results for reply in loaded["bots"].replies]
+        print(f"human's action answered -> the {bot} bot's reply seen, {parallel} games:   {_percentiles(replies)}")
     ratio = statistics.median(loaded[main.name].requests / health for health, loaded in results)
     verdict = "met" if ratio >= 0.3 else "NOT met"
     print(f"actions / health checks, median of {rounds} rounds: {ratio:.0%}   (target >= 30%: {verdict})")
@@ -446,22 +472,70 @@ async def measure(
         moves = statistics.median(loaded["bots"].moves / loaded[main.name].requests for _, loaded in results)
         requests = statistics.median(loaded["bots"].requests / loaded[main.name].requests for _, loaded in results)
         per_request = sum(loaded["bots"].moves / loaded["bots"].requests for _, loaded in results) / rounds - 1
-        unfinished = sum(loaded["bots"].unfinished for _, loaded in results)
+        p99 = statistics.median(
+            _p99(loaded["bots"].latencies) / _p99(loaded[main.name].latencies) for _, loaded in results
+        )
+        verdict = "met" if requests >= 0.8 and p99 <= 2 else "NOT met"
         print(
             f"with a {bot_games[0].bot} bot seat / without, median of {rounds} rounds: moves/s {moves:.2f}, "
-            f"human requests/s {requests:.2f}   ({per_request:.2f} bot moves per request; "
-            f"{unfinished} request(s) ran out of bot budget)"
+            f"human requests/s {requests:.2f}, human p99 {p99:.2f}   ({per_request:.2f} bot moves per human "
+            f"action; target requests/s >= 0.8, p99 <= 2: {verdict})"
         )
-        for server in servers[1:]:
-            phase = f"bots ({server.name})"
-            versus = statistics.median(loaded[phase].moves / loaded["bots"].moves for _, loaded in results)
-            unfinished = sum(loaded[phase].unfinished for _, loaded in results)
-            print(
-                f"with a {bot_games[0].bot} bot seat, moves/s {server.name} / {main.name}, median of {rounds} "
-                f"rounds: {versus:.2f}   ({unfinished} request(s) of {server.name} ran out of bot budget)"
-            )
     if main.redis_port is not None:
         redis_time(main)
+
+
+@contextmanager
+def bot_workers(redis_port: int, count: int, concurrency: int = 1) -> Iterator[list[int]]:
+    """``count`` ``darkroad bots --concurrency N`` processes on the Redis at ``redis_port``."""
+    command = [sys.executable, "-m", "darkroad.api", "bots", "--redis-url", f"redis://127.0.0.1:{redis_port}/0",
+               "--concurrency", str(concurrency), "--log-level", "warning"]  # fmt: skip
+    processes = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(count)]
+    try:
+        yield [process.pid for process in processes]
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+async def worker_scaling(
+    server: Server, bot: str, seconds: float, rounds: int, concurrency: int, games: int = 32
+) -> None:
+    """Bot moves/s of games of bots only with 1, then 2 worker processes (``concurrency`` jobs
+    at once each), alternating."""
+    assert server.redis_port is not None
+    store = redis.Redis(port=server.redis_port)
+
+    def total(ids: list[str]) -> int:
+        return sum(int(store.hget(f"game:{{{game_id}}}", "version") or 0) for game_id in ids)
+
+    results: dict[int, list[float]] = {1: [], 2: []}
+    ids: list[str] = []  # every phase's games: a phase's workers go on with those left unfinished
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
+        for n in range(rounds):
+            for count in (1, 2) if n % 2 == 0 else (2, 1):
+                for seed in range(games):
+                    body = {"players": PLAYERS, "seed": 1000 * n + seed, "seats": [{"kind": "bot", "bot": bot}] * PLAYERS}
+                    created = await client.post("/v1/games", json=body)
+                    assert created.status_code == 201, created.text
+                    ids.append(created.json()["id"])
+                start = total(ids)
+                with bot_workers(server.redis_port, count, concurrency):
+                    while total(ids) < start + 20 * count:  # the workers started (plugins loaded)
+                        await asyncio.sleep(0.05)
+                    begun, before = time.perf_counter(), total(ids)
+                    await asyncio.sleep(seconds)
+                    moves = (total(ids) - before) / (time.perf_counter() - begun)
+                results[count].append(moves)
+                print(f"scaling round {n + 1}: {count} worker process(es): {moves:6.0f} bot moves/s")
+    ratio = statistics.median(two / one for one, two in zip(results[1], results[2], strict=True))
+    verdict = "met" if ratio >= 1.7 else "NOT met"
+    print(f"bot moves/s, 2 worker processes / 1, median of {rounds} rounds: {ratio:.2f}   (target >= 1.7: {verdict})")
 
 
 def redis_time(server: Server) -> None:
@@ -521,12 +595,18 @@ def main() -> None:
     parser.add_argument(
         "--bot", default="greedy", help="the bot of the phase with a bot seat (an installed bot's id; none: no such phase)"
     )
+    parser.add_argument(
+        "--bot-concurrency", type=int, default=2,
+        help="--concurrency of each `darkroad bots` process (jobs at once, one pool process each)",
+    )  # fmt: skip
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
 
     # Limits too high to be met: counted, never refused (one client address makes every request).
     os.environ.update({f"DARKROAD_RATE_LIMIT_{budget}": str(10**9) for budget in RATE_LIMITED})
+    # Every game's client follows its game (long poll) from the one address of the benchmark.
+    os.environ["DARKROAD_MAX_EVENT_STREAMS_PER_CLIENT"] = str(4 * args.games)
     engine = Engine.load()
     # Enough actions for a fast server: 6000 actions/s for a whole phase.
     games = scripts(engine, args.games + SOLO_GAMES, int(6000 * args.seconds))
@@ -545,7 +625,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         servers = []
 
-        def standalone(name: str, env: dict[str, str] | None = None, replicas: int = 0) -> Server:
+        def standalone(name: str, env: dict[str, str] | None = None, replicas: int = 0, *options: str) -> Server:
             """A Redis (with ``replicas``) and a server on it."""
             redis_port, api_port = free_port(), free_port()
             folder = Path(directory) / name
@@ -556,20 +636,25 @@ def main() -> None:
                 (folder / f"replica{n}").mkdir()
                 replica = redis_server(port, str(folder / f"replica{n}"), "--replicaof", "127.0.0.1", str(redis_port))
                 stack.enter_context(running(replica, port))
-            api = api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0")
+            api = api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0", *options)
             pid = stack.enter_context(running(api, api_port, env))
             return Server(name, api_port, redis_port, pid)
 
         wait = args.redis_wait_replicas
-        servers.append(standalone("1 node" if wait == 0 else f"{wait} replica(s), no WAIT", replicas=wait))
+        # Bots play in one worker process beside the server (--bots 0: none inside it).
+        main_server = standalone("1 node" if wait == 0 else f"{wait} replica(s), no WAIT", None, wait, "--bots", "0")
+        servers.append(main_server)
+        if bot_games:
+            assert main_server.redis_port is not None
+            stack.enter_context(bot_workers(main_server.redis_port, 1, args.bot_concurrency))
         if args.minimal:  # the same server, its clients asking for no view
             servers.append(dataclasses.replace(servers[0], name="return=minimal", minimal=True))
         if wait:
             waiting = {"DARKROAD_REDIS_WAIT_REPLICAS": str(wait)}
-            servers.append(standalone(f"WAIT {wait}", waiting, replicas=wait))
+            servers.append(standalone(f"WAIT {wait}", waiting, wait, "--bots", "0"))
         if args.without_rate_limits:
             unlimited = {f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in RATE_LIMITED}
-            servers.append(standalone("no rate limits", unlimited, replicas=wait))
+            servers.append(standalone("no rate limits", unlimited, wait, "--bots", "0"))
         if args.baseline is not None:
             baseline = {"PYTHONPATH": str(args.baseline.resolve())}
             servers.append(standalone("baseline", baseline, replicas=wait))
@@ -584,6 +669,9 @@ def main() -> None:
             pid = stack.enter_context(running(api, api_port))
             servers.append(Server(f"cluster (3 primaries, {args.cluster_replicas} replicas each)", api_port, pid=pid))
         asyncio.run(measure(servers, games, args.seconds, args.concurrency, args.games, args.rounds, bot_games))
+        if bot_games:
+            scaling = standalone("scaling", None, 0, "--bots", "0")
+            asyncio.run(worker_scaling(scaling, args.bot, args.seconds, args.rounds, 1))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import seat_of, seat_or_none
-from darkroad.api.app.bots import Bots
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.errors import Refusal, ServiceError, stale
 from darkroad.api.app.reading import Reading
@@ -93,13 +91,12 @@ _Attempt = ActResult | _Committed | StoredGame
 
 
 class Acting:
-    """Applies and commits seats' actions; the bots answer what an action leaves them."""
+    """Applies and commits seats' actions (the bots answer in bot workers, after the answer)."""
 
-    def __init__(self, games: GameRepository, reading: Reading, bots: Bots) -> None:
+    def __init__(self, games: GameRepository, reading: Reading) -> None:
         self.games = games
         self.engine = games.engine
         self.reading = reading
-        self.bots = bots
 
     async def act(
         self,
@@ -161,7 +158,7 @@ class Acting:
                 self.games.metrics.actions.inc("illegal")
                 raise
             if not isinstance(attempt, StoredGame):
-                return await self._answer(attempt, seat, request.minimal)
+                return await self._answer(attempt, seat)
             stored = attempt
         raise stale(stored.version, "The game kept changing while this action was applied; retry.")
 
@@ -183,22 +180,14 @@ class Acting:
             return None
         if isinstance(attempt, StoredGame):
             return attempt
-        return await self._answer(attempt, seat, request.minimal)
+        return await self._answer(attempt, seat)
 
-    async def _answer(self, attempt: ActResult | _Committed, seat: int, minimal: bool) -> ActResult:
-        """The answer to a committed action: after the bots' moves it led to, if any."""
+    async def _answer(self, attempt: ActResult | _Committed, seat: int) -> ActResult:
+        """The answer to a committed action: the state after it. A bot it leaves awaited plays
+        in a bot worker, after the answer (clients follow the log or the stream for its move)."""
         if isinstance(attempt, ActResult):
             return attempt
-        stored = attempt.stored
-        if stored.lobby is None:
-            return ActResult(stored.version, attempt.view, replayed=False)
-        settled = await self.bots.settle(stored, seat)
-        if settled.version == stored.version:
-            return ActResult(stored.version, attempt.view, replayed=False)
-        if minimal:
-            return ActResult(settled.version, b"", replayed=False)
-        view = self.reading.view_of(self.games.game(settled), seat, lobbies.decode(settled.lobby))
-        return ActResult(settled.version, view, replayed=False)
+        return ActResult(attempt.stored.version, attempt.view, replayed=False)
 
     async def _attempt(self, request: _Request, cached: CachedGame, seat: int) -> _Attempt:
         """Apply the action to ``cached`` and commit it.

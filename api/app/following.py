@@ -1,8 +1,7 @@
 """Following a game: its events a page at a time, the long poll, and the live stream.
 
 A waiting read holds a store connection, so it takes one of the process's event stream slots
-(:class:`StreamSlots`). As at every read, the bots play what they are awaited for first, and
-again while a follower waits (a game of bots only goes on this way).
+(:class:`StreamSlots`). The bots' moves arrive like anyone's: bot workers commit them.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
-from darkroad.api.app.bots import Bots
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import Caller, LogPage
@@ -77,9 +75,8 @@ class StreamSlots:
 class Following:
     """The event log of games, page by page, long-polled or streamed."""
 
-    def __init__(self, games: GameRepository, bots: Bots) -> None:
+    def __init__(self, games: GameRepository) -> None:
         self.games = games
-        self.bots = bots
         settings = games.settings
         self.streams = StreamSlots(settings.max_event_streams, settings.max_event_streams_per_client)
 
@@ -93,7 +90,6 @@ class Following:
         (a waiting read holds a store connection as a stream does); a finished game answers
         at once.
         """
-        caller = await self.bots.advance(caller)
         game_id, seat = caller.stored.id, caller.seat
         finished = caller.stored.finished
         events = await self.games.store.events(game_id, after, limit)
@@ -111,12 +107,7 @@ class Following:
                 page = _page(events, page.next, limit, seat, finished)
                 if page.events:
                     break
-                # Only events the caller may not see (a bot's private ones, say): the bots
-                # may be awaited again, with no other request to play them.
-                stored = await self.games.store.load(game_id)
-                if stored is None:
-                    break
-                caller = await self.bots.advance(Caller(stored, seat))
+                # Only events the caller may not see (a bot's private ones, say): wait on.
         finally:
             release()
         return page
@@ -138,9 +129,6 @@ class Following:
         heartbeat = self.games.settings.stream_heartbeat
         deadline = loop.time() + self.games.settings.stream_max_duration
         game_id = caller.stored.id
-        # The bots play what they are awaited for before each wait (the stream goes on with a
-        # game of bots only, or one whose last request ran out of budget, by itself).
-        caller = await self.bots.advance(caller)
         finished = False
         sent = loop.time()  # when the caller last got something
         while (remaining := deadline - loop.time()) > 0:
@@ -162,8 +150,6 @@ class Following:
             stored = await self.games.store.load(game_id)
             if stored is None:
                 return
-            if not stored.finished:
-                stored = (await self.bots.advance(Caller(stored, caller.seat))).stored
             # The game may have finished after the batch was read: its last events follow.
             finished = stored.finished
             if not finished and loop.time() - sent >= heartbeat:

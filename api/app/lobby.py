@@ -128,6 +128,22 @@ class Lobby(msgspec.Struct, omit_defaults=True):
             else:
                 record.since = None
 
+    def awaited_bot(self, awaiting: Iterable[int]) -> str | None:
+        """The bot of the first of the ``awaiting`` seats a bot plays (``None``: none), while
+        the game runs: a bot job is then due."""
+        if self.waiting:
+            return None
+        return next((bot for seat in awaiting if (bot := self.bot_of(seat)) is not None), None)
+
+    def deadline(self) -> float | None:
+        """The earliest turn deadline of the awaited human seats (Unix seconds), if any: the
+        game's clock, which the bot workers watch to hand an overdue seat to the timeout bot."""
+        if self.turn_timeout is None or self.waiting:
+            return None
+        times = [record.since for record in self.seats if record.since is not None and not record.replaced
+                 and record.kind == "human"]
+        return min(times) + self.turn_timeout if times else None
+
     def copy(self) -> Lobby:
         return msgspec.json.decode(encode(self), type=Lobby)
 

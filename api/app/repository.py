@@ -117,6 +117,7 @@ class GameRepository:
             record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
         state = self.engine.dumps(game)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
+        bot_job, deadline = self.awaited(game, lobby or base.lobby)
         outcome = await self.store.commit(
             Commit(
                 game_id=game_id,
@@ -132,6 +133,8 @@ class GameRepository:
                 idempotency=record,
                 token_hashes=token_hashes,
                 lobby=raw_lobby,
+                bot_job=bot_job,
+                deadline=deadline,
             )
         )
         if outcome.outcome is Outcome.MISSING:
@@ -148,6 +151,13 @@ class GameRepository:
         if raw_lobby is None and new_lobby is not None:
             raw_lobby = lobbies.encode(new_lobby)
         return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby)
+
+    def awaited(self, game: Game, lobby: Lobby | None) -> tuple[str | None, float | None]:
+        """What a version of ``game`` leaves to the bot workers: the bot awaited (a job is
+        enqueued with the version) and the turn clock's deadline."""
+        if lobby is None or game.finished:
+            return None, None
+        return lobby.awaited_bot(self.engine.awaiting(game)), lobby.deadline()
 
     def stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
         """``events`` as the store keeps them: encoded, each with its audience."""

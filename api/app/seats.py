@@ -14,7 +14,6 @@ import msgspec
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.acting import record_key
 from darkroad.api.app.auth import hash_token, new_token, seat_of
-from darkroad.api.app.bots import Bots
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby, LobbySeat
@@ -58,19 +57,18 @@ def join_key(seat: int, idempotency_key: str) -> str:
 class Seats:
     """Creates games with their seats, lists those waiting for players, and changes seats."""
 
-    def __init__(self, games: GameRepository, reading: Reading, changes: SeatChanges, bots: Bots) -> None:
+    def __init__(self, games: GameRepository, reading: Reading, changes: SeatChanges) -> None:
         self.games = games
         self.engine = games.engine
         self.reading = reading
         self.changes = changes
-        self.bots = bots
 
     async def create(self, config: GameConfig, seating: Seating | None = None) -> CreatedGame:
         """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config,
         ``unknown-bot`` for a bot this server does not have); with ``seating``, its seats.
 
-        A game whose first decisions are its bots' is played up to a human's decision (or
-        the end) before this returns, as after any action.
+        A game whose first decisions are its bots' has its first bot job enqueued with it: the
+        bot workers play it after this returns, as after any action.
         """
         seating = seating or Seating()
         named = [bot for kind, _, bot in seating.seats or () if kind == "bot"]
@@ -85,12 +83,13 @@ class Seats:
             for p in game.players
         ]
         token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
-        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        game_id = self.games.store.new_game_id()
         tag = self.games.new_tag()
         if lobby is not None:
             lobby.track(self.engine.awaiting(game), None, lobby.created)
         state = self.engine.dumps(game)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
+        bot_job, deadline = self.games.awaited(game, lobby)
         await self.games.store.create(
             NewGame(
                 id=game_id,
@@ -102,6 +101,8 @@ class Seats:
                 ttl=self.games.ttl(game, lobby),
                 tag=tag,
                 lobby=raw_lobby,
+                bot_job=bot_job,
+                deadline=deadline,
             )
         )
         self.games.cache.put(game_id, CachedGame(game, token_hashes, tag, lobby))
@@ -109,7 +110,6 @@ class Seats:
         stored = StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
         if lobby is not None:
             await self.changes.index(game_id, lobby, stored.version)
-            stored = await self.bots.settle(stored, None)
         return CreatedGame(
             id=game_id,
             version=stored.version,
@@ -225,7 +225,6 @@ class Seats:
         lobby = lobbies.decode(stored.lobby)
         assert lobby is not None
         await self.changes.index(game_id, lobby, stored.version)
-        stored = await self.bots.settle(stored, seat)
         return JoinedSeat(seat, change.token, stored.version)
 
     async def _rejoin(self, game_id: str, seat: int, name: str, stored: StoredGame) -> tuple[StoredGame, SeatChange]:
@@ -297,7 +296,8 @@ class Seats:
 
     async def timeout(self, game_id: str, seat: int, token: str) -> Caller:
         """Hand ``seat``, awaited longer than the game's turn timeout, to the game's timeout bot
-        (the caller must hold another seat); the caller after the bots' moves."""
+        (the caller must hold another seat); the caller, after the hand-over (the bot then plays
+        in a bot worker)."""
         caller_seat = -1
 
         def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> SeatChange:
@@ -328,7 +328,7 @@ class Seats:
             return self.changes.hand_to_bot(lobby, seat)
 
         stored, _ = await self.changes.change(game_id, decide)
-        return Caller(await self.bots.settle(stored, caller_seat), caller_seat)
+        return Caller(stored, caller_seat)
 
     def _replace(self, lobby: Lobby, seat: int) -> SeatChange:
         record = lobby.seats[seat]
@@ -338,7 +338,7 @@ class Seats:
 
     async def reclaim(self, game_id: str, seat: int, token: str) -> Caller:
         """Take ``seat`` (the caller's) back from the bot that plays it since it timed out; a
-        seat no bot plays is left as it is. The caller, after the bots' moves."""
+        seat no bot plays is left as it is. The caller, after the reclaim."""
 
         def decide(stored: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> SeatChange | None:
             self._check_seat(stored, seat)
@@ -355,7 +355,7 @@ class Seats:
         stored, change = await self.changes.change(game_id, decide)
         if change is not None:
             self.games.metrics.seats.inc("reclaimed")
-        return Caller(await self.bots.settle(stored, seat), seat)
+        return Caller(stored, seat)
 
     def _check_seat(self, stored: StoredGame, seat: int) -> None:
         if not 0 <= seat < len(stored.token_hashes):

@@ -11,7 +11,9 @@ Each piece does one job (the layout of this package):
 * :class:`~darkroad.api.app.seats.Seats`: creating games with their seats, the listing of
   waiting games, join, rejoin, leave, timeout, reclaim;
 * :class:`~darkroad.api.app.following.Following`: the event log, the long poll and streams;
-* :class:`~darkroad.api.app.bots.Bots`: the bots' moves and the turn timeouts' hand-overs.
+
+The bots play apart, in bot workers (:mod:`darkroad.api.app.bot_worker`): the commits here
+only enqueue their jobs.
 
 The HTTP edge (``darkroad.api.http``) calls them with domain values and maps their
 :class:`~darkroad.api.app.errors.ServiceError` to problem details.
@@ -23,7 +25,6 @@ import time
 from collections.abc import Callable
 
 from darkroad.api.app.acting import Acting
-from darkroad.api.app.bots import Bots
 from darkroad.api.app.following import Following
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
@@ -53,11 +54,9 @@ class GameService:
         self.games = GameRepository(engine, store, settings, metrics, clock)
         self.reading = Reading(self.games)
         self.seat_changes = SeatChanges(self.games)
-        self.bots = Bots(self.games, self.seat_changes)
-        self.acting = Acting(self.games, self.reading, self.bots)
-        self.seats = Seats(self.games, self.reading, self.seat_changes, self.bots)
-        self.following = Following(self.games, self.bots)
+        self.acting = Acting(self.games, self.reading)
+        self.seats = Seats(self.games, self.reading, self.seat_changes)
+        self.following = Following(self.games)
 
     def close(self) -> None:
-        """Stop the bots' thread (a bot still thinking finishes in the background)."""
-        self.bots.close()
+        """Nothing to stop (kept for the app's lifespan: the bots play in bot workers)."""

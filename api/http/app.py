@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,6 +12,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
 from darkroad.api.http.actions import action_endpoint
 from darkroad.api.http.catalog import CatalogController, catalog_body
@@ -56,6 +59,7 @@ def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
         connection=_credentials(settings),
         sentinel_connection=_credentials(settings, sentinel=True),
         on_resend=None if metrics is None else metrics.redis_resends.inc,
+        job_shards=settings.bot_shards,
     )
 
 
@@ -96,12 +100,24 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         async with open_store(settings, metrics) as store:
             app.state.service = GameService(engine, store, settings, metrics)
             app.state.limiter = RateLimiter(settings, store, metrics)
-            try:
-                yield
-            finally:
-                await app.state.limiter.close()
+            # The bot workers of this process (``--bots``, default 1): with the memory store the
+            # only ones its in-memory queue can have, with Redis one beside ``darkroad bots``, on
+            # connections of its own (its blocking reads never take the requests' or streams').
+            stop = asyncio.Event()
+            async with contextlib.AsyncExitStack() as workers_store:
+                bot_store = store
+                if settings.bots and not isinstance(store, MemoryStore):
+                    bot_store = await workers_store.enter_async_context(open_store(settings, metrics))
+                app.state.bot_workers = [BotWorker(engine, bot_store, settings, metrics) for _ in range(settings.bots)]
+                workers = [asyncio.create_task(worker.run(stop)) for worker in app.state.bot_workers]
+                try:
+                    yield
+                finally:
+                    stop.set()
+                    await asyncio.gather(*workers, return_exceptions=True)
+                    await app.state.limiter.close()
                 app.state.service.close()
-                del app.state.service, app.state.limiter
+                del app.state.service, app.state.limiter, app.state.bot_workers
 
     return PolicedApp(
         route_handlers=[

@@ -80,7 +80,7 @@ class FollowingController(Controller):
         With `wait`, an empty page waits for the next events: a plain-JSON way to follow a
         game (`after=<next>&wait=25` in a loop, until `finished`) for clients without
         server-sent events. A waiting read holds one of the event stream slots while it waits.
-        As at every read, the bots play what they are awaited for first (and while it waits).
+        Bots' moves arrive like anyone's (bot workers commit them).
         """
         caller = await service.reading.caller(game_id, token)
         page = await service.following.log(caller, after, limit, wait, client_key(request.scope))
@@ -131,9 +131,9 @@ class FollowingController(Controller):
         """The events the caller may see as `text/event-stream`, live, one JSON event per message.
 
         Each message's `id` is the event's `n`. The server closes the stream now and then
-        (and when the game is over); reconnect with `Last-Event-ID` to resume. The bots play
-        what they are awaited for as the stream goes: following it is enough to see a game of
-        bots only to its end.
+        (and when the game is over); reconnect with `Last-Event-ID` to resume. Bots play in
+        bot workers: their moves stream like anyone's, and following the stream is enough to
+        see a game of bots only to its end.
         """
         following = service.following
         release = following.streams.take(client_key(request.scope))

@@ -181,10 +181,11 @@ class GamesController(Controller):
     ) -> Response[GameView]:
         """The caller's view of the game: the public board plus the caller's private parts.
 
-        The bots play what they are awaited for first (a game of bots only goes on this way), and
-        a seated caller hands a seat awaited longer than `turn_timeout` to a bot.
+        Bots play in bot workers, apart from requests: their moves appear as new versions (follow
+        `GET .../log?wait=` or `GET .../stream` to see them), and a seat awaited longer than
+        `turn_timeout` is handed to a bot by the workers when its deadline passes.
         """
-        caller = await service.bots.advance(await service.reading.caller(game_id, token))
+        caller = await service.reading.caller(game_id, token)
         if if_none_match(if_none_match_header, caller.stored.version):
             return encoded(None, version=caller.stored.version, status_code=HTTP_304_NOT_MODIFIED)
         return encoded(service.reading.view(caller), version=caller.stored.version)
@@ -206,7 +207,7 @@ class GamesController(Controller):
 
         Each can be submitted unchanged with `POST .../actions`.
         """
-        caller = await service.bots.advance(await service.reading.caller(game_id, token))
+        caller = await service.reading.caller(game_id, token)
         body = msgspec.json.encode(
             {
                 "version": caller.stored.version,
@@ -291,11 +292,8 @@ class GamesController(Controller):
     async def get_score(
         self, game_id: GameId, service: NamedDependency[GameService], token: NamedDependency[str | None]
     ) -> Response[FinalScore]:
-        """Each seat's final score and its breakdown, and the winners; 409 until the game is over.
-
-        As at every read, the bots play what they are awaited for first.
-        """
-        caller = await service.bots.advance(await service.reading.caller(game_id, token))
+        """Each seat's final score and its breakdown, and the winners; 409 until the game is over."""
+        caller = await service.reading.caller(game_id, token)
         return Response(msgspec.convert(service.reading.score(caller), FinalScore))
 
 

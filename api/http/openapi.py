@@ -117,7 +117,8 @@ them unchanged (`POST .../actions`). Without a token, reads show the spectator v
 A game may leave seats `open` for strangers, who find it in `GET /v1/games?status=waiting`
 and take a seat (and its token) with `POST .../seats/{seat}/join`; seats may be played by
 bots; with a `turn_timeout`, a player who walks away is replaced by a bot until they
-reclaim their seat.
+reclaim their seat. Bots play apart from requests: the answer to an action is the state
+after that action, and the bots' moves arrive in the log and the stream like anyone's.
 
 Every error is an RFC 9457 problem details object (`application/problem+json`) whose
 `type` is a stable code (`illegal-action`, `stale-version`, `unknown-game`, ...).

@@ -106,7 +106,7 @@ class OpenSeat(msgspec.Struct, tag_field="kind", tag="open", forbid_unknown_fiel
 
 
 class BotSeat(msgspec.Struct, tag_field="kind", tag="bot", forbid_unknown_fields=True, kw_only=True):
-    """A seat an installed bot plays, inside the requests of the other seats."""
+    """A seat an installed bot plays (in the service's bot workers, apart from requests)."""
 
     bot: BotId
     name: Annotated[Name | Unset, _doc("The seat's name (default: the bot's name).")] = UNSET
@@ -320,7 +320,7 @@ class JoinedSeat(msgspec.Struct):
 
     seat: int
     token: Annotated[str, _doc("The seat's secret: `Authorization: Bearer <token>` plays (or leaves) it.")]
-    version: Annotated[int, _doc("The game's version after the join (and the bots' moves it led to).")]
+    version: Annotated[int, _doc("The game's version after the join (bots play after it, in bot workers).")]
 
 
 class Decision(msgspec.Struct):

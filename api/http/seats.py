@@ -96,8 +96,8 @@ class SeatsController(Controller):
         An answer lost (a dropped connection, a `503`) is recovered by sending the join again with
         the same `Idempotency-Key` and name: the seat, with a new token (an event `seat_rejoined`).
 
-        Once every seat is taken the game starts (`seats_filled`), and the bots play what they are
-        awaited for before this answers.
+        Once every seat is taken the game starts (`seats_filled`); the bots then play what they
+        are awaited for in bot workers, after this answers (follow the log or the stream).
         """
         idempotency_key = checked_key(idempotency_key)
         require_json(request.headers.get("content-type"))
@@ -162,10 +162,10 @@ class SeatsController(Controller):
     ) -> Response[GameView]:
         """With the token of another seat: hand a player's seat the game has awaited for longer
         than its `turn_timeout` to the game's timeout bot (`seat_replaced`), which plays it from
-        now on; answers the caller's view after the bot's moves.
+        now on (in a bot worker); answers the caller's view after the hand-over.
 
-        Any read or action of another seat does the same by itself; this is for a client that
-        wants to move on at `timeout_at` without waiting for its next request.
+        The bot workers do the same by themselves when `timeout_at` passes; this is for a client
+        that wants to move on at once.
         """
         caller = await service.seats.timeout(game_id, seat, seat_token)
         return encoded(service.reading.view(caller), version=caller.stored.version)

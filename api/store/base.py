@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -99,6 +100,37 @@ class NewGame:
     """Names this first version."""
     lobby: bytes | None = None
     """The lobby's record of the seats (see :attr:`StoredGame.lobby`)."""
+    bot_job: str | None = None
+    """The bot awaited in this first version, if any: a :class:`BotJob` is enqueued with it."""
+    deadline: float | None = None
+    """The earliest turn deadline of the seats awaited in this version (Unix seconds), if any:
+    the game's clock (see :meth:`GameStore.due_clocks`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotJob:
+    """A decision awaited from a bot: a game at a version, as the queue of jobs hands it out.
+
+    A commit that leaves a bot awaited enqueues one atomically with the write (``commit.lua``,
+    ``create.lua``), so a crash cannot strand a game between the two. A worker takes it
+    (:meth:`GameStore.take_jobs`), plays the move with a compare-and-set commit like any
+    client, then acknowledges it (:meth:`GameStore.ack_job`); a job not acknowledged within
+    the claim timeout goes to another worker. A job whose version is no longer the game's
+    is stale and dropped: the commit that moved the game enqueued its own job if needed.
+    """
+
+    game_id: str
+    version: int
+    bot: str
+    """The bot awaited when the job was enqueued (for the per-bot metrics)."""
+    enqueued: float
+    """Unix seconds."""
+    shard: str
+    """The queue's shard holding the job (see :meth:`GameStore.job_shards`)."""
+    ref: str
+    """The job's id in its shard (acknowledging it names it)."""
+    deliveries: int = 1
+    """How many times it was handed out (more than once: a worker died or was slow)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +169,12 @@ class Commit:
     """The seats' token hashes from this version on (a player joined or left); ``None``: unchanged."""
     lobby: bytes | None = None
     """The lobby's record of the seats from this version on; ``None``: unchanged."""
+    bot_job: str | None = None
+    """The bot awaited in the new version, if any: a :class:`BotJob` for the game at ``version``
+    is enqueued in the same atomic step."""
+    deadline: float | None = None
+    """The earliest turn deadline of the seats awaited in the new version (Unix seconds), set
+    as the game's clock in the same atomic step; ``None``: the game has no clock running."""
 
 
 class Outcome(enum.Enum):
@@ -246,6 +284,44 @@ class GameStore(abc.ABC):
         """Up to ``count`` entries, newest first, older than ``before`` (``None``: from the
         newest); entries older than ``expired_before`` are removed first (their games have
         expired)."""
+
+    # -- bot jobs and turn clocks ---------------------------------------------------------
+    # Written by ``create`` and ``commit`` with the game (``bot_job``, ``deadline``), read by
+    # the bot workers (``darkroad.api.app.bot_worker``). Split in shards (one in a single
+    # Redis or in memory; several in a Cluster, each in one slot with the games it serves).
+
+    def new_game_id(self) -> str:
+        """A fresh random game id (a Cluster store picks one whose slot has a shard of jobs)."""
+        return secrets.token_urlsafe(16)
+
+    @abc.abstractmethod
+    def job_shards(self) -> list[str]:
+        """The shards of the queue of bot jobs and of the turn clocks."""
+
+    @abc.abstractmethod
+    async def take_jobs(
+        self, shard: str, consumer: str, count: int, block: float, claim_after: float
+    ) -> list[BotJob]:
+        """Up to ``count`` jobs of ``shard`` for worker ``consumer``: first those handed out
+        more than ``claim_after`` seconds ago and never acknowledged (their worker died),
+        then new ones, waiting up to ``block`` seconds for one (empty list on timeout)."""
+
+    @abc.abstractmethod
+    async def ack_job(self, job: BotJob) -> None:
+        """The job is done (played, or stale): it is never handed out again."""
+
+    @abc.abstractmethod
+    async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
+        """Up to ``limit`` jobs of ``shard`` not handed out yet, oldest first (for metrics)."""
+
+    @abc.abstractmethod
+    async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
+        """Up to ``limit`` games of ``shard`` whose clock (turn deadline) is at or before ``now``:
+        (game id, deadline), earliest first."""
+
+    @abc.abstractmethod
+    async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
+        """Remove the game's clock if it is still ``deadline`` (a game gone or finished)."""
 
     @abc.abstractmethod
     async def lobbies(self, game_ids: Sequence[str]) -> list[bytes | None]:

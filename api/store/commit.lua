@@ -1,11 +1,15 @@
 -- Commit one applied action atomically: compare-and-set on the version and its tag, append
 -- the action and its events, record the idempotency result, refresh the expiry.
 -- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] action list, KEYS[4] idempotency record
--- (all four carry the game's {id} hash tag, so this also runs on Redis Cluster)
+-- (all four carry the game's {id} hash tag, so this also runs on Redis Cluster),
+-- optionally KEYS[5] the bot jobs' stream and KEYS[6] the turn clocks' sorted set of the game's
+-- shard (in a Cluster, only when they share the game's slot: see redis_store.py)
 -- ARGV[1] expected version, ARGV[2] new version, ARGV[3] state, ARGV[4] finished (0/1),
 -- ARGV[5] action json, ARGV[6] ttl in milliseconds, ARGV[7] idempotency result,
 -- ARGV[8] its ttl in milliseconds, ARGV[9] expected tag, ARGV[10] new tag,
 -- ARGV[11] seat token hashes ('' = unchanged), ARGV[12] lobby json ('' = unchanged),
+-- ARGV[13] the bot awaited ('' = none: no job), ARGV[14] the turn deadline in Unix seconds
+-- ('' = no clock), ARGV[15] the game id,
 -- then one (stream id, audience, event json) triple per event
 -- Returns {'missing'} | {'replayed', result} | {'committed'}
 --       | {'stale', version, state, finished, tokens, tag, lobby} (the game as it is now)
@@ -33,11 +37,22 @@ if ARGV[12] ~= '' then
   redis.call('HSET', KEYS[1], 'lobby', ARGV[12])
 end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-for i = 13, #ARGV, 3 do
+for i = 16, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
 for i = 1, 3 do
   redis.call('PEXPIRE', KEYS[i], ARGV[6])
+end
+if #KEYS >= 6 then
+  -- The job and the clock are written with the version: no crash can strand a game between.
+  if ARGV[13] ~= '' then
+    redis.call('XADD', KEYS[5], '*', 'g', ARGV[15], 'v', ARGV[2], 'b', ARGV[13])
+  end
+  if ARGV[14] ~= '' then
+    redis.call('ZADD', KEYS[6], ARGV[14], ARGV[15])
+  else
+    redis.call('ZREM', KEYS[6], ARGV[15])
+  end
 end
 return {'committed'}

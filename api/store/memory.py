@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import itertools
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from darkroad.api.store.base import (
+    BotJob,
     Commit,
     CommitResult,
     GameExists,
@@ -53,12 +56,24 @@ class MemoryStore(GameStore):
         """The index of listed waiting games, sorted (see :meth:`GameStore.list_waiting`)."""
         self._next_sweep = clock() + self.SWEEP_INTERVAL
         self._counters: dict[str, tuple[int, float]] = {}
+        # The queue of bot jobs, as a Redis stream with one consumer group: jobs not handed
+        # out yet (by ref, in order), and those handed out and not acknowledged (ref -> job,
+        # worker, when handed out: wall-clock seconds, as the claim timeout counts).
+        self._jobs: OrderedDict[str, BotJob] = OrderedDict()
+        self._pending: dict[str, tuple[BotJob, str, float]] = {}
+        self._job_refs = itertools.count(1)
+        self._job_added = asyncio.Event()
+        self._clocks: dict[str, float] = {}
+        """The turn clocks: game id -> deadline (Unix seconds)."""
 
     def clear(self) -> None:
         """Forget every game, record and index entry (tests that need a fresh store)."""
         self._games.clear()
         self._idempotency.clear()
         self._waiting.clear()
+        self._jobs.clear()
+        self._pending.clear()
+        self._clocks.clear()
 
     async def ping(self) -> None:
         """The memory store is always reachable."""
@@ -77,6 +92,19 @@ class MemoryStore(GameStore):
             events=list(game.events),
             lobby=game.lobby,
         )
+        self._after_write(game.id, game.version, game.bot_job, game.deadline)
+
+    def _after_write(self, game_id: str, version: int, bot_job: str | None, deadline: float | None) -> None:
+        """Enqueue the bot job and set the clock of a version just written (same step)."""
+        if bot_job is not None:
+            ref = str(next(self._job_refs))
+            self._jobs[ref] = BotJob(game_id, version, bot_job, time.time(), self.SHARD, ref)
+            self._job_added.set()
+            self._job_added = asyncio.Event()
+        if deadline is None:
+            self._clocks.pop(game_id, None)
+        else:
+            self._clocks[game_id] = deadline
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
         record = self._live(game_id)
@@ -117,7 +145,49 @@ class MemoryStore(GameStore):
         )
         record.changed.set()
         record.changed = asyncio.Event()
+        self._after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline)
         return CommitResult(Outcome.COMMITTED)
+
+    SHARD = "memory"
+
+    def job_shards(self) -> list[str]:
+        return [self.SHARD]
+
+    async def take_jobs(
+        self, shard: str, consumer: str, count: int, block: float, claim_after: float
+    ) -> list[BotJob]:
+        now = time.time()
+        taken: list[BotJob] = []
+        for ref, (job, _, handed) in list(self._pending.items()):
+            if len(taken) < count and now - handed >= claim_after:
+                job = BotJob(job.game_id, job.version, job.bot, job.enqueued, job.shard, ref, job.deliveries + 1)
+                self._pending[ref] = (job, consumer, now)
+                taken.append(job)
+        if not taken and not self._jobs and block > 0:
+            try:
+                await asyncio.wait_for(self._job_added.wait(), block)
+            except TimeoutError:
+                return []
+        while self._jobs and len(taken) < count:
+            ref, job = self._jobs.popitem(last=False)
+            self._pending[ref] = (job, consumer, time.time())
+            taken.append(job)
+        return taken
+
+    async def ack_job(self, job: BotJob) -> None:
+        self._pending.pop(job.ref, None)
+        self._jobs.pop(job.ref, None)
+
+    async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
+        return list(itertools.islice(self._jobs.values(), limit))
+
+    async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
+        due = sorted((deadline, game_id) for game_id, deadline in self._clocks.items() if deadline <= now)
+        return [(game_id, deadline) for deadline, game_id in due[:limit]]
+
+    async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
+        if self._clocks.get(game_id) == deadline:
+            del self._clocks[game_id]
 
     async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         record = self._live(game_id)

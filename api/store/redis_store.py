@@ -16,6 +16,24 @@ and one script may touch them all):
 ``game:{<id>}:idem:<key>``
     string: the first result of an idempotent request, with its own expiry
 
+The bot jobs and turn clocks, per shard ``<tag>``:
+
+``darkroad:bots:{<tag>}``
+    stream of :class:`BotJob` entries (fields ``g`` game id, ``v`` version, ``b`` bot), with
+    the consumer group ``workers``; workers acknowledge and delete the entries they are done with
+``darkroad:clocks:{<tag>}``
+    sorted set: game id scored by its earliest turn deadline (Unix seconds)
+
+A commit writes them in its script (atomic with the version), so they must live in the game's
+slot. One Redis has one shard (tag ``bots``). A Cluster has ``job_shards`` shards, tags
+``bots-0``, ``bots-1``, ... each in a slot of its own; a new game's id is drawn so that its
+``{id}`` falls in one of those slots (:meth:`RedisStore.new_game_id`), which makes the
+game's shard the one sharing its slot, and spreads the jobs over as many streams (and, as
+the slots lie on different primaries, shards of the Cluster). The price: a Cluster's games
+live in ``job_shards`` slots only, so resharding moves them in that many lumps (raise
+``DARKROAD_BOT_SHARDS`` for finer ones). A game created before (any slot) gets its job
+and clock written right after its commit instead, non-atomically, on the shard its id hashes to.
+
 One key outside the games: ``lobby:{waiting}``, a sorted set (every score 0, ordered by
 member) of entries ``<created ms>:<id>``, the listed waiting games. It has a hash tag of
 its own, so it lives in one slot apart from the games it names: it is changed after a
@@ -50,6 +68,7 @@ from redis import exceptions as redis_errors
 
 from darkroad.api.settings import REDIS_MODES
 from darkroad.api.store.base import (
+    BotJob,
     Commit,
     CommitResult,
     GameExists,
@@ -63,6 +82,7 @@ from darkroad.api.store.base import (
     StoreUnavailable,
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
+from darkroad.api.store.redis_jobs import JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
     CREDENTIALS,
     LOGIN_REFUSED,
@@ -82,8 +102,6 @@ from darkroad.api.store.topology import (
 _EVERYONE = b"*"
 _FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby"]
 WAITING_KEY = "lobby:{waiting}"
-
-
 def game_key(game_id: str) -> str:
     """The hash of game ``game_id``; the other keys of the game extend this name."""
     return f"game:{{{game_id}}}"
@@ -207,6 +225,7 @@ class RedisStore(GameStore):
         retry_window: float = 2.0,
         max_block: float = 15.0,
         on_resend: Callable[[str], None] | None = None,
+        job_shards: int = 16,
     ) -> None:
         self.topology = topology
         self._probe_keys: dict[str, str] = {}
@@ -224,6 +243,9 @@ class RedisStore(GameStore):
             wait_replicas=wait_replicas,
             wait_timeout=wait_timeout,
             on_resend=on_resend,
+        )
+        self.jobs = JobQueue(
+            topology, self.command, _unavailable, max_block, job_shards if isinstance(topology, ClusterNodes) else 0
         )
 
     @classmethod
@@ -243,6 +265,7 @@ class RedisStore(GameStore):
         timeout: float = POOL_TIMEOUT,
         max_block: float = 15.0,
         on_resend: Callable[[str], None] | None = None,
+        job_shards: int = 16,
     ) -> RedisStore:
         """A store on the Redis deployment at ``url``.
 
@@ -275,6 +298,7 @@ class RedisStore(GameStore):
             retry_window=retry_window,
             max_block=max_block,
             on_resend=on_resend,
+            job_shards=job_shards,
         )
 
     async def open(self) -> None:
@@ -345,10 +369,17 @@ class RedisStore(GameStore):
             game.ttl * 1000,
             game.tag,
             game.lobby or b"",
+            game.bot_job or "",
+            "" if game.deadline is None else repr(game.deadline),
+            game.id,
         ]
+        keys = [key, f"{key}:events"]
+        shard = self.jobs.own_shard(game.id)
+        if shard is not None:
+            keys += [jobs_key(shard), clocks_key(shard)]
         try:
             created = await self._batch.call(
-                key, "EVALSHA", self._create_sha, 2, key, f"{key}:events", *args, *_event_args(game.events),
+                key, "EVALSHA", self._create_sha, len(keys), *keys, *args, *_event_args(game.events),
                 write=True,
             )  # fmt: skip
         except Unreplicated as exc:
@@ -359,6 +390,8 @@ class RedisStore(GameStore):
             raise _unavailable(exc) from exc
         if not created:
             raise GameExists(game.id)
+        if shard is None:
+            await self.jobs.after_write(game.id, game.version, game.bot_job, game.deadline, clear=False)
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:
         key = game_key(game_id)
@@ -391,7 +424,13 @@ class RedisStore(GameStore):
             commit.tag,
             "" if commit.token_hashes is None else ",".join(commit.token_hashes),
             commit.lobby or b"",
+            commit.bot_job or "",
+            "" if commit.deadline is None else repr(commit.deadline),
+            commit.game_id,
         ]
+        shard = self.jobs.own_shard(commit.game_id)
+        if shard is not None:
+            keys += [jobs_key(shard), clocks_key(shard)]
         try:
             reply = await self._batch.call(
                 key, "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
@@ -407,7 +446,34 @@ class RedisStore(GameStore):
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
         if outcome is Outcome.REPLAYED:
             return CommitResult(outcome, replay=reply[1])
+        if shard is None:
+            await self.jobs.after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline, clear=True)
         return CommitResult(outcome)
+
+    # -- bot jobs and turn clocks (darkroad.api.store.redis_jobs) ----------------------------
+
+    def new_game_id(self) -> str:
+        return self.jobs.new_game_id()
+
+    def job_shards(self) -> list[str]:
+        return self.jobs.shard_names()
+
+    async def take_jobs(
+        self, shard: str, consumer: str, count: int, block: float, claim_after: float
+    ) -> list[BotJob]:
+        return await self.jobs.take(shard, consumer, count, block, claim_after)
+
+    async def ack_job(self, job: BotJob) -> None:
+        await self.jobs.ack(job)
+
+    async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
+        return await self.jobs.waiting(shard, limit)
+
+    async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
+        return await self.jobs.due_clocks(shard, now, limit)
+
+    async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
+        await self.jobs.stop_clock(shard, game_id, deadline)
 
     async def confirm(self, game_id: str, idempotency_key: str, ttl: int) -> None:
         if not self.wait_replicas:

@@ -240,6 +240,25 @@ async def read_log(
     return events
 
 
+async def played_out(client: Any, game_id: str, timeout: float = 120.0) -> dict[str, Any]:
+    """The spectator's view once the game is over, following its log with the long poll as a
+    client does while the bot workers play (bots play apart from requests)."""
+    deadline = time.monotonic() + timeout
+    after = -1
+    while True:
+        assert time.monotonic() < deadline, f"game {game_id} not finished in {timeout} s"
+        page = await client.get(f"/v1/games/{game_id}/log", params={"after": after, "limit": 500, "wait": 5})
+        if page.status_code == 503:  # the store is failing over or restarting: retry, as a client does
+            await asyncio.sleep(0.2)
+            continue
+        assert page.status_code == 200, page.text
+        body = page.json()
+        after = body["next"]
+        if body["finished"] and not body["more"]:
+            view: dict[str, Any] = (await client.get(f"/v1/games/{game_id}")).json()
+            return view
+
+
 class ApiServer:
     """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable).
 
@@ -303,6 +322,48 @@ class ApiServer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+                self.process.wait()
+            self.process = None
+        return self.log()
+
+
+class BotProcess:
+    """``darkroad bots`` in a child process, in a session of its own: :meth:`kill` is ``kill -9``
+    of the worker and its pool's processes at once."""
+
+    def __init__(self, redis_url: str, *, env: dict[str, str] | None = None, args: list[str] | None = None) -> None:
+        self.redis_url = redis_url
+        self.env = env or {}
+        self.args = args or []
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the object
+
+    def start(self) -> BotProcess:
+        command = [sys.executable, "-m", "darkroad.api", "bots", "--redis-url", self.redis_url, *self.args]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=self._stderr, env={**os.environ, **self.env},
+            start_new_session=True,
+        )  # fmt: skip
+        return self
+
+    def log(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")
+
+    def kill(self) -> None:
+        """``kill -9`` the worker and its pool."""
+        assert self.process is not None
+        os.killpg(self.process.pid, 9)
+        self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> str:
+        if self.process is not None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
                 self.process.wait()
             self.process = None
         return self.log()

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, bearer, fresh_window, problem, read_log, serve
+from apiutil import ApiServer, RedisServer, bearer, fresh_window, played_out, problem, read_log, serve
 from conformance import Conformance
 from litestar import Litestar
 
@@ -308,7 +308,7 @@ async def test_joining_a_full_finished_or_unknown_game(client: httpx.AsyncClient
     assert await snapshot(client, full["id"]) == before
 
     finished = await create(client, players=1, seats=[{"kind": "bot", "bot": "random"}])
-    assert finished["status"] == "finished"
+    assert (await played_out(client, finished["id"]))["status"] == "finished"  # by the bot worker
     before = await snapshot(client, finished["id"])
     problem(await join(client, finished["id"], 0), 409, "game-finished")
     assert await snapshot(client, finished["id"]) == before

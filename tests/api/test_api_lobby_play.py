@@ -1,8 +1,10 @@
 """Lobby games played through over HTTP on a real Redis: bot seats, a player who walks away
 and takes the seat back, games of bots only, and the refusals that must change nothing.
 
-The server's clock (``GameRepository.clock``: turn timeouts, creation times) is the test's, so
-a turn timeout passes without sleeping. Every other part is the real thing: one
+Bots play in the app's in-process bot worker (``Settings.bots``), apart from requests: the
+tests wait for their moves (as clients do, following the game) rather than expect them in
+an answer. The server's clock (``GameRepository.clock``: turn timeouts, creation times; the
+worker's too) is the test's, so a turn timeout passes without sleeping. Every other part is the real thing: one
 ``redis-server``, the app served in the test's event loop, JSON over HTTP.
 """
 
@@ -26,6 +28,8 @@ from conformance import Conformance
 from litestar import Litestar
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.bot_worker import BotWorker
+from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.redis_store import WAITING_KEY, game_key
 from darkroad.core import Engine
@@ -91,6 +95,27 @@ class Table:
         view = await self.client.get(f"/v1/games/{game_id}")
         return self.stored(game_id), view.headers["etag"], view.json(), await self.log(game_id)
 
+    async def settled(self, game_id: str, bots: set[int], timeout: float = 60.0) -> dict[str, Any]:
+        """The spectator's view once the game awaits none of the ``bots`` seats (or is over):
+        the bot worker has played what they were awaited for."""
+        deadline = time.monotonic() + timeout
+        while True:
+            view: dict[str, Any] = (await self.client.get(f"/v1/games/{game_id}")).json()
+            if view["status"] != "active" or not bots & set(view["awaiting"]):
+                return view
+            assert time.monotonic() < deadline, f"the bots never moved: {view['awaiting']}"
+            await asyncio.sleep(0.02)
+
+    async def finished(self, game_id: str, timeout: float = 120.0) -> dict[str, Any]:
+        """The spectator's view once the game is over (the bot worker plays it out)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            view: dict[str, Any] = (await self.client.get(f"/v1/games/{game_id}")).json()
+            if view["status"] == "finished":
+                return view
+            assert time.monotonic() < deadline, "the game never finished"
+            await asyncio.sleep(0.05)
+
     def replays(self, engine: Engine, game_id: str) -> Any:
         """The stored action list (bots' moves and changes of seats included) replayed from the
         game's config: it must give the stored state."""
@@ -106,13 +131,12 @@ class Table:
 @asynccontextmanager
 async def open_table(make_app: Any, redis_server: RedisServer, **settings: Any) -> AsyncIterator[Table]:
     redis_server.flush()
-    # What these tests check (bots play out before the answer) must not hang on the wall
-    # clock: on a loaded CI machine a greedy game can outlast the 2 s default budget.
-    settings.setdefault("bot_time_per_request", 120.0)
     app: Litestar = make_app(Settings(redis_url=redis_server.url, **settings))
     async with serve(app) as client:
         clock = Clock()
         app.state.service.games.clock = clock
+        for worker in app.state.bot_workers:
+            worker.games.clock = clock
         yield Table(client, redis_server, clock, app)
 
 
@@ -129,11 +153,12 @@ async def play(
     table: Table, game_id: str, tokens: dict[int, str], bot_seat: int, rnd: random.Random
 ) -> list[tuple[int, dict[str, Any]]]:
     """Play the human seats with seeded random legal actions until the game ends; the actions
-    sent, in order. Every view a human receives (reads and answers to actions) must await a
-    human seat, never the bot's: the server plays the bot before it answers."""
+    sent, in order. Before each, wait for the bot to have played (the bot worker plays it
+    after the answer), as a client following the game does."""
     url = f"/v1/games/{game_id}"
     sent: list[tuple[int, dict[str, Any]]] = []
     while True:
+        await table.settled(game_id, {bot_seat})
         views = [(await table.client.get(url, headers=bearer(token))).json() for token in tokens.values()]
         if views[0]["status"] == "finished":
             return sent
@@ -146,8 +171,7 @@ async def play(
         answer = await table.client.post(f"{url}/actions", json=action, headers=bearer(tokens[seat]))
         assert answer.status_code == 200, answer.text
         after = answer.json()
-        assert after["version"] > listed["version"]
-        assert after["status"] == "finished" or bot_seat not in after["awaiting"], after["awaiting"]
+        assert after["version"] == listed["version"] + 1  # the state right after this action
         sent.append((seat, action))
 
 
@@ -219,6 +243,7 @@ async def test_the_same_seed_and_human_moves_replay_identically(table: Table) ->
 
     second, second_tokens = await three_players(table, seed=23)
     for seat, action in sent:
+        await table.settled(second, {1})
         answer = await table.client.post(
             f"/v1/games/{second}/actions", json=action, headers=bearer(second_tokens[seat])
         )
@@ -295,16 +320,24 @@ async def test_a_timed_out_seat_goes_to_a_bot_and_is_reclaimed(table: Table, eng
     await table.client.get(f"{url}/actions", headers=bearer(tokens[other]))
     assert await table.state(game_id) == before
 
-    # Overdue: neither a spectator's nor the idle player's own request hands the seat over ...
+    # Overdue: no request hands the seat over (the bot worker's clock stands still here) ...
+    frozen = Clock()
+    frozen.now = started + 29
+    for worker in table.app.state.bot_workers:
+        worker.games.clock = frozen
     table.clock.now = started + 30
     await table.client.get(url)
     await table.client.get(url, headers=bearer(tokens[idle]))
+    await table.client.get(url, headers=bearer(tokens[other]))
     assert await table.state(game_id) == before
-    # ... the other player's claim does: the bot takes the seat and plays it at once.
+    # ... the other player's claim does: the bot takes the seat, and plays it after the answer.
     claimed = await table.client.post(f"{url}/seats/{idle}/timeout", headers=bearer(tokens[other]))
     assert claimed.status_code == 200, claimed.text
     view = claimed.json()
-    assert view["seat"] == other and view["version"] > before[2]["version"] + 1  # the bot moved
+    assert view["seat"] == other and view["version"] == before[2]["version"] + 1  # the hand-over only
+    for worker in table.app.state.bot_workers:
+        worker.games.clock = table.clock
+    view = {**(await table.settled(game_id, {idle})), "seat": other}
     assert view["seats"][idle] == {
         "seat": idle,
         "kind": "human",
@@ -355,14 +388,20 @@ async def test_a_timed_out_seat_goes_to_a_bot_and_is_reclaimed(table: Table, eng
     again = (await table.client.post(f"{url}/seats/{idle}/reclaim", headers=bearer(tokens[idle]))).json()
     assert again["version"] == reclaimed.json()["version"]  # a seat no bot plays: nothing to do
 
-    # The player decides again; when they idle once more, the other's mere read hands the
-    # seat to the bot (no claim needed), the timeout counted from when the seat was awaited.
+    # The player decides again; when they idle once more, the turn clock hands the seat to the
+    # bot with nobody asking (the bot worker watches the deadlines), the timeout counted from
+    # when the seat was awaited.
     await act_until_awaited(table, game_id, tokens, idle, rnd)
     awaited_since = table.clock.now
     table.clock.now += 29
-    assert idle in (await table.client.get(url, headers=bearer(tokens[other]))).json()["awaiting"]
+    await asyncio.sleep(1.5)  # the worker looks at the clocks every second: not yet due
+    assert idle in (await table.client.get(url)).json()["awaiting"]
     table.clock.now = awaited_since + 30
-    seen = (await table.client.get(url, headers=bearer(tokens[other]))).json()
+    deadline = time.monotonic() + 30
+    while not (seen := (await table.client.get(url)).json())["seats"][idle]["replaced"]:
+        assert time.monotonic() < deadline, "the seat was never handed over"
+        await asyncio.sleep(0.1)
+    seen = await table.settled(game_id, {idle})
     assert seen["seats"][idle]["replaced"] is True and idle not in seen["awaiting"]
     assert [e["seat"] for e in await table.log(game_id) if e["type"] == "seat_replaced"] == [idle, idle]
     table.replays(engine, game_id)
@@ -372,20 +411,21 @@ async def test_a_timed_out_seat_goes_to_a_bot_and_is_reclaimed(table: Table, eng
 
 
 @pytest.mark.parametrize("bot", ["greedy", "random"])
-async def test_a_bot_against_the_private_concern_plays_out_in_the_create_request(
+async def test_a_bot_against_the_private_concern_plays_out_with_nobody_reading(
     table: Table, engine: Engine, bot: str
 ) -> None:
     """Solo, a bot seat against the Private Concern: two automated seats, the whole game played
-    before the creation answers."""
+    by the bot worker after the creation answers."""
     created = await table.create(players=1, seed=5, seats=[{"kind": "bot", "bot": bot}])
-    assert created["status"] == "finished"
+    assert created["status"] == "active" and created["version"] == 0
+    await table.finished(created["id"])
     assert [(s["seat"], s["kind"], s["bot"], s["token"]) for s in created["seats"]] == [
         (0, "bot", bot, None),
         (1, "private_concern", None, None),
     ]
     game_id = created["id"]
     game, actions = table.replays(engine, game_id)
-    assert game.finished and created["version"] == game.version
+    assert game.finished
     assert {a["seat"] for a in actions} == {0} and len(actions) > 30  # the bot's; the Concern acts by itself
     log = await table.log(game_id)
     assert {e["seat"] for e in log} >= {0, 1}
@@ -401,34 +441,6 @@ async def test_a_bot_against_the_private_concern_plays_out_in_the_create_request
     assert await table.state(game_id) == before
 
 
-async def test_bots_beyond_the_request_budget_go_on_at_the_next_request(
-    make_app: Any, redis_server: RedisServer, engine: Engine
-) -> None:
-    """A game of bots only that needs more moves than one request may make goes on at each
-    following request, a spectator's included, until it ends; it ends as the same game."""
-    async with open_table(make_app, redis_server, bot_moves_per_request=20) as table:
-        created = await table.create(
-            players=2, seed=9, seats=[{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
-        )
-        assert created["status"] == "active"
-        versions = [created["version"]]
-        while True:
-            view = (await table.client.get(f"/v1/games/{created['id']}")).json()
-            assert view["version"] - versions[-1] <= 20
-            versions.append(view["version"])
-            if view["status"] == "finished":
-                break
-        assert len(versions) > 5
-        limited, _ = table.replays(engine, created["id"])
-    async with open_table(make_app, redis_server) as table:
-        again = await table.create(
-            players=2, seed=9, seats=[{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
-        )
-        assert again["status"] == "finished"
-        unlimited, _ = table.replays(engine, again["id"])
-    assert engine.dumps(limited) == engine.dumps(unlimited)
-
-
 BOTS_ONLY = [{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
 
 
@@ -441,10 +453,10 @@ def sse_events(text: str) -> list[dict[str, Any]]:
 
 
 async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) -> str:
-    """The seeded game of bots only, played whole in its creation request."""
+    """The seeded game of bots only, played whole by one bot worker."""
     async with open_table(make_app, redis_server) as table:
         created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
-        assert created["status"] == "finished"
+        await table.finished(created["id"])
         game, _ = table.replays(engine, created["id"])
         return engine.dumps(game)
 
@@ -452,14 +464,13 @@ async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) ->
 async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_alone(
     make_app: Any, redis_server: RedisServer, engine: Engine
 ) -> None:
-    """Bots beyond the request budget, and no request but event streams: two per process, on
-    two processes sharing the Redis. Each stream plays the bots on as it waits, so each sees
-    the whole game to `game_finished` (then the server ends it); the racing followers commit
-    every move once, and the game is the one played in one go."""
-    limits = {"bot_moves_per_request": 20, "stream_max_duration": 20.0}
+    """No request but event streams: two per process, on two processes sharing the Redis, each
+    with its bot worker. Each stream sees the whole game to `game_finished` (then the server
+    ends it); the two workers take the jobs as they come, commit every move once, and the
+    game is the one a single worker plays."""
+    limits = {"stream_max_duration": 60.0}
     async with open_table(make_app, redis_server, **limits) as one, open_table(make_app, redis_server, **limits) as two:
         created = await one.create(players=2, seed=9, seats=BOTS_ONLY)
-        assert created["status"] == "active"
         url = f"/v1/games/{created['id']}/stream"
         answers = await asyncio.gather(*(t.client.get(url) for t in (one, two, one, two)))
         logged = await one.log(created["id"])
@@ -474,11 +485,10 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_
 async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
     make_app: Any, redis_server: RedisServer, engine: Engine
 ) -> None:
-    """The long poll (`log?after=N&wait=S`) plays the bots on before it waits: each poll
-    brings the next moves at once, until the page says `finished`."""
-    async with open_table(make_app, redis_server, bot_moves_per_request=20) as table:
+    """The long poll (`log?after=N&wait=S`) brings the bot worker's next moves as they are
+    committed, until the page says `finished`."""
+    async with open_table(make_app, redis_server) as table:
         created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
-        assert created["status"] == "active"
         events: list[dict[str, Any]] = []
         after, polls = -1, 0
         while True:
@@ -496,12 +506,12 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
     assert engine.dumps(game) == await unlimited(make_app, redis_server, engine)
 
 
-async def test_a_human_never_waits_on_a_bot_that_followers_play_on_too(
+async def test_a_human_never_waits_on_a_bot(
     make_app: Any, redis_server: RedisServer, engine: Engine
 ) -> None:
-    """Followers of the stream on another process race each action's answer to play the bot
-    (each wakes on the human's move): whoever loses goes on from the winner's moves, so every
-    answer still awaits the human, and the game replays."""
+    """Each answer is the state right after the human's action (the bot's reply comes after,
+    from the bot worker of either process), followers of the stream on another process see
+    every move, and the game replays."""
     async with open_table(make_app, redis_server) as one, open_table(make_app, redis_server) as two:
         created = await one.create(players=2, seed=4, seats=[{"kind": "human"}, {"kind": "bot", "bot": "greedy"}])
         game_id, token = created["id"], created["seats"][0]["token"]
@@ -509,14 +519,14 @@ async def test_a_human_never_waits_on_a_bot_that_followers_play_on_too(
         followers = [asyncio.create_task(two.client.get(f"{url}/stream")) for _ in range(2)]
         rnd, answers = random.Random(3), 0
         while True:
+            await one.settled(game_id, {1})
             listed = (await one.client.get(f"{url}/actions", headers=bearer(token))).json()
             if listed["status"] == "finished":
                 break
             assert listed["actions"], listed
             answer = await one.client.post(f"{url}/actions", json=rnd.choice(listed["actions"]), headers=bearer(token))
             assert answer.status_code == 200, answer.text
-            after = answer.json()
-            assert after["status"] == "finished" or after["awaiting"] == [0], (answers, after["awaiting"])
+            assert answer.json()["version"] == listed["version"] + 1, answers
             answers += 1
         streamed = await asyncio.gather(*followers)
         logged = await one.log(game_id)
@@ -525,30 +535,28 @@ async def test_a_human_never_waits_on_a_bot_that_followers_play_on_too(
         assert answers > 20
 
 
-async def test_reads_of_the_log_and_the_score_play_the_bots_on(
+async def test_without_a_bot_worker_reads_change_nothing(
     make_app: Any, redis_server: RedisServer, engine: Engine
 ) -> None:
-    """A plain read of the log, and of the score (409 until the end), each play the next moves."""
-    async with open_table(make_app, redis_server, bot_moves_per_request=20) as table:
+    """Reads play no bot any more: with no worker (``--bots 0`` and no ``darkroad bots``), a
+    game of bots waits at its first move whatever is read; a worker started later plays it out."""
+    async with open_table(make_app, redis_server, bots=0) as table:
         created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
         game_id = created["id"]
-        version = stored_version(table, game_id)
-        for read in range(1000):
-            if read % 2:
-                answer = await table.client.get(f"/v1/games/{game_id}/log", params={"after": 10**6})
-                assert answer.status_code == 200, answer.text
-            else:
-                answer = await table.client.get(f"/v1/games/{game_id}/score")
-                if answer.status_code == 200:
-                    break
-                problem(answer, 409, "game-not-finished")
-            assert stored_version(table, game_id) > version, f"read {read} left the game as it was"
-            version = stored_version(table, game_id)
-        assert read > 5
-        game, _ = table.replays(engine, game_id)
-        score = answer.json()
-        assert game.finished and score["version"] == game.version == version
-        assert score["score"] == engine.view(game, None)["score"]
+        before = await table.state(game_id)
+        await table.client.get(f"/v1/games/{game_id}/log", params={"after": -1, "wait": 1})
+        problem(await table.client.get(f"/v1/games/{game_id}/score"), 409, "game-not-finished")
+        assert await table.state(game_id) == before
+        # The job waits in Redis: a worker started now (as `darkroad bots` would be) plays it out.
+        worker = BotWorker(engine, table.app.state.service.store, Settings(), Metrics(), processes=False)
+        stop = asyncio.Event()
+        running = asyncio.create_task(worker.run(stop))
+        try:
+            await table.finished(game_id)
+        finally:
+            stop.set()
+            await running
+        table.replays(engine, game_id)
 
 
 # -- bad input: a 4xx problem, and the stored game unchanged ---------------------------------

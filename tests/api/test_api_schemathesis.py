@@ -81,14 +81,13 @@ def app(engine: Engine) -> Litestar:
     # Short event streams and long polls: a fuzzer following a live game must not hang on it.
     # No rate limits: the fuzzer is one client making thousands of requests on purpose.
     unlimited = {"rate_limit_requests": 0, "rate_limit_creates": 0, "rate_limit_auth_failures": 0}
-    # Bots stop after a number of moves, never after a time: a scenario must unfold the same
-    # way each time hypothesis runs it.
+    # No bot worker: a scenario must unfold the same way each time hypothesis runs it, and a
+    # worker would move bots' games under it at its own pace (bots play apart from requests).
     settings = Settings(
         stream_heartbeat=0.05,
         stream_max_duration=0.3,
         log_max_wait=0.1,
-        bot_moves_per_request=3,
-        bot_time_per_request=600,
+        bots=0,
         **unlimited,
     )
     return create_app(settings, engine=engine)

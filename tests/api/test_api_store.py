@@ -386,3 +386,56 @@ async def test_cluster_redirections_name_the_node_to_go_to() -> None:
             topology.moved(redis_errors.MovedError("4002 ?:7005"), sender)
     finally:
         await topology.close()
+
+
+# -- bot jobs and turn clocks ----------------------------------------------------------------
+
+
+async def _all_jobs(store: GameStore, consumer: str, claim_after: float = 60.0) -> list[Any]:
+    jobs = []
+    for shard in store.job_shards():
+        jobs += await store.take_jobs(shard, consumer, 10, 0.05, claim_after)
+    return jobs
+
+
+async def test_a_commit_enqueues_its_bot_job_with_the_write(store: GameStore) -> None:
+    game_id = store.new_game_id()
+    await store.create(dataclasses.replace(new_game(game_id), bot_job="greedy"))
+    await store.commit(dataclasses.replace(commit(0), game_id=game_id, bot_job="random"))
+    stale = dataclasses.replace(commit(0, key="other"), game_id=game_id, bot_job="random")
+    assert (await store.commit(stale)).outcome is Outcome.STALE  # nothing written: no job either
+    waiting = [job for shard in store.job_shards() for job in await store.waiting_jobs(shard, 10)]
+    assert [(job.game_id, job.version, job.bot) for job in waiting] == [(game_id, 0, "greedy"), (game_id, 1, "random")]
+    assert all(abs(job.enqueued - time.time()) < 5 for job in waiting)
+    jobs = await _all_jobs(store, "w1")
+    assert [(job.version, job.deliveries) for job in jobs] == [(0, 1), (1, 1)]
+    assert not [job for shard in store.job_shards() for job in await store.waiting_jobs(shard, 10)]
+    assert await _all_jobs(store, "w2") == []  # handed out once
+
+
+async def test_a_job_not_acknowledged_goes_to_another_worker(store: GameStore) -> None:
+    game_id = store.new_game_id()
+    await store.create(dataclasses.replace(new_game(game_id), bot_job="greedy"))
+    (taken,) = await _all_jobs(store, "dies")
+    assert await _all_jobs(store, "other", claim_after=60.0) == []
+    await asyncio.sleep(0.15)
+    (claimed,) = await _all_jobs(store, "other", claim_after=0.1)
+    assert (claimed.ref, claimed.version, claimed.deliveries) == (taken.ref, 0, 2)
+    await store.ack_job(claimed)
+    await asyncio.sleep(0.15)
+    assert await _all_jobs(store, "third", claim_after=0.1) == []  # acknowledged: never again
+
+
+async def test_commits_set_and_stop_the_turn_clock(store: GameStore) -> None:
+    game_id = store.new_game_id()
+    now = time.time()
+    await store.create(dataclasses.replace(new_game(game_id), deadline=now - 1))
+    (shard,) = {s for s in store.job_shards() if await store.due_clocks(s, now, 10)}
+    assert await store.due_clocks(shard, now, 10) == [(game_id, now - 1)]
+    await store.commit(dataclasses.replace(commit(0), game_id=game_id, deadline=now + 100))
+    assert await store.due_clocks(shard, now, 10) == []
+    assert await store.due_clocks(shard, now + 100, 10) == [(game_id, now + 100)]
+    await store.stop_clock(shard, game_id, now)  # not its deadline any more: kept
+    assert await store.due_clocks(shard, now + 100, 10) == [(game_id, now + 100)]
+    await store.commit(dataclasses.replace(commit(1, key="k2"), game_id=game_id))  # no seat on a clock
+    assert await store.due_clocks(shard, now + 1000, 10) == []

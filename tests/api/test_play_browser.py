@@ -524,7 +524,7 @@ def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: Ap
 
     start = game_state(http, game)["version"]
     clicks = play_by_clicks(http, game, {0: page}, random.Random(SEED))
-    # Every action is a version: those that were not clicks are the bot's, played inside the clicks' requests.
+    # Every action is a version: those that were not clicks are the bot's, played by the bot worker.
     bot_moves = game_state(http, game)["version"] - start - clicks
     assert clicks > 20 and bot_moves > 20, (clicks, bot_moves)
     final_score_shown(http, game, [page])
@@ -548,9 +548,10 @@ def hand_a_late_seat_to_a_bot(pages: Pages, server: ApiServer, http: httpx.Clien
         assert "may be handed to a bot" in waiter.inner_text(seat) and waiter.locator(f"{seat} button").count() == 0
     assert away.locator("#seats button").count() == 0  # nobody times themselves out
 
-    waiter.click(f"{seat} button.claim-timeout", timeout=(timeout + 10) * 1000)  # shown once due, by a timer
+    # Once due, the page shows a button to hand the seat over, and the server's bot workers hand
+    # it over by themselves within a second: whichever comes first (a click too late is refused).
+    waiter.wait_for_selector(f"{seat}.replaced", timeout=(timeout + 10) * 1000)
     assert time.time() >= due
-    waiter.wait_for_selector(f"{seat}.replaced", timeout=SETTLE)
     assert "plays for them" in waiter.inner_text(seat)
     return late, away, waiter
 
@@ -644,9 +645,14 @@ def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: ra
     clicks = 0
     while True:
         state = game_state(http, game)
+        deadline = time.monotonic() + SETTLE / 1000
+        while state["status"] != "finished" and not set(state["awaiting"]) <= set(seats):
+            # A bot's decision: the bot worker plays it after the click's answer.
+            assert time.monotonic() < deadline, f"the bot never played: {state['awaiting']}"
+            time.sleep(0.02)
+            state = game_state(http, game)
         if state["status"] == "finished":
             return clicks
-        assert set(state["awaiting"]) <= set(seats), f"a bot's decision is awaited: {state['awaiting']}"
         # Whoever must decide has been told (an event) and shows this version's buttons.
         for seat in state["awaiting"]:
             settled(seats[seat], state["version"])

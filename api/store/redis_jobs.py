@@ -1,0 +1,220 @@
+"""The bot jobs and turn clocks of :class:`~darkroad.api.store.redis_store.RedisStore`.
+
+Per shard ``<tag>``: ``darkroad:bots:{<tag>}``, a stream of jobs (fields ``g`` game id, ``v``
+version, ``b`` bot) read by the consumer group ``workers``, and ``darkroad:clocks:{<tag>}``,
+a sorted set of game ids scored by their earliest turn deadline. ``commit.lua`` and
+``create.lua`` write them with the game (see ``redis_store``'s docstring for the shards of a
+Cluster); this module reads them for the bot workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+import time
+import zlib
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from redis import exceptions as redis_errors
+from redis.crc import key_slot
+
+from darkroad.api.store.base import BotJob
+from darkroad.api.store.topology import UNAVAILABLE, Topology
+
+JOB_GROUP = "workers"
+STANDALONE_SHARD = "bots"
+
+
+def jobs_key(shard: str) -> str:
+    """The stream of bot jobs of ``shard``."""
+    return f"darkroad:bots:{{{shard}}}"
+
+
+def clocks_key(shard: str) -> str:
+    """The turn clocks of ``shard``."""
+    return f"darkroad:clocks:{{{shard}}}"
+
+
+class JobQueue:
+    """The shards of jobs and clocks of one store: ``cluster_shards`` in a Cluster (0: one)."""
+
+    def __init__(
+        self,
+        topology: Topology,
+        command: Callable[..., Awaitable[Any]],
+        unavailable: Callable[[BaseException], Exception],
+        max_block: float,
+        cluster_shards: int,
+    ) -> None:
+        self.topology = topology
+        self._command = command
+        self._unavailable = unavailable
+        self._max_block = max_block
+        shards: dict[int, str] = {}
+        for n in itertools.count():  # distinct slots (two names may hash alike)
+            if len(shards) == cluster_shards:
+                break
+            shards.setdefault(key_slot(f"bots-{n}".encode()), f"bots-{n}")
+        self._shards = shards
+        self._shard_names = list(shards.values()) or [STANDALONE_SHARD]
+        self._groups: set[str] = set()
+        """Shards whose consumer group this process made sure of."""
+        self._claimed: dict[str, float] = {}
+        """When this process last claimed a shard's jobs of dead workers (monotonic seconds)."""
+
+    def own_shard(self, game_id: str) -> str | None:
+        """The shard sharing the game's slot, whose keys its scripts write (``None``: a game of
+        a Cluster whose slot has none, created before its id was drawn for one)."""
+        if not self._shards:
+            return STANDALONE_SHARD
+        return self._shards.get(key_slot(game_id.encode()))
+
+    def _any_shard(self, game_id: str) -> str:
+        return self.own_shard(game_id) or self._shard_names[zlib.crc32(game_id.encode()) % len(self._shard_names)]
+
+    async def after_write(
+        self, game_id: str, version: int, bot: str | None, deadline: float | None, *, clear: bool
+    ) -> None:
+        """The job and clock of a game whose slot has no shard, written after its commit."""
+        shard = self._any_shard(game_id)
+        if bot is not None:
+            await self._command(jobs_key(shard), "XADD", jobs_key(shard), "*", "g", game_id, "v", version, "b", bot,
+                               write=True)
+        if deadline is not None:
+            await self._command(clocks_key(shard), "ZADD", clocks_key(shard), repr(deadline), game_id, write=True)
+        elif clear:
+            await self._command(clocks_key(shard), "ZREM", clocks_key(shard), game_id, write=True)
+
+    def new_game_id(self) -> str:
+        """A random game id; in a Cluster, one whose ``{id}`` hashes to a shard's slot."""
+        if not self._shards:
+            return secrets.token_urlsafe(16)
+        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        while True:  # 4096 endings: a shard's slot among them all but always (1 - 16/16384) ** 4096
+            stem = secrets.token_urlsafe(15)[:20]
+            for first in alphabet:
+                for second in alphabet:
+                    candidate = f"{stem}{first}{second}"
+                    if key_slot(candidate.encode()) in self._shards:
+                        return candidate
+
+    def shard_names(self) -> list[str]:
+        return list(self._shard_names)
+
+    async def _ensure_group(self, shard: str, *, again: bool = False) -> None:
+        if shard in self._groups and not again:
+            return
+        key = jobs_key(shard)
+        try:
+            await self._command(key, "XGROUP", "CREATE", key, JOB_GROUP, "0", "MKSTREAM", write=True)
+        except redis_errors.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        self._groups.add(shard)
+
+    @staticmethod
+    def _jobs(shard: str, entries: Sequence[Any], deliveries: int = 1) -> list[BotJob]:
+        jobs = []
+        for entry in entries:
+            if entry is None:
+                continue
+            entry_id, flat = entry[0], entry[1]
+            if not flat:
+                continue  # deleted meanwhile (XAUTOCLAIM of a Redis before 7 names them so)
+            fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
+            ref = entry_id.decode()
+            jobs.append(
+                BotJob(
+                    game_id=fields[b"g"].decode(),
+                    version=int(fields[b"v"]),
+                    bot=fields[b"b"].decode(),
+                    enqueued=int(ref.partition("-")[0]) / 1000,
+                    shard=shard,
+                    ref=ref,
+                    deliveries=deliveries,
+                )
+            )
+        return jobs
+
+    async def take(
+        self, shard: str, consumer: str, count: int, block: float, claim_after: float
+    ) -> list[BotJob]:
+        await self._ensure_group(shard)
+        key = jobs_key(shard)
+        # Claiming looks for dead workers' jobs: a few times per claim timeout is enough (not a
+        # round trip before every read).
+        now = time.monotonic()
+        if now < self._claimed.get(shard, 0.0) + claim_after / 4:
+            return await self._read_jobs(shard, consumer, count, block)
+        self._claimed[shard] = now
+        try:
+            claimed = await self._command(
+                key, "XAUTOCLAIM", key, JOB_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0", "COUNT", count,
+                write=True,
+            )  # fmt: skip
+        except redis_errors.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            await self._ensure_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
+            return []
+        jobs = self._jobs(shard, claimed[1], deliveries=2)
+        if jobs:
+            return jobs
+        return await self._read_jobs(shard, consumer, count, block)
+
+    async def _read_jobs(self, shard: str, consumer: str, count: int, block: float) -> list[BotJob]:
+        key = jobs_key(shard)
+        node = self.topology.node_for(key)
+        try:
+            reply = await node.streams.xreadgroup(
+                JOB_GROUP, consumer, {key: ">"}, count=count, block=max(1, int(min(block, self._max_block) * 1000))
+            )
+        except redis_errors.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                await self.topology.refresh()  # MOVED, READONLY: the slot's primary changed
+                raise self._unavailable(exc) from exc
+            await self._ensure_group(shard, again=True)
+            return []
+        except UNAVAILABLE as exc:
+            await self.topology.refresh()
+            raise self._unavailable(exc) from exc
+        if not reply:
+            return []
+        streams: Any = reply
+        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
+        return self._jobs(shard, entries)
+
+    async def ack(self, job: BotJob) -> None:
+        key = jobs_key(job.shard)
+        await asyncio.gather(
+            self._command(key, "XACK", key, JOB_GROUP, job.ref, write=True),
+            self._command(key, "XDEL", key, job.ref, write=True),
+        )
+
+    async def waiting(self, shard: str, limit: int) -> list[BotJob]:
+        await self._ensure_group(shard)
+        key = jobs_key(shard)
+        groups = await self._command(key, "XINFO", "GROUPS", key)
+        last = "0-0"
+        for group in groups:
+            info = dict(group.items()) if isinstance(group, dict) else dict(zip(group[::2], group[1::2], strict=True))
+            if info.get(b"name") == JOB_GROUP.encode():
+                last = info[b"last-delivered-id"].decode()
+        entries = await self._command(key, "XRANGE", key, f"({last}", "+", "COUNT", limit)
+        return self._jobs(shard, entries)
+
+    async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
+        key = clocks_key(shard)
+        found = await self._command(key, "ZRANGE", key, "-inf", repr(now), "BYSCORE", "LIMIT", 0, limit, "WITHSCORES")
+        if found and not isinstance(found[0], (list, tuple)):  # RESP2: flat
+            found = list(zip(found[::2], found[1::2], strict=True))
+        return [(member.decode(), float(score)) for member, score in found]
+
+    async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
+        key = clocks_key(shard)
+        current = await self._command(key, "ZSCORE", key, game_id)
+        if current is not None and float(current) == deadline:
+            await self._command(key, "ZREM", key, game_id, write=True)
+

@@ -1,0 +1,251 @@
+"""Bot workers as real processes on real Redis deployments: ``darkroad serve --bots 0`` beside
+``darkroad bots``, a worker killed with ``kill -9`` mid-game, a Redis restart, a Sentinel
+failover, and a Redis Cluster with jobs on several shards.
+
+What every test checks in the end: the stored action list replays to the stored state, and
+the versions are contiguous (one record per version: no move lost or doubled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from apiutil import ApiServer, BotProcess, RedisServer, bearer, played_out
+from conftest import need_redis
+from redis import Redis
+from redisnodes import ClusterNodes, SentinelGroup, Users
+
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.bot_worker import BotWorker
+from darkroad.api.app.service import GameService
+from darkroad.api.app.values import Seating
+from darkroad.api.metrics import Metrics
+from darkroad.api.settings import Settings
+from darkroad.api.store.redis_store import RedisStore, game_key
+from darkroad.core import Engine, GameConfig
+
+pytestmark = pytest.mark.slow
+
+BOTS_ONLY = [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+NO_LIMITS = {"DARKROAD_RATE_LIMIT_REQUESTS": "0", "DARKROAD_RATE_LIMIT_CREATES": "0"}
+
+
+def check_stored(engine: Engine, client: Redis, game_id: str) -> int:
+    """The game's action list replays to its state, one record per version: its version."""
+    key = game_key(game_id)
+    state = client.hget(key, "state")
+    assert isinstance(state, bytes)
+    records = [json.loads(raw) for raw in client.lrange(f"{key}:actions", 0, -1)]
+    game = engine.loads(state)
+    replayed = lobbies.replay(engine, game.config, records)
+    assert engine.dumps(replayed) == state
+    first = engine.replay(game.config, []).version
+    assert game.version - first == len(records), "versions not contiguous"
+    return game.version
+
+
+async def version_of(client: httpx.AsyncClient, game_id: str) -> int:
+    return int((await client.get(f"/v1/games/{game_id}")).json()["version"])
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[RedisServer]:
+    need_redis()
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
+
+
+async def test_two_bots_and_a_human_with_a_separate_worker(redis: RedisServer, engine: Engine) -> None:
+    """The API answers only (``--bots 0``); ``darkroad bots`` plays both bot seats. The human
+    follows the game (long poll) and plays to the end; each answer is the state right after
+    the human's action."""
+    server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+    worker = BotProcess(redis.url, args=["--concurrency", "2"]).start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            created = (await client.post("/v1/games", json={
+                "players": 3, "seed": 21,
+                "seats": [{"kind": "bot", "bot": "greedy"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}],
+            })).json()  # fmt: skip
+            game_id, token = created["id"], created["seats"][1]["token"]
+            url = f"/v1/games/{game_id}"
+            rnd, after, answered = random.Random(4), -1, 0
+            while True:
+                listed = (await client.get(f"{url}/actions", headers=bearer(token))).json()
+                if listed["status"] == "finished":
+                    break
+                if not listed["actions"]:  # the bots' turn: follow the log for their moves
+                    page = (await client.get(f"{url}/log", params={"after": after, "wait": 10})).json()
+                    assert page["events"] or page["finished"], "the worker made no move in 10 s"
+                    after = page["next"]
+                    continue
+                answer = await client.post(f"{url}/actions", json=rnd.choice(listed["actions"]), headers=bearer(token))
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["version"] == listed["version"] + 1
+                answered += 1
+        assert answered > 20
+        seats = {json.loads(raw).get("seat") for raw in redis.client.lrange(f"{game_key(game_id)}:actions", 0, -1)}
+        assert seats == {0, 1, 2}
+        check_stored(engine, redis.client, game_id)
+    finally:
+        assert "Traceback" not in worker.stop()
+        server.stop()
+
+
+async def test_a_worker_killed_mid_game_is_taken_over(redis: RedisServer, engine: Engine) -> None:
+    """``kill -9`` of a worker (and its pool) mid-game: another worker takes the game on within
+    the claim timeout (a job the dead one held is claimed once it has been pending that long),
+    and no move is lost or doubled."""
+    claim = 3.0
+    env = {"DARKROAD_BOT_CLAIM_TIMEOUT": str(claim)}
+    server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+    first = BotProcess(redis.url, env=env, args=["--concurrency", "1"]).start()
+    second = BotProcess(redis.url, env=env, args=["--concurrency", "1"])
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            games = [
+                (await client.post("/v1/games", json={"players": 2, "seed": seed, "seats": BOTS_ONLY})).json()["id"]
+                for seed in (31, 32, 33)
+            ]
+            deadline = time.monotonic() + 60
+            while await version_of(client, games[0]) < 30:
+                assert time.monotonic() < deadline, first.log()
+                await asyncio.sleep(0.05)
+            first.kill()
+            killed = time.monotonic()
+            versions = [await version_of(client, game) for game in games]
+            second.start()
+            while [await version_of(client, game) for game in games] == versions:
+                assert time.monotonic() - killed < claim + 20, second.log()
+                await asyncio.sleep(0.05)
+            resumed = time.monotonic() - killed
+            for game in games:
+                await played_out(client, game, timeout=180)
+        for game in games:
+            check_stored(engine, redis.client, game)
+        print(f"FIGURE bot worker kill -9: another worker moved the games {resumed:.2f}s later "
+              f"(claim timeout {claim} s, its start-up included)")
+        assert resumed < claim + 20
+    finally:
+        second.stop()
+        server.stop()
+
+
+async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: Engine) -> None:
+    """Redis restarts (empty: persistence is off here) under a running worker: its reads fail
+    for a while, then it recreates its consumer group and plays the next game's bots."""
+    need_redis()
+    (tmp_path / "a").mkdir()
+    redis = RedisServer(tmp_path / "a")
+    port = redis.port
+    server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+    worker = BotProcess(redis.url).start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            first = (await client.post("/v1/games", json={"players": 2, "seed": 41, "seats": BOTS_ONLY})).json()
+            await played_out(client, first["id"])
+            redis.stop()
+            await asyncio.sleep(2.0)
+            (tmp_path / "b").mkdir()
+            redis = RedisServer(tmp_path / "b", port=port)
+            deadline = time.monotonic() + 60
+            while True:  # the API's own retries may answer 503 for a moment
+                answer = await client.post("/v1/games", json={"players": 2, "seed": 42, "seats": BOTS_ONLY})
+                if answer.status_code == 201:
+                    break
+                assert time.monotonic() < deadline, answer.text
+                await asyncio.sleep(0.2)
+            await played_out(client, answer.json()["id"], timeout=120)
+            check_stored(engine, redis.client, answer.json()["id"])
+    finally:
+        log = worker.stop()
+        server.stop()
+        redis.stop()
+    assert "Traceback" not in log, log
+
+
+@pytest.fixture(scope="module")
+def sentinel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SentinelGroup]:
+    need_redis()
+    group = SentinelGroup(tmp_path_factory.mktemp("bots-sentinel"), Users.random())
+    yield group
+    group.stop()
+
+
+async def test_a_worker_follows_a_sentinel_failover(sentinel: SentinelGroup, engine: Engine) -> None:
+    """The primary is killed while a worker plays games of bots: the worker follows the
+    Sentinels to the new primary and the games finish; each replays to its state (a move
+    lost with the old primary's unreplicated writes is simply played again: its job was
+    enqueued by the commit before it, which the replica has)."""
+    assert sentinel.users is not None
+    env = {**NO_LIMITS, **sentinel.users.service_env(sentinels=True)}
+    args = ["--redis-mode", "sentinel", "--redis-service", sentinel.service]
+    server = ApiServer(sentinel.url, args=[*args, "--bots", "0"], env=env).start()
+    worker = BotProcess(sentinel.url, args=args, env={**env, "DARKROAD_BOT_CLAIM_TIMEOUT": "3"}).start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            games = [
+                (await client.post("/v1/games", json={"players": 2, "seed": seed, "seats": BOTS_ONLY})).json()["id"]
+                for seed in (51, 52)
+            ]
+            deadline = time.monotonic() + 60
+            while await version_of(client, games[0]) < 20:
+                assert time.monotonic() < deadline, worker.log()
+                await asyncio.sleep(0.05)
+            old = sentinel.primary()
+            old.kill()
+            for game in games:
+                while True:
+                    with contextlib.suppress(httpx.HTTPError, AssertionError, KeyError):
+                        await played_out(client, game, timeout=120)
+                        break
+                    await asyncio.sleep(0.5)
+        with contextlib.closing(sentinel.primary().client()) as primary:
+            for game in games:
+                check_stored(engine, primary, game)
+    finally:
+        worker.stop()
+        server.stop()
+
+
+async def test_cluster_jobs_spread_over_shards(redis_cluster: ClusterNodes, engine: Engine) -> None:
+    """In a Redis Cluster, games' ids fall in the slots of the job shards: their jobs go to
+    several streams (on several primaries), one worker reads them all and plays every game out."""
+    redis_cluster.flush()
+    settings = Settings(redis_url=redis_cluster.url, redis_mode="cluster")
+    store = RedisStore.from_url(redis_cluster.url, mode="cluster")
+    async with store:
+        service = GameService(engine, store, settings, Metrics())
+        seating = Seating(seats=[("bot", None, "random")] * 2)
+        created = [await service.seats.create(GameConfig(players=2, seed=60 + n), seating) for n in range(10)]
+        shards = {store.jobs.own_shard(game.id) for game in created}
+        assert None not in shards and len(shards) >= 3, shards
+        nodes = {store.topology.node_for(game_key(game.id)).name for game in created}
+        assert len(nodes) >= 2, nodes  # the jobs are not all on one primary
+        stop = asyncio.Event()
+        running = asyncio.create_task(BotWorker(engine, store, settings, Metrics(), concurrency=2).run(stop))
+        try:
+            deadline = time.monotonic() + 180
+            for game in created:
+                while not (await service.reading.caller(game.id, None)).stored.finished:
+                    assert time.monotonic() < deadline
+                    await asyncio.sleep(0.1)
+        finally:
+            stop.set()
+            await running
+        for game in created:
+            records = [json.loads(raw) for raw in await store.actions(game.id)]
+            stored = await store.load(game.id)
+            assert stored is not None
+            config = engine.loads(stored.state).config
+            assert engine.dumps(lobbies.replay(engine, config, records)) == stored.state
+

@@ -1,0 +1,231 @@
+"""Bot workers (``darkroad.api.app.bot_worker``) over the memory store and a real Redis: jobs
+enqueued by commits, played apart from requests, stale and duplicate jobs dropped, bots that
+hang given up, turn clocks that run with nobody reading the game."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import pytest
+from prometheus_client import generate_latest
+
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.bot_worker import BotWorker
+from darkroad.api.app.service import GameService
+from darkroad.api.app.values import Seating
+from darkroad.api.metrics import Metrics
+from darkroad.api.settings import Settings
+from darkroad.api.store.base import GameStore
+from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
+
+
+async def until(condition: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await condition():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.05)
+
+
+@asynccontextmanager
+async def running(worker: BotWorker) -> AsyncIterator[BotWorker]:
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        yield worker
+    finally:
+        stop.set()
+        await task
+
+
+async def replays(engine: Engine, store: GameStore, game_id: str) -> bool:
+    """The stored action list replays to the stored state."""
+    stored = await store.load(game_id)
+    assert stored is not None
+    records = [json.loads(raw) for raw in await store.actions(game_id)]
+    config = engine.loads(stored.state).config
+    return engine.dumps(lobbies.replay(engine, config, records)) == stored.state
+
+
+async def test_an_action_answers_at_once_and_the_bots_move_after(engine: Engine, store: GameStore) -> None:
+    """The answer to an action is the state after that action; the bots' moves come after it,
+    committed by a worker, and a long poll sees them."""
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics())
+    created = await service.seats.create(
+        GameConfig(players=3, seed=4),
+        Seating(seats=[("human", None, None), ("bot", None, "greedy"), ("bot", None, "random")]),
+    )
+    token = created.tokens[0]
+    assert token is not None
+    handed_to_bots = 0
+    async with running(BotWorker(engine, store, settings, Metrics(), processes=False)):
+        while handed_to_bots < 3:
+
+            async def mine() -> bool:
+                return bool(service.reading.legal_actions(await service.reading.caller(created.id, token)))
+
+            await until(mine)
+            caller = await service.reading.caller(created.id, token)
+            action = engine.action_from_json(service.reading.legal_actions(caller)[0])
+            result = await service.acting.act(created.id, token, action, None, None)
+            # The answer is the state right after this action (a bot awaited at once with the
+            # human, in a simultaneous decision, may have committed just before it).
+            records = await store.actions(created.id)
+            assert json.loads(records[result.version - created.version - 1])["seat"] == 0
+            view = json.loads(result.view)
+            if view["status"] == "finished" or 0 in view["awaiting"]:
+                continue
+            handed_to_bots += 1  # a bot is awaited: the long poll sees its move, committed by the worker
+            last = (await store.events(created.id, -1, 10_000))[-1].n
+            page = await service.following.log(caller, result_last := last, 100, wait=10)
+            assert page.events, f"no bot move after event {result_last}"
+    assert await replays(engine, store, created.id)
+
+
+async def test_a_game_of_bots_is_played_to_its_end_by_the_worker(engine: Engine, store: GameStore) -> None:
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics())
+    metrics = Metrics()
+    created = await service.seats.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "random")] * 2))
+    async with running(BotWorker(engine, store, settings, metrics, processes=False)):
+
+        async def finished() -> bool:
+            return (await service.reading.caller(created.id, None)).stored.finished
+
+        await until(finished, timeout=120)
+    assert await replays(engine, store, created.id)
+    text = generate_latest(metrics.registry).decode()
+    assert 'darkroad_bot_jobs_total{bot="random",outcome="played"}' in text
+    assert 'darkroad_bot_job_age_seconds_count{bot="random"}' in text
+    assert 'darkroad_bot_think_seconds_count{bot="random"}' in text
+
+
+async def test_two_workers_racing_for_one_job_commit_once(engine: Engine, store: GameStore) -> None:
+    """A job handed out twice (a worker thought dead, but only slow) is played once: the
+    second commit finds the version moved and drops the job as stale."""
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics())
+    created = await service.seats.create(
+        GameConfig(players=2, seed=5), Seating(seats=[("bot", None, "random"), ("human", None, None)])
+    )
+    (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
+    (job,) = await store.take_jobs(shard, "slow", 1, 0.1, 60.0)
+    await asyncio.sleep(0.15)
+    (again,) = await store.take_jobs(shard, "other", 1, 0.1, 0.1)
+    assert again.ref == job.ref
+    first, second = (BotWorker(engine, store, settings, Metrics(), processes=False) for _ in range(2))
+    played = await asyncio.gather(first.play(job), second.play(again))
+    assert sorted(p.outcome for p in played) == ["played", "stale"]
+    assert len(await store.actions(created.id)) == 1
+    stored = await store.load(created.id)
+    assert stored is not None and stored.version == created.version + 1
+    assert await replays(engine, store, created.id)
+
+
+class HungBot(Bot):
+    """A fan's bot that never answers."""
+
+    id = "hung"
+    name = "Hung"
+    text = "Never answers."
+
+    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+        time.sleep(3600)
+        return legal[-1]
+
+
+class HungBots:
+    @hookimpl
+    def darkroad_bots(self) -> list[Bot]:
+        return [HungBot()]
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_a_bot_that_never_answers_is_given_up(store: GameStore) -> None:
+    """``DARKROAD_BOT_MOVE_TIMEOUT``: the first legal action stands in, the stuck process is
+    killed (a new pool takes over), and the other games' bots go on."""
+    engine = Engine.load(extra=[("hung-bot", HungBots())])
+    settings = Settings(bot_move_timeout=0.5)
+    metrics = Metrics()
+    service = GameService(engine, store, settings, Metrics())
+    hung = await service.seats.create(GameConfig(players=2, seed=7), Seating(seats=[("bot", None, "hung")] * 2))
+    others = await service.seats.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "random")] * 2))
+    async with running(BotWorker(engine, store, settings, metrics, concurrency=2)):
+
+        async def moved() -> bool:
+            return (await service.reading.caller(hung.id, None)).stored.version >= hung.version + 3
+
+        async def finished() -> bool:
+            return (await service.reading.caller(others.id, None)).stored.finished
+
+        await until(moved, timeout=60)
+        await until(finished, timeout=120)
+    text = generate_latest(metrics.registry).decode()
+    assert 'darkroad_bot_jobs_total{bot="hung",outcome="stood_in"}' in text
+    assert 'darkroad_bot_moves_total{bot="hung",outcome="timed_out"}' in text
+    assert 'darkroad_bot_jobs_total{bot="random",outcome="played"}' in text
+    assert await replays(engine, store, hung.id)
+
+
+async def test_a_seat_past_its_deadline_is_handed_over_with_nobody_reading(engine: Engine, store: GameStore) -> None:
+    """The turn clock runs by itself: nobody reads the game, the worker hands the overdue
+    seat to the timeout bot, which then plays it."""
+    now = [time.time()]
+
+    def clock() -> float:
+        return now[0]
+
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics(), clock=clock)
+    created = await service.seats.create(
+        GameConfig(players=2, seed=3), Seating(turn_timeout=60, timeout_bot="random")
+    )
+    worker = BotWorker(engine, store, settings, Metrics(), processes=False, clock=clock)
+    assert await worker.tick() == []  # not due yet
+    now[0] += 61
+    assert await worker.tick() == [created.id]
+    events = [json.loads(event.payload) for event in await store.events(created.id, -1, 1000)]
+    replaced = [event for event in events if event["type"] == "seat_replaced"]
+    assert replaced and replaced[0]["data"] == {"bot": "random"}
+    async with running(worker):  # the bot now plays the replaced seat
+
+        async def moved() -> bool:
+            return len(await store.actions(created.id)) >= 3
+
+        await until(moved)
+    # Reclaim works as before: the player takes the seat back.
+    seat = replaced[0]["seat"]
+    token = created.tokens[seat]
+    assert token is not None
+    caller = await service.seats.reclaim(created.id, seat, token)
+    lobby = lobbies.decode(caller.stored.lobby)
+    assert lobby is not None and lobby.bot_of(seat) is None
+
+
+def test_the_old_budget_variables_are_accepted_with_a_warning() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        settings = Settings.from_env({"DARKROAD_BOT_TIME_PER_REQUEST": "2", "DARKROAD_BOT_MOVES_PER_REQUEST": "9"})
+    assert settings.bot_move_timeout == Settings().bot_move_timeout
+    assert sum(issubclass(w.category, DeprecationWarning) for w in caught) == 2
+
+
+async def test_the_oldest_job_is_measured_and_warned_about(
+    engine: Engine, store: GameStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = Settings(bot_backlog_warning=0.1)
+    service = GameService(engine, store, settings, Metrics())
+    await service.seats.create(GameConfig(players=2, seed=5), Seating(seats=[("bot", None, "random")] * 2))
+    await asyncio.sleep(0.3)
+    metrics = Metrics()
+    oldest = await BotWorker(engine, store, settings, metrics, processes=False).watch_backlog()
+    assert oldest >= 0.2
+    text = generate_latest(metrics.registry).decode()
+    assert 'darkroad_bot_jobs_waiting{bot="random"} 1.0' in text
+    assert "darkroad_bot_oldest_job_age_seconds" in text
+    assert "the oldest bot job has waited" in caplog.text
