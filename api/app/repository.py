@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app import records
 from darkroad.api.app.cache import CachedGame, GameCache
 from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
@@ -126,7 +127,7 @@ class GameRepository:
                 tag=tag,
                 state=state,
                 finished=game.finished,
-                action=applied,
+                action=records.with_time(applied, self.clock()),  # the time: for the game's record
                 events=self.stored_events(game, events),
                 ttl=self.ttl(game, lobby or base.lobby),
                 idempotency=record,

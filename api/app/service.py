@@ -11,7 +11,9 @@ Each piece does one job (the layout of this package):
 * :class:`~darkroad.api.app.seats.Seats`: creating games with their seats, the listing of
   waiting games, join, rejoin, leave, timeout, reclaim;
 * :class:`~darkroad.api.app.following.Following`: the event log, the long poll and streams;
-* :class:`~darkroad.api.app.bots.Bots`: the bots' moves and the turn timeouts' hand-overs.
+* :class:`~darkroad.api.app.bots.Bots`: the bots' moves and the turn timeouts' hand-overs;
+* :class:`~darkroad.api.app.history.History`: the views at past versions, and records;
+* :class:`~darkroad.api.app.imports.Imports`: new games replayed from records.
 
 The HTTP edge (``darkroad.api.http``) calls them with domain values and maps their
 :class:`~darkroad.api.app.errors.ServiceError` to problem details.
@@ -25,6 +27,8 @@ from collections.abc import Callable
 from darkroad.api.app.acting import Acting
 from darkroad.api.app.bots import Bots
 from darkroad.api.app.following import Following
+from darkroad.api.app.history import History
+from darkroad.api.app.imports import Imports
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChanges
@@ -57,6 +61,8 @@ class GameService:
         self.acting = Acting(self.games, self.reading, self.bots)
         self.seats = Seats(self.games, self.reading, self.seat_changes, self.bots)
         self.following = Following(self.games, self.bots)
+        self.history = History(self.games, self.reading)
+        self.imports = Imports(self.games, self.reading, self.bots)
 
     def close(self) -> None:
         """Stop the bots' thread (a bot still thinking finishes in the background)."""

@@ -99,6 +99,8 @@ class NewGame:
     """Names this first version."""
     lobby: bytes | None = None
     """The lobby's record of the seats (see :attr:`StoredGame.lobby`)."""
+    actions: Sequence[bytes] = ()
+    """The action list it starts with (a game imported from a record: the actions replayed)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ class MemoryStore(GameStore):
             expires_at=self._clock() + game.ttl,
             events=list(game.events),
             lobby=game.lobby,
+            actions=list(game.actions),
         )
 
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:

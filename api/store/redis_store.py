@@ -346,10 +346,13 @@ class RedisStore(GameStore):
             game.tag,
             game.lobby or b"",
         ]
+        keys = [key, f"{key}:events"]
+        if game.actions:  # an imported game's action list, before the events
+            keys.append(f"{key}:actions")
+            args += [len(game.actions), *game.actions]
         try:
             created = await self._batch.call(
-                key, "EVALSHA", self._create_sha, 2, key, f"{key}:events", *args, *_event_args(game.events),
-                write=True,
+                key, "EVALSHA", self._create_sha, len(keys), *keys, *args, *_event_args(game.events), write=True,
             )  # fmt: skip
         except Unreplicated as exc:
             if exc.reply:
