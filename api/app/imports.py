@@ -34,7 +34,7 @@ class Imports:
 
     async def create(self, record: records.GameRecord, at: int | None = None) -> CreatedGame:
         """A new game replayed from ``record`` up to version ``at`` (its end if ``None``), with
-        a fresh token for each player's seat; ``bad-record``, ``record-plugins``,
+        a fresh token for each player's seat; ``record-plugins``, ``unknown-version``,
         ``record-not-replayable`` or ``unknown-bot`` (nothing stored) when it cannot be."""
         replayed = records.replay(self.engine, record, at)
         game = replayed.game

@@ -28,7 +28,7 @@ from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.core import HUMAN, Action, Engine, Event, Game, GameConfig, errors
 
 RECORD_FORMAT: Final = "darkroad-game-record"
-RECORD_FORMAT_VERSION = 1
+RECORD_FORMAT_VERSION: Final = 1
 SEAT_CHANGE = "seat_change"
 """The ``type`` of a record's action that is a change of seats (a version of its own, no rule)."""
 MAX_RECORD_ACTIONS = 20_000
@@ -94,7 +94,7 @@ class GameRecord(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A whole game: enough to replay it exactly, never a secret of a seat."""
 
     format: Annotated[Literal["darkroad-game-record"], _doc("Names the format.")]
-    format_version: Annotated[int, Meta(ge=1, description="The format's version (1).")]
+    format_version: Annotated[Literal[1], _doc("The format's version.")]
     config: RecordConfig
     plugins: Annotated[dict[Id, Id], Meta(max_length=256, description=(
         "The plugins the game used, with their versions."))]
@@ -214,14 +214,11 @@ def config_of(record: GameRecord) -> GameConfig:
 
 def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replayed:
     """The game of ``record`` replayed up to version ``at`` (the end if ``None``), checked
-    against everything the record says: ``record-plugins``, ``bad-record``,
+    against everything the record says: ``record-plugins``, ``unknown-version`` (``at``),
     ``record-not-replayable``, each naming what is wrong."""
-    if record.format_version != RECORD_FORMAT_VERSION:
-        raise refused("bad-record", f"Record format version {record.format_version} is not supported "
-                                    f"(this server reads version {RECORD_FORMAT_VERSION}).")
     check_plugins(engine, record)
     if at is not None and not 0 <= at <= record.version:
-        raise refused("bad-record", f"`at` must be a version of the record, 0 to {record.version}; got {at}.")
+        raise refused("unknown-version", f"`at` must be a version of the record, 0 to {record.version}; got {at}.")
     if len(record.actions) != record.version:
         raise refused("record-not-replayable", f"The record's version is {record.version} but it has "
                                                f"{len(record.actions)} action(s).")

@@ -222,7 +222,8 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     }
     paths["/v1/games/import"]["post"]["requestBody"] = {
         "required": True,
-        "content": {"application/json": {"schema": _ref("ImportGame")}},
+        "description": "A game record, as `GET .../record` answers it.",
+        "content": {"application/json": {"schema": _ref("GameRecord")}},
     }
     paths[f"{_GAME}/seats/{{seat}}/join"]["post"]["requestBody"] = {
         "required": True,
@@ -522,6 +523,11 @@ def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
             "getRecord": link("getRecord", created, "The imported game's record (once finished)."),
             "getHistory": link("getHistory", {**created, "version": "$response.body#/version"},
                                "The imported game at its last version."),
+        },
+        (f"{_GAME}/record", "get", "200"): {
+            "importGame": link("importGame", {"query.at": "$response.body#/version"},
+                               "Import the record again: a new game replayed from it, to its end.",
+                               requestBody="$response.body"),
         },
         (f"{_GAME}/history/{{version}}", "get", "200"): {
             "getHistory": link("getHistory", {**same, "version": "$response.body#/latest"},

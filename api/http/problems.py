@@ -100,7 +100,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "unknown-version",
             404,
             "Unknown version",
-            "The game has no such version (versions go from 0 to the current one, `version`).",
+            "The game (or the record to import) has no such version: versions go from 0 to the last one.",
         ),
         ProblemType("not-found", 404, "Not found", "No resource at this path."),
         ProblemType(
@@ -213,19 +213,19 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "bad-record",
             422,
             "Malformed game record",
-            "The body is not a game record this server reads (its format, its version, a member, or `at` "
-            "beyond its last version); `detail` says what.",
+            "The body is not a game record this server reads (its format, its format's version, a member); "
+            "`detail` says what.",
         ),
         ProblemType(
             "record-plugins",
-            422,
+            409,
             "Record needs other plugins",
             "The record's game used plugins this server does not have, or has at other versions; `detail` "
             "names each. Nothing was stored.",
         ),
         ProblemType(
             "record-not-replayable",
-            422,
+            409,
             "Record does not replay",
             "Replayed here, the record's actions do not give its game: an action is illegal where it "
             "stands, a version is out of order, or the result differs; `detail` names the first. Nothing "

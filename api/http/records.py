@@ -8,16 +8,17 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import PathParameter
+from litestar.params import PathParameter, QueryParameter
 from litestar.status_codes import HTTP_201_CREATED
 
+from darkroad.api.app import records
 from darkroad.api.app.records import GameRecord
 from darkroad.api.app.service import GameService
 from darkroad.api.http.bodies import parse_json, read_body, require_json
 from darkroad.api.http.guards import DEPENDENCIES
 from darkroad.api.http.params import CACHE_CONTROL, CREATES, GAMES, READ, SECRET, GameId, encoded, location
-from darkroad.api.http.problems import Problem, problem_responses
-from darkroad.api.http.schemas import CreatedGame, HistoryEntry, ImportGame, SeatToken
+from darkroad.api.http.problems import problem_responses
+from darkroad.api.http.schemas import CreatedGame, HistoryEntry, SeatToken
 
 MAX_RECORD_BODY = 4 * 1024 * 1024
 """Largest record ``POST /v1/games/import`` accepts, in bytes (a 4-player game's is about 60 KB)."""
@@ -93,6 +94,7 @@ class RecordsController(Controller):
             "bad-record",
             "record-plugins",
             "record-not-replayable",
+            "unknown-version",
             "unknown-bot",
             "plugin-error",
             "store-unavailable",
@@ -100,9 +102,17 @@ class RecordsController(Controller):
         ),
     )
     async def import_game(
-        self, request: Request[Any, Any, Any], service: NamedDependency[GameService]
+        self,
+        request: Request[Any, Any, Any],
+        service: NamedDependency[GameService],
+        at: Annotated[
+            int | None,
+            QueryParameter(description="Stop at this version of the record: a running game to play on from "
+                           "there (absent: replay it to its end).", ge=0, le=MAX_VERSION),
+        ] = None,
     ) -> Response[CreatedGame]:
-        """Replay a game record (`GET .../record`) into a new game, with a fresh token for each player's seat.
+        """Replay a game record (the body, as `GET .../record` answers it) into a new game, with a fresh token for
+        each player's seat.
 
         With `at`, the replay stops at that version: a running game to play on from there.
         A record that is malformed, needs plugins this server lacks (or has at other
@@ -111,14 +121,7 @@ class RecordsController(Controller):
         """
         require_json(request.headers.get("content-type"))
         raw = await read_body(request.receive, request.headers.get("content-length"), MAX_RECORD_BODY)
-        body = parse_json(raw)
-        if not isinstance(body, dict) or "record" not in body:
-            raise Problem("bad-record", "The body must be an object with the game's `record` (and `at`, optionally).")
-        try:
-            data = msgspec.convert(body, ImportGame)
-        except msgspec.ValidationError as exc:
-            raise Problem("bad-record", f"Not a game record: {exc}") from None
-        created = await service.imports.create(data.record, data.at)
+        created = await service.imports.create(records.parse(parse_json(raw)), at)
         answer = CreatedGame(
             id=created.id,
             version=created.version,

@@ -630,17 +630,6 @@ class FinalScore(msgspec.Struct):
     winners: list[int]
 
 
-class ImportGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A game record to replay into a new game."""
-
-    record: GameRecord
-    at: Annotated[
-        Annotated[int, Meta(ge=0)] | None,
-        _doc("Stop at this version of the record (a running game to play on from there); null or absent: "
-             "replay it to its end."),
-    ] = None
-
-
 class HistoryEntry(msgspec.Struct):
     """A game as the caller saw it at one version, and the events of that version they may see."""
 
@@ -908,7 +897,6 @@ MODELS: tuple[type[msgspec.Struct], ...] = (
     EventPage,
     FinalScore,
     GameRecord,
-    ImportGame,
     HistoryEntry,
     Catalog,
     Component,

@@ -12,8 +12,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import zlib
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,7 +25,9 @@ from apiutil import bearer, problem
 from litestar import Litestar
 from recorded_games import decode_game, load
 from redis import Redis
+from typer.testing import CliRunner
 
+from darkroad.api import cli
 from darkroad.api.app import records
 from darkroad.api.app.history import Timeline
 from darkroad.api.app.service import GameService
@@ -31,6 +35,7 @@ from darkroad.api.app.values import Caller, Seating
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.memory import MemoryStore
+from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine, GameConfig
 
 CORPUS = load()["games"]
@@ -204,8 +209,7 @@ async def test_a_seats_history_does_not_show_another_seats_secrets(engine: Engin
 async def test_refused_imports_store_nothing(app: Litestar, client: httpx.AsyncClient, engine: Engine,
                                              tamper: str) -> None:
     record, _ = corpus_record(engine, 1)
-    body: Any = {"record": msgspec.to_builtins(record)}
-    data = body["record"]
+    data: Any = msgspec.to_builtins(record)
     expected = {"missing-plugin": "record-plugins", "other-version": "record-plugins",
                 "tampered-action": "record-not-replayable", "bad-format": "bad-record",
                 "other-format-version": "bad-record", "other-result": "record-not-replayable",
@@ -225,11 +229,12 @@ async def test_refused_imports_store_nothing(app: Litestar, client: httpx.AsyncC
         data["result"]["winners"] = [w + 1 for w in data["result"]["winners"]]
     before = await _game_count(app)
     if tamper == "not-json":
-        answer = await client.post("/v1/games/import", content=b'{"record": ', headers={"content-type":
-                                                                                        "application/json"})
+        answer = await client.post("/v1/games/import", content=b'{"format": ',
+                                   headers={"content-type": "application/json"})
     else:
-        answer = await client.post("/v1/games/import", json=body)
-    found = problem(answer, 400 if expected == "bad-request" else 422, expected)
+        answer = await client.post("/v1/games/import", json=data)
+    status = {"bad-request": 400, "bad-record": 422, "record-plugins": 409, "record-not-replayable": 409}[expected]
+    found = problem(answer, status, expected)
     if tamper in ("missing-plugin", "other-version"):
         assert ("fan-expansion" if tamper == "missing-plugin" else "basegame 99.0.0") in found["detail"]
     if tamper == "tampered-action":
@@ -252,7 +257,7 @@ async def _game_count(app: Litestar) -> int:
 
 async def test_import_then_record_over_http(client: httpx.AsyncClient, engine: Engine) -> None:
     record, _ = corpus_record(engine, 0)
-    imported = await client.post("/v1/games/import", json={"record": msgspec.to_builtins(record)})
+    imported = await client.post("/v1/games/import", json=msgspec.to_builtins(record))
     assert imported.status_code == 201, imported.text
     game = imported.json()
     assert game["status"] == "finished" and imported.headers["location"] == f"/v1/games/{game['id']}"
@@ -278,3 +283,49 @@ async def test_bots_seats_are_bots_again_once_imported(engine: Engine) -> None:
     again = await service.imports.create(record)
     assert again.tokens == [None, None]
     assert [(s["kind"], s["name"]) for s in again.seats] == [("bot", record.seats[0].name), ("bot", "Rob")]
+
+
+# -- darkroad record verify / export ---------------------------------------------------------
+
+runner = CliRunner()
+
+
+def test_record_verify_prints_the_final_score_table(engine: Engine, tmp_path: Path) -> None:
+    record, _ = corpus_record(engine, 2)
+    good = tmp_path / "good.json"
+    good.write_bytes(msgspec.json.encode(record))
+    result = runner.invoke(cli.app, ["record", "verify", str(good)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "replays exactly" in result.output
+    for line in record.result.score if record.result else []:
+        assert str(line["total"]) in result.output
+    tampered = msgspec.to_builtins(record)
+    tampered["actions"][10]["option"] = "nowhere"
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(msgspec.json.encode(tampered))
+    result = runner.invoke(cli.app, ["record", "verify", str(bad)])
+    assert result.exit_code == 1
+    assert "record-not-replayable" in result.output and "nowhere" in result.output
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    assert runner.invoke(cli.app, ["record", "verify", str(broken)]).exit_code == 1
+
+
+async def test_record_export_writes_the_games_record(engine: Engine, redis_url: str, tmp_path: Path) -> None:
+    store = RedisStore.from_url(redis_url)
+    async with store:
+        service = GameService(engine, store, Settings(redis_url=redis_url), Metrics())
+        created = await service.seats.create(GameConfig(players=2, seed=6),
+                                             Seating(seats=[("bot", "Ann", "greedy"), ("bot", None, "random")]))
+        running = await service.seats.create(GameConfig(players=2, seed=6))
+        service.close()
+        want = msgspec.json.encode(await service.history.record(await caller(service, created.id)))
+    target = tmp_path / "game.json"
+    result = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", created.id, "--redis-url", redis_url,
+                                                              "--output", str(target)])
+    assert result.exit_code == 0, result.output
+    assert msgspec.json.decode(target.read_bytes()) == msgspec.json.decode(want)
+    assert runner.invoke(cli.app, ["record", "verify", str(target)]).exit_code == 0
+    refused = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", running.id, "--redis-url",
+                                                               redis_url, "--output", str(tmp_path / "r.json")])
+    assert refused.exit_code == 1 and "still being played" in refused.output

@@ -8,6 +8,7 @@ tokens (a third-party client gets them the same way: from the create response).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -32,6 +33,8 @@ from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
 JOIN = "POST /v1/games/{game_id}/seats/{seat}/join"
+BOT_MOVES = 3
+"""The bots' moves per request (a number of moves, never a time: see ``app``)."""
 EXAMPLES = 30
 STEPS = 25
 SCENARIOS = 25
@@ -87,7 +90,7 @@ def app(engine: Engine) -> Litestar:
         stream_heartbeat=0.05,
         stream_max_duration=0.3,
         log_max_wait=0.1,
-        bot_moves_per_request=3,
+        bot_moves_per_request=BOT_MOVES,
         bot_time_per_request=600,
         **unlimited,
     )
@@ -157,13 +160,20 @@ LOBBY_OPERATIONS = ["createGame", "listGames", "joinSeat", "listActions", "submi
 """The lobby's chain (create -> list -> join -> act) and what it leads to."""
 
 
+RECORD_OPERATIONS = ["createGame", "getHistory", "getRecord", "importGame", "getGame"]
+"""Records and history: create (a game of bots, finished at once) -> its history and record ->
+import the record."""
+
+
 def run_workflow(
-    app: Litestar, schema: OpenApiSchema, seat_tokens: SeatTokens, scenarios: int, steps: int, open_every: int
+    app: Litestar, schema: OpenApiSchema, seat_tokens: SeatTokens, scenarios: int, steps: int, open_every: int,
+    bots_only: bool = False,
 ) -> Counter[tuple[str, int]]:
     """Run schemathesis' state machine of ``schema``: the responses by operation and status, and
     ``("act after a join", status)`` for the actions in games a seat of which was joined."""
     outcomes: Counter[tuple[str, int]] = Counter()
     joined: set[str] = set()
+    settings_moves = BOT_MOVES
 
     class Workflow(schema.as_state_machine()):  # type: ignore[misc]
         """Remembers the seat tokens of the games it creates and the seats it joins.
@@ -184,6 +194,9 @@ def run_workflow(
             if service is not None and not self.fresh:
                 service.store.clear()
                 service.games.clock = lambda: 1_800_000_000.0
+                # Games of bots play to their end when created (a number of moves still, never a time).
+                moves = 5000 if bots_only else settings_moves
+                service.games.settings = dataclasses.replace(service.games.settings, bot_moves_per_request=moves)
                 seat_tokens.service = service
                 self.fresh = True
 
@@ -192,7 +205,16 @@ def run_workflow(
             creating = case.operation.label == "POST /v1/games"
             if creating and isinstance(case.body, dict) and case.body.get("seed") is None:
                 case.body["seed"] = 1
-            if creating and isinstance(case.body, dict) and "seats" not in case.body:
+            if creating and bots_only and isinstance(case.body, dict):
+                # A game of bots plays to its end at once: its record and history exist.
+                try:
+                    count = msgspec.convert(case.body, app.state.new_game).seat_count()
+                except msgspec.ValidationError:
+                    count = 0
+                if count:
+                    case.body["seats"] = [{"kind": "bot", "bot": "random"}] * count
+                    case.body.pop("turn_timeout", None)
+            elif creating and isinstance(case.body, dict) and "seats" not in case.body:
                 # Some games created without seats leave their last seat open, so that
                 # scenarios go on to join it (through the links) and then act.
                 self.creates += 1
@@ -248,6 +270,16 @@ def test_stateful_lobby(app: Litestar, api_schema: OpenApiSchema, seat_tokens: S
     outcomes = run_workflow(app, lobby, seat_tokens, scenarios=15, steps=30, open_every=1)
     assert outcomes[(JOIN, 201)] > 0, outcomes
     assert outcomes[("act after a join", 200)] > 0, outcomes
+
+
+def test_stateful_records(app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
+    """Records and history alone: games of bots (finished when created), their history and
+    record through the links from creation, and the record imported again through its link."""
+    records = api_schema.include(operation_id=RECORD_OPERATIONS)
+    outcomes = run_workflow(app, records, seat_tokens, scenarios=15, steps=20, open_every=1, bots_only=True)
+    assert outcomes[("GET /v1/games/{game_id}/record", 200)] > 0, outcomes
+    assert outcomes[("GET /v1/games/{game_id}/history/{version}", 200)] > 0, outcomes
+    assert outcomes[("POST /v1/games/import", 201)] > 0, outcomes
 
 
 # -- the shipped configuration, against `darkroad serve`, as docs/fuzzing.md runs it ------------
