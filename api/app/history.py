@@ -113,6 +113,21 @@ class History:
             version, stored.version, b"true" if stored.finished else b"false"), view, b',"events":[',
             b",".join(events), b"]}"))
 
+    async def answer(self, stored: StoredGame, version: int, seat: int, since: list[float | None] | None) -> bytes:
+        """``seat``'s view at ``version`` exactly as an action's answer showed it then (a retried
+        request's, whose idempotency record keeps only the version, the seat and, in a game with
+        a turn timeout, the seats' clocks ``since``)."""
+        if stored.version == version:  # nothing happened since: the stored game is the answer's
+            return self.reading.view_of(self.games.game(stored), seat, lobbies.decode(stored.lobby))
+        timeline = await self.timeline(stored)
+        if since is None:
+            return self.view(stored, timeline, version, seat)
+        lobby = lobby_at(lobbies.decode(stored.lobby), timeline.entries, version)
+        if lobby is not None:
+            for record, clock in zip(lobby.seats, since, strict=False):
+                record.since = clock
+        return self.reading.view_of(self.state(timeline, version), seat, lobby)
+
     def view(self, stored: StoredGame, timeline: Timeline, version: int, seat: int | None) -> bytes:
         """``seat``'s view (JSON) at ``version`` of the game of ``timeline``, as it was answered then."""
         key = (version, seat)

@@ -58,10 +58,10 @@ class GameService:
         self.reading = Reading(self.games)
         self.seat_changes = SeatChanges(self.games)
         self.bots = Bots(self.games, self.seat_changes)
-        self.acting = Acting(self.games, self.reading, self.bots)
+        self.history = History(self.games, self.reading)
+        self.acting = Acting(self.games, self.reading, self.bots, self.history)
         self.seats = Seats(self.games, self.reading, self.seat_changes, self.bots)
         self.following = Following(self.games, self.bots)
-        self.history = History(self.games, self.reading)
         self.imports = Imports(self.games, self.reading, self.bots)
 
     def close(self) -> None:

@@ -220,6 +220,11 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     paths[f"{_GAME}/seats/{{seat}}/leave"]["post"]["responses"]["204"] = {
         "description": "The seat is open again; its token no longer plays it."
     }
+    for parameter in paths["/v1/games/import"]["post"]["parameters"]:
+        if parameter["name"] == "at":
+            # Litestar loses an optional parameter's bounds (`int | None`): absent is the default.
+            parameter["schema"] = {"type": "integer", "minimum": 0, "maximum": parameter["schema"]["maximum"],
+                                   "description": parameter["description"]}
     paths["/v1/games/import"]["post"]["requestBody"] = {
         "required": True,
         "description": "A game record, as `GET .../record` answers it.",

@@ -42,7 +42,9 @@ CORPUS = load()["games"]
 
 
 def service_of(engine: Engine) -> GameService:
-    return GameService(engine, MemoryStore(), Settings(), Metrics())
+    # Bots play a whole game within a request, however busy the machine.
+    return GameService(engine, MemoryStore(), Settings(bot_moves_per_request=100_000, bot_time_per_request=600),
+                       Metrics())
 
 
 def corpus_record(engine: Engine, index: int) -> tuple[records.GameRecord, list[bytes]]:

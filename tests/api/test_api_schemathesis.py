@@ -160,7 +160,7 @@ LOBBY_OPERATIONS = ["createGame", "listGames", "joinSeat", "listActions", "submi
 """The lobby's chain (create -> list -> join -> act) and what it leads to."""
 
 
-RECORD_OPERATIONS = ["createGame", "getHistory", "getRecord", "importGame", "getGame"]
+RECORD_OPERATIONS = ["createGame", "getHistory", "getRecord", "importGame"]
 """Records and history: create (a game of bots, finished at once) -> its history and record ->
 import the record."""
 
