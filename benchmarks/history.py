@@ -43,7 +43,8 @@ async def measure(games: int, players: int, rounds: int) -> None:
     views: list[float] = []
     versions = 0
     for n in range(games):
-        seats = [("human", "Ann", None)] + [("bot", None, "random")] * (players - 1)
+        seats: list[tuple[str, str | None, str | None]] = [("human", "Ann", None)]
+        seats += [("bot", None, "random")] * (players - 1)
         created = await service.seats.create(GameConfig(players=players, seed=100 + n), Seating(seats=seats))
         # The human's moves: the first legal action each time, until the end.
         token = created.tokens[0] or ""
