@@ -9,18 +9,13 @@ own record once finished). Stopped before its end, it is a running game to play 
 
 from __future__ import annotations
 
-import secrets
-
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import records
-from darkroad.api.app.auth import hash_token, new_token
+from darkroad.api.app.auth import new_token
 from darkroad.api.app.bots import Bots
-from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
-from darkroad.api.app.seats import GAME_ID_BYTES
 from darkroad.api.app.values import CreatedGame
-from darkroad.api.store.base import NewGame, StoredGame
 
 
 class Imports:
@@ -40,31 +35,10 @@ class Imports:
         game = replayed.game
         lobby = records.imported_lobby(self.engine, record, game, self.games.clock())
         tokens = [new_token() if seat.kind == "human" else None for seat in lobby.seats]
-        token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
-        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
-        tag = self.games.new_tag()
-        state = self.engine.dumps(game)
-        raw_lobby = lobbies.encode(lobby)
-        await self.games.store.create(
-            NewGame(
-                id=game_id,
-                version=game.version,
-                state=state,
-                finished=game.finished,
-                token_hashes=token_hashes,
-                events=self.games.stored_events(game, replayed.events),
-                ttl=self.games.ttl(game, lobby),
-                tag=tag,
-                lobby=raw_lobby,
-                actions=replayed.applied,
-            )
-        )
-        self.games.cache.put(game_id, CachedGame(game, token_hashes, tag, lobby))
-        self.games.metrics.games_created.inc()
-        stored = StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
+        stored = await self.games.create(game, replayed.events, tokens, lobby, replayed.applied)
         stored = await self.bots.settle(stored, None)
         return CreatedGame(
-            id=game_id,
+            id=stored.id,
             version=stored.version,
             tokens=tokens,
             seats=lobbies.seat_views(lobby, [], self.reading.seat_names),

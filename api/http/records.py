@@ -15,10 +15,11 @@ from darkroad.api.app import records
 from darkroad.api.app.records import GameRecord
 from darkroad.api.app.service import GameService
 from darkroad.api.http.bodies import parse_json, read_body, require_json
+from darkroad.api.http.games import created_answer
 from darkroad.api.http.guards import DEPENDENCIES
 from darkroad.api.http.params import CACHE_CONTROL, CREATES, GAMES, READ, SECRET, GameId, encoded, location
 from darkroad.api.http.problems import problem_responses
-from darkroad.api.http.schemas import CreatedGame, HistoryEntry, SeatToken
+from darkroad.api.http.schemas import CreatedGame, HistoryEntry
 
 MAX_RECORD_BODY = 4 * 1024 * 1024
 """Largest record ``POST /v1/games/import`` accepts, in bytes (a 4-player game's is about 60 KB)."""
@@ -121,15 +122,4 @@ class RecordsController(Controller):
         """
         require_json(request.headers.get("content-type"))
         raw = await read_body(request.receive, request.headers.get("content-length"), MAX_RECORD_BODY)
-        created = await service.imports.create(records.parse(parse_json(raw)), at)
-        answer = CreatedGame(
-            id=created.id,
-            version=created.version,
-            seats=[
-                SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"])
-                for seat, (token, view) in enumerate(zip(created.tokens, created.seats, strict=True))
-            ],
-            status=created.status,  # type: ignore[arg-type]
-            open_seats=[],
-        )
-        return Response(answer, status_code=HTTP_201_CREATED, headers={"Location": f"{self.path}/{created.id}"})
+        return created_answer(await service.imports.create(records.parse(parse_json(raw)), at))
