@@ -78,7 +78,7 @@ class RecordAction(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     option: Annotated[str, Meta(max_length=256, description=(
         "The chosen option; for a `seat_change`, what changed (`joined`, `left`, `replaced`, ...)."))]
     time: Annotated[float | None, _doc("When it was committed, in Unix seconds; null if unknown.")] = None
-    events: Annotated[Annotated[int, Meta(ge=0)] | None,
+    events: Annotated[Annotated[int, Meta(ge=0, le=64)] | None,
                       _doc("A `seat_change` only: how many events it logged.")] = None
 
 

@@ -331,3 +331,37 @@ async def test_record_export_writes_the_games_record(engine: Engine, redis_url: 
     refused = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", running.id, "--redis-url",
                                                                redis_url, "--output", str(tmp_path / "r.json")])
     assert refused.exit_code == 1 and "still being played" in refused.output
+
+
+async def test_changes_of_seats_survive_export_and_import(engine: Engine) -> None:
+    """A join is a version of its own in the record (`seat_change`, with its events): the
+    imported game has the same state at every version, and its history reads (the log lacks
+    the lobby's events, which the record does not carry)."""
+    service = service_of(engine)
+    created = await service.seats.create(GameConfig(players=2, seed=21), Seating(seats=[("human", "Ann", None),
+                                                                                        ("open", None, None)]))
+    joined = await service.seats.join(created.id, 1, "Bo")
+    tokens = [created.tokens[0] or "", joined.token]
+    rnd = random.Random(21)
+    while True:
+        stored = await service.games.load(created.id)
+        if stored.finished:
+            break
+        game = service.games.game(stored)
+        seat = rnd.choice(engine.awaiting(game))
+        action = rnd.choice(engine.legal_actions(game, seat))
+        await service.acting.act(created.id, tokens[seat], action, None, None)
+    record = await service.history.record(await caller(service, created.id))
+    changes = [a for a in record.actions if a.type == records.SEAT_CHANGE]
+    assert [(a.version, a.seat, a.option, a.events) for a in changes] == [(1, 1, "joined", 2)]
+    assert [(s.kind, s.name) for s in record.seats] == [("human", "Ann"), ("human", "Bo")]
+    again = await service.imports.create(records.parse(msgspec.json.encode(record)))
+    original = await service.history.timeline(await service.games.load(created.id))
+    imported = await service.history.timeline(await service.games.load(again.id))
+    assert timeline_states(imported) == timeline_states(original)
+    for version in (0, 1, 2, stored.version):
+        entry = msgspec.json.decode(await service.history.at(await caller(service, again.id, again.tokens[1]), version))
+        assert entry["view"]["version"] == version and entry["view"]["seat"] == 1
+    # Before the join, the original game was waiting, its seat 1 open.
+    before = msgspec.json.decode(await service.history.at(await caller(service, created.id), 0))["view"]
+    assert before["status"] == "waiting" and before["seats"][1]["kind"] == "open"
