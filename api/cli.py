@@ -12,11 +12,17 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import msgspec
 import prometheus_client
 import typer
 import uvicorn
+from rich.console import Console
+from rich.table import Table
 
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app import records
 from darkroad.api.app.bot_worker import BotWorker
+from darkroad.api.app.errors import ServiceError, unknown_game
 from darkroad.api.http.app import create_app, open_store
 from darkroad.api.http.openapi import document
 from darkroad.api.http.server import HttpProtocol
@@ -26,6 +32,7 @@ from darkroad.api.store.base import StoreConfigError, StoreUnavailable
 from darkroad.api.store.topology import redact
 from darkroad.api.tools import arena, commands
 from darkroad.core import Engine, PluginError
+from darkroad.core.errors import DarkroadError
 
 app = typer.Typer(
     name="darkroad",
@@ -276,6 +283,78 @@ def openapi_document(*, builtin_only: bool = False) -> dict[str, object]:
 
 commands.register(app)
 app.command("arena")(arena.arena_command)
+
+record_app = typer.Typer(help="Game records: verify one, export one from a store.", no_args_is_help=True)
+app.add_typer(record_app, name="record")
+
+
+@record_app.command("verify")
+def record_verify(
+    file: Annotated[Path, typer.Argument(help="A game record (JSON), as GET /v1/games/{id}/record answers it.",
+                                         exists=True, dir_okay=False, readable=True)],
+) -> None:
+    """Replay a game record with the installed plugins and print its final score table; exit 1 if it
+    does not replay (a missing plugin or another version, an illegal action, another result)."""
+    console = Console()
+    engine = Engine.load()
+    try:
+        record = records.parse(file.read_bytes())
+        game = records.replay(engine, record).game
+    except ServiceError as exc:
+        Console(stderr=True).print(f"{file}: {exc.code}: {exc.detail}", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+    view = engine.view(game, None)
+    names = {seat.seat: seat.name or seat.bot or seat.kind for seat in record.seats}
+    title = f"{file.name}: {record.config.players} seats, version {game.version}, " + (
+        "finished" if game.finished else "not finished")
+    table = Table(title=title)
+    for column in ("rank", "seat", "name", "total", "coins", "prestige", "deed VP", "illuminated VP"):
+        table.add_column(column, justify="left" if column == "name" else "right")
+    for line in sorted(view["score"] or [], key=lambda line: (line["rank"], line["seat"])):
+        table.add_row(str(line["rank"]), str(line["seat"]), str(names.get(line["seat"], "")), str(line["total"]),
+                      str(line["coins"]), str(line["prestige"]), str(line["deed_vp"]), str(line["illuminated_vp"]),
+                      style="bold" if line["seat"] in (view["winners"] or []) else None)
+    console.print(table)
+    console.print(f"replays exactly: {len(record.actions)} actions", markup=False, highlight=False)
+
+
+@record_app.command("export")
+def record_export(
+    game_id: Annotated[str, typer.Argument(help="The game's id.")],
+    redis_url: Annotated[str, typer.Option(envvar="DARKROAD_REDIS_URL", help="The Redis the games live in.")],
+    redis_mode: RedisModeOption = RedisMode.standalone,
+    redis_service: RedisService = None,
+    output: Annotated[Path | None, typer.Option(help="Write the record here (default: <game id>.json).")] = None,
+    running: Annotated[bool, typer.Option("--running", help="Export a game still being played (its seed shows "
+                                                           "every hidden card: for its operator only).")] = False,
+) -> None:
+    """Write a game's record (as GET /v1/games/{id}/record answers it) to a file."""
+    settings = Settings(redis_url=redis_url, redis_mode=redis_mode.value, redis_service=redis_service)
+    try:
+        raw = asyncio.run(_export(settings, game_id, running))
+    except (ServiceError, StoreUnavailable, StoreConfigError, DarkroadError) as exc:
+        detail = exc.detail if isinstance(exc, ServiceError) else str(exc)
+        typer.echo(f"darkroad record export: {detail}", err=True)
+        raise typer.Exit(1) from None
+    target = output or Path(f"{game_id}.json")
+    target.write_bytes(raw + b"\n")
+    typer.echo(f"wrote {target}", err=True)
+
+
+async def _export(settings: Settings, game_id: str, running: bool) -> bytes:
+    engine = Engine.load(exclude=settings.exclude_plugins)
+    async with open_store(settings) as store:
+        stored = await store.load(game_id)
+        if stored is None:
+            raise unknown_game(game_id)
+        if not stored.finished and not running:
+            raise ServiceError("game-not-finished", f"game {game_id} is still being played (--running exports it "
+                                                    "all the same)")
+        game = engine.loads(stored.state)
+        seat_names = {kind_id: kind.name for kind_id, kind in engine.seat_kinds.items()}
+        record = records.build(engine, game_id, game, lobbies.decode(stored.lobby),
+                               (await store.actions(game_id))[: stored.version], seat_names)
+    return msgspec.json.format(msgspec.json.encode(record), indent=2)
 
 
 def main() -> None:

@@ -9,9 +9,10 @@ does, seats played by ``--bot`` bots. Then, per game, ``MEMORY USAGE`` of each k
 * state: the hash ``game:{id}`` (version, tag, state blob, token hashes);
 * event log: the stream ``game:{id}:events``;
 * action list: the list ``game:{id}:actions``;
-* idempotency records: one per action sent with a key, each holding the answer (the
-  seat's view) for ``DARKROAD_IDEMPOTENCY_TTL`` (a day); actions sent without a key leave
-  an empty record for 5 minutes instead.
+* idempotency records: one per action sent with a key, each holding the version the
+  action made, the seat and the action's fingerprint (one integer; the answer is rebuilt
+  from the game's history) for ``DARKROAD_IDEMPOTENCY_TTL`` (a day); actions sent without a
+  key leave an empty record for 5 minutes instead.
 
 and the node's ``used_memory`` before and after (which adds Redis's per-key bookkeeping).
 Prints a table and the games one node with ``maxmemory 1gb`` holds: finished games (a game

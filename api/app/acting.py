@@ -6,7 +6,8 @@ Otherwise, or when the cached game refuses the action (it may be behind), the ga
 from the store. A stale commit comes back with the current game, to which the action is
 applied again, unless the request expected a version (``If-Match``). An ``Idempotency-Key``
 records the answer with the commit, atomically, so that a retry gets the first answer and
-never acts twice.
+never acts twice. A record is small (the version the action made, the seat, the request's
+fingerprint): a retry's answer is rebuilt from the game's history at that version.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import msgspec
 from darkroad.api.app.auth import seat_of, seat_or_none
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.errors import Refusal, ServiceError, stale
+from darkroad.api.app.history import History
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import COMMIT_RECORD_TTL, GameRepository
 from darkroad.api.app.values import ActResult, Expected, admits
@@ -30,28 +32,72 @@ _encode = msgspec.json.encode
 
 
 class _IdempotentResult(msgspec.Struct, frozen=True):
-    """What an ``Idempotency-Key`` remembers: which action it was, and the answer.
-
-    Stored zlib-compressed (:func:`_pack_record`): the answer is the seat's whole view
-    (about 5 KB of JSON, a third of that compressed at level 1, in about 30 us), kept for
-    ``DARKROAD_IDEMPOTENCY_TTL`` beside every keyed action, so these records, not the games,
-    filled Redis.
-    """
+    """What an ``Idempotency-Key`` remembered before records were small: which action it was,
+    and the whole answer (the seat's view, about 5 KB of JSON, zlib-compressed to a third).
+    Still read while such records live out their ``DARKROAD_IDEMPOTENCY_TTL``."""
 
     fingerprint: str
     version: int
     view: msgspec.Raw
 
 
-def _pack_record(result: _IdempotentResult) -> bytes:
-    # Level 1: most of level 9's saving (views repeat their keys) at a fraction of the time.
-    return zlib.compress(_encode(result), 1)
+class _TimedRecord(msgspec.Struct, frozen=True):
+    """A small record of a game with a turn timeout: also the seats' turn clocks at that
+    version, which its answer shows (``timeout_at``) and nothing else keeps."""
+
+    f: int
+    """The fingerprint (:data:`FINGERPRINT_BITS` of the action's digest)."""
+    v: int
+    s: int
+    t: list[float | None]
+    """Each seat's ``LobbySeat.since``."""
 
 
-def _unpack_record(recorded: bytes) -> _IdempotentResult:
-    # Records written before compression are plain JSON objects ("{"); a zlib stream never
-    # starts with that byte (its first byte is 0x78 for every level), so both read back
-    # while old records live out their TTL.
+@dataclass(frozen=True, slots=True)
+class SmallRecord:
+    """What an ``Idempotency-Key`` remembers: the version the action made, the seat, the
+    request's fingerprint (and in a game with a turn timeout, the seats' clocks). The answer
+    is rebuilt from the game's history at that version, byte for byte the first one."""
+
+    fingerprint: int
+    version: int
+    seat: int
+    since: list[float | None] | None = None
+
+
+FINGERPRINT_BITS = 40
+"""Bits of the action's digest a record keeps: it only tells a retry from a key reused for
+another action (a reuse passes for a retry once in 2**40)."""
+_SEAT_BITS = 3
+_MAX_VERSION = 1 << (63 - FINGERPRINT_BITS - _SEAT_BITS)
+_TIMED = b"t"
+
+
+def fingerprint_of(digest: str) -> int:
+    """A record's fingerprint of an action's sha256 (hex)."""
+    return int(digest[: FINGERPRINT_BITS // 4], 16)
+
+
+def _pack_record(record: SmallRecord) -> bytes:
+    # One decimal integer below 2**63: Redis keeps such a value inside the key's object (no
+    # string of its own), about 150 bytes a record with its key and expiry.
+    if record.since is None and record.version < _MAX_VERSION:
+        packed = (record.version << (FINGERPRINT_BITS + _SEAT_BITS)) | (record.seat << FINGERPRINT_BITS)
+        return b"%d" % (packed | record.fingerprint)
+    return _TIMED + _encode(_TimedRecord(record.fingerprint, record.version, record.seat, record.since or []))
+
+
+def _unpack_record(recorded: bytes) -> SmallRecord | _IdempotentResult:
+    """A record of any format written since records existed."""
+    if recorded[:1].isdigit():
+        packed = int(recorded)
+        return SmallRecord(packed & ((1 << FINGERPRINT_BITS) - 1), packed >> (FINGERPRINT_BITS + _SEAT_BITS),
+                           (packed >> FINGERPRINT_BITS) & ((1 << _SEAT_BITS) - 1))
+    if recorded.startswith(_TIMED):
+        timed = msgspec.json.decode(recorded[1:], type=_TimedRecord)
+        return SmallRecord(timed.f, timed.v, timed.s, timed.t)
+    # Whole answers: plain JSON objects ("{") at first, then zlib streams (whose first byte is
+    # 0x78 at every level).
     if not recorded.startswith(b"{"):
         recorded = zlib.decompress(recorded)
     return msgspec.json.decode(recorded, type=_IdempotentResult)
@@ -93,10 +139,12 @@ _Attempt = ActResult | _Committed | StoredGame
 class Acting:
     """Applies and commits seats' actions (the bots answer in bot workers, after the answer)."""
 
-    def __init__(self, games: GameRepository, reading: Reading) -> None:
+    def __init__(self, games: GameRepository, reading: Reading, history: History | None = None) -> None:
         self.games = games
         self.engine = games.engine
         self.reading = reading
+        self.history = history or History(games, reading)
+        """Rebuilds the answers of retried requests (their records keep no view)."""
 
     async def act(
         self,
@@ -109,8 +157,8 @@ class Acting:
     ) -> ActResult:
         """Apply ``action`` for the seat of ``token``, on one of the ``expected`` versions (or
         the current one); with ``idempotency_key``, once whatever the retries. ``minimal``:
-        the answer's view is left empty (not even worked out, unless the idempotency record
-        needs it), for a caller that follows the game's stream.
+        the answer's view is left empty (not even worked out), for a caller that follows
+        the game's stream.
 
         When a plugin fails to resolve it (``plugin-error``), the answer is withdrawn from
         the decision in the stored game (:meth:`_withdraw`), so that a seat whose only
@@ -141,7 +189,7 @@ class Acting:
             self._seat(request, stored.token_hashes)
             if stored.replay is not None:
                 assert request.record_key is not None
-                result = self._replay(stored.replay, request.fingerprint)
+                result = await self._replay(request.game_id, stored.replay, request.fingerprint, stored)
                 await self.games.store.confirm(request.game_id, request.record_key, self.games.settings.idempotency_ttl)
                 return result
         for _ in range(self.games.settings.commit_attempts):
@@ -213,13 +261,13 @@ class Acting:
             lobby.track(self.engine.awaiting(game), seat, self.games.clock())
         else:
             lobby = None  # unchanged
-        # Without a record to keep, a minimal answer needs no view at all.
-        minimal = request.minimal and request.record_key is None
-        view = b"" if minimal else self.reading.view_of(game, seat, lobby or cached.lobby)
+        # A minimal answer needs no view at all (a record keeps none: a retry rebuilds it).
+        view = b"" if request.minimal else self.reading.view_of(game, seat, lobby or cached.lobby)
         record = None
         if request.record_key is not None:
-            result = _IdempotentResult(request.fingerprint, game.version, msgspec.Raw(view))
-            record = IdempotencyRecord(request.record_key, _pack_record(result), self.games.settings.idempotency_ttl)
+            since = None if lobby is None else [record.since for record in lobby.seats]
+            small = SmallRecord(fingerprint_of(request.fingerprint), game.version, seat, since)
+            record = IdempotencyRecord(request.record_key, _pack_record(small), self.games.settings.idempotency_ttl)
         # The client's label is not stored (replay needs only type, seat and option).
         applied = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
         outcome, stored = await self.games.commit(
@@ -229,7 +277,7 @@ class Acting:
             return stored
         if outcome.outcome is Outcome.REPLAYED and request.record_key is not None:
             assert outcome.replay is not None
-            return self._replay(outcome.replay, request.fingerprint)
+            return await self._replay(request.game_id, outcome.replay, request.fingerprint)
         # Committed, or replayed without a client key: our own commit, whose reply was lost
         # and which the Redis client sent again.
         self.games.metrics.actions.inc("applied")
@@ -270,12 +318,23 @@ class Acting:
         games.cache.put(game_id, CachedGame(game, stored.token_hashes, tag))
         return game.version
 
-    def _replay(self, recorded: bytes, fingerprint: str) -> ActResult:
+    async def _replay(self, game_id: str, recorded: bytes, fingerprint: str,
+                      stored: StoredGame | None = None) -> ActResult:
+        """The first answer to a request with this record (``idempotency-key-reused`` when it was
+        for another action): kept whole in an old record, else rebuilt from the game's history
+        at the version the action made."""
         result = _unpack_record(recorded)
-        if result.fingerprint != fingerprint:
-            raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
+        if isinstance(result, _IdempotentResult):
+            if result.fingerprint != fingerprint:
+                raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
+            view = bytes(result.view)
+        else:
+            if result.fingerprint != fingerprint_of(fingerprint):
+                raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
+            stored = stored or await self.games.load(game_id)
+            view = await self.history.answer(stored, result.version, result.seat, result.since)
         self.games.metrics.actions.inc("replayed")
-        return ActResult(result.version, bytes(result.view), replayed=True)
+        return ActResult(result.version, view, replayed=True)
 
     @staticmethod
     def _seat(request: _Request, token_hashes: tuple[str, ...]) -> int:

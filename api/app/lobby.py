@@ -270,8 +270,8 @@ def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any]]
         if "seat_change" in record:
             game.version += 1
             game.events += int(record["events"])
-        else:
-            engine.apply(game, engine.action_from_json(record))
+        else:  # an entry's commit time is the game record's, not the action's
+            engine.apply(game, engine.action_from_json({key: value for key, value in record.items() if key != "time"}))
     return game
 
 

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app import records
+from darkroad.api.app.auth import hash_token
 from darkroad.api.app.cache import CachedGame, GameCache
 from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
@@ -26,12 +28,15 @@ from darkroad.api.store.base import (
     CommitResult,
     GameStore,
     IdempotencyRecord,
+    NewGame,
     Outcome,
     StoredEvent,
     StoredGame,
 )
 from darkroad.core import Engine, Event, Game
 
+GAME_ID_BYTES = 16
+"""Game ids are 16 random bytes in URL-safe base64 (22 characters)."""
 COMMIT_RECORD_TTL = 300
 """Seconds the store remembers a commit made without ``Idempotency-Key`` (retry safety only)."""
 
@@ -89,6 +94,37 @@ class GameRepository:
         """A fresh copy of the game of ``stored``, the cache untouched."""
         return CachedGame(self.engine.loads(stored.state), stored.token_hashes, stored.tag, lobbies.decode(stored.lobby))
 
+    async def create(self, game: Game, events: Sequence[Event], tokens: Sequence[str | None], lobby: Lobby | None,
+                     actions: Sequence[bytes] = ()) -> StoredGame:
+        """Store ``game`` as a new game (a fresh id) with its ``events``, the hashes of its seats'
+        ``tokens`` (``None``: a seat no token plays), its ``lobby`` and the action list it starts
+        with; the game as stored, also put in the cache."""
+        token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
+        game_id = self.store.new_game_id()
+        tag = self.new_tag()
+        state = self.engine.dumps(game)
+        raw_lobby = None if lobby is None else lobbies.encode(lobby)
+        bot_job, deadline = self.awaited(game, lobby)
+        await self.store.create(
+            NewGame(
+                id=game_id,
+                version=game.version,
+                state=state,
+                finished=game.finished,
+                token_hashes=token_hashes,
+                events=self.stored_events(game, events),
+                ttl=self.ttl(game, lobby),
+                tag=tag,
+                lobby=raw_lobby,
+                bot_job=bot_job,
+                deadline=deadline,
+                actions=actions,
+            )
+        )
+        self.cache.put(game_id, CachedGame(game, token_hashes, tag, lobby))
+        self.metrics.games_created.inc()
+        return StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
+
     def put_back(self, game_id: str, entry: CachedGame) -> None:
         """Put back a game taken and left unchanged."""
         self.cache.put(game_id, entry)
@@ -127,7 +163,7 @@ class GameRepository:
                 tag=tag,
                 state=state,
                 finished=game.finished,
-                action=applied,
+                action=records.with_time(applied, self.clock()),  # the time: for the game's record
                 events=self.stored_events(game, events),
                 ttl=self.ttl(game, lobby or base.lobby),
                 idempotency=record,

@@ -14,19 +14,17 @@ import msgspec
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.acting import record_key
 from darkroad.api.app.auth import hash_token, new_token, seat_of
-from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import KeyUsed, SeatChange, SeatChanges
 from darkroad.api.app.values import Caller, CreatedGame, JoinedSeat, Seating, WaitingPage
-from darkroad.api.store.base import IdempotencyRecord, NewGame, StoredGame
+from darkroad.api.store.base import IdempotencyRecord, StoredGame
 from darkroad.core import HUMAN, Game, GameConfig
 
 _encode = msgspec.json.encode
 
-GAME_ID_BYTES = 16
 GAME_ID_LENGTH = 22
 GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{22}$"
 """Game ids are 16 random bytes in URL-safe base64 (no ``{}``: safe inside a Redis hash tag)."""
@@ -82,32 +80,10 @@ class Seats:
             new_token() if (p.kind == HUMAN if lobby is None else lobby.seats[p.seat].kind == "human") else None
             for p in game.players
         ]
-        token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
-        game_id = self.games.store.new_game_id()
-        tag = self.games.new_tag()
         if lobby is not None:
             lobby.track(self.engine.awaiting(game), None, lobby.created)
-        state = self.engine.dumps(game)
-        raw_lobby = None if lobby is None else lobbies.encode(lobby)
-        bot_job, deadline = self.games.awaited(game, lobby)
-        await self.games.store.create(
-            NewGame(
-                id=game_id,
-                version=game.version,
-                state=state,
-                finished=game.finished,
-                token_hashes=token_hashes,
-                events=self.games.stored_events(game, events),
-                ttl=self.games.ttl(game, lobby),
-                tag=tag,
-                lobby=raw_lobby,
-                bot_job=bot_job,
-                deadline=deadline,
-            )
-        )
-        self.games.cache.put(game_id, CachedGame(game, token_hashes, tag, lobby))
-        self.games.metrics.games_created.inc()
-        stored = StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
+        stored = await self.games.create(game, events, tokens, lobby)
+        game_id = stored.id
         if lobby is not None:
             await self.changes.index(game_id, lobby, stored.version)
         return CreatedGame(

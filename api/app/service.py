@@ -11,6 +11,8 @@ Each piece does one job (the layout of this package):
 * :class:`~darkroad.api.app.seats.Seats`: creating games with their seats, the listing of
   waiting games, join, rejoin, leave, timeout, reclaim;
 * :class:`~darkroad.api.app.following.Following`: the event log, the long poll and streams;
+* :class:`~darkroad.api.app.history.History`: the views at past versions, and records;
+* :class:`~darkroad.api.app.imports.Imports`: new games replayed from records.
 
 The bots play apart, in bot workers (:mod:`darkroad.api.app.bot_worker`): the commits here
 only enqueue their jobs.
@@ -26,6 +28,8 @@ from collections.abc import Callable
 
 from darkroad.api.app.acting import Acting
 from darkroad.api.app.following import Following
+from darkroad.api.app.history import History
+from darkroad.api.app.imports import Imports
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChanges
@@ -54,9 +58,11 @@ class GameService:
         self.games = GameRepository(engine, store, settings, metrics, clock)
         self.reading = Reading(self.games)
         self.seat_changes = SeatChanges(self.games)
-        self.acting = Acting(self.games, self.reading)
+        self.history = History(self.games, self.reading)
+        self.acting = Acting(self.games, self.reading, self.history)
         self.seats = Seats(self.games, self.reading, self.seat_changes)
         self.following = Following(self.games)
+        self.imports = Imports(self.games, self.reading)
 
     def close(self) -> None:
         """Nothing to stop (kept for the app's lifespan: the bots play in bot workers)."""

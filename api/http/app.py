@@ -26,6 +26,7 @@ from darkroad.api.http.play import PlayController
 from darkroad.api.http.policy import PolicedApp
 from darkroad.api.http.problems import problem_details_plugin
 from darkroad.api.http.ratelimit import RateLimiter
+from darkroad.api.http.records import RecordsController
 from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.api.http.seats import SeatsController
 from darkroad.api.metrics import Metrics
@@ -128,6 +129,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             OperationsController,
             DocsController,
             PlayController,
+            RecordsController,
         ],
         dependencies={
             "service": Provide(_service, sync_to_thread=False),

@@ -22,6 +22,7 @@ from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
 
 from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
+from darkroad.api.app.values import CreatedGame as Created
 from darkroad.api.app.values import Seating
 from darkroad.api.http.actions import SubmitActionOperation, Submitted, act_headers, submit
 from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
@@ -103,19 +104,7 @@ class GamesController(Controller):
         if errors:
             raise invalid_body(errors, "Invalid body: " + "; ".join(error["message"] for error in errors))
         config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
-        created = await service.seats.create(config, _seating(data))
-        body = CreatedGame(
-            id=created.id,
-            version=created.version,
-            seats=[
-                SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"])
-                for seat, (token, view) in enumerate(zip(created.tokens, created.seats, strict=True))
-            ],
-            status=created.status,  # type: ignore[arg-type]
-            open_seats=[view["seat"] for view in created.seats if view["kind"] == "open"],
-        )
-        headers = {"Location": f"{self.path}/{created.id}"}
-        return Response(body, status_code=HTTP_201_CREATED, headers=headers)
+        return created_answer(await service.seats.create(config, _seating(data)))
 
     @get(
         "/",
@@ -295,6 +284,21 @@ class GamesController(Controller):
         """Each seat's final score and its breakdown, and the winners; 409 until the game is over."""
         caller = await service.reading.caller(game_id, token)
         return Response(msgspec.convert(service.reading.score(caller), FinalScore))
+
+
+def created_answer(created: Created) -> Response[CreatedGame]:
+    """The ``201`` of a new game: its seats' tokens (shown only here) and its ``Location``."""
+    body = CreatedGame(
+        id=created.id,
+        version=created.version,
+        seats=[
+            SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"])
+            for seat, (token, view) in enumerate(zip(created.tokens, created.seats, strict=True))
+        ],
+        status=created.status,  # type: ignore[arg-type]
+        open_seats=[view["seat"] for view in created.seats if view["kind"] == "open"],
+    )
+    return Response(body, status_code=HTTP_201_CREATED, headers={"Location": f"{GAMES}/{created.id}"})
 
 
 def _handler_answer(answer: Submitted) -> Response[Any]:

@@ -201,6 +201,7 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     _add_union(schemas, "Event", event_schema(engine), _EVENT_DESCRIPTION, data=True)
     schemas["ActionList"]["properties"]["actions"]["items"] = _ref("Action")
     schemas["EventPage"]["properties"]["events"]["items"] = _ref("Event")
+    schemas["HistoryEntry"]["properties"]["events"]["items"] = _ref("Event")
     _restrict_choices(schemas, engine)
     # Where a seat kind may be asked for (from the catalogue of seat kinds); `seats` lists every
     # seat but the automated one.
@@ -219,6 +220,16 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     }
     paths[f"{_GAME}/seats/{{seat}}/leave"]["post"]["responses"]["204"] = {
         "description": "The seat is open again; its token no longer plays it."
+    }
+    for parameter in paths["/v1/games/import"]["post"]["parameters"]:
+        if parameter["name"] == "at":
+            # Litestar loses an optional parameter's bounds (`int | None`): absent is the default.
+            parameter["schema"] = {"type": "integer", "minimum": 0, "maximum": parameter["schema"]["maximum"],
+                                   "description": parameter["description"]}
+    paths["/v1/games/import"]["post"]["requestBody"] = {
+        "required": True,
+        "description": "A game record, as `GET .../record` answers it.",
+        "content": {"application/json": {"schema": _ref("GameRecord")}},
     }
     paths[f"{_GAME}/seats/{{seat}}/join"]["post"]["requestBody"] = {
         "required": True,
@@ -509,6 +520,24 @@ def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
             "submitAction": link("submitAction", created, "Act in the new game (with a seat token)."),
             "getLog": link("getLog", created, "The new game's event log."),
             "getScore": link("getScore", created, "The new game's final score (once finished)."),
+            "getRecord": link("getRecord", created, "The new game's record (once finished)."),
+            "getHistory": link("getHistory", {**created, "version": "$response.body#/version"},
+                               "The new game at the version it was created at."),
+        },
+        ("/v1/games/import", "post", "201"): {
+            "getGame": link("getGame", created, "View the imported game."),
+            "getRecord": link("getRecord", created, "The imported game's record (once finished)."),
+            "getHistory": link("getHistory", {**created, "version": "$response.body#/version"},
+                               "The imported game at its last version."),
+        },
+        (f"{_GAME}/record", "get", "200"): {
+            "importGame": link("importGame", {"query.at": "$response.body#/version"},
+                               "Import the record again: a new game replayed from it, to its end.",
+                               requestBody="$response.body"),
+        },
+        (f"{_GAME}/history/{{version}}", "get", "200"): {
+            "getHistory": link("getHistory", {**same, "version": "$response.body#/latest"},
+                               "The game at its latest version."),
         },
         (f"{_GAME}/actions", "get", "200"): {
             "submitFirstAction": link(

@@ -96,6 +96,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "unknown-game", 404, "Unknown game", "No game has this id (it never existed or it expired)."
         ),
         ProblemType("unknown-seat", 404, "Unknown seat", "The game has no seat with this number."),
+        ProblemType(
+            "unknown-version",
+            404,
+            "Unknown version",
+            "The game (or the record to import) has no such version: versions go from 0 to the last one.",
+        ),
         ProblemType("not-found", 404, "Not found", "No resource at this path."),
         ProblemType(
             "method-not-allowed",
@@ -161,7 +167,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "game-not-finished",
             409,
             "Game not finished",
-            "The final score exists only once the game is finished.",
+            "The final score, and the game's record (whose seed deals every hidden card), exist only once "
+            "the game is finished.",
         ),
         ProblemType(
             "request-timeout",
@@ -201,6 +208,28 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             422,
             "Malformed action",
             "The body is not an action object; `detail` says where (`@ $.path`).",
+        ),
+        ProblemType(
+            "bad-record",
+            422,
+            "Malformed game record",
+            "The body is not a game record this server reads (its format, its format's version, a member); "
+            "`detail` says what.",
+        ),
+        ProblemType(
+            "record-plugins",
+            409,
+            "Record needs other plugins",
+            "The record's game used plugins this server does not have, or has at other versions; `detail` "
+            "names each. Nothing was stored.",
+        ),
+        ProblemType(
+            "record-not-replayable",
+            409,
+            "Record does not replay",
+            "Replayed here, the record's actions do not give its game: an action is illegal where it "
+            "stands, a version is out of order, or the result differs; `detail` names the first. Nothing "
+            "was stored.",
         ),
         ProblemType(
             "idempotency-key-reused",

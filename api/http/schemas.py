@@ -18,6 +18,7 @@ import msgspec
 from msgspec import Meta
 
 from darkroad.api.app.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
+from darkroad.api.app.records import GameRecord
 from darkroad.api.http.problems import FieldError, ProblemDetails
 from darkroad.core import Engine
 from darkroad.core import GameConfig as EngineConfig
@@ -629,6 +630,18 @@ class FinalScore(msgspec.Struct):
     winners: list[int]
 
 
+class HistoryEntry(msgspec.Struct):
+    """A game as the caller saw it at one version, and the events of that version they may see."""
+
+    version: Annotated[int, _doc("The version shown.")]
+    latest: Annotated[int, _doc("The game's current version (the last one there is to show).")]
+    finished: Annotated[bool, _doc("The game is over (every version is final).")]
+    view: Annotated[GameView, _doc("The caller's view at `version`, exactly as it was answered then (a seat's "
+                                   "turn clock excepted: `seats[].timeout_at` is null).")]
+    events: Annotated[list[dict[str, Any]], _doc("The events that made `version` (for 0: the setup's), those "
+                                                 "the caller may see.")]
+
+
 class Component(msgspec.Struct):
     """A component of this installation and the plugin providing it."""
 
@@ -883,6 +896,8 @@ MODELS: tuple[type[msgspec.Struct], ...] = (
     ActionList,
     EventPage,
     FinalScore,
+    GameRecord,
+    HistoryEntry,
     Catalog,
     Component,
     Health,

@@ -105,6 +105,8 @@ class NewGame:
     deadline: float | None = None
     """The earliest turn deadline of the seats awaited in this version (Unix seconds), if any:
     the game's clock (see :meth:`GameStore.due_clocks`)."""
+    actions: Sequence[bytes] = ()
+    """The action list it starts with (a game imported from a record: the actions replayed)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,6 +91,7 @@ class MemoryStore(GameStore):
             expires_at=self._clock() + game.ttl,
             events=list(game.events),
             lobby=game.lobby,
+            actions=list(game.actions),
         )
         self._after_write(game.id, game.version, game.bot_job, game.deadline)
 

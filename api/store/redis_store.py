@@ -373,7 +373,8 @@ class RedisStore(GameStore):
             "" if game.deadline is None else repr(game.deadline),
             game.id,
         ]
-        keys = [key, f"{key}:events"]
+        keys = [key, f"{key}:events", f"{key}:actions"]
+        args += [len(game.actions), *game.actions]  # an imported game's action list
         shard = self.jobs.own_shard(game.id)
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard)]

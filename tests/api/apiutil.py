@@ -259,6 +259,31 @@ async def played_out(client: Any, game_id: str, timeout: float = 120.0) -> dict[
             return view
 
 
+async def play_bots(service: Any) -> int:
+    """Play every bot job waiting in ``service``'s store, and those the moves enqueue, until
+    none is left, as a bot worker would (in the test's own task, thinking in-process); the
+    number of moves made."""
+    from darkroad.api.app.bot_worker import BotWorker
+    from darkroad.api.metrics import Metrics
+    from darkroad.api.store.memory import MemoryStore
+
+    worker = BotWorker(service.engine, service.store, service.settings, Metrics(), processes=False)
+    # Never waiting on the memory store (its wake-up event may belong to another event loop:
+    # the app's); Redis's XREADGROUP takes BLOCK 0 as "for ever", so it waits a little.
+    block = 0.0 if isinstance(service.store, MemoryStore) else 0.05
+    moves = 0
+    while True:
+        jobs = [
+            job
+            for shard in service.store.job_shards()
+            for job in await service.store.take_jobs(shard, worker.name, 100, block, 0.0)
+        ]
+        if not jobs:
+            return moves
+        for job in jobs:
+            moves += (await worker.play(job)).outcome in ("played", "stood_in")
+
+
 class ApiServer:
     """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable).
 

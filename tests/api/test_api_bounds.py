@@ -68,7 +68,8 @@ def test_every_request_string_and_list_has_a_documented_maximum() -> None:
         for content in operation["requestBody"]["content"].values()
     ]
     assert {label for label, _ in bodies} == {
-        "POST /v1/games", "POST /v1/games/{game_id}/actions", "POST /v1/games/{game_id}/seats/{seat}/join"}
+        "POST /v1/games", "POST /v1/games/{game_id}/actions", "POST /v1/games/{game_id}/seats/{seat}/join",
+        "POST /v1/games/import"}
     for label, schema in bodies:
         assert unbounded(schema, "$", set()) == [], label
 

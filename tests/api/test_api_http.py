@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import zlib
 from collections.abc import AsyncIterator, Callable
@@ -513,11 +514,14 @@ async def test_plugin_error_leaves_the_game_untouched(settings: Settings) -> Non
         assert "x:sabotage" not in [a["option"] for a in await legal(client, game, seat)]
 
 
-async def test_idempotency_records_are_compressed_and_old_ones_still_replay(
+async def test_idempotency_records_are_small_and_old_ones_still_replay(
     redis_server: RedisServer, redis_url: str, make_app: Callable[[Settings], Litestar]
 ) -> None:
-    """A record keeps the whole answer for a day, so it is stored compressed; records
-    written before that (plain JSON) still replay while they live."""
+    """A record keeps only the version the action made, the seat and the request's
+    fingerprint, as one integer (Redis keeps it inside the key's object); a retry's answer is
+    rebuilt from the game's history, byte for byte the first, whatever happened since.
+    Records of the older formats (the whole answer as plain JSON, then compressed) still
+    replay while they live."""
     async with serve(make_app(Settings(redis_url=redis_url))) as client:
         game = await create_game(client)
         seat = await awaited_seat(client, game)
@@ -528,13 +532,46 @@ async def test_idempotency_records_are_compressed_and_old_ones_still_replay(
         records = redis_server.client.keys(f"game:{{{game.id}}}:idem:{seat}:*")
         assert len(records) == 1
         stored = redis_server.client.get(records[0])
-        assert stored is not None and not stored.startswith(b"{")
-        assert len(stored) * 2 < len(first.content)  # a view compresses over 2:1 (about 3:1 mid-game)
+        assert stored is not None and stored.isdigit() and int(stored) < 2**63
+        assert redis_server.client.object("encoding", records[0]) == b"int"
 
-        # The same answer as a record of the old format.
-        fingerprint = json.loads(zlib.decompress(stored))["fingerprint"]
-        old = json.dumps({"fingerprint": fingerprint, "version": game.version + 1, "view": first.json()})
-        redis_server.client.set(records[0], old.encode(), keepttl=True)
-        again = await client.post(f"{game.url}/actions", json=action, headers=headers)
-        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
-        assert again.json() == first.json()
+        # The game goes on; the retry's answer is still the first, rebuilt at its version.
+        for _ in range(5):
+            other = await awaited_seat(client, game)
+            move = (await legal(client, game, other))[0]
+            assert (await client.post(f"{game.url}/actions", json=move, headers=game.auth(other))).status_code == 200
+        for replay in range(2):  # from the replay, then from the replay kept
+            again = await client.post(f"{game.url}/actions", json=action, headers=headers)
+            assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true", replay
+            assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
+
+        # The same answer as records of the old formats.
+        fingerprint = hashlib.sha256(json.dumps([action["type"], action["seat"], action["option"]],
+                                                separators=(",", ":")).encode()).hexdigest()
+        old = json.dumps({"fingerprint": fingerprint, "version": game.version + 1, "view": first.json()}).encode()
+        for recorded in (old, zlib.compress(old, 1)):
+            redis_server.client.set(records[0], recorded, keepttl=True)
+            again = await client.post(f"{game.url}/actions", json=action, headers=headers)
+            assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+            assert again.json() == first.json()
+
+
+async def test_a_retry_in_a_game_with_a_turn_timeout_gets_the_first_answer(client: httpx.AsyncClient) -> None:
+    """The answer shows the seats' turn clocks (``timeout_at``), which the record keeps too."""
+    created = await client.post("/v1/games", json={"players": 2, "seed": 5, "turn_timeout": 600,
+                                                   "seats": [{"kind": "human"}, {"kind": "human"}]})
+    assert created.status_code == 201, created.text
+    game = NewGame(created.json())
+    seat = await awaited_seat(client, game)
+    action = (await legal(client, game, seat))[0]
+    headers = {**game.auth(seat), "Idempotency-Key": "timed"}
+    first = await client.post(f"{game.url}/actions", json=action, headers=headers)
+    assert first.status_code == 200, first.text
+    assert any(s["timeout_at"] for s in first.json()["seats"])
+    for _ in range(4):
+        other = await awaited_seat(client, game)
+        move = (await legal(client, game, other))[0]
+        assert (await client.post(f"{game.url}/actions", json=move, headers=game.auth(other))).status_code == 200
+    again = await client.post(f"{game.url}/actions", json=action, headers=headers)
+    assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.content == first.content

@@ -18,6 +18,7 @@ from litestar import Litestar
 from test_api_lobby import conforms, create, snapshot
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.records import entries_of
 from darkroad.api.app.service import GameService
 from darkroad.api.http.guards import MAX_IDEMPOTENCY_KEY
 from darkroad.api.settings import Settings
@@ -34,7 +35,7 @@ async def replays(app: Litestar, engine: Engine, game_id: str) -> list[dict[str,
     service: GameService = app.state.service
     stored = await service.store.load(game_id)
     assert stored is not None
-    records = [json.loads(raw) for raw in await service.store.actions(game_id)]
+    records = entries_of(await service.store.actions(game_id))  # without their commit times
     game = lobbies.replay(engine, engine.loads(stored.state).config, records)
     assert engine.dumps(game) == stored.state
     return records

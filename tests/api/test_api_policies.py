@@ -43,7 +43,7 @@ OTHER_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
 """Methods tried on every path; those the document does not list there must be refused."""
 PROBES = {"getHealth", "getReadiness", "getMetrics"}
 """Operations no rate limit applies to (load balancers and Prometheus call them all the time)."""
-CREATES = {"createGame", "joinSeat"}
+CREATES = {"createGame", "joinSeat", "importGame"}
 """Operations counted against the ``create`` budget (the document's descriptions say which)."""
 WRONG = {"Authorization": "Bearer not-a-seat-token"}
 
@@ -104,7 +104,7 @@ class Table:
 
     def url(self, operation: Operation | str) -> str:
         path = operation if isinstance(operation, str) else operation.path
-        return path.replace("{game_id}", self.game.id).replace("{seat}", "1")
+        return path.replace("{game_id}", self.game.id).replace("{seat}", "1").replace("{version}", "0")
 
     def body(self, operation: Operation) -> dict[str, Any] | None:
         if not operation.has_body:
@@ -224,7 +224,7 @@ async def test_every_error_is_a_problem_and_every_request_is_counted(make_app: C
         for operation in OPERATIONS:
             answers = [await t.call(operation, WRONG)]
             if "{game_id}" in operation.path:
-                unknown = operation.path.replace("{game_id}", "A" * 22).replace("{seat}", "1")
+                unknown = operation.path.replace("{game_id}", "A" * 22).replace("{seat}", "1").replace("{version}", "0")
                 answers.append(await t.client.request(operation.method, unknown, json=t.body(operation)))
             if operation.has_body:
                 answers.append(await t.client.request(operation.method, t.url(operation), content=b"{not json",
@@ -271,7 +271,7 @@ def server() -> Iterator[ApiServer]:
 
 def _stalled(port: int, operation: Operation) -> tuple[float, bytes]:
     """A request of ``operation`` whose head stops half-way: when the server answered, and what."""
-    path = operation.path.replace("{game_id}", "A" * 22).replace("{seat}", "1")
+    path = operation.path.replace("{game_id}", "A" * 22).replace("{seat}", "1").replace("{version}", "0")
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT + SLACK + 5) as sock:
         sock.sendall(f"{operation.method} {path} HTTP/1.1\r\nHost: x\r\n".encode())

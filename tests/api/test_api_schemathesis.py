@@ -8,8 +8,10 @@ tokens (a third-party client gets them the same way: from the create response).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -21,15 +23,16 @@ import httpx
 import msgspec
 import pytest
 import schemathesis
-from apiutil import ApiServer
+from apiutil import ApiServer, play_bots
 from hypothesis import HealthCheck, Phase, given, settings
 from litestar import Litestar
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
+from darkroad.api.app import records
 from darkroad.api.http.app import create_app
 from darkroad.api.settings import Settings
-from darkroad.core import Engine
+from darkroad.core import Action, Engine, GameConfig
 
 JOIN = "POST /v1/games/{game_id}/seats/{seat}/join"
 EXAMPLES = 30
@@ -156,13 +159,35 @@ LOBBY_OPERATIONS = ["createGame", "listGames", "joinSeat", "listActions", "submi
 """The lobby's chain (create -> list -> join -> act) and what it leads to."""
 
 
+RECORD_OPERATIONS = ["createGame", "getHistory", "getRecord", "importGame"]
+"""Records and history: create a game of bots (played to its end by a bot worker before the next
+step) -> its history and record -> import the record (or a finished game's record) -> the same."""
+
+
+def finished_record(engine: Engine, seed: int = 5) -> dict[str, Any]:
+    """The record of a finished 2-player game of random legal actions, as JSON (what
+    ``GET .../record`` answers): the body every import of the records workflow starts from."""
+    rnd = random.Random(seed)
+    game, _ = engine.create(GameConfig(players=2, seed=seed))
+    entries = []
+    while not game.finished:
+        seat = rnd.choice(engine.awaiting(game))
+        action = rnd.choice(engine.legal_actions(game, seat))
+        engine.apply(game, action)
+        entries.append(engine.encode(Action(action.type, action.seat, action.option)))
+    record = records.build(engine, "R" * 22, game, None, entries, {})
+    return json.loads(msgspec.json.encode(record))
+
+
 def run_workflow(
-    app: Litestar, schema: OpenApiSchema, seat_tokens: SeatTokens, scenarios: int, steps: int, open_every: int
+    app: Litestar, schema: OpenApiSchema, seat_tokens: SeatTokens, scenarios: int, steps: int, open_every: int,
+    bots_only: bool = False, engine: Engine | None = None,
 ) -> Counter[tuple[str, int]]:
     """Run schemathesis' state machine of ``schema``: the responses by operation and status, and
     ``("act after a join", status)`` for the actions in games a seat of which was joined."""
     outcomes: Counter[tuple[str, int]] = Counter()
     joined: set[str] = set()
+    finished = finished_record(engine) if engine is not None else None
 
     class Workflow(schema.as_state_machine()):  # type: ignore[misc]
         """Remembers the seat tokens of the games it creates and the seats it joins.
@@ -191,7 +216,22 @@ def run_workflow(
             creating = case.operation.label == "POST /v1/games"
             if creating and isinstance(case.body, dict) and case.body.get("seed") is None:
                 case.body["seed"] = 1
-            if creating and isinstance(case.body, dict) and "seats" not in case.body:
+            if case.operation.label == "POST /v1/games/import" and finished is not None:
+                # A record of a game of this run (the link from getRecord passes one on) is kept;
+                # anything else is the finished game's record, which replays.
+                known = isinstance(case.body, dict) and case.body.get("game_id") in seat_tokens.games
+                if not known:
+                    case.body = finished
+            if creating and bots_only and isinstance(case.body, dict):
+                # A game of bots: it runs (no worker here), its history exists.
+                try:
+                    count = msgspec.convert(case.body, app.state.new_game).seat_count()
+                except msgspec.ValidationError:
+                    count = 0
+                if count:
+                    case.body["seats"] = [{"kind": "bot", "bot": "random"}] * count
+                    case.body.pop("turn_timeout", None)
+            elif creating and isinstance(case.body, dict) and "seats" not in case.body:
                 # Some games created without seats leave their last seat open, so that
                 # scenarios go on to join it (through the links) and then act.
                 self.creates += 1
@@ -199,7 +239,9 @@ def run_workflow(
                     open_last(app, case.body)
 
         def after_call(self, response: Any, case: schemathesis.Case) -> None:
-            if case.operation.label == "POST /v1/games" and response.status_code == 201:
+            if case.operation.label in ("POST /v1/games", "POST /v1/games/import") and response.status_code == 201:
+                if bots_only:  # a game of bots: a bot worker plays it to its end before the next step
+                    asyncio.run(play_bots(seat_tokens.service))
                 body = response.json()
                 seat_tokens.games[body["id"]] = {
                     seat["seat"]: seat["token"] for seat in body["seats"] if seat["token"] is not None
@@ -247,6 +289,19 @@ def test_stateful_lobby(app: Litestar, api_schema: OpenApiSchema, seat_tokens: S
     outcomes = run_workflow(app, lobby, seat_tokens, scenarios=15, steps=30, open_every=1)
     assert outcomes[(JOIN, 201)] > 0, outcomes
     assert outcomes[("act after a join", 200)] > 0, outcomes
+
+
+def test_stateful_records(
+    app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens, engine: Engine
+) -> None:
+    """Records and history alone: games of bots (played to their end by a bot worker after each
+    creation), their history and record through the links from creation, and the record imported
+    again through its link."""
+    ops = api_schema.include(operation_id=RECORD_OPERATIONS)
+    outcomes = run_workflow(app, ops, seat_tokens, scenarios=15, steps=20, open_every=1, bots_only=True, engine=engine)
+    assert outcomes[("GET /v1/games/{game_id}/record", 200)] > 0, str(sorted(outcomes.items()))
+    assert outcomes[("GET /v1/games/{game_id}/history/{version}", 200)] > 0, outcomes
+    assert outcomes[("POST /v1/games/import", 201)] > 0, outcomes
 
 
 # -- the shipped configuration, against `darkroad serve`, as docs/fuzzing.md runs it ------------

@@ -16,6 +16,7 @@ import { describe } from "./events";
 import { joinForm, seatWords, timeoutWords } from "./lobby";
 import { Names } from "./names";
 import { pawn, renderPanels, renderPlayers, renderRingway, renderScore, type Seats } from "./render";
+import { atOf, keyStep, Replay, replayControls, type Unit, withAt } from "./replay";
 
 type Link = "connecting" | "live" | "reconnecting" | "over" | "lost";
 
@@ -66,6 +67,9 @@ export class Table implements Seats {
   trouble = "";
   link: Link = "connecting";
   lastEvent = -1;
+  /** The replay of a finished game, while the viewer steps through it (#at=N). */
+  replay: Replay | null = null;
+  private replaying = false;
   private acting = false;
   private dirty = false;
   private loading: Promise<void> | null = null;
@@ -213,10 +217,13 @@ export class Table implements Seats {
 
   /** The page's state for people (aria-busy) and for tests (data-state, data-version). */
   private settle(): void {
-    const busy = this.acting || this.loading !== null || this.view === null;
+    const busy = this.acting || this.replaying || this.loading !== null || this.view === null;
     this.root.dataset.state = this.view === null && this.trouble && !this.loading ? "error" : busy ? "busy" : "ready";
     this.root.setAttribute("aria-busy", String(busy));
-    if (this.view) this.root.dataset.version = String(this.view.version);
+    const shown = this.shown();
+    if (shown) this.root.dataset.version = String(shown.version);
+    if (this.replay) this.root.dataset.replay = String(this.replay.latest);
+    else delete this.root.dataset.replay;
     this.root.dataset.link = this.link;
   }
 
@@ -229,21 +236,27 @@ export class Table implements Seats {
 
   // -- drawing -----------------------------------------------------------------------
 
+  /** The view drawn: the replay's version while replaying, else the game now. */
+  shown(): GameView | null {
+    return this.replay?.shown?.view ?? this.view;
+  }
+
   render(): void {
-    const view = this.view;
+    const view = this.shown();
     if (!view) {
       fill(this.parts.decision, h("h2", { id: "decision-title" }, "The table"),
         h("p", { class: "message", role: "alert" }, this.trouble || this.message || "Loading…"));
       return;
     }
-    const key = `${view.version}/${this.actionsVersion}/${this.message}/${this.trouble}`;
+    const key = `${view.version}/${this.actionsVersion}/${this.message}/${this.trouble}/${this.replay ? "replay" : "live"}`;
     if (key === this.rendered) return;
     this.rendered = key;
     const focused = this.refocus || this.parts.decision.contains(document.activeElement);
     document.title = view.status === "waiting" ? "darkroad: waiting for players"
       : `darkroad: round ${view.round}, ${view.status === "finished" ? "game over" : this.waitingFor(view)}`;
     this.renderHeader();
-    this.renderDecision(view);
+    if (this.replay) this.renderReplay(view);
+    else this.renderDecision(view);
     this.renderSeats(view);
     fill(this.parts.score, renderScore(view, this));
     fill(this.parts.ringway, renderRingway(view, this.names, this));
@@ -262,7 +275,7 @@ export class Table implements Seats {
   }
 
   private renderHeader(): void {
-    const view = this.view;
+    const view = this.shown();
     fill(this.parts.header,
       h("h1", null, h("a", { href: "/play" }, "darkroad")),
       h("p", { class: "where" },
@@ -308,7 +321,85 @@ export class Table implements Seats {
             h("p", { class: "muted" }, "Or first use a companion:"), companions.map(button))
         : null,
       mine && !ready ? h("p", { class: "muted" }, "Loading your actions…") : null,
-      this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null);
+      this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null,
+      view.status === "finished"
+        ? h("button", { type: "button", class: "primary replay-start", onclick: () => void this.goTo(0) },
+            this.me === null ? "Replay the game" : "Replay the game as you saw it")
+        : null);
+  }
+
+  // -- the replay of a finished game ----------------------------------------------------
+
+  /** The replay's panel in place of the decision: the controls and what made the version shown. */
+  private renderReplay(view: GameView): void {
+    const replay = this.replay;
+    if (!replay) return;
+    const events = replay.shown?.events ?? [];
+    const focused = this.parts.decision.contains(document.activeElement) ? document.activeElement?.className : null;
+    fill(this.parts.decision,
+      h("h2", { id: "decision-title", tabindex: -1 }, this.me === null ? "Replay" : "Replay, as you saw it"),
+      replayControls(replay, (v) => void this.goTo(v), (unit, back) => void this.step(unit, back), () => this.leaveReplay()),
+      view.decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(view.decision.prompt)) : null,
+      h("p", { class: "message", role: "alert" }, this.trouble || this.message),
+      h("h3", null, replay.at === 0 ? "The setup" : "What this action did"),
+      h("ul", { class: "plain replay-events" }, events.map((event) =>
+        h("li", { "data-n": event.n }, sentence(describe(event, this.names, (s) => this.name(s)))))));
+    if (focused) this.parts.decision.querySelector<HTMLElement>(`.${focused.split(" ")[0]}`)?.focus();
+  }
+
+  /** Show version ``at`` of the finished game (entering the replay if need be). */
+  async goTo(at: number): Promise<void> {
+    this.replay ??= new Replay(this.client, this.gameId);
+    this.replaying = true;
+    this.settle();
+    try {
+      await this.replay.go(at);
+      this.message = "";
+      window.history.replaceState(null, "", withAt(window.location.hash, this.replay.at) || window.location.pathname);
+    } catch (error) {
+      this.message = `Cannot show that version: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.replaying = false;
+      this.rendered = "";
+      this.render();
+      this.settle();
+    }
+  }
+
+  /** One action, turn or round back or forth. */
+  async step(unit: Unit, back: boolean): Promise<void> {
+    if (!this.replay || this.replaying) return;
+    this.replaying = true;
+    this.settle();
+    let target = this.replay.at;
+    try {
+      target = await this.replay.target(unit, back);
+    } finally {
+      this.replaying = false;
+    }
+    await this.goTo(target);
+  }
+
+  /** Back to the game as it is now. */
+  leaveReplay(): void {
+    this.replay = null;
+    window.history.replaceState(null, "", withAt(window.location.hash, null) || window.location.pathname);
+    this.rendered = "";
+    this.render();
+    this.settle();
+  }
+
+  /** The replay's keys: arrows, Page Up / Page Down, Home / End (not while typing). */
+  onKey(event: KeyboardEvent): void {
+    if (!this.replay || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target as HTMLElement | null;
+    if (target?.closest("input, textarea, select")) return; // the slider moves itself
+    const move = keyStep(event.key);
+    if (move === null) return;
+    event.preventDefault();
+    if (move === "start") void this.goTo(0);
+    else if (move === "end") void this.goTo(this.replay.latest);
+    else void this.step(move.unit, move.back);
   }
 
   /** Who sits where; the waiting room's join forms; "hand to a bot" for a seat awaited past the
@@ -322,7 +413,9 @@ export class Table implements Seats {
       const due = seat.timeout_at === null ? NaN : Date.parse(seat.timeout_at);
       const others = this.me !== null && seat.seat !== this.me && view.status === "active" && !seat.replaced;
       let controls = null;
-      if (seat.kind === "open" && waiting && this.me === null) {
+      if (this.replay) {
+        // A version of the past: nothing to join, leave or hand over.
+      } else if (seat.kind === "open" && waiting && this.me === null) {
         let form = this.joinForms.get(seat.seat);
         if (!form) {
           form = joinForm(this.gameId, seat.seat, (why) => {
@@ -505,10 +598,15 @@ export async function tablePage(root: HTMLElement, gameId: string): Promise<void
   const table = new Table(root, gameId, new Names(catalog), seat, token, join);
   table.render();
   table.refresh();
+  const at = atOf(window.location.hash);
+  if (at !== null) void table.goTo(at);
+  document.addEventListener("keydown", (event) => table.onKey(event));
   // Another seat's link pasted into this tab: become that seat.
   window.addEventListener("hashchange", () => {
     const next = seatOf(window.location.hash);
     if (next.seat !== seat || next.token !== token) window.location.reload();
+    const to = atOf(window.location.hash);
+    if (to !== null && to !== table.replay?.at) void table.goTo(to);
   });
   void table.follow();
 }

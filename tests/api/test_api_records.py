@@ -1,0 +1,367 @@
+"""Game records and history: export, import, the view at any version, and no leak.
+
+* every game of the recorded corpus survives export then import with the same state at
+  every version;
+* in a game played over HTTP, every seat's and the spectator's view captured live at every
+  version equals ``history/{version}``'s, byte for byte;
+* a seat's history does not change when only another seat's secrets or the decks' order
+  change;
+* refused imports (a missing plugin, another plugin version, a tampered action, a bad
+  format) are 4xx problems and store nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import zlib
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from apiutil import bearer, play_bots, problem
+from litestar import Litestar
+from recorded_games import decode_game, load
+from redis import Redis
+from typer.testing import CliRunner
+
+from darkroad.api import cli
+from darkroad.api.app import records
+from darkroad.api.app.history import Timeline
+from darkroad.api.app.service import GameService
+from darkroad.api.app.values import Caller, Seating
+from darkroad.api.metrics import Metrics
+from darkroad.api.settings import Settings
+from darkroad.api.store.memory import MemoryStore
+from darkroad.api.store.redis_store import RedisStore
+from darkroad.core import Engine, GameConfig
+
+CORPUS = load()["games"]
+
+
+def service_of(engine: Engine) -> GameService:
+    return GameService(engine, MemoryStore(), Settings(), Metrics())
+
+
+def corpus_record(engine: Engine, index: int) -> tuple[records.GameRecord, list[bytes]]:
+    """Recorded game ``index`` as a game record, and its state after every version."""
+    config, actions = decode_game(engine, CORPUS[index])
+    game, _ = engine.create(GameConfig(**{**engine.serde.unstructure(config), "plugins": {}}))
+    states = [engine.dumps(game)]
+    for action in actions:
+        engine.apply(game, action)
+        states.append(engine.dumps(game))
+    record = records.build(engine, f"corpus-{index}", game, None, [engine.encode(a) for a in actions], {})
+    return record, states
+
+
+async def caller(service: GameService, game_id: str, token: str | None = None) -> Caller:
+    return await service.reading.caller(game_id, token)
+
+
+def timeline_states(timeline: Timeline) -> list[bytes]:
+    return [zlib.decompress(state) for state in timeline.states]
+
+
+async def export_import(engine: Engine, index: int) -> None:
+    service = service_of(engine)
+    record, states = corpus_record(engine, index)
+    first = await service.imports.create(record)
+    exported = await service.history.record(await caller(service, first.id))
+    assert msgspec.json.encode(exported.config) == msgspec.json.encode(record.config)
+    assert exported.plugins == record.plugins and exported.result == record.result
+    assert [(a.version, a.seat, a.type, a.option) for a in exported.actions] == \
+        [(a.version, a.seat, a.type, a.option) for a in record.actions]
+    # Through JSON, as a client holds it.
+    second = await service.imports.create(records.parse(msgspec.json.encode(exported)))
+    stored = await service.games.load(second.id)
+    assert stored.state == states[-1] and stored.finished
+    assert timeline_states(await service.history.timeline(stored)) == states, f"corpus game {index}"
+
+
+@pytest.mark.parametrize("index", [0, 1, 5])
+async def test_corpus_games_survive_export_and_import(engine: Engine, index: int) -> None:
+    await export_import(engine, index)
+
+
+@pytest.mark.slow
+async def test_every_corpus_game_survives_export_and_import(engine: Engine) -> None:
+    for index in range(len(CORPUS)):
+        await export_import(engine, index)
+
+
+async def test_import_at_a_version_is_a_running_game_to_play_on(engine: Engine) -> None:
+    service = service_of(engine)
+    record, states = corpus_record(engine, 2)
+    created = await service.imports.create(record, at=40)
+    stored = await service.games.load(created.id)
+    assert (stored.version, stored.state, stored.finished) == (40, states[40], False)
+    assert created.status == "active" and all(created.tokens)
+    game = service.games.game(stored)
+    seat = engine.awaiting(game)[0]
+    action = engine.legal_actions(game, seat)[0]
+    answer = await service.acting.act(created.id, created.tokens[seat] or "", action, None, None)
+    assert answer.version == 41
+
+
+def _view_of(history: bytes) -> bytes:
+    """The ``view`` member of a ``HistoryEntry``, as sent."""
+    start = history.index(b',"view":') + len(b',"view":')
+    return history[start:history.rindex(b',"events":[')]
+
+
+async def test_history_equals_the_views_seen_live_byte_for_byte(client: httpx.AsyncClient) -> None:
+    created = await client.post("/v1/games", json={
+        "players": 3, "seed": 11, "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bo"},
+                                            {"kind": "human"}]})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    url = f"/v1/games/{body['id']}"
+    tokens = [seat["token"] for seat in body["seats"]]
+    callers: list[str | None] = [*tokens, None]
+    live: dict[tuple[int, str | None], bytes] = {}
+    rnd = random.Random(3)
+    while True:
+        views = [await client.get(url, headers=bearer(token) if token else {}) for token in callers]
+        version = int(views[0].headers["etag"].strip('"'))
+        for token, view in zip(callers, views, strict=True):
+            live[version, token] = view.content
+        state = views[-1].json()
+        if state["status"] == "finished":
+            break
+        seat = rnd.choice(state["awaiting"])
+        actions = (await client.get(f"{url}/actions", headers=bearer(tokens[seat]))).json()["actions"]
+        acted = await client.post(f"{url}/actions", json=rnd.choice(actions), headers=bearer(tokens[seat]))
+        assert acted.status_code == 200, acted.text
+    assert len(live) == 4 * (version + 1)
+    for token in callers:
+        headers = bearer(token) if token else {}
+        events = []
+        for at in range(version + 1):
+            history = await client.get(f"{url}/history/{at}", headers=headers)
+            assert history.status_code == 200, history.text
+            assert _view_of(history.content) == live[at, token], (at, token)
+            entry = history.json()
+            assert (entry["version"], entry["latest"], entry["finished"]) == (at, version, True)
+            events += entry["events"]
+        # The events of every version, in order, are the caller's log.
+        log = (await client.get(f"{url}/log", params={"limit": 500}, headers=headers)).json()
+        seen = log["events"]
+        while log["more"]:
+            log = (await client.get(f"{url}/log", params={"limit": 500, "after": log["next"]},
+                                    headers=headers)).json()
+            seen += log["events"]
+        assert events == seen
+    problem(await client.get(f"{url}/history/{version + 1}"), 404, "unknown-version")
+    problem(await client.get(f"{url}/history/0", headers=bearer("x" * 43)), 401, "invalid-token")
+
+
+async def test_a_running_game_shows_each_seat_only_its_own_past(client: httpx.AsyncClient) -> None:
+    created = (await client.post("/v1/games", json={"players": 2, "seed": 4})).json()
+    url = f"/v1/games/{created['id']}"
+    tokens = [seat["token"] for seat in created["seats"]]
+    for _ in range(6):
+        view = (await client.get(url)).json()
+        seat = view["awaiting"][0]
+        action = (await client.get(f"{url}/actions", headers=bearer(tokens[seat]))).json()["actions"][0]
+        assert (await client.post(f"{url}/actions", json=action, headers=bearer(tokens[seat]))).status_code == 200
+    for seat, token in enumerate(tokens):
+        entry = (await client.get(f"{url}/history/3", headers=bearer(token))).json()
+        assert entry["view"]["seat"] == seat and entry["finished"] is False
+    spectator = (await client.get(f"{url}/history/3")).json()["view"]
+    assert spectator["seat"] is None
+    assert all(player["coins"] is None for player in spectator["players"])
+    problem(await client.get(f"{url}/record"), 409, "game-not-finished")
+
+
+async def test_a_seats_history_does_not_show_another_seats_secrets(engine: Engine) -> None:
+    """Perturb a copy: everything hidden from seat A drawn again (other seats' coins and
+    deeds, every deck's order, the RNG); seat A's history and the spectator's stay the same,
+    while seat B's changes (the perturbation is real)."""
+    service = service_of(engine)
+    record, _ = corpus_record(engine, 2)  # 4 players
+    created = await service.imports.create(record)
+    stored = await service.games.load(created.id)
+    timeline = await service.history.timeline(stored)
+    a, b = [seat for seat, token in enumerate(created.tokens) if token][:2]
+    seat_a = await caller(service, created.id, created.tokens[a])
+    seat_b = await caller(service, created.id, created.tokens[b])
+    spectator = await caller(service, created.id)
+    versions = range(0, stored.version + 1, 7)
+    before = {(v, who.seat): await service.history.at(who, v) for v in versions for who in (seat_a, seat_b, spectator)}
+    rnd = random.Random(0)
+    for v in versions:
+        copy = engine.determinize(service.history.state(timeline, v), a, rnd)
+        timeline.states[v] = zlib.compress(engine.dumps(copy), 1)
+    timeline.views.clear()
+    changed = 0
+    for v in versions:
+        assert await service.history.at(seat_a, v) == before[v, a], v
+        assert await service.history.at(spectator, v) == before[v, None], v
+        changed += await service.history.at(seat_b, v) != before[v, b]
+    assert changed > len(versions) // 2
+
+
+@pytest.mark.parametrize("tamper", ["missing-plugin", "other-version", "tampered-action", "bad-format",
+                                    "other-format-version", "other-result", "not-json"])
+async def test_refused_imports_store_nothing(app: Litestar, client: httpx.AsyncClient, engine: Engine,
+                                             tamper: str) -> None:
+    record, _ = corpus_record(engine, 1)
+    data: Any = msgspec.to_builtins(record)
+    expected = {"missing-plugin": "record-plugins", "other-version": "record-plugins",
+                "tampered-action": "record-not-replayable", "bad-format": "bad-record",
+                "other-format-version": "bad-record", "other-result": "record-not-replayable",
+                "not-json": "bad-request"}[tamper]
+    if tamper == "missing-plugin":
+        data["plugins"]["fan-expansion"] = "1.0.0"
+    elif tamper == "other-version":
+        data["plugins"]["basegame"] = "99.0.0"
+    elif tamper == "tampered-action":
+        action = data["actions"][len(data["actions"]) // 2]
+        action["option"] = "nowhere"
+    elif tamper == "bad-format":
+        data["format"] = "some-other-game"
+    elif tamper == "other-format-version":
+        data["format_version"] = 2
+    elif tamper == "other-result":
+        data["result"]["winners"] = [w + 1 for w in data["result"]["winners"]]
+    before = await _game_count(app)
+    if tamper == "not-json":
+        answer = await client.post("/v1/games/import", content=b'{"format": ',
+                                   headers={"content-type": "application/json"})
+    else:
+        answer = await client.post("/v1/games/import", json=data)
+    status = {"bad-request": 400, "bad-record": 422, "record-plugins": 409, "record-not-replayable": 409}[expected]
+    found = problem(answer, status, expected)
+    if tamper in ("missing-plugin", "other-version"):
+        assert ("fan-expansion" if tamper == "missing-plugin" else "basegame 99.0.0") in found["detail"]
+    if tamper == "tampered-action":
+        assert "nowhere" in found["detail"]
+    assert await _game_count(app) == before
+
+
+async def _game_count(app: Litestar) -> int:
+    store = app.state.service.store
+    if isinstance(store, MemoryStore):
+        return len(store._games)
+    settings = app.state.settings
+    keys = 0
+    if settings.redis_mode == "standalone":
+        redis = Redis.from_url(settings.redis_url)
+        keys = len(redis.keys("game:*"))
+        redis.close()
+    return keys
+
+
+async def test_import_then_record_over_http(client: httpx.AsyncClient, engine: Engine) -> None:
+    record, _ = corpus_record(engine, 0)
+    imported = await client.post("/v1/games/import", json=msgspec.to_builtins(record))
+    assert imported.status_code == 201, imported.text
+    game = imported.json()
+    assert game["status"] == "finished" and imported.headers["location"] == f"/v1/games/{game['id']}"
+    assert imported.headers["cache-control"] == "private, no-store"
+    exported = await client.get(f"/v1/games/{game['id']}/record")
+    assert exported.status_code == 200, exported.text
+    again = exported.json()
+    assert "token" not in exported.text and "hash" not in exported.text
+    assert again["actions"][0]["time"] is None  # the record had no times: none is made up
+    assert [a["option"] for a in again["actions"]] == [a.option for a in record.actions]
+    assert again["result"] == msgspec.to_builtins(record.result)
+
+
+async def test_bots_seats_are_bots_again_once_imported(engine: Engine) -> None:
+    service = service_of(engine)
+    created = await service.seats.create(GameConfig(players=2, seed=9),
+                                         Seating(seats=[("bot", None, "random"), ("bot", "Rob", "greedy")]))
+    assert await play_bots(service) > 0  # a bot worker's moves, to the end
+    stored = await service.games.load(created.id)
+    assert stored.finished
+    record = await service.history.record(await caller(service, created.id))
+    assert [(s.kind, s.bot) for s in record.seats] == [("bot", "random"), ("bot", "greedy")]
+    assert all(a.time is not None for a in record.actions)
+    again = await service.imports.create(record)
+    assert again.tokens == [None, None]
+    assert [(s["kind"], s["name"]) for s in again.seats] == [("bot", record.seats[0].name), ("bot", "Rob")]
+
+
+# -- darkroad record verify / export ---------------------------------------------------------
+
+runner = CliRunner()
+
+
+def test_record_verify_prints_the_final_score_table(engine: Engine, tmp_path: Path) -> None:
+    record, _ = corpus_record(engine, 2)
+    good = tmp_path / "good.json"
+    good.write_bytes(msgspec.json.encode(record))
+    result = runner.invoke(cli.app, ["record", "verify", str(good)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "replays exactly" in result.output
+    for line in record.result.score if record.result else []:
+        assert str(line["total"]) in result.output
+    tampered = msgspec.to_builtins(record)
+    tampered["actions"][10]["option"] = "nowhere"
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(msgspec.json.encode(tampered))
+    result = runner.invoke(cli.app, ["record", "verify", str(bad)])
+    assert result.exit_code == 1
+    assert "record-not-replayable" in result.output and "nowhere" in result.output
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    assert runner.invoke(cli.app, ["record", "verify", str(broken)]).exit_code == 1
+
+
+async def test_record_export_writes_the_games_record(engine: Engine, redis_url: str, tmp_path: Path) -> None:
+    store = RedisStore.from_url(redis_url)
+    async with store:
+        service = GameService(engine, store, Settings(redis_url=redis_url), Metrics())
+        created = await service.seats.create(GameConfig(players=2, seed=6),
+                                             Seating(seats=[("bot", "Ann", "greedy"), ("bot", None, "random")]))
+        await play_bots(service)
+        running = await service.seats.create(GameConfig(players=2, seed=6))
+        service.close()
+        want = msgspec.json.encode(await service.history.record(await caller(service, created.id)))
+    target = tmp_path / "game.json"
+    result = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", created.id, "--redis-url", redis_url,
+                                                              "--output", str(target)])
+    assert result.exit_code == 0, result.output
+    assert msgspec.json.decode(target.read_bytes()) == msgspec.json.decode(want)
+    assert runner.invoke(cli.app, ["record", "verify", str(target)]).exit_code == 0
+    refused = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", running.id, "--redis-url",
+                                                               redis_url, "--output", str(tmp_path / "r.json")])
+    assert refused.exit_code == 1 and "still being played" in refused.output
+
+
+async def test_changes_of_seats_survive_export_and_import(engine: Engine) -> None:
+    """A join is a version of its own in the record (`seat_change`, with its events): the
+    imported game has the same state at every version, and its history reads (the log lacks
+    the lobby's events, which the record does not carry)."""
+    service = service_of(engine)
+    created = await service.seats.create(GameConfig(players=2, seed=21), Seating(seats=[("human", "Ann", None),
+                                                                                        ("open", None, None)]))
+    joined = await service.seats.join(created.id, 1, "Bo")
+    tokens = [created.tokens[0] or "", joined.token]
+    rnd = random.Random(21)
+    while True:
+        stored = await service.games.load(created.id)
+        if stored.finished:
+            break
+        game = service.games.game(stored)
+        seat = rnd.choice(engine.awaiting(game))
+        action = rnd.choice(engine.legal_actions(game, seat))
+        await service.acting.act(created.id, tokens[seat], action, None, None)
+    record = await service.history.record(await caller(service, created.id))
+    changes = [a for a in record.actions if a.type == records.SEAT_CHANGE]
+    assert [(a.version, a.seat, a.option, a.events) for a in changes] == [(1, 1, "joined", 2)]
+    assert [(s.kind, s.name) for s in record.seats] == [("human", "Ann"), ("human", "Bo")]
+    again = await service.imports.create(records.parse(msgspec.json.encode(record)))
+    original = await service.history.timeline(await service.games.load(created.id))
+    imported = await service.history.timeline(await service.games.load(again.id))
+    assert timeline_states(imported) == timeline_states(original)
+    for version in (0, 1, 2, stored.version):
+        entry = msgspec.json.decode(await service.history.at(await caller(service, again.id, again.tokens[1]), version))
+        assert entry["view"]["version"] == version and entry["view"]["seat"] == 1
+    # Before the join, the original game was waiting, its seat 1 open.
+    before = msgspec.json.decode(await service.history.at(await caller(service, created.id), 0))["view"]
+    assert before["status"] == "waiting" and before["seats"][1]["kind"] == "open"
