@@ -163,10 +163,10 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
         return "declared"
     if automated(game) != noted[3]:
         return "automated"
-    if game.active != seat or engine.awaiting(game) != [seat]:
-        return "passed"
     if hidden(engine, game, seat) != noted[2]:
         return "revealed"
+    if game.active != seat or engine.awaiting(game) != [seat]:
+        return "passed"
     return ""
 
 
