@@ -249,14 +249,15 @@ def seat_change_record(kind: str, seat: int, events: int) -> bytes:
 def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any]]) -> Game:
     """The game again from its config and its action list (``GameStore.actions``, decoded):
     ``Engine.replay`` that also counts the changes of seats (a version each, and their events)."""
-    game = engine.replay(config, [])
-    for record in records:
-        if "seat_change" in record:
-            game.version += 1
-            game.events += int(record["events"])
-        else:
-            engine.apply(game, engine.action_from_json(record))
-    return game
+
+    def seat_change(game: Game, record: dict[str, Any]) -> bool:
+        if "seat_change" not in record:
+            return False
+        game.version += 1
+        game.events += int(record["events"])
+        return True
+
+    return engine.replay(config, records, other=seat_change)
 
 
 # -- the lobby's events, documented with the engine's (``darkroad.api.http.openapi``) ---------
