@@ -14,10 +14,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import OpenAPIType
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
 
@@ -26,7 +24,7 @@ from darkroad.api.app.service import GameService
 from darkroad.api.app.values import ActResult, Seating
 from darkroad.api.http.actions import SubmitActionOperation, act_headers, submit
 from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
-from darkroad.api.http.guards import DEPENDENCIES, MAX_IDEMPOTENCY_KEY, expected_versions, if_none_match
+from darkroad.api.http.guards import DEPENDENCIES, expected_versions, if_none_match
 from darkroad.api.http.guards import idempotency_key as checked_key
 from darkroad.api.http.params import (
     ACT,
@@ -35,11 +33,13 @@ from darkroad.api.http.params import (
     CREATES,
     ETAG,
     GAMES,
+    IDEMPOTENT_REPLAYED,
     MAX_LISTING_PAGE,
     READ,
     SECRET,
     GameId,
     encoded,
+    idempotency_key_header,
     location,
 )
 from darkroad.api.http.problems import problem_responses
@@ -228,13 +228,7 @@ class GamesController(Controller):
         response_headers=[
             ETAG,
             CACHE_CONTROL,
-            ResponseHeader(
-                name="Idempotent-Replayed",
-                value="true",
-                documentation_only=True,
-                required=False,
-                description="`true` when this is the recorded answer to an earlier request with this key.",
-            ),
+            IDEMPOTENT_REPLAYED,
         ],
         responses=problem_responses(
             "bad-request",
@@ -274,17 +268,7 @@ class GamesController(Controller):
         summary="Undo my last action",
         status_code=200,
         security=ACT,
-        response_headers=[
-            ETAG,
-            CACHE_CONTROL,
-            ResponseHeader(
-                name="Idempotent-Replayed",
-                value="true",
-                documentation_only=True,
-                required=False,
-                description="`true` when this is the recorded answer to an earlier request with this key.",
-            ),
-        ],
+        response_headers=[ETAG, CACHE_CONTROL, IDEMPOTENT_REPLAYED],  # those of an action
         responses=problem_responses(
             "bad-request",
             "missing-token",
@@ -313,17 +297,9 @@ class GamesController(Controller):
         ] = None,
         idempotency_key: Annotated[
             str | None,
-            HeaderParameter(
-                name="Idempotency-Key",
-                description="A unique key per intended undo: a retry with the same key returns the first answer "
-                "and does not undo twice (remembered for a day).",
-                # Checked by the handler, as on actions (the same problem).
-                schema_extra={
-                    "one_of": None,
-                    "type": OpenAPIType.STRING,
-                    "min_length": 1,
-                    "max_length": MAX_IDEMPOTENCY_KEY,
-                },
+            idempotency_key_header(
+                "A unique key per intended undo: a retry with the same key returns the first answer "
+                "and does not undo twice (remembered for a day)."
             ),
         ] = None,
     ) -> Response[GameView]:
