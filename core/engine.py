@@ -104,6 +104,9 @@ class Engine:
             self.steps[step.kind] = step
             self._run_steps[step.kind] = PluginStep(step, name)
         self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
+        self.undo_seen: tuple[Any, ...] | None = None
+        """What :mod:`undo` found hidden after the last undoable action (a weak reference to
+        its game, the version, the seat): the next action's starting point, not built again."""
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
         (the testing kit's :class:`HookRecorder`)."""

@@ -51,6 +51,7 @@ games exactly. The restored game keeps counting versions and events forward, and
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -97,17 +98,11 @@ def hidden(engine: Engine, game: Game, seat: int) -> list[Any]:
     most actions: a face-down deck by its size and its two ends (a card leaves a deck or
     joins it at an end), the rest by value."""
     b = game.board
-    out: list[Any] = []
-    for deck in (b.hero_deck, b.companion_deck, b.deed_deck, *b.events.values()):
-        out += (len(deck), deck[0], deck[-1]) if deck else (0,)
-    for stack in b.commission_stacks.values():
-        out += (len(stack), stack[1], stack[-1]) if len(stack) > 1 else (len(stack),)
-    for p in game.players:
-        if p.seat != seat:
-            out += (p.coins, p.deeds[:], _encode(p.extra) if p.extra else None)
-    for t in game.stack:
-        if t.data and t.seat != -1 and t.seat != seat:
-            out.append(_encode(t.data))
+    decks = [b.hero_deck, b.companion_deck, b.deed_deck, *b.events.values()]
+    out: list[Any] = [(len(d), d[0], d[-1]) if d else 0 for d in decks]
+    out += [(len(s), s[1], s[-1]) if len(s) > 1 else len(s) for s in b.commission_stacks.values()]
+    out += [(p.coins, p.deeds[:], p.extra and _encode(p.extra)) for p in game.players if p.seat != seat]
+    out += [_encode(t.data) for t in game.stack if t.data and t.seat != -1 and t.seat != seat]
     if b.extra:
         out.append(_encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]))
     return out
@@ -129,7 +124,14 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
         return "simultaneous", [], [], b""
     if not own_turn:
         return "not-your-turn", [], [], b""
-    return "", list(game.rng), hidden(engine, game, action.seat), automated(game)
+    # What track() found hidden after this seat's last action, if that made this very version
+    # of this very game: the same, without building it again (most actions follow an undoable one).
+    seen = engine.undo_seen
+    if seen is not None and seen[0]() is game and seen[1] == game.version and seen[2] == action.seat:
+        before = seen[3]
+    else:
+        before = hidden(engine, game, action.seat)
+    return "", list(game.rng), before, automated(game)
 
 
 def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> None:
@@ -141,6 +143,7 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
         return
     seat = action.seat
     before = game.version - 1
+    engine.undo_seen = None
     reason = noted[0] or checkpoint_reason(engine, game, seat, noted, ctx)
     if reason:
         turn[TURN_KEY] = {"seat": seat, "at": game.version, "checkpoint": reason}
@@ -150,6 +153,7 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
     if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
         versions = list(chain.get("versions", ()))  # none after a checkpoint
     turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": [*versions, before]}
+    engine.undo_seen = (weakref.ref(game), game.version, seat, noted[2])  # unchanged: what is hidden now
 
 
 def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: Ctx) -> str:
