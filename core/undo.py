@@ -94,9 +94,9 @@ the RNG state, what is hidden from the acting seat and the automated seats' stat
 
 def hidden(engine: Engine, game: Game, seat: int) -> list[Any]:
     """What ``seat``'s view leaves out (but the RNG), as a value to compare: an action that
-    changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs twice on
-    most actions: a face-down deck by its size and its two ends (a card leaves a deck or
-    joins it at an end), the rest by value."""
+    changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs on most
+    actions: a face-down deck by its size and its two ends (a card leaves a deck or joins it
+    at an end), the rest by value."""
     b = game.board
     decks = [b.hero_deck, b.companion_deck, b.deed_deck, *b.events.values()]
     out: list[Any] = [(len(d), d[0], d[-1]) if d else 0 for d in decks]
@@ -240,8 +240,7 @@ def replay(engine: Engine, game: Game, records: Iterable[Any], apply: Callable[[
     undos (each restoring a position kept while replaying; only the positions undos return
     to are kept), other actions with ``apply``, and with ``other`` a service's own records."""
     records = list(records)
-    targets = {int(r.option if isinstance(r, Action) else r.get("option", -1)) for r in records
-               if (r.type if isinstance(r, Action) else r.get("type") if isinstance(r, dict) else None) == UNDO}
+    targets = {_restores(r) for r in records} - {None}
     kept: dict[int, Game] = {}
     for record in records:
         if game.version in targets:
@@ -260,6 +259,15 @@ def replay(engine: Engine, game: Game, records: Iterable[Any], apply: Callable[[
         else:
             apply(game, action)
     return game
+
+
+def _restores(record: Any) -> int | None:
+    """The version an undo record returns to (``None``: another record)."""
+    if isinstance(record, Action):
+        return int(record.option) if record.type == UNDO else None
+    if isinstance(record, dict) and record.get("type") == UNDO:
+        return int(record["option"])
+    return None
 
 
 def position(engine: Engine, game: Game) -> str:
