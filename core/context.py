@@ -54,6 +54,8 @@ class Ctx:
         self.settled: dict[int, list[Any]] | None = None
         """The options (seat -> options) of the decision the game settled at, as far as the
         engine worked them out (for the engine's memo)."""
+        self.checkpoints: list[str] = []
+        """Why this action was declared a checkpoint (:meth:`checkpoint`)."""
 
     # -- hooks -----------------------------------------------------------------------
     def call(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> list[Any]:
@@ -101,6 +103,13 @@ class Ctx:
         g = self.game
         self.events.append(Event(n=g.events, type=type, seat=seat, private_to=seat if private else None, data=data))
         g.events += 1
+
+    def checkpoint(self, why: str) -> None:
+        """Declare the action resolving now a checkpoint: its seat cannot undo it, nor
+        anything before it (core/undo.py). The engine finds chance, private events and
+        revealed cards itself; this is for what only a plugin knows (a secret it keeps in
+        a form the engine does not look at). ``why`` is for the logs of the plugin author."""
+        self.checkpoints.append(why)
 
     # -- randomness ----------------------------------------------------------------
     def roll(self, sides: int = 6) -> int:

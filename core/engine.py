@@ -20,12 +20,12 @@ import sys
 import threading
 import traceback
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from . import caravan, districts, effects, rules, scoring
+from . import caravan, districts, effects, rules, scoring, undo
 from .actions import Action
 from .bots import Bot
 from .content import Component, Content, ContentError
@@ -164,6 +164,9 @@ class Engine:
             self.steps[step.kind] = step
             self._run_steps[step.kind] = PluginStep(step, name)
         self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
+        self.undo_seen: tuple[Any, ...] | None = None
+        """What :mod:`undo` found hidden after the last undoable action (a weak reference to
+        its game, the version, the seat): the next action's starting point, not built again."""
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
         (the testing kit's :class:`HookRecorder`)."""
@@ -221,7 +224,8 @@ class Engine:
                         owner[comp.id] = name
                         comps.append(Component(comp.kind, comp.id, comp.name, comp.text, comp.data, name))
             taken = {s.kind: "the rules core" for s in CORE_STEPS}
-            taken |= {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)"}
+            taken |= {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)",
+                      undo.UNDO: "the rules core (undo)"}
             steps = self._unique("darkroad_steps", Step, "step kind", reject, taken, key="kind")
             bots = self._unique("darkroad_bots", Bot, "bot", reject)
             seat_kinds = self._unique("darkroad_seat_kinds", SeatKind, "seat kind", reject, taken={HUMAN: "the core"})
@@ -629,6 +633,7 @@ class Engine:
         task, step = self._answering(game, action)
         self.edited(game)  # whatever happens now, what was worked out about the game is old
         ctx = Ctx(self, game)
+        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES)
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
         if (type(step) is PluginStep and not step.logs_answer) or action.type == "companion" \
@@ -657,6 +662,7 @@ class Engine:
 
         self._guard(ctx, run)
         self._remember(ctx)
+        undo.track(self, game, action, noted, ctx)
         return ctx.events
 
     def withdraw(self, game: Game, action: Action, reason: str = "", plugin: str = "") -> tuple[Action, list[Event]]:
@@ -853,15 +859,42 @@ class Engine:
 
         return event_schema(self)
 
-    def replay(self, config: GameConfig, actions: Iterable[Action | dict[str, Any]]) -> Game:
-        """Rebuild a game from its config and applied actions."""
+    def replay(self, config: GameConfig, actions: Iterable[Action | dict[str, Any]],
+               other: Callable[[Game, Any], bool] | None = None) -> Game:
+        """Rebuild a game from its config and its action list: answers, withdrawn answers
+        and undos. ``other(game, record)`` applies a record that is not an action (a service's
+        own, such as a change of seats) and returns ``True``, else ``False``."""
         game, _ = self.create(GameConfig(**{**self.serde.unstructure(config), "plugins": {}}))
-        for a in actions:
-            action = a if isinstance(a, Action) else self.action_from_json(a)
-            if action.type == WITHDRAWN:  # an answer a plugin failed to resolve, withdrawn
-                kind, _, option = action.option.partition(":")
-                self.withdraw(game, Action(kind, action.seat, option))
-            else:
-                self.apply(game, action)
-        return game
+        return undo.replay(self, game, actions, self._replay_action, other)
 
+    def _replay_action(self, game: Game, action: Action) -> None:
+        if action.type == WITHDRAWN:  # an answer a plugin failed to resolve, withdrawn
+            kind, _, option = action.option.partition(":")
+            self.withdraw(game, Action(kind, action.seat, option))
+        else:
+            self.apply(game, action)
+
+    # -- undo (core/undo.py explains the rule) ---------------------------------------------
+    def undo_refusal(self, game: Game, seat: int) -> str | None:
+        """Why ``seat`` cannot undo now (a checkpoint, not its action, nothing to undo), or
+        ``None`` when it can: then :meth:`undo` takes back its last action."""
+        return undo.refusal(game, seat)
+
+    def undo(self, game: Game, seat: int, actions: Sequence[Action | dict[str, Any]] | Callable[[int], Game],
+             ) -> tuple[Game, Action, list[Event]]:
+        """Take back ``seat``'s last undoable action: the game as it was before it, RNG
+        included, rebuilt by replay (``game`` is not changed). ``actions``: the game's action
+        list (as :meth:`replay` takes it), or a function giving the game at an earlier
+        version. The new game counts on from ``game`` (version + 1, its events after
+        ``game``'s, a public ``undone`` event naming the versions taken back). Returns it, the
+        action to record in the action list (``type`` ``undo``, which :meth:`replay` reads)
+        and the events. Raises :class:`~darkroad.core.undo.CannotUndo` with the reason."""
+        k = undo.target(game, seat)
+        earlier = actions(k) if callable(actions) else self.replay(game.config, list(actions)[:k])
+        return undo.restore(self, game, seat, earlier)
+
+    def position(self, game: Game) -> str:
+        """SHA-256 of ``game``'s position: its state, RNG included, but the version, the event
+        count and the undo chain (undoing an action and taking it again gives the position
+        taking it once gives)."""
+        return undo.position(self, game)

@@ -49,6 +49,13 @@ class GameFinished(IllegalAction):
     code = "game-finished"
 
 
+class CannotUndo(IllegalAction):
+    """The seat has nothing it may undo now: its last action is a checkpoint, the game's last
+    move is not its action, or there is nothing (the reason says which; core/undo.py)."""
+
+    code = "cannot-undo"
+
+
 class PluginError(DarkroadError):
     """A plugin raised, returned a wrong type or broke an invariant."""
 

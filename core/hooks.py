@@ -125,6 +125,7 @@ class PluginStep(Step):
         self.inside_gain = step.inside_gain  # type: ignore[misc]
         self.begins_phase = step.begins_phase  # type: ignore[misc]
         self.engages = step.engages  # type: ignore[misc]
+        self.checkpoint = step.checkpoint  # type: ignore[misc]
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -137,6 +138,8 @@ class PluginStep(Step):
 
     def run(self, ctx: Ctx, task: Task) -> None:
         ctx.answered.add(self.plugin)
+        if self.checkpoint:
+            ctx.checkpoint(f"step {self.kind!r} ran")
         self._guard("run", lambda: self.step.run(ctx, task))
 
     def seats(self, ctx: Ctx, task: Task) -> Sequence[int]:
@@ -151,6 +154,8 @@ class PluginStep(Step):
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         ctx.answered.add(self.plugin)
+        if self.checkpoint:
+            ctx.checkpoint(f"step {self.kind!r} answered")
         self._guard("choose", lambda: self.step.choose(ctx, task, seat, option))
 
     def describe(self, ctx: Ctx, task: Task) -> str:

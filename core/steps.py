@@ -46,6 +46,10 @@ class Step:
     """A plugin's decision whose ``choose`` emits an event naming the answer itself: the
     engine then leaves out its ``answered`` event (which otherwise logs every answer to a
     plugin's decision, private to the seat)."""
+    checkpoint: ClassVar[bool] = False
+    """Running or answering this step makes the action a checkpoint: the acting seat cannot
+    undo it, nor anything before it (core/undo.py). The engine finds chance, private events
+    and revealed cards itself; set this for what only the step knows."""
     engages: ClassVar[tuple[str, ...]] = ()
     """Keys of the task's data naming a card this pending step has engaged (the hero being
     sold to at the Ringway Inn): the card stays where it is but is not available to anything

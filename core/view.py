@@ -19,6 +19,7 @@ from .goods import good_type
 from .rules import DISTRICTS
 from .seats import HUMAN
 from .storage import Packer, StorageSpec
+from .undo import available as undo_available
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -120,6 +121,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
         "start_seat": game.start_seat,
         "seat": seat,
         "awaiting": decision["seats"] if decision else [],
+        "undo_available": undo_available(game, seat),
         "decision": decision,
         "config": {"players": game.config.players, "variants": dict(game.config.variants),
                    # Every installed seat kind: its seat in this game, or null.
@@ -310,6 +312,10 @@ EVENTS: dict[str, EventType] = {
     "travel_die_taken": E("A seat took a travel die.", {
         "die": _d(INT, "The die's value."), "face": _d(INT, "The event card face applied (value plus bonuses).")}),
     "turn_started": E("A seat's turn started.", {"round": INT}),
+    "undone": E("A seat took back its last action (core/undo.py): the game is again as it was at version "
+                "`restored`, counted on as a new version. Followers refresh their view.", {
+        "versions": _d(INTS, "The versions taken back, oldest first."),
+        "restored": _d(INT, "The version whose position the game is in again.")}),
     "upgrade_gained": E("A seat gained a wagon upgrade.", {"upgrade": STR}),
     "wheel_rotated": E("The market wheel rotated.", {"at_5": _d(STR, "The good type now worth 5 coins.")}),
     # -- the built-in plugins (their modules emit these) ----------------------------------------

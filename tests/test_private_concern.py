@@ -765,6 +765,8 @@ def test_a_game_stored_before_the_seat_kind_plugin_loads_and_plays_on(engine):
     # played before, has no count for it; the replay counts its one, and nobody else's.
     counts = replayed["board"]["extra"]["_deeds"].pop("full_deliveries")
     assert counts == [0, 1, 0] and "full_deliveries" not in stored_state["board"]["extra"]["_deeds"]
+    # Since issue 22 the engine keeps the undo chain in the turn's bookkeeping (core/undo.py).
+    assert "undo" not in stored_state["turn"] and replayed["turn"].pop("undo")["at"] == again.version
     assert stored_state == replayed
     assert concern_of(game.players[1]) == stored["players"][1]["concern"] and game.players[1].kind == KIND
     assert engine.view(game, 0)["config"]["private_concern"] == 1

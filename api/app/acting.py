@@ -26,7 +26,8 @@ from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import COMMIT_RECORD_TTL, GameRepository
 from darkroad.api.app.values import ActResult, Expected, admits
 from darkroad.api.store.base import Commit, IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
-from darkroad.core import Action, errors
+from darkroad.core import Action, Event, Game, errors
+from darkroad.core.undo import UNDO
 
 _encode = msgspec.json.encode
 
@@ -178,6 +179,36 @@ class Acting:
             raise errors.PluginError(f"{exc.reason}; this answer is withdrawn from the decision (the game is now at "
                                      f"version {withdrawn})", plugin=exc.plugin) from exc
 
+    async def undo(
+        self, game_id: str, token: str, expected: Expected | None, idempotency_key: str | None
+    ) -> ActResult:
+        """Take back the last action of the seat of ``token`` (``Engine.undo``, core/undo.py):
+        a commit like an action (version + 1, recorded in the action list as an ``undo``), on
+        one of the ``expected`` versions (or the current one), once per ``idempotency_key``.
+        ``cannot-undo`` with the reason when the seat has nothing it may undo; a seat a bot
+        plays is refused as its actions are (``seat-replaced``). The turn clock is left as it
+        is: an undo is no action of the seat's."""
+        cached = self.games.cache.peek(game_id)
+        seat = None if cached is None else seat_or_none(token, cached.token_hashes)
+        if seat is None:  # not cached, or a token newer than the cached game's: ask the store
+            seat = seat_of(token, (await self.games.load(game_id)).token_hashes)
+        return await self.act(game_id, token, Action(UNDO, seat, ""), expected, idempotency_key)
+
+    async def _undone(self, game_id: str, cached: CachedGame, seat: int) -> tuple[Game, bytes, list[Event]]:
+        """The undo of ``seat``'s last undoable action of ``cached`` (not changed): the game
+        before it, rebuilt by replaying the stored action list up to it."""
+        game = cached.game
+        reason = self.engine.undo_refusal(game, seat)
+        if reason is not None:
+            raise errors.CannotUndo(reason)
+        records = [msgspec.json.decode(record) for record in await self.games.store.actions(game_id)]
+
+        def earlier(version: int) -> Game:
+            return lobbies.replay(self.engine, game.config, records[:version])
+
+        undone, record, events = self.engine.undo(game, seat, earlier)
+        return undone, self.engine.encode(record), events
+
     async def _act(self, request: _Request) -> ActResult:
         """:meth:`act`, apart from withdrawing an answer a plugin failed to resolve: on the
         cached game first, then on the stored one, again while the commits find it stale."""
@@ -255,12 +286,18 @@ class Acting:
                     f"(POST .../seats/{seat}/reclaim) to act again.",
                 )
         expected = game.version
-        events = self.engine.apply(game, action)
-        if lobby is not None and lobby.turn_timeout is not None:
-            lobby = lobby.copy()
-            lobby.track(self.engine.awaiting(game), seat, self.games.clock())
+        if action.type == UNDO:  # a new game object: the stored one rebuilt, cached left as it was
+            game, applied, events = await self._undone(request.game_id, cached, seat)
+            lobby = None  # the turn clock unchanged
         else:
-            lobby = None  # unchanged
+            events = self.engine.apply(game, action)
+            # The client's label is not stored (replay needs only type, seat and option).
+            applied = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
+            if lobby is not None and lobby.turn_timeout is not None:
+                lobby = lobby.copy()
+                lobby.track(self.engine.awaiting(game), seat, self.games.clock())
+            else:
+                lobby = None  # unchanged
         # A minimal answer needs no view at all (a record keeps none: a retry rebuilds it).
         view = b"" if request.minimal else self.reading.view_of(game, seat, lobby or cached.lobby)
         record = None
@@ -268,8 +305,6 @@ class Acting:
             since = None if lobby is None else [record.since for record in lobby.seats]
             small = SmallRecord(fingerprint_of(request.fingerprint), game.version, seat, since)
             record = IdempotencyRecord(request.record_key, _pack_record(small), self.games.settings.idempotency_ttl)
-        # The client's label is not stored (replay needs only type, seat and option).
-        applied = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
         outcome, stored = await self.games.commit(
             request.game_id, cached, game, applied, events, record, expected=expected, lobby=lobby
         )

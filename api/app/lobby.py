@@ -265,14 +265,18 @@ def seat_change_record(kind: str, seat: int, events: int) -> bytes:
 def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any]]) -> Game:
     """The game again from its config and its action list (``GameStore.actions``, decoded):
     ``Engine.replay`` that also counts the changes of seats (a version each, and their events)."""
-    game = engine.replay(config, [])
-    for record in records:
-        if "seat_change" in record:
-            game.version += 1
-            game.events += int(record["events"])
-        else:  # an entry's commit time is the game record's, not the action's
-            engine.apply(game, engine.action_from_json({key: value for key, value in record.items() if key != "time"}))
-    return game
+
+    def seat_change(game: Game, record: dict[str, Any]) -> bool:
+        if "seat_change" not in record:
+            return False
+        game.version += 1
+        game.events += int(record["events"])
+        return True
+
+    # An entry's commit time is the game record's, not the action's.
+    actions = (record if "seat_change" in record else {k: v for k, v in record.items() if k != "time"}
+               for record in records)
+    return engine.replay(config, actions, other=seat_change)
 
 
 # -- the lobby's events, documented with the engine's (``darkroad.api.http.openapi``) ---------

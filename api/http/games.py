@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
@@ -26,7 +25,8 @@ from darkroad.api.app.values import CreatedGame as Created
 from darkroad.api.app.values import Seating
 from darkroad.api.http.actions import SubmitActionOperation, Submitted, act_headers, submit
 from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
-from darkroad.api.http.guards import DEPENDENCIES, if_none_match
+from darkroad.api.http.guards import DEPENDENCIES, expected_versions, if_none_match
+from darkroad.api.http.guards import idempotency_key as checked_key
 from darkroad.api.http.params import (
     ACT,
     CACHE_CONTROL,
@@ -34,11 +34,13 @@ from darkroad.api.http.params import (
     CREATES,
     ETAG,
     GAMES,
+    IDEMPOTENT_REPLAYED,
     MAX_LISTING_PAGE,
     READ,
     SECRET,
     GameId,
     encoded,
+    idempotency_key_header,
     location,
 )
 from darkroad.api.http.problems import problem_responses
@@ -216,13 +218,7 @@ class GamesController(Controller):
         response_headers=[
             ETAG,
             CACHE_CONTROL,
-            ResponseHeader(
-                name="Idempotent-Replayed",
-                value="true",
-                documentation_only=True,
-                required=False,
-                description="`true` when this is the recorded answer to an earlier request with this key.",
-            ),
+            IDEMPOTENT_REPLAYED,
         ],
         responses=problem_responses(
             "bad-request",
@@ -262,6 +258,66 @@ class GamesController(Controller):
         service: GameService = request.app.state.service
         answer = await submit(service, request.path_params["game_id"], request.scope, request.receive)
         return _handler_answer(answer)
+
+    @post(
+        "/{game_id:str}/undo",
+        operation_id="undoAction",
+        summary="Undo my last action",
+        status_code=200,
+        security=ACT,
+        response_headers=[ETAG, CACHE_CONTROL, IDEMPOTENT_REPLAYED],  # those of an action
+        responses=problem_responses(
+            "bad-request",
+            "missing-token",
+            "invalid-token",
+            "unknown-game",
+            "stale-version",
+            "cannot-undo",
+            "game-finished",
+            "game-not-started",
+            "seat-replaced",
+            "idempotency-key-reused",
+            *COMMITS,
+        ),
+    )
+    async def undo_action(
+        self,
+        game_id: GameId,
+        service: NamedDependency[GameService],
+        seat_token: NamedDependency[str],
+        if_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-Match",
+                description="Undo only if the game is still at this version (`ETag`); otherwise 409 `stale-version`.",
+            ),
+        ] = None,
+        idempotency_key: Annotated[
+            str | None,
+            idempotency_key_header(
+                "A unique key per intended undo: a retry with the same key returns the first answer "
+                "and does not undo twice (remembered for a day)."
+            ),
+        ] = None,
+    ) -> Response[GameView]:
+        """Take back the caller's last action of this turn; answers with the caller's new view.
+
+        Board Game Arena's rule, decided by the engine: a seat may undo its own actions of its
+        turn one by one, most recent first, back to the last *checkpoint*: an action that drew
+        on chance (a die, a card, a shuffle), revealed hidden information, told another seat
+        something privately, answered a decision on another seat's turn or one taken by several
+        seats at once, let an automated seat act, or passed the decision on. The view's
+        `undo_available` says whether this would succeed; otherwise it is `409 cannot-undo` with
+        the reason, and nothing changes.
+
+        An undo is a version of its own (the `ETag` goes up by one), recorded in the action
+        list, with a public `undone` event naming the versions taken back: followers refresh.
+        It does not restart the turn clock. A seat a bot plays cannot undo (`seat-replaced`),
+        nor, once reclaimed, take back the bot's moves.
+        """
+        key = checked_key(idempotency_key)
+        result = await service.acting.undo(game_id, seat_token, expected_versions(if_match), key)
+        return _handler_answer(result)
 
     @get(
         "/{game_id:str}/score",

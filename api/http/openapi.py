@@ -413,7 +413,7 @@ def _any_json_object(schema: Any) -> None:
 _READS = ("getGame", "listActions", "getLog", "streamEvents", "getScore")
 
 
-_ACTS = ("submitAction", "leaveSeat", "timeoutSeat", "reclaimSeat")
+_ACTS = ("submitAction", "undoAction", "leaveSeat", "timeoutSeat", "reclaimSeat")
 """Operations that need a seat token."""
 
 

@@ -7,9 +7,11 @@ from typing import Annotated, Any
 
 from litestar import Response
 from litestar.datastructures import ResponseHeader
-from litestar.params import PathParameter, QueryParameter
+from litestar.openapi.spec import OpenAPIType
+from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
 from darkroad.api.app.seats import GAME_ID_LENGTH, GAME_ID_PATTERN
+from darkroad.api.http.guards import MAX_IDEMPOTENCY_KEY
 from darkroad.api.http.problems import entity_tag
 
 GAMES = "/v1/games"
@@ -58,6 +60,26 @@ CACHE_CONTROL = ResponseHeader(
     description="`private, no-store` when the answer shows a seat's secrets (the request had its seat "
     "token): no cache may keep it.",
 )
+IDEMPOTENT_REPLAYED = ResponseHeader(
+    name="Idempotent-Replayed",
+    value="true",
+    documentation_only=True,
+    required=False,
+    description="`true` when this is the recorded answer to an earlier request with this key.",
+)
+
+
+def idempotency_key_header(description: str) -> HeaderParameter:
+    """An ``Idempotency-Key`` request header, checked by the handler (``guards.idempotency_key``,
+    the same problem as on actions) and documented as there: a string (absent, not null, when
+    there is none)."""
+    return HeaderParameter(
+        name="Idempotency-Key",
+        description=description,
+        schema_extra={"one_of": None, "type": OpenAPIType.STRING, "min_length": 1, "max_length": MAX_IDEMPOTENCY_KEY},
+    )
+
+
 def location(description: str) -> ResponseHeader:
     """The documented ``Location`` of a route's 201: the game's URL."""
     return ResponseHeader(

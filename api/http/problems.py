@@ -130,6 +130,14 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ),
         ProblemType("game-finished", 409, "Game finished", "The game is over; no more actions are accepted."),
         ProblemType(
+            "cannot-undo",
+            409,
+            "Cannot undo",
+            "The caller has nothing it may undo (`detail` says why): its last action is a checkpoint (it drew "
+            "on chance, revealed hidden information, passed the decision on, ...), the game's last move is not "
+            "the caller's action of this turn, or there is nothing to undo. Nothing changed.",
+        ),
+        ProblemType(
             "game-not-started",
             409,
             "Game not started",

@@ -552,6 +552,8 @@ class GameView(msgspec.Struct):
     start_seat: Seat
     seat: Annotated[Seat | None, _doc("The caller's seat; null for a spectator.")]
     awaiting: Annotated[list[int], _doc("Seats whose decision the game waits for.")]
+    undo_available: Annotated[bool, _doc("Whether the caller may take back its last action now "
+                                         "(`POST .../undo`); always false for a spectator.")]
     decision: Decision | None
     config: GameConfig
     board: Board

@@ -7,14 +7,12 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, post
 from litestar.di import NamedDependency
-from litestar.openapi.spec import OpenAPIType
-from litestar.params import HeaderParameter
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT
 
 from darkroad.api.app.seats import JOIN_IDEMPOTENCY_TTL
 from darkroad.api.app.service import GameService
 from darkroad.api.http.bodies import parse_model, read_body, require_json
-from darkroad.api.http.guards import DEPENDENCIES, MAX_IDEMPOTENCY_KEY
+from darkroad.api.http.guards import DEPENDENCIES
 from darkroad.api.http.guards import idempotency_key as checked_key
 from darkroad.api.http.params import (
     ACT,
@@ -28,6 +26,7 @@ from darkroad.api.http.params import (
     GameId,
     SeatNumber,
     encoded,
+    idempotency_key_header,
     location,
 )
 from darkroad.api.http.problems import problem_responses
@@ -73,20 +72,11 @@ class SeatsController(Controller):
         service: NamedDependency[GameService],
         idempotency_key: Annotated[
             str | None,
-            HeaderParameter(
-                name="Idempotency-Key",
-                description="A unique key per intended join: a retry with the same key and the same name "
+            idempotency_key_header(
+                "A unique key per intended join: a retry with the same key and the same name "
                 f"within {JOIN_IDEMPOTENCY_TTL // 60} minutes gets the seat again, with a fresh token (the "
                 "first answer's plays nothing any more): the key is a credential that long, keep it secret. "
-                "The same key with another name is `422 idempotency-key-reused`.",
-                # Checked by the handler, as on actions (the same problem), and documented as
-                # there: a string (absent, not null, when there is none).
-                schema_extra={
-                    "one_of": None,
-                    "type": OpenAPIType.STRING,
-                    "min_length": 1,
-                    "max_length": MAX_IDEMPOTENCY_KEY,
-                },
+                "The same key with another name is `422 idempotency-key-reused`."
             ),
         ] = None,
     ) -> Response[JoinedSeat]:

@@ -128,8 +128,10 @@ def asks_again(engine: Engine, game: Game, seat: int, kind: str) -> bool:
 
 
 def _position(game: Game) -> tuple[Any, ...]:
-    """What a position is, without the counters every action moves (version, events)."""
-    return (game.round, game.phase, game.active, game.players, game.board, game.stack, game.turn, game.rng)
+    """What a position is, without the counters every action moves (version, events, and the
+    undo chain the engine keeps in ``game.turn["undo"]``, which names versions)."""
+    turn = {k: v for k, v in game.turn.items() if k != "undo"}
+    return (game.round, game.phase, game.active, game.players, game.board, game.stack, turn, game.rng)
 
 
 def can_cycle(engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> bool:

@@ -79,6 +79,8 @@ def _games(engine: Engine) -> Iterator[tuple[str, str, Any]]:
         seats = [None, *range(len(game.players))]
         label = f"game(players={config.players}, seed={config.seed})"
         step = 0
+        played: list[Any] = []
+        undos = random.Random(-config.seed)
         while not game.finished:
             seat = rng.choice(engine.awaiting(game))
             actions = engine.legal_actions(game, seat)
@@ -88,7 +90,14 @@ def _games(engine: Engine) -> Iterator[tuple[str, str, Any]]:
                 yield (f"{label} actions[{seat}]@{game.version}", "ActionList",
                        {"version": game.version, "status": "active",
                         "actions": [engine.action_to_json(a) for a in actions]})
-            events += engine.apply(game, rng.choice(actions))
+            action = rng.choice(actions)
+            events += engine.apply(game, action)
+            played.append(action)
+            if undos.random() < 0.05 and engine.undo_refusal(game, seat) is None:
+                # Now and then undone and taken again: the same game goes on, with an `undone` event.
+                game, record, undone = engine.undo(game, seat, played)
+                events += undone + engine.apply(game, action)
+                played += [record, action]
             step += 1
         for viewer in seats:
             view = _view(engine, game, viewer)

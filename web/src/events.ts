@@ -93,6 +93,8 @@ const WORDS: Words = {
   travel_die_duplicated: (d, who, n) => `${n.component(n.companionOf(d.card))} copied a travel die ${d.value} for ${who}.`,
   travel_die_taken: (d, who) => `${who} took the travel die ${d.die}${d.face !== d.die ? ` (counting as ${d.face})` : ""}.`,
   turn_started: (d, who) => `${who}'s turn (round ${d.round}).`,
+  undone: (d, who) =>
+    `${who} took back ${d.versions.length === 1 ? "their last action" : `their last actions (versions ${d.versions[0]}–${d.versions[d.versions.length - 1]})`}.`,
   upgrade_gained: (d, who, n) => `${who} gained the wagon upgrade ${n.component(d.upgrade)}.`,
   upgrade_unused: (d, who, n) => `${n.component(d.upgrade)} did nothing for ${who}: ${d.reason}.`,
   wheel_rotated: (d, _who, n) => `The market wheel rotated: ${n.goodType(d.at_5)} is now worth $5.`,

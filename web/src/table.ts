@@ -5,7 +5,8 @@
 // If-Match and an Idempotency-Key. A game waiting for players shows its seats (and, to a visitor
 // without a token, a join form per open seat) until the stream says every seat is taken; a seat
 // awaited past the game's turn timeout may be handed to a bot by another player, and a player
-// whose seat a bot plays may take it back.
+// whose seat a bot plays may take it back. While the view says `undo_available`, an Undo button
+// (and Ctrl+Z) takes back the seat's last action (POST .../undo, If-Match and an Idempotency-Key).
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import {
   api, ApiError, asProblem, idempotencyKey, sleep,
@@ -52,6 +53,8 @@ function refusal(error: ApiError): string {
       return `Not yet: ${error.problem?.detail ?? error.message}`;
     case "game-started":
       return "The game has started: seats can no longer be left.";
+    case "cannot-undo":
+      return `Cannot undo: ${error.problem?.detail ?? error.message}`;
     default:
       return `The server refused the action: ${error.message}`;
   }
@@ -171,6 +174,16 @@ export class Table implements Seats {
 
   /** Submit ``action`` (If-Match: the version shown; retries keep the Idempotency-Key). */
   async act(action: Action): Promise<void> {
+    await this.commit(action);
+  }
+
+  /** Take back the seat's last action (while the view says it may: the engine decides). */
+  async undo(): Promise<void> {
+    if (this.view?.undo_available && this.me !== null) await this.commit(null);
+  }
+
+  /** Submit ``action``, or an undo (``null``), as :meth:`act` says. */
+  private async commit(action: Action | null): Promise<void> {
     const view = this.view;
     if (this.acting || !view) return;
     this.acting = true;
@@ -183,10 +196,12 @@ export class Table implements Seats {
       for (let attempt = 1; ; attempt++) {
         let answer;
         try {
-          answer = await this.client.POST("/v1/games/{game_id}/actions", {
-            params: { path: { game_id: this.gameId }, header },
-            body: action,
-          });
+          answer = action === null
+            ? await this.client.POST("/v1/games/{game_id}/undo", { params: { path: { game_id: this.gameId }, header } })
+            : await this.client.POST("/v1/games/{game_id}/actions", {
+              params: { path: { game_id: this.gameId }, header },
+              body: action,
+            });
         } catch (lost) {
           // The connection dropped: the same key makes a retry safe (answered, never acted twice).
           if (attempt >= 5) throw lost;
@@ -203,7 +218,8 @@ export class Table implements Seats {
           await sleep(1000 * Number(response.headers.get("Retry-After") ?? attempt));
           continue;
         }
-        this.message = response.status === 409 ? refusal(problem) : `The action failed: ${problem.message}`;
+        this.message = response.status === 409 ? refusal(problem)
+          : `The ${action === null ? "undo" : "action"} failed: ${problem.message}`;
         break;
       }
     } catch (error) {
@@ -319,6 +335,12 @@ export class Table implements Seats {
       companions.length
         ? h("div", { class: "actions companions", role: "group", "aria-label": "Companion abilities" },
             h("p", { class: "muted" }, "Or first use a companion:"), companions.map(button))
+        : null,
+      mine && view.undo_available && view.status === "active"
+        ? h("p", { class: "undo-row" },
+            h("button", { type: "button", class: "undo", "aria-keyshortcuts": "Control+Z", title: "Ctrl+Z", onclick: () => void this.undo() },
+              "Undo your last action"),
+            h("span", { class: "muted" }, " (until something is revealed or rolled)"))
         : null,
       mine && !ready ? h("p", { class: "muted" }, "Loading your actions…") : null,
       this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null,
@@ -601,6 +623,16 @@ export async function tablePage(root: HTMLElement, gameId: string): Promise<void
   const at = atOf(window.location.hash);
   if (at !== null) void table.goTo(at);
   document.addEventListener("keydown", (event) => table.onKey(event));
+  // Ctrl+Z (Cmd+Z) takes back the seat's last action while it may, unless the player is typing.
+  document.addEventListener("keydown", (event) => {
+    const target = event.target as HTMLElement | null;
+    const typing = target !== null && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "z" && !typing
+        && table.view?.undo_available) {
+      event.preventDefault();
+      void table.undo();
+    }
+  });
   // Another seat's link pasted into this tab: become that seat.
   window.addEventListener("hashchange", () => {
     const next = seatOf(window.location.hash);

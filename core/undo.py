@@ -1,0 +1,288 @@
+"""Undo: a seat takes back its own most recent actions of the turn, back to the last checkpoint.
+
+The rule is Board Game Arena's: an undo never changes the active player, never takes back
+another seat's action, and never goes back across hidden information revealed or a random
+event seen. A seat may undo its own actions of its turn one by one, most recent first, until
+the last *checkpoint*; neither the checkpoint nor anything before it can be undone.
+
+An action is a checkpoint when, while it resolved:
+
+* it drew on the RNG (a die rolled, a card drawn or revealed, a deck shuffled): the game's
+  RNG state moved (``chance``);
+* it told a seat something privately, other than the acting seat (an event private to
+  another seat: ``private``);
+* it touched what the acting seat cannot see (``revealed``): what views hide from it
+  (:mod:`view`): the order and contents of the face-down decks (heroes, companions, deeds,
+  the route events), the commission stacks below their tops, the other seats' coins, deeds
+  and plugin state (``Player.extra``), the board's hidden plugin state (``board.extra``
+  keys starting with ``_``). A card leaving a face-down deck is a card turned up;
+* it was not a decision of the active seat's own turn alone: a caravan member's answer
+  (another seat's decision on the active seat's turn), a simultaneous decision, a decision
+  of the setup or of the final travel (``other-seat``, ``simultaneous``, ``not-your-turn``);
+* an automated seat (a seat kind) acted during it (``automated``);
+* afterwards the game no longer waits for the acting seat alone, or the turn passed
+  (``passed``: an undo never changes who is to act);
+* a plugin declared it: a step class with ``checkpoint = True`` ran or was answered, or a
+  hook or step called :meth:`Ctx.checkpoint` (``declared``).
+
+The engine finds them itself after every :meth:`Engine.apply`, so plugins are covered
+without any work from their authors; none of it needs the views, so it costs a few
+microseconds. What the acting seat could learn is what changed in what is hidden from it;
+``tests/test_undo.py`` checks the rule against the views themselves, over random games: an
+undoable action gives every seat the same view in every game it cannot tell from the real
+one (:func:`determinize`).
+
+**Where the engine keeps it.** The state keeps, in ``game.turn["undo"]`` (per-turn
+bookkeeping, so a new turn starts with none), the acting seat, the version it is current at
+(``at``), and either the versions before each of its undoable actions since the last
+checkpoint (``versions``), or the reason of the checkpoint (``checkpoint``). Anything else
+that makes a version (a withdrawn answer, a change of seats, a bot's move recorded by the
+service) leaves it behind ``game.version``, so nothing can be undone across it.
+
+**Based on replay.** The state does not keep the earlier states: :meth:`Engine.undo` takes
+the game's action list and rebuilds the game at the version before the undone action by
+replaying it, RNG included. The undo itself is recorded in the action list as
+``{"type": "undo", "seat": s, "option": "<version restored>"}`` (:data:`UNDO`), a version
+of its own: :meth:`Engine.replay` reads it, so replays and game records reproduce undone
+games exactly. The restored game keeps counting versions and events forward, and a public
+``undone`` event names the versions taken back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .actions import Action
+from .errors import CannotUndo, IllegalAction
+from .seats import HUMAN
+
+if TYPE_CHECKING:
+    from .context import Ctx
+    from .engine import Engine
+    from .state import Event, Game
+
+UNDO = "undo"
+"""The type of the action an undo records in the action list; ``option`` is the version
+whose position it restores."""
+TURN_KEY = "undo"
+"""Key of ``game.turn`` where the engine keeps the undo chain."""
+REASONS = {
+    "chance": "it drew on chance (a die roll, a card drawn or a shuffle)",
+    "private": "it told another seat something privately",
+    "revealed": "it revealed hidden information (a face-down card, or what another seat keeps hidden)",
+    "other-seat": "it answered a decision on another seat's turn",
+    "simultaneous": "it answered a decision several seats take at once",
+    "not-your-turn": "it was not taken on your own turn",
+    "automated": "an automated seat acted",
+    "passed": "the game then waited for another seat (an undo never changes who is to act)",
+    "declared": "a rule of the game makes it a checkpoint",
+}
+"""Why an action is a checkpoint, by code (the reasons a refused undo gives)."""
+
+_encode = msgspec.json.Encoder().encode
+
+
+Probe = tuple[str, list[int], list[Any], bytes]
+"""What :func:`probe` notes before an action: a checkpoint reason known already (or ``""``),
+the RNG state, what is hidden from the acting seat and the automated seats' state."""
+
+
+def hidden(engine: Engine, game: Game, seat: int) -> list[Any]:
+    """What ``seat``'s view leaves out (but the RNG), as a value to compare: an action that
+    changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs on most
+    actions: a face-down deck by its size and its two ends (a card leaves a deck or joins it
+    at an end), the rest by value."""
+    b = game.board
+    decks = [b.hero_deck, b.companion_deck, b.deed_deck, *b.events.values()]
+    out: list[Any] = [(len(d), d[0], d[-1]) if d else 0 for d in decks]
+    out += [(len(s), s[1], s[-1]) if len(s) > 1 else len(s) for s in b.commission_stacks.values()]
+    out += [(p.coins, p.deeds[:], p.extra and _encode(p.extra)) for p in game.players if p.seat != seat]
+    out += [_encode(t.data) for t in game.stack if t.data and t.seat != -1 and t.seat != seat]
+    if b.extra:
+        out.append(_encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]))
+    return out
+
+
+def automated(game: Game) -> bytes:
+    """The automated seats' whole state, encoded: it changes when one of them acts."""
+    seats = [p for p in game.players if p.kind != HUMAN]
+    return _encode(seats) if seats else b""
+
+
+def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool) -> Probe:
+    """Note, before ``action`` resolves, what :func:`track` compares afterwards. ``seats``:
+    the seats the answered decision waits for; ``own_turn``: whether the game is in a phase of
+    the active seat's own turn."""
+    if action.seat != game.active:
+        return "other-seat", [], [], b""
+    if len(seats) != 1:
+        return "simultaneous", [], [], b""
+    if not own_turn:
+        return "not-your-turn", [], [], b""
+    # What track() found hidden after this seat's last action, if that made this very version
+    # of this very game: the same, without building it again (most actions follow an undoable one).
+    seen = engine.undo_seen
+    if seen is not None and seen[0]() is game and seen[1] == game.version and seen[2] == action.seat:
+        before = seen[3]
+    else:
+        before = hidden(engine, game, action.seat)
+    return "", list(game.rng), before, automated(game)
+
+
+def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> None:
+    """After ``action`` resolved (``game.version`` counted): extend the acting seat's undo
+    chain, or mark the action a checkpoint."""
+    turn = game.turn
+    if game.finished:
+        turn.pop(TURN_KEY, None)
+        return
+    seat = action.seat
+    before = game.version - 1
+    engine.undo_seen = None
+    reason = noted[0] or checkpoint_reason(engine, game, seat, noted, ctx)
+    if reason:
+        turn[TURN_KEY] = {"seat": seat, "at": game.version, "checkpoint": reason}
+        return
+    chain = turn.get(TURN_KEY)
+    versions: list[int] = []
+    if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
+        versions = list(chain.get("versions", ()))  # none after a checkpoint
+    turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": [*versions, before]}
+    engine.undo_seen = (weakref.ref(game), game.version, seat, noted[2])  # unchanged: what is hidden now
+
+
+def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: Ctx) -> str:
+    """Why the action ``seat`` just took is a checkpoint, or ``""`` (see the module)."""
+    if game.rng != noted[1]:
+        return "chance"
+    for event in ctx.events:
+        if event.private_to is not None and event.private_to != seat:
+            return "private"
+    if ctx.checkpoints:
+        return "declared"
+    if automated(game) != noted[3]:
+        return "automated"
+    if hidden(engine, game, seat) != noted[2]:
+        return "revealed"
+    if game.active != seat or engine.awaiting(game) != [seat]:
+        return "passed"
+    return ""
+
+
+def refusal(game: Game, seat: int) -> str | None:
+    """Why ``seat`` cannot undo now, or ``None`` when it can."""
+    if game.finished:
+        return "The game is over."
+    chain = game.turn.get(TURN_KEY)
+    if not isinstance(chain, dict) or chain.get("at") != game.version:
+        return "There is nothing to undo: the game's last move is not an action of yours this turn."
+    if chain.get("seat") != seat:
+        return f"The game's last move was seat {chain.get('seat')}'s, not yours: only your own actions can be undone."
+    if "checkpoint" in chain:
+        why = REASONS.get(chain["checkpoint"], chain["checkpoint"])
+        return f"Your last action is a checkpoint and cannot be undone: {why}."
+    return None
+
+
+def available(game: Game, seat: int | None) -> bool:
+    """Whether ``seat`` may undo now (never a spectator)."""
+    return seat is not None and refusal(game, seat) is None
+
+
+def target(game: Game, seat: int) -> int:
+    """The version whose position an undo by ``seat`` restores (:class:`CannotUndo` if none)."""
+    reason = refusal(game, seat)
+    if reason is not None:
+        raise CannotUndo(reason)
+    return int(game.turn[TURN_KEY]["versions"][-1])
+
+
+Other = Callable[["Game", Any], bool]
+"""Applies a record of the action list that is not an action (a service's own, such as a
+change of seats) to the game, returning ``True``; ``False`` for an action."""
+
+
+def restore(engine: Engine, game: Game, seat: int, earlier: Game) -> tuple[Game, Action, list[Event]]:
+    """The undo of ``seat``'s last undoable action of ``game``: ``earlier`` (the game as it was
+    at :func:`target`'s version, rebuilt by replay; not kept) counted on from ``game``'s
+    version and events, with the public ``undone`` event. Returns the game, the action to
+    record and the events."""
+    from .context import Ctx
+
+    k = target(game, seat)
+    if earlier.version != k:
+        raise IllegalAction(f"seat {seat}'s undo returns to version {k}; the game given is at {earlier.version}")
+    _counted_on(earlier, game)
+    ctx = Ctx(engine, earlier)
+    ctx.emit("undone", seat, versions=list(range(k + 1, game.version + 1)), restored=k)
+    return earlier, Action(UNDO, seat, str(k)), ctx.events
+
+
+def _counted_on(earlier: Game, game: Game) -> None:
+    """``earlier`` (a position of ``game``'s past) made ``game``'s next version: versions and
+    events count on, and an undo chain current at ``earlier`` stays current."""
+    chain = earlier.turn.get(TURN_KEY)
+    current = isinstance(chain, dict) and chain.get("at") == earlier.version
+    earlier.version = game.version + 1
+    earlier.events = game.events
+    if isinstance(chain, dict) and current:
+        earlier.turn[TURN_KEY] = {**chain, "at": earlier.version}
+
+
+def replay(engine: Engine, game: Game, records: Iterable[Any], apply: Callable[[Game, Action], object],
+           other: Other | None = None) -> Game:
+    """Apply an action list (:class:`Action`\\ s or their JSON) to ``game``, freshly created:
+    undos (each restoring a position kept while replaying; only the positions undos return
+    to are kept), other actions with ``apply``, and with ``other`` a service's own records."""
+    records = list(records)
+    targets = {_restores(r) for r in records} - {None}
+    kept: dict[int, Game] = {}
+    for record in records:
+        if game.version in targets:
+            kept[game.version] = engine.copy(game)
+        if other is not None and other(game, record):
+            continue
+        action = record if isinstance(record, Action) else engine.action_from_json(record)
+        if action.type == UNDO:
+            k = int(action.option)
+            if k not in kept:
+                raise IllegalAction(f"the undo at version {game.version} returns to version {k}, which this "
+                                    "action list never reached")
+            earlier = engine.copy(kept[k])
+            restored, _, _ = restore(engine, game, action.seat, earlier)
+            game = restored
+        else:
+            apply(game, action)
+    return game
+
+
+def _restores(record: Any) -> int | None:
+    """The version an undo record returns to (``None``: another record)."""
+    if isinstance(record, Action):
+        return int(record.option) if record.type == UNDO else None
+    if isinstance(record, dict) and record.get("type") == UNDO:
+        return int(record["option"])
+    return None
+
+
+def position(engine: Engine, game: Game) -> str:
+    """SHA-256 of the game's position: its whole state, RNG included, but for what only counts
+    the moves made (the version, the event count, the undo chain). Undoing an action and
+    taking it again gives the position taking it once gives."""
+    turn = {k: v for k, v in game.turn.items() if k != TURN_KEY}
+    blob = msgspec.json.decode(engine.dumps(game))
+    blob.update(version=0, events=0, turn=turn)
+    return hashlib.sha256(_encode(_sorted(blob))).hexdigest()
+
+
+def _sorted(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _sorted(obj[k]) for k in sorted(obj)}
+    if isinstance(obj, list):
+        return [_sorted(v) for v in obj]
+    return obj
