@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import seat_of, seat_or_none
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.errors import Refusal, ServiceError, stale

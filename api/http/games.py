@@ -317,7 +317,7 @@ class GamesController(Controller):
         """
         key = checked_key(idempotency_key)
         result = await service.acting.undo(game_id, seat_token, expected_versions(if_match), key)
-        return _handler_answer(result)
+        return _handler_answer(Submitted(result, minimal=False))
 
     @get(
         "/{game_id:str}/score",
