@@ -180,12 +180,19 @@ def create(http: httpx.Client, **body: Any) -> tuple[str, dict[int, str]]:
 
 def act_randomly(http: httpx.Client, game: str, tokens: dict[int, str], rng: random.Random,
                  until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """Play random legal actions through the API until ``until(view)``; the last view."""
+    """Play random legal actions through the API until ``until(view)``; the last view. A seat
+    without a token is a bot's: its moves are the bot worker's, waited for."""
+    deadline = time.monotonic() + 120
     while True:
         view = game_state(http, game)
         if until(view) or view["status"] == "finished":
             return view
-        seat = view["awaiting"][0]
+        mine = [seat for seat in view["awaiting"] if seat in tokens]
+        if not mine:
+            assert time.monotonic() < deadline, f"the bot never played: {view['awaiting']}"
+            time.sleep(0.05)
+            continue
+        seat = mine[0]
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         listed = http.get(f"/v1/games/{game}/actions", headers=auth).json()
         assert http.post(f"/v1/games/{game}/actions", json=rng.choice(listed["actions"]), headers=auth).status_code == 200
