@@ -95,6 +95,9 @@ async def test_nothing_to_undo_changes_nothing(client: httpx.AsyncClient) -> Non
     seat = (await client.get(game.url)).json()["awaiting"][0]
     refused = problem(await client.post(f"{game.url}/undo", headers=game.auth(seat)), 409, "cannot-undo")
     assert "nothing to undo" in refused["detail"]
+    # The action list's record of an undo is no action a client may submit.
+    record = {"type": "undo", "seat": seat, "option": "0"}
+    problem(await client.post(f"{game.url}/actions", json=record, headers=game.auth(seat)), 409, "illegal-action")
     assert (await client.get(game.url)).json()["version"] == game.version
 
 
