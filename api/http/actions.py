@@ -34,6 +34,8 @@ from darkroad.api.http.guards import (
 )
 from darkroad.api.http.params import GAME_ID_DESCRIPTION, game_headers
 from darkroad.api.http.problems import entity_tag
+from darkroad.core import errors
+from darkroad.core.undo import UNDO
 
 _GAME_ID = re.compile(GAME_ID_PATTERN)
 
@@ -101,6 +103,8 @@ async def submit(service: GameService, game_id: str, scope: Scope, receive: Rece
     body = await read_body(receive, headers.get("content-length"), service.settings.request_max_body_size)
     token = seat_token(headers.get("authorization"))
     action = parse_action(service.engine, body)
+    if action.type == UNDO:  # recorded by an undo, never an answer (the app layer would undo)
+        raise errors.IllegalAction("`undo` answers no decision: `POST /v1/games/{game_id}/undo` takes back your last action.")
     minimal = prefers_minimal(headers.get("prefer"))
     expected = expected_versions(headers.get("if-match"))
     return Submitted(await service.acting.act(game_id, token, action, expected, key, minimal), minimal)

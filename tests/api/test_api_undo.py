@@ -9,7 +9,6 @@ races, and seats handed to a bot.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from typing import Any
@@ -19,6 +18,7 @@ from apiutil import NewGame, bearer, create_game, problem, read_log
 from litestar import Litestar
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.records import entries_of
 from darkroad.core import Engine
 
 
@@ -43,10 +43,11 @@ def same_but_version(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 async def stored_replays(app: Litestar, engine: Engine, game: NewGame) -> list[dict[str, Any]]:
-    """The stored action list, after checking it replays to the stored state byte for byte."""
+    """The stored action list (without the entries' commit times), after checking it replays to
+    the stored state byte for byte."""
     store = app.state.service.store
     stored = await store.load(game.id)
-    records = [json.loads(record) for record in await store.actions(game.id)]
+    records = entries_of(await store.actions(game.id))
     replayed = lobbies.replay(engine, engine.loads(stored.state).config, records)
     assert engine.dumps(replayed) == stored.state
     return records
@@ -95,6 +96,9 @@ async def test_nothing_to_undo_changes_nothing(client: httpx.AsyncClient) -> Non
     seat = (await client.get(game.url)).json()["awaiting"][0]
     refused = problem(await client.post(f"{game.url}/undo", headers=game.auth(seat)), 409, "cannot-undo")
     assert "nothing to undo" in refused["detail"]
+    # The action list's record of an undo is no action a client may submit.
+    record = {"type": "undo", "seat": seat, "option": "0"}
+    problem(await client.post(f"{game.url}/actions", json=record, headers=game.auth(seat)), 409, "illegal-action")
     assert (await client.get(game.url)).json()["version"] == game.version
 
 
