@@ -17,7 +17,6 @@ lost, none was applied twice, and every stored game replays to its stored state.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import signal
 import subprocess
@@ -33,6 +32,7 @@ import pytest
 from apiutil import ApiServer, free_port, wait_for_port
 from redis import Redis
 
+from darkroad.api.app.records import entries_of
 from darkroad.api.store.redis_store import game_key
 from darkroad.core import Engine
 
@@ -203,7 +203,7 @@ def check_stored(redis: Redis, engine: Engine, games: list[Game]) -> tuple[int, 
     for game in games:
         key = game_key(game.id)
         stored = redis.hgetall(key)
-        actions = [json.loads(raw) for raw in redis.lrange(f"{key}:actions", 0, -1)]
+        actions = entries_of(redis.lrange(f"{key}:actions", 0, -1))  # without their commit times
         version = int(stored[b"version"])
         assert version == game.version + len(actions), "the version and the action list disagree"
         for acked_version, action in game.acks:

@@ -29,6 +29,7 @@ from litestar import Litestar
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.bot_worker import BotWorker
+from darkroad.api.app.records import entries_of
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.redis_store import WAITING_KEY, game_key
@@ -123,9 +124,9 @@ class Table:
         assert isinstance(stored, bytes)
         config = engine.loads(stored).config
         actions = self.redis.client.lrange(f"{game_key(game_id)}:actions", 0, -1)
-        game = lobbies.replay(engine, config, [json.loads(raw) for raw in actions])
+        game = lobbies.replay(engine, config, entries_of(actions))
         assert engine.dumps(game) == stored
-        return game, [json.loads(raw) for raw in actions]
+        return game, entries_of(actions)  # without their commit times
 
 
 @asynccontextmanager

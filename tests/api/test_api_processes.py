@@ -6,12 +6,12 @@ them is restarted mid-game. The game plays on as if nothing happened.
 
 from __future__ import annotations
 
-import json
 import random
 
 import httpx
 from apiutil import ApiServer, NewGame, RedisServer
 
+from darkroad.api.app.records import entries_of
 from darkroad.api.store.redis_store import game_key
 from darkroad.core import Engine
 
@@ -54,7 +54,7 @@ async def test_two_processes_one_game_with_a_restart(
 
         key = game_key(game.id)
         stored = redis_server.client.hgetall(key)
-        actions = [json.loads(a) for a in redis_server.client.lrange(f"{key}:actions", 0, -1)]
+        actions = entries_of(redis_server.client.lrange(f"{key}:actions", 0, -1))  # without their commit times
         assert int(stored[b"version"]) == views[0]["version"] == len(actions) + game.version
         replayed = engine.replay(engine.loads(stored[b"state"]).config, actions)
         assert engine.dumps(replayed) == stored[b"state"]

@@ -35,13 +35,18 @@ def first_after(marks: list[tuple[int, int]], at: int, key: Any) -> int:
     return next((v for v in range(at + 1, len(marks)) if key(marks[v]) != key(marks[at])), len(marks) - 1)
 
 
+def finished_game(http: httpx.Client, seed: int) -> tuple[str, dict[int, str], int]:
+    """A finished game of a player (seat 0, random moves) and a bot: its id, tokens and last version."""
+    game, tokens = create(http, players=2, seed=SEED + seed,
+                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    final = act_randomly(http, game, tokens, random.Random(seed), lambda view: False)
+    assert final["status"] == "finished"
+    return game, tokens, int(final["version"])
+
+
 def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pages, server: ApiServer) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        game, tokens = create(http, players=2, seed=SEED + 7,
-                              seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
-        final = act_randomly(http, game, tokens, random.Random(7), lambda view: False)
-        assert final["status"] == "finished"
-        latest = final["version"]
+        game, _, latest = finished_game(http, 7)
         versions = marks(http, game, latest)
 
     # The finished table offers the replay.
@@ -88,10 +93,7 @@ def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pag
 
 def test_a_seats_link_replays_its_views_a_spectators_the_public_ones(pages: Pages, server: ApiServer) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        game, tokens = create(http, players=2, seed=SEED + 8,
-                              seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
-        final = act_randomly(http, game, tokens, random.Random(8), lambda view: False)
-        assert final["status"] == "finished"
+        game, tokens, _ = finished_game(http, 8)
         mine = http.get(f"/v1/games/{game}/history/9", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
         public = http.get(f"/v1/games/{game}/history/9").json()
     assert mine["view"]["players"][0]["coins"] is not None and public["view"]["players"][0]["coins"] is None
