@@ -31,6 +31,7 @@ from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import Caller
 from darkroad.api.store.base import StoredEvent, StoredGame
 from darkroad.core import Game
+from darkroad.core.undo import UNDO
 
 TIMELINES = 16
 """Games whose timelines a process keeps (a 4-player game's is about 1.5 MB)."""
@@ -185,6 +186,8 @@ class History:
             elif entry.get("type") == "withdrawn":
                 kind, _, option = str(entry["option"]).partition(":")
                 engine.withdraw(game, engine.action_from_json({**entry, "type": kind, "option": option}))
+            elif entry.get("type") == UNDO:  # back to a version this timeline holds (Engine.undo)
+                game, _, _ = engine.undo(game, int(entry["seat"]), lambda k: engine.loads(zlib.decompress(states[k])))
             else:
                 engine.apply(game, engine.action_from_json(entry))
             states.append(zlib.compress(engine.dumps(game), 1))

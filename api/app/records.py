@@ -26,6 +26,7 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.core import HUMAN, Action, Engine, Event, Game, GameConfig, errors
+from darkroad.core.undo import UNDO
 
 RECORD_FORMAT: Final = "darkroad-game-record"
 RECORD_FORMAT_VERSION: Final = 1
@@ -231,7 +232,18 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
                                                f"uses {game.config.plugins}.")
     applied: list[bytes] = []
     stop = record.version if at is None else at
+    # The positions undos return to, kept as the replay passes them (as Engine.replay does).
+    targets = {int(entry.option) for entry in record.actions[:stop] if entry.type == UNDO and entry.option.isdigit()}
+    kept: dict[int, bytes] = {}
+
+    def earlier(version: int) -> Game:
+        if version not in kept:
+            raise errors.IllegalAction(f"it returns to version {version}, which the record never reached")
+        return engine.loads(kept[version])
+
     for entry in record.actions[:stop]:
+        if game.version in targets:
+            kept[game.version] = engine.dumps(game)
         where = f"action at version {entry.version} ({entry.type} {entry.option!r} of seat {entry.seat})"
         if entry.version != game.version + 1:
             raise refused("record-not-replayable", f"The {where} follows version {game.version}: versions "
@@ -243,6 +255,12 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
                 game.version += 1
                 game.events += entry.events or 0
                 raw = lobbies.seat_change_record(entry.option, entry.seat, entry.events or 0)
+            elif entry.type == UNDO:
+                game, action, new = engine.undo(game, entry.seat, earlier)
+                if action.option != entry.option:
+                    raise errors.IllegalAction(f"it would return to version {action.option}, not {entry.option}")
+                events += new
+                raw = engine.encode(action)
             else:
                 action = Action(entry.type, entry.seat, entry.option)
                 if entry.type == "withdrawn":

@@ -365,3 +365,39 @@ async def test_changes_of_seats_survive_export_and_import(engine: Engine) -> Non
     # Before the join, the original game was waiting, its seat 1 open.
     before = msgspec.json.decode(await service.history.at(await caller(service, created.id), 0))["view"]
     assert before["status"] == "waiting" and before["seats"][1]["kind"] == "open"
+
+
+async def test_a_game_with_undos_has_its_history_and_its_record_replays(engine: Engine) -> None:
+    """Undos are versions of the action list like any action: the history replays them (each
+    version's state is the one the game had then), and a record with undos exports, imports
+    and ends in the same state."""
+    service = service_of(engine)
+    created = await service.seats.create(GameConfig(players=2, seed=12))
+    tokens = [token or "" for token in created.tokens]
+    rnd = random.Random(12)
+    states = []  # the stored state after every version, as the game had it
+    undos = 0
+    while True:
+        stored = await service.games.load(created.id)
+        states.append(stored.state)
+        game = engine.loads(stored.state)
+        if game.finished:
+            break
+        seat = engine.awaiting(game)[0]
+        if engine.undo_refusal(game, seat) is None and rnd.random() < 0.3:
+            await service.acting.undo(created.id, tokens[seat], None, None)
+            undos += 1
+            continue
+        action = rnd.choice(engine.legal_actions(game, seat))
+        await service.acting.act(created.id, tokens[seat], action, None, None)
+    assert undos > 5
+    spectator = await caller(service, created.id)
+    await service.history.at(spectator, 0)
+    timeline = service.history.timelines[created.id]
+    replayed = timeline_states(timeline)
+    assert [engine.position(engine.loads(s)) for s in replayed] == [engine.position(engine.loads(s)) for s in states]
+    record = await service.history.record(spectator)
+    assert sum(action.type == "undo" for action in record.actions) == undos
+    again = await service.imports.create(records.parse(msgspec.json.encode(record)))
+    imported = await service.games.load(again.id)
+    assert engine.position(engine.loads(imported.state)) == engine.position(engine.loads(states[-1]))
