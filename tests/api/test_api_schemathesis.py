@@ -371,4 +371,5 @@ def _template(path: str, game_id: str) -> str:
     if path != game and not path.startswith(f"{game}/"):
         return path
     rest = re.sub(r"^/seats/\d+/", "/seats/{seat}/", path[len(game):])
+    rest = re.sub(r"^/history/\d+$", "/history/{version}", rest)
     return "/v1/games/{game_id}" + rest
