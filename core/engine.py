@@ -79,7 +79,7 @@ class Registrations:
 class _Memo:
     """What the engine worked out about one game at one decision."""
 
-    __slots__ = ("game", "key", "options", "companions")
+    __slots__ = ("game", "key", "options", "companions", "specs")
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
@@ -88,6 +88,8 @@ class _Memo:
         """seat -> the options of the decision ``game`` waits for."""
         self.companions: dict[int, list[Option]] = {}
         """seat -> its companion abilities there."""
+        self.specs: dict[int, StorageSpec] = {}
+        """seat -> its storage (:meth:`Engine.storage_spec`) there: asked for by every view."""
 
 
 def _decision_key(game: Game) -> tuple[int, int, int]:
@@ -775,6 +777,17 @@ class Engine:
 
     # -- storage -------------------------------------------------------------------------
     def storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
+        # A game at rest (its memo holds: no action is resolving) has the storage it had when
+        # the engine settled it: views ask for every seat's on every request.
+        memo = None if self.monitors else self._memo.of(ctx.game)
+        if memo is None:
+            return self._storage_spec(ctx, seat)
+        spec = memo.specs.get(seat)
+        if spec is None:
+            spec = memo.specs[seat] = self._storage_spec(ctx, seat)
+        return spec
+
+    def _storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
         p = ctx.player(seat)
         heroes = self.content.heroes
         any_slots = sum(1 for h in p.heroes if heroes[h].bonus == "storage")

@@ -22,6 +22,11 @@ def test_memo_answers_what_working_out_again_answers(engine: Engine) -> None:
         steps = 0
         while not game.finished and steps < 400:
             awaiting = engine.awaiting(game)
+            # Every seat's storage (asked for by views) at rest, memoised: as worked out again.
+            views = [engine.view(game, seat) for seat in range(len(game.players))]
+            assert steps == 0 or engine._memo.of(game) is not None  # the views used it
+            engine.edited(game)
+            assert views == [engine.view(game, seat) for seat in range(len(game.players))], (seed, steps)
             for seat in range(len(game.players)):
                 memoised = [a.key() for a in engine.legal_actions(game, seat)]
                 assert memoised == fresh_legal(engine, game, seat), (seed, steps, seat)
