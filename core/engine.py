@@ -49,6 +49,7 @@ from .serde import Serde
 from .state import CONFIG_FIELDS, Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
+from .view import view
 
 CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
 logger = logging.getLogger("darkroad.core")
@@ -859,8 +860,6 @@ class Engine:
         return event.private_to is None or event.private_to == seat
 
     def view(self, game: Game, seat: int | None) -> dict[str, Any]:
-        from .view import view
-
         return view(self, game, seat)
 
     def action_schema(self) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import Factory, asdict, frozen
 
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
-from .context import Ctx
+from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .rules import DISTRICTS
 from .seats import HUMAN
@@ -109,6 +109,7 @@ def score_line(line: ScoreLine) -> dict[str, Any]:
 def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
     b = game.board
     ctx = Ctx(engine, game)
+    goods = engine.content.good_ids
     decision = engine.decision(game)
     caravan = game.turn.get("caravan")
     return {
@@ -132,8 +133,9 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "ringway": list(DISTRICTS),
             "buildings": list(b.buildings),
             "market": {
-                "wheel": {g: ctx.value(g) for g in engine.content.good_ids},
-                "dice": {g: b.market[i] for i, g in enumerate(engine.content.good_ids)},
+                # Ctx.value of each good (its index in good_ids, less the wheel's offset), inline.
+                "wheel": {g: MARKET_VALUES[(i - b.wheel_offset) % 6] for i, g in enumerate(goods)},
+                "dice": dict(zip(goods, b.market, strict=True)),
                 "set_aside": b.set_aside,
             },
             "commissions": {t: {"top": s[0] if s else None, "count": len(s)} for t, s in b.commission_stacks.items()},
