@@ -625,17 +625,23 @@ class Engine:
             opts = memo.companions[seat] = self.companion_options(ctx, seat)
         return opts
 
-    def apply(self, game: Game, action: Action) -> list[Event]:
+    def apply(self, game: Game, action: Action, *, track_undo: bool = True) -> list[Event]:
         """Apply ``action`` to ``game`` in place and return the events it caused.
 
         Raises :class:`IllegalAction` (or a subclass) without touching the game when the
         action is not a legal answer now, and :class:`PluginError` when a plugin failed
         while resolving it (the game object is then unusable: reload it).
+
+        ``track_undo=False`` is for a what-if copy no seat will ever undo on (a bot trying
+        actions out, a search's rollouts): the engine skips classifying the action for undo
+        (core/undo.py), about a tenth of a greedy bot's work. The copy's undo chain then no
+        longer describes it (nothing can be undone on it), so such a copy is never stored.
         """
         task, step = self._answering(game, action)
         self.edited(game)  # whatever happens now, what was worked out about the game is old
         ctx = Ctx(self, game)
-        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES)
+        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES) \
+            if track_undo else None
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
         if (type(step) is PluginStep and not step.logs_answer) or action.type == "companion" \
@@ -664,7 +670,8 @@ class Engine:
 
         self._guard(ctx, run)
         self._remember(ctx)
-        undo.track(self, game, action, noted, ctx)
+        if noted is not None:
+            undo.track(self, game, action, noted, ctx)
         return ctx.events
 
     def withdraw(self, game: Game, action: Action, reason: str = "", plugin: str = "") -> tuple[Action, list[Event]]:

@@ -325,3 +325,25 @@ def test_a_version_made_outside_apply_ends_the_chain(engine: Engine) -> None:
     assert engine.undo_refusal(played.game, seat) is None
     played.game.version += 1  # what a change of seats does to the game
     assert engine.undo_refusal(played.game, seat) is not None
+
+
+def test_a_trial_without_undo_tracking_is_the_same_game_but_its_chain(engine: Engine) -> None:
+    """``Engine.apply(..., track_undo=False)`` (a bot's what-if copies): the same position as a
+    tracked apply, only the undo chain left behind, so nothing can be undone on the copy."""
+    for seed in range(4):
+        r = random.Random(seed)
+        game, _ = engine.create(GameConfig(players=2 + seed % 3, seed=seed, random_buildings=True))
+        undoable = 0
+        while not game.finished and game.version < 150:
+            seat = r.choice(engine.awaiting(game))
+            action = r.choice(engine.legal_actions(game, seat))
+            trial = engine.copy(game)
+            events = engine.apply(trial, action, track_undo=False)
+            assert events == engine.apply(game, action)
+            if game.finished:
+                break
+            assert engine.position(trial) == engine.position(game)
+            assert trial.turn.get("undo") != game.turn.get("undo")  # the chain is where tracking left it
+            assert engine.undo_refusal(trial, seat) is not None
+            undoable += engine.undo_refusal(game, seat) is None
+        assert undoable > 0

@@ -52,7 +52,7 @@ class GreedyBot(Bot):
             if action.type == "companion":
                 continue
             trial = engine.copy(game)
-            engine.apply(trial, action)
+            engine.apply(trial, action, track_undo=False)
             best = max(best, self._value(engine, trial, seat, depth - 1))
         return best if best > float("-inf") else estimate(engine, game, seat)
 
@@ -65,7 +65,7 @@ class GreedyBot(Bot):
         for action in legal:
             trial = engine.copy(game)
             try:
-                engine.apply(trial, action)
+                engine.apply(trial, action, track_undo=False)
                 if cyclic and action.type != "companion":
                     stop_repeat(engine, trial, seat, action.type)
                 value = self._value(engine, trial, seat, self.depth - 1)

@@ -128,10 +128,10 @@ def asks_again(engine: Engine, game: Game, seat: int, kind: str) -> bool:
 
 
 def _position(game: Game) -> tuple[Any, ...]:
-    """What a position is, without the counters every action moves (version, events, and the
-    undo chain the engine keeps in ``game.turn["undo"]``, which names versions)."""
-    turn = {k: v for k, v in game.turn.items() if k != "undo"}
-    return (game.round, game.phase, game.active, game.players, game.board, game.stack, turn, game.rng)
+    """What a position is, without the counters every action moves (version, events). The
+    trials are applied with ``track_undo=False``, so the undo chain in ``game.turn`` stays as
+    the real game's: it never tells two positions apart."""
+    return (game.round, game.phase, game.active, game.players, game.board, game.stack, game.turn, game.rng)
 
 
 def can_cycle(engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> bool:
@@ -147,7 +147,7 @@ def can_cycle(engine: Engine, game: Game, seat: int, legal: Sequence[Action]) ->
             continue
         trial = engine.copy(game)
         try:
-            engine.apply(trial, action)
+            engine.apply(trial, action, track_undo=False)
         except Exception:  # an answer a plugin cannot resolve is not chosen anyway
             continue
         if not asks_again(engine, trial, seat, action.type):
@@ -157,7 +157,7 @@ def can_cycle(engine: Engine, game: Game, seat: int, legal: Sequence[Action]) ->
                 continue
             again = engine.copy(trial)
             try:
-                engine.apply(again, back)
+                engine.apply(again, back, track_undo=False)
             except Exception:
                 continue
             if _position(again) == here:
@@ -171,4 +171,4 @@ def stop_repeat(engine: Engine, game: Game, seat: int, kind: str) -> None:
         return
     stop = [a for a in engine.legal_actions(game, seat) if a.type == kind and a.option in STOP_OPTIONS]
     if stop:
-        engine.apply(game, stop[0])
+        engine.apply(game, stop[0], track_undo=False)

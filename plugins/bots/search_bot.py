@@ -94,13 +94,13 @@ class SearchBot(Bot):
         """``action`` in ``world`` (a copy of it), then the seat's follow-ups; the lead it leaves."""
         trial = engine.copy(world)
         try:
-            engine.apply(trial, action)
+            engine.apply(trial, action, track_undo=False)
             if cyclic and action.type != "companion":
                 stop_repeat(engine, trial, seat, action.type)
             for _ in range(self.horizon):
                 if trial.finished or engine.awaiting(trial) != [seat]:
                     break
-                engine.apply(trial, self._policy(engine, trial, seat))
+                engine.apply(trial, self._policy(engine, trial, seat), track_undo=False)
         except Exception:  # an action a plugin cannot resolve is simply not chosen
             return LOSS
         return lead(engine, trial, seat)
@@ -113,7 +113,7 @@ class SearchBot(Bot):
         best, best_value = legal[0], float("-inf")
         for action in legal:
             trial = engine.copy(game)
-            engine.apply(trial, action)
+            engine.apply(trial, action, track_undo=False)
             value = estimate(engine, trial, seat) + (1e-6 if action.option in STOP_OPTIONS else 0.0)
             if value > best_value:
                 best, best_value = action, value
