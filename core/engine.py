@@ -21,7 +21,7 @@ import threading
 import traceback
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -59,6 +59,7 @@ of the withdrawn answer."""
 WITHDRAWN_KEY = "_withdrawn"
 """``task.data`` key of a decision's withdrawn answers: ``[seat, type, option]`` triples."""
 BUILDING_SPACES = 4
+_T = TypeVar("_T")
 MARKET_DICE = 5
 NIGHT_DICE = 7
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
@@ -474,13 +475,19 @@ class Engine:
     def _pending_options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         """:meth:`_options` of the decision the game waits for (``task``, on top), through
         the memo when it holds the game (:class:`_OptionsMemo`)."""
+        return self._at_rest(ctx, "options", seat, lambda: self._options(ctx, task, step, seat))
+
+    def _at_rest(self, ctx: Ctx, table: str, seat: int, work: Callable[[], _T]) -> _T:
+        """``work()`` for ``seat``, kept in table ``table`` of the memo of ``ctx.game`` when
+        the memo holds the game (a game at rest: no action resolving, not changed since)."""
         memo = None if self.monitors else self._memo.of(ctx.game)  # a recorder sees every hook call
         if memo is None:
-            return self._options(ctx, task, step, seat)
-        opts = memo.options.get(seat)
-        if opts is None:
-            opts = memo.options[seat] = self._options(ctx, task, step, seat)
-        return opts
+            return work()
+        kept: dict[int, _T] = getattr(memo, table)
+        got = kept.get(seat)
+        if got is None:
+            got = kept[seat] = work()
+        return got
 
     def edited(self, game: Game) -> None:
         """Tell the engine that ``game`` was changed other than through it (by hand: a test
@@ -617,13 +624,7 @@ class Engine:
 
     def _pending_companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
         """:meth:`companion_options` at the decision the game waits for, through the memo."""
-        memo = None if self.monitors else self._memo.of(ctx.game)
-        if memo is None:
-            return self.companion_options(ctx, seat)
-        opts = memo.companions.get(seat)
-        if opts is None:
-            opts = memo.companions[seat] = self.companion_options(ctx, seat)
-        return opts
+        return self._at_rest(ctx, "companions", seat, lambda: self.companion_options(ctx, seat))
 
     def apply(self, game: Game, action: Action, *, track_undo: bool = True) -> list[Event]:
         """Apply ``action`` to ``game`` in place and return the events it caused.
@@ -787,13 +788,7 @@ class Engine:
     def storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
         # A game at rest (its memo holds: no action is resolving) has the storage it had when
         # the engine settled it: views ask for every seat's on every request.
-        memo = None if self.monitors else self._memo.of(ctx.game)
-        if memo is None:
-            return self._storage_spec(ctx, seat)
-        spec = memo.specs.get(seat)
-        if spec is None:
-            spec = memo.specs[seat] = self._storage_spec(ctx, seat)
-        return spec
+        return self._at_rest(ctx, "specs", seat, lambda: self._storage_spec(ctx, seat))
 
     def _storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
         p = ctx.player(seat)
