@@ -475,18 +475,18 @@ class Engine:
     def _pending_options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         """:meth:`_options` of the decision the game waits for (``task``, on top), through
         the memo when it holds the game (:class:`_OptionsMemo`)."""
-        return self._at_rest(ctx, "options", seat, lambda: self._options(ctx, task, step, seat))
+        return self._at_rest(ctx, "options", seat, self._options, ctx, task, step, seat)
 
-    def _at_rest(self, ctx: Ctx, table: str, seat: int, work: Callable[[], _T]) -> _T:
-        """``work()`` for ``seat``, kept in table ``table`` of the memo of ``ctx.game`` when
+    def _at_rest(self, ctx: Ctx, table: str, seat: int, work: Callable[..., _T], *args: Any) -> _T:
+        """``work(*args)`` for ``seat``, kept in table ``table`` of the memo of ``ctx.game`` when
         the memo holds the game (a game at rest: no action resolving, not changed since)."""
         memo = None if self.monitors else self._memo.of(ctx.game)  # a recorder sees every hook call
         if memo is None:
-            return work()
+            return work(*args)
         kept: dict[int, _T] = getattr(memo, table)
         got = kept.get(seat)
         if got is None:
-            got = kept[seat] = work()
+            got = kept[seat] = work(*args)
         return got
 
     def edited(self, game: Game) -> None:
@@ -624,7 +624,7 @@ class Engine:
 
     def _pending_companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
         """:meth:`companion_options` at the decision the game waits for, through the memo."""
-        return self._at_rest(ctx, "companions", seat, lambda: self.companion_options(ctx, seat))
+        return self._at_rest(ctx, "companions", seat, self.companion_options, ctx, seat)
 
     def apply(self, game: Game, action: Action, *, track_undo: bool = True) -> list[Event]:
         """Apply ``action`` to ``game`` in place and return the events it caused.
@@ -788,7 +788,7 @@ class Engine:
     def storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
         # A game at rest (its memo holds: no action is resolving) has the storage it had when
         # the engine settled it: views ask for every seat's on every request.
-        return self._at_rest(ctx, "specs", seat, lambda: self._storage_spec(ctx, seat))
+        return self._at_rest(ctx, "specs", seat, self._storage_spec, ctx, seat)
 
     def _storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
         p = ctx.player(seat)
