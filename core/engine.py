@@ -133,6 +133,14 @@ class _OptionsMemo(threading.local):
             del games[next(iter(games))]  # the oldest
         games[id(game)] = _Memo(game, options)
 
+    def copied(self, game: Game, twin: Game) -> None:
+        """``twin`` is a fresh copy of ``game``: what holds for ``game`` holds for it."""
+        memo = self.of(game)
+        if memo is not None:
+            self.keep(twin, memo.options)  # the options' lists are never changed: shared
+            kept = self.games[id(twin)]
+            kept.companions, kept.specs = memo.companions, memo.specs
+
     def forget(self, game: Game) -> None:
         self.games.pop(id(game), None)
 
@@ -832,7 +840,12 @@ class Engine:
         return game
 
     def copy(self, game: Game) -> Game:
-        return self.serde.copy(game)
+        """A copy of ``game``, sharing what the engine worked out about it at rest (the pending
+        decision's options: a bot's trial validates its action without working them out
+        again). Change a copy by hand, and tell the engine (:meth:`edited`)."""
+        twin = self.serde.copy(game)
+        self._memo.copied(game, twin)
+        return twin
 
     def determinize(self, game: Game, seat: int, rng: random.Random) -> Game:
         """A copy of ``game`` in which everything hidden from ``seat`` is drawn again with

@@ -61,3 +61,21 @@ def test_copies_and_threads_never_share_a_memo(engine: Engine) -> None:
     thread.start()
     thread.join()
     assert seen == [engine.legal_actions(game, seat)]
+
+
+def test_a_copy_shares_what_was_worked_out_until_it_changes(engine: Engine) -> None:
+    """``Engine.copy`` hands the memo on (a bot's trials validate their actions without working
+    the options out again); the copy's own changes, and ``edited``, end it for the copy only."""
+    game, _ = engine.create(GameConfig(players=3, seed=2, random_buildings=True))
+    r = random.Random(2)
+    while not game.finished and game.version < 120:
+        seat = r.choice(engine.awaiting(game))
+        legal = engine.legal_actions(game, seat)
+        twin = engine.copy(game)
+        assert engine._memo.of(twin) is not None
+        assert [a.key() for a in engine.legal_actions(twin, seat)] == fresh_legal(engine, twin, seat)
+        engine.apply(twin, r.choice(legal))  # the copy moves on; the game's memo still holds
+        assert engine._memo.of(game) is not None
+        engine.apply(game, r.choice(legal))
+    sample = engine.determinize(game, 0, random.Random(0))
+    assert engine._memo.of(sample) is None  # drawn again: worked out afresh
