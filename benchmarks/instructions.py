@@ -1,0 +1,136 @@
+"""Instructions per unit of work, counted by valgrind: a figure the machine's load leaves alone.
+
+On a shared machine a timing swings by 10-30% from run to run, more than most levers buy.
+The number of instructions a workload executes does not depend on the load: this runs each
+workload under ``valgrind --tool=cachegrind --cache-sim=no`` twice, with a small and a larger
+amount of work, and prints the difference per unit (so start-up and imports cancel out).
+With ``--baseline DIR`` (an installation made with ``pip install --no-deps --target DIR
+<tree>``, as ``benchmarks/api.py --baseline`` takes) it counts that tree too and prints the
+ratio. Python's hash randomisation and the collector move counts by about 1%: read smaller
+differences as none. Instructions are not time (a cache miss costs more than an addition),
+so confirm a lever with a timing once the machine is quiet; but they rank levers reliably.
+
+Workloads:
+  engine   a random 4-player game (create, then awaiting, legal_actions, apply to the end)
+  greedy   the greedy bot's decisions at 60 positions of three 2-player games
+  view     a seat's view of a 2-player game in progress
+  action   one ``POST /v1/games/{id}/actions`` through the ASGI app with Redis
+           (benchmarks/action_cpu.py; uvicorn not included)
+
+    python benchmarks/instructions.py [--workloads engine,greedy,view,action] [--baseline DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+WORKLOADS = {
+    "engine": ('''
+import random
+from darkroad.core import Engine, GameConfig
+engine = Engine.load()
+for i in range(N):
+    r = random.Random(i)
+    game, _ = engine.create(GameConfig(players=4, seed=i, random_buildings=True))
+    while not game.finished:
+        seat = r.choice(engine.awaiting(game))
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+''', (0, 2), "a random 4-player game"),
+    "greedy": ('''
+import random
+from darkroad.core import Engine, GameConfig
+engine = Engine.load()
+bot = engine.bots["greedy"]
+positions = []
+for i in range(3):
+    r = random.Random(i)
+    game, _ = engine.create(GameConfig(players=2, seed=i))
+    for k in range(200):
+        if game.finished:
+            break
+        seat = r.choice(engine.awaiting(game))
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+        if k % 10 == 0 and not game.finished:
+            positions.append(engine.copy(game))
+for _ in range(N):
+    for game in positions:
+        seat = engine.awaiting(game)[0]
+        bot.choose(engine, game, seat, engine.legal_actions(game, seat))
+''', (0, 1), "the greedy bot's 60 decisions"),
+    "view": ('''
+import random
+from darkroad.core import Engine, GameConfig
+engine = Engine.load()
+games = []
+for i in range(8):
+    r = random.Random(i)
+    game, _ = engine.create(GameConfig(players=2, seed=i))
+    for _ in range(120):
+        if game.finished:
+            break
+        seat = r.choice(engine.awaiting(game))
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+    games.append(game)
+for k in range(N * 200):
+    for game in games:
+        engine.view(game, k % 2)
+''', (0, 1), "1,600 views"),
+}
+
+
+def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0) -> int:
+    """Instructions of one run (cachegrind's ``I refs``)."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    if code is None:  # the action path: benchmarks/action_cpu.py with 1 or 2 batches of 4 games
+        args = [str(HERE / "action_cpu.py"), "--batches", str(action_batches), "--games", "4"]
+    else:
+        args = ["-c", code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
+    run = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable, *args],
+        capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
+    )  # fmt: skip
+    found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
+    if run.returncode != 0 or found is None:
+        sys.exit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def per_unit(workload: str, pythonpath: str) -> tuple[float, str]:
+    """Instructions per unit of ``workload`` and the unit's name."""
+    if workload == "action":
+        # Two batches minus one: one batch of 4 games x 200 actions (its games' creation included).
+        small, large = count(None, 0, pythonpath, 1), count(None, 0, pythonpath, 2)
+        return (large - small) / 800, "POST .../actions through the app"
+    code, (a, b), unit = WORKLOADS[workload]
+    return (count(code, b, pythonpath) - count(code, a, pythonpath)) / (b - a), unit
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workloads", default="engine,greedy,view")
+    parser.add_argument("--baseline", default="", help="a baseline installation (pip install --target DIR)")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
+    for workload in args.workloads.split(","):
+        ours, unit = per_unit(workload, "")
+        line = f"{workload:7s} {ours / 1e6:9.3f} M instructions per {unit}"
+        if args.baseline:
+            theirs, _ = per_unit(workload, args.baseline)
+            line += f"; baseline {theirs / 1e6:.3f} M: {theirs / ours:.2f}x fewer"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
