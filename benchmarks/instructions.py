@@ -6,7 +6,8 @@ workload under ``valgrind --tool=cachegrind --cache-sim=no`` twice, with a small
 amount of work, and prints the difference per unit (so start-up and imports cancel out).
 With ``--baseline DIR`` (an installation made with ``pip install --no-deps --target DIR
 <tree>``, as ``benchmarks/api.py --baseline`` takes) it counts that tree too and prints the
-ratio. Python's hash randomisation and the collector move counts by about 1%: read smaller
+ratio. The hash seed is fixed; the collector and work paced by the wall clock (the rate
+limiter's exchange with Redis in ``action``) still move counts by about 1%: read smaller
 differences as none. Instructions are not time (a cache miss costs more than an addition),
 so confirm a lever with a timing once the machine is quiet; but they rank levers reliably.
 
@@ -89,7 +90,8 @@ for k in range(N * 200):
 
 def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0) -> int:
     """Instructions of one run (cachegrind's ``I refs``)."""
-    env = dict(os.environ)
+    # One hash seed (dict and set orders), no in-process bot worker polling on the wall clock.
+    env = dict(os.environ, PYTHONHASHSEED="0", DARKROAD_BOTS="0")
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     if code is None:  # the action path: benchmarks/action_cpu.py with 1 or 2 batches of 4 games
