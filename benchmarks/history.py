@@ -23,7 +23,7 @@ import statistics
 import time
 
 from darkroad.api.app.service import GameService
-from darkroad.api.app.values import Seating
+from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.memory import MemoryStore
@@ -43,7 +43,7 @@ async def measure(games: int, players: int, rounds: int) -> None:
     views: list[float] = []
     versions = 0
     for n in range(games):
-        seats: list[tuple[str, str | None, str | None]] = [("human", f"P{i}", None) for i in range(players)]
+        seats = [SeatSpec("human", f"P{i}") for i in range(players)]
         created = await service.seats.create(GameConfig(players=players, seed=100 + n), Seating(seats=seats))
         # Every seat's moves: the first legal action of an awaited seat each time, until the end.
         tokens = [token or "" for token in created.tokens]

@@ -62,6 +62,8 @@ class LobbySeat(msgspec.Struct, omit_defaults=True):
     """The bot playing the seat: a bot seat's, or the one playing for a player who timed out."""
     replaced: bool = False
     """A human seat a bot plays since its player timed out (until they reclaim it)."""
+    think_time: float | None = None
+    """A bot seat's seconds per decision (its bot's ``think_time`` option); ``None``: the default."""
     joined: int | None = None
     """A human seat taken by a join: the version that join wrote (a retry of the join with its
     ``Idempotency-Key`` names it, see ``GameService.join``)."""
@@ -198,6 +200,8 @@ def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]],
                 "bot": lobby.bot_of(n),
                 "replaced": record.replaced,
                 "timeout_at": timeout_at,
+                # Only where set: every other seat's view stays as it was, byte for byte.
+                **({} if record.think_time is None else {"think_time": record.think_time}),
             }
         )
     return views

@@ -4,6 +4,7 @@ taking it back. Each change of seats is a version of its own (:mod:`.seat_change
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import secrets
@@ -19,7 +20,7 @@ from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import KeyUsed, SeatChange, SeatChanges
-from darkroad.api.app.values import Caller, CreatedGame, JoinedSeat, Seating, WaitingPage
+from darkroad.api.app.values import Caller, CreatedGame, JoinedSeat, Seating, SeatSpec, WaitingPage
 from darkroad.api.store.base import IdempotencyRecord, StoredGame
 from darkroad.core import HUMAN, Game, GameConfig
 
@@ -69,10 +70,15 @@ class Seats:
         bot workers play it after this returns, as after any action.
         """
         seating = seating or Seating()
-        named = [bot for kind, _, bot in seating.seats or () if kind == "bot"]
+        if seating.seats is not None:  # plain (kind, name, bot) tuples too
+            seating = dataclasses.replace(seating, seats=[SeatSpec(*spec) for spec in seating.seats])
+        named = [spec.bot for spec in seating.seats or () if spec.kind == "bot"]
         for bot in [*named, *([] if seating.timeout_bot is None else [seating.timeout_bot])]:
             if bot is None or bot not in self.engine.bots:
                 raise self._unknown_bot(bot or "")
+        for spec in seating.seats or ():
+            if spec.think_time is not None:
+                self._check_think_time(spec.bot or "", spec.think_time)
         game, events = self.engine.create(config)
         lobby = self._new_lobby(game, seating)
         # Only a human seat gets a token; the others never match one (an empty hash matches none).
@@ -99,16 +105,17 @@ class Seats:
         turn timeout (its view is derived from the players)."""
         if seating.seats is None and seating.turn_timeout is None:
             return None
-        specs = iter(seating.seats or [("human", None, None)] * len(game.players))
+        specs = iter(seating.seats or [SeatSpec("human")] * len(game.players))
         seats = []
         for player in game.players:
             if player.kind != HUMAN:  # an automated seat (a seat kind's) plays itself
                 seats.append(LobbySeat(player.kind, name=self.engine.seat_kinds[player.kind].name))
                 continue
-            kind, name, bot = next(specs)
+            kind, name, bot, think_time = next(specs)
             if kind == "bot":
                 assert bot is not None
-                seats.append(LobbySeat("bot", name=name or self.engine.bots[bot].name or bot, bot=bot))
+                seats.append(LobbySeat("bot", name=name or self.engine.bots[bot].name or bot, bot=bot,
+                                       think_time=think_time))
             else:
                 seats.append(LobbySeat(kind, name=name if kind == "human" else None))
         opened = any(seat.kind == "open" for seat in seats)
@@ -342,6 +349,16 @@ class Seats:
         mine = seat_of(token, stored.token_hashes)
         if mine != seat:
             raise ServiceError("wrong-seat", f"Your token is seat {mine}'s: you cannot {what} seat {seat}.")
+
+    def _check_think_time(self, bot: str, think_time: float) -> None:
+        """A bot seat's ``think_time``: for a bot that takes it, within the move timeout."""
+        if "think_time" not in self.engine.bots[bot].options:
+            takes = sorted(self.engine.bots[bot].options) or "none"
+            raise ServiceError("bad-bot-option", f"The {bot!r} bot takes no think_time (its options: {takes}).")
+        limit = self.games.settings.bot_move_timeout
+        if think_time >= limit:
+            raise ServiceError("bad-bot-option", f"think_time {think_time:g} s is not below this server's bot move "
+                                                 f"timeout ({limit:g} s): the bot would be given up on every move.")
 
     def _unknown_bot(self, bot: str) -> ServiceError:
         installed = ", ".join(sorted(self.engine.bots)) or "none"

@@ -8,7 +8,7 @@ into responses; nothing here knows of HTTP.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from darkroad.api.store.base import StoredEvent, StoredGame
 
@@ -28,13 +28,24 @@ def admits(expected: Expected | None, version: int) -> bool:
     return expected is None or expected.admits(version)
 
 
+class SeatSpec(NamedTuple):
+    """One seat of a new game, as the creator asks for it."""
+
+    kind: str
+    """``human``, ``open`` or ``bot``."""
+    name: str | None = None
+    bot: str | None = None
+    think_time: float | None = None
+    """A bot seat's seconds per decision (a bot that takes ``think_time``); ``None``: its default."""
+
+
 @dataclass(frozen=True, slots=True)
 class Seating:
     """Who sits where in a new game (``NewGame.seats`` and the fields that go with it)."""
 
-    seats: list[tuple[str, str | None, str | None]] | None = None
-    """``(kind, name, bot)`` of every seat a player takes (an automated seat kind's excepted):
-    ``human``, ``open`` or ``bot``; ``None``: every seat ``human``, without names."""
+    seats: list[SeatSpec] | None = None
+    """Every seat a player takes (an automated seat kind's excepted); ``None``: every seat
+    ``human``, without names."""
     listed: bool | None = None
     turn_timeout: int | None = None
     timeout_bot: str | None = None

@@ -22,7 +22,7 @@ from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
 from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
 from darkroad.api.app.values import CreatedGame as Created
-from darkroad.api.app.values import Seating
+from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.http.actions import SubmitActionOperation, Submitted, act_headers, submit
 from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
 from darkroad.api.http.guards import DEPENDENCIES, expected_versions, if_none_match
@@ -84,6 +84,7 @@ class GamesController(Controller):
             "bad-config",
             "unknown-component",
             "unknown-bot",
+            "bad-bot-option",
             "plugin-error",
             "store-unavailable",
             "replication-timeout",
@@ -348,7 +349,8 @@ def created_answer(created: Created) -> Response[CreatedGame]:
         id=created.id,
         version=created.version,
         seats=[
-            SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"])
+            SeatToken(seat=seat, token=token, kind=view["kind"], name=view["name"], bot=view["bot"],
+                      think_time=view.get("think_time", UNSET))
             for seat, (token, view) in enumerate(zip(created.tokens, created.seats, strict=True))
         ],
         status=created.status,  # type: ignore[arg-type]
@@ -369,13 +371,15 @@ def _seating(data: NewGame) -> Seating:
         seats = []
         for spec in data.seats:
             name: str | msgspec.UnsetType = UNSET
+            think_time = None
             if isinstance(spec, HumanSeat):
                 kind, name, bot = "human", spec.name, None
             elif isinstance(spec, BotSeat):
                 kind, name, bot = "bot", spec.name, spec.bot
+                think_time = None if spec.think_time is UNSET else spec.think_time
             else:
                 kind, bot = "open", None
-            seats.append((kind, None if name is UNSET else clean_name(name), bot))
+            seats.append(SeatSpec(kind, None if name is UNSET else clean_name(name), bot, think_time))
     return Seating(
         seats=seats,
         listed=None if data.listed is UNSET else data.listed,

@@ -212,6 +212,13 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The request names a bot this server does not have (see `GET /v1/catalog`: `bots`).",
         ),
         ProblemType(
+            "bad-bot-option",
+            422,
+            "Bad bot option",
+            "A bot seat asks for a setting its bot does not take, or a `think_time` the server's bot move timeout "
+            "does not leave room for.",
+        ),
+        ProblemType(
             "bad-action",
             422,
             "Malformed action",

@@ -88,6 +88,10 @@ def _doc(description: str) -> Meta:
 # -- requests ----------------------------------------------------------------------
 
 
+
+MAX_THINK_TIME = 60.0
+"""The longest ``think_time`` a bot seat may ask for, whatever the server's move timeout."""
+
 class Variants(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Optional rules."""
 
@@ -111,6 +115,13 @@ class BotSeat(msgspec.Struct, tag_field="kind", tag="bot", forbid_unknown_fields
 
     bot: BotId
     name: Annotated[Name | Unset, _doc("The seat's name (default: the bot's name).")] = UNSET
+    think_time: Annotated[
+        float,
+        msgspec.Meta(gt=0, le=MAX_THINK_TIME, description=(
+            "Seconds the bot may think per decision, for a bot that takes a `think_time` (the `search` bot: "
+            "1 by default), below the server's bot move timeout (`DARKROAD_BOT_MOVE_TIMEOUT`, 30 s by default). A bot "
+            "without that option refuses it (`bad-bot-option`).")),
+    ] | Unset = UNSET
 
 
 NewSeat = HumanSeat | OpenSeat | BotSeat
@@ -300,6 +311,7 @@ class SeatToken(msgspec.Struct, kw_only=True):
     kind: str = "human"
     name: Annotated[str | None, _doc("The seat's name, if any.")]
     bot: Annotated[str | None, _doc("A bot seat's bot id.")]
+    think_time: Annotated[float | Unset, _doc("A bot seat's `think_time`, if it was given one.")] = UNSET
 
 
 class CreatedGame(msgspec.Struct):
@@ -353,6 +365,11 @@ class SeatView(msgspec.Struct):
         _doc("With a `turn_timeout`, while the seat's player is awaited: from when the seat may be handed to "
              "a bot; else null."),
     ]
+    think_time: Annotated[
+        float | None,
+        _doc("A bot seat's `think_time`, seconds per decision, as the game was created with; absent: the bot's "
+             "default."),
+    ] = None
 
 
 class GameConfig(msgspec.Struct):

@@ -99,6 +99,10 @@ def _games(engine: Engine) -> Iterator[tuple[str, str, Any]]:
                 events += undone + engine.apply(game, action)
                 played += [record, action]
             step += 1
+        # A game of a player and a bot that thinks for a set time (a lobby: its seats' view).
+        seated = lobby.Lobby(seats=[lobby.LobbySeat("bot", name="Search", bot="search", think_time=0.5),
+                                    *[lobby.LobbySeat("human") for _ in game.players[1:]]], created=0.0)
+        yield f"{label} view with a bot seat", "GameView", lobby.decorate(engine.view(game, 1), seated)
         for viewer in seats:
             view = _view(engine, game, viewer)
             yield f"{label} final view[{viewer}]", "GameView", view

@@ -292,10 +292,33 @@ async def test_bad_seats_are_refused(client: httpx.AsyncClient) -> None:
         ({"players": 2, "seats": [{"kind": "alien"}, {"kind": "open"}]}, 400, "bad-request"),
         ({"players": 2, "seats": [{"kind": "human"}] * 5}, 400, "bad-request"),
         ({"players": 2, "turn_timeout": 0}, 400, "bad-request"),
+        # A think time for a bot that takes none, or one the move timeout (30 s) leaves no room for.
+        ({"players": 2, "seats": [{"kind": "bot", "bot": "greedy", "think_time": 0.5}, {"kind": "open"}]},
+         422, "bad-bot-option"),
+        ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": 30}, {"kind": "open"}]},
+         422, "bad-bot-option"),
+        ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": 0}, {"kind": "open"}]},
+         400, "bad-request"),
+        ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": 61}, {"kind": "open"}]},
+         400, "bad-request"),
+        ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": "1"}, {"kind": "open"}]},
+         400, "bad-request"),
+        ({"players": 2, "seats": [{"kind": "human", "think_time": 1}, {"kind": "open"}]}, 400, "bad-request"),
     ]
     for body, status, kind in refused:
         problem(await client.post("/v1/games", json=body), status, kind)
     assert (await client.get("/v1/games")).json()["games"] == []
+
+
+async def test_a_bot_seat_thinks_for_the_time_it_was_given(client: httpx.AsyncClient) -> None:
+    created = await create(client, players=2, seats=[{"kind": "bot", "bot": "search", "think_time": 0.25},
+                                                     {"kind": "open"}])
+    seats = created["seats"]
+    assert seats[0]["bot"] == "search" and seats[0]["think_time"] == 0.25
+    assert "think_time" not in seats[1]  # only where set: other seats' views as they were
+    view = (await client.get(f"/v1/games/{created['id']}")).json()
+    assert view["seats"][0]["think_time"] == 0.25
+    assert Conformance(DOCUMENT).check(view, "GameView", "view") == []
 
 
 async def test_joining_a_full_finished_or_unknown_game(client: httpx.AsyncClient) -> None:
