@@ -131,6 +131,10 @@ class Played:
 
     outcome: str
     stored: StoredGame | None = None
+    moves: int = 0
+    """Bot moves committed under the job (several when bots were awaited again)."""
+    acked: bool = False
+    """The job was acknowledged with the last move's commit."""
 
 
 class BotWorker:
@@ -147,6 +151,10 @@ class BotWorker:
     """Seconds between looks at the jobs waiting (metrics, the warning)."""
     BLOCK = 2.0
     """Seconds a read of jobs waits for one (then looks again: a stop, claimable jobs)."""
+    CHAIN = 32
+    """Bot moves one job may play in a row, when a bot of this worker is awaited again after
+    its move (no round trips through the queue between them); then the game's next job goes
+    to the queue's end, behind the other games' jobs."""
 
     def __init__(
         self,
@@ -159,6 +167,7 @@ class BotWorker:
         processes: bool = True,
         name: str | None = None,
         clock: Callable[[], float] = time.time,
+        chain: int | None = None,
     ) -> None:
         self.engine = engine
         self.store = store
@@ -167,6 +176,7 @@ class BotWorker:
         self.games = GameRepository(engine, store, settings, metrics, clock)
         self.seat_changes = SeatChanges(self.games)
         self.concurrency = concurrency or settings.bot_concurrency
+        self.chain = max(1, chain or self.CHAIN)
         self.name = name or f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
         self._processes = processes
         self._pool: concurrent.futures.Executor | None = None
@@ -284,34 +294,52 @@ class BotWorker:
         """Play ``job`` (if still current) and acknowledge it; what became of it."""
         self.metrics.bot_job_age.observe(max(0.0, time.time() - job.enqueued), job.bot)
         played = await self._play(job)
-        if played.outcome != "missing":
+        if not played.acked and played.outcome != "missing":
             await self.store.ack_job(job)
         self.metrics.bot_jobs.inc(job.bot, played.outcome)
         return played
 
     async def _play(self, job: BotJob) -> Played:
+        """The job's move, and the next ones while a bot of this worker is awaited again (up to
+        :attr:`chain` moves: each its own commit, keeping the job instead of enqueuing one)."""
         stored = await self.store.load(job.game_id)
-        if stored is None or stored.finished or stored.version != job.version:
+        moves, stood_in = 0, False
+        while True:
+            current = stored is not None and (stored.version == job.version or stored.job == job.ref)
+            if stored is None or stored.finished or not current:
+                break
+            lobby = lobbies.decode(stored.lobby)
+            awaiting = self.engine.awaiting(self.games.game(stored))
+            bots = [] if lobby is None or lobby.waiting else [(s, b) for s in awaiting if (b := lobby.bot_of(s))]
+            if not bots:
+                break
+            seat, bot_id = bots[0]
+            if bot_id not in self.engine.bots:
+                logger.warning("game %s: seat %d's bot %r is not installed in worker %s; another worker must play it",
+                               stored.id, seat, bot_id, self.name)
+                return Played("missing", stored, moves=moves)
+            outcome, stored, committed = await self._move(stored, seat, bot_id, job, keep=moves + 1 < self.chain)
+            if not committed:
+                break
+            moves += 1
+            stood_in = stood_in or outcome == "stood_in"
+            if stored.job != job.ref:  # not kept: acknowledged with this commit
+                return Played("stood_in" if stood_in else "played", stored, moves=moves, acked=True)
+        if not moves:
             return Played("stale", stored)
-        lobby = lobbies.decode(stored.lobby)
-        game = self.games.game(stored)
-        awaiting = self.engine.awaiting(game)
-        bots = [] if lobby is None or lobby.waiting else [(s, b) for s in awaiting if (b := lobby.bot_of(s))]
-        if not bots:
-            return Played("stale", stored)
-        seat, bot_id = bots[0]
-        if bot_id not in self.engine.bots:
-            logger.warning("game %s: seat %d's bot %r is not installed in worker %s; another worker must play it",
-                           stored.id, seat, bot_id, self.name)
-            return Played("missing", stored)
-        return await self._move(stored, seat, bot_id)
+        return Played("stood_in" if stood_in else "played", stored, moves=moves)
 
-    async def _move(self, stored: StoredGame, seat: int, bot_id: str) -> Played:
+    async def _move(
+        self, stored: StoredGame, seat: int, bot_id: str, job: BotJob, *, keep: bool
+    ) -> tuple[str, StoredGame, bool]:
+        """Ask the bot and commit its move (``keep``: keeping ``job`` for the next bot move, if
+        a bot is awaited again); how it went (``played``, ``stood_in`` or ``stale``), the game as
+        stored now, and whether the move was committed."""
         entry = self.games.take(stored)  # the cached game if current (out of the cache while it changes)
         legal = self.engine.legal_actions(entry.game, seat)
         if not legal:
             self.games.put_back(stored.id, entry)
-            return Played("stale", stored)
+            return "stale", stored, False
         begun = time.perf_counter()
         choice, how = await self._choose(stored, seat, bot_id, legal)
         self.metrics.bot_think.observe(time.perf_counter() - begun, bot_id)
@@ -335,13 +363,13 @@ class BotWorker:
                 lobby.track(self.engine.awaiting(game), seat, self.games.clock())
             applied = self.engine.encode(Action(action.type, action.seat, action.option))
             result, current = await self.games.commit(
-                stored.id, entry, game, applied, events, expected=expected, lobby=lobby
+                stored.id, entry, game, applied, events, expected=expected, lobby=lobby, job=job, keep_job=keep
             )
             if result.outcome is Outcome.STALE:  # another worker (or a reclaim) moved the game
-                return Played("stale", current)
+                return "stale", current, False
             self.metrics.bot_moves.inc(bot_id, how)
-            return Played(outcome, current)
-        return Played("stood_in", stored)
+            return outcome, current, True
+        return "stood_in", stored, False
 
     async def _choose(self, stored: StoredGame, seat: int, bot_id: str, legal: list[Action]) -> tuple[Action, str]:
         if len(legal) == 1:

@@ -82,6 +82,10 @@ class StoredGame:
     lobby: bytes | None = None
     """The game's seats as the lobby keeps them (``darkroad.api.app.lobby.Lobby`` as JSON); ``None``
     for a game created without ``seats`` or ``turn_timeout``."""
+    job: str | None = None
+    """The bot job a worker plays this game's bot moves under (:attr:`Commit.keep_job`): the
+    :attr:`BotJob.ref` of a job the version's commit kept instead of enqueuing a new one;
+    ``None`` after any other commit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +122,9 @@ class BotJob:
     (:meth:`GameStore.take_jobs`), plays the move with a compare-and-set commit like any
     client, then acknowledges it (:meth:`GameStore.ack_job`); a job not acknowledged within
     the claim timeout goes to another worker. A job whose version is no longer the game's
-    is stale and dropped: the commit that moved the game enqueued its own job if needed.
+    is stale and dropped: the commit that moved the game enqueued its own job if needed,
+    unless that commit kept this very job (:attr:`Commit.keep_job`: :attr:`StoredGame.job`
+    names it), for the worker to play the next bot move under it.
     """
 
     game_id: str
@@ -177,6 +183,15 @@ class Commit:
     deadline: float | None = None
     """The earliest turn deadline of the seats awaited in the new version (Unix seconds), set
     as the game's clock in the same atomic step; ``None``: the game has no clock running."""
+    job: BotJob | None = None
+    """The bot job this commit plays (a bot worker's move): acknowledged in the same atomic
+    step (with Redis, when the job's stream shares the game's slot; else right after), unless
+    :attr:`keep_job`."""
+    keep_job: bool = False
+    """With :attr:`job` and :attr:`bot_job`: the worker plays the next bot move too, under the
+    same job. No job is enqueued and :attr:`job` stays unacknowledged (if the worker dies, it
+    is claimed by another, which finds it current by :attr:`StoredGame.job`). Any commit
+    without it ends that: :attr:`StoredGame.job` is cleared."""
 
 
 class Outcome(enum.Enum):

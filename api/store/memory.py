@@ -34,6 +34,7 @@ class _MemoryGame:
     events: list[StoredEvent]
     lobby: bytes | None = None
     actions: list[bytes] = field(default_factory=list)
+    job: str | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set (and replaced) on every commit, to wake the waiting event streams."""
 
@@ -146,7 +147,11 @@ class MemoryStore(GameStore):
         )
         record.changed.set()
         record.changed = asyncio.Event()
-        self._after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline)
+        keep = commit.job is not None and commit.keep_job and commit.bot_job is not None
+        record.job = commit.job.ref if keep and commit.job is not None else None
+        self._after_write(commit.game_id, commit.version, None if keep else commit.bot_job, commit.deadline)
+        if commit.job is not None and not keep:
+            self._ack(commit.job.ref)
         return CommitResult(Outcome.COMMITTED)
 
     SHARD = "memory"
@@ -176,8 +181,11 @@ class MemoryStore(GameStore):
         return taken
 
     async def ack_job(self, job: BotJob) -> None:
-        self._pending.pop(job.ref, None)
-        self._jobs.pop(job.ref, None)
+        self._ack(job.ref)
+
+    def _ack(self, ref: str) -> None:
+        self._pending.pop(ref, None)
+        self._jobs.pop(ref, None)
 
     async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
         return list(itertools.islice(self._jobs.values(), limit))
@@ -252,6 +260,7 @@ class MemoryStore(GameStore):
             tag=record.tag,
             replay=replay,
             lobby=record.lobby,
+            job=record.job,
         )
 
     @staticmethod
