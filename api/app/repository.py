@@ -194,7 +194,7 @@ class GameRepository:
             self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby))
         if raw_lobby is None and new_lobby is not None:
             raw_lobby = lobbies.encode(new_lobby)
-        kept = job.ref if keep_job and job is not None else None
+        kept = job.ref if outcome.kept and job is not None else None
         return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby, job=kept)
 
     def awaited(self, game: Game, lobby: Lobby | None) -> tuple[str | None, float | None]:

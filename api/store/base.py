@@ -139,6 +139,9 @@ class BotJob:
     """The job's id in its shard (acknowledging it names it)."""
     deliveries: int = 1
     """How many times it was handed out (more than once: a worker died or was slow)."""
+    consumer: str = ""
+    """The worker it was handed out to (a commit keeping it hands it to that worker again, its
+    claim timeout restarting: see :attr:`Commit.keep_job`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,9 +192,12 @@ class Commit:
     :attr:`keep_job`."""
     keep_job: bool = False
     """With :attr:`job` and :attr:`bot_job`: the worker plays the next bot move too, under the
-    same job. No job is enqueued and :attr:`job` stays unacknowledged (if the worker dies, it
-    is claimed by another, which finds it current by :attr:`StoredGame.job`). Any commit
-    without it ends that: :attr:`StoredGame.job` is cleared."""
+    same job. No job is enqueued and :attr:`job` stays unacknowledged, handed to its worker
+    again (its claim timeout restarts with each move); if the worker dies, it is claimed by
+    another, which finds it current by :attr:`StoredGame.job`. Any commit without it ends
+    that: :attr:`StoredGame.job` is cleared. A store that cannot keep the job in the same
+    atomic step (a Cluster game whose slot has no shard of jobs) does not: see
+    :attr:`CommitResult.kept`."""
 
 
 class Outcome(enum.Enum):
@@ -215,6 +221,9 @@ class CommitResult:
     """The game as it is now, when ``STALE`` (so the caller can retry without loading it)."""
     replay: bytes | None = None
     """The recorded result when ``REPLAYED``."""
+    kept: bool = False
+    """``COMMITTED`` with :attr:`Commit.keep_job`, and the job was kept (else it was
+    acknowledged, and the new version's job enqueued)."""
 
 
 class GameStore(abc.ABC):

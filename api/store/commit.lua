@@ -12,8 +12,9 @@
 -- ('' = no clock), ARGV[15] the game id,
 -- ARGV[16] the ref of the bot job this commit plays ('' = none), ARGV[17] '1' to keep that job
 -- for the game's next bot move (with a bot awaited: no job enqueued, the game's 'job' field
--- names it; else '': the job is acknowledged here when KEYS[5] holds it), ARGV[18] the jobs'
--- consumer group,
+-- names it, and the job is handed to its worker ARGV[19] again, its idle time restarting;
+-- else '': the job is acknowledged here when KEYS[5] holds it), ARGV[18] the jobs' consumer
+-- group, ARGV[19] the worker playing the job,
 -- then one (stream id, audience, event json) triple per event
 -- Returns {'missing'} | {'replayed', result} | {'committed'}
 --       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
@@ -47,7 +48,7 @@ elseif current[3] and current[3] ~= '' then
   redis.call('HSET', KEYS[1], 'job', '')  -- any other commit ends a worker's run of moves
 end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-for i = 19, #ARGV, 3 do
+for i = 20, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
@@ -59,7 +60,10 @@ if #KEYS >= 6 then
   if ARGV[13] ~= '' and not keep then
     redis.call('XADD', KEYS[5], '*', 'g', ARGV[15], 'v', ARGV[2], 'b', ARGV[13])
   end
-  if ARGV[16] ~= '' and not keep then
+  if keep then
+    -- The worker plays on under the job: its claim timeout restarts, like a new job's.
+    redis.call('XCLAIM', KEYS[5], ARGV[18], ARGV[19], 0, ARGV[16], 'JUSTID')
+  elseif ARGV[16] ~= '' then
     -- The job played is done with its move: acknowledged with it, so it is neither lost nor
     -- handed out again.
     redis.call('XACK', KEYS[5], ARGV[18], ARGV[16])

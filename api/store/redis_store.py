@@ -431,11 +431,13 @@ class RedisStore(GameStore):
             commit.game_id,
         ]
         job = commit.job
-        keep = job is not None and commit.keep_job and commit.bot_job is not None
         shard = self.jobs.own_shard(commit.game_id)
-        # The job played is acknowledged by the script when its stream is the one it writes.
-        acked_here = job is not None and not keep and shard is not None and job.shard == shard
-        args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP]
+        # The job played is acknowledged (or kept) by the script when its stream is one the
+        # script writes; a job elsewhere (a Cluster game created before its id was drawn for a
+        # shard's slot) is acknowledged after, never kept.
+        here = job is not None and shard is not None and job.shard == shard
+        keep = here and commit.keep_job and commit.bot_job is not None and bool(job and job.consumer)
+        args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP, "" if job is None else job.consumer]
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard)]
         try:
@@ -456,9 +458,9 @@ class RedisStore(GameStore):
         if shard is None:
             bot_job = None if keep else commit.bot_job
             await self.jobs.after_write(commit.game_id, commit.version, bot_job, commit.deadline, clear=True)
-        if job is not None and not keep and not acked_here:
+        if job is not None and not here:
             await self.jobs.ack(job)
-        return CommitResult(outcome)
+        return CommitResult(outcome, kept=keep)
 
     # -- bot jobs and turn clocks (darkroad.api.store.redis_jobs) ----------------------------
 

@@ -175,6 +175,7 @@ async def test_a_worker_dying_in_a_run_of_moves_leaves_the_job_to_another(engine
     _, game_id, version = await bot_then_human(engine, store, settings)
     (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
     (job,) = await store.take_jobs(shard, "dies", 1, 0.1, 60.0)
+    await asyncio.sleep(0.5)  # taken a while ago: the kept job's claim timeout restarts with the move
     dying = BotWorker(engine, store, settings, Metrics(), processes=False)
     real = dying._choose
     calls = 0
@@ -192,8 +193,9 @@ async def test_a_worker_dying_in_a_run_of_moves_leaves_the_job_to_another(engine
     stored = await store.load(game_id)
     assert stored is not None and stored.version == version + 1 and stored.job == job.ref
     assert not await store.waiting_jobs(shard, 10)  # kept, not enqueued again
-    await asyncio.sleep(0.1)
-    (claimed,) = await store.take_jobs(shard, "other", 1, 0.1, 0.05)
+    assert await store.take_jobs(shard, "other", 1, 0.0, 0.4) == []  # handed to the dying worker again
+    await asyncio.sleep(0.5)
+    (claimed,) = await store.take_jobs(shard, "other", 1, 0.1, 0.4)
     assert claimed.ref == job.ref
     played = await BotWorker(engine, store, settings, Metrics(), processes=False).play(claimed)
     assert played.outcome == "played" and played.moves >= 1
