@@ -15,9 +15,13 @@ after its turn timeout) enqueues a job, the game's id and version, in the same a
   that raises, answers something not legal or thinks too long has the first legal action
   stand in for it;
 * commits the move with compare-and-set like any client (its move appears in the log and
-  the stream like anyone's), then acknowledges the job. A worker that dies before the
-  acknowledgement leaves the job to another; the compare-and-set makes a second commit of
-  the same job impossible, so no move is lost or doubled.
+  the stream like anyone's), the job acknowledged in the same atomic step. A worker that
+  dies before leaves the job to another; the compare-and-set makes a second commit of the
+  same job impossible, so no move is lost or doubled;
+* plays on, when a bot of this worker is awaited again, under the same job (up to
+  :attr:`BotWorker.CHAIN` moves, each its own commit): the commit keeps the job instead of
+  enqueuing one (``Commit.keep_job``; the game names it, so a worker claiming it after a
+  crash finds it current).
 
 Turn clocks: every version with awaited human seats under a ``turn_timeout`` sets the
 game's deadline in a sorted set (same atomic step); the workers look for deadlines passed
@@ -293,7 +297,7 @@ class BotWorker:
             self.close()
 
     def close(self) -> None:
-        """Stop the pool's processes (every job is done by now: a hung bot's pool was killed)."""
+        """Stop the pool's processes (every job is done by now: a hung bot's process was killed)."""
         threads, self._threads = self._threads, None
         if threads is not None:
             threads.shutdown(wait=True, cancel_futures=True)
