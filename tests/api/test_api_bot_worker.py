@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -307,6 +309,37 @@ async def test_a_seat_past_its_deadline_is_handed_over_with_nobody_reading(engin
     caller = await service.seats.reclaim(created.id, seat, token)
     lobby = lobbies.decode(caller.stored.lobby)
     assert lobby is not None and lobby.bot_of(seat) is None
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_a_thinking_process_killed_from_outside_is_replaced(engine: Engine, store: GameStore) -> None:
+    """A process of the pool killed between two moves (an operator, the OOM killer): the next
+    move finds it gone and asks a new one; the bot's choice still stands (not stood in)."""
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics())
+    created = await service.seats.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "greedy")] * 2))
+    worker = BotWorker(engine, store, settings, Metrics(), concurrency=1, chain=1)
+    (shard,) = store.job_shards()
+    killed = None
+    try:
+        for _ in range(60):
+            (job,) = await store.take_jobs(shard, "w", 1, 1.0, 60.0)
+            before = list(worker._idle)
+            played = await worker.play(job)
+            assert played.outcome == "played"  # never stood in: the killed process was replaced
+            if killed is None and worker._idle:
+                (thinker,) = worker._idle
+                killed = thinker.process.pid
+                os.kill(killed, signal.SIGKILL)
+                thinker.process.join(5)
+            elif killed is not None and before and worker._idle and worker._idle[0] is not before[0]:
+                assert worker._idle[0].process.pid != killed
+                break
+        else:
+            raise AssertionError("no move asked the pool after the kill")
+    finally:
+        worker.close()
+    assert await replays(engine, store, created.id)
 
 
 def test_the_old_budget_variables_are_accepted_with_a_warning() -> None:
