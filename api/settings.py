@@ -82,8 +82,8 @@ class Settings:
     it); once every seat is taken, ``active_game_ttl`` applies."""
     bot_move_timeout: float = 30.0
     """Seconds a bot may think over one move. A bot still thinking then (a fan's bot that hangs)
-    is given up: the first legal action stands in for its move, as for a bot that fails, and
-    the bot worker's process pool is replaced (its processes killed), so that the other
+    is given up: the first legal action stands in for its move, as for a bot that fails, and the
+    bot worker's process that thinks for it is killed (a new one replaces it), so that the other
     games' bots go on."""
     bots: int = 1
     """Bot workers run inside each ``darkroad serve`` process (``--bots``): 1 plays the bots of a

@@ -15,9 +15,13 @@ after its turn timeout) enqueues a job, the game's id and version, in the same a
   that raises, answers something not legal or thinks too long has the first legal action
   stand in for it;
 * commits the move with compare-and-set like any client (its move appears in the log and
-  the stream like anyone's), then acknowledges the job. A worker that dies before the
-  acknowledgement leaves the job to another; the compare-and-set makes a second commit of
-  the same job impossible, so no move is lost or doubled.
+  the stream like anyone's), the job acknowledged in the same atomic step. A worker that
+  dies before leaves the job to another; the compare-and-set makes a second commit of the
+  same job impossible, so no move is lost or doubled;
+* plays on, when a bot of this worker is awaited again, under the same job (up to
+  :attr:`BotWorker.CHAIN` moves, each its own commit): the commit keeps the job instead of
+  enqueuing one (``Commit.keep_job``; the game names it, so a worker claiming it after a
+  crash finds it current).
 
 Turn clocks: every version with awaited human seats under a ``turn_timeout`` sets the
 game's deadline in a sorted set (same atomic step); the workers look for deadlines passed
@@ -33,11 +37,15 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import pickle
 import secrets
+import signal
 import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.errors import ServiceError
@@ -112,6 +120,22 @@ def _release_sockets() -> None:
         os.close(null)
 
 
+def _child_main(requests: Connection, answers: Connection, key: int, exclude: tuple[str, ...], strict: bool) -> None:
+    """A thinker's process: answer each request (a game's state, a seat, a bot) with the bot's
+    choice, until the worker closes its end. The worker's signal handlers are not its own:
+    SIGTERM ends it (the worker stops it so), SIGINT (a terminal's Ctrl-C) is the worker's."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _child_start(key, exclude, strict)
+    while True:
+        try:
+            state, seat, bot_id = pickle.loads(requests.recv_bytes())
+        except (EOFError, OSError):
+            return
+        answers.send_bytes(pickle.dumps(_child_choose(state, seat, bot_id)))
+
+
 def _child_choose(state: bytes, seat: int, bot_id: str) -> tuple[int, str]:
     """In a child: the bot's choice for ``seat`` in the game ``state``, as its index among the
     seat's legal actions (the worker computes the same list), and how it went."""
@@ -123,6 +147,69 @@ def _child_choose(state: bytes, seat: int, bot_id: str) -> tuple[int, str]:
     return legal.index(choice), how
 
 
+class ThinkerGone(Exception):
+    """A thinker's process ended before answering (killed: its bot hung, or from outside)."""
+
+
+class Thinker:
+    """One process of a worker's pool, spoken to over two pipes read by the event loop: a
+    request costs two pipe writes and no thread (a ``ProcessPoolExecutor`` hands each call
+    through a manager thread and a queue's feeder thread: ~0.5 ms of the worker's CPU per
+    move, a third of what a greedy move costs the worker besides the bot's own thinking).
+    Pipes, not a socket pair: the child lets go of every socket it inherits."""
+
+    def __init__(self, context: Any, key: int, exclude: tuple[str, ...], strict: bool) -> None:
+        requests_out, self._requests = context.Pipe(duplex=False)
+        self._answers, answers_in = context.Pipe(duplex=False)
+        self.process = context.Process(
+            target=_child_main, args=(requests_out, answers_in, key, exclude, strict), daemon=True,
+            name="darkroad-bot",
+        )  # fmt: skip
+        self.process.start()
+        requests_out.close()
+        answers_in.close()
+
+    async def choose(self, state: bytes, seat: int, bot_id: str) -> tuple[int, str]:
+        """The bot's choice (index among the legal actions, how it went); :class:`ThinkerGone`."""
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[None] = loop.create_future()
+        fd = self._answers.fileno()
+
+        def readable() -> None:
+            if not answered.done():
+                answered.set_result(None)
+
+        try:
+            self._requests.send_bytes(pickle.dumps((state, seat, bot_id)))
+            loop.add_reader(fd, readable)
+            try:
+                await answered
+            finally:
+                loop.remove_reader(fd)
+            index, how = pickle.loads(self._answers.recv_bytes())
+        except (EOFError, OSError) as exc:
+            raise ThinkerGone(str(exc)) from exc
+        return int(index), str(how)
+
+    def kill(self) -> None:
+        with contextlib.suppress(Exception):
+            self.process.kill()
+        self.close()
+
+    def close(self) -> None:
+        """Close the pipes and end the process (idle, or killed: nothing of it is lost; its
+        siblings forked later hold copies of its pipes, so it may never see them close)."""
+        for connection in (self._requests, self._answers):
+            with contextlib.suppress(Exception):
+                connection.close()
+        with contextlib.suppress(Exception):
+            self.process.terminate()
+            self.process.join(timeout=5)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join(timeout=5)
+
+
 @dataclass(frozen=True, slots=True)
 class Played:
     """What became of a job: ``played``, ``stood_in`` (the first legal action stood in for a bot
@@ -131,6 +218,10 @@ class Played:
 
     outcome: str
     stored: StoredGame | None = None
+    moves: int = 0
+    """Bot moves committed under the job (several when bots were awaited again)."""
+    acked: bool = False
+    """The job was acknowledged with the last move's commit."""
 
 
 class BotWorker:
@@ -147,6 +238,10 @@ class BotWorker:
     """Seconds between looks at the jobs waiting (metrics, the warning)."""
     BLOCK = 2.0
     """Seconds a read of jobs waits for one (then looks again: a stop, claimable jobs)."""
+    CHAIN = 32
+    """Bot moves one job may play in a row, when a bot of this worker is awaited again after
+    its move (no round trips through the queue between them); then the game's next job goes
+    to the queue's end, behind the other games' jobs."""
 
     def __init__(
         self,
@@ -159,6 +254,7 @@ class BotWorker:
         processes: bool = True,
         name: str | None = None,
         clock: Callable[[], float] = time.time,
+        chain: int | None = None,
     ) -> None:
         self.engine = engine
         self.store = store
@@ -167,9 +263,14 @@ class BotWorker:
         self.games = GameRepository(engine, store, settings, metrics, clock)
         self.seat_changes = SeatChanges(self.games)
         self.concurrency = concurrency or settings.bot_concurrency
+        self.chain = max(1, chain or self.CHAIN)
         self.name = name or f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
         self._processes = processes
-        self._pool: concurrent.futures.Executor | None = None
+        self._threads: concurrent.futures.Executor | None = None
+        """``processes=False``: the threads the bots think in."""
+        self._idle: list[Thinker] = []
+        """Processes of the pool waiting for a move to think over (at most ``concurrency``: one
+        per job playing)."""
         self._slots = asyncio.Semaphore(self.concurrency)
         self._running: set[asyncio.Task[None]] = set()
         self._room = asyncio.Event()
@@ -196,10 +297,13 @@ class BotWorker:
             self.close()
 
     def close(self) -> None:
-        """Stop the pool's processes (every job is done by now: a hung bot's pool was killed)."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the pool's processes (every job is done by now: a hung bot's process was killed)."""
+        threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=True, cancel_futures=True)
+        idle, self._idle = self._idle, []
+        for thinker in idle:
+            thinker.close()
 
     async def _jobs(self, shard: str, stop: asyncio.Event) -> None:
         """Read the jobs of ``shard`` while this worker has room for more (one loop per shard:
@@ -284,34 +388,52 @@ class BotWorker:
         """Play ``job`` (if still current) and acknowledge it; what became of it."""
         self.metrics.bot_job_age.observe(max(0.0, time.time() - job.enqueued), job.bot)
         played = await self._play(job)
-        if played.outcome != "missing":
+        if not played.acked and played.outcome != "missing":
             await self.store.ack_job(job)
         self.metrics.bot_jobs.inc(job.bot, played.outcome)
         return played
 
     async def _play(self, job: BotJob) -> Played:
+        """The job's move, and the next ones while a bot of this worker is awaited again (up to
+        :attr:`chain` moves: each its own commit, keeping the job instead of enqueuing one)."""
         stored = await self.store.load(job.game_id)
-        if stored is None or stored.finished or stored.version != job.version:
+        moves, stood_in = 0, False
+        while True:
+            current = stored is not None and (stored.version == job.version or stored.job == job.ref)
+            if stored is None or stored.finished or not current:
+                break
+            lobby = lobbies.decode(stored.lobby)
+            awaiting = self.engine.awaiting(self.games.game(stored))
+            bots = [] if lobby is None or lobby.waiting else [(s, b) for s in awaiting if (b := lobby.bot_of(s))]
+            if not bots:
+                break
+            seat, bot_id = bots[0]
+            if bot_id not in self.engine.bots:
+                logger.warning("game %s: seat %d's bot %r is not installed in worker %s; another worker must play it",
+                               stored.id, seat, bot_id, self.name)
+                return Played("missing", stored, moves=moves)
+            outcome, stored, committed = await self._move(stored, seat, bot_id, job, keep=moves + 1 < self.chain)
+            if not committed:
+                break
+            moves += 1
+            stood_in = stood_in or outcome == "stood_in"
+            if stored.job != job.ref:  # not kept: acknowledged with this commit
+                return Played("stood_in" if stood_in else "played", stored, moves=moves, acked=True)
+        if not moves:
             return Played("stale", stored)
-        lobby = lobbies.decode(stored.lobby)
-        game = self.games.game(stored)
-        awaiting = self.engine.awaiting(game)
-        bots = [] if lobby is None or lobby.waiting else [(s, b) for s in awaiting if (b := lobby.bot_of(s))]
-        if not bots:
-            return Played("stale", stored)
-        seat, bot_id = bots[0]
-        if bot_id not in self.engine.bots:
-            logger.warning("game %s: seat %d's bot %r is not installed in worker %s; another worker must play it",
-                           stored.id, seat, bot_id, self.name)
-            return Played("missing", stored)
-        return await self._move(stored, seat, bot_id)
+        return Played("stood_in" if stood_in else "played", stored, moves=moves)
 
-    async def _move(self, stored: StoredGame, seat: int, bot_id: str) -> Played:
+    async def _move(
+        self, stored: StoredGame, seat: int, bot_id: str, job: BotJob, *, keep: bool
+    ) -> tuple[str, StoredGame, bool]:
+        """Ask the bot and commit its move (``keep``: keeping ``job`` for the next bot move, if
+        a bot is awaited again); how it went (``played``, ``stood_in`` or ``stale``), the game as
+        stored now, and whether the move was committed."""
         entry = self.games.take(stored)  # the cached game if current (out of the cache while it changes)
         legal = self.engine.legal_actions(entry.game, seat)
         if not legal:
             self.games.put_back(stored.id, entry)
-            return Played("stale", stored)
+            return "stale", stored, False
         begun = time.perf_counter()
         choice, how = await self._choose(stored, seat, bot_id, legal)
         self.metrics.bot_think.observe(time.perf_counter() - begun, bot_id)
@@ -335,65 +457,61 @@ class BotWorker:
                 lobby.track(self.engine.awaiting(game), seat, self.games.clock())
             applied = self.engine.encode(Action(action.type, action.seat, action.option))
             result, current = await self.games.commit(
-                stored.id, entry, game, applied, events, expected=expected, lobby=lobby
+                stored.id, entry, game, applied, events, expected=expected, lobby=lobby, job=job, keep_job=keep
             )
             if result.outcome is Outcome.STALE:  # another worker (or a reclaim) moved the game
-                return Played("stale", current)
+                return "stale", current, False
             self.metrics.bot_moves.inc(bot_id, how)
-            return Played(outcome, current)
-        return Played("stood_in", stored)
+            return outcome, current, True
+        return "stood_in", stored, False
 
     async def _choose(self, stored: StoredGame, seat: int, bot_id: str, legal: list[Action]) -> tuple[Action, str]:
         if len(legal) == 1:
             return legal[0], "chosen"
         timeout = self.settings.bot_move_timeout
-        for attempt in range(2):
-            pool = self._get_pool()
+        if not self._processes:
+            if self._threads is None:
+                self._threads = concurrent.futures.ThreadPoolExecutor(self.concurrency, thread_name_prefix="darkroad-bot")
+            game = self.engine.loads(stored.state)
+            call = asyncio.get_running_loop().run_in_executor(
+                self._threads, safe_choice, self.engine.bots[bot_id], self.engine, game, seat, legal
+            )
             try:
-                if self._processes:
-                    future = asyncio.get_running_loop().run_in_executor(
-                        pool, _child_choose, stored.state, seat, bot_id
-                    )
-                    index, how = await asyncio.wait_for(future, timeout)
-                    return legal[index], how
-                game = self.engine.loads(stored.state)
-                choice, how = await asyncio.wait_for(
-                    asyncio.get_running_loop().run_in_executor(
-                        pool, safe_choice, self.engine.bots[bot_id], self.engine, game, seat, legal
-                    ),
-                    timeout,
-                )
-                return choice, how
+                return await asyncio.wait_for(call, timeout)
             except TimeoutError:
-                logger.error("game %s: bot %r gave no move for seat %d within %g s; its first legal action stands "
-                             "in", stored.id, bot_id, seat, timeout)
-                if self._processes and self._pool is pool:  # kill the stuck process: a new pool takes over
-                    self._pool = None
-                    _kill(pool)
-                return legal[0], "timed_out"
-            except concurrent.futures.BrokenExecutor:  # killed under us (another job's bot hung)
-                if self._pool is pool:
-                    self._pool = None
+                return self._timed_out(stored, seat, bot_id, legal)
+        for attempt in range(2):
+            thinker = self._idle.pop() if self._idle else self._thinker()
+            try:
+                index, how = await asyncio.wait_for(thinker.choose(stored.state, seat, bot_id), timeout)
+            except TimeoutError:  # kill the stuck process: the next move gets a new one
+                thinker.kill()
+                return self._timed_out(stored, seat, bot_id, legal)
+            except ThinkerGone:  # killed from outside: a new one tries once more
+                thinker.kill()
                 if attempt:
                     raise
+                continue
+            except BaseException:  # cancelled (the worker stops) mid-request: its answer is lost
+                thinker.kill()
+                raise
+            self._idle.append(thinker)
+            return legal[index], how
         raise AssertionError("unreachable")
 
-    def _get_pool(self) -> concurrent.futures.Executor:
-        if self._pool is None:
-            if self._processes:
-                key = id(self.engine)
-                _ENGINES[key] = self.engine
-                methods = multiprocessing.get_all_start_methods()
-                context = multiprocessing.get_context("fork" if "fork" in methods else None)
-                self._pool = concurrent.futures.ProcessPoolExecutor(
-                    self.concurrency,
-                    mp_context=context,
-                    initializer=_child_start,
-                    initargs=(key, self.settings.exclude_plugins, self.settings.strict_plugins),
-                )
-            else:
-                self._pool = concurrent.futures.ThreadPoolExecutor(self.concurrency, thread_name_prefix="darkroad-bot")
-        return self._pool
+    def _timed_out(self, stored: StoredGame, seat: int, bot_id: str, legal: list[Action]) -> tuple[Action, str]:
+        logger.error("game %s: bot %r gave no move for seat %d within %g s; its first legal action stands in",
+                     stored.id, bot_id, seat, self.settings.bot_move_timeout)
+        return legal[0], "timed_out"
+
+    def _thinker(self) -> Thinker:
+        """A new process of the pool: forked from the worker (with its engine and plugins)
+        where the platform can, else started afresh (it loads the installed plugins)."""
+        key = id(self.engine)
+        _ENGINES[key] = self.engine
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        return Thinker(context, key, self.settings.exclude_plugins, self.settings.strict_plugins)
 
     # -- the turn clocks ----------------------------------------------------------------------
 
@@ -438,12 +556,3 @@ class BotWorker:
             if len(self._skipped) > 10_000:
                 self._skipped.clear()
         return changed
-
-
-def _kill(pool: concurrent.futures.Executor) -> None:
-    """Stop a pool at once: its processes are killed (a bot that hangs is never waited for)."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        with contextlib.suppress(Exception):
-            process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)

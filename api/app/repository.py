@@ -24,6 +24,7 @@ from darkroad.api.app.plugin_events import event_payload
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import (
+    BotJob,
     Commit,
     CommitResult,
     GameStore,
@@ -141,12 +142,16 @@ class GameRepository:
         expected: int,
         token_hashes: tuple[str, ...] | None = None,
         lobby: Lobby | None = None,
+        job: BotJob | None = None,
+        keep_job: bool = False,
     ) -> tuple[CommitResult, StoredGame]:
         """Write ``game`` (changed from version ``expected`` of ``base``) with the action list's
         record ``applied`` and ``events``: the outcome, and the game as stored now (the new
         version, or the current one when stale). The new version goes into the cache.
         ``record``: the client's ``Idempotency-Key`` record, if any; ``token_hashes``,
-        ``lobby``: changed, else ``None``."""
+        ``lobby``: changed, else ``None``. ``job``: the bot job this commit plays (a bot
+        worker's move), acknowledged with it unless ``keep_job`` and the new version awaits a
+        bot this process has (:attr:`Commit.keep_job`: the worker plays that move too)."""
         tag = self.new_tag()
         own = record is None
         if record is None:  # named by the new tag: only this commit can have written it
@@ -154,6 +159,7 @@ class GameRepository:
         state = self.engine.dumps(game)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
         bot_job, deadline = self.awaited(game, lobby or base.lobby)
+        keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
         outcome = await self.store.commit(
             Commit(
                 game_id=game_id,
@@ -171,6 +177,8 @@ class GameRepository:
                 lobby=raw_lobby,
                 bot_job=bot_job,
                 deadline=deadline,
+                job=job,
+                keep_job=keep_job,
             )
         )
         if outcome.outcome is Outcome.MISSING:
@@ -186,7 +194,8 @@ class GameRepository:
             self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby))
         if raw_lobby is None and new_lobby is not None:
             raw_lobby = lobbies.encode(new_lobby)
-        return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby)
+        kept = job.ref if outcome.kept and job is not None else None
+        return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby, job=kept)
 
     def awaited(self, game: Game, lobby: Lobby | None) -> tuple[str | None, float | None]:
         """What a version of ``game`` leaves to the bot workers: the bot awaited (a job is

@@ -82,6 +82,10 @@ class StoredGame:
     lobby: bytes | None = None
     """The game's seats as the lobby keeps them (``darkroad.api.app.lobby.Lobby`` as JSON); ``None``
     for a game created without ``seats`` or ``turn_timeout``."""
+    job: str | None = None
+    """The bot job a worker plays this game's bot moves under (:attr:`Commit.keep_job`): the
+    :attr:`BotJob.ref` of a job the version's commit kept instead of enqueuing a new one;
+    ``None`` after any other commit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +122,9 @@ class BotJob:
     (:meth:`GameStore.take_jobs`), plays the move with a compare-and-set commit like any
     client, then acknowledges it (:meth:`GameStore.ack_job`); a job not acknowledged within
     the claim timeout goes to another worker. A job whose version is no longer the game's
-    is stale and dropped: the commit that moved the game enqueued its own job if needed.
+    is stale and dropped: the commit that moved the game enqueued its own job if needed,
+    unless that commit kept this very job (:attr:`Commit.keep_job`: :attr:`StoredGame.job`
+    names it), for the worker to play the next bot move under it.
     """
 
     game_id: str
@@ -133,6 +139,9 @@ class BotJob:
     """The job's id in its shard (acknowledging it names it)."""
     deliveries: int = 1
     """How many times it was handed out (more than once: a worker died or was slow)."""
+    consumer: str = ""
+    """The worker it was handed out to (a commit keeping it hands it to that worker again, its
+    claim timeout restarting: see :attr:`Commit.keep_job`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +186,18 @@ class Commit:
     deadline: float | None = None
     """The earliest turn deadline of the seats awaited in the new version (Unix seconds), set
     as the game's clock in the same atomic step; ``None``: the game has no clock running."""
+    job: BotJob | None = None
+    """The bot job this commit plays (a bot worker's move): acknowledged in the same atomic
+    step (with Redis, when the job's stream shares the game's slot; else right after), unless
+    :attr:`keep_job`."""
+    keep_job: bool = False
+    """With :attr:`job` and :attr:`bot_job`: the worker plays the next bot move too, under the
+    same job. No job is enqueued and :attr:`job` stays unacknowledged, handed to its worker
+    again (its claim timeout restarts with each move); if the worker dies, it is claimed by
+    another, which finds it current by :attr:`StoredGame.job`. Any commit without it ends
+    that: :attr:`StoredGame.job` is cleared. A store that cannot keep the job in the same
+    atomic step (a Cluster game whose slot has no shard of jobs) does not: see
+    :attr:`CommitResult.kept`."""
 
 
 class Outcome(enum.Enum):
@@ -200,6 +221,9 @@ class CommitResult:
     """The game as it is now, when ``STALE`` (so the caller can retry without loading it)."""
     replay: bytes | None = None
     """The recorded result when ``REPLAYED``."""
+    kept: bool = False
+    """``COMMITTED`` with :attr:`Commit.keep_job`, and the job was kept (else it was
+    acknowledged, and the new version's job enqueued)."""
 
 
 class GameStore(abc.ABC):

@@ -10,11 +10,16 @@
 -- ARGV[11] seat token hashes ('' = unchanged), ARGV[12] lobby json ('' = unchanged),
 -- ARGV[13] the bot awaited ('' = none: no job), ARGV[14] the turn deadline in Unix seconds
 -- ('' = no clock), ARGV[15] the game id,
+-- ARGV[16] the ref of the bot job this commit plays ('' = none), ARGV[17] '1' to keep that job
+-- for the game's next bot move (with a bot awaited: no job enqueued, the game's 'job' field
+-- names it, and the job is handed to its worker ARGV[19] again, its idle time restarting;
+-- else '': the job is acknowledged here when KEYS[5] holds it), ARGV[18] the jobs' consumer
+-- group, ARGV[19] the worker playing the job,
 -- then one (stream id, audience, event json) triple per event
 -- Returns {'missing'} | {'replayed', result} | {'committed'}
---       | {'stale', version, state, finished, tokens, tag, lobby} (the game as it is now)
+--       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
 -- A game written before tags existed has none: its tag is ''.
-local current = redis.call('HMGET', KEYS[1], 'version', 'tag')
+local current = redis.call('HMGET', KEYS[1], 'version', 'tag', 'job')
 if not current[1] then
   return {'missing'}
 end
@@ -26,8 +31,8 @@ if recorded then
   return {'replayed', recorded}
 end
 if current[1] ~= ARGV[1] or (current[2] or '') ~= ARGV[9] then
-  local game = redis.call('HMGET', KEYS[1], 'version', 'state', 'finished', 'tokens', 'tag', 'lobby')
-  return {'stale', game[1], game[2], game[3], game[4], game[5] or '', game[6] or ''}
+  local game = redis.call('HMGET', KEYS[1], 'version', 'state', 'finished', 'tokens', 'tag', 'lobby', 'job')
+  return {'stale', game[1], game[2], game[3], game[4], game[5] or '', game[6] or '', game[7] or ''}
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'tag', ARGV[10], 'state', ARGV[3], 'finished', ARGV[4])
 if ARGV[11] ~= '' then
@@ -36,8 +41,14 @@ end
 if ARGV[12] ~= '' then
   redis.call('HSET', KEYS[1], 'lobby', ARGV[12])
 end
+local keep = ARGV[17] == '1'
+if keep then
+  redis.call('HSET', KEYS[1], 'job', ARGV[16])
+elseif current[3] and current[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'job', '')  -- any other commit ends a worker's run of moves
+end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-for i = 16, #ARGV, 3 do
+for i = 20, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
@@ -46,8 +57,17 @@ for i = 1, 3 do
 end
 if #KEYS >= 6 then
   -- The job and the clock are written with the version: no crash can strand a game between.
-  if ARGV[13] ~= '' then
+  if ARGV[13] ~= '' and not keep then
     redis.call('XADD', KEYS[5], '*', 'g', ARGV[15], 'v', ARGV[2], 'b', ARGV[13])
+  end
+  if keep then
+    -- The worker plays on under the job: its claim timeout restarts, like a new job's.
+    redis.call('XCLAIM', KEYS[5], ARGV[18], ARGV[19], 0, ARGV[16], 'JUSTID')
+  elseif ARGV[16] ~= '' then
+    -- The job played is done with its move: acknowledged with it, so it is neither lost nor
+    -- handed out again.
+    redis.call('XACK', KEYS[5], ARGV[18], ARGV[16])
+    redis.call('XDEL', KEYS[5], ARGV[16])
   end
   if ARGV[14] ~= '' then
     redis.call('ZADD', KEYS[6], ARGV[14], ARGV[15])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import itertools
 import time
 from collections import OrderedDict
@@ -34,6 +35,7 @@ class _MemoryGame:
     events: list[StoredEvent]
     lobby: bytes | None = None
     actions: list[bytes] = field(default_factory=list)
+    job: str | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set (and replaced) on every commit, to wake the waiting event streams."""
 
@@ -146,8 +148,15 @@ class MemoryStore(GameStore):
         )
         record.changed.set()
         record.changed = asyncio.Event()
-        self._after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline)
-        return CommitResult(Outcome.COMMITTED)
+        job = commit.job
+        keep = job is not None and commit.keep_job and commit.bot_job is not None
+        record.job = job.ref if keep and job is not None else None
+        self._after_write(commit.game_id, commit.version, None if keep else commit.bot_job, commit.deadline)
+        if job is not None and not keep:
+            self._ack(job.ref)
+        elif job is not None and job.ref in self._pending:  # handed to its worker again
+            self._pending[job.ref] = (self._pending[job.ref][0], job.consumer, time.time())
+        return CommitResult(Outcome.COMMITTED, kept=keep)
 
     SHARD = "memory"
 
@@ -161,7 +170,7 @@ class MemoryStore(GameStore):
         taken: list[BotJob] = []
         for ref, (job, _, handed) in list(self._pending.items()):
             if len(taken) < count and now - handed >= claim_after:
-                job = BotJob(job.game_id, job.version, job.bot, job.enqueued, job.shard, ref, job.deliveries + 1)
+                job = dataclasses.replace(job, deliveries=job.deliveries + 1, consumer=consumer)
                 self._pending[ref] = (job, consumer, now)
                 taken.append(job)
         if not taken and not self._jobs and block > 0:
@@ -171,13 +180,17 @@ class MemoryStore(GameStore):
                 return []
         while self._jobs and len(taken) < count:
             ref, job = self._jobs.popitem(last=False)
+            job = dataclasses.replace(job, consumer=consumer)
             self._pending[ref] = (job, consumer, time.time())
             taken.append(job)
         return taken
 
     async def ack_job(self, job: BotJob) -> None:
-        self._pending.pop(job.ref, None)
-        self._jobs.pop(job.ref, None)
+        self._ack(job.ref)
+
+    def _ack(self, ref: str) -> None:
+        self._pending.pop(ref, None)
+        self._jobs.pop(ref, None)
 
     async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
         return list(itertools.islice(self._jobs.values(), limit))
@@ -252,6 +265,7 @@ class MemoryStore(GameStore):
             tag=record.tag,
             replay=replay,
             lobby=record.lobby,
+            job=record.job,
         )
 
     @staticmethod

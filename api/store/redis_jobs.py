@@ -115,7 +115,7 @@ class JobQueue:
         self._groups.add(shard)
 
     @staticmethod
-    def _jobs(shard: str, entries: Sequence[Any], deliveries: int = 1) -> list[BotJob]:
+    def _jobs(shard: str, consumer: str, entries: Sequence[Any], deliveries: int = 1) -> list[BotJob]:
         jobs = []
         for entry in entries:
             if entry is None:
@@ -134,6 +134,7 @@ class JobQueue:
                     shard=shard,
                     ref=ref,
                     deliveries=deliveries,
+                    consumer=consumer,
                 )
             )
         return jobs
@@ -159,7 +160,7 @@ class JobQueue:
                 raise
             await self._ensure_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
             return []
-        jobs = self._jobs(shard, claimed[1], deliveries=2)
+        jobs = self._jobs(shard, consumer, claimed[1], deliveries=2)
         if jobs:
             return jobs
         return await self._read_jobs(shard, consumer, count, block)
@@ -184,7 +185,7 @@ class JobQueue:
             return []
         streams: Any = reply
         entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
-        return self._jobs(shard, entries)
+        return self._jobs(shard, consumer, entries)
 
     async def ack(self, job: BotJob) -> None:
         key = jobs_key(job.shard)
@@ -203,7 +204,7 @@ class JobQueue:
             if info.get(b"name") == JOB_GROUP.encode():
                 last = info[b"last-delivered-id"].decode()
         entries = await self._command(key, "XRANGE", key, f"({last}", "+", "COUNT", limit)
-        return self._jobs(shard, entries)
+        return self._jobs(shard, "", entries)
 
     async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
         key = clocks_key(shard)

@@ -82,7 +82,7 @@ from darkroad.api.store.base import (
     StoreUnavailable,
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
-from darkroad.api.store.redis_jobs import JobQueue, clocks_key, jobs_key
+from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
     CREDENTIALS,
     LOGIN_REFUSED,
@@ -100,7 +100,7 @@ from darkroad.api.store.topology import (
 )
 
 _EVERYONE = b"*"
-_FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby"]
+_FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby", "job"]
 WAITING_KEY = "lobby:{waiting}"
 def game_key(game_id: str) -> str:
     """The hash of game ``game_id``; the other keys of the game extend this name."""
@@ -155,7 +155,7 @@ def _stored_game(
     game_id: str, fields: Sequence[bytes | None], replay: bytes | None = None
 ) -> StoredGame | None:
     """A game from its hash fields (in the order of ``_FIELDS``); ``None`` if it has none."""
-    version, state, finished, tokens, tag, lobby = fields
+    version, state, finished, tokens, tag, lobby, job = fields
     if version is None or state is None or finished is None or tokens is None:
         return None
     return StoredGame(
@@ -167,6 +167,7 @@ def _stored_game(
         tag="" if tag is None else tag.decode(),  # games written before tags existed have none
         replay=replay,
         lobby=lobby or None,
+        job=job.decode() if job else None,
     )
 
 
@@ -429,7 +430,14 @@ class RedisStore(GameStore):
             "" if commit.deadline is None else repr(commit.deadline),
             commit.game_id,
         ]
+        job = commit.job
         shard = self.jobs.own_shard(commit.game_id)
+        # The job played is acknowledged (or kept) by the script when its stream is one the
+        # script writes; a job elsewhere (a Cluster game created before its id was drawn for a
+        # shard's slot) is acknowledged after, never kept.
+        here = job is not None and shard is not None and job.shard == shard
+        keep = here and commit.keep_job and commit.bot_job is not None and bool(job and job.consumer)
+        args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP, "" if job is None else job.consumer]
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard)]
         try:
@@ -448,8 +456,11 @@ class RedisStore(GameStore):
         if outcome is Outcome.REPLAYED:
             return CommitResult(outcome, replay=reply[1])
         if shard is None:
-            await self.jobs.after_write(commit.game_id, commit.version, commit.bot_job, commit.deadline, clear=True)
-        return CommitResult(outcome)
+            bot_job = None if keep else commit.bot_job
+            await self.jobs.after_write(commit.game_id, commit.version, bot_job, commit.deadline, clear=True)
+        if job is not None and not here:
+            await self.jobs.ack(job)
+        return CommitResult(outcome, kept=keep)
 
     # -- bot jobs and turn clocks (darkroad.api.store.redis_jobs) ----------------------------
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -20,7 +22,7 @@ from darkroad.api.app.service import GameService
 from darkroad.api.app.values import Seating
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
-from darkroad.api.store.base import GameStore
+from darkroad.api.store.base import BotJob, GameStore
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
 
@@ -118,13 +120,115 @@ async def test_two_workers_racing_for_one_job_commit_once(engine: Engine, store:
     await asyncio.sleep(0.15)
     (again,) = await store.take_jobs(shard, "other", 1, 0.1, 0.1)
     assert again.ref == job.ref
-    first, second = (BotWorker(engine, store, settings, Metrics(), processes=False) for _ in range(2))
+    # One move per job (chain=1): the winner's move is the only commit.
+    first, second = (BotWorker(engine, store, settings, Metrics(), processes=False, chain=1) for _ in range(2))
     played = await asyncio.gather(first.play(job), second.play(again))
     assert sorted(p.outcome for p in played) == ["played", "stale"]
     assert len(await store.actions(created.id)) == 1
     stored = await store.load(created.id)
     assert stored is not None and stored.version == created.version + 1
     assert await replays(engine, store, created.id)
+
+
+async def no_job_left(store: GameStore) -> bool:
+    """No job waits, and none was handed out and left unacknowledged (claimable at once)."""
+    for shard in store.job_shards():
+        if await store.waiting_jobs(shard, 10) or await store.take_jobs(shard, "checker", 10, 0.05, 0.0):
+            return False
+    return True
+
+
+async def bot_then_human(engine: Engine, store: GameStore, settings: Settings) -> tuple[GameService, str, int]:
+    """A game whose bot (seat 0) has several decisions in a row before the human's (seat 1)."""
+    service = GameService(engine, store, settings, Metrics())
+    created = await service.seats.create(
+        GameConfig(players=2, seed=5), Seating(seats=[("bot", None, "random"), ("human", None, None)])
+    )
+    return service, created.id, created.version
+
+
+async def test_a_job_plays_the_bots_moves_in_a_row_each_its_own_version(engine: Engine, store: GameStore) -> None:
+    """When a bot is awaited again after its move, the worker plays on under the same job: no
+    job per move through the queue, yet every move is its own commit (contiguous versions in
+    the log and the stream), and the job is acknowledged with the last one."""
+    settings = Settings()
+    service, game_id, version = await bot_then_human(engine, store, settings)
+    (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
+    (job,) = await store.take_jobs(shard, "w", 1, 0.1, 60.0)
+    played = await BotWorker(engine, store, settings, Metrics(), processes=False).play(job)
+    assert played.outcome == "played" and played.moves > 1 and played.acked
+    stored = await store.load(game_id)
+    assert stored is not None and stored.version == version + played.moves and stored.job is None
+    records = [json.loads(raw) for raw in await store.actions(game_id)]
+    assert [record["seat"] for record in records] == [0] * played.moves
+    events = await store.events(game_id, -1, 10_000)
+    assert [event.n for event in events] == list(range(len(events)))
+    assert 1 in engine.awaiting(engine.loads(stored.state))  # the human's turn: nothing left to the bots
+    assert await no_job_left(store)
+    assert await replays(engine, store, game_id)
+    assert (await service.reading.caller(game_id, None)).stored.version == stored.version
+
+
+async def test_a_worker_dying_in_a_run_of_moves_leaves_the_job_to_another(engine: Engine, store: GameStore) -> None:
+    """A worker killed between two moves of a run: its job, kept by the commit of the first
+    (the game names it), is claimed by another worker, found current, and played on; no move
+    lost or doubled."""
+    settings = Settings()
+    _, game_id, version = await bot_then_human(engine, store, settings)
+    (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
+    (job,) = await store.take_jobs(shard, "dies", 1, 0.1, 60.0)
+    await asyncio.sleep(0.5)  # taken a while ago: the kept job's claim timeout restarts with the move
+    dying = BotWorker(engine, store, settings, Metrics(), processes=False)
+    real = dying._choose
+    calls = 0
+
+    async def choose_then_die(*args: object) -> tuple[Action, str]:
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise SystemExit("killed")
+        return await real(*args)  # type: ignore[arg-type]
+
+    dying._choose = choose_then_die  # type: ignore[method-assign]
+    with pytest.raises(SystemExit):
+        await dying.play(job)
+    stored = await store.load(game_id)
+    assert stored is not None and stored.version == version + 1 and stored.job == job.ref
+    assert not await store.waiting_jobs(shard, 10)  # kept, not enqueued again
+    assert await store.take_jobs(shard, "other", 1, 0.0, 0.4) == []  # handed to the dying worker again
+    await asyncio.sleep(0.5)
+    (claimed,) = await store.take_jobs(shard, "other", 1, 0.1, 0.4)
+    assert claimed.ref == job.ref
+    played = await BotWorker(engine, store, settings, Metrics(), processes=False).play(claimed)
+    assert played.outcome == "played" and played.moves >= 1
+    stored = await store.load(game_id)
+    assert stored is not None and stored.version == version + 1 + played.moves and stored.job is None
+    assert len(await store.actions(game_id)) == stored.version - version
+    assert await no_job_left(store)
+    assert await replays(engine, store, game_id)
+
+
+async def test_a_job_is_acknowledged_by_the_commit_of_its_move(engine: Engine, store: GameStore) -> None:
+    """The job is acknowledged in the same atomic step as the move it plays: no separate
+    acknowledgement (a crash right after the commit cannot hand the job out again)."""
+    settings = Settings()
+    _, game_id, version = await bot_then_human(engine, store, settings)
+    (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
+    (job,) = await store.take_jobs(shard, "w", 1, 0.1, 60.0)
+    acks = []
+
+    async def ack(job: BotJob) -> None:
+        acks.append(job)
+
+    store.ack_job = ack  # type: ignore[method-assign]
+    played = await BotWorker(engine, store, settings, Metrics(), processes=False, chain=1).play(job)
+    assert played.outcome == "played" and played.moves == 1 and played.acked
+    assert acks == []
+    stored = await store.load(game_id)
+    assert stored is not None and stored.version == version + 1
+    await asyncio.sleep(0.1)
+    (next_job,) = await store.take_jobs(shard, "w", 10, 0.1, 0.05)  # the next move's, not this one again
+    assert next_job.ref != job.ref and next_job.version == version + 1
 
 
 class HungBot(Bot):
@@ -205,6 +309,37 @@ async def test_a_seat_past_its_deadline_is_handed_over_with_nobody_reading(engin
     caller = await service.seats.reclaim(created.id, seat, token)
     lobby = lobbies.decode(caller.stored.lobby)
     assert lobby is not None and lobby.bot_of(seat) is None
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_a_thinking_process_killed_from_outside_is_replaced(engine: Engine, store: GameStore) -> None:
+    """A process of the pool killed between two moves (an operator, the OOM killer): the next
+    move finds it gone and asks a new one; the bot's choice still stands (not stood in)."""
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics())
+    created = await service.seats.create(GameConfig(players=2, seed=8), Seating(seats=[("bot", None, "greedy")] * 2))
+    worker = BotWorker(engine, store, settings, Metrics(), concurrency=1, chain=1)
+    (shard,) = store.job_shards()
+    killed = None
+    try:
+        for _ in range(60):
+            (job,) = await store.take_jobs(shard, "w", 1, 1.0, 60.0)
+            before = list(worker._idle)
+            played = await worker.play(job)
+            assert played.outcome == "played"  # never stood in: the killed process was replaced
+            if killed is None and worker._idle:
+                (thinker,) = worker._idle
+                killed = thinker.process.pid
+                os.kill(killed, signal.SIGKILL)
+                thinker.process.join(5)
+            elif killed is not None and before and worker._idle and worker._idle[0] is not before[0]:
+                assert worker._idle[0].process.pid != killed
+                break
+        else:
+            raise AssertionError("no move asked the pool after the kill")
+    finally:
+        worker.close()
+    assert await replays(engine, store, created.id)
 
 
 def test_the_old_budget_variables_are_accepted_with_a_warning() -> None:
