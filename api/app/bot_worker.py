@@ -130,20 +130,26 @@ def _child_main(requests: Connection, answers: Connection, key: int, exclude: tu
     _child_start(key, exclude, strict)
     while True:
         try:
-            state, seat, bot_id = pickle.loads(requests.recv_bytes())
+            state, seat, bot_id, options = pickle.loads(requests.recv_bytes())
         except (EOFError, OSError):
             return
-        answers.send_bytes(pickle.dumps(_child_choose(state, seat, bot_id)))
+        answers.send_bytes(pickle.dumps(_child_choose(state, seat, bot_id, options)))
 
 
-def _child_choose(state: bytes, seat: int, bot_id: str) -> tuple[int, str]:
+def seat_bot(engine: Engine, bot_id: str, options: dict[str, Any]) -> Bot:
+    """The bot ``bot_id`` with the seat's ``options`` (a bot seat's ``think_time``)."""
+    bot = engine.bots[bot_id]
+    return bot.configured(**options) if options else bot
+
+
+def _child_choose(state: bytes, seat: int, bot_id: str, options: dict[str, Any]) -> tuple[int, str]:
     """In a child: the bot's choice for ``seat`` in the game ``state``, as its index among the
     seat's legal actions (the worker computes the same list), and how it went."""
     engine = _CHILD
     assert engine is not None
     game = engine.loads(state)
     legal = engine.legal_actions(game, seat)
-    choice, how = safe_choice(engine.bots[bot_id], engine, game, seat, legal)
+    choice, how = safe_choice(seat_bot(engine, bot_id, options), engine, game, seat, legal)
     return legal.index(choice), how
 
 
@@ -169,7 +175,7 @@ class Thinker:
         requests_out.close()
         answers_in.close()
 
-    async def choose(self, state: bytes, seat: int, bot_id: str) -> tuple[int, str]:
+    async def choose(self, state: bytes, seat: int, bot_id: str, options: dict[str, Any]) -> tuple[int, str]:
         """The bot's choice (index among the legal actions, how it went); :class:`ThinkerGone`."""
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[None] = loop.create_future()
@@ -180,7 +186,7 @@ class Thinker:
                 answered.set_result(None)
 
         try:
-            self._requests.send_bytes(pickle.dumps((state, seat, bot_id)))
+            self._requests.send_bytes(pickle.dumps((state, seat, bot_id, options)))
             loop.add_reader(fd, readable)
             try:
                 await answered
@@ -412,7 +418,11 @@ class BotWorker:
                 logger.warning("game %s: seat %d's bot %r is not installed in worker %s; another worker must play it",
                                stored.id, seat, bot_id, self.name)
                 return Played("missing", stored, moves=moves)
-            outcome, stored, committed = await self._move(stored, seat, bot_id, job, keep=moves + 1 < self.chain)
+            assert lobby is not None
+            record = lobby.seats[seat]
+            options = {"think_time": record.think_time} if record.think_time is not None and not record.replaced else {}
+            outcome, stored, committed = await self._move(stored, seat, bot_id, options, job,
+                                                          keep=moves + 1 < self.chain)
             if not committed:
                 break
             moves += 1
@@ -424,7 +434,7 @@ class BotWorker:
         return Played("stood_in" if stood_in else "played", stored, moves=moves)
 
     async def _move(
-        self, stored: StoredGame, seat: int, bot_id: str, job: BotJob, *, keep: bool
+        self, stored: StoredGame, seat: int, bot_id: str, options: dict[str, Any], job: BotJob, *, keep: bool
     ) -> tuple[str, StoredGame, bool]:
         """Ask the bot and commit its move (``keep``: keeping ``job`` for the next bot move, if
         a bot is awaited again); how it went (``played``, ``stood_in`` or ``stale``), the game as
@@ -435,7 +445,7 @@ class BotWorker:
             self.games.put_back(stored.id, entry)
             return "stale", stored, False
         begun = time.perf_counter()
-        choice, how = await self._choose(stored, seat, bot_id, legal)
+        choice, how = await self._choose(stored, seat, bot_id, options, legal)
         self.metrics.bot_think.observe(time.perf_counter() - begun, bot_id)
         outcome = "played" if how == "chosen" else "stood_in"
         # A plugin failing to resolve the bot's choice must not wedge the game: the next legal
@@ -465,7 +475,9 @@ class BotWorker:
             return outcome, current, True
         return "stood_in", stored, False
 
-    async def _choose(self, stored: StoredGame, seat: int, bot_id: str, legal: list[Action]) -> tuple[Action, str]:
+    async def _choose(
+        self, stored: StoredGame, seat: int, bot_id: str, options: dict[str, Any], legal: list[Action]
+    ) -> tuple[Action, str]:
         if len(legal) == 1:
             return legal[0], "chosen"
         timeout = self.settings.bot_move_timeout
@@ -474,7 +486,7 @@ class BotWorker:
                 self._threads = concurrent.futures.ThreadPoolExecutor(self.concurrency, thread_name_prefix="darkroad-bot")
             game = self.engine.loads(stored.state)
             call = asyncio.get_running_loop().run_in_executor(
-                self._threads, safe_choice, self.engine.bots[bot_id], self.engine, game, seat, legal
+                self._threads, safe_choice, seat_bot(self.engine, bot_id, options), self.engine, game, seat, legal
             )
             try:
                 return await asyncio.wait_for(call, timeout)
@@ -483,7 +495,7 @@ class BotWorker:
         for attempt in range(2):
             thinker = self._idle.pop() if self._idle else self._thinker()
             try:
-                index, how = await asyncio.wait_for(thinker.choose(stored.state, seat, bot_id), timeout)
+                index, how = await asyncio.wait_for(thinker.choose(stored.state, seat, bot_id, options), timeout)
             except TimeoutError:  # kill the stuck process: the next move gets a new one
                 thinker.kill()
                 return self._timed_out(stored, seat, bot_id, legal)

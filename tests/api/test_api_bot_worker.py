@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import time
 import warnings
@@ -19,7 +20,7 @@ from prometheus_client import generate_latest
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
-from darkroad.api.app.values import Seating
+from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import BotJob, GameStore
@@ -105,6 +106,32 @@ async def test_a_game_of_bots_is_played_to_its_end_by_the_worker(engine: Engine,
     assert 'darkroad_bot_jobs_total{bot="random",outcome="played"}' in text
     assert 'darkroad_bot_job_age_seconds_count{bot="random"}' in text
     assert 'darkroad_bot_think_seconds_count{bot="random"}' in text
+
+
+@pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
+async def test_a_bot_seat_thinks_for_its_think_time(engine: Engine, store: GameStore, processes: bool) -> None:
+    """A bot seat created with a ``think_time`` (the search bot: 1 s by default) is played with
+    it, in the worker's threads and in its thinking processes alike."""
+    settings = Settings()
+    service = GameService(engine, store, settings, Metrics())
+    metrics = Metrics()
+    created = await service.seats.create(
+        GameConfig(players=2, seed=3), Seating(seats=[SeatSpec("bot", None, "search", 0.02), ("bot", None, "random")])
+    )
+    async with running(BotWorker(engine, store, settings, metrics, processes=processes)):
+
+        async def searched() -> bool:
+            text = generate_latest(metrics.registry).decode()
+            found = re.search(r'darkroad_bot_think_seconds_count\{bot="search"\} (\d+)', text)
+            return found is not None and int(found.group(1)) >= 8
+
+        await until(searched, timeout=60)
+    text = generate_latest(metrics.registry).decode()
+    count = float(re.search(r'darkroad_bot_think_seconds_count\{bot="search"\} ([\d.]+)', text).group(1))  # type: ignore[union-attr]
+    total = float(re.search(r'darkroad_bot_think_seconds_sum\{bot="search"\} ([\d.]+)', text).group(1))  # type: ignore[union-attr]
+    # 20 ms a decision (a decision with one answer is not thought about), far below the default 1 s.
+    assert total / count < 0.3, (total, count)
+    assert await replays(engine, store, created.id)
 
 
 async def test_two_workers_racing_for_one_job_commit_once(engine: Engine, store: GameStore) -> None:
