@@ -87,25 +87,25 @@ REASONS = {
 _encode = msgspec.json.Encoder().encode
 
 
-Probe = tuple[str, list[int], bytes, bytes]
+Probe = tuple[str, list[int], tuple[Any, ...], bytes]
 """What :func:`probe` notes before an action: a checkpoint reason known already (or ``""``),
 the RNG state, what is hidden from the acting seat and the automated seats' state."""
 
 
-def hidden(engine: Engine, game: Game, seat: int) -> bytes:
+def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     """What ``seat``'s view leaves out (but the RNG), as a value to compare: an action that
     changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs on most
-    actions: the face-down decks and the rest, by value, in one encoded blob."""
+    actions: the face-down decks and the other seats' deeds as tuples (copied and compared in
+    C, element by element), the rest (plugin state, other seats' pending tasks) encoded."""
     b = game.board
-    # One encode (C) of everything hidden from the seat: whole decks rather than their ends,
-    # so any change to them counts (never fewer checkpoints), at half the cost of building
-    # the pieces one by one in Python.
-    return _encode((
-        b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks,
-        [(p.coins, p.deeds, p.extra) for p in game.players if p.seat != seat],
-        [t.data for t in game.stack if t.data and t.seat != -1 and t.seat != seat],
-        [(k, v) for k, v in b.extra.items() if k[0] == "_"] if b.extra else 0,
-    ))
+    return (
+        tuple(b.hero_deck), tuple(b.companion_deck), tuple(b.deed_deck),
+        tuple(b.events), tuple(map(tuple, b.events.values())),
+        tuple(b.commission_stacks), tuple(map(tuple, b.commission_stacks.values())),
+        tuple((p.coins, tuple(p.deeds), _encode(p.extra) if p.extra else b"") for p in game.players if p.seat != seat),
+        tuple(_encode(t.data) for t in game.stack if t.data and t.seat != -1 and t.seat != seat),
+        _encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]) if b.extra else b"",
+    )
 
 
 def automated(game: Game) -> bytes:
@@ -119,11 +119,11 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
     the seats the answered decision waits for; ``own_turn``: whether the game is in a phase of
     the active seat's own turn."""
     if action.seat != game.active:
-        return "other-seat", [], b"", b""
+        return "other-seat", [], (), b""
     if len(seats) != 1:
-        return "simultaneous", [], b"", b""
+        return "simultaneous", [], (), b""
     if not own_turn:
-        return "not-your-turn", [], b"", b""
+        return "not-your-turn", [], (), b""
     # What track() found hidden after this seat's last action, if that made this very version
     # of this very game: the same, without building it again (most actions follow an undoable one).
     seen = engine.undo_seen
