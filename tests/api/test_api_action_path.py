@@ -6,18 +6,21 @@ general path does, for less.
   to them (the same errors);
 - a response of known length goes out in one write (:class:`darkroad.api.http.server._OneWrite`),
   a stream's head at once;
-- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`).
+- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`);
+- a token's hash is remembered (:func:`darkroad.api.app.auth.hash_token`), in a bounded memo.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from typing import Any
 
 import pytest
 from apiutil import RedisServer
 from redis import exceptions as redis_errors
 
+from darkroad.api.app import auth
 from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import _OneWrite
@@ -168,3 +171,13 @@ async def test_a_node_keeps_the_connections_of_its_pipelines(
         assert borrowed == 3  # the failed one was a kept one
     finally:
         await topology.close()
+
+
+def test_a_token_hash_is_remembered_and_the_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(auth, "_HASHES", {})
+    monkeypatch.setattr(auth, "HASH_MEMO_SIZE", 3)
+    tokens = [auth.new_token() for _ in range(7)]
+    for token in tokens + tokens:  # remembered or not, the same sha256
+        assert auth.hash_token(token) == hashlib.sha256(token.encode()).hexdigest()
+        assert len(auth._HASHES) <= 3
+    assert auth.seat_of(tokens[-1], [auth.hash_token(t) for t in tokens[-3:]]) == 2
