@@ -7,7 +7,8 @@ general path does, for less.
 - a response of known length goes out in one write (:class:`darkroad.api.http.server._OneWrite`),
   a stream's head at once;
 - a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`);
-- a token's hash is remembered (:func:`darkroad.api.app.auth.hash_token`), in a bounded memo.
+- a token's hash is remembered (:func:`darkroad.api.app.auth.hash_token`), in a bounded memo;
+- metrics kept in plain numbers (one process) read as ``prometheus_client``'s own would.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ import asyncio
 import hashlib
 from typing import Any
 
+import prometheus_client
 import pytest
 from apiutil import RedisServer
+from prometheus_client import CollectorRegistry, generate_latest
 from redis import exceptions as redis_errors
 
 from darkroad.api.app import auth
 from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import _OneWrite
+from darkroad.api.metrics import LATENCY_BUCKETS, Metrics
 from darkroad.api.store.topology import PoolOptions, Standalone
 from darkroad.core import Action, BadAction, Engine
 
@@ -181,3 +185,32 @@ def test_a_token_hash_is_remembered_and_the_memo_stays_bounded(monkeypatch: pyte
         assert auth.hash_token(token) == hashlib.sha256(token.encode()).hexdigest()
         assert len(auth._HASHES) <= 3
     assert auth.seat_of(tokens[-1], [auth.hash_token(t) for t in tokens[-3:]]) == 2
+
+
+def test_metrics_kept_in_plain_numbers_read_as_prometheus_client_writes_its_own() -> None:
+    metrics = Metrics()
+    native = CollectorRegistry(auto_describe=True)
+    requests = prometheus_client.Counter(
+        "darkroad_http_requests_total", "HTTP requests answered.", ("method", "route", "status"), registry=native
+    )
+    latency = prometheus_client.Histogram(
+        "darkroad_http_request_duration_seconds", "Time to answer an HTTP request.", ("method", "route"),
+        registry=native, buckets=LATENCY_BUCKETS,
+    )  # fmt: skip
+    created = prometheus_client.Counter("darkroad_games_created_total", "Games created.", registry=native)
+    for n, (method, route, status) in enumerate([("POST", "/a", "200"), ("GET", "/b", "404"), ("POST", "/a", "200")]):
+        metrics.requests.inc(method, route, status)
+        requests.labels(method, route, status).inc()
+        for seconds in (0.0, 0.001, 0.0011, 0.3 * n, 5.0, 7.5):  # on, between and past the bounds
+            metrics.latency.observe(seconds, method, route)
+            latency.labels(method, route).observe(seconds)
+    metrics.games_created.inc(amount=2.5)
+    created.inc(2.5)
+    def families(registry: CollectorRegistry) -> dict[str, str]:
+        texts = generate_latest(registry).decode().split("# HELP ")[1:]
+        return {text.split(" ", 1)[0]: text for text in texts}
+
+    ours, theirs = families(metrics.registry), families(native)
+    assert len(theirs) == 3
+    for name, text in theirs.items():
+        assert ours[name] == text
