@@ -186,7 +186,11 @@ class PolicyLayer:
         method: str = scope["method"]
         matched = self.table.match(scope["path"])
         route, params = matched if matched is not None else (None, {})
-        authenticates = any(name == b"authorization" for name, _ in scope["headers"])
+        authenticates = False
+        for name, _ in scope["headers"]:  # a loop, not any() over a generator: every request
+            if name == b"authorization":
+                authenticates = True
+                break
         private = authenticates or (route is not None and method in route.secret)
         exchange = _Exchange()
 
