@@ -110,7 +110,7 @@ class Histogram:
             return
         counts: dict[tuple[str, ...], list[float]] = {}
         self._counts = counts
-        names = [floatToGoString(bound) for bound in bounds]
+        names = [floatToGoString(bound) for bound in bounds]  # type: ignore[no-untyped-call]
 
         def family() -> Metric:
             metric = HistogramMetricFamily(name, help_text, labels=labels)
