@@ -6,12 +6,6 @@ hashed and compared with every seat's hash in constant time (``hmac.compare_dige
 all seats are always compared), so timing reveals neither which seat nor how much of a
 token matched. Tokens carry 256 random bits, so a fast hash is enough: there is nothing
 to brute-force.
-
-The hashes of the tokens presented lately are remembered (:data:`_HASHES`, at most
-:data:`HASH_MEMO_SIZE`): a player presents the same token on every action, and hashing it
-costs more than the lookup (OpenSSL's sha256 is set up anew per call). The memo holds what
-the process sees anyway; a flood of unknown tokens only empties it, costing a hash each as
-before.
 """
 
 from __future__ import annotations
@@ -31,19 +25,9 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
-HASH_MEMO_SIZE = 4096
-_HASHES: dict[str, str] = {}
-
-
 def hash_token(token: str) -> str:
     """The stored form of a token: its sha256 hex digest."""
-    digest = _HASHES.get(token)
-    if digest is None:
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        if len(_HASHES) >= HASH_MEMO_SIZE:
-            _HASHES.clear()
-        _HASHES[token] = digest
-    return digest
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def seat_of(token: str, token_hashes: Sequence[str]) -> int:

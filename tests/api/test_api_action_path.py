@@ -6,15 +6,14 @@ general path does, for less.
   to them (the same errors);
 - a response of known length goes out in one write (:class:`darkroad.api.http.server._OneWrite`),
   a stream's head at once;
-- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`);
-- a token's hash is remembered (:func:`darkroad.api.app.auth.hash_token`), in a bounded memo;
+- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`),
+  with one deadline per pipeline;
 - metrics kept in plain numbers (one process) read as ``prometheus_client``'s own would.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from typing import Any
 
 import prometheus_client
@@ -23,7 +22,6 @@ from apiutil import RedisServer
 from prometheus_client import CollectorRegistry, generate_latest
 from redis import exceptions as redis_errors
 
-from darkroad.api.app import auth
 from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import _OneWrite
@@ -177,16 +175,6 @@ async def test_a_node_keeps_the_connections_of_its_pipelines(
         await topology.close()
 
 
-def test_a_token_hash_is_remembered_and_the_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auth, "_HASHES", {})
-    monkeypatch.setattr(auth, "HASH_MEMO_SIZE", 3)
-    tokens = [auth.new_token() for _ in range(7)]
-    for token in tokens + tokens:  # remembered or not, the same sha256
-        assert auth.hash_token(token) == hashlib.sha256(token.encode()).hexdigest()
-        assert len(auth._HASHES) <= 3
-    assert auth.seat_of(tokens[-1], [auth.hash_token(t) for t in tokens[-3:]]) == 2
-
-
 def test_metrics_kept_in_plain_numbers_read_as_prometheus_client_writes_its_own() -> None:
     metrics = Metrics()
     native = CollectorRegistry(auto_describe=True)
@@ -206,6 +194,7 @@ def test_metrics_kept_in_plain_numbers_read_as_prometheus_client_writes_its_own(
             latency.labels(method, route).observe(seconds)
     metrics.games_created.inc(amount=2.5)
     created.inc(2.5)
+
     def families(registry: CollectorRegistry) -> dict[str, str]:
         texts = generate_latest(registry).decode().split("# HELP ")[1:]
         return {text.split(" ", 1)[0]: text for text in texts}
