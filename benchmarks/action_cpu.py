@@ -14,7 +14,10 @@ request at a time means one Redis pipeline per action, where a loaded server bat
 several commits in one). ``--direct`` calls ``GameService.act`` itself, leaving out the
 app around it.
 
-    python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct]
+``--parallel N`` plays N games at once (each game's actions in turn), so that their commits
+share Redis pipelines as in a loaded server: what a pipeline costs is then shared too.
+
+    python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct] [--parallel N]
 """
 
 from __future__ import annotations
@@ -78,7 +81,24 @@ async def call(app: Any, method: str, path: str, headers: dict[str, str], body: 
     return status, answer
 
 
-async def measure(batches: int, games: int, direct: bool) -> float:
+async def _play_in_parallel(app: Any, requests: list[tuple[str, dict[str, str], bytes]], parallel: int) -> None:
+    """``requests`` game by game, ``parallel`` games at a time (each game's actions in turn), so
+    that their commits share Redis pipelines as in a loaded server."""
+    by_game: dict[str, list[tuple[dict[str, str], bytes]]] = {}
+    for game_id, headers, body in requests:
+        by_game.setdefault(game_id, []).append((headers, body))
+
+    async def play(game_id: str, actions: list[tuple[dict[str, str], bytes]]) -> None:
+        for headers, body in actions:
+            status, raw = await call(app, "POST", f"/v1/games/{game_id}/actions", headers, body)
+            assert status == 200, raw
+
+    games = list(by_game.items())
+    for start in range(0, len(games), parallel):
+        await asyncio.gather(*(play(game_id, actions) for game_id, actions in games[start : start + parallel]))
+
+
+async def measure(batches: int, games: int, direct: bool, parallel: int = 1) -> float:
     try:  # this tree's layout, else a baseline's from before the layers (api/app.py)
         from darkroad.api.http.app import create_app_from_env
     except ImportError:
@@ -118,7 +138,10 @@ async def measure(batches: int, games: int, direct: bool) -> float:
                 version += 1
         service = app.state.service
         begun = time.process_time()
-        for game_id, headers, body in requests:
+        in_parallel = parallel > 1 and not direct
+        if in_parallel:
+            await _play_in_parallel(app, requests, parallel)
+        for game_id, headers, body in [] if in_parallel else requests:
             if direct and hasattr(service, "acting"):  # the service in pieces: domain values
                 action = service.engine.action_from_json(json.loads(body))
                 from darkroad.api.app.values import Expected
@@ -141,6 +164,8 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=4, help="batches measured (the fastest counts)")
     parser.add_argument("--games", type=int, default=16, help=f"games per batch, {ACTIONS_PER_GAME} actions each at most")
     parser.add_argument("--direct", action="store_true", help="call GameService.act, not the ASGI app")
+    parser.add_argument("--parallel", type=int, default=1,
+                        help="games played at once through the app (their commits share pipelines)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
@@ -149,8 +174,10 @@ def main() -> None:
         port = bench.free_port()
         with bench.running(bench.redis_server(port, directory), port):
             os.environ["DARKROAD_REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
-            per_action = asyncio.run(measure(args.batches, args.games, args.direct))
+            per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel))
     what = "GameService.act" if args.direct else "POST /v1/games/{id}/actions through the app"
+    if args.parallel > 1 and not args.direct:
+        what += f", {args.parallel} games at once"
     print(f"{per_action * 1e6:.1f} us CPU per action ({what}; the fastest of {args.batches} batches)")
 
 

@@ -55,7 +55,7 @@ class _TimedRecord(msgspec.Struct, frozen=True):
     """Each seat's ``LobbySeat.since``."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
 class SmallRecord:
     """What an ``Idempotency-Key`` remembers: the version the action made, the seat, the
     request's fingerprint (and in a game with a turn timeout, the seats' clocks). The answer
@@ -111,7 +111,7 @@ def record_key(seat: int, idempotency_key: str) -> str:
     return f"{seat}:{hashlib.sha256(idempotency_key.encode()).hexdigest()}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
 class _Committed:
     """A commit written: the game as stored now, and the committer's view of it (JSON)."""
 
@@ -119,7 +119,7 @@ class _Committed:
     view: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
 class _Request:
     """An action to apply: who asks, what, for which versions, and its idempotency record's key."""
 

@@ -32,11 +32,12 @@ def known_event_types(engine: Engine) -> frozenset[str]:
     return known
 
 
-def event_payload(engine: Engine, event: Event) -> bytes:
+def event_payload(engine: Engine, event: Event, known: frozenset[str] | None = None) -> bytes:
     """``event`` as the log and the stream send it: the engine's encoding, with ``plugin`` added
-    when its type is a fan plugin's."""
+    when its type is a fan plugin's (``known``: :func:`known_event_types` of ``engine``, if the
+    caller keeps them)."""
     payload = engine.encode(event)
-    if event.type in known_event_types(engine):
+    if event.type in (known_event_types(engine) if known is None else known):
         return payload
     owner = engine.event_types.get(event.type)
     tag = msgspec.json.encode({"plugin": owner[0] if owner is not None else None})

@@ -20,7 +20,7 @@ from darkroad.api.app.auth import hash_token
 from darkroad.api.app.cache import CachedGame, GameCache
 from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
-from darkroad.api.app.plugin_events import event_payload
+from darkroad.api.app.plugin_events import event_payload, known_event_types
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import (
@@ -207,14 +207,15 @@ class GameRepository:
     def stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
         """``events`` as the store keeps them: encoded, each with its audience."""
         seats = range(game.config.players)
+        engine, known = self.engine, known_event_types(self.engine)
         stored = []
         for event in events:
             audience = (
                 None
-                if self.engine.visible(event, None)
-                else frozenset(seat for seat in seats if self.engine.visible(event, seat))
+                if engine.visible(event, None)
+                else frozenset(seat for seat in seats if engine.visible(event, seat))
             )
-            stored.append(StoredEvent(event.n, audience, event_payload(self.engine, event)))
+            stored.append(StoredEvent(event.n, audience, event_payload(engine, event, known)))
         return stored
 
     def ttl(self, game: Game, lobby: Lobby | None = None) -> int:

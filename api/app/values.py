@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from darkroad.api.store.base import StoredEvent, StoredGame
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
 class Expected:
     """The versions a request is made for (``If-Match``): it acts only on one of them."""
 
@@ -88,7 +88,7 @@ class Caller:
     seat: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
 class ActResult:
     """The answer to an action: the caller's view (JSON) at ``version``."""
 

@@ -84,7 +84,7 @@ class SubmitActionOperation(Operation):
         ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
 class Submitted:
     """An action's answer, and whether the client asked for it without the view."""
 

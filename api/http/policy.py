@@ -101,6 +101,11 @@ class RouteTable:
     def __init__(self, routes: list[RoutePolicy]) -> None:
         # The most specific first: ``/v1/games/import`` before ``/v1/games/{game_id}``.
         self.routes = sorted(routes, key=lambda route: -route.literal)
+        self._by_depth: dict[int, list[RoutePolicy]] = {}
+        """The routes by their number of segments (a parameter is one segment), in that order:
+        a path is matched against those of its own depth only."""
+        for route in self.routes:
+            self._by_depth.setdefault(_depth(route.template), []).append(route)
 
     @classmethod
     def of(cls, app: Litestar) -> RouteTable:
@@ -133,11 +138,16 @@ class RouteTable:
 
     def match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:
         """The route of ``path`` and its parameters, if any."""
-        for route in self.routes:
+        for route in self._by_depth.get(_depth(path), ()):
             found = route.pattern.match(path)
             if found is not None:
                 return route, found.groupdict()
         return None
+
+
+def _depth(path: str) -> int:
+    """The number of segments of a path or template (a trailing slash adds none)."""
+    return path.count("/") - path.endswith("/")
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -176,7 +186,11 @@ class PolicyLayer:
         method: str = scope["method"]
         matched = self.table.match(scope["path"])
         route, params = matched if matched is not None else (None, {})
-        authenticates = any(name == b"authorization" for name, _ in scope["headers"])
+        authenticates = False
+        for name, _ in scope["headers"]:  # a loop, not any() over a generator: every request
+            if name == b"authorization":
+                authenticates = True
+                break
         private = authenticates or (route is not None and method in route.secret)
         exchange = _Exchange()
 
@@ -196,7 +210,7 @@ class PolicyLayer:
         try:
             if limited:
                 assert limiter is not None
-                self._count(limiter, budget or "requests", client, authenticates)
+                limiter.admit(budget or "requests", client, authenticates)
             await self._route(route, params, scope, receive, answer, litestar)
         except Exception as exc:  # every error, raised anywhere, is a problem
             if exchange.started:
@@ -209,14 +223,6 @@ class PolicyLayer:
             label = route.template if route is not None else str(scope.get("path_template") or "unrouted")
             self.metrics.requests.inc(method, label, str(exchange.status))
             self.metrics.latency.observe(time.perf_counter() - began, method, label)
-
-    @staticmethod
-    def _count(limiter: RateLimiter, budget: str, client: str, authenticates: bool) -> None:
-        """Refuse a request over its budget (``rate-limited``, with ``Retry-After``), else count it."""
-        limiter.check(budget, client)
-        if authenticates:
-            limiter.check("auth", client)
-        limiter.add(budget, client)
 
     async def _route(
         self,

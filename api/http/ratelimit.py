@@ -111,12 +111,24 @@ class RateLimiter:
         self._sync: asyncio.Task[None] | None = None
 
     # -- deciding --------------------------------------------------------------------
-    def check(self, budget: str, client: str) -> None:
-        """Raise ``rate-limited`` (429) when ``client`` has used up ``budget``."""
+    def admit(self, budget: str, client: str, authenticates: bool) -> None:
+        """Refuse a request of ``client`` over ``budget`` (or, carrying a token, over the
+        ``auth`` budget of failed authentications): ``rate-limited`` (429, with
+        ``Retry-After``); else count it against ``budget``. One reading of the clock."""
+        now = self._clock()
+        self.check(budget, client, now)
+        if authenticates:
+            self.check("auth", client, now)
+        self.add(budget, client, now)
+
+    def check(self, budget: str, client: str, now: float | None = None) -> None:
+        """Raise ``rate-limited`` (429) when ``client`` has used up ``budget`` (at ``now``,
+        else the clock's time)."""
         limit = self.limits[budget]
         if not limit:
             return
-        now = self._clock()
+        if now is None:
+            now = self._clock()
         count = self._count(budget, client, now)
         elapsed = now / self.window - count.window  # the part of the current window gone by
         used = count.used
@@ -131,11 +143,11 @@ class RateLimiter:
             headers={"Retry-After": str(retry)},
         )
 
-    def add(self, budget: str, client: str) -> None:
-        """Count one event of ``budget`` for ``client``."""
+    def add(self, budget: str, client: str, now: float | None = None) -> None:
+        """Count one event of ``budget`` for ``client`` (at ``now``, else the clock's time)."""
         if not self.limits[budget]:
             return
-        self._count(budget, client, self._clock()).local += 1
+        self._count(budget, client, self._clock() if now is None else now).local += 1
         if self._sync is None:
             self._sync = asyncio.get_running_loop().create_task(self._exchange_soon())
 

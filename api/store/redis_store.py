@@ -128,6 +128,10 @@ def _decode_audience(raw: bytes) -> frozenset[int] | None:
     return frozenset(int(seat) for seat in raw.split(b",") if seat)
 
 
+_OUTCOMES = {outcome.value.encode(): outcome for outcome in Outcome}
+"""The outcome of each reply of ``commit.lua``."""
+
+
 def _event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
     args: list[str | bytes] = []
     for event in events:
@@ -450,7 +454,7 @@ class RedisStore(GameStore):
                 raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
         except UNAVAILABLE as exc:
             raise _unavailable(exc) from exc
-        outcome = Outcome(reply[0].decode())
+        outcome = _OUTCOMES[reply[0]]
         if outcome is Outcome.STALE:
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
         if outcome is Outcome.REPLAYED:

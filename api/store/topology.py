@@ -140,31 +140,48 @@ class Node:
         most are kept, so the pool's other users are never starved), and one that fails is
         dropped and released as before; one closed while kept fails its next pipeline, which
         the batcher sends again at once on a new connection.
+
+        The pipeline has one deadline, the connection's ``socket_timeout``, for its write and
+        all its replies (an ``asyncio.timeout``): redis-py would wrap the write in
+        ``asyncio.wait_for`` (a task of its own) and each reply in a timer, several times the
+        cost of the one. A pipeline past its deadline fails with redis-py's ``TimeoutError``,
+        as before.
         """
         packed = b"".join([hiredis.pack_command(args) for args in commands])
         idle = self._idle
         connection = idle.pop() if idle else await self.pool.get_connection()
+        timeout = connection.socket_timeout
+        connection.socket_timeout = None  # the deadline below, for the whole pipeline
         try:
-            await connection.send_packed_command(packed, check_health=False)
-            replies: list[Any] = []
-            for _ in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except redis_errors.ResponseError as exc:
-                    replies.append(exc)
+            async with asyncio.timeout(timeout):
+                await connection.send_packed_command(packed, check_health=False)
+                replies: list[Any] = []
+                for _ in commands:
+                    try:
+                        replies.append(await connection.read_response())
+                    except redis_errors.ResponseError as exc:
+                        replies.append(exc)
+        except TimeoutError as exc:  # asyncio's (redis-py's TimeoutError is not a builtin one)
+            await self._drop(connection, timeout)
+            raise redis_errors.TimeoutError(f"{self.name}: no reply within {timeout} s") from exc
         except RuntimeError as exc:  # uvloop: the transport closed under us (see UNAVAILABLE)
-            await connection.disconnect()
-            await self.pool.release(connection)
+            await self._drop(connection, timeout)
             raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
         except BaseException:
-            await connection.disconnect()  # replies may be left unread: the connection is unusable
-            await self.pool.release(connection)
+            await self._drop(connection, timeout)  # replies may be left unread: the connection is unusable
             raise
+        connection.socket_timeout = timeout
         if len(idle) < self._keep and _reusable(connection):
             idle.append(connection)
         else:
             await self.pool.release(connection)
         return replies
+
+    async def _drop(self, connection: AbstractConnection, timeout: float | None) -> None:
+        """Disconnect a connection that failed a pipeline and give it back to the pool."""
+        connection.socket_timeout = timeout
+        await connection.disconnect()
+        await self.pool.release(connection)
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []

@@ -6,7 +6,9 @@ general path does, for less.
   to them (the same errors);
 - a response of known length goes out in one write (:class:`darkroad.api.http.server._OneWrite`),
   a stream's head at once;
-- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`).
+- a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`),
+  with one deadline per pipeline;
+- metrics kept in plain numbers (one process) read as ``prometheus_client``'s own would.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import prometheus_client
 import pytest
 from apiutil import RedisServer
+from prometheus_client import CollectorRegistry, generate_latest
 from redis import exceptions as redis_errors
 
 from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import _OneWrite
+from darkroad.api.metrics import LATENCY_BUCKETS, Metrics
 from darkroad.api.store.topology import PoolOptions, Standalone
 from darkroad.core import Action, BadAction, Engine
 
@@ -166,5 +171,54 @@ async def test_a_node_keeps_the_connections_of_its_pipelines(
         with pytest.raises(redis_errors.ConnectionError):
             await node.pipeline([("INCR", "n")])
         assert borrowed == 3  # the failed one was a kept one
+    finally:
+        await topology.close()
+
+
+def test_metrics_kept_in_plain_numbers_read_as_prometheus_client_writes_its_own() -> None:
+    metrics = Metrics()
+    native = CollectorRegistry(auto_describe=True)
+    requests = prometheus_client.Counter(
+        "darkroad_http_requests_total", "HTTP requests answered.", ("method", "route", "status"), registry=native
+    )
+    latency = prometheus_client.Histogram(
+        "darkroad_http_request_duration_seconds", "Time to answer an HTTP request.", ("method", "route"),
+        registry=native, buckets=LATENCY_BUCKETS,
+    )  # fmt: skip
+    created = prometheus_client.Counter("darkroad_games_created_total", "Games created.", registry=native)
+    for n, (method, route, status) in enumerate([("POST", "/a", "200"), ("GET", "/b", "404"), ("POST", "/a", "200")]):
+        metrics.requests.inc(method, route, status)
+        requests.labels(method, route, status).inc()
+        for seconds in (0.0, 0.001, 0.0011, 0.3 * n, 5.0, 7.5):  # on, between and past the bounds
+            metrics.latency.observe(seconds, method, route)
+            latency.labels(method, route).observe(seconds)
+    metrics.games_created.inc(amount=2.5)
+    created.inc(2.5)
+
+    def families(registry: CollectorRegistry) -> dict[str, str]:
+        texts = generate_latest(registry).decode().split("# HELP ")[1:]
+        return {text.split(" ", 1)[0]: text for text in texts}
+
+    ours, theirs = families(metrics.registry), families(native)
+    assert len(theirs) == 3
+    for name, text in theirs.items():
+        assert ours[name] == text
+
+
+async def test_a_pipeline_past_its_deadline_fails_and_drops_its_connection(redis_url: str) -> None:
+    """One deadline (the connection's ``socket_timeout``) for a pipeline's write and replies:
+    past it, redis-py's ``TimeoutError`` (which the batcher retries), the connection dropped;
+    a pipeline in time keeps its connection, whose timeout is as it was."""
+    topology = Standalone(redis_url, PoolOptions({}, timeout=0.3))
+    try:
+        node = topology.single
+        assert node is not None
+        assert await node.pipeline([("SET", "k", "v"), ("GET", "k")]) == [b"OK", b"v"]
+        (kept,) = node._idle
+        assert kept.socket_timeout == 0.3
+        with pytest.raises(redis_errors.TimeoutError):
+            await node.pipeline([("BLPOP", "nothing", 2)])  # blocks past the deadline
+        assert node._idle == [] and not kept.is_connected and kept.socket_timeout == 0.3
+        assert await node.pipeline([("GET", "k")]) == [b"v"]
     finally:
         await topology.close()
