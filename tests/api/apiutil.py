@@ -364,8 +364,8 @@ class ApiServer:
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
         # Wait until this very process listens: a port taken by another program meanwhile
         # (another test run on the machine) would accept connections too, and the test would
-        # talk to a stranger.
-        deadline = time.monotonic() + 30
+        # talk to a stranger. A loaded machine took 28 s to start a Cluster-mode server.
+        deadline = time.monotonic() + 60
         while not listens(self.process, self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 log = self.stop()
