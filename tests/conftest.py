@@ -25,6 +25,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the first game's seed (game i has seed S + i)")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Slow tests first, each part in its collected order. pytest-xdist hands tests out in
+    this order (an ``xdist_group`` as a whole, the largest groups first), a few at a time: the
+    long ones (a browser group, a schemathesis run, client builds, the invariant suite) start
+    while the many short ones are left to fill both workers up to the end, instead of one
+    long test started last keeping one worker busy alone (CI is 2 workers)."""
+    items[:] = sorted(items, key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(autouse=True)
+def _xdist_groups_hold(request: pytest.FixtureRequest) -> None:
+    """Under ``--dist loadgroup`` (CI), fail a test whose ``xdist_group`` mark does not group:
+    each group's tests must run on one worker (they share module fixtures: a browser, a server,
+    a Redis Cluster), and pytest-xdist does it by adding ``@group`` to their node ids, which
+    some pytest versions silently ignore (pytest-dev/pytest-xdist#1386; pyproject.toml pins
+    pytest below them)."""
+    node = request.node
+    if getattr(request.config.option, "loadgroup", False) and node.get_closest_marker("xdist_group") \
+            and "@" not in node.nodeid:
+        pytest.fail(f"--dist loadgroup does not group {node.nodeid}: pytest {pytest.__version__} with this "
+                    "pytest-xdist ignores xdist_group (pytest-dev/pytest-xdist#1386)")
+
+
 @pytest.fixture(scope="session")
 def engine() -> Engine:
     return Engine.load(strict=True)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -39,7 +41,16 @@ def _port_block() -> range:
     return range(start, start + size)
 
 
-_handed_out = itertools.cycle(_port_block())
+def _rotated(block: range) -> list[int]:
+    """``block`` from a point of its own for this process: two test runs at once on one machine
+    (engineers sharing it) have the same blocks, and handing ports out from the same start in
+    the same order, their servers asked for the same port at the same moment (one failed to
+    bind and its client talked to the other run's server)."""
+    start = random.Random(f"{os.getpid()}-{time.time_ns()}").randrange(len(block))
+    return [*block[start:], *block[:start]]
+
+
+_handed_out = itertools.cycle(_rotated(_port_block()))
 
 
 def _bindable(port: int) -> bool:
@@ -85,6 +96,37 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
         except OSError:
             time.sleep(0.02)
     raise TimeoutError(f"nothing listens on port {port} after {timeout}s")
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """The socket inodes listening on loopback (or any address) TCP ``port`` (Linux's /proc)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # LISTEN
+                    inodes.add(fields[9])
+    return inodes
+
+
+def listens(process: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether ``process`` itself listens on ``port`` (not another program that took the port
+    meanwhile); where /proc cannot tell, whether anything accepts connections there."""
+    if not os.path.exists("/proc/net/tcp"):
+        with contextlib.suppress(TimeoutError):
+            wait_for_port(port, timeout=0.2)
+            return True
+        return False
+    inodes = _listening_inodes(port)
+    if not inodes:
+        return False
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{process.pid}/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{process.pid}/fd/{fd}").removeprefix("socket:[").rstrip("]") in inodes:
+                    return True
+    return False
 
 
 def answers_itself(process: subprocess.Popen[bytes], client: Redis) -> bool:
@@ -320,11 +362,15 @@ class ApiServer:
         self._stderr.seek(0)
         self._stderr.truncate()
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
-        try:
-            wait_for_port(self.port, timeout=30)
-        except TimeoutError:
-            self.stop()
-            raise
+        # Wait until this very process listens: a port taken by another program meanwhile
+        # (another test run on the machine) would accept connections too, and the test would
+        # talk to a stranger. A loaded machine took 28 s to start a Cluster-mode server.
+        deadline = time.monotonic() + 60
+        while not listens(self.process, self.port):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                log = self.stop()
+                raise RuntimeError(f"darkroad serve did not listen on port {self.port}:\n{log}")
+            time.sleep(0.02)
         return self
 
     def log(self) -> str:

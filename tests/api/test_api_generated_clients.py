@@ -33,6 +33,9 @@ DOCUMENT = ROOT / "openapi" / "openapi.json"
 PACKAGE = "darkroad_client"
 
 pytestmark = pytest.mark.slow
+PYTHON_CLIENT = pytest.mark.xdist_group("python-client")
+"""The Python client's tests share its generation and a server (module fixtures): one worker
+runs them all (the Go and TypeScript checks, scripts of their own, go anywhere)."""
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +76,7 @@ def _endpoints() -> ModuleType:
     return games
 
 
+@PYTHON_CLIENT
 def test_python_client_plays_a_whole_game(generated: Path, server: ApiServer) -> None:
     client = importlib.import_module(PACKAGE)
     games, models = _endpoints(), importlib.import_module(f"{PACKAGE}.models")
@@ -156,6 +160,7 @@ def _refused(response: Any, models: ModuleType) -> list[tuple[str, str]]:
 # test below fails against a server or a document that does not keep the contract.
 
 
+@PYTHON_CLIENT
 def test_python_client_gets_errors_of_invalid_bodies(generated: Path, server: ApiServer) -> None:
     """An invalid body's 400 lists each bad part in `errors`, as a parameter's does."""
     client, games, models, _ = _contract()
@@ -170,6 +175,7 @@ def test_python_client_gets_errors_of_invalid_bodies(generated: Path, server: Ap
     assert _refused(blank, models) == [("body", "name")]
 
 
+@PYTHON_CLIENT
 def test_python_client_gets_400_for_what_the_schema_refuses(generated: Path, server: ApiServer) -> None:
     """Bodies the document's `not` refuses are refused as every other schema violation: 400, not 422."""
     client, games, models, _ = _contract()
@@ -181,6 +187,7 @@ def test_python_client_gets_400_for_what_the_schema_refuses(generated: Path, ser
         assert _refused(response, models) == [("body", key)], body
 
 
+@PYTHON_CLIENT
 def test_python_client_types_problem_members_as_absent(generated: Path, server: ApiServer) -> None:
     """ProblemDetails' members of some types only are optional without a default: absent, never None."""
     client, games, models, types = _contract()
@@ -194,6 +201,7 @@ def test_python_client_types_problem_members_as_absent(generated: Path, server: 
     assert isinstance(early.parsed.errors, types.Unset) and isinstance(early.parsed.version, types.Unset)
 
 
+@PYTHON_CLIENT
 def test_python_client_follows_the_stream(generated: Path, server: ApiServer) -> None:
     """Last-Event-ID is a string (httpx takes only text header values), and one message of the
     stream parses into its event's own class with a model generated from the document
@@ -213,6 +221,7 @@ def test_python_client_follows_the_stream(generated: Path, server: ApiServer) ->
     assert type(message.event).__name__.startswith("Event")  # a known event's own class
 
 
+@PYTHON_CLIENT
 def test_python_example_plays(generated: Path, server: ApiServer) -> None:
     env = {**os.environ, "PYTHONPATH": str(generated)}
     run = subprocess.run(

@@ -260,7 +260,10 @@ async def test_answers_to_a_seat_token_are_not_cached(
 # -- the request deadline, on a real server -----------------------------------------------
 
 TIMEOUT = 1.0
-SLACK = 2.0
+SLACK = 4.0
+"""How late an answer may come after the deadline: every operation's request is stalled at
+once, on a machine that CI shares (a loaded one delayed answers past 2 s). Still well short of
+the default deadline (10 s), and the answer names the deadline it enforced."""
 
 
 @pytest.fixture(scope="module")
@@ -289,5 +292,7 @@ def test_every_operation_has_the_request_deadline(server: ApiServer) -> None:
         status, headers, body = parse_response(received)
         assert status == 408, (operation, received)
         assert headers["content-type"] == PROBLEM
-        assert json.loads(body)["type"] == "request-timeout"
+        problem = json.loads(body)
+        assert problem["type"] == "request-timeout"
+        assert f"within {TIMEOUT:g} seconds" in problem["detail"], problem  # this server's deadline
         assert TIMEOUT * 0.9 <= elapsed <= TIMEOUT + SLACK, (operation, elapsed)

@@ -52,19 +52,29 @@ async def test_idle_stream_sends_heartbeats(make_app: Callable[[Settings], Lites
         assert 2 <= keep_alives(response.text) <= 6, response.text
 
 
+async def streams_open(app: Litestar, count: int, timeout: float = 10.0) -> None:
+    """Wait until ``count`` event streams of ``app`` are open (a loaded machine takes a while to
+    start them: a fixed sleep was sometimes too short)."""
+    deadline = time.monotonic() + timeout
+    while app.state.service.following.streams.open < count:
+        assert time.monotonic() < deadline, f"{app.state.service.following.streams.open} streams open, not {count}"
+        await asyncio.sleep(0.02)
+    assert app.state.service.following.streams.open == count
+
+
 async def test_stream_cap_is_a_503_before_the_stream_starts(
     make_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
+    # The streams last long enough (2 s) for the refused request to come while both are open.
     capped = dataclasses.replace(
-        settings, stream_heartbeat=0.2, stream_max_duration=1.0, max_event_streams=2, max_event_streams_per_client=2
+        settings, stream_heartbeat=0.2, stream_max_duration=2.0, max_event_streams=2, max_event_streams_per_client=2
     )
     app = make_app(capped)
     async with serve(app) as client:
         game = await create_game(client)
         url = f"{game.url}/stream"
         streams = [asyncio.create_task(client.get(url, params={"after": 10**6})) for _ in range(2)]
-        await asyncio.sleep(0.3)
-        assert app.state.service.following.streams.open == 2
+        await streams_open(app, 2)
         refused = await client.get(url)
         assert refused.status_code == 503, refused.text
         assert refused.headers["content-type"] == PROBLEM
@@ -81,12 +91,12 @@ async def test_stream_cap_is_a_503_before_the_stream_starts(
 async def test_one_client_cannot_take_every_stream_slot(
     make_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
-    capped = dataclasses.replace(settings, stream_heartbeat=0.2, stream_max_duration=0.8, max_event_streams_per_client=1)
+    capped = dataclasses.replace(settings, stream_heartbeat=0.2, stream_max_duration=1.5, max_event_streams_per_client=1)
     app = make_app(capped)
     async with serve(app) as client:
         game = await create_game(client)
         first = asyncio.create_task(client.get(f"{game.url}/stream", params={"after": 10**6}))
-        await asyncio.sleep(0.2)
+        await streams_open(app, 1)
         second = await client.get(f"{game.url}/stream")
         assert second.status_code == 503 and second.json()["type"] == "too-many-streams"
         assert (await first).status_code == 200
