@@ -33,57 +33,47 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-WORKLOADS = {
-    "engine": ('''
+PRELUDE = """
 import random
 from darkroad.core import Engine, GameConfig
 engine = Engine.load()
-for i in range(N):
-    r = random.Random(i)
-    game, _ = engine.create(GameConfig(players=4, seed=i, random_buildings=True))
-    while not game.finished:
-        seat = r.choice(engine.awaiting(game))
-        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
-''', (0, 2), "a random 4-player game"),
-    "greedy": ('''
-import random
-from darkroad.core import Engine, GameConfig
-engine = Engine.load()
-bot = engine.bots["greedy"]
-positions = []
-for i in range(3):
-    r = random.Random(i)
-    game, _ = engine.create(GameConfig(players=2, seed=i))
-    for k in range(200):
+
+
+def played(players, seed, steps, every=0, **config):
+    # A game after ``steps`` random actions (or at its end); with ``every``, copies of it every
+    # ``every`` actions.
+    r = random.Random(seed)
+    game, _ = engine.create(GameConfig(players=players, seed=seed, **config))
+    copies = []
+    for k in range(steps):
         if game.finished:
             break
         seat = r.choice(engine.awaiting(game))
         engine.apply(game, r.choice(engine.legal_actions(game, seat)))
-        if k % 10 == 0 and not game.finished:
-            positions.append(engine.copy(game))
+        if every and k % every == 0 and not game.finished:
+            copies.append(engine.copy(game))
+    return game, copies
+"""
+
+WORKLOADS = {
+    "engine": ("""
+for i in range(N):
+    played(4, i, 10**6, random_buildings=True)
+""", (0, 2), "a random 4-player game"),
+    "greedy": ("""
+bot = engine.bots["greedy"]
+positions = [copy for i in range(3) for copy in played(2, i, 200, every=10)[1]]
 for _ in range(N):
     for game in positions:
         seat = engine.awaiting(game)[0]
         bot.choose(engine, game, seat, engine.legal_actions(game, seat))
-''', (0, 1), "the greedy bot's 60 decisions"),
-    "view": ('''
-import random
-from darkroad.core import Engine, GameConfig
-engine = Engine.load()
-games = []
-for i in range(8):
-    r = random.Random(i)
-    game, _ = engine.create(GameConfig(players=2, seed=i))
-    for _ in range(120):
-        if game.finished:
-            break
-        seat = r.choice(engine.awaiting(game))
-        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
-    games.append(game)
+""", (0, 1), "the greedy bot's 60 decisions"),
+    "view": ("""
+games = [played(2, i, 120)[0] for i in range(8)]
 for k in range(N * 200):
     for game in games:
         engine.view(game, k % 2)
-''', (0, 1), "1,600 views"),
+""", (0, 1), "1,600 views"),
 }
 
 
@@ -110,7 +100,7 @@ runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
 """
         args = ["-c", wrapper]
     else:
-        args = ["-c", code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
+        args = ["-c", PRELUDE + code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
     run = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable, *args],
         capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
