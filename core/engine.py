@@ -137,9 +137,11 @@ class _OptionsMemo(threading.local):
         """``twin`` is a fresh copy of ``game``: what holds for ``game`` holds for it."""
         memo = self.of(game)
         if memo is not None:
-            self.keep(twin, memo.options)  # the options' lists are never changed: shared
+            # Tables of their own (what the copy works out later is its own); the option lists
+            # in them are never changed: shared.
+            self.keep(twin, dict(memo.options))
             kept = self.games[id(twin)]
-            kept.companions, kept.specs = memo.companions, memo.specs
+            kept.companions, kept.specs = dict(memo.companions), dict(memo.specs)
 
     def forget(self, game: Game) -> None:
         self.games.pop(id(game), None)
