@@ -420,7 +420,9 @@ class BotWorker:
                 return Played("missing", stored, moves=moves)
             assert lobby is not None
             record = lobby.seats[seat]
-            options = {"think_time": record.think_time} if record.think_time is not None and not record.replaced else {}
+            options = {}  # a think time is a budget: a bot that does not search against the clock is within it
+            if record.think_time is not None and not record.replaced and "think_time" in self.engine.bots[bot_id].options:
+                options["think_time"] = record.think_time
             outcome, stored, committed = await self._move(stored, seat, bot_id, options, job,
                                                           keep=moves + 1 < self.chain)
             if not committed:

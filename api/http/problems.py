@@ -215,8 +215,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "bad-bot-option",
             422,
             "Bad bot option",
-            "A bot seat asks for a setting its bot does not take, or a `think_time` the server's bot move timeout "
-            "does not leave room for.",
+            "A bot seat asks for a `think_time` the server's bot move timeout does not leave room for.",
         ),
         ProblemType(
             "bad-action",

@@ -89,8 +89,9 @@ def _doc(description: str) -> Meta:
 
 
 
-MAX_THINK_TIME = 60.0
-"""The longest ``think_time`` a bot seat may ask for, whatever the server's move timeout."""
+MAX_THINK_TIME = 20.0
+"""The longest ``think_time`` a bot seat may ask for: below the default bot move timeout (30 s),
+so that a request the document admits is one a server with default settings accepts."""
 
 class Variants(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Optional rules."""
@@ -118,9 +119,9 @@ class BotSeat(msgspec.Struct, tag_field="kind", tag="bot", forbid_unknown_fields
     think_time: Annotated[
         float,
         msgspec.Meta(gt=0, le=MAX_THINK_TIME, description=(
-            "Seconds the bot may think per decision, for a bot that takes a `think_time` (the `search` bot: "
-            "1 by default), below the server's bot move timeout (`DARKROAD_BOT_MOVE_TIMEOUT`, 30 s by default). A bot "
-            "without that option refuses it (`bad-bot-option`).")),
+            "Seconds the bot may think per decision: what a bot that searches against the clock takes (the "
+            "`search` bot; 1 s by default), a budget the other bots are always within. It must be below the "
+            "server's bot move timeout (`DARKROAD_BOT_MOVE_TIMEOUT`, 30 s by default), else `bad-bot-option`.")),
     ] | Unset = UNSET
 
 

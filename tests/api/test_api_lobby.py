@@ -292,11 +292,9 @@ async def test_bad_seats_are_refused(client: httpx.AsyncClient) -> None:
         ({"players": 2, "seats": [{"kind": "alien"}, {"kind": "open"}]}, 400, "bad-request"),
         ({"players": 2, "seats": [{"kind": "human"}] * 5}, 400, "bad-request"),
         ({"players": 2, "turn_timeout": 0}, 400, "bad-request"),
-        # A think time for a bot that takes none, or one the move timeout (30 s) leaves no room for.
-        ({"players": 2, "seats": [{"kind": "bot", "bot": "greedy", "think_time": 0.5}, {"kind": "open"}]},
-         422, "bad-bot-option"),
+        # A think time the document refuses (above 20 s).
         ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": 30}, {"kind": "open"}]},
-         422, "bad-bot-option"),
+         400, "bad-request"),
         ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": 0}, {"kind": "open"}]},
          400, "bad-request"),
         ({"players": 2, "seats": [{"kind": "bot", "bot": "search", "think_time": 61}, {"kind": "open"}]},
@@ -318,6 +316,10 @@ async def test_a_bot_seat_thinks_for_the_time_it_was_given(client: httpx.AsyncCl
     assert "think_time" not in seats[1]  # only where set: other seats' views as they were
     view = (await client.get(f"/v1/games/{created['id']}")).json()
     assert view["seats"][0]["think_time"] == 0.25
+    # A budget greedy is always within: accepted, and shown as given.
+    greedy = await create(client, players=2, seats=[{"kind": "bot", "bot": "greedy", "think_time": 20},
+                                                    {"kind": "open"}])
+    assert greedy["seats"][0]["think_time"] == 20
     assert Conformance(DOCUMENT).check(view, "GameView", "view") == []
 
 
@@ -362,3 +364,18 @@ async def test_joins_count_against_the_creation_budget(make_app: Any, settings: 
         refused = problem(await join(client, created["id"], 3), 429, "rate-limited")
         assert "seats joined" in refused["detail"]
         assert await snapshot(client, created["id"]) == before  # reads still pass
+
+
+async def test_a_think_time_the_move_timeout_leaves_no_room_for_is_refused(make_app: Any, redis_url: str) -> None:
+    """A server whose bots are given up after 5 s refuses a bot seat's 5 s think time (every
+    move would be given up), and makes no game."""
+    app: Litestar = make_app(Settings(redis_url=redis_url, bot_move_timeout=5))
+    async with serve(app) as client:
+        refused = await client.post("/v1/games", json={"players": 2, "seats": [
+            {"kind": "bot", "bot": "search", "think_time": 5}, {"kind": "open"}]})
+        problem(refused, 422, "bad-bot-option")
+        assert "5 s" in refused.json()["detail"]
+        assert (await client.get("/v1/games")).json()["games"] == []
+        created = await create(client, players=2, seats=[{"kind": "bot", "bot": "search", "think_time": 4.5},
+                                                         {"kind": "open"}])
+        assert created["seats"][0]["think_time"] == 4.5
