@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import AsyncIterator
+import weakref
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
@@ -35,6 +36,13 @@ from darkroad.api.store.base import GameStore
 from darkroad.api.store.memory import MemoryStore
 from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine
+
+_DOCUMENTED: weakref.WeakKeyDictionary[Engine, Mapping[str, frozenset[str]]] = weakref.WeakKeyDictionary()
+"""The documented methods of every path (:func:`documented_methods`) of the apps of an engine:
+their OpenAPI document depends on the engine alone (the routes are the same), and generating
+it is about three quarters of what building an app costs, so apps sharing an engine (tests,
+each building its own app) generate it once for the policy layer. An app still generates its
+own document when it is asked for (``/schema``)."""
 
 
 def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
@@ -120,7 +128,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 app.state.service.close()
                 del app.state.service, app.state.limiter, app.state.bot_workers
 
-    return PolicedApp(
+    app = PolicedApp(
         route_handlers=[
             GamesController,
             SeatsController,
@@ -146,7 +154,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         state=State({"engine": engine, "settings": settings, "new_game": SeatKindSurface(engine.seat_kinds).new_game}),
         metrics=metrics,
         endpoints={("POST", f"{GAMES}/{{game_id}}/actions"): action_endpoint},
+        documented=_DOCUMENTED.get(engine),
     )
+    _DOCUMENTED.setdefault(engine, app.policies.table.documented)
+    return app
 
 
 GC_THRESHOLDS = (20_000, 10, 10)

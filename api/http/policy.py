@@ -106,13 +106,17 @@ class RouteTable:
         a path is matched against those of its own depth only."""
         for route in self.routes:
             self._by_depth.setdefault(_depth(route.template), []).append(route)
+        self.documented: Mapping[str, frozenset[str]] = {}
+        """The methods of each path of the OpenAPI document the table was made from."""
 
     @classmethod
-    def of(cls, app: Litestar) -> RouteTable:
+    def of(cls, app: Litestar, documented: Mapping[str, frozenset[str]] | None = None) -> RouteTable:
         """The table of ``app``'s HTTP routes: a path of the OpenAPI document allows the methods
         the document lists there (a path outside it, those of its handlers); budgets and secrets
-        come from the handlers' ``opt``."""
-        paths = app.openapi_schema.paths or {}
+        come from the handlers' ``opt``. ``documented``: :func:`documented_methods` of ``app``,
+        when known already (an app of the same routes and engine: see ``create_app``)."""
+        if documented is None:
+            documented = documented_methods(app)
         routes = []
         for route in app.routes:
             if not isinstance(route, HTTPRoute):
@@ -126,15 +130,15 @@ class RouteTable:
                     budgets.update(dict.fromkeys(handler.http_methods, budget))
                 if handler.opt.get("secret"):
                     secret |= set(handler.http_methods)
-            item = paths.get(route.path_format)
-            if item is not None:
-                methods = {method.upper() for method in _METHODS if getattr(item, method, None) is not None}
+            methods = set(documented.get(route.path_format, methods))
             methods.discard("OPTIONS")
             routes.append(
                 RoutePolicy(route.path_format, _pattern(route.path_format), frozenset(methods), budgets,
                             frozenset(secret))
             )
-        return cls(routes)
+        table = cls(routes)
+        table.documented = documented
+        return table
 
     def match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:
         """The route of ``path`` and its parameters, if any."""
@@ -143,6 +147,15 @@ class RouteTable:
             if found is not None:
                 return route, found.groupdict()
         return None
+
+
+def documented_methods(app: Litestar) -> dict[str, frozenset[str]]:
+    """The methods the OpenAPI document of ``app`` lists for each of its paths (generating the
+    document: about three quarters of what building an app costs)."""
+    return {
+        path: frozenset(method.upper() for method in _METHODS if getattr(item, method, None) is not None)
+        for path, item in (app.openapi_schema.paths or {}).items()
+    }
 
 
 def _depth(path: str) -> int:
@@ -172,10 +185,16 @@ class _Exchange:
 class PolicyLayer:
     """The policies of ``app``'s requests, then Litestar or a fast endpoint (:class:`PolicedApp`)."""
 
-    def __init__(self, app: Litestar, metrics: Metrics, endpoints: Mapping[tuple[str, str], FastEndpoint]) -> None:
+    def __init__(
+        self,
+        app: Litestar,
+        metrics: Metrics,
+        endpoints: Mapping[tuple[str, str], FastEndpoint],
+        documented: Mapping[str, frozenset[str]] | None = None,
+    ) -> None:
         self.app = app
         self.metrics = metrics
-        self.table = RouteTable.of(app)
+        self.table = RouteTable.of(app, documented)
         self.endpoints = endpoints
         """Fast endpoints by ``(method, template)``."""
 
@@ -257,10 +276,15 @@ class PolicedApp(Litestar):
     ``endpoints``: the fast endpoints of its routes, by ``(method, path template)``."""
 
     def __init__(
-        self, *args: Any, metrics: Metrics, endpoints: Mapping[tuple[str, str], FastEndpoint], **kwargs: Any
+        self,
+        *args: Any,
+        metrics: Metrics,
+        endpoints: Mapping[tuple[str, str], FastEndpoint],
+        documented: Mapping[str, frozenset[str]] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.policies = PolicyLayer(self, metrics, endpoints)
+        self.policies = PolicyLayer(self, metrics, endpoints, documented)
 
     async def __call__(
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
