@@ -148,6 +148,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(engine),
+        # Logging is the process's to configure (``darkroad serve --log-level``, pytest), not the
+        # app's: Litestar's default configuration would set the root logger to INFO behind a
+        # queue thread, overriding ``--log-level`` (and, in tests, log every httpx request).
+        logging_config=None,
         request_max_body_size=settings.request_max_body_size,
         # The body that creates a game has the installed seat kinds' fields (made once: a kind
         # whose field or view keys clash with the API's refuses the app here).
