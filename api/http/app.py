@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 import gc
 import weakref
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from litestar import Litestar
 from litestar.datastructures import State
@@ -90,19 +90,8 @@ def _store(state: State) -> GameStore:
     return _service(state).store
 
 
-def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
-    """A new API application.
-
-    ``engine`` defaults to one loaded from the installed plugins (minus
-    ``settings.exclude_plugins``); pass one to share it between apps (tests). The store
-    opens when the app starts and closes when it stops.
-    """
-    settings = settings or Settings()
-    if engine is None:
-        # A plugin that fails to load is skipped and logged by the engine (or, strict, refused).
-        engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
-    metrics = Metrics()
-    catalog = catalog_body(engine)
+def _lifespan(engine: Engine, settings: Settings, metrics: Metrics) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: its store, services and this process's bot workers, for as long as it runs."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -128,6 +117,23 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 app.state.service.close()
                 del app.state.service, app.state.limiter, app.state.bot_workers
 
+    return lifespan
+
+
+def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> Litestar:
+    """A new API application.
+
+    ``engine`` defaults to one loaded from the installed plugins (minus
+    ``settings.exclude_plugins``); pass one to share it between apps (tests). The store
+    opens when the app starts and closes when it stops.
+    """
+    settings = settings or Settings()
+    if engine is None:
+        # A plugin that fails to load is skipped and logged by the engine (or, strict, refused).
+        engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
+    metrics = Metrics()
+    catalog = catalog_body(engine)
+
     app = PolicedApp(
         route_handlers=[
             GamesController,
@@ -145,7 +151,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             "metrics": Provide(lambda: metrics, sync_to_thread=False, use_cache=True),
             "catalog": Provide(lambda: catalog, sync_to_thread=False, use_cache=True),
         },
-        lifespan=[lifespan],
+        lifespan=[_lifespan(engine, settings, metrics)],
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(engine),
         # Logging is the process's to configure (``darkroad serve --log-level``, pytest), not the
