@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -35,6 +36,7 @@ import pytest
 from apiutil import PROBLEM, ApiServer, NewGame, create_game, parse_response, serve
 from litestar import Litestar
 
+from darkroad.api.http.policy import RouteTable
 from darkroad.api.settings import Settings
 
 DOCUMENT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
@@ -296,3 +298,24 @@ def test_every_operation_has_the_request_deadline(server: ApiServer) -> None:
         assert problem["type"] == "request-timeout"
         assert f"within {TIMEOUT:g} seconds" in problem["detail"], problem  # this server's deadline
         assert TIMEOUT * 0.9 <= elapsed <= TIMEOUT + SLACK, (operation, elapsed)
+
+
+def test_apps_of_one_engine_share_the_documented_methods(make_app: Callable[[Settings], Litestar]) -> None:
+    """Apps of one engine generate the OpenAPI document once for their policy layer
+    (``create_app``): a later app's table is the one its own document gives."""
+    first, later = make_app(Settings()), make_app(Settings())
+    assert later.policies.table.documented is first.policies.table.documented  # type: ignore[attr-defined]
+    fresh = RouteTable.of(later)  # from the later app's own document
+    assert fresh.routes == later.policies.table.routes  # type: ignore[attr-defined]
+    assert fresh.documented == later.policies.table.documented  # type: ignore[attr-defined]
+    games = next(route for route in fresh.routes if route.template == "/v1/games")
+    assert games.documented == {"GET", "POST"}  # the document's, OPTIONS apart
+
+
+def test_an_app_leaves_logging_to_the_process(make_app: Callable[[Settings], Litestar]) -> None:
+    """``darkroad serve --log-level`` configures logging; building an app must not change it
+    (Litestar's default logging configuration set the root logger to INFO)."""
+    root = logging.getLogger()
+    before = (root.level, list(root.handlers))
+    make_app(Settings())
+    assert (root.level, list(root.handlers)) == before
