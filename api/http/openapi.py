@@ -186,7 +186,19 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     # the committed document's (written with sorted keys), so that what is served, the
     # committed file and the clients and fuzzers reading either list operations alike.
     doc["paths"] = dict(sorted(doc["paths"].items()))
-    schemas = doc["components"]["schemas"]
+    _complete_schemas(doc["components"]["schemas"], engine)
+    _complete_paths(doc["paths"])
+    _security(doc)
+    _headers(doc["paths"])
+    for operation, links in _links().items():
+        path, method, status = operation
+        doc["paths"][path][method]["responses"][status]["links"] = links
+    return doc
+
+
+def _complete_schemas(schemas: dict[str, Any], engine: Engine) -> None:
+    """The document's schemas completed: msgspec's exact ones of the bodies, the installed seat
+    kinds' fields, the unions of actions and events, and the rules Litestar cannot express."""
     # msgspec's own schemas of the bodies are exact where Litestar's lose constraints; the
     # request that creates a game has the installed seat kinds' fields.
     seat_kinds = SeatKindSurface(engine.seat_kinds)
@@ -212,8 +224,12 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
         _defaults_in_words(schemas[name])
     for schema in schemas.values():
         _any_json_object(schema)
+    schemas["ServerSentEvent"] = copy.deepcopy(_SERVER_SENT_EVENT)
+    schemas["EventMessage"] = copy.deepcopy(_EVENT_MESSAGE)
 
-    paths = doc["paths"]
+
+def _complete_paths(paths: dict[str, Any]) -> None:
+    """The operations' bodies and parameters where Litestar's are not the API's."""
     paths["/v1/games"]["post"]["requestBody"] = {
         "required": True,
         "content": {"application/json": {"schema": _ref("NewGame")}},
@@ -240,20 +256,12 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
         "description": "One action, as listed by `GET .../actions`.",
         "content": {"application/json": {"schema": _ref("Action")}},
     }
-    schemas["ServerSentEvent"] = copy.deepcopy(_SERVER_SENT_EVENT)
-    schemas["EventMessage"] = copy.deepcopy(_EVENT_MESSAGE)
     paths[f"{_GAME}/stream"]["get"]["responses"]["200"] = copy.deepcopy(_STREAM_OK)
     for parameter in paths[f"{_GAME}/stream"]["get"]["parameters"]:
         if parameter["name"] == "Last-Event-ID":
             # A header is text: a string (not Litestar's nullable one), so generated clients send it.
             parameter["schema"] = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "maxLength": 16,
                                    "description": parameter["description"]}
-    _security(doc)
-    _headers(paths)
-    for operation, links in _links().items():
-        path, method, status = operation
-        paths[path][method]["responses"][status]["links"] = links
-    return doc
 
 
 def event_schema(engine: Engine) -> dict[str, Any]:
