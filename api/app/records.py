@@ -217,19 +217,7 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
     """The game of ``record`` replayed up to version ``at`` (the end if ``None``), checked
     against everything the record says: ``record-plugins``, ``unknown-version`` (``at``),
     ``record-not-replayable``, each naming what is wrong."""
-    check_plugins(engine, record)
-    if at is not None and not 0 <= at <= record.version:
-        raise refused("unknown-version", f"`at` must be a version of the record, 0 to {record.version}; got {at}.")
-    if len(record.actions) != record.version:
-        raise refused("record-not-replayable", f"The record's version is {record.version} but it has "
-                                               f"{len(record.actions)} action(s).")
-    try:
-        game, events = engine.create(config_of(record))
-    except errors.DarkroadError as exc:
-        raise refused("record-not-replayable", f"The record's config makes no game here: {exc}") from exc
-    if game.config.plugins != record.plugins:
-        raise refused("record-not-replayable", f"The record names plugins {record.plugins}, but its game "
-                                               f"uses {game.config.plugins}.")
+    game, events = _created(engine, record, at)
     applied: list[bytes] = []
     stop = record.version if at is None else at
     # The positions undos return to, kept as the replay passes them (as Engine.replay does).
@@ -274,16 +262,40 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
             raise refused("record-not-replayable", f"The {where} does not replay: {exc}") from exc
         applied.append(raw if entry.time is None else with_time(raw, entry.time))
     if at is None:
-        if game.finished != record.finished:
-            raise refused("record-not-replayable", f"The record says the game is "
-                                                   f"{'' if record.finished else 'not '}finished; replayed, it is "
-                                                   f"{'' if game.finished else 'not '}finished.")
-        if record.result is not None:
-            view = engine.view(game, None)
-            if record.result.score != view["score"] or record.result.winners != view["winners"]:
-                raise refused("record-not-replayable", "The record's result differs from its replay's: "
-                                                       f"winners {record.result.winners} vs {view['winners']}.")
+        _check_ending(engine, record, game)
     return Replayed(game, events, applied)
+
+
+def _created(engine: Engine, record: GameRecord, at: int | None) -> tuple[Game, list[Event]]:
+    """The game ``record`` begins with, once the record's plugins, version ``at`` and length
+    are checked."""
+    check_plugins(engine, record)
+    if at is not None and not 0 <= at <= record.version:
+        raise refused("unknown-version", f"`at` must be a version of the record, 0 to {record.version}; got {at}.")
+    if len(record.actions) != record.version:
+        raise refused("record-not-replayable", f"The record's version is {record.version} but it has "
+                                               f"{len(record.actions)} action(s).")
+    try:
+        game, events = engine.create(config_of(record))
+    except errors.DarkroadError as exc:
+        raise refused("record-not-replayable", f"The record's config makes no game here: {exc}") from exc
+    if game.config.plugins != record.plugins:
+        raise refused("record-not-replayable", f"The record names plugins {record.plugins}, but its game "
+                                               f"uses {game.config.plugins}.")
+    return game, events
+
+
+def _check_ending(engine: Engine, record: GameRecord, game: Game) -> None:
+    """That ``game``, ``record`` replayed to its end, ended as the record says."""
+    if game.finished != record.finished:
+        raise refused("record-not-replayable", f"The record says the game is "
+                                               f"{'' if record.finished else 'not '}finished; replayed, it is "
+                                               f"{'' if game.finished else 'not '}finished.")
+    if record.result is not None:
+        view = engine.view(game, None)
+        if record.result.score != view["score"] or record.result.winners != view["winners"]:
+            raise refused("record-not-replayable", "The record's result differs from its replay's: "
+                                                   f"winners {record.result.winners} vs {view['winners']}.")
 
 
 def imported_lobby(engine: Engine, record: GameRecord, game: Game, now: float | None = None) -> Lobby:
