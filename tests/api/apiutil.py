@@ -338,7 +338,8 @@ async def play_bots(service: Any) -> int:
 
 
 class ApiServer:
-    """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable).
+    """``darkroad serve`` in a child process (stopped with :meth:`stop`, restartable; one a
+    test left running is stopped when the test session ends, :meth:`stop_all`).
 
     ``redis_url=None`` serves from the process's memory; ``env`` adds ``DARKROAD_*``
     settings. What the server writes to stderr goes to a file (a pipe nobody reads could
@@ -373,6 +374,7 @@ class ApiServer:
         self._stderr.seek(0)
         self._stderr.truncate()
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
+        _RUNNING.add(self)
         # Wait until this very process listens: a port taken by another program meanwhile
         # (another test run on the machine) would accept connections too, and the test would
         # talk to a stranger. A loaded machine took 28 s to start a Cluster-mode server.
@@ -395,6 +397,7 @@ class ApiServer:
         self.process.kill()
         self.process.wait(timeout=10)
         self.process = None
+        _RUNNING.discard(self)
 
     def stop(self) -> str:
         """Stop the server (SIGTERM, then SIGKILL); returns what it wrote to stderr."""
@@ -406,7 +409,19 @@ class ApiServer:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+        _RUNNING.discard(self)
         return self.log()
+
+    @staticmethod
+    def stop_all() -> None:
+        """Stop every server still running (``pytest_sessionfinish``: a server a test failed to
+        stop, for instance when the one started beside it failed, outlives no test run)."""
+        for server in list(_RUNNING):
+            server.stop()
+
+
+_RUNNING: set[ApiServer] = set()
+"""The servers started and not stopped yet."""
 
 
 class BotProcess:

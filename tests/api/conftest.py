@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import RedisServer, serve
+from apiutil import ApiServer, RedisServer, serve
 from litestar import Litestar
 from redisnodes import ClusterNodes, SentinelGroup
 
@@ -28,6 +28,12 @@ from darkroad.api.store.base import GameStore
 from darkroad.api.store.memory import MemoryStore
 from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine
+
+
+def pytest_sessionfinish() -> None:
+    """Stop any ``darkroad serve`` a test left running (:meth:`ApiServer.stop_all`)."""
+    ApiServer.stop_all()
+
 
 STORES = [
     "memory",
