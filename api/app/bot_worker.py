@@ -320,7 +320,7 @@ class BotWorker:
             free = max(1, self.concurrency - len(self._running))
             try:
                 jobs = await self.store.take_jobs(shard, self.name, free, self.BLOCK, self.settings.bot_claim_timeout)
-            except (StoreUnavailable, OSError) as exc:
+            except (StoreUnavailable, ReplicationTimeout, OSError) as exc:  # a failover, a restart
                 logger.warning("bot worker %s: cannot take jobs (%s); trying again", self.name, exc)
                 jobs = []
                 await asyncio.sleep(0.5)

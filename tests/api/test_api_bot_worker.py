@@ -23,7 +23,7 @@ from darkroad.api.app.service import GameService
 from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
-from darkroad.api.store.base import BotJob, GameStore
+from darkroad.api.store.base import BotJob, GameStore, ReplicationTimeout
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
 
@@ -391,3 +391,32 @@ async def test_the_oldest_job_is_measured_and_warned_about(
     assert 'darkroad_bot_jobs_waiting{bot="random"} 1.0' in text
     assert "darkroad_bot_oldest_job_age_seconds" in text
     assert "the oldest bot job has waited" in caplog.text
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_a_replication_timeout_while_taking_jobs_is_a_warning_and_the_worker_goes_on(
+    engine: Engine, store: GameStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Taking jobs is a write (a claim): with ``DARKROAD_REDIS_WAIT_REPLICAS`` a failover can
+    leave it unconfirmed. That is a store's passing state, as an unreachable store is: a
+    warning, no traceback, and the worker reads again."""
+    calls = 0
+    take = store.take_jobs
+
+    async def unconfirmed_once(*args: object, **kwargs: object) -> list[BotJob]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise ReplicationTimeout("fewer replicas than DARKROAD_REDIS_WAIT_REPLICAS confirmed the write in time")
+        return await take(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "take_jobs", unconfirmed_once)
+    with caplog.at_level("WARNING", logger="darkroad.api.bots"):
+        async with running(BotWorker(engine, store, Settings(), Metrics(), processes=False)):
+            async def read_again() -> bool:
+                return calls >= 2
+
+            await until(read_again)
+    warned = [r for r in caplog.records if "cannot take jobs" in r.getMessage()]
+    assert warned and all(r.levelname == "WARNING" and r.exc_info is None for r in warned)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
