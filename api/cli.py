@@ -23,7 +23,7 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import records
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.errors import ServiceError, unknown_game
-from darkroad.api.http.app import create_app, open_store
+from darkroad.api.http.app import LOG_FORMAT, create_app, open_store
 from darkroad.api.http.openapi import document
 from darkroad.api.http.server import HttpProtocol
 from darkroad.api.metrics import Metrics
@@ -102,7 +102,7 @@ def serve(
     redis_mode: RedisModeOption = RedisMode.standalone,
     redis_service: RedisService = None,
     trusted_proxies: TrustedProxies = "127.0.0.1",
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: Annotated[str, typer.Option(help="Log level (uvicorn's and the service's).")] = "info",
     strict: Annotated[bool, typer.Option(help="Refuse to start when a plugin fails to load "
                                               "(default: skip it with a warning).")] = False,
     bots: Annotated[
@@ -122,6 +122,7 @@ def serve(
         )
     _export_settings(redis_url, redis_mode, redis_service, strict, trusted_proxies)
     os.environ["DARKROAD_BOTS"] = str(bots)
+    os.environ["DARKROAD_LOG_LEVEL"] = log_level  # the workers' own loggers (configure_logging)
     metrics_dir = _share_metrics(workers)
     settings = _checked_settings(redis_url, strict)
     store = "memory (single process; games are lost when it stops)"
@@ -222,7 +223,7 @@ def bots_command(
         )
     _export_settings(redis_url, redis_mode, redis_service, strict, "127.0.0.1")
     settings = _checked_settings(redis_url, strict)
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
     concurrency = concurrency or os.cpu_count() or 1
     engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
     typer.echo(f"darkroad bots: {concurrency} at once, bots {', '.join(sorted(engine.bots))}; "

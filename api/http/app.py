@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
+import os
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -154,9 +156,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         lifespan=[_lifespan(engine, settings, metrics)],
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(engine),
-        # Logging is the process's to configure (``darkroad serve --log-level``, pytest), not the
-        # app's: Litestar's default configuration would set the root logger to INFO behind a
-        # queue thread, overriding ``--log-level`` (and, in tests, log every httpx request).
+        # Logging is the process's to configure (:func:`configure_logging` for ``darkroad serve
+        # --log-level``; pytest), not the app's: Litestar's default configuration would set the
+        # root logger to INFO behind a queue thread whatever ``--log-level`` says (and, in
+        # tests, log every httpx request).
         logging_config=None,
         request_max_body_size=settings.request_max_body_size,
         # The body that creates a game has the installed seat kinds' fields (made once: a kind
@@ -191,9 +194,24 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""The format of a server process's log lines (``darkroad bots`` writes the same)."""
+
+
+def configure_logging() -> None:
+    """A server process's logging (each worker process is configured on its own): the level
+    ``darkroad serve --log-level`` exported as ``DARKROAD_LOG_LEVEL`` (uvicorn's own loggers
+    follow the option themselves), lines with their time, level and logger. Nothing changes
+    where logging is configured already (a test run)."""
+    level = logging.getLevelName(os.environ.get("DARKROAD_LOG_LEVEL", "info").upper())
+    logging.basicConfig(level=level if isinstance(level, int) else logging.INFO, format=LOG_FORMAT)
+
+
 def create_app_from_env() -> Litestar:
     """An app configured from ``DARKROAD_*`` environment variables (uvicorn factory of
-    ``darkroad serve``), in a process tuned for serving (:func:`tune_gc`)."""
+    ``darkroad serve``), in a process configured (:func:`configure_logging`) and tuned
+    (:func:`tune_gc`) for serving."""
+    configure_logging()
     app = create_app(Settings.from_env())
     tune_gc()
     return app

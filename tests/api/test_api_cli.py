@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from apiutil import RedisServer, free_port
+from apiutil import ApiServer, RedisServer, free_port
+from conftest import need_redis
 from redisnodes import ClusterNodes, SentinelGroup
 from typer.testing import CliRunner
 
@@ -261,3 +264,21 @@ def test_serve_workers_sum_their_metrics_in_a_directory_of_their_own(
     assert result.exit_code == 0, result.output
     assert seen and seen[0] and "darkroad-metrics-" in seen[0]  # the workers inherit it
     assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ and not Path(seen[0]).exists()  # gone after serving
+
+
+@pytest.mark.parametrize(("level", "shown"), [("warning", True), ("error", False)])
+def test_serve_logs_at_its_log_level_with_level_and_logger(tmp_path: Path, level: str, shown: bool) -> None:
+    """``darkroad serve --log-level`` sets the service's own loggers too (not only uvicorn's),
+    and their lines say when, how grave and where: a Redis gone under a running server is a
+    warning of ``darkroad.api`` shown at ``warning`` and not at ``error``."""
+    need_redis()
+    redis = RedisServer(tmp_path)
+    server = ApiServer(redis.url, args=["--log-level", level]).start()
+    try:
+        redis.stop()
+        answer = httpx.post(f"{server.url}/v1/games", json={"players": 2}, timeout=30)
+        assert answer.status_code == 503
+    finally:
+        log = server.stop()
+    warned = re.findall(r"^\d{4}-\d\d-\d\d [\d:,]+ WARNING darkroad\.api(?:\.\w+)?: .+$", log, re.MULTILINE)
+    assert bool(warned) is shown, log
