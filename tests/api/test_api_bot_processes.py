@@ -208,11 +208,15 @@ async def test_a_worker_follows_a_sentinel_failover(sentinel: SentinelGroup, eng
                 await asyncio.sleep(0.05)
             old = sentinel.primary()
             old.kill()
+            # Bounded: a worker that never follows the failover fails the test with its log
+            # rather than holding the run (each played_out call has its own 120 s).
+            deadline = time.monotonic() + 240
             for game in games:
                 while True:
                     with contextlib.suppress(httpx.HTTPError, AssertionError, KeyError):
                         await played_out(client, game, timeout=120)
                         break
+                    assert time.monotonic() < deadline, f"game {game} not played out:\n{worker.log()}\n{server.log()}"
                     await asyncio.sleep(0.5)
         with contextlib.closing(sentinel.primary().client()) as primary:
             for game in games:
