@@ -30,7 +30,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     this order (an ``xdist_group`` as a whole, the largest groups first), a few at a time: the
     long ones (a browser group, a schemathesis run, client builds, the invariant suite) start
     while the many short ones are left to fill both workers up to the end, instead of one
-    long test started last keeping one worker busy alone (CI is 2 workers)."""
+    long test started last keeping one worker busy alone (CI runs one worker more than cores)."""
     items[:] = sorted(items, key=lambda item: item.get_closest_marker("slow") is None)
 
 
