@@ -9,7 +9,8 @@ import time
 import pytest
 
 from darkroad.core import Bot, Engine, Game, GameConfig
-from darkroad.plugins.bots.search_bot import SearchBot
+from darkroad.plugins.bots import search_bot
+from darkroad.plugins.bots.search_bot import MIN_SAMPLES, SearchBot, settled
 
 
 def position(engine: Engine, players: int, seed: int, actions: int) -> Game:
@@ -83,7 +84,8 @@ def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Eng
     assert peeked == len(SENSITIVE), "the positions tell a peeking bot from a fair one"
 
 
-def test_it_thinks_to_its_budget(engine: Engine) -> None:
+def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_bot, "MIN_SAMPLES", 10**9)  # never sure enough to stop sooner
     game, seat = decision_points(engine, 1)[0]
     legal = engine.legal_actions(game, seat)
     bot = engine.bots["search"].configured(think_time=0.2)
@@ -95,6 +97,38 @@ def test_it_thinks_to_its_budget(engine: Engine) -> None:
     before = engine.dumps(game)
     engine.bots["search"].configured(samples=1).choose(engine, game, seat, legal)
     assert engine.dumps(game) == before  # it does not change the game
+
+
+def test_its_budget_is_a_limit_not_a_quota(engine: Engine) -> None:
+    """Once more samples could not change its answer, it answers: on these positions after its
+    first ``MIN_SAMPLES`` samples (the samples are drawn from a seeded generator, so how many it
+    needs does not depend on the machine), far inside a budget of a minute a decision."""
+    bot = engine.bots["search"].configured(think_time=60)
+    budgeted = 0.0
+    t0 = time.perf_counter()
+    for game, seat in decision_points(engine, 3):
+        legal = engine.legal_actions(game, seat)
+        assert bot.choose(engine, game, seat, legal) == \
+            engine.bots["search"].configured(samples=MIN_SAMPLES).choose(engine, game, seat, legal)
+        budgeted += 60
+    assert time.perf_counter() - t0 < budgeted / 10
+
+
+def test_it_stops_when_every_other_action_trails_clearly_or_never_differs() -> None:
+    sure = [[5.0, 6.0, 7.0, 5.5, 6.5, 6.0, 5.0, 7.0], [1.0, 2.0, 1.5, 1.0, 2.5, 1.0, 2.0, 1.5]]
+    assert settled(sure)
+    same = [[3.0, -2.0, 4.0, 0.5, 1.0, 2.0, 3.0, 1.0]] * 3  # equivalent answers: the same in every world
+    assert settled(same)
+    offset = [[v + 0.25 for v in same[0]], same[0]]  # always ahead by the same quarter point
+    assert settled(offset)
+    # Ahead on average, but by less than the noise of the difference: it keeps sampling.
+    close = [[5.0, 1.0, 6.0, 2.0, 5.0, 1.0, 6.0, 2.0], [2.0, 4.0, 1.0, 5.0, 2.0, 4.0, 1.0, 5.0]]
+    assert not settled(close)
+    # One clear runner-up is not enough: every other action must trail.
+    rival = [6.0, 5.0, 7.5, 5.0, 6.0, 6.5, 4.5, 7.5]  # as good as the leader on average, not in every world
+    assert not settled([*sure, rival])
+    # The leader is the best mean whichever position it is given in.
+    assert settled(sure[::-1])
 
 
 @pytest.mark.slow
