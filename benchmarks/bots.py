@@ -70,6 +70,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40, help="games per match (default 40)")
     ap.add_argument("--think-time", type=float, default=1.0, help="the search bot's seconds per decision")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes playing games at once (at most one per core: the search bot thinks to a clock)")
     ap.add_argument("--output", type=Path, default=Path("docs/bots.md"))
     ap.add_argument("--json", type=Path, help="also write the raw results here")
     args = ap.parse_args()
@@ -77,7 +79,7 @@ def main() -> None:
     started = time.perf_counter()
     results: list[tuple[int, list[str], dict[str, Any]]] = []
     for players, bots in MATCHES:
-        result = arena(engine, bots, args.games, players, args.seed, args.think_time)
+        result = arena(engine, bots, args.games, players, args.seed, args.think_time, workers=args.workers)
         results.append((players, bots, result))
         print(json.dumps({"players": players, "bots": bots,
                           **{b: result[b]["win_rate"] for b in result if b != META}}), flush=True)
@@ -85,7 +87,8 @@ def main() -> None:
         "# Bot strength",
         "",
         f"Generated on {date.today().isoformat()} by `python benchmarks/bots.py --games {args.games} "
-        f"--think-time {args.think_time} --seed {args.seed}` ({time.perf_counter() - started:.0f} s on "
+        f"--think-time {args.think_time} --seed {args.seed} --workers {args.workers}` "
+        f"({time.perf_counter() - started:.0f} s on "
         f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs).",
         "",
         "The installed bots, measured against each other with `darkroad arena` (api/tools/arena.py): seats rotate over the "

@@ -73,6 +73,18 @@ def test_an_arena_of_real_games(engine: Engine) -> None:
     assert [again[b]["mean_score"] for b in ("greedy", "random")] == [out[b]["mean_score"] for b in ("greedy", "random")]
 
 
+def test_worker_processes_play_the_same_games(engine: Engine) -> None:
+    """Games played in worker processes come back in order, each the game one process plays."""
+    one = arena(engine, ["greedy", "random"], games=3, players=2, seed=11)
+    two = arena(engine, ["greedy", "random"], games=3, players=2, seed=11, workers=2)
+    for bot in ("greedy", "random"):
+        assert {k: v for k, v in two[bot].items() if "think" not in k} == \
+            {k: v for k, v in one[bot].items() if "think" not in k}
+    assert two["arena"]["workers"] == 2 and two["arena"]["completed"] == 3
+    with pytest.raises(ValueError, match="workers"):
+        arena(engine, ["random"], games=1, players=2, workers=0)
+
+
 def test_arena_command_json_puts_each_bot_under_its_id() -> None:
     result = runner.invoke(cli.app, ["arena", "--bots", "random,random,random", "--games", "3", "--players", "3",
                                      "--seed", "2", "--json"])

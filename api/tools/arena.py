@@ -15,6 +15,11 @@ For each bot the arena reports, over the seats it played:
 - head to head against each other bot: over every pair of their seats in one game, how
   often it finished ahead (by the final ranking, rulebook p. 13, tiebreakers included),
   behind, or level.
+
+Several worker processes may play the games (``workers``): each loads the engine and the
+bots once, and the results come back in the games' order, the same as one process gives
+(for the bots that do not think to a clock). A bot that thinks to a budget needs a core of
+its own per worker: sharing one, it draws fewer samples in the same seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Annotated, Any
 
 import typer
@@ -115,6 +121,20 @@ def configure(engine: Engine, names: Sequence[str], think_time: float | None) ->
     return out
 
 
+_WORKER: dict[str, Any] = {}
+"""A worker process's engine and configured bots (:func:`_start_worker`)."""
+
+
+def _start_worker(bots: list[str], think_time: float | None) -> None:
+    engine = Engine.load()
+    _WORKER.update(engine=engine, bots=configure(engine, bots, think_time))
+
+
+def _play_in_worker(job: tuple[list[str], GameConfig]) -> ArenaGame:
+    names, config = job
+    return play(_WORKER["engine"], config, [_WORKER["bots"][n] for n in names])
+
+
 def arena(
     engine: Engine,
     bots: Sequence[str],
@@ -123,32 +143,45 @@ def arena(
     seed: int = 0,
     think_time: float | None = None,
     progress: Callable[[ArenaGame], None] | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Play ``games`` games of ``players`` seats between ``bots`` (ids of installed bots,
     seats rotating) and return each bot's figures under its id, the run's under ``"arena"``.
 
     ``think_time``: seconds per decision for the bots that take a budget (``think_time`` in
-    their :attr:`Bot.options`). :class:`UnknownBot` for an id no plugin provides."""
+    their :attr:`Bot.options`). ``workers``: processes playing games at once (1: this one).
+    :class:`UnknownBot` for an id no plugin provides."""
     if not 2 <= players <= 4:
         raise ValueError(f"players must be 2 to 4, got {players}")
     if not 1 <= len(bots) <= players:
         raise ValueError(f"{len(bots)} bots for {players} seats: give 1 to {players} bots")
     if META in bots:
         raise ValueError(f"a bot may not be called {META!r} here")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     chosen = configure(engine, bots, think_time)
     start = time.perf_counter()
+    jobs = [(seating(bots, players, i), GameConfig(players=players, seed=seed + i, random_buildings=True))
+            for i in range(games)]
+    if workers == 1:
+        results = _collected((play(engine, config, [chosen[n] for n in names]) for names, config in jobs), progress)
+    else:
+        with ProcessPoolExecutor(min(workers, games), initializer=_start_worker,
+                                 initargs=(list(chosen), think_time)) as pool:
+            results = _collected(pool.map(_play_in_worker, jobs), progress)
+    out = summarise(results, list(dict.fromkeys(bots)), players)
+    out[META].update({"seed": seed, "think_time": think_time, "seconds": round(time.perf_counter() - start, 3),
+                      "bots": list(bots), "workers": workers})
+    return out
+
+
+def _collected(played: Iterable[ArenaGame], progress: Callable[[ArenaGame], None] | None) -> list[ArenaGame]:
     results = []
-    for i in range(games):
-        names = seating(bots, players, i)
-        config = GameConfig(players=players, seed=seed + i, random_buildings=True)
-        r = play(engine, config, [chosen[n] for n in names])
+    for r in played:
         results.append(r)
         if progress:
             progress(r)
-    out = summarise(results, list(dict.fromkeys(bots)), players)
-    out[META].update({"seed": seed, "think_time": think_time, "seconds": round(time.perf_counter() - start, 3),
-                      "bots": list(bots)})
-    return out
+    return results
 
 
 def summarise(results: Sequence[ArenaGame], bots: Sequence[str], players: int) -> dict[str, Any]:
@@ -249,6 +282,9 @@ def arena_command(
                                                                      "think to a budget (the search bot).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object: each bot's figures under its "
                                                          "id, the run's under \"arena\".")] = False,
+    workers: Annotated[int, typer.Option(min=1, help="Processes playing games at once. A bot that thinks to a "
+                                                     "budget needs a core per worker, or it thinks less in the "
+                                                     "same time.")] = 1,
 ) -> None:
     """Play bots against each other, rotating seats, and report each bot's win rate (95%
     interval), mean score, think time per decision and head-to-head results."""
@@ -266,7 +302,7 @@ def arena_command(
     console = Console(stderr=True)
     if not as_json:
         console.print(f"seed {seed}", markup=False, highlight=False)
-    result = arena(engine, names, games, players, seed, think_time)
+    result = arena(engine, names, games, players, seed, think_time, workers=workers)
     if as_json:
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:
