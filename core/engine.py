@@ -187,6 +187,8 @@ class Engine:
         self._companion_impls: dict[str, list[Any]] = {}
         for plugin, fn, args in self.hook_impls["darkroad_companion_options"]:
             self._companion_impls.setdefault(plugin, []).append((plugin, fn, args))
+        self._companion_impls_of: dict[tuple[str, ...], list[Any]] = {}
+        """The companion hook implementations asked for a hand of companion cards."""
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
@@ -607,9 +609,15 @@ class Engine:
         cards = ctx.game.players[seat].companions
         if not cards:
             return []  # abilities belong to companion cards: no card, no ability
-        comps, owner = self.content.components, self.content.companion_cards
-        plugins = sorted({comps[owner[c.card]].plugin for c in cards if c.card in owner})
-        impls = [i for name in plugins for i in self._companion_impls.get(name, ())]
+        held = tuple([c.card for c in cards])
+        impls = self._companion_impls_of.get(held)
+        if impls is None:
+            comps, owner = self.content.components, self.content.companion_cards
+            plugins = sorted({comps[owner[c]].plugin for c in held if c in owner})
+            impls = [i for name in plugins for i in self._companion_impls.get(name, ())]
+            if len(self._companion_impls_of) >= 4096:
+                self._companion_impls_of.clear()
+            self._companion_impls_of[held] = impls
         out: list[Option] = []
         for opts in call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, impls):
             out += [tuple(o) for o in opts]
