@@ -81,11 +81,12 @@ class Registrations:
 class _Memo:
     """What the engine worked out about one game at one decision."""
 
-    __slots__ = ("game", "key", "options", "companions", "specs")
+    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs")
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
-        self.key = _decision_key(game)
+        # _decision_key(game), kept field by field: compared without building a tuple.
+        self.version, self.height, self.top = _decision_key(game)
         self.options = options
         """seat -> the options of the decision ``game`` waits for."""
         self.companions: dict[int, list[Option]] = {}
@@ -121,7 +122,10 @@ class _OptionsMemo(threading.local):
     def of(self, game: Game) -> _Memo | None:
         """``game``'s memo, if it still holds for the game as it is now."""
         memo = self.games.get(id(game))
-        if memo is None or memo.game() is not game or memo.key != _decision_key(game):
+        if memo is None or memo.version != game.version or memo.game() is not game:
+            return None
+        stack = game.stack
+        if memo.height != len(stack) or memo.top != (id(stack[-1]) if stack else 0):
             return None
         return memo
 
@@ -509,7 +513,7 @@ class Engine:
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
         # An overflow is settled at once: its discard admits nothing else.
-        if not step.settles_overflow:
+        if not step.settles_overflow and (self.hook_impls["darkroad_decision_options"] or self.monitors):
             for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
                 opts += [tuple(o) for o in extra]
         withdrawn = task.data.get(WITHDRAWN_KEY)
