@@ -81,7 +81,7 @@ class Registrations:
 class _Memo:
     """What the engine worked out about one game at one decision."""
 
-    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs")
+    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs", "legal")
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
@@ -93,6 +93,9 @@ class _Memo:
         """seat -> its companion abilities there."""
         self.specs: dict[int, StorageSpec] = {}
         """seat -> its storage (:meth:`Engine.storage_spec`) there: asked for by every view."""
+        self.legal: dict[int, tuple[Action, ...]] = {}
+        """seat -> the actions :meth:`Engine.legal_actions` gave it there: one of these very
+        objects, applied, is legal without working its decision out again."""
 
 
 def _decision_key(game: Game) -> tuple[int, int, int]:
@@ -145,7 +148,7 @@ class _OptionsMemo(threading.local):
             # in them are never changed: shared.
             self.keep(twin, dict(memo.options))
             kept = self.games[id(twin)]
-            kept.companions, kept.specs = dict(memo.companions), dict(memo.specs)
+            kept.companions, kept.specs, kept.legal = dict(memo.companions), dict(memo.specs), dict(memo.legal)
 
     def forget(self, game: Game) -> None:
         self.games.pop(id(game), None)
@@ -642,6 +645,10 @@ class Engine:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
             acts += [Action("companion", seat, o, lbl) for o, lbl in self._pending_companion_options(ctx, seat)
                      if [seat, "companion", o] not in withdrawn]
+        if acts and not self.monitors:
+            memo = self._memo.of(game)
+            if memo is not None:
+                memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
 
     def _pending_companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
@@ -730,6 +737,13 @@ class Engine:
         if top is None:
             raise IllegalAction("the game is not waiting for any decision")
         task, step = top
+        memo = None if self.monitors else self._memo.of(game)
+        if memo is not None:
+            given = memo.legal.get(action.seat)
+            if given is not None:
+                for legal in given:
+                    if legal is action:  # one legal_actions gave for this very decision
+                        return task, step
         if not self._is_step_option(game, task, step, action):
             self._check_legal(game, task, step, action)
         return task, step
