@@ -142,7 +142,7 @@ def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
             i += 1
     if i != len(others) or before[8] != _hidden_tasks(game, seat):
         return False
-    return before[9] == (_encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]) if b.extra else b"")
+    return bool(before[9] == (_encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]) if b.extra else b""))
 
 
 def automated(game: Game) -> bytes:

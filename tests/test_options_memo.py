@@ -96,7 +96,8 @@ def test_an_action_legal_actions_gave_is_legal_only_where_it_was_given(engine: E
     while not game.finished and game.version < 150:
         seat = r.choice(engine.awaiting(game))
         legal = engine.legal_actions(game, seat)
-        assert engine._memo.of(game).legal[seat] == tuple(legal)  # type: ignore[union-attr]
+        if not engine.monitors:  # a hook recorder (another test's) turns the memo off
+            assert engine._memo.of(game).legal[seat] == tuple(legal)  # type: ignore[union-attr]
         twin = engine.copy(game)  # a copy at the same decision: the same answers are legal
         engine.apply(twin, legal[-1])
         action = r.choice(legal)
