@@ -266,6 +266,7 @@ class Packer:
         self._solve = functools.lru_cache(maxsize=cache_size)(self._solve_uncached)
         self._setups: dict[tuple[StorageSpec, tuple[int, ...]], _Setup] = {}
         self._cache_size = cache_size
+        self._choices: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
         self._loose: dict[tuple[tuple[int, ...], StorageSpec], list[int]] = {}
         """(counts without the single-cell goods, spec) -> [most single-cell goods known to fit
         with them, fewest known not to]: goods that fit still fit with one fewer, so most
@@ -357,6 +358,19 @@ class Packer:
                 raise KeyError(f"unknown good type {good!r}") from None
         return tuple(counts)
 
+    def _slot_choices_of(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
+        """:meth:`_slot_choices`, worked out once per ``k`` and counts capped at ``k + 1`` (on
+        which alone they depend: at most ``k`` goods of a shape go in slots, and a shape left
+        with goods outside them is all that matters for domination). Do not change the list."""
+        capped = tuple([n if n <= k else k + 1 for n in counts])
+        key = (capped, k)
+        choices = self._choices.get(key)
+        if choices is None:
+            if len(self._choices) >= self._cache_size:
+                self._choices.clear()
+            choices = self._choices[key] = self._slot_choices(capped, k)
+        return choices
+
     def _slot_choices(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
         """The sub-multisets of ``k`` goods worth trying in the any-slots, largest area first.
 
@@ -436,7 +450,7 @@ class Packer:
         n_goods = sum(counts)
         k = min(spec.any_slots, n_goods)
         failed: set[int] = set()  # shared by the slot choices: a failed state fails regardless of the path
-        for slots in self._slot_choices(counts, k) if k else [()]:
+        for slots in self._slot_choices_of(counts, k) if k else [()]:
             rest = list(maxima)
             if slots:
                 for i, g in enumerate(setup.goods):
