@@ -499,7 +499,15 @@ class Engine:
     def _at_rest(self, ctx: Ctx, table: str, seat: int, work: Callable[..., _T], *args: Any) -> _T:
         """``work(*args)`` for ``seat``, kept in table ``table`` of the memo of ``ctx.game`` when
         the memo holds the game (a game at rest: no action resolving, not changed since)."""
-        memo = None if self.monitors else self._memo.of(ctx.game)  # a recorder sees every hook call
+        return self._kept(self._rest_memo(ctx.game), table, seat, work, *args)
+
+    def _rest_memo(self, game: Game) -> _Memo | None:
+        """The memo of ``game`` when it holds (:meth:`_at_rest`), for several look-ups in a row."""
+        return None if self.monitors else self._memo.of(game)  # a recorder sees every hook call
+
+    @staticmethod
+    def _kept(memo: _Memo | None, table: str, seat: int, work: Callable[..., _T], *args: Any) -> _T:
+        """:meth:`_at_rest` with the memo looked up already (``None``: work it out)."""
         if memo is None:
             return work(*args)
         kept: dict[int, _T] = getattr(memo, table)
@@ -639,21 +647,18 @@ class Engine:
         ctx = Ctx(self, game)
         if seat not in step.seats(ctx, task) or self.is_automated(game, seat):
             return []
-        acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._pending_options(ctx, task, step, seat)]
+        memo = self._rest_memo(game)
+        options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
+        acts = [Action(task.kind, seat, o, lbl) for o, lbl in options]
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
-            acts += [Action("companion", seat, o, lbl) for o, lbl in self._pending_companion_options(ctx, seat)
+            companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
+            acts += [Action("companion", seat, o, lbl) for o, lbl in companions
                      if [seat, "companion", o] not in withdrawn]
-        if acts and not self.monitors:
-            memo = self._memo.of(game)
-            if memo is not None:
-                memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
+        if acts and memo is not None:
+            memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
-
-    def _pending_companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
-        """:meth:`companion_options` at the decision the game waits for, through the memo."""
-        return self._at_rest(ctx, "companions", seat, self.companion_options, ctx, seat)
 
     def apply(self, game: Game, action: Action, *, track_undo: bool = True) -> list[Event]:
         """Apply ``action`` to ``game`` in place and return the events it caused.
@@ -737,7 +742,7 @@ class Engine:
         if top is None:
             raise IllegalAction("the game is not waiting for any decision")
         task, step = top
-        memo = None if self.monitors else self._memo.of(game)
+        memo = self._rest_memo(game)
         if memo is not None:
             given = memo.legal.get(action.seat)
             if given is not None:
