@@ -51,6 +51,9 @@ from .steps import Option, Step
 from .storage import Packer, StorageSpec
 from .view import view
 
+_TASK_SEAT = Step.seats
+"""The default :meth:`Step.seats` (the task's seat alone): a step keeping it needs no
+:class:`Ctx` to say whom it waits for."""
 CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
 logger = logging.getLogger("darkroad.core")
 WITHDRAWN = "withdrawn"
@@ -606,6 +609,8 @@ class Engine:
         if top is None:
             return []
         task, step = top
+        if type(step).seats is _TASK_SEAT:
+            return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self, game)
         seats = list(step.seats(ctx, task))
         if len(seats) == 1:
@@ -644,16 +649,29 @@ class Engine:
         if top is None or game.finished:
             return []
         task, step = top
-        ctx = Ctx(self, game)
-        if seat not in step.seats(ctx, task) or self.is_automated(game, seat):
+        ctx: Ctx | None = None  # made when something is worked out (not when all is in the memo)
+        if type(step).seats is _TASK_SEAT:
+            if seat != task.seat:
+                return []
+        else:
+            ctx = Ctx(self, game)
+            if seat not in step.seats(ctx, task):
+                return []
+        if self.is_automated(game, seat):
             return []
         memo = self._rest_memo(game)
-        options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
+        options = None if memo is None else memo.options.get(seat)
+        if options is None:
+            ctx = ctx or Ctx(self, game)
+            options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
         acts = [Action(task.kind, seat, o, lbl) for o, lbl in options]
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
-            companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
+            companions = None if memo is None else memo.companions.get(seat)
+            if companions is None:
+                ctx = ctx or Ctx(self, game)
+                companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
             acts += [Action("companion", seat, o, lbl) for o, lbl in companions
                      if [seat, "companion", o] not in withdrawn]
         if acts and memo is not None:
