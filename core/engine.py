@@ -203,6 +203,7 @@ class Engine:
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
         self._memo = _OptionsMemo()
+        self._memo_of = self._memo.of  # the per-thread tables still found per call, by the thread asking
         for name, reason in sorted(self.plugins.failed.items()):
             logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
 
@@ -506,7 +507,7 @@ class Engine:
 
     def _rest_memo(self, game: Game) -> _Memo | None:
         """The memo of ``game`` when it holds (:meth:`_at_rest`), for several look-ups in a row."""
-        return None if self.monitors else self._memo.of(game)  # a recorder sees every hook call
+        return None if self.monitors else self._memo_of(game)  # a recorder sees every hook call
 
     @staticmethod
     def _kept(memo: _Memo | None, table: str, seat: int, work: Callable[..., _T], *args: Any) -> _T:
@@ -659,7 +660,7 @@ class Engine:
                 return []
         if self.is_automated(game, seat):
             return []
-        memo = self._rest_memo(game)
+        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         options = None if memo is None else memo.options.get(seat)
         if options is None:
             ctx = ctx or Ctx(self, game)
@@ -760,7 +761,7 @@ class Engine:
         if top is None:
             raise IllegalAction("the game is not waiting for any decision")
         task, step = top
-        memo = self._rest_memo(game)
+        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         if memo is not None:
             given = memo.legal.get(action.seat)
             if given is not None:
