@@ -147,8 +147,10 @@ def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
 
 def automated(game: Game) -> bytes:
     """The automated seats' whole state, encoded: it changes when one of them acts."""
-    seats = [p for p in game.players if p.kind != HUMAN]
-    return _encode(seats) if seats else b""
+    for player in game.players:
+        if player.kind != HUMAN:  # (players only: no list built, on every action)
+            return _encode([p for p in game.players if p.kind != HUMAN])
+    return b""
 
 
 def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool) -> Probe:
