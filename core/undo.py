@@ -105,12 +105,27 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
         list(b.commission_stacks), list(map(list, b.commission_stacks.values())),
         [(p.coins, p.deeds[:], _encode(p.extra) if p.extra else b"") for p in game.players if p.seat != seat],
         _hidden_tasks(game, seat),
-        _encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]) if b.extra else b"",
+        _hidden_extra(b.extra),
     )
 
 
 def _hidden_tasks(game: Game, seat: int) -> list[bytes]:
-    return [_encode(t.data) for t in game.stack if t.data and t.seat != -1 and t.seat != seat]
+    out = []
+    for t in game.stack:  # a loop, not a comprehension: no frame of its own, on every action
+        if t.data and t.seat != -1 and t.seat != seat:
+            out.append(_encode(t.data))
+    return out
+
+
+def _hidden_extra(extra: dict[str, Any]) -> bytes:
+    """The board's hidden plugin state (keys starting with ``_``), encoded."""
+    if not extra:
+        return b""
+    pairs = []
+    for k, v in extra.items():
+        if k[0] == "_":
+            pairs.append((k, v))
+    return _encode(pairs)
 
 
 def _exact(h: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -142,7 +157,7 @@ def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
             i += 1
     if i != len(others) or before[8] != _hidden_tasks(game, seat):
         return False
-    return bool(before[9] == (_encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]) if b.extra else b""))
+    return bool(before[9] == _hidden_extra(b.extra))
 
 
 def automated(game: Game) -> bytes:
