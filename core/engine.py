@@ -15,6 +15,7 @@ illegal action leaves the game exactly as it was.
 from __future__ import annotations
 
 import logging
+import operator
 import random
 import sys
 import threading
@@ -51,6 +52,7 @@ from .steps import Option, Step
 from .storage import Packer, StorageSpec
 from .view import view
 
+_CARD = operator.attrgetter("card")
 _TASK_SEAT = Step.seats
 """The default :meth:`Step.seats` (the task's seat alone): a step keeping it needs no
 :class:`Ctx` to say whom it waits for."""
@@ -630,7 +632,7 @@ class Engine:
         cards = ctx.game.players[seat].companions
         if not cards:
             return []  # abilities belong to companion cards: no card, no ability
-        held = tuple([c.card for c in cards])
+        held = tuple(map(_CARD, cards))
         impls = self._companion_impls_of.get(held)
         if impls is None:
             comps, owner = self.content.components, self.content.companion_cards
@@ -641,7 +643,7 @@ class Engine:
             self._companion_impls_of[held] = impls
         out: list[Option] = []
         for opts in call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, impls):
-            out += [tuple(o) for o in opts]
+            out += map(tuple, opts)
         return out
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:

@@ -125,7 +125,11 @@ def gift_pending(ctx: Ctx, card: str) -> bool:
 def gifts_pending(ctx: Ctx) -> list[Any]:
     """The cards triggered whose owners are still choosing the gift (one look at the stack)."""
     steps = ctx.engine.steps
-    return [t.data.get("card") for t in ctx.game.stack if isinstance(steps[t.kind], GiftChoice)]
+    out = []
+    for t in ctx.game.stack:  # a loop: no comprehension's frame, asked at every decision
+        if isinstance(steps[t.kind], GiftChoice):
+            out.append(t.data.get("card"))
+    return out
 
 
 def find(ctx: Ctx, seat: int, option: str, cid: str) -> tuple[CompanionCard, int] | None:
