@@ -813,8 +813,9 @@ class Engine:
                 return f"seat {p.seat} has coins, prestige, lanterns, quartz, horseshoes {(c, pr, la, q, h)}"
             if p.kind == "human":
                 night = 3 - p.locked.count(None) + len(p.reserve) + p.spent + p.removed
-                if p.pool:
-                    night += sum(1 for d in p.pool if d.kind == "night")
+                for d in p.pool:  # (a loop: a generator costs more than the few dice it counts)
+                    if d.kind == "night":
+                        night += 1
                 if night != NIGHT_DICE:
                     return f"seat {p.seat} has {night} night dice"
         steps = self.steps
