@@ -205,6 +205,8 @@ class Engine:
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
         self._memo = _OptionsMemo()
+        self._made: dict[tuple[str, int, str, str], Action] = {}
+        """The actions legal_actions made, by (type, seat, option, label): :meth:`_actions`."""
         self._memo_of = self._memo.of  # the per-thread tables still found per call, by the thread asking
         for name, reason in sorted(self.plugins.failed.items()):
             logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
@@ -667,7 +669,7 @@ class Engine:
         if options is None:
             ctx = ctx or Ctx(self, game)
             options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
-        acts = [Action(task.kind, seat, o, lbl) for o, lbl in options]
+        acts = self._actions(task.kind, seat, options)
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
@@ -675,8 +677,8 @@ class Engine:
             if companions is None:
                 ctx = ctx or Ctx(self, game)
                 companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
-            acts += [Action("companion", seat, o, lbl) for o, lbl in companions
-                     if [seat, "companion", o] not in withdrawn]
+            acts += self._actions("companion", seat, [(o, lbl) for o, lbl in companions
+                                                      if [seat, "companion", o] not in withdrawn])
         if acts and memo is not None:
             memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
@@ -753,6 +755,21 @@ class Engine:
         game.version += 1
         self._remember(ctx)
         return Action(WITHDRAWN, action.seat, f"{action.type}:{action.option}"), ctx.events
+
+    def _actions(self, kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
+        """``Action(kind, seat, option, label)`` of each option. Actions are immutable: the same
+        answer at another decision is the same object, made once (most decisions come back)."""
+        made = self._made
+        out = []
+        for option, label in options:
+            key = (kind, seat, option, label)
+            action = made.get(key)
+            if action is None:
+                if len(made) >= 65536:
+                    made.clear()
+                action = made[key] = Action(kind, seat, option, label)
+            out.append(action)
+        return out
 
     def _answering(self, game: Game, action: Action) -> tuple[Task, Step]:
         """The pending decision ``action`` legally answers, or the :class:`IllegalAction`
