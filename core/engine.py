@@ -677,8 +677,9 @@ class Engine:
             if companions is None:
                 ctx = ctx or Ctx(self, game)
                 companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
-            acts += self._actions("companion", seat, [(o, lbl) for o, lbl in companions
-                                                      if [seat, "companion", o] not in withdrawn])
+            if withdrawn:
+                companions = [(o, lbl) for o, lbl in companions if [seat, "companion", o] not in withdrawn]
+            acts += self._actions("companion", seat, companions)
         if acts and memo is not None:
             memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
