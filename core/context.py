@@ -149,7 +149,12 @@ class Ctx:
     def companion_cards(self, seat: int, component: str) -> list[CompanionCard]:
         """``seat``'s cards of companion ``component`` (``card.card`` is the card id such as
         ``"phoenix-2"``, ``card.gifts`` the indexes of the abilities already triggered)."""
-        return [c for c in self.game.players[seat].companions if self.content.companion_cards.get(c.card) == component]
+        owner = self.content.companion_cards
+        out = []
+        for c in self.game.players[seat].companions:  # a loop: no comprehension's frame, asked often
+            if owner.get(c.card) == component:
+                out.append(c)
+        return out
 
     def engaged(self) -> set[str]:
         """Cards engaged by pending steps (``Step.engages``): not available to anything else

@@ -15,6 +15,7 @@ illegal action leaves the game exactly as it was.
 from __future__ import annotations
 
 import logging
+import operator
 import random
 import sys
 import threading
@@ -51,6 +52,10 @@ from .steps import Option, Step
 from .storage import Packer, StorageSpec
 from .view import view
 
+_CARD = operator.attrgetter("card")
+_TASK_SEAT = Step.seats
+"""The default :meth:`Step.seats` (the task's seat alone): a step keeping it needs no
+:class:`Ctx` to say whom it waits for."""
 CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
 logger = logging.getLogger("darkroad.core")
 WITHDRAWN = "withdrawn"
@@ -81,17 +86,21 @@ class Registrations:
 class _Memo:
     """What the engine worked out about one game at one decision."""
 
-    __slots__ = ("game", "key", "options", "companions", "specs")
+    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs", "legal")
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
-        self.key = _decision_key(game)
+        # _decision_key(game), kept field by field: compared without building a tuple.
+        self.version, self.height, self.top = _decision_key(game)
         self.options = options
         """seat -> the options of the decision ``game`` waits for."""
         self.companions: dict[int, list[Option]] = {}
         """seat -> its companion abilities there."""
         self.specs: dict[int, StorageSpec] = {}
         """seat -> its storage (:meth:`Engine.storage_spec`) there: asked for by every view."""
+        self.legal: dict[int, tuple[Action, ...]] = {}
+        """seat -> the actions :meth:`Engine.legal_actions` gave it there: one of these very
+        objects, applied, is legal without working its decision out again."""
 
 
 def _decision_key(game: Game) -> tuple[int, int, int]:
@@ -121,7 +130,10 @@ class _OptionsMemo(threading.local):
     def of(self, game: Game) -> _Memo | None:
         """``game``'s memo, if it still holds for the game as it is now."""
         memo = self.games.get(id(game))
-        if memo is None or memo.game() is not game or memo.key != _decision_key(game):
+        if memo is None or memo.version != game.version or memo.game() is not game:
+            return None
+        stack = game.stack
+        if memo.height != len(stack) or memo.top != (id(stack[-1]) if stack else 0):
             return None
         return memo
 
@@ -141,7 +153,7 @@ class _OptionsMemo(threading.local):
             # in them are never changed: shared.
             self.keep(twin, dict(memo.options))
             kept = self.games[id(twin)]
-            kept.companions, kept.specs = dict(memo.companions), dict(memo.specs)
+            kept.companions, kept.specs, kept.legal = dict(memo.companions), dict(memo.specs), dict(memo.legal)
 
     def forget(self, game: Game) -> None:
         self.games.pop(id(game), None)
@@ -187,10 +199,15 @@ class Engine:
         self._companion_impls: dict[str, list[Any]] = {}
         for plugin, fn, args in self.hook_impls["darkroad_companion_options"]:
             self._companion_impls.setdefault(plugin, []).append((plugin, fn, args))
+        self._companion_impls_of: dict[tuple[str, ...], list[Any]] = {}
+        """The companion hook implementations asked for a hand of companion cards."""
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
         self._memo = _OptionsMemo()
+        self._made: dict[tuple[str, int, str, str], Action] = {}
+        """The actions legal_actions made, by (type, seat, option, label): :meth:`_actions`."""
+        self._memo_of = self._memo.of  # the per-thread tables still found per call, by the thread asking
         for name, reason in sorted(self.plugins.failed.items()):
             logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
 
@@ -490,7 +507,15 @@ class Engine:
     def _at_rest(self, ctx: Ctx, table: str, seat: int, work: Callable[..., _T], *args: Any) -> _T:
         """``work(*args)`` for ``seat``, kept in table ``table`` of the memo of ``ctx.game`` when
         the memo holds the game (a game at rest: no action resolving, not changed since)."""
-        memo = None if self.monitors else self._memo.of(ctx.game)  # a recorder sees every hook call
+        return self._kept(self._rest_memo(ctx.game), table, seat, work, *args)
+
+    def _rest_memo(self, game: Game) -> _Memo | None:
+        """The memo of ``game`` when it holds (:meth:`_at_rest`), for several look-ups in a row."""
+        return None if self.monitors else self._memo_of(game)  # a recorder sees every hook call
+
+    @staticmethod
+    def _kept(memo: _Memo | None, table: str, seat: int, work: Callable[..., _T], *args: Any) -> _T:
+        """:meth:`_at_rest` with the memo looked up already (``None``: work it out)."""
         if memo is None:
             return work(*args)
         kept: dict[int, _T] = getattr(memo, table)
@@ -507,7 +532,7 @@ class Engine:
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
         # An overflow is settled at once: its discard admits nothing else.
-        if not step.settles_overflow:
+        if not step.settles_overflow and (self.hook_impls["darkroad_decision_options"] or self.monitors):
             for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
                 opts += [tuple(o) for o in extra]
         withdrawn = task.data.get(WITHDRAWN_KEY)
@@ -589,6 +614,8 @@ class Engine:
         if top is None:
             return []
         task, step = top
+        if type(step).seats is _TASK_SEAT:
+            return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self, game)
         seats = list(step.seats(ctx, task))
         if len(seats) == 1:
@@ -607,12 +634,18 @@ class Engine:
         cards = ctx.game.players[seat].companions
         if not cards:
             return []  # abilities belong to companion cards: no card, no ability
-        comps, owner = self.content.components, self.content.companion_cards
-        plugins = sorted({comps[owner[c.card]].plugin for c in cards if c.card in owner})
-        impls = [i for name in plugins for i in self._companion_impls.get(name, ())]
+        held = tuple(map(_CARD, cards))
+        impls = self._companion_impls_of.get(held)
+        if impls is None:
+            comps, owner = self.content.components, self.content.companion_cards
+            plugins = sorted({comps[owner[c]].plugin for c in held if c in owner})
+            impls = [i for name in plugins for i in self._companion_impls.get(name, ())]
+            if len(self._companion_impls_of) >= 4096:
+                self._companion_impls_of.clear()
+            self._companion_impls_of[held] = impls
         out: list[Option] = []
         for opts in call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, impls):
-            out += [tuple(o) for o in opts]
+            out += map(tuple, opts)
         return out
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
@@ -621,20 +654,35 @@ class Engine:
         if top is None or game.finished:
             return []
         task, step = top
-        ctx = Ctx(self, game)
-        if seat not in step.seats(ctx, task) or self.is_automated(game, seat):
+        ctx: Ctx | None = None  # made when something is worked out (not when all is in the memo)
+        if type(step).seats is _TASK_SEAT:
+            if seat != task.seat:
+                return []
+        else:
+            ctx = Ctx(self, game)
+            if seat not in step.seats(ctx, task):
+                return []
+        if self.is_automated(game, seat):
             return []
-        acts = [Action(task.kind, seat, o, lbl) for o, lbl in self._pending_options(ctx, task, step, seat)]
+        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
+        options = None if memo is None else memo.options.get(seat)
+        if options is None:
+            ctx = ctx or Ctx(self, game)
+            options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
+        acts = self._actions(task.kind, seat, options)
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
-            acts += [Action("companion", seat, o, lbl) for o, lbl in self._pending_companion_options(ctx, seat)
-                     if [seat, "companion", o] not in withdrawn]
+            companions = None if memo is None else memo.companions.get(seat)
+            if companions is None:
+                ctx = ctx or Ctx(self, game)
+                companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
+            if withdrawn:
+                companions = [(o, lbl) for o, lbl in companions if [seat, "companion", o] not in withdrawn]
+            acts += self._actions("companion", seat, companions)
+        if acts and memo is not None:
+            memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
-
-    def _pending_companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
-        """:meth:`companion_options` at the decision the game waits for, through the memo."""
-        return self._at_rest(ctx, "companions", seat, self.companion_options, ctx, seat)
 
     def apply(self, game: Game, action: Action, *, track_undo: bool = True) -> list[Event]:
         """Apply ``action`` to ``game`` in place and return the events it caused.
@@ -709,6 +757,21 @@ class Engine:
         self._remember(ctx)
         return Action(WITHDRAWN, action.seat, f"{action.type}:{action.option}"), ctx.events
 
+    def _actions(self, kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
+        """``Action(kind, seat, option, label)`` of each option. Actions are immutable: the same
+        answer at another decision is the same object, made once (most decisions come back)."""
+        made = self._made
+        out = []
+        for option, label in options:
+            key = (kind, seat, option, label)
+            action = made.get(key)
+            if action is None:
+                if len(made) >= 65536:
+                    made.clear()
+                action = made[key] = Action(kind, seat, option, label)
+            out.append(action)
+        return out
+
     def _answering(self, game: Game, action: Action) -> tuple[Task, Step]:
         """The pending decision ``action`` legally answers, or the :class:`IllegalAction`
         (or subclass) saying why it does not; the game is not touched."""
@@ -718,6 +781,13 @@ class Engine:
         if top is None:
             raise IllegalAction("the game is not waiting for any decision")
         task, step = top
+        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
+        if memo is not None:
+            given = memo.legal.get(action.seat)
+            if given is not None:
+                for legal in given:
+                    if legal is action:  # one legal_actions gave for this very decision
+                        return task, step
         if not self._is_step_option(game, task, step, action):
             self._check_legal(game, task, step, action)
         return task, step
@@ -761,8 +831,9 @@ class Engine:
                 return f"seat {p.seat} has coins, prestige, lanterns, quartz, horseshoes {(c, pr, la, q, h)}"
             if p.kind == "human":
                 night = 3 - p.locked.count(None) + len(p.reserve) + p.spent + p.removed
-                if p.pool:
-                    night += sum(1 for d in p.pool if d.kind == "night")
+                for d in p.pool:  # (a loop: a generator costs more than the few dice it counts)
+                    if d.kind == "night":
+                        night += 1
                 if night != NIGHT_DICE:
                     return f"seat {p.seat} has {night} night dice"
         steps = self.steps

@@ -58,9 +58,16 @@ def is_dict_list(v: Any) -> bool:
 
 def is_options(v: Any) -> bool:
     """``(option, label)`` string pairs within the lengths a client may send back."""
-    return isinstance(v, list | tuple) and all(
-        isinstance(x, list | tuple) and len(x) == 2 and all(isinstance(s, str) for s in x)
-        and len(x[0]) <= MAX_OPTION_LENGTH and len(x[1]) <= MAX_LABEL_LENGTH for x in v)
+    if not isinstance(v, list | tuple):
+        return False
+    for x in v:  # a loop, not generators: checked on every plugin's answer
+        if not (isinstance(x, list | tuple) and len(x) == 2):
+            return False
+        option, label = x
+        if not (isinstance(option, str) and isinstance(label, str)
+                and len(option) <= MAX_OPTION_LENGTH and len(label) <= MAX_LABEL_LENGTH):
+            return False
+    return True
 
 
 def is_non_negative_int(v: Any) -> bool:
@@ -88,10 +95,11 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     if not impls and not ctx.engine.monitors:
         return []
     kwargs["ctx"] = ctx
+    arg = kwargs.__getitem__
     out = []
     for plugin, fn, argnames in impls:
         try:
-            result = fn(*[kwargs[a] for a in argnames])
+            result = fn(*map(arg, argnames))  # (a comprehension would make a frame per call)
         except DarkroadError:
             raise
         except Exception as exc:

@@ -115,6 +115,20 @@ class _Solution:
     pieces: tuple[_Piece, ...]
 
 
+@attrs.frozen
+class _Setup:
+    """The search kinds of one (spec, shapes present): biggest first, fixed tiles included."""
+
+    board: _Board
+    labels: list[tuple[str, Any]]
+    tables: list[tuple[tuple[int, ...], ...]]
+    areas: list[int]
+    goods: list[int]
+    """Per kind, the shape index of a good, or -1 for a fixed tile."""
+    fixed: list[int]
+    """Per kind, how many of the fixed tile the spec has (0 for a good)."""
+
+
 class _Board:
     """The main grid and the extra grids laid out on one bitmask.
 
@@ -248,11 +262,41 @@ class Packer:
         self._areas = [len(s) for s in self._shapes]
         # _beats[a][b]: putting b in an any-slot instead of a never hurts, as a fits where b was.
         self._beats = [[len(a) < len(b) and _embeds(a, b) for b in self._shapes] for a in self._shapes]
+        self._monomino = next((s for s, area in enumerate(self._areas) if area == 1), None)
         self._solve = functools.lru_cache(maxsize=cache_size)(self._solve_uncached)
+        self._setups: dict[tuple[StorageSpec, tuple[int, ...]], _Setup] = {}
+        self._cache_size = cache_size
+        self._choices: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+        self._loose: dict[tuple[tuple[int, ...], StorageSpec], list[int]] = {}
+        """(counts without the single-cell goods, spec) -> [most single-cell goods known to fit
+        with them, fewest known not to]: goods that fit still fit with one fewer, so most
+        questions that differ only in loose single-cell goods are answered without a search."""
+        self._loose_hits = 0
 
     def fits(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> bool:
         """Whether all ``goods`` (good type ids, in any order) fit in storage ``spec``."""
-        return self._solve(self._count(goods), spec) is not None
+        counts = self._count(goods)
+        mono = self._monomino
+        if mono is None:
+            return self._solve(counts, spec) is not None
+        n = counts[mono]
+        key = (counts[:mono] + (0,) + counts[mono + 1:], spec)
+        known = self._loose.get(key)
+        if known is None:
+            if len(self._loose) >= self._cache_size:
+                self._loose.clear()
+            known = self._loose[key] = [-1, 1 << 30]
+        elif n <= known[0]:
+            self._loose_hits += 1
+            return True
+        elif n >= known[1]:
+            self._loose_hits += 1
+            return False
+        if self._solve(counts, spec) is not None:
+            known[0] = n
+            return True
+        known[1] = n
+        return False
 
     def arrangement(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> dict[str, Any] | None:
         """One legal arrangement of ``goods`` in ``spec``, or ``None`` if they don't fit.
@@ -295,10 +339,14 @@ class Packer:
     def cache_clear(self) -> None:
         """Forget all memoised results."""
         self._solve.cache_clear()
+        self._loose.clear()
+        self._loose_hits = 0
 
     def cache_info(self) -> Any:
-        """Hit/miss statistics of the memo (a :func:`functools.lru_cache` info tuple)."""
-        return self._solve.cache_info()
+        """Hit/miss statistics of the memo (a :func:`functools.lru_cache` info tuple; a hit
+        is a question answered without a search)."""
+        info = self._solve.cache_info()
+        return info._replace(hits=info.hits + self._loose_hits)
 
     def _count(self, goods: Iterable[str]) -> tuple[int, ...]:
         counts = [0] * len(self._shapes)
@@ -309,6 +357,19 @@ class Packer:
             except KeyError:
                 raise KeyError(f"unknown good type {good!r}") from None
         return tuple(counts)
+
+    def _slot_choices_of(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
+        """:meth:`_slot_choices`, worked out once per ``k`` and counts capped at ``k + 1`` (on
+        which alone they depend: at most ``k`` goods of a shape go in slots, and a shape left
+        with goods outside them is all that matters for domination). Do not change the list."""
+        capped = tuple([n if n <= k else k + 1 for n in counts])
+        key = (capped, k)
+        choices = self._choices.get(key)
+        if choices is None:
+            if len(self._choices) >= self._cache_size:
+                self._choices.clear()
+            choices = self._choices[key] = self._slot_choices(capped, k)
+        return choices
 
     def _slot_choices(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
         """The sub-multisets of ``k`` goods worth trying in the any-slots, largest area first.
@@ -337,18 +398,21 @@ class Packer:
         choices.sort(key=lambda c: -sum(self._areas[s] for s in c))
         return choices
 
-    def _solve_uncached(self, counts: tuple[int, ...], spec: StorageSpec) -> _Solution | None:
+    def _setup(self, spec: StorageSpec, present: tuple[int, ...]) -> _Setup:
+        """What a search of goods of the shapes ``present`` (those of more than one cell) in
+        ``spec`` needs, however many of each: worked out once per (spec, shapes)."""
+        key = (spec, present)
+        setup = self._setups.get(key)
+        if setup is not None:
+            return setup
         board = _board(spec.cols, spec.rows, spec.extra_grids)
         fixed_counts: dict[Shape, int] = defaultdict(int)
         for tile in spec.fixed_tiles:
             fixed_counts[_canonical(tile)] += 1
-
         # Search kinds: goods by shape, then fixed tiles (restricted to the main grid).
         # Single-cell goods are left out: they fit iff enough cells stay uncovered, as
         # they can take any cell, so branching on them would only multiply the states.
-        labels: list[tuple[str, Any]] = [
-            ("good", s) for s, n in enumerate(counts) if n and self._areas[s] > 1
-        ]
+        labels: list[tuple[str, Any]] = [("good", s) for s in present]
         labels += [("fixed", shape) for shape in fixed_counts]
         shapes = [self._shapes[x] if what == "good" else x for what, x in labels]
         order = sorted(range(len(labels)), key=lambda i: -len(shapes[i]))  # big pieces first
@@ -357,26 +421,43 @@ class Packer:
         tables = [
             board.placements(shape, what == "fixed") for shape, (what, _) in zip(shapes, labels, strict=True)
         ]
-        areas = [len(shape) for shape in shapes]
-        maxima = [counts[x] if what == "good" else fixed_counts[x] for what, x in labels]
+        setup = _Setup(
+            board=board,
+            labels=labels,
+            tables=tables,
+            areas=[len(shape) for shape in shapes],
+            goods=[x if what == "good" else -1 for what, x in labels],
+            fixed=[fixed_counts[x] if what == "fixed" else 0 for what, x in labels],
+        )
+        if len(self._setups) >= self._cache_size:
+            self._setups.clear()
+        self._setups[key] = setup
+        return setup
+
+    def _solve_uncached(self, counts: tuple[int, ...], spec: StorageSpec) -> _Solution | None:
+        areas_of = self._areas
+        setup = self._setup(spec, tuple(s for s, n in enumerate(counts) if n and areas_of[s] > 1))
+        board, labels, tables, areas = setup.board, setup.labels, setup.tables, setup.areas
+        maxima = [counts[g] if g >= 0 else f for g, f in zip(setup.goods, setup.fixed, strict=True)]
         weights = []
         radix = 1
         for n in maxima:
             weights.append(radix)
             radix *= n + 1
         piece_area = sum(a * n for a, n in zip(areas, maxima, strict=True))
-        monomino = next((s for s, area in enumerate(self._areas) if area == 1), None)
+        monomino = self._monomino
 
         n_goods = sum(counts)
         k = min(spec.any_slots, n_goods)
         failed: set[int] = set()  # shared by the slot choices: a failed state fails regardless of the path
-        for slots in self._slot_choices(counts, k):
+        for slots in self._slot_choices_of(counts, k) if k else [()]:
             rest = list(maxima)
-            for i, (what, x) in enumerate(labels):
-                if what == "good":
-                    rest[i] -= slots.count(x)
+            if slots:
+                for i, g in enumerate(setup.goods):
+                    if g >= 0:
+                        rest[i] -= slots.count(g)
             filler = 0 if monomino is None else counts[monomino] - slots.count(monomino)
-            in_slots = sum(self._areas[s] for s in slots if s != monomino)
+            in_slots = sum(areas_of[s] for s in slots if s != monomino)
             if piece_area - in_slots + filler > board.cells:
                 continue
             code = sum(w * n for w, n in zip(weights, rest, strict=True))

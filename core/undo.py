@@ -95,23 +95,77 @@ the RNG state, what is hidden from the acting seat and the automated seats' stat
 def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     """What ``seat``'s view leaves out (but the RNG), as a value to compare: an action that
     changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs on most
-    actions: the face-down decks and the other seats' deeds as tuples (copied and compared in
-    C, element by element), the rest (plugin state, other seats' pending tasks) encoded."""
+    actions: the face-down decks and the other seats' deeds as list copies (copied and compared
+    in C, element by element), the rest (plugin state, other seats' pending tasks) encoded.
+    :func:`unchanged` compares it with the game as it is, without building it again."""
     b = game.board
     return (
-        tuple(b.hero_deck), tuple(b.companion_deck), tuple(b.deed_deck),
-        tuple(b.events), tuple(map(tuple, b.events.values())),
-        tuple(b.commission_stacks), tuple(map(tuple, b.commission_stacks.values())),
-        tuple((p.coins, tuple(p.deeds), _encode(p.extra) if p.extra else b"") for p in game.players if p.seat != seat),
-        tuple(_encode(t.data) for t in game.stack if t.data and t.seat != -1 and t.seat != seat),
-        _encode([(k, v) for k, v in b.extra.items() if k[0] == "_"]) if b.extra else b"",
+        b.hero_deck[:], b.companion_deck[:], b.deed_deck[:],
+        list(b.events), list(map(list, b.events.values())),
+        list(b.commission_stacks), list(map(list, b.commission_stacks.values())),
+        [(p.coins, p.deeds[:], _encode(p.extra) if p.extra else b"") for p in game.players if p.seat != seat],
+        _hidden_tasks(game, seat),
+        _hidden_extra(b.extra),
     )
+
+
+def _hidden_tasks(game: Game, seat: int) -> list[bytes]:
+    out = []
+    for t in game.stack:  # a loop, not a comprehension: no frame of its own, on every action
+        if t.data and t.seat != -1 and t.seat != seat:
+            out.append(_encode(t.data))
+    return out
+
+
+def _hidden_extra(extra: dict[str, Any]) -> bytes:
+    """The board's hidden plugin state (keys starting with ``_``), encoded."""
+    if not extra:
+        return b""
+    pairs = []
+    for k, v in extra.items():
+        if k[0] == "_":
+            pairs.append((k, v))
+    return _encode(pairs)
+
+
+def _exact(h: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``h`` with its sequences as tuples: :func:`hidden`'s value compared for equal contents
+    whatever the sequences' types (a deck a plugin set to a tuple holding the same cards)."""
+    return (tuple(h[0]), tuple(h[1]), tuple(h[2]), tuple(h[3]), tuple(map(tuple, h[4])), tuple(h[5]),
+            tuple(map(tuple, h[6])), tuple((c, tuple(d), x) for c, d, x in h[7]), tuple(h[8]), h[9])
+
+
+def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
+    """Whether what is hidden from ``seat`` is still ``before`` (``hidden(engine, game, seat) ==
+    before``, as lists), compared part by part with the live game: no copy of the decks, and the
+    first difference ends it. ``False`` is only a hint: compare :func:`_exact` forms to be sure."""
+    b = game.board
+    events, stacks = b.events, b.commission_stacks
+    if (before[0] != b.hero_deck or before[1] != b.companion_deck or before[2] != b.deed_deck
+            or before[3] != list(events) or before[4] != list(events.values())
+            or before[5] != list(stacks) or before[6] != list(stacks.values())):
+        return False
+    others = before[7]
+    i = 0
+    for p in game.players:
+        if p.seat != seat:
+            if i == len(others):
+                return False
+            coins, deeds, extra = others[i]
+            if p.coins != coins or p.deeds != deeds or (_encode(p.extra) if p.extra else b"") != extra:
+                return False
+            i += 1
+    if i != len(others) or before[8] != _hidden_tasks(game, seat):
+        return False
+    return bool(before[9] == _hidden_extra(b.extra))
 
 
 def automated(game: Game) -> bytes:
     """The automated seats' whole state, encoded: it changes when one of them acts."""
-    seats = [p for p in game.players if p.kind != HUMAN]
-    return _encode(seats) if seats else b""
+    for player in game.players:
+        if player.kind != HUMAN:  # (players only: no list built, on every action)
+            return _encode([p for p in game.players if p.kind != HUMAN])
+    return b""
 
 
 def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool) -> Probe:
@@ -167,7 +221,7 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
         return "declared"
     if automated(game) != noted[3]:
         return "automated"
-    if hidden(engine, game, seat) != noted[2]:
+    if not unchanged(game, seat, noted[2]) and _exact(hidden(engine, game, seat)) != _exact(noted[2]):
         return "revealed"
     if game.active != seat or engine.awaiting(game) != [seat]:
         return "passed"

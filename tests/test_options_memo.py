@@ -79,3 +79,46 @@ def test_a_copy_shares_what_was_worked_out_until_it_changes(engine: Engine) -> N
         engine.apply(game, r.choice(legal))
     sample = engine.determinize(game, 0, random.Random(0))
     assert engine._memo.of(sample) is None  # drawn again: worked out afresh
+
+
+def test_an_action_legal_actions_gave_is_legal_only_where_it_was_given(engine: Engine) -> None:
+    """``apply`` takes one of the very actions ``legal_actions`` gave for the decision the game
+    waits for without working that decision out again; the same object at any other decision
+    (an earlier action's, another game's, the game changed by hand) is checked in full."""
+    import pytest
+
+    from darkroad.core import IllegalAction
+    from darkroad.core.engine import WITHDRAWN_KEY
+
+    game, _ = engine.create(GameConfig(players=2, seed=5, random_buildings=True))
+    r = random.Random(5)
+    refused = 0
+    while not game.finished and game.version < 150:
+        seat = r.choice(engine.awaiting(game))
+        legal = engine.legal_actions(game, seat)
+        if not engine.monitors:  # a hook recorder (another test's) turns the memo off
+            assert engine._memo.of(game).legal[seat] == tuple(legal)  # type: ignore[union-attr]
+        twin = engine.copy(game)  # a copy at the same decision: the same answers are legal
+        engine.apply(twin, legal[-1])
+        action = r.choice(legal)
+        engine.apply(game, action)
+        if game.finished:
+            break
+        # The action just taken, again: legal only if the decision now has the same answer.
+        now = {a.key() for s in engine.awaiting(game) for a in engine.legal_actions(game, s)}
+        if action.key() not in now:
+            refused += 1
+            before = engine.position(game)
+            with pytest.raises(IllegalAction):
+                engine.apply(game, action)
+            assert engine.position(game) == before
+    assert refused > 20
+    # Changed by hand and announced: what legal_actions gave before is checked in full.
+    game, _ = engine.create(GameConfig(players=2, seed=4))
+    seat = engine.awaiting(game)[0]
+    legal = engine.legal_actions(game, seat)
+    first = legal[0]
+    game.stack[-1].data[WITHDRAWN_KEY] = [[seat, first.type, first.option]]  # the same task, one answer less
+    engine.edited(game)
+    with pytest.raises(IllegalAction):
+        engine.apply(game, first)

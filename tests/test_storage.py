@@ -421,6 +421,23 @@ def test_order_independent(goods, spec, data):
         check_arrangement(FOOTPRINTS, shuffled, spec, arrangement)
 
 
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(questions=st.lists(st.tuples(realistic_goods, realistic_specs), min_size=1, max_size=12))
+def test_memos_answer_as_a_fresh_search(questions):
+    """One packer asked a series of questions (its memos answer goods differing from a known
+    answer in single-cell goods without a search) answers each as a packer asked it first."""
+    packer = Packer(FOOTPRINTS)
+    for goods, spec in questions:
+        assert packer.fits(goods, spec) == Packer(FOOTPRINTS).fits(goods, spec), (goods, spec)
+        # The same goods less some, then more single-cell goods: answered from the memos.
+        fewer = [g for g in goods if g != "potion"] + ["potion"] * (goods.count("potion") // 2)
+        assert packer.fits(fewer, spec) == Packer(FOOTPRINTS).fits(fewer, spec), (fewer, spec)
+        fewer = goods[::2]
+        assert packer.fits(fewer, spec) == Packer(FOOTPRINTS).fits(fewer, spec), (fewer, spec)
+        more = [*goods, "potion", "potion"]
+        assert packer.fits(more, spec) == Packer(FOOTPRINTS).fits(more, spec), (more, spec)
+
+
 @settings(max_examples=150, deadline=None, database=None)
 @given(goods=st.lists(st.sampled_from(sorted(FOOTPRINTS)), min_size=5, max_size=9))
 def test_wagon_agrees_with_brute_force_when_nearly_full(goods):

@@ -26,6 +26,7 @@ Options are ``"<card id>:<ability id>"``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from darkroad.core import (
     EFFECT_RESOURCE,
@@ -99,10 +100,14 @@ def can_gain(ctx: Ctx, seat: int, effect: str) -> bool:
 
 def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
     """The abilities of ``seat``'s ``cid`` cards that are unused, payable and useful now."""
+    cards = ctx.companion_cards(seat, cid)
+    if not cards:
+        return []
     comp = ctx.content.components[cid]
     out: list[Option] = []
-    for card in ctx.companion_cards(seat, cid):
-        if gift_pending(ctx, card.card):
+    pending = gifts_pending(ctx)
+    for card in cards:
+        if card.card in pending:
             continue
         for i, ability in enumerate(comp.data["abilities"]):
             gift = ability["gift"]
@@ -114,8 +119,17 @@ def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
 
 def gift_pending(ctx: Ctx, card: str) -> bool:
     """Whether ``card`` was triggered and its owner is still choosing the gift."""
+    return card in gifts_pending(ctx)
+
+
+def gifts_pending(ctx: Ctx) -> list[Any]:
+    """The cards triggered whose owners are still choosing the gift (one look at the stack)."""
     steps = ctx.engine.steps
-    return any(isinstance(steps[t.kind], GiftChoice) and t.data.get("card") == card for t in ctx.game.stack)
+    out = []
+    for t in ctx.game.stack:  # a loop: no comprehension's frame, asked at every decision
+        if isinstance(steps[t.kind], GiftChoice):
+            out.append(t.data.get("card"))
+    return out
 
 
 def find(ctx: Ctx, seat: int, option: str, cid: str) -> tuple[CompanionCard, int] | None:
