@@ -59,12 +59,14 @@ def _deliverable(engine: Engine, game: Game, seat: int, town: str) -> tuple[floa
     return coins, prestige
 
 
-def estimate(engine: Engine, game: Game, seat: int) -> float:
+def estimate(engine: Engine, game: Game, seat: int, *, surplus: float = 0.2,
+             commission_share: float = 0.75) -> float:
     """What ``seat``'s position is worth, in final-score points (a heuristic).
 
     Coins and prestige count through their minimum (the base score) with a little for the
-    surplus; goods, commissions and heroes count for what they can still turn into; a
-    caravan under way counts for the deliveries it is about to make.
+    larger of the two (``surplus`` of it); goods, commissions and heroes count for what they
+    can still turn into (a commission held for ``commission_share`` of the prestige the goods in hand would
+    deliver to it); a caravan under way counts for the deliveries it is about to make.
     """
     if game.finished:
         line = next(s for s in game.score if s.seat == seat)
@@ -95,7 +97,7 @@ def estimate(engine: Engine, game: Game, seat: int) -> float:
     most = len(COMMISSION_PRESTIGE) - 1
     for m in p.commissions:
         n = min(most, sum(1 for k in c.commissions[m].requests if k in held))
-        prestige += COMMISSION_PRESTIGE[n] * (0.45 if delivering else 0.75) + 0.3 * (most - n) * hope
+        prestige += COMMISSION_PRESTIGE[n] * (0.45 if delivering else commission_share) + 0.3 * (most - n) * hope
     for h in p.heroes:
         for e in c.towns[c.heroes[h].town].reward:
             verb, _, arg = e.partition(":")
@@ -106,7 +108,7 @@ def estimate(engine: Engine, game: Game, seat: int) -> float:
     # Goods are worth part of what they sell for (or deliver for).
     coins += sum(ctx.value(good_type(g)) * 0.45 + (0.8 if is_upgraded(g) else 0) for g in p.goods)
     coins += p.quartz * 1.0 + p.lanterns * 0.7 + p.horseshoes * 0.4 + 0.3 * len(p.companions)
-    base = min(coins, prestige) + 0.2 * max(coins, prestige)
+    base = min(coins, prestige) + surplus * max(coins, prestige)
     vp = float(len(p.special)) * (1.0 if rounds_left < 2 else 0.8)
     # An illuminated die in the action pool is about to activate a second district and a
     # building: worth more than the VP it would give unused.

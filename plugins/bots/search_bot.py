@@ -155,10 +155,19 @@ def settled(values: Sequence[Sequence[float]]) -> bool:
     return True
 
 
+SURPLUS = 0.1
+"""What the larger of coins and prestige counts for, beyond the smaller (the base score), when
+the bot values where a rollout ended (the greedy bot counts 0.2). Both bots end their games with
+about 8 coins more than prestige, and the final score counts only the smaller."""
+COMMISSION_SHARE = 0.6
+"""What a commission in hand counts for, as a share of the prestige the goods held would deliver
+to it (the greedy bot counts 0.75): a delivery needs a caravan to its town first."""
+
+
 def lead(engine: Engine, game: Game, seat: int) -> float:
     """How far ``seat`` is ahead of the best other seat: final scores when the game is over,
-    :func:`estimate` before."""
-    values = [estimate(engine, game, s) for s in range(len(game.players))]
+    :func:`estimate` before (with the bot's own weights: :data:`SURPLUS`, :data:`COMMISSION_SHARE`)."""
+    values = [estimate(engine, game, s, surplus=SURPLUS, commission_share=COMMISSION_SHARE) for s in range(len(game.players))]
     return values[seat] - max(v for s, v in enumerate(values) if s != seat)
 
 
