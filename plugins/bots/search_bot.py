@@ -7,7 +7,9 @@ that same world (common random numbers: the actions are compared on equal luck).
 action, the rollout plays the seat's own next follow-up decisions (``horizon`` of them, 1 by
 default) with a one-step policy (the move :func:`estimate` values most), then values the
 position as its lead over the best other seat (its own :func:`estimate` minus the best of
-theirs; the final scores when the game ended). Samples are drawn until the budget is spent
+theirs; the final scores when the game ended). That valuation has weights of its own
+(:data:`SURPLUS`, :data:`COMMISSION_SHARE`): it counts coins beyond prestige (or prestige
+beyond coins) and commissions not yet delivered for less than the greedy bot does. Samples are drawn until the budget is spent
 (``think_time`` seconds per decision, 1 by default; at least one sample), and the action
 with the best mean value is played.
 
@@ -21,10 +23,12 @@ milliseconds, and the budget goes to the close ones.
 
 The differences from ``greedy``: it does not see the dice to come or anyone's secrets (the
 greedy bot's copies of the real game do), it averages over the worlds it cannot tell apart,
-and it weighs what the others stand to gain. Longer rollouts measured weaker, not stronger
-(issue 21: horizon 2 and 8 lost 80% of games to greedy, horizon 1 about half): the heuristic
-values a position one follow-up decision on, as the greedy bot uses it, and is not
-consistent between a turn under way and a finished one.
+and it weighs what the others stand to gain. What makes it stronger is the valuation, not
+more search (2-player games against greedy, seeds 0-39, a fixed number of samples, all with
+greedy's weights): 12 samples a decision won 47.5% of the games and 30 samples 45%. At seeds
+1000-1039, where rollouts of 1 follow-up won 65%, rollouts of 2 won 45% and rollouts to the
+end of the turn 20%. The heuristic values a position one follow-up decision on, as the
+greedy bot uses it, and is not consistent between a turn under way and a finished one.
 
 Options (``Bot.configured``): ``think_time`` (seconds per decision), ``samples`` (a fixed
 number of samples instead of a time budget: the same position then always gets the same
