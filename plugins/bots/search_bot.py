@@ -9,9 +9,9 @@ default) with a one-step policy (the move :func:`estimate` values most), then va
 position as its lead over the best other seat (its own :func:`estimate` minus the best of
 theirs; the final scores when the game ended). That valuation has weights of its own
 (:data:`SURPLUS`, :data:`COMMISSION_SHARE`): it counts coins beyond prestige (or prestige
-beyond coins) and commissions not yet delivered for less than the greedy bot does. Samples are drawn until the budget is spent
-(``think_time`` seconds per decision, 1 by default; at least one sample), and the action
-with the best mean value is played.
+beyond coins) and commissions not yet delivered for less than the greedy bot does. Samples
+are drawn until the budget is spent (``think_time`` seconds per decision, 1 by default; at
+least one sample), and the action with the best mean value is played.
 
 The budget is a limit, not a quota: the bot stops sooner once more samples could not change
 its answer. After ``MIN_SAMPLES`` samples it compares the leading action with every other one
