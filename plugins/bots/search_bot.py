@@ -163,9 +163,10 @@ SURPLUS = 0.1
 """What the larger of coins and prestige counts for, beyond the smaller (the base score), when
 the bot values where a rollout ended (the greedy bot counts 0.2). Both bots end their games with
 about 8 coins more than prestige, and the final score counts only the smaller."""
-COMMISSION_SHARE = 0.6
+COMMISSION_SHARE = 0.5
 """What a commission in hand counts for, as a share of the prestige the goods held would deliver
-to it (the greedy bot counts 0.75): a delivery needs a caravan to its town first."""
+to it (the greedy bot counts 0.75): a delivery needs a caravan to its town first. Against greedy,
+80 games at 8 samples a decision (seeds 0-79): 0.5 won 77.5% of them, 0.6 won 65%."""
 
 
 def lead(engine: Engine, game: Game, seat: int) -> float:
