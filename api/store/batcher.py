@@ -78,7 +78,8 @@ class Batcher:
     script: it is loaded there), and, after a pause growing from 10 ms, ``TRYAGAIN``
     (keys of a migrating slot split between two nodes), ``CLUSTERDOWN`` and dropped or
     refused connections (a failover: the topology is refreshed). A dropped connection is
-    resent at once the first time. Past ``retry_window`` seconds the caller gets the error.
+    resent at once the first time. Past ``retry_window`` seconds the caller gets the error;
+    a command redirected just then is sent once more first.
 
     ``on_resend`` is told why each command is sent again (``moved``, ``ask``, ``tryagain``,
     ``clusterdown``, ``noscript``, ``readonly``, ``connection``).
@@ -156,6 +157,7 @@ class Batcher:
     async def _deliver(self, commands: list[_Command]) -> None:
         loop = asyncio.get_running_loop()
         deadline: float | None = None
+        overtime = False
         pause = 0.0
         while True:
             groups, failed = self._route(commands)  # failed: sent again after a pause
@@ -184,9 +186,14 @@ class Batcher:
             if deadline is None:
                 deadline = now + self._retry_window
             elif now >= deadline:
-                for command, error in failed + redirected:
+                # Past the window, what failed fails. A command just redirected (its script
+                # loaded on a newly promoted primary, its slot's owner learned) has what it
+                # needs to land: it goes once more, at once, rather than failing on the brink.
+                for command, error in failed if not overtime else failed + redirected:
                     self._fail(command, error)
-                return
+                if overtime or not redirected:
+                    return
+                overtime, failed = True, []
             if any(isinstance(error, REFRESH) for _, error in failed):
                 await self._topology.refresh()
             # A dropped pooled connection (Redis restarted, an idle timeout) is resent at once.

@@ -57,6 +57,9 @@ UNAVAILABLE = (
     redis_errors.ClusterDownError,
     redis_errors.TryAgainError,
     redis_errors.AskError,  # MovedError too: redirections that did not settle in time
+    # A script still missing on a node (a replica just promoted has an empty script cache)
+    # after the batcher's window: the failover has not settled, the request is sound.
+    redis_errors.NoScriptError,
     OSError,
     # uvloop's answer to an operation on a connection whose transport is closed (a node that
     # died under it): "unable to perform operation on <TCPTransport closed=True>".

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,7 +27,7 @@ from darkroad.api.store.base import (
 )
 from darkroad.api.store.batcher import Batcher
 from darkroad.api.store.redis_store import RedisStore, game_key
-from darkroad.api.store.topology import ClusterNodes, Node, PoolOptions, Standalone
+from darkroad.api.store.topology import UNAVAILABLE, ClusterNodes, Node, PoolOptions, Standalone
 
 SETUP_EVENTS = [
     StoredEvent(0, None, b'{"n":0,"type":"game_started"}'),
@@ -334,10 +335,10 @@ async def test_redis_concurrent_requests_share_one_pipeline(
 
 
 @asynccontextmanager
-async def standalone_batcher(url: str, **options: Any) -> AsyncIterator[Batcher]:
+async def standalone_batcher(url: str, scripts: dict[str, str] | None = None, **options: Any) -> AsyncIterator[Batcher]:
     topology = Standalone(url, PoolOptions({}))
     try:
-        yield Batcher(topology, {}, **options)
+        yield Batcher(topology, scripts or {}, **options)
     finally:
         await topology.close()
 
@@ -369,6 +370,51 @@ async def test_redis_batcher_resends_once_on_a_dropped_connection(redis_server: 
         assert await batcher.call("n", "INCR", "n") == 1
         redis_server.client.client_kill_filter(_type="normal", skipme=True)  # drops the pooled connection
         assert await batcher.call("n", "INCR", "n") == 2
+
+
+async def test_redis_batcher_lands_a_script_reloaded_at_the_end_of_its_window(
+    redis_server: RedisServer, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failover outlasting the retry window, then a new primary without the script: the
+    script is loaded there and the command lands, rather than failing with NOSCRIPT (a 500)."""
+    script = "return redis.call('INCR', KEYS[1])"
+    sha = hashlib.sha1(script.encode()).hexdigest()
+    send = Node.pipeline
+    calls: list[str] = []
+
+    async def failing_over(self: Node, commands: list[tuple[object, ...]]) -> list[object]:
+        calls.append(str(commands[0][0]))
+        if len(calls) == 1:  # the old primary is gone
+            await asyncio.sleep(0.1)
+            raise redis_errors.ConnectionError("gone")
+        if len(calls) == 2:  # the new one, reached past the window, never saw the script
+            await asyncio.sleep(0.1)
+            redis_server.client.script_flush()
+        return await send(self, commands)
+
+    monkeypatch.setattr(Node, "pipeline", failing_over)
+    async with standalone_batcher(redis_url, {sha: script}, retry_window=0.05) as batcher:
+        assert await batcher.call("n", "EVALSHA", sha, 1, "n") == 1
+    assert calls == ["EVALSHA"] * 3
+
+
+async def test_redis_batcher_gives_up_on_a_script_that_never_stays_as_unavailable(
+    redis_server: RedisServer, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NOSCRIPT to the end is the store not ready (a 503 the client retries), not a bug."""
+    script = "return 1"
+    sha = hashlib.sha1(script.encode()).hexdigest()
+    send = Node.pipeline
+
+    async def forgetting(self: Node, commands: list[tuple[object, ...]]) -> list[object]:
+        await asyncio.sleep(0.03)
+        redis_server.client.script_flush()
+        return await send(self, commands)
+
+    monkeypatch.setattr(Node, "pipeline", forgetting)
+    async with standalone_batcher(redis_url, {sha: script}, retry_window=0.05) as batcher:
+        with pytest.raises(UNAVAILABLE):
+            await batcher.call("n", "EVALSHA", sha, 0)
 
 
 async def test_cluster_redirections_name_the_node_to_go_to() -> None:
