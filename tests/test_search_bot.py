@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from darkroad.core import Bot, Engine, Game, GameConfig
+from darkroad.core import Action, Bot, Engine, Game, GameConfig, PluginError
 from darkroad.plugins.bots import search_bot
+from darkroad.plugins.bots.kit import estimate
 from darkroad.plugins.bots.search_bot import MIN_SAMPLES, SearchBot, settled
 
 
@@ -137,3 +138,61 @@ def test_a_game_of_search_bots_ends(engine: Engine) -> None:
 
     out = arena(engine, ["search", "random"], games=1, players=2, seed=3, think_time=0.01)
     assert out["arena"]["completed"] == 1, out["arena"]["error_seeds"]
+
+
+def _reply_pending(engine: Engine) -> tuple[Game, int, Game, Action]:
+    """A 2-player position, one of its worlds for the seat to play, and an action after which
+    the rollout's own follow-ups end with the other seat to move."""
+    bot = SearchBot(samples=1, replies=0)
+    for seed in range(20):
+        game = position(engine, 2, seed, 40 + 7 * seed)
+        seat = engine.awaiting(game)[0]
+        world = bot.world(engine, game, seat, random.Random(seed))
+        for action in engine.legal_actions(world, seat):
+            trial = engine.copy(world)
+            engine.apply(trial, action, track_undo=False)
+            if not trial.finished and engine.awaiting(trial) == [1 - seat]:
+                return game, seat, world, action
+    raise AssertionError("no such position")
+
+
+def test_a_rollout_ends_with_the_other_seats_reply(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After its own follow-ups, the next other seat to move answers by the one-step policy
+    (the move greedy's valuation of the position one step on likes most), and the bot values
+    the position after that reply: what its move leaves to the other seat counts."""
+    game, seat, world, action = _reply_pending(engine)
+    valued: list[Game] = []
+    lead = search_bot.lead
+    monkeypatch.setattr(search_bot, "lead", lambda e, g, s: valued.append(engine.copy(g)) or lead(e, g, s))
+    SearchBot(samples=1, replies=0)._rollout(engine, world, seat, action, False)
+    SearchBot(samples=1, replies=1)._rollout(engine, world, seat, action, False)
+    without, after = valued
+    assert engine.awaiting(without) == [1 - seat]
+    assert after.version == without.version + 1  # one move more: the other seat's
+    assert engine.dumps(after) == engine.dumps(SearchBot._step(engine, without, 1 - seat, strict=False))
+    best = max(engine.legal_actions(without, 1 - seat),
+               key=lambda a: estimate(engine, applied(engine, without, a), 1 - seat) if a.type != "companion" else -1e9)
+    assert engine.dumps(after) == engine.dumps(applied(engine, without, best))
+
+
+def test_a_reply_a_plugin_cannot_resolve_is_passed_over(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other seat's reply is a guess at its move: when its moves fail (a plugin that cannot
+    resolve them), the bot values the position without it, rather than ruling its own move out."""
+    game, seat, world, action = _reply_pending(engine)
+    apply = engine.apply
+
+    def failing_for_the_other_seat(g: Game, a: Action, *, track_undo: bool = True) -> object:
+        if a.seat != seat:
+            raise PluginError("cannot resolve")
+        return apply(g, a, track_undo=track_undo)
+
+    monkeypatch.setattr(engine, "apply", failing_for_the_other_seat)
+    replied = SearchBot(samples=1, replies=1)._rollout(engine, world, seat, action, False)
+    assert replied == SearchBot(samples=1, replies=0)._rollout(engine, world, seat, action, False)
+    assert replied != search_bot.LOSS
+
+
+def applied(engine: Engine, game: Game, action: Action) -> Game:
+    trial = engine.copy(game)
+    engine.apply(trial, action, track_undo=False)
+    return trial
