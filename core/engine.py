@@ -871,13 +871,31 @@ class Engine:
         # the engine settled it: views ask for every seat's on every request.
         return self._at_rest(ctx, "specs", seat, self._storage_spec, ctx, seat)
 
+    def storage_specs(self, ctx: Ctx) -> Callable[[int], StorageSpec]:
+        """:meth:`storage_spec` of ``ctx.game`` for one seat after another (a view asks for
+        every seat's): the memo of the game looked up once, not once per seat."""
+        memo = self._rest_memo(ctx.game)
+        if memo is None:
+            return lambda seat: self._storage_spec(ctx, seat)
+        specs, work = memo.specs, self._storage_spec
+
+        def spec(seat: int) -> StorageSpec:
+            got = specs.get(seat)
+            if got is None:
+                got = specs[seat] = work(ctx, seat)
+            return got
+
+        return spec
+
     def _storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
-        p = ctx.player(seat)
         heroes = self.content.heroes
-        any_slots = sum(1 for h in p.heroes if heroes[h].bonus == "storage")
+        any_slots = 0
+        for h in ctx.game.players[seat].heroes:  # (a loop: a generator costs more, on every view)
+            if heroes[h].bonus == "storage":
+                any_slots += 1
         grids: list[tuple[int, int]] = []
         fixed: list[tuple[tuple[int, int], ...]] = []
-        for exts in ctx.call("darkroad_storage_extensions", is_dict_list, seat=seat):
+        for exts in call_hook(ctx, "darkroad_storage_extensions", is_dict_list, False, {"seat": seat}):
             for ext in exts:
                 any_slots += int(ext.get("any_slots", 0))
                 if "extra_grid" in ext:

@@ -9,6 +9,7 @@ the commission stacks below their tops and the RNG are never shown. A spectator
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from attrs import Factory, asdict, frozen
@@ -26,15 +27,16 @@ if TYPE_CHECKING:
     from .state import Game, Player, ScoreLine
 
 
-def _storage(ctx: Ctx, p: Player, goods: list[str]) -> dict[str, Any] | None:
-    """One arrangement of ``goods`` (the view's list) in ``p``'s storage, cells naming goods by
-    their index in that list; ``None`` for an automated seat (a seat kind keeps goods its own
-    way: the Private Concern's are a count) and while the goods do not fit (an overflow discard
-    is the next decision)."""
+def _storage(packer: Packer, spec_of: Callable[[int], StorageSpec], p: Player,
+             goods: list[str]) -> dict[str, Any] | None:
+    """One arrangement of ``goods`` (the view's list) in ``p``'s storage (``spec_of`` its seat),
+    cells naming goods by their index in that list; ``None`` for an automated seat (a seat
+    kind keeps goods its own way: the Private Concern's are a count) and while the goods do
+    not fit (an overflow discard is the next decision)."""
     if p.kind != HUMAN:
         return None
-    spec = ctx.storage_spec(p.seat)
-    found = _arranged(ctx.engine.packer, tuple(goods), spec)
+    spec = spec_of(p.seat)
+    found = _arranged(packer, tuple(goods), spec)
     if found is None:
         return None
     grid, fixed, extra, slotted = found
@@ -67,7 +69,7 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
     return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
 
 
-def _player(engine: Engine, ctx: Ctx, game: Game, p: Player, me: bool) -> dict[str, Any]:
+def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], game: Game, p: Player, me: bool) -> dict[str, Any]:
     goods = sorted(p.goods)
     out: dict[str, Any] = {
         "seat": p.seat,
@@ -84,7 +86,7 @@ def _player(engine: Engine, ctx: Ctx, game: Game, p: Player, me: bool) -> dict[s
         "quartz": p.quartz,
         "horseshoes": p.horseshoes,
         "goods": goods,
-        "storage": _storage(ctx, p, goods),
+        "storage": _storage(engine.packer, spec_of, p, goods),
         "heroes": list(p.heroes),
         "commissions": list(p.commissions),
         "steeds": list(p.steeds),
@@ -108,7 +110,7 @@ def score_line(line: ScoreLine) -> dict[str, Any]:
 
 def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
     b = game.board
-    ctx = Ctx(engine, game)
+    spec_of = engine.storage_specs(Ctx(engine, game))
     goods = engine.content.good_ids
     decision = engine.decision(game)
     caravan = game.turn.get("caravan")
@@ -154,7 +156,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")},
         },
         "caravan": dict(caravan) if caravan else None,
-        "players": [_player(engine, ctx, game, p, p.seat == seat) for p in game.players],
+        "players": [_player(engine, spec_of, game, p, p.seat == seat) for p in game.players],
         "score": [score_line(s) for s in game.score] if game.finished else None,
         "winners": list(game.winners) if game.finished else None,
     }
