@@ -40,8 +40,9 @@ def _storage(packer: Packer, spec_of: Callable[[int], StorageSpec], p: Player,
     if found is None:
         return None
     grid, fixed, extra, slotted = found
-    return {"grid": [list(row) for row in grid], "fixed_tiles": [[list(cell) for cell in tile] for tile in fixed],
-            "extra_grids": [[list(row) for row in g] for g in extra], "slots": spec.any_slots,
+    # list(map(list, ...)): the copies made in C, without a comprehension's frame per level.
+    return {"grid": list(map(list, grid)), "fixed_tiles": [list(map(list, tile)) for tile in fixed] if fixed else [],
+            "extra_grids": [list(map(list, g)) for g in extra] if extra else [], "slots": spec.any_slots,
             "slot_goods": list(slotted)}
 
 
@@ -108,6 +109,22 @@ def score_line(line: ScoreLine) -> dict[str, Any]:
     return asdict(line)
 
 
+def _seats_of_kinds(engine: Engine, game: Game) -> dict[str, int | None]:
+    """Every installed seat kind: its first seat in ``game``, or ``None`` (a loop over the seats,
+    not a generator per kind: on every view)."""
+    seats: dict[str, int | None] = dict.fromkeys(engine.seat_kinds)
+    for p in game.players:
+        if p.kind in seats and seats[p.kind] is None:
+            seats[p.kind] = p.seat
+    return seats
+
+
+@functools.lru_cache(maxsize=64)
+def _wheel(offset: int, goods: int) -> tuple[int, ...]:
+    """The market value of each of ``goods`` good types (by index) with the wheel at ``offset``."""
+    return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
+
+
 def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
     b = game.board
     spec_of = engine.storage_specs(Ctx(engine, game))
@@ -128,15 +145,14 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
         "decision": decision,
         "config": {"players": game.config.players, "variants": dict(game.config.variants),
                    # Every installed seat kind: its seat in this game, or null.
-                   **{kind: next((p.seat for p in game.players if p.kind == kind), None)
-                      for kind in engine.seat_kinds},
+                   **_seats_of_kinds(engine, game),
                    "buildings": list(game.config.buildings), "plugins": dict(game.config.plugins)},
         "board": {
             "ringway": list(DISTRICTS),
             "buildings": list(b.buildings),
             "market": {
                 # Ctx.value of each good (its index in good_ids, less the wheel's offset), inline.
-                "wheel": {g: MARKET_VALUES[(i - b.wheel_offset) % 6] for i, g in enumerate(goods)},
+                "wheel": dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True)),
                 "dice": dict(zip(goods, b.market, strict=True)),
                 "set_aside": b.set_aside,
             },
@@ -144,7 +160,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "inn": list(b.inn),
             "hero_deck": len(b.hero_deck),
             "courtyard": list(b.courtyard),
-            "courtyard_banners": [list(bonus) for bonus in engine.content.courtyard_banners],
+            "courtyard_banners": list(map(list, engine.content.courtyard_banners)),
             "deed_deck": len(b.deed_deck),
             "companion_row": list(b.companion_row),
             "companion_deck": len(b.companion_deck),
