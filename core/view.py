@@ -72,6 +72,7 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
 
 def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], game: Game, p: Player, me: bool) -> dict[str, Any]:
     goods = sorted(p.goods)
+    shown = me or game.finished
     out: dict[str, Any] = {
         "seat": p.seat,
         "kind": p.kind,
@@ -82,7 +83,7 @@ def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], game: Game, p
         "spent": p.spent,
         "removed": p.removed,
         "special_reserve": list(p.special),
-        "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool],
+        "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool] if p.pool else [],
         "lanterns": p.lanterns,
         "quartz": p.quartz,
         "horseshoes": p.horseshoes,
@@ -92,12 +93,12 @@ def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], game: Game, p
         "commissions": list(p.commissions),
         "steeds": list(p.steeds),
         "upgrades": list(p.upgrades),
-        "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions],
+        "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions] if p.companions else [],
         "delivered_commissions": len(p.delivered_commissions),
         "delivered_heroes": len(p.delivered_heroes),
         "deed_count": len(p.deeds),
-        "coins": p.coins if me or game.finished else None,
-        "deeds": list(p.deeds) if me or game.finished else None,
+        "coins": p.coins if shown else None,
+        "deeds": list(p.deeds) if shown else None,
     }
     if p.kind != HUMAN:  # an automated seat: its seat kind's public state
         out.update(engine.seat_kinds[p.kind].public(p))
@@ -169,7 +170,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "five_coins": b.five_coins,
             "dark_market": ("north", "east", "south", "west")[b.dark_market],
             "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
-            "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")},
+            "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
         },
         "caravan": dict(caravan) if caravan else None,
         "players": [_player(engine, spec_of, game, p, p.seat == seat) for p in game.players],
