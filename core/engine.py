@@ -788,18 +788,24 @@ class Engine:
                 for legal in given:
                     if legal is action:  # one legal_actions gave for this very decision
                         return task, step
-        if not self._is_step_option(game, task, step, action):
+        if not self._is_step_option(game, task, step, action, memo):
             self._check_legal(game, task, step, action)
         return task, step
 
-    def _is_step_option(self, game: Game, task: Task, step: Step, action: Action) -> bool:
-        """Fast path of the legality check: an answer of the pending step itself."""
-        if action.type != task.kind or self.is_automated(game, action.seat):
+    def _is_step_option(self, game: Game, task: Task, step: Step, action: Action, memo: _Memo | None) -> bool:
+        """Fast path of the legality check: an answer of the pending step itself (``memo``: the
+        game's memo, as :meth:`_answering` looked it up: :meth:`_pending_options` through it)."""
+        seat = action.seat
+        if action.type != task.kind or self.is_automated(game, seat):
             return False
         ctx = Ctx(self, game)
-        if action.seat not in step.seats(ctx, task):
+        if seat not in step.seats(ctx, task):
             return False
-        return any(o == action.option for o, _ in self._pending_options(ctx, task, step, action.seat))
+        option = action.option
+        for o, _ in self._kept(memo, "options", seat, self._options, ctx, task, step, seat):
+            if o == option:  # (a loop: a generator costs more, on every action)
+                return True
+        return False
 
     def _check_legal(self, game: Game, task: Task, step: Step, action: Action) -> None:
         """The full legality check (companion abilities), raising with the reason."""
