@@ -788,18 +788,24 @@ class Engine:
                 for legal in given:
                     if legal is action:  # one legal_actions gave for this very decision
                         return task, step
-        if not self._is_step_option(game, task, step, action):
+        if not self._is_step_option(game, task, step, action, memo):
             self._check_legal(game, task, step, action)
         return task, step
 
-    def _is_step_option(self, game: Game, task: Task, step: Step, action: Action) -> bool:
-        """Fast path of the legality check: an answer of the pending step itself."""
-        if action.type != task.kind or self.is_automated(game, action.seat):
+    def _is_step_option(self, game: Game, task: Task, step: Step, action: Action, memo: _Memo | None) -> bool:
+        """Fast path of the legality check: an answer of the pending step itself (``memo``: the
+        game's memo, as :meth:`_answering` looked it up: :meth:`_pending_options` through it)."""
+        seat = action.seat
+        if action.type != task.kind or self.is_automated(game, seat):
             return False
         ctx = Ctx(self, game)
-        if action.seat not in step.seats(ctx, task):
+        if seat not in step.seats(ctx, task):
             return False
-        return any(o == action.option for o, _ in self._pending_options(ctx, task, step, action.seat))
+        option = action.option
+        for o, _ in self._kept(memo, "options", seat, self._options, ctx, task, step, seat):
+            if o == option:  # (a loop: a generator costs more, on every action)
+                return True
+        return False
 
     def _check_legal(self, game: Game, task: Task, step: Step, action: Action) -> None:
         """The full legality check (companion abilities), raising with the reason."""
@@ -871,13 +877,31 @@ class Engine:
         # the engine settled it: views ask for every seat's on every request.
         return self._at_rest(ctx, "specs", seat, self._storage_spec, ctx, seat)
 
+    def storage_specs(self, ctx: Ctx) -> Callable[[int], StorageSpec]:
+        """:meth:`storage_spec` of ``ctx.game`` for one seat after another (a view asks for
+        every seat's): the memo of the game looked up once, not once per seat."""
+        memo = self._rest_memo(ctx.game)
+        if memo is None:
+            return lambda seat: self._storage_spec(ctx, seat)
+        specs, work = memo.specs, self._storage_spec
+
+        def spec(seat: int) -> StorageSpec:
+            got = specs.get(seat)
+            if got is None:
+                got = specs[seat] = work(ctx, seat)
+            return got
+
+        return spec
+
     def _storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
-        p = ctx.player(seat)
         heroes = self.content.heroes
-        any_slots = sum(1 for h in p.heroes if heroes[h].bonus == "storage")
+        any_slots = 0
+        for h in ctx.game.players[seat].heroes:  # (a loop: a generator costs more, on every view)
+            if heroes[h].bonus == "storage":
+                any_slots += 1
         grids: list[tuple[int, int]] = []
         fixed: list[tuple[tuple[int, int], ...]] = []
-        for exts in ctx.call("darkroad_storage_extensions", is_dict_list, seat=seat):
+        for exts in call_hook(ctx, "darkroad_storage_extensions", is_dict_list, False, {"seat": seat}):
             for ext in exts:
                 any_slots += int(ext.get("any_slots", 0))
                 if "extra_grid" in ext:

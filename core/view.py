@@ -9,6 +9,7 @@ the commission stacks below their tops and the RNG are never shown. A spectator
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from attrs import Factory, asdict, frozen
@@ -26,20 +27,22 @@ if TYPE_CHECKING:
     from .state import Game, Player, ScoreLine
 
 
-def _storage(ctx: Ctx, p: Player, goods: list[str]) -> dict[str, Any] | None:
-    """One arrangement of ``goods`` (the view's list) in ``p``'s storage, cells naming goods by
-    their index in that list; ``None`` for an automated seat (a seat kind keeps goods its own
-    way: the Private Concern's are a count) and while the goods do not fit (an overflow discard
-    is the next decision)."""
+def _storage(packer: Packer, spec_of: Callable[[int], StorageSpec], p: Player,
+             goods: list[str]) -> dict[str, Any] | None:
+    """One arrangement of ``goods`` (the view's list) in ``p``'s storage (``spec_of`` its seat),
+    cells naming goods by their index in that list; ``None`` for an automated seat (a seat
+    kind keeps goods its own way: the Private Concern's are a count) and while the goods do
+    not fit (an overflow discard is the next decision)."""
     if p.kind != HUMAN:
         return None
-    spec = ctx.storage_spec(p.seat)
-    found = _arranged(ctx.engine.packer, tuple(goods), spec)
+    spec = spec_of(p.seat)
+    found = _arranged(packer, tuple(goods), spec)
     if found is None:
         return None
     grid, fixed, extra, slotted = found
-    return {"grid": [list(row) for row in grid], "fixed_tiles": [[list(cell) for cell in tile] for tile in fixed],
-            "extra_grids": [[list(row) for row in g] for g in extra], "slots": spec.any_slots,
+    # list(map(list, ...)): the copies made in C, without a comprehension's frame per level.
+    return {"grid": list(map(list, grid)), "fixed_tiles": [list(map(list, tile)) for tile in fixed] if fixed else [],
+            "extra_grids": [list(map(list, g)) for g in extra] if extra else [], "slots": spec.any_slots,
             "slot_goods": list(slotted)}
 
 
@@ -67,8 +70,9 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
     return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
 
 
-def _player(engine: Engine, ctx: Ctx, game: Game, p: Player, me: bool) -> dict[str, Any]:
+def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], game: Game, p: Player, me: bool) -> dict[str, Any]:
     goods = sorted(p.goods)
+    shown = me or game.finished
     out: dict[str, Any] = {
         "seat": p.seat,
         "kind": p.kind,
@@ -79,22 +83,22 @@ def _player(engine: Engine, ctx: Ctx, game: Game, p: Player, me: bool) -> dict[s
         "spent": p.spent,
         "removed": p.removed,
         "special_reserve": list(p.special),
-        "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool],
+        "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool] if p.pool else [],
         "lanterns": p.lanterns,
         "quartz": p.quartz,
         "horseshoes": p.horseshoes,
         "goods": goods,
-        "storage": _storage(ctx, p, goods),
+        "storage": _storage(engine.packer, spec_of, p, goods),
         "heroes": list(p.heroes),
         "commissions": list(p.commissions),
         "steeds": list(p.steeds),
         "upgrades": list(p.upgrades),
-        "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions],
+        "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions] if p.companions else [],
         "delivered_commissions": len(p.delivered_commissions),
         "delivered_heroes": len(p.delivered_heroes),
         "deed_count": len(p.deeds),
-        "coins": p.coins if me or game.finished else None,
-        "deeds": list(p.deeds) if me or game.finished else None,
+        "coins": p.coins if shown else None,
+        "deeds": list(p.deeds) if shown else None,
     }
     if p.kind != HUMAN:  # an automated seat: its seat kind's public state
         out.update(engine.seat_kinds[p.kind].public(p))
@@ -106,9 +110,25 @@ def score_line(line: ScoreLine) -> dict[str, Any]:
     return asdict(line)
 
 
+def _seats_of_kinds(engine: Engine, game: Game) -> dict[str, int | None]:
+    """Every installed seat kind: its first seat in ``game``, or ``None`` (a loop over the seats,
+    not a generator per kind: on every view)."""
+    seats: dict[str, int | None] = dict.fromkeys(engine.seat_kinds)
+    for p in game.players:
+        if p.kind in seats and seats[p.kind] is None:
+            seats[p.kind] = p.seat
+    return seats
+
+
+@functools.lru_cache(maxsize=64)
+def _wheel(offset: int, goods: int) -> tuple[int, ...]:
+    """The market value of each of ``goods`` good types (by index) with the wheel at ``offset``."""
+    return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
+
+
 def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
     b = game.board
-    ctx = Ctx(engine, game)
+    spec_of = engine.storage_specs(Ctx(engine, game))
     goods = engine.content.good_ids
     decision = engine.decision(game)
     caravan = game.turn.get("caravan")
@@ -126,15 +146,14 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
         "decision": decision,
         "config": {"players": game.config.players, "variants": dict(game.config.variants),
                    # Every installed seat kind: its seat in this game, or null.
-                   **{kind: next((p.seat for p in game.players if p.kind == kind), None)
-                      for kind in engine.seat_kinds},
+                   **_seats_of_kinds(engine, game),
                    "buildings": list(game.config.buildings), "plugins": dict(game.config.plugins)},
         "board": {
             "ringway": list(DISTRICTS),
             "buildings": list(b.buildings),
             "market": {
                 # Ctx.value of each good (its index in good_ids, less the wheel's offset), inline.
-                "wheel": {g: MARKET_VALUES[(i - b.wheel_offset) % 6] for i, g in enumerate(goods)},
+                "wheel": dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True)),
                 "dice": dict(zip(goods, b.market, strict=True)),
                 "set_aside": b.set_aside,
             },
@@ -142,7 +161,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "inn": list(b.inn),
             "hero_deck": len(b.hero_deck),
             "courtyard": list(b.courtyard),
-            "courtyard_banners": [list(bonus) for bonus in engine.content.courtyard_banners],
+            "courtyard_banners": list(map(list, engine.content.courtyard_banners)),
             "deed_deck": len(b.deed_deck),
             "companion_row": list(b.companion_row),
             "companion_deck": len(b.companion_deck),
@@ -151,10 +170,10 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "five_coins": b.five_coins,
             "dark_market": ("north", "east", "south", "west")[b.dark_market],
             "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
-            "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")},
+            "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
         },
         "caravan": dict(caravan) if caravan else None,
-        "players": [_player(engine, ctx, game, p, p.seat == seat) for p in game.players],
+        "players": [_player(engine, spec_of, game, p, p.seat == seat) for p in game.players],
         "score": [score_line(s) for s in game.score] if game.finished else None,
         "winners": list(game.winners) if game.finished else None,
     }
