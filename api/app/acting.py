@@ -238,7 +238,7 @@ class Acting:
                 self.games.metrics.actions.inc("illegal")
                 raise
             if not isinstance(attempt, StoredGame):
-                return await self._answer(attempt, seat)
+                return self._answer(attempt, seat)
             stored = attempt
         raise stale(stored.version, "The game kept changing while this action was applied; retry.")
 
@@ -260,9 +260,10 @@ class Acting:
             return None
         if isinstance(attempt, StoredGame):
             return attempt
-        return await self._answer(attempt, seat)
+        return self._answer(attempt, seat)
 
-    async def _answer(self, attempt: ActResult | _Committed, seat: int) -> ActResult:
+    @staticmethod
+    def _answer(attempt: ActResult | _Committed, seat: int) -> ActResult:
         """The answer to a committed action: the state after it. A bot it leaves awaited plays
         in a bot worker, after the answer (clients follow the log or the stream for its move)."""
         if isinstance(attempt, ActResult):

@@ -218,8 +218,13 @@ class PolicyLayer:
                 exchange.status, exchange.started = message["status"], True
                 # An error shows no secret: only answers that are not errors are kept from caches.
                 private_answer = private and exchange.status < 400
-                if private_answer and not any(name == b"cache-control" for name, _ in message["headers"]):
-                    message["headers"] = [*message["headers"], (b"cache-control", PRIVATE)]
+                if private_answer:
+                    headers = message["headers"]
+                    for name, _ in headers:  # a loop, not any() over a generator: every action
+                        if name == b"cache-control":
+                            break
+                    else:
+                        message["headers"] = [*headers, (b"cache-control", PRIVATE)]
             await send(message)
 
         limiter: RateLimiter | None = self.app.state.get("limiter")
