@@ -235,7 +235,7 @@ class PolicyLayer:
             if limited:
                 assert limiter is not None
                 limiter.admit(budget or "requests", client, authenticates)
-            await self._route(route, params, scope, receive, answer, litestar)
+            await self._route(route, params, scope, receive, answer, litestar)  # no coroutine of its own
         except Exception as exc:  # every error, raised anywhere, is a problem
             if exchange.started:
                 raise  # too late to answer: the server closes the connection
@@ -248,7 +248,7 @@ class PolicyLayer:
             self.metrics.requests.inc(method, label, str(exchange.status))
             self.metrics.latency.observe(time.perf_counter() - began, method, label)
 
-    async def _route(
+    def _route(
         self,
         route: RoutePolicy | None,
         params: Mapping[str, str],
@@ -256,12 +256,13 @@ class PolicyLayer:
         receive: Receive,
         send: Send,
         litestar: ASGIApp,
-    ) -> None:
+    ) -> Awaitable[None]:
+        """What answers the request, to await (not a coroutine itself: one frame less for every
+        request to pass through each time it waits)."""
         method = scope["method"]
         if route is not None:
             if method == "OPTIONS":
-                await _send_empty(send, 204, [(b"allow", route.allow.encode())])
-                return
+                return _send_empty(send, 204, [(b"allow", route.allow.encode())])
             if method not in route.documented:
                 raise Problem(
                     "method-not-allowed",
@@ -271,9 +272,8 @@ class PolicyLayer:
             endpoint = self.endpoints.get((method, route.template))
             service: GameService | None = self.app.state.get("service")
             if endpoint is not None and service is not None and service.settings.action_endpoint:
-                await endpoint(service, params, scope, receive, send)
-                return
-        await litestar(scope, receive, send)
+                return endpoint(service, params, scope, receive, send)
+        return litestar(scope, receive, send)
 
 
 class PolicedApp(Litestar):
