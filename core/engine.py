@@ -86,7 +86,7 @@ class Registrations:
 class _Memo:
     """What the engine worked out about one game at one decision."""
 
-    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs", "legal")
+    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs", "legal", "undo")
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
@@ -101,6 +101,10 @@ class _Memo:
         self.legal: dict[int, tuple[Action, ...]] = {}
         """seat -> the actions :meth:`Engine.legal_actions` gave it there: one of these very
         objects, applied, is legal without working its decision out again."""
+        self.undo: tuple[int, tuple[Any, ...]] | None = None
+        """The seat whose undoable action made this version, and what :mod:`undo` found hidden
+        from it afterwards: its next action's starting point, not built again. Never carried to
+        a copy (:meth:`_OptionsMemo.copied`)."""
 
 
 def _decision_key(game: Game) -> tuple[int, int, int]:
@@ -137,13 +141,14 @@ class _OptionsMemo(threading.local):
             return None
         return memo
 
-    def keep(self, game: Game, options: dict[int, list[Option]]) -> None:
+    def keep(self, game: Game, options: dict[int, list[Option]]) -> _Memo:
         """Remember ``options`` (seat -> options) of the decision ``game`` waits for now."""
         games = self.games
         games.pop(id(game), None)
         if len(games) >= self.GAMES:
             del games[next(iter(games))]  # the oldest
-        games[id(game)] = _Memo(game, options)
+        memo = games[id(game)] = _Memo(game, options)
+        return memo
 
     def copied(self, game: Game, twin: Game) -> None:
         """``twin`` is a fresh copy of ``game``: what holds for ``game`` holds for it."""
@@ -157,6 +162,14 @@ class _OptionsMemo(threading.local):
 
     def forget(self, game: Game) -> None:
         self.games.pop(id(game), None)
+
+    def undo_seen(self, game: Game) -> tuple[int, tuple[Any, ...]] | None:
+        """Forget ``game`` (as :meth:`forget`), returning what undo tracking kept for it
+        (:attr:`_Memo.undo`) when the memo is this very game's at its version."""
+        memo = self.games.pop(id(game), None)
+        if memo is None or memo.undo is None or memo.version != game.version or memo.game() is not game:
+            return None
+        return memo.undo
 
 
 class Engine:
@@ -189,9 +202,6 @@ class Engine:
             self.steps[step.kind] = step
             self._run_steps[step.kind] = PluginStep(step, name)
         self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
-        self.undo_seen: tuple[Any, ...] | None = None
-        """What :mod:`undo` found hidden after the last undoable action (a weak reference to
-        its game, the version, the seat): the next action's starting point, not built again."""
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
         (the testing kit's :class:`HookRecorder`)."""
@@ -485,10 +495,11 @@ class Engine:
         self._remember(ctx)
         return game, ctx.events
 
-    def _remember(self, ctx: Ctx) -> None:
+    def _remember(self, ctx: Ctx) -> _Memo | None:
         """Keep the options worked out while settling ``ctx.game`` (its version final)."""
         if ctx.settled is not None:
-            self._memo.keep(ctx.game, ctx.settled)
+            return self._memo.keep(ctx.game, ctx.settled)
+        return None
 
 
 
@@ -697,9 +708,11 @@ class Engine:
         longer describes it (nothing can be undone on it), so such a copy is never stored.
         """
         task, step = self._answering(game, action)
-        self.edited(game)  # whatever happens now, what was worked out about the game is old
+        # Whatever happens now, what was worked out about the game is old (as edited(game)); but
+        # what undo tracking found hidden at this very version is where probe starts from.
+        seen = self._memo.undo_seen(game)
         ctx = Ctx(self, game)
-        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES) \
+        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES, seen) \
             if track_undo else None
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
@@ -728,9 +741,11 @@ class Engine:
             game.version += 1
 
         self._guard(ctx, run)
-        self._remember(ctx)
+        memo = self._remember(ctx)
         if noted is not None:
-            undo.track(self, game, action, noted, ctx)
+            seen = undo.track(self, game, action, noted, ctx)
+            if seen is not None and memo is not None:
+                memo.undo = seen  # this version of this game, this seat: probe's next start
         return ctx.events
 
     def withdraw(self, game: Game, action: Action, reason: str = "", plugin: str = "") -> tuple[Action, list[Event]]:

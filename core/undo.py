@@ -51,7 +51,6 @@ games exactly. The restored game keeps counting versions and events forward, and
 from __future__ import annotations
 
 import hashlib
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -168,10 +167,12 @@ def automated(game: Game) -> bytes:
     return b""
 
 
-def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool) -> Probe:
+def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool,
+          seen: tuple[int, tuple[Any, ...]] | None = None) -> Probe:
     """Note, before ``action`` resolves, what :func:`track` compares afterwards. ``seats``:
     the seats the answered decision waits for; ``own_turn``: whether the game is in a phase of
-    the active seat's own turn."""
+    the active seat's own turn; ``seen``: what :func:`track` returned after the action that
+    made this very version of this very game (the engine keeps it in the game's memo), if any."""
     if action.seat != game.active:
         return "other-seat", [], (), b""
     if len(seats) != 1:
@@ -180,34 +181,30 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
         return "not-your-turn", [], (), b""
     # What track() found hidden after this seat's last action, if that made this very version
     # of this very game: the same, without building it again (most actions follow an undoable one).
-    seen = engine.undo_seen
-    if seen is not None and seen[0]() is game and seen[1] == game.version and seen[2] == action.seat:
-        before = seen[3]
-    else:
-        before = hidden(engine, game, action.seat)
+    before = seen[1] if seen is not None and seen[0] == action.seat else hidden(engine, game, action.seat)
     return "", list(game.rng), before, automated(game)
 
 
-def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> None:
+def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> tuple[int, tuple[Any, ...]] | None:
     """After ``action`` resolved (``game.version`` counted): extend the acting seat's undo
-    chain, or mark the action a checkpoint."""
+    chain, or mark the action a checkpoint. Returns, for an undoable action, the seat and what
+    is hidden from it now (unchanged: :func:`probe`'s ``seen`` for this version's next action)."""
     turn = game.turn
     if game.finished:
         turn.pop(TURN_KEY, None)
-        return
+        return None
     seat = action.seat
     before = game.version - 1
-    engine.undo_seen = None
     reason = noted[0] or checkpoint_reason(engine, game, seat, noted, ctx)
     if reason:
         turn[TURN_KEY] = {"seat": seat, "at": game.version, "checkpoint": reason}
-        return
+        return None
     chain = turn.get(TURN_KEY)
     versions: list[int] = []
     if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
         versions = list(chain.get("versions", ()))  # none after a checkpoint
     turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": [*versions, before]}
-    engine.undo_seen = (weakref.ref(game), game.version, seat, noted[2])  # unchanged: what is hidden now
+    return seat, noted[2]  # unchanged: what is hidden now
 
 
 def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: Ctx) -> str:

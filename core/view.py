@@ -70,9 +70,10 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
     return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
 
 
-def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], game: Game, p: Player, me: bool) -> dict[str, Any]:
+def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool) -> dict[str, Any]:
+    """``p``'s part of a view; ``shown``: with its coins and deeds (its own seat's view, or the
+    game is over)."""
     goods = sorted(p.goods)
-    shown = me or game.finished
     out: dict[str, Any] = {
         "seat": p.seat,
         "kind": p.kind,
@@ -132,10 +133,17 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
     goods = engine.content.good_ids
     decision = engine.decision(game)
     caravan = game.turn.get("caravan")
+    finished = game.finished  # (a property: read once)
+    commissions = {}
+    for t, s in b.commission_stacks.items():  # loops, not comprehensions: no frame of their own
+        commissions[t] = {"top": s[0] if s else None, "count": len(s)}
+    players = []
+    for p in game.players:
+        players.append(_player(engine, spec_of, p, finished or p.seat == seat))
     return {
         "schema_version": game.schema_version,
         "version": game.version,
-        "status": "finished" if game.finished else "active",
+        "status": "finished" if finished else "active",
         "round": game.round,
         "phase": game.phase,
         "active_seat": game.active,
@@ -157,7 +165,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
                 "dice": dict(zip(goods, b.market, strict=True)),
                 "set_aside": b.set_aside,
             },
-            "commissions": {t: {"top": s[0] if s else None, "count": len(s)} for t, s in b.commission_stacks.items()},
+            "commissions": commissions,
             "inn": list(b.inn),
             "hero_deck": len(b.hero_deck),
             "courtyard": list(b.courtyard),
@@ -165,7 +173,7 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "deed_deck": len(b.deed_deck),
             "companion_row": list(b.companion_row),
             "companion_deck": len(b.companion_deck),
-            "event_decks": {r: len(d) for r, d in b.events.items()},
+            "event_decks": dict(zip(b.events, map(len, b.events.values()), strict=True)),
             "upgrades": sorted(b.upgrades),
             "five_coins": b.five_coins,
             "dark_market": ("north", "east", "south", "west")[b.dark_market],
@@ -173,9 +181,9 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
             "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
         },
         "caravan": dict(caravan) if caravan else None,
-        "players": [_player(engine, spec_of, game, p, p.seat == seat) for p in game.players],
-        "score": [score_line(s) for s in game.score] if game.finished else None,
-        "winners": list(game.winners) if game.finished else None,
+        "players": players,
+        "score": [score_line(s) for s in game.score] if finished else None,
+        "winners": list(game.winners) if finished else None,
     }
 
 

@@ -213,9 +213,18 @@ class Acting:
     async def _act(self, request: _Request) -> ActResult:
         """:meth:`act`, apart from withdrawing an answer a plugin failed to resolve: on the
         cached game first, then on the stored one, again while the commits find it stale."""
-        stored = await self._act_on_cached(request)
-        if isinstance(stored, ActResult):
-            return stored
+        stored: StoredGame | None = None
+        taken = self._take_cached(request)
+        if taken is not None:  # the action on this process's cached game (awaited here: one frame less)
+            cached, seat = taken
+            try:
+                attempt = await self._attempt(request, cached, seat)
+            except (errors.IllegalAction, Refusal):
+                self.games.put_back(request.game_id, cached)  # untouched; the store decides
+            else:
+                if not isinstance(attempt, StoredGame):
+                    return self._answer(attempt, seat)
+                stored = attempt  # the cache was behind: the current game
         if stored is None:
             stored = await self.games.load(request.game_id, request.record_key)
             self._seat(request, stored.token_hashes)
@@ -238,13 +247,13 @@ class Acting:
                 self.games.metrics.actions.inc("illegal")
                 raise
             if not isinstance(attempt, StoredGame):
-                return await self._answer(attempt, seat)
+                return self._answer(attempt, seat)
             stored = attempt
         raise stale(stored.version, "The game kept changing while this action was applied; retry.")
 
-    async def _act_on_cached(self, request: _Request) -> ActResult | StoredGame | None:
-        """The action on this process's cached game, if it has it at an expected version: the
-        answer, the current game (the cache was behind), or ``None`` (no use: read the store)."""
+    def _take_cached(self, request: _Request) -> tuple[CachedGame, int] | None:
+        """This process's cached game, taken out of the cache to act on, and the seat, if the
+        cache has the game at an expected version (``None``: no use, read the store)."""
         cached = self.games.cache.peek(request.game_id)
         if cached is None or not admits(request.expected, cached.game.version):
             return None
@@ -253,16 +262,10 @@ class Acting:
         seat = self._seat(request, cached.token_hashes)
         # Taken out of the cache while it changes: other requests must not see an uncommitted version.
         self.games.cache.take(request.game_id)
-        try:
-            attempt = await self._attempt(request, cached, seat)
-        except (errors.IllegalAction, Refusal):
-            self.games.put_back(request.game_id, cached)  # untouched; the store decides
-            return None
-        if isinstance(attempt, StoredGame):
-            return attempt
-        return await self._answer(attempt, seat)
+        return cached, seat
 
-    async def _answer(self, attempt: ActResult | _Committed, seat: int) -> ActResult:
+    @staticmethod
+    def _answer(attempt: ActResult | _Committed, seat: int) -> ActResult:
         """The answer to a committed action: the state after it. A bot it leaves awaited plays
         in a bot worker, after the answer (clients follow the log or the stream for its move)."""
         if isinstance(attempt, ActResult):

@@ -116,24 +116,29 @@ class RateLimiter:
         ``auth`` budget of failed authentications): ``rate-limited`` (429, with
         ``Retry-After``); else count it against ``budget``. One reading of the clock."""
         now = self._clock()
-        self.check(budget, client, now)
+        count = self._checked(budget, client, now)
         if authenticates:
-            self.check("auth", client, now)
-        self.add(budget, client, now)
+            self._checked("auth", client, now)
+        if count is not None:  # as add(budget, client, now), with the count checked already
+            count.local += 1
+            if self._sync is None:
+                self._sync = asyncio.get_running_loop().create_task(self._exchange_soon())
 
     def check(self, budget: str, client: str, now: float | None = None) -> None:
         """Raise ``rate-limited`` (429) when ``client`` has used up ``budget`` (at ``now``,
         else the clock's time)."""
+        self._checked(budget, client, self._clock() if now is None else now)
+
+    def _checked(self, budget: str, client: str, now: float) -> _Count | None:
+        """:meth:`check`, returning the count checked (``None``: an unlimited budget)."""
         limit = self.limits[budget]
         if not limit:
-            return
-        if now is None:
-            now = self._clock()
+            return None
         count = self._count(budget, client, now)
         elapsed = now / self.window - count.window  # the part of the current window gone by
         used = count.used
         if count.previous * (1.0 - elapsed) + used < limit:
-            return
+            return count
         self._metrics.rate_limited.inc(budget)
         retry = self._retry_after(limit, used, count.previous, elapsed)
         raise Problem(
