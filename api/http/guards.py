@@ -41,6 +41,12 @@ def seat_token(authorization: str | None) -> str:
     return token
 
 
+MAX_VERSION_DIGITS = 18
+"""The most digits of an entity tag naming a version (no game reaches 10**18 versions). A
+longer run of digits names none; ``int()`` refuses more than 4,300 digits anyway
+(``sys.int_info.default_max_str_digits``), which answered such a header 500."""
+
+
 def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
     """Whether an ``If-Match`` / ``If-None-Match`` list is ``*``, and the versions it names.
 
@@ -57,7 +63,7 @@ def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
                 continue
             tag = tag[2:]
         tag = tag.strip('"')
-        if tag.isascii() and tag.isdigit():
+        if tag.isascii() and tag.isdigit() and len(tag) <= MAX_VERSION_DIGITS:
             versions.add(int(tag))
     return False, frozenset(versions)
 
@@ -69,7 +75,7 @@ def expected_versions(if_match: str | None) -> Expected | None:
     # The header every client sends: one quoted version (what _tags reads it as, without the list).
     if len(if_match) > 2 and if_match[0] == '"' and if_match[-1] == '"':
         number = if_match[1:-1]
-        if number.isascii() and number.isdigit():
+        if number.isascii() and number.isdigit() and len(number) <= MAX_VERSION_DIGITS:
             return Expected(frozenset((int(number),)))
     anything, versions = _tags(if_match, weak=False)
     return None if anything else Expected(versions)
