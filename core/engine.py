@@ -697,38 +697,39 @@ class Engine:
         longer describes it (nothing can be undone on it), so such a copy is never stored.
         """
         task, step = self._answering(game, action)
-        self.edited(game)  # whatever happens now, what was worked out about the game is old
+        self._memo.games.pop(id(game), None)  # edited(game), inline: what was worked out about it is old
         ctx = Ctx(self, game)
         noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES) \
             if track_undo else None
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
-        if (type(step) is PluginStep and not step.logs_answer) or action.type == "companion" \
-                or action.option.startswith("x:"):
-            ctx.emit("answered", action.seat, private=True, decision=action.type, option=action.option)
-
-        def run() -> None:
-            if action.type == "companion":
-                if not ctx.first("darkroad_companion_use", is_bool, seat=action.seat, option=action.option):
-                    raise PluginError(f"no plugin resolved companion option {action.option!r}")
-            elif action.option.startswith("x:"):
-                if not ctx.first("darkroad_decision_choose", is_bool, task=task, seat=action.seat,
-                                 option=action.option):
-                    raise PluginError(f"no plugin resolved option {action.option!r}")
+        kind, option = action.type, action.option
+        if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
+            ctx.emit("answered", action.seat, private=True, decision=kind, option=option)
+        try:  # _guard, inline (no closure: its cells would slow every name it reads)
+            if kind == "companion":
+                if not ctx.first("darkroad_companion_use", is_bool, seat=action.seat, option=option):
+                    raise PluginError(f"no plugin resolved companion option {option!r}")
+            elif option.startswith("x:"):
+                if not ctx.first("darkroad_decision_choose", is_bool, task=task, seat=action.seat, option=option):
+                    raise PluginError(f"no plugin resolved option {option!r}")
             else:
                 game.stack.pop()
-                step.choose(ctx, task, action.seat, action.option)
+                step.choose(ctx, task, action.seat, option)
             self._settle(ctx)
             broken = self.broken_invariants(game)
             if broken:
                 blamed = sorted(ctx.answered)
-                raise PluginError(f"the game broke an invariant ({broken}) while resolving {action.type}/"
-                                  f"{action.option}; plugins involved: {blamed or 'none'}",
+                raise PluginError(f"the game broke an invariant ({broken}) while resolving {kind}/"
+                                  f"{option}; plugins involved: {blamed or 'none'}",
                                   plugin=blamed[0] if len(blamed) == 1 else "")
             game.version += 1
-
-        self._guard(ctx, run)
-        self._remember(ctx)
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise self._failure(exc) from exc
+        if ctx.settled is not None:  # _remember, inline
+            self._memo.keep(game, ctx.settled)
         if noted is not None:
             undo.track(self, game, action, noted, ctx)
         return ctx.events
@@ -854,9 +855,14 @@ class Engine:
         except DarkroadError:
             raise
         except Exception as exc:
-            plugin = self._blame(exc)
-            where = f"plugin {plugin!r}" if plugin else "the rules core"
-            raise PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "") from exc
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: Exception) -> PluginError:
+        """The :class:`PluginError` of an unexpected exception ``exc`` of a rule, naming the
+        plugin whose code raised it (or the rules core)."""
+        plugin = self._blame(exc)
+        where = f"plugin {plugin!r}" if plugin else "the rules core"
+        return PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "")
 
     def _blame(self, exc: BaseException) -> str | None:
         """The plugin whose code raised (innermost frame in a plugin module)."""
