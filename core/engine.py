@@ -137,13 +137,21 @@ class _OptionsMemo(threading.local):
             return None
         return memo
 
-    def keep(self, game: Game, options: dict[int, list[Option]]) -> None:
-        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now."""
+    def keep(self, game: Game, options: dict[int, list[Option]], old: _Memo | None = None) -> None:
+        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now.
+        ``old``: the memo of ``game`` the caller took out before changing it, made new again
+        (its weak reference kept) rather than made anew."""
         games = self.games
         games.pop(id(game), None)
         if len(games) >= self.GAMES:
             del games[next(iter(games))]  # the oldest
-        games[id(game)] = _Memo(game, options)
+        if old is None or old.game() is not game:
+            games[id(game)] = _Memo(game, options)
+            return
+        stack = game.stack
+        old.version, old.height, old.top = game.version, len(stack), id(stack[-1]) if stack else 0
+        old.options, old.companions, old.specs, old.legal = options, {}, {}, {}
+        games[id(game)] = old
 
     def copied(self, game: Game, twin: Game) -> None:
         """``twin`` is a fresh copy of ``game``: what holds for ``game`` holds for it."""
@@ -697,7 +705,7 @@ class Engine:
         longer describes it (nothing can be undone on it), so such a copy is never stored.
         """
         task, step = self._answering(game, action)
-        self._memo.games.pop(id(game), None)  # edited(game), inline: what was worked out about it is old
+        old = self._memo.games.pop(id(game), None)  # edited(game), inline: what was worked out about it is old
         ctx = Ctx(self, game)
         noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES) \
             if track_undo else None
@@ -729,7 +737,7 @@ class Engine:
         except Exception as exc:
             raise self._failure(exc) from exc
         if ctx.settled is not None:  # _remember, inline
-            self._memo.keep(game, ctx.settled)
+            self._memo.keep(game, ctx.settled, old)
         if noted is not None:
             undo.track(self, game, action, noted, ctx)
         return ctx.events
