@@ -622,10 +622,11 @@ class Engine:
 
     def awaiting(self, game: Game) -> list[int]:
         """The seats the game is waiting for (several for simultaneous steps)."""
-        top = self._top(game)
-        if top is None:
+        stack = game.stack  # (_top, inline: asked before every action)
+        if not stack:
             return []
-        task, step = top
+        task = stack[-1]
+        step = self._run_steps[task.kind]
         if type(step).seats is _TASK_SEAT:
             return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self, game)
@@ -662,10 +663,11 @@ class Engine:
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
         """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
-        top = self._top(game)
-        if top is None or game.finished:
+        stack = game.stack  # (_top, inline: the hot path)
+        if not stack or game.finished:
             return []
-        task, step = top
+        task = stack[-1]
+        step = self._run_steps[task.kind]
         ctx: Ctx | None = None  # made when something is worked out (not when all is in the memo)
         if type(step).seats is _TASK_SEAT:
             if seat != task.seat:
@@ -674,7 +676,8 @@ class Engine:
             ctx = Ctx(self, game)
             if seat not in step.seats(ctx, task):
                 return []
-        if self.is_automated(game, seat):
+        players = game.players
+        if 0 <= seat < len(players) and players[seat].kind != HUMAN:  # is_automated, inline
             return []
         memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         options = None if memo is None else memo.options.get(seat)
@@ -790,10 +793,11 @@ class Engine:
         (or subclass) saying why it does not; the game is not touched."""
         if game.finished:
             raise GameFinished("the game is over")
-        top = self._top(game)
-        if top is None:
+        stack = game.stack  # (_top, inline: the hot path)
+        if not stack:
             raise IllegalAction("the game is not waiting for any decision")
-        task, step = top
+        task = stack[-1]
+        step = self._run_steps[task.kind]
         memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         if memo is not None:
             given = memo.legal.get(action.seat)
