@@ -201,6 +201,7 @@ class Engine:
             self.steps[step.kind] = step
             self._run_steps[step.kind] = PluginStep(step, name)
         self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
+        self._decision_options_impls = self.hook_impls["darkroad_decision_options"]  # asked at every decision
         self.undo_seen: tuple[Any, ...] | None = None
         """What :mod:`undo` found hidden after the last undoable action (a weak reference to
         its game, the version, the seat): the next action's starting point, not built again."""
@@ -544,7 +545,7 @@ class Engine:
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
         # An overflow is settled at once: its discard admits nothing else.
-        if not step.settles_overflow and (self.hook_impls["darkroad_decision_options"] or self.monitors):
+        if not step.settles_overflow and (self._decision_options_impls or self.monitors):
             for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
                 opts += [tuple(o) for o in extra]
         withdrawn = task.data.get(WITHDRAWN_KEY)
@@ -555,21 +556,26 @@ class Engine:
     def _settle(self, ctx: Ctx) -> None:
         """Run automatic steps and skip empty decisions until a decision waits."""
         game = ctx.game
-        automated = self.automated(game)
+        automated = {}  # self.automated(game), inline: on every action
+        for p in game.players:
+            if p.kind != HUMAN:
+                automated[p.seat] = self.seat_kinds[p.kind]
+        run_steps = self._run_steps
         ctx.settled = None
         while True:
             if ctx.overflows:
                 ctx.settle_overflows()  # an overflow is settled at once: before anything else
-            if not game.stack:
+            stack = game.stack  # (read again: a step may have set another list)
+            if not stack:
                 return
-            task = game.stack[-1]
-            step = self._run_steps[task.kind]
+            task = stack[-1]
+            step = run_steps[task.kind]
             if step.begins_phase:
                 game.phase = step.begins_phase  # where the step begins, not in its options
             if automated and self._intercept(ctx, task, step, automated):
                 continue  # a step of an automated seat: resolved by its seat kind, never awaited
             if not step.decision:
-                game.stack.pop()
+                stack.pop()
                 step.run(ctx, task)
                 continue
             seen: dict[int, list[Option]] = {}
