@@ -720,8 +720,11 @@ class Engine:
         task, step = self._answering(game, action)
         old = self._memo.games.pop(id(game), None)  # edited(game), inline: what was worked out about it is old
         ctx = Ctx(self, game)
-        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES) \
-            if track_undo else None
+        if track_undo:
+            seats = (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task)
+            noted = undo.probe(self, game, action, seats, game.phase in OWN_TURN_PHASES)
+        else:
+            noted = None
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
         kind, option = action.type, action.option
