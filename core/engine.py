@@ -670,7 +670,7 @@ class Engine:
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
         """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
         stack = game.stack  # (_top, inline: the hot path)
-        if not stack or game.finished:
+        if not stack or game.phase == "finished":  # (game.finished, inline)
             return []
         task = stack[-1]
         step = self._run_steps[task.kind]
@@ -685,11 +685,16 @@ class Engine:
         players = game.players
         if 0 <= seat < len(players) and players[seat].kind != HUMAN:  # is_automated, inline
             return []
-        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
+        memo = None if self.monitors else self._memo.games.get(id(game))  # _rest_memo, inline: the hot path
+        if memo is not None and (memo.version != game.version or memo.game() is not game
+                                 or memo.height != len(stack) or memo.top != id(task)):
+            memo = None  # (_OptionsMemo.of's checks)
         options = None if memo is None else memo.options.get(seat)
         if options is None:
             ctx = ctx or Ctx(self, game)
-            options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
+            options = self._options(ctx, task, step, seat)
+            if memo is not None:
+                memo.options[seat] = options
         acts = self._actions(task.kind, seat, options)
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain:
@@ -697,7 +702,9 @@ class Engine:
             companions = None if memo is None else memo.companions.get(seat)
             if companions is None:
                 ctx = ctx or Ctx(self, game)
-                companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
+                companions = self.companion_options(ctx, seat)
+                if memo is not None:
+                    memo.companions[seat] = companions
             if withdrawn:
                 companions = [(o, lbl) for o, lbl in companions if [seat, "companion", o] not in withdrawn]
             acts += self._actions("companion", seat, companions)
@@ -800,14 +807,17 @@ class Engine:
     def _answering(self, game: Game, action: Action) -> tuple[Task, Step]:
         """The pending decision ``action`` legally answers, or the :class:`IllegalAction`
         (or subclass) saying why it does not; the game is not touched."""
-        if game.finished:
+        if game.phase == "finished":  # (game.finished, inline)
             raise GameFinished("the game is over")
         stack = game.stack  # (_top, inline: the hot path)
         if not stack:
             raise IllegalAction("the game is not waiting for any decision")
         task = stack[-1]
         step = self._run_steps[task.kind]
-        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
+        memo = None if self.monitors else self._memo.games.get(id(game))  # _rest_memo, inline: the hot path
+        if memo is not None and (memo.version != game.version or memo.game() is not game
+                                 or memo.height != len(stack) or memo.top != id(task)):
+            memo = None  # (_OptionsMemo.of's checks)
         if memo is not None:
             given = memo.legal.get(action.seat)
             if given is not None:
