@@ -579,7 +579,7 @@ class Engine:
                 step.run(ctx, task)
                 continue
             seen: dict[int, list[Option]] = {}
-            for s in step.seats(ctx, task):
+            for s in (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task):
                 opts = seen[s] = self._options(ctx, task, step, s)
                 if opts:
                     ctx.settled = seen  # kept by the memo once the action is done
