@@ -99,7 +99,10 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     out = []
     for plugin, fn, argnames in impls:
         try:
-            result = fn(*map(arg, argnames))  # (a comprehension would make a frame per call)
+            if len(argnames) == 2:  # (ctx, seat) mostly: no iterator to unpack
+                result = fn(arg(argnames[0]), arg(argnames[1]))
+            else:
+                result = fn(*map(arg, argnames))  # (a comprehension would make a frame per call)
         except DarkroadError:
             raise
         except Exception as exc:
