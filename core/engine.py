@@ -701,13 +701,17 @@ class Engine:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
             companions = None if memo is None else memo.companions.get(seat)
             if companions is None:
-                ctx = ctx or Ctx(self, game)
-                companions = self.companion_options(ctx, seat)
+                if players[seat].companions:
+                    ctx = ctx or Ctx(self, game)
+                    companions = self.companion_options(ctx, seat)
+                else:
+                    companions = []  # no card, no ability (as companion_options says): no Ctx made
                 if memo is not None:
                     memo.companions[seat] = companions
             if withdrawn:
                 companions = [(o, lbl) for o, lbl in companions if [seat, "companion", o] not in withdrawn]
-            acts += self._actions("companion", seat, companions)
+            if companions:
+                acts += self._actions("companion", seat, companions)
         if acts and memo is not None:
             memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
