@@ -544,6 +544,13 @@ class Engine:
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
+        if self._decision_options_impls or self.monitors or task.data.get(WITHDRAWN_KEY):
+            opts = self._amended(ctx, task, step, seat, opts)
+        return opts
+
+    def _amended(self, ctx: Ctx, task: Task, step: Step, seat: int, opts: list[Option]) -> list[Option]:
+        """A step's options ``opts`` with the plugins' extra options, less the withdrawn ones
+        (:meth:`_options`: only called when there may be any)."""
         # An overflow is settled at once: its discard admits nothing else.
         if not step.settles_overflow and (self._decision_options_impls or self.monitors):
             for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
@@ -580,7 +587,10 @@ class Engine:
                 continue
             seen: dict[int, list[Option]] = {}
             for s in (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task):
-                opts = seen[s] = self._options(ctx, task, step, s)
+                opts = list(step.options(ctx, task, s))  # _options, inline: at every decision
+                if self._decision_options_impls or self.monitors or task.data.get(WITHDRAWN_KEY):
+                    opts = self._amended(ctx, task, step, s, opts)
+                seen[s] = opts
                 if opts:
                     ctx.settled = seen  # kept by the memo once the action is done
                     return
