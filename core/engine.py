@@ -141,21 +141,14 @@ class _OptionsMemo(threading.local):
             return None
         return memo
 
-    def keep(self, game: Game, options: dict[int, list[Option]], old: _Memo | None = None) -> None:
-        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now.
-        ``old``: the memo of ``game`` the caller took out before changing it, made new again
-        (its weak reference kept) rather than made anew."""
+    def keep(self, game: Game, options: dict[int, list[Option]]) -> None:
+        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now
+        (:meth:`Engine.apply` makes the memo it took out of the table new again instead)."""
         games = self.games
         games.pop(id(game), None)
         if len(games) >= self.GAMES:
             del games[next(iter(games))]  # the oldest
-        if old is None or old.game() is not game:
-            games[id(game)] = _Memo(game, options)
-            return
-        stack = game.stack
-        old.version, old.height, old.top = game.version, len(stack), id(stack[-1]) if stack else 0
-        old.options, old.companions, old.specs, old.legal = options, {}, {}, {}
-        games[id(game)] = old
+        games[id(game)] = _Memo(game, options)
 
     def copied(self, game: Game, twin: Game) -> None:
         """``twin`` is a fresh copy of ``game``: what holds for ``game`` holds for it."""
@@ -773,8 +766,17 @@ class Engine:
             raise
         except Exception as exc:
             raise self._failure(exc) from exc
-        if ctx.settled is not None:  # _remember, inline
-            self._memo.keep(game, ctx.settled, old)
+        settled = ctx.settled
+        if settled is not None:  # _remember, inline
+            games = self._memo.games
+            if old is not None and id(game) not in games and len(games) < _OptionsMemo.GAMES and old.game() is game:
+                # The memo taken out above made new again (its weak reference kept), not made anew.
+                stack = game.stack
+                old.version, old.height, old.top = game.version, len(stack), id(stack[-1]) if stack else 0
+                old.options, old.companions, old.specs, old.legal = settled, {}, {}, {}
+                games[id(game)] = old
+            else:
+                self._memo.keep(game, settled)
         if noted is not None:
             undo.track(self, game, action, noted, ctx)
         return ctx.events
