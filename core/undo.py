@@ -220,10 +220,11 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
         turn[TURN_KEY] = {"seat": seat, "at": game.version, "checkpoint": reason}
         return
     chain = turn.get(TURN_KEY)
-    versions: list[int] = []
     if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
-        versions = list(chain.get("versions", ()))  # none after a checkpoint
-    turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": [*versions, before]}
+        versions = [*chain.get("versions", ()), before]  # none before it after a checkpoint
+    else:
+        versions = [before]
+    turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": versions}
     engine.undo_seen = (weakref.ref(game), game.version, seat, noted[2])  # unchanged: what is hidden now
 
 
