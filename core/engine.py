@@ -879,9 +879,9 @@ class Engine:
         b = game.board
         market = b.market
         known = _MARKET_SUMS.get(tuple(market))  # a market of six sections of 0-2 dice: its sum
-        if known is None or known + b.set_aside != MARKET_DICE:  # else the check in full, as it was
-            if sum(market) + b.set_aside != MARKET_DICE or min(market) < 0 or max(market) > 2:
-                return f"market dice {market} + {b.set_aside} set aside"
+        if (known is None or known + b.set_aside != MARKET_DICE) and (  # else the check in full, as it was
+                sum(market) + b.set_aside != MARKET_DICE or min(market) < 0 or max(market) > 2):
+            return f"market dice {market} + {b.set_aside} set aside"
         for p in game.players:
             # A bool or a float is an int's impostor: exact types, compared one by one (a set of
             # types or a min() over a tuple costs twice as much, on every action).
