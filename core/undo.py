@@ -100,11 +100,15 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     in C, element by element), the rest (plugin state, other seats' pending tasks) encoded.
     :func:`unchanged` compares it with the game as it is, without building it again."""
     b = game.board
+    others = []
+    for p in game.players:  # a loop, not a comprehension: no frame of its own
+        if p.seat != seat:
+            others.append((p.coins, p.deeds[:], _encode(p.extra) if p.extra else b""))
     return (
         b.hero_deck[:], b.companion_deck[:], b.deed_deck[:],
         list(b.events), list(map(list, b.events.values())),
         list(b.commission_stacks), list(map(list, b.commission_stacks.values())),
-        [(p.coins, p.deeds[:], _encode(p.extra) if p.extra else b"") for p in game.players if p.seat != seat],
+        others,
         _hidden_tasks(game, seat),
         _hidden_extra(b.extra),
     )
