@@ -14,6 +14,7 @@ illegal action leaves the game exactly as it was.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import operator
 import random
@@ -67,6 +68,9 @@ BUILDING_SPACES = 4
 _T = TypeVar("_T")
 MARKET_DICE = 5
 NIGHT_DICE = 7
+_MARKET_SUMS = {dice: sum(dice) for dice in itertools.product(range(3), repeat=6)}
+"""Every market of six wheel sections holding 0 to 2 dice each -> its number of dice: a market
+found here passes :meth:`Engine.broken_invariants`' market check when its sum does."""
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
 
@@ -142,7 +146,8 @@ class _OptionsMemo(threading.local):
         return memo
 
     def keep(self, game: Game, options: dict[int, list[Option]]) -> _Memo:
-        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now."""
+        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now
+        (:meth:`Engine.apply` makes the memo it took out of the table new again instead)."""
         games = self.games
         games.pop(id(game), None)
         if len(games) >= self.GAMES:
@@ -162,14 +167,6 @@ class _OptionsMemo(threading.local):
 
     def forget(self, game: Game) -> None:
         self.games.pop(id(game), None)
-
-    def undo_seen(self, game: Game) -> tuple[int, tuple[Any, ...]] | None:
-        """Forget ``game`` (as :meth:`forget`), returning what undo tracking kept for it
-        (:attr:`_Memo.undo`) when the memo is this very game's at its version."""
-        memo = self.games.pop(id(game), None)
-        if memo is None or memo.undo is None or memo.version != game.version or memo.game() is not game:
-            return None
-        return memo.undo
 
 
 class Engine:
@@ -202,6 +199,7 @@ class Engine:
             self.steps[step.kind] = step
             self._run_steps[step.kind] = PluginStep(step, name)
         self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
+        self._decision_options_impls = self.hook_impls["darkroad_decision_options"]  # asked at every decision
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
         (the testing kit's :class:`HookRecorder`)."""
@@ -542,8 +540,15 @@ class Engine:
 
     def _options(self, ctx: Ctx, task: Task, step: Step, seat: int) -> list[Option]:
         opts = list(step.options(ctx, task, seat))
+        if self._decision_options_impls or self.monitors or task.data.get(WITHDRAWN_KEY):
+            opts = self._amended(ctx, task, step, seat, opts)
+        return opts
+
+    def _amended(self, ctx: Ctx, task: Task, step: Step, seat: int, opts: list[Option]) -> list[Option]:
+        """A step's options ``opts`` with the plugins' extra options, less the withdrawn ones
+        (:meth:`_options`: only called when there may be any)."""
         # An overflow is settled at once: its discard admits nothing else.
-        if not step.settles_overflow and (self.hook_impls["darkroad_decision_options"] or self.monitors):
+        if not step.settles_overflow and (self._decision_options_impls or self.monitors):
             for extra in ctx.call("darkroad_decision_options", is_extra_options, task=task, seat=seat):
                 opts += [tuple(o) for o in extra]
         withdrawn = task.data.get(WITHDRAWN_KEY)
@@ -554,26 +559,34 @@ class Engine:
     def _settle(self, ctx: Ctx) -> None:
         """Run automatic steps and skip empty decisions until a decision waits."""
         game = ctx.game
-        automated = self.automated(game)
+        automated = {}  # self.automated(game), inline: on every action
+        for p in game.players:
+            if p.kind != HUMAN:
+                automated[p.seat] = self.seat_kinds[p.kind]
+        run_steps = self._run_steps
         ctx.settled = None
         while True:
             if ctx.overflows:
                 ctx.settle_overflows()  # an overflow is settled at once: before anything else
-            if not game.stack:
+            stack = game.stack  # (read again: a step may have set another list)
+            if not stack:
                 return
-            task = game.stack[-1]
-            step = self._run_steps[task.kind]
+            task = stack[-1]
+            step = run_steps[task.kind]
             if step.begins_phase:
                 game.phase = step.begins_phase  # where the step begins, not in its options
             if automated and self._intercept(ctx, task, step, automated):
                 continue  # a step of an automated seat: resolved by its seat kind, never awaited
             if not step.decision:
-                game.stack.pop()
+                stack.pop()
                 step.run(ctx, task)
                 continue
             seen: dict[int, list[Option]] = {}
-            for s in step.seats(ctx, task):
-                opts = seen[s] = self._options(ctx, task, step, s)
+            for s in (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task):
+                opts = list(step.options(ctx, task, s))  # _options, inline: at every decision
+                if self._decision_options_impls or self.monitors or task.data.get(WITHDRAWN_KEY):
+                    opts = self._amended(ctx, task, step, s, opts)
+                seen[s] = opts
                 if opts:
                     ctx.settled = seen  # kept by the memo once the action is done
                     return
@@ -621,10 +634,11 @@ class Engine:
 
     def awaiting(self, game: Game) -> list[int]:
         """The seats the game is waiting for (several for simultaneous steps)."""
-        top = self._top(game)
-        if top is None:
+        stack = game.stack  # (_top, inline: asked before every action)
+        if not stack:
             return []
-        task, step = top
+        task = stack[-1]
+        step = self._run_steps[task.kind]
         if type(step).seats is _TASK_SEAT:
             return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self, game)
@@ -661,10 +675,11 @@ class Engine:
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
         """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
-        top = self._top(game)
-        if top is None or game.finished:
+        stack = game.stack  # (_top, inline: the hot path)
+        if not stack or game.phase == "finished":  # (game.finished, inline)
             return []
-        task, step = top
+        task = stack[-1]
+        step = self._run_steps[task.kind]
         ctx: Ctx | None = None  # made when something is worked out (not when all is in the memo)
         if type(step).seats is _TASK_SEAT:
             if seat != task.seat:
@@ -673,24 +688,36 @@ class Engine:
             ctx = Ctx(self, game)
             if seat not in step.seats(ctx, task):
                 return []
-        if self.is_automated(game, seat):
+        players = game.players
+        if 0 <= seat < len(players) and players[seat].kind != HUMAN:  # is_automated, inline
             return []
-        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
+        memo = None if self.monitors else self._memo.games.get(id(game))  # _rest_memo, inline: the hot path
+        if memo is not None and (memo.version != game.version or memo.game() is not game
+                                 or memo.height != len(stack) or memo.top != id(task)):
+            memo = None  # (_OptionsMemo.of's checks)
         options = None if memo is None else memo.options.get(seat)
         if options is None:
             ctx = ctx or Ctx(self, game)
-            options = self._kept(memo, "options", seat, self._options, ctx, task, step, seat)
+            options = self._options(ctx, task, step, seat)
+            if memo is not None:
+                memo.options[seat] = options
         acts = self._actions(task.kind, seat, options)
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
             companions = None if memo is None else memo.companions.get(seat)
             if companions is None:
-                ctx = ctx or Ctx(self, game)
-                companions = self._kept(memo, "companions", seat, self.companion_options, ctx, seat)
+                if players[seat].companions:
+                    ctx = ctx or Ctx(self, game)
+                    companions = self.companion_options(ctx, seat)
+                else:
+                    companions = []  # no card, no ability (as companion_options says): no Ctx made
+                if memo is not None:
+                    memo.companions[seat] = companions
             if withdrawn:
                 companions = [(o, lbl) for o, lbl in companions if [seat, "companion", o] not in withdrawn]
-            acts += self._actions("companion", seat, companions)
+            if companions:
+                acts += self._actions("companion", seat, companions)
         if acts and memo is not None:
             memo.legal[seat] = tuple(acts)  # a caller may change its list, never the actions
         return acts
@@ -708,40 +735,56 @@ class Engine:
         longer describes it (nothing can be undone on it), so such a copy is never stored.
         """
         task, step = self._answering(game, action)
-        # Whatever happens now, what was worked out about the game is old (as edited(game)); but
-        # what undo tracking found hidden at this very version is where probe starts from.
-        seen = self._memo.undo_seen(game)
+        # edited(game), inline: what was worked out about the game is old; but what undo tracking
+        # found hidden at this very version (the memo's, when it is this game's now) is where
+        # probe starts from.
+        old = self._memo.games.pop(id(game), None)
         ctx = Ctx(self, game)
-        noted = undo.probe(self, game, action, step.seats(ctx, task), game.phase in OWN_TURN_PHASES, seen) \
-            if track_undo else None
+        if track_undo:
+            seen = old.undo if old is not None and old.version == game.version and old.game() is game else None
+            seats = (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task)
+            noted = undo.probe(self, game, action, seats, game.phase in OWN_TURN_PHASES, seen)
+        else:
+            noted = None
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log: the core's own decisions log what they do (moved, bought, ...).
-        if (type(step) is PluginStep and not step.logs_answer) or action.type == "companion" \
-                or action.option.startswith("x:"):
-            ctx.emit("answered", action.seat, private=True, decision=action.type, option=action.option)
-
-        def run() -> None:
-            if action.type == "companion":
-                if not ctx.first("darkroad_companion_use", is_bool, seat=action.seat, option=action.option):
-                    raise PluginError(f"no plugin resolved companion option {action.option!r}")
-            elif action.option.startswith("x:"):
-                if not ctx.first("darkroad_decision_choose", is_bool, task=task, seat=action.seat,
-                                 option=action.option):
-                    raise PluginError(f"no plugin resolved option {action.option!r}")
+        kind, option = action.type, action.option
+        if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
+            ctx.emit("answered", action.seat, private=True, decision=kind, option=option)
+        try:  # _guard, inline (no closure: its cells would slow every name it reads)
+            if kind == "companion":
+                if not ctx.first("darkroad_companion_use", is_bool, seat=action.seat, option=option):
+                    raise PluginError(f"no plugin resolved companion option {option!r}")
+            elif option.startswith("x:"):
+                if not ctx.first("darkroad_decision_choose", is_bool, task=task, seat=action.seat, option=option):
+                    raise PluginError(f"no plugin resolved option {option!r}")
             else:
                 game.stack.pop()
-                step.choose(ctx, task, action.seat, action.option)
+                step.choose(ctx, task, action.seat, option)
             self._settle(ctx)
             broken = self.broken_invariants(game)
             if broken:
                 blamed = sorted(ctx.answered)
-                raise PluginError(f"the game broke an invariant ({broken}) while resolving {action.type}/"
-                                  f"{action.option}; plugins involved: {blamed or 'none'}",
+                raise PluginError(f"the game broke an invariant ({broken}) while resolving {kind}/"
+                                  f"{option}; plugins involved: {blamed or 'none'}",
                                   plugin=blamed[0] if len(blamed) == 1 else "")
             game.version += 1
-
-        self._guard(ctx, run)
-        memo = self._remember(ctx)
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise self._failure(exc) from exc
+        memo: _Memo | None = None
+        settled = ctx.settled
+        if settled is not None:  # _remember, inline
+            games = self._memo.games
+            if old is not None and id(game) not in games and len(games) < _OptionsMemo.GAMES and old.game() is game:
+                # The memo taken out above made new again (its weak reference kept), not made anew.
+                stack = game.stack
+                old.version, old.height, old.top = game.version, len(stack), id(stack[-1]) if stack else 0
+                old.options, old.companions, old.specs, old.legal, old.undo = settled, {}, {}, {}, None
+                games[id(game)] = memo = old
+            else:
+                memo = self._memo.keep(game, settled)
         if noted is not None:
             seen = undo.track(self, game, action, noted, ctx)
             if seen is not None and memo is not None:
@@ -790,13 +833,17 @@ class Engine:
     def _answering(self, game: Game, action: Action) -> tuple[Task, Step]:
         """The pending decision ``action`` legally answers, or the :class:`IllegalAction`
         (or subclass) saying why it does not; the game is not touched."""
-        if game.finished:
+        if game.phase == "finished":  # (game.finished, inline)
             raise GameFinished("the game is over")
-        top = self._top(game)
-        if top is None:
+        stack = game.stack  # (_top, inline: the hot path)
+        if not stack:
             raise IllegalAction("the game is not waiting for any decision")
-        task, step = top
-        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
+        task = stack[-1]
+        step = self._run_steps[task.kind]
+        memo = None if self.monitors else self._memo.games.get(id(game))  # _rest_memo, inline: the hot path
+        if memo is not None and (memo.version != game.version or memo.game() is not game
+                                 or memo.height != len(stack) or memo.top != id(task)):
+            memo = None  # (_OptionsMemo.of's checks)
         if memo is not None:
             given = memo.legal.get(action.seat)
             if given is not None:
@@ -841,14 +888,16 @@ class Engine:
         """The first broken invariant of ``game``, or None (cheap: checked after every action)."""
         b = game.board
         market = b.market
-        if sum(market) + b.set_aside != MARKET_DICE or min(market) < 0 or max(market) > 2:
+        known = _MARKET_SUMS.get(tuple(market))  # a market of six sections of 0-2 dice: its sum
+        if (known is None or known + b.set_aside != MARKET_DICE) and (  # else the check in full, as it was
+                sum(market) + b.set_aside != MARKET_DICE or min(market) < 0 or max(market) > 2):
             return f"market dice {market} + {b.set_aside} set aside"
         for p in game.players:
             # A bool or a float is an int's impostor: exact types, compared one by one (a set of
             # types or a min() over a tuple costs twice as much, on every action).
             c, pr, la, q, h = p.coins, p.prestige, p.lanterns, p.quartz, p.horseshoes
-            if not (type(c) is int and type(pr) is int and type(la) is int and type(q) is int
-                    and type(h) is int and c >= 0 and pr >= 0 and la >= 0 and q >= 0 and h >= 0):
+            # (Ints are all >= 0 exactly when their bitwise or is: a negative int has the sign bit.)
+            if not (type(c) is type(pr) is type(la) is type(q) is type(h) is int and c | pr | la | q | h >= 0):
                 return f"seat {p.seat} has coins, prestige, lanterns, quartz, horseshoes {(c, pr, la, q, h)}"
             if p.kind == "human":
                 night = 3 - p.locked.count(None) + len(p.reserve) + p.spent + p.removed
@@ -869,9 +918,14 @@ class Engine:
         except DarkroadError:
             raise
         except Exception as exc:
-            plugin = self._blame(exc)
-            where = f"plugin {plugin!r}" if plugin else "the rules core"
-            raise PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "") from exc
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: Exception) -> PluginError:
+        """The :class:`PluginError` of an unexpected exception ``exc`` of a rule, naming the
+        plugin whose code raised it (or the rules core)."""
+        plugin = self._blame(exc)
+        where = f"plugin {plugin!r}" if plugin else "the rules core"
+        return PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "")
 
     def _blame(self, exc: BaseException) -> str | None:
         """The plugin whose code raised (innermost frame in a plugin module)."""

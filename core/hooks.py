@@ -99,7 +99,8 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     out = []
     for plugin, fn, argnames in impls:
         try:
-            result = fn(*map(arg, argnames))  # (a comprehension would make a frame per call)
+            # (ctx, seat) mostly: called with no iterator to unpack; a comprehension would make a frame.
+            result = fn(arg(argnames[0]), arg(argnames[1])) if len(argnames) == 2 else fn(*map(arg, argnames))
         except DarkroadError:
             raise
         except Exception as exc:

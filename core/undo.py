@@ -59,6 +59,7 @@ import msgspec
 from .actions import Action
 from .errors import CannotUndo, IllegalAction
 from .seats import HUMAN
+from .steps import Step
 
 if TYPE_CHECKING:
     from .context import Ctx
@@ -98,11 +99,15 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     in C, element by element), the rest (plugin state, other seats' pending tasks) encoded.
     :func:`unchanged` compares it with the game as it is, without building it again."""
     b = game.board
+    others = []
+    for p in game.players:  # a loop, not a comprehension: no frame of its own
+        if p.seat != seat:
+            others.append((p.coins, p.deeds[:], _encode(p.extra) if p.extra else b""))
     return (
         b.hero_deck[:], b.companion_deck[:], b.deed_deck[:],
         list(b.events), list(map(list, b.events.values())),
         list(b.commission_stacks), list(map(list, b.commission_stacks.values())),
-        [(p.coins, p.deeds[:], _encode(p.extra) if p.extra else b"") for p in game.players if p.seat != seat],
+        others,
         _hidden_tasks(game, seat),
         _hidden_extra(b.extra),
     )
@@ -154,9 +159,22 @@ def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
             if p.coins != coins or p.deeds != deeds or (_encode(p.extra) if p.extra else b"") != extra:
                 return False
             i += 1
-    if i != len(others) or before[8] != _hidden_tasks(game, seat):
+    if i != len(others):
         return False
-    return bool(before[9] == _hidden_extra(b.extra))
+    tasks = []  # _hidden_tasks and _hidden_extra, inline (a call costs more than their loops)
+    for t in game.stack:
+        if t.data and t.seat != -1 and t.seat != seat:
+            tasks.append(_encode(t.data))
+    if before[8] != tasks:
+        return False
+    extra = b.extra
+    if not extra:
+        return bool(before[9] == b"")
+    pairs = []
+    for k, v in extra.items():
+        if k[0] == "_":
+            pairs.append((k, v))
+    return bool(before[9] == _encode(pairs))
 
 
 def automated(game: Game) -> bytes:
@@ -182,7 +200,10 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
     # What track() found hidden after this seat's last action, if that made this very version
     # of this very game: the same, without building it again (most actions follow an undoable one).
     before = seen[1] if seen is not None and seen[0] == action.seat else hidden(engine, game, action.seat)
-    return "", list(game.rng), before, automated(game)
+    for player in game.players:  # automated(game), inline: b"" for a game of players only
+        if player.kind != HUMAN:
+            return "", list(game.rng), before, automated(game)
+    return "", list(game.rng), before, b""
 
 
 def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> tuple[int, tuple[Any, ...]] | None:
@@ -190,7 +211,7 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
     chain, or mark the action a checkpoint. Returns, for an undoable action, the seat and what
     is hidden from it now (unchanged: :func:`probe`'s ``seen`` for this version's next action)."""
     turn = game.turn
-    if game.finished:
+    if game.phase == "finished":  # (game.finished, inline)
         turn.pop(TURN_KEY, None)
         return None
     seat = action.seat
@@ -200,10 +221,11 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
         turn[TURN_KEY] = {"seat": seat, "at": game.version, "checkpoint": reason}
         return None
     chain = turn.get(TURN_KEY)
-    versions: list[int] = []
     if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
-        versions = list(chain.get("versions", ()))  # none after a checkpoint
-    turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": [*versions, before]}
+        versions = [*chain.get("versions", ()), before]  # none before it after a checkpoint
+    else:
+        versions = [before]
+    turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": versions}
     return seat, noted[2]  # unchanged: what is hidden now
 
 
@@ -216,11 +238,24 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
             return "private"
     if ctx.checkpoints:
         return "declared"
-    if automated(game) != noted[3]:
+    players_only = True
+    for player in game.players:  # automated(game), inline: b"" for a game of players only
+        if player.kind != HUMAN:
+            players_only = False
+            break
+    if (b"" if players_only else automated(game)) != noted[3]:
         return "automated"
     if not unchanged(game, seat, noted[2]) and _exact(hidden(engine, game, seat)) != _exact(noted[2]):
         return "revealed"
-    if game.active != seat or engine.awaiting(game) != [seat]:
+    if game.active != seat:
+        return "passed"
+    stack = game.stack  # engine.awaiting(game) != [seat], inline for a step waiting for its task's seat
+    if not stack:
+        return "passed"
+    task = stack[-1]
+    if type(engine.steps[task.kind]).seats is Step.seats:  # the step as its provider wrote it
+        return "passed" if task.seat != seat else ""
+    if engine.awaiting(game) != [seat]:
         return "passed"
     return ""
 

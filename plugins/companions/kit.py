@@ -105,15 +105,25 @@ def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
         return []
     comp = ctx.content.components[cid]
     out: list[Option] = []
-    pending = gifts_pending(ctx)
+    pending: list[Any] | None = None  # looked at once, when an ability is unused and its gift there
+    givable: dict[str, bool] = {}  # gift -> whether seat has one to give (asked once per gift)
     for card in cards:
-        if card.card in pending:
-            continue
         for i, ability in enumerate(comp.data["abilities"]):
-            gift = ability["gift"]
-            if i in card.gifts or not gift_options(ctx, seat, gift) or not usable(ctx, seat, i):
+            if i in card.gifts:
                 continue
-            out.append((f"{card.card}:{ability['id']}", f"{comp.name} (gift {gift_label(ctx, gift)}): {ability['text']}"))
+            gift = ability["gift"]
+            can = givable.get(gift)
+            if can is None:
+                can = givable[gift] = bool(gift_options(ctx, seat, gift))
+            if not can:
+                continue
+            if pending is None:
+                pending = gifts_pending(ctx)
+            if card.card in pending:
+                break  # triggered: its owner is choosing the gift
+            if usable(ctx, seat, i):
+                out.append((f"{card.card}:{ability['id']}",
+                            f"{comp.name} (gift {gift_label(ctx, gift)}): {ability['text']}"))
     return out
 
 
