@@ -28,6 +28,20 @@ from darkroad.api.app.records import entries_of
 from darkroad.core import Engine
 
 RETRYABLE = {"store-unavailable", "replication-timeout"}
+
+KEEPALIVE_EXPIRY = 2.0
+"""Seconds a test's client keeps an idle connection: below the server's keep-alive timeout
+(uvicorn's, 5 s). httpx's default expiry is the same 5 s, so a request sent on a connection idle
+for nearly 5 s could reach a server closing it at that moment (on a loaded machine the server's
+timer runs before it reads the request) and fail with a ``ReadError`` (RFC 9112, 9.3.1: the
+server may close an idle connection at any time; a client keeps its own expiry shorter)."""
+
+
+def live_client(url: str, timeout: float) -> httpx.AsyncClient:
+    """A client of a live server's ``url`` (httpx's default pool) that closes idle connections
+    before the server does (:data:`KEEPALIVE_EXPIRY`)."""
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=KEEPALIVE_EXPIRY)
+    return httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits)
 """503 problems a client retries (the same request, the same Idempotency-Key)."""
 RETRY_PAUSE = 0.1
 """Seconds between retries (the API says ``Retry-After: 1``; the tests are in a hurry)."""

@@ -38,7 +38,7 @@ import httpx
 import pytest
 from apiutil import ApiServer, free_port
 from conftest import need_redis
-from players import PlayedGame, Table, lobby_game, lost_actions, replays_to_its_state
+from players import PlayedGame, Table, live_client, lobby_game, lost_actions, replays_to_its_state
 from redis import exceptions as redis_errors
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
@@ -75,7 +75,7 @@ async def table_on(cluster: ClusterNodes, **env: str) -> AsyncIterator[tuple[Tab
     """Two ``darkroad serve --redis-mode cluster`` processes and a :class:`Table` playing on them."""
     args = ["--redis-mode", "cluster"]
     servers = [ApiServer(cluster.url, args=args, env={**service_env(cluster), **env}).start() for _ in range(2)]
-    clients = [httpx.AsyncClient(base_url=server.url, timeout=30) for server in servers]
+    clients = [live_client(server.url, timeout=30) for server in servers]
     try:
         yield Table(clients), servers
     finally:

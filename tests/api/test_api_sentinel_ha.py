@@ -30,7 +30,7 @@ import httpx
 import pytest
 from apiutil import ApiServer, free_port
 from conftest import need_redis
-from players import Table, lobby_game, lost_actions, replays_to_its_state
+from players import Table, live_client, lobby_game, lost_actions, replays_to_its_state
 from redis import exceptions as redis_errors
 from redisnodes import SentinelGroup, Users
 from test_api_cluster_ha import UNLIMITED, until
@@ -148,7 +148,7 @@ async def test_a_password_changed_under_the_service_is_a_503(sentinel: SentinelG
 
 async def test_the_api_follows_a_failover(sentinel: SentinelGroup, engine: Engine) -> None:
     servers = [ApiServer(sentinel.url, args=serve_args(sentinel), env=service_env(sentinel)).start() for _ in range(2)]
-    clients = [httpx.AsyncClient(base_url=server.url, timeout=30) for server in servers]
+    clients = [live_client(server.url, timeout=30) for server in servers]
     table = Table(clients)
     try:
         for seed in range(8):
