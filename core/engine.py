@@ -559,10 +559,7 @@ class Engine:
     def _settle(self, ctx: Ctx) -> None:
         """Run automatic steps and skip empty decisions until a decision waits."""
         game = ctx.game
-        automated = {}  # self.automated(game), inline: on every action
-        for p in game.players:
-            if p.kind != HUMAN:
-                automated[p.seat] = self.seat_kinds[p.kind]
+        automated = self.automated(game)
         run_steps = self._run_steps
         ctx.settled = None
         while True:
@@ -583,10 +580,7 @@ class Engine:
                 continue
             seen: dict[int, list[Option]] = {}
             for s in (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task):
-                opts = list(step.options(ctx, task, s))  # _options, inline: at every decision
-                if self._decision_options_impls or self.monitors or task.data.get(WITHDRAWN_KEY):
-                    opts = self._amended(ctx, task, step, s, opts)
-                seen[s] = opts
+                opts = seen[s] = self._options(ctx, task, step, s)
                 if opts:
                     ctx.settled = seen  # kept by the memo once the action is done
                     return

@@ -59,7 +59,6 @@ import msgspec
 from .actions import Action
 from .errors import CannotUndo, IllegalAction
 from .seats import HUMAN
-from .steps import Step
 
 if TYPE_CHECKING:
     from .context import Ctx
@@ -159,22 +158,9 @@ def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
             if p.coins != coins or p.deeds != deeds or (_encode(p.extra) if p.extra else b"") != extra:
                 return False
             i += 1
-    if i != len(others):
+    if i != len(others) or before[8] != _hidden_tasks(game, seat):
         return False
-    tasks = []  # _hidden_tasks and _hidden_extra, inline (a call costs more than their loops)
-    for t in game.stack:
-        if t.data and t.seat != -1 and t.seat != seat:
-            tasks.append(_encode(t.data))
-    if before[8] != tasks:
-        return False
-    extra = b.extra
-    if not extra:
-        return bool(before[9] == b"")
-    pairs = []
-    for k, v in extra.items():
-        if k[0] == "_":
-            pairs.append((k, v))
-    return bool(before[9] == _encode(pairs))
+    return bool(before[9] == _hidden_extra(b.extra))
 
 
 def automated(game: Game) -> bytes:
@@ -200,10 +186,7 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
     # What track() found hidden after this seat's last action, if that made this very version
     # of this very game: the same, without building it again (most actions follow an undoable one).
     before = seen[1] if seen is not None and seen[0] == action.seat else hidden(engine, game, action.seat)
-    for player in game.players:  # automated(game), inline: b"" for a game of players only
-        if player.kind != HUMAN:
-            return "", list(game.rng), before, automated(game)
-    return "", list(game.rng), before, b""
+    return "", list(game.rng), before, automated(game)
 
 
 def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> tuple[int, tuple[Any, ...]] | None:
@@ -238,24 +221,11 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
             return "private"
     if ctx.checkpoints:
         return "declared"
-    players_only = True
-    for player in game.players:  # automated(game), inline: b"" for a game of players only
-        if player.kind != HUMAN:
-            players_only = False
-            break
-    if (b"" if players_only else automated(game)) != noted[3]:
+    if automated(game) != noted[3]:
         return "automated"
     if not unchanged(game, seat, noted[2]) and _exact(hidden(engine, game, seat)) != _exact(noted[2]):
         return "revealed"
-    if game.active != seat:
-        return "passed"
-    stack = game.stack  # engine.awaiting(game) != [seat], inline for a step waiting for its task's seat
-    if not stack:
-        return "passed"
-    task = stack[-1]
-    if type(engine.steps[task.kind]).seats is Step.seats:  # the step as its provider wrote it
-        return "passed" if task.seat != seat else ""
-    if engine.awaiting(game) != [seat]:
+    if game.active != seat or engine.awaiting(game) != [seat]:
         return "passed"
     return ""
 
