@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import hooks, rng
-from .goods import UP, good_type, is_upgraded
+from .goods import good_type, is_upgraded
 from .state import CompanionCard, Event, Game, Player, Task
 
 if TYPE_CHECKING:
@@ -276,8 +276,7 @@ class Ctx:
     def fits(self, seat: int, goods: Iterable[str]) -> bool:
         """Whether the good tokens ``goods`` (``"potion"``, ``"potion+"``) fit ``seat``'s storage
         together (an exact packing of their shapes)."""
-        # (good_type, inline: a call per good costs more than the test)
-        return self.engine.packer.fits([g[:-1] if g.endswith(UP) else g for g in goods], self.storage_spec(seat))
+        return self.engine.packer.fits(list(map(good_type, goods)), self.storage_spec(seat))
 
     def gain_good(self, seat: int, good: str, source: str = "") -> None:
         """Store ``good``; if it does not fit, the player discards goods until it does."""

@@ -685,10 +685,7 @@ class Engine:
         players = game.players
         if 0 <= seat < len(players) and players[seat].kind != HUMAN:  # is_automated, inline
             return []
-        memo = None if self.monitors else self._memo.games.get(id(game))  # _rest_memo, inline: the hot path
-        if memo is not None and (memo.version != game.version or memo.game() is not game
-                                 or memo.height != len(stack) or memo.top != id(task)):
-            memo = None  # (_OptionsMemo.of's checks)
+        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         options = None if memo is None else memo.options.get(seat)
         if options is None:
             ctx = ctx or Ctx(self, game)
@@ -834,10 +831,7 @@ class Engine:
             raise IllegalAction("the game is not waiting for any decision")
         task = stack[-1]
         step = self._run_steps[task.kind]
-        memo = None if self.monitors else self._memo.games.get(id(game))  # _rest_memo, inline: the hot path
-        if memo is not None and (memo.version != game.version or memo.game() is not game
-                                 or memo.height != len(stack) or memo.top != id(task)):
-            memo = None  # (_OptionsMemo.of's checks)
+        memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         if memo is not None:
             given = memo.legal.get(action.seat)
             if given is not None:

@@ -12,9 +12,8 @@ when ``Settings.action_endpoint`` is off; both run :func:`submit`.
 from __future__ import annotations
 
 import re
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from litestar.enums import ParamType
 from litestar.openapi.spec import OpenAPIType, Operation, Parameter, Schema
@@ -96,16 +95,6 @@ class Submitted:
 async def submit(service: GameService, game_id: str, scope: Scope, receive: Receive) -> Submitted:
     """Read an action's request (its path, headers and body, checked as
     :class:`SubmitActionOperation` documents them) and act."""
-    acting, minimal = await _read(service, game_id, scope, receive)
-    return Submitted(await acting, minimal)
-
-
-async def _read(
-    service: GameService, game_id: str, scope: Scope, receive: Receive
-) -> tuple[Coroutine[Any, Any, ActResult], bool]:
-    """:func:`submit`'s request read: the acting to await (the service's coroutine, not yet
-    started: awaited by the caller itself, one frame less while it waits for the store) and
-    whether the client asked for no view."""
     if len(game_id) != GAME_ID_LENGTH or not _GAME_ID.fullmatch(game_id):
         raise bad_parameter("path", "game_id", f"must match {GAME_ID_PATTERN}")
     headers = raw_headers(scope)
@@ -118,7 +107,7 @@ async def _read(
         raise errors.IllegalAction("`undo` answers no decision: `POST /v1/games/{game_id}/undo` takes back your last action.")
     minimal = prefers_minimal(headers.get("prefer"))
     expected = expected_versions(headers.get("if-match"))
-    return service.acting.act(game_id, token, action, expected, key, minimal), minimal
+    return Submitted(await service.acting.act(game_id, token, action, expected, key, minimal), minimal)
 
 
 _ACT_RAW_HEADERS = [(b"vary", b"Authorization")]
@@ -140,8 +129,7 @@ async def action_endpoint(
     service: GameService, params: Mapping[str, str], scope: HTTPScope, receive: Receive, send: Send
 ) -> None:
     """Answer ``POST .../actions`` (errors are raised, for the policy layer to answer)."""
-    acting, minimal = await _read(service, params["game_id"], scope, receive)  # as submit(), inline
-    answer = Submitted(await acting, minimal)
+    answer = await submit(service, params["game_id"], scope, receive)
     result = answer.result
     # act_headers(answer), encoded once: the same headers in the same order.
     if answer.minimal:
