@@ -12,6 +12,8 @@ so confirm a lever with a timing once the machine is quiet; but they rank levers
 
 Workloads:
   engine   a random 4-player game (create, then awaiting, legal_actions, apply to the end)
+  rollout  the same game as a search's rollout plays it: ``apply(..., track_undo=False)``, no
+           undo classification (a baseline without that parameter plays it as ``engine``)
   greedy   the greedy bot's decisions at 60 positions of three 2-player games
   view     a seat's view of a 2-player game in progress
   action   one ``POST /v1/games/{id}/actions`` through the ASGI app with Redis
@@ -34,22 +36,26 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 PRELUDE = """
+import inspect
 import random
 from darkroad.core import Engine, GameConfig
 engine = Engine.load()
+# What a search's rollout passes to apply (an engine without undo classification takes nothing).
+ROLLOUT = {"track_undo": False} if "track_undo" in inspect.signature(engine.apply).parameters else {}
 
 
-def played(players, seed, steps, every=0, **config):
+def played(players, seed, steps, every=0, rollout=False, **config):
     # A game after ``steps`` random actions (or at its end); with ``every``, copies of it every
-    # ``every`` actions.
+    # ``every`` actions; ``rollout``: applied as a search's rollout applies them.
     r = random.Random(seed)
+    how = ROLLOUT if rollout else {}
     game, _ = engine.create(GameConfig(players=players, seed=seed, **config))
     copies = []
     for k in range(steps):
         if game.finished:
             break
         seat = r.choice(engine.awaiting(game))
-        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)), **how)
         if every and k % every == 0 and not game.finished:
             copies.append(engine.copy(game))
     return game, copies
@@ -60,6 +66,10 @@ WORKLOADS = {
 for i in range(N):
     played(4, i, 10**6, random_buildings=True)
 """, (0, 2), "a random 4-player game"),
+    "rollout": ("""
+for i in range(N):
+    played(4, i, 10**6, rollout=True, random_buildings=True)
+""", (0, 2), "a random 4-player game played as a rollout"),
     "greedy": ("""
 bot = engine.bots["greedy"]
 positions = [copy for i in range(3) for copy in played(2, i, 200, every=10)[1]]

@@ -51,7 +51,7 @@ from .serde import Serde
 from .state import CONFIG_FIELDS, Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
-from .view import view
+from .view import EncodedPlayers, view
 
 _CARD = operator.attrgetter("card")
 _TASK_SEAT = Step.seats
@@ -1028,8 +1028,12 @@ class Engine:
     def visible(event: Event, seat: int | None) -> bool:
         return event.private_to is None or event.private_to == seat
 
-    def view(self, game: Game, seat: int | None) -> dict[str, Any]:
-        return view(self, game, seat)
+    def view(self, game: Game, seat: int | None, *, names: Sequence[str | None] | None = None,
+             encoded: EncodedPlayers | None = None) -> dict[str, Any]:
+        """``seat``'s view of ``game`` (``None``: a spectator's); ``names``: a display name per
+        seat, each player's ``name``; ``encoded``: players' blocks kept encoded between views,
+        for a caller that encodes every view (:class:`~darkroad.core.view.EncodedPlayers`)."""
+        return view(self, game, seat, names, encoded)
 
     def action_schema(self) -> dict[str, Any]:
         from .view import action_schema

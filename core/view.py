@@ -9,9 +9,10 @@ the commission stacks below their tops and the RNG are never shown. A spectator
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from attrs import Factory, asdict, frozen
 
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
@@ -25,6 +26,17 @@ from .undo import available as undo_available
 if TYPE_CHECKING:
     from .engine import Engine
     from .state import Game, Player, ScoreLine
+
+_pack = msgspec.msgpack.encode
+_encode = msgspec.json.encode
+
+
+class _NoName:
+    """The type of :data:`NO_NAME`."""
+
+
+NO_NAME = _NoName()
+"""A player's block without a ``name`` field (a view built without names)."""
 
 
 def _storage(packer: Packer, spec_of: Callable[[int], StorageSpec], p: Player,
@@ -70,9 +82,10 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
     return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
 
 
-def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool) -> dict[str, Any]:
+def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
+            name: str | None | _NoName = NO_NAME) -> dict[str, Any]:
     """``p``'s part of a view; ``shown``: with its coins and deeds (its own seat's view, or the
-    game is over)."""
+    game is over); ``name``: its ``name`` field (none without)."""
     goods = sorted(p.goods)
     out: dict[str, Any] = {
         "seat": p.seat,
@@ -103,7 +116,45 @@ def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, sh
     }
     if p.kind != HUMAN:  # an automated seat: its seat kind's public state
         out.update(engine.seat_kinds[p.kind].public(p))
+    if name is not NO_NAME:
+        out["name"] = name
     return out
+
+
+class EncodedPlayers:
+    """The players' blocks of views, kept encoded between views by a caller that encodes every
+    view it builds as JSON (the API, on every request): ``view(..., encoded=...)``.
+
+    From one view of a game to the next most wagons are unchanged (all but the acting seat's),
+    and building and encoding a wagon's block costs about a third of a view. A block is kept
+    under an exact key: the player's whole state (encoded), its storage spec, whether its coins
+    and deeds are shown, and its name; an equal key gives the same JSON. A view built with them
+    holds ``msgspec.Raw`` blocks, for msgspec to encode (``msgspec.json.encode``). Bounded: the
+    table starts again when full. One engine's: blocks come from its content and seat kinds."""
+
+    SIZE = 4096
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._kept: dict[tuple[Any, ...], msgspec.Raw] = {}
+
+    def player(self, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
+               name: str | None | _NoName) -> msgspec.Raw:
+        """``p``'s block (:func:`_player`), encoded."""
+        spec = spec_of(p.seat) if p.kind == HUMAN else None
+        try:
+            key: tuple[Any, ...] | None = (_pack(p), spec, shown, name)
+        except (TypeError, OverflowError, msgspec.EncodeError):  # a plugin's value msgpack refuses: not kept
+            key = None
+        kept = self._kept
+        block = None if key is None else kept.get(key)
+        if block is None:
+            block = msgspec.Raw(_encode(_player(self.engine, spec_of, p, shown, name)))
+            if key is not None:
+                if len(kept) >= self.SIZE:
+                    kept.clear()
+                kept[key] = block
+        return block
 
 
 def score_line(line: ScoreLine) -> dict[str, Any]:
@@ -127,7 +178,13 @@ def _wheel(offset: int, goods: int) -> tuple[int, ...]:
     return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
 
 
-def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
+def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | None] | None = None,
+         encoded: EncodedPlayers | None = None) -> dict[str, Any]:
+    """``seat``'s view of ``game`` (``None``: a spectator's). ``names``: a display name per seat,
+    each player's ``name`` (none without); ``encoded``: the players' blocks kept encoded between
+    views (:class:`EncodedPlayers`; the view is then for msgspec to encode)."""
+    if encoded is not None and encoded.engine is not engine:
+        raise ValueError("these encoded players belong to another engine")
     b = game.board
     spec_of = engine.storage_specs(Ctx(engine, game))
     goods = engine.content.good_ids
@@ -137,9 +194,13 @@ def view(engine: Engine, game: Game, seat: int | None) -> dict[str, Any]:
     commissions = {}
     for t, s in b.commission_stacks.items():  # loops, not comprehensions: no frame of their own
         commissions[t] = {"top": s[0] if s else None, "count": len(s)}
-    players = []
-    for p in game.players:
-        players.append(_player(engine, spec_of, p, finished or p.seat == seat))
+    players: list[Any] = []
+    for i, p in enumerate(game.players):
+        name = NO_NAME if names is None else names[i]
+        if encoded is None:
+            players.append(_player(engine, spec_of, p, finished or p.seat == seat, name))
+        else:
+            players.append(encoded.player(spec_of, p, finished or p.seat == seat, name))
     return {
         "schema_version": game.schema_version,
         "version": game.version,

@@ -40,6 +40,7 @@ from typing import Any
 import msgspec
 
 from darkroad.core import Engine, Event, Game, GameConfig
+from darkroad.core.view import EncodedPlayers
 
 MAX_NAME_LENGTH = 32
 NAME_PATTERN = r"^\s*[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*\s*$"
@@ -171,21 +172,21 @@ def created_at(lobby: Lobby) -> datetime.datetime:
     return _when(lobby.created)
 
 
-def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]],
+def seat_views(lobby: Lobby | None, kinds: Sequence[str],
                seat_names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The ``SeatView`` of every seat (``players``: the view's players, for a game without lobby;
-    ``seat_names``: the display name of each seat kind, naming its automated seats)."""
+    """The ``SeatView`` of every seat (``kinds``: the players' seat kinds, for a game without
+    lobby; ``seat_names``: the display name of each seat kind, naming its automated seats)."""
     if lobby is None:
         return [
             {
                 "seat": n,
-                "kind": player["kind"],
-                "name": (seat_names or {}).get(player["kind"]),
+                "kind": kind,
+                "name": (seat_names or {}).get(kind),
                 "bot": None,
                 "replaced": False,
                 "timeout_at": None,
             }
-            for n, player in enumerate(players)
+            for n, kind in enumerate(kinds)
         ]
     views = []
     for n, record in enumerate(lobby.seats):
@@ -207,12 +208,17 @@ def seat_views(lobby: Lobby | None, players: Sequence[dict[str, Any]],
     return views
 
 
-def decorate(view: dict[str, Any], lobby: Lobby | None, seat_names: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Complete the engine's view with the seats: ``seats``, ``players[i].name``,
-    ``turn_timeout`` and the ``waiting`` status."""
-    seats = seat_views(lobby, view["players"], seat_names)
-    for player, seat in zip(view["players"], seats, strict=True):
-        player["name"] = seat["name"]
+def game_view(engine: Engine, game: Game, seat: int | None, lobby: Lobby | None,
+              seat_names: Mapping[str, str] | None = None, encoded: EncodedPlayers | None = None) -> dict[str, Any]:
+    """``seat``'s view of ``game`` as the API shows it: the engine's, with the seats' names
+    (``players[i].name``), ``seats``, ``turn_timeout``, ``timeout_bot`` and the ``waiting``
+    status. ``encoded``: the players' blocks kept encoded between views (the view is then for
+    msgspec to encode: :class:`~darkroad.core.view.EncodedPlayers`)."""
+    seats = seat_views(lobby, [p.kind for p in game.players], seat_names)
+    names = []
+    for s in seats:  # (a loop: no frame of its own, on every view)
+        names.append(s["name"])
+    view = engine.view(game, seat, names=names, encoded=encoded)
     view["seats"] = seats
     view["turn_timeout"] = None if lobby is None else lobby.turn_timeout
     view["timeout_bot"] = None if lobby is None else lobby.bot_after_timeout()

@@ -13,6 +13,7 @@ from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import Caller
 from darkroad.core import Game
+from darkroad.core.view import EncodedPlayers
 
 _encode = msgspec.json.encode
 
@@ -25,6 +26,8 @@ class Reading:
         self.engine = games.engine
         self.seat_names = {kind_id: kind.name for kind_id, kind in self.engine.seat_kinds.items()}
         """Display name of each installed seat kind (the automated seats' names in views)."""
+        self.encoded = EncodedPlayers(self.engine)
+        """The players' blocks of the views answered lately, encoded: most are the same in the next view."""
 
     async def caller(self, game_id: str, token: str | None) -> Caller:
         """Load the game and identify the caller by ``token`` (``None``: a spectator;
@@ -38,7 +41,7 @@ class Reading:
 
     def view_of(self, game: Game, seat: int | None, lobby: Lobby | None) -> bytes:
         """``seat``'s view of ``game`` with its ``lobby``, as JSON."""
-        return _encode(lobbies.decorate(self.engine.view(game, seat), lobby, self.seat_names))
+        return _encode(lobbies.game_view(self.engine, game, seat, lobby, self.seat_names, self.encoded))
 
     @staticmethod
     def status(caller: Caller) -> str:

@@ -156,7 +156,7 @@ def build(engine: Engine, game_id: str, game: Game, lobby: Lobby | None, entries
                                         option=str(entry["option"]), time=action_time(entry)))
     view = engine.view(game, None)
     seats = [RecordSeat(seat=seat["seat"], kind=seat["kind"], name=seat["name"], bot=seat["bot"])
-             for seat in lobbies.seat_views(lobby, view["players"], seat_names)]
+             for seat in lobbies.seat_views(lobby, [p.kind for p in game.players], seat_names)]
     result = RecordResult(score=view["score"], winners=view["winners"]) if game.finished else None
     return GameRecord(
         format=RECORD_FORMAT,

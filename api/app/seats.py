@@ -96,7 +96,7 @@ class Seats:
             id=game_id,
             version=stored.version,
             tokens=tokens,
-            seats=lobbies.seat_views(lobby, [{"kind": p.kind} for p in game.players], self.reading.seat_names),
+            seats=lobbies.seat_views(lobby, [p.kind for p in game.players], self.reading.seat_names),
             status=lobbies.status(lobby, stored.finished),
         )
 

@@ -68,7 +68,7 @@ seat, against the document."""
 
 def _view(engine: Engine, game: Any, viewer: int | None) -> dict[str, Any]:
     """A view as the API sends it (the seats added to the engine's, as for a game without lobby)."""
-    return lobby.decorate(engine.view(game, viewer), None)
+    return lobby.game_view(engine, game, viewer, None)
 
 
 def _games(engine: Engine) -> Iterator[tuple[str, str, Any]]:
@@ -102,7 +102,7 @@ def _games(engine: Engine) -> Iterator[tuple[str, str, Any]]:
         # A game of a player and a bot that thinks for a set time (a lobby: its seats' view).
         seated = lobby.Lobby(seats=[lobby.LobbySeat("bot", name="Search", bot="search", think_time=0.5),
                                     *[lobby.LobbySeat("human") for _ in game.players[1:]]], created=0.0)
-        yield f"{label} view with a bot seat", "GameView", lobby.decorate(engine.view(game, 1), seated)
+        yield f"{label} view with a bot seat", "GameView", lobby.game_view(engine, game, 1, seated)
         for viewer in seats:
             view = _view(engine, game, viewer)
             yield f"{label} final view[{viewer}]", "GameView", view

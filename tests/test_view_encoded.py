@@ -1,0 +1,88 @@
+"""Views built with the players' blocks kept encoded (``EncodedPlayers``, as the API builds every
+view it answers): byte for byte the JSON of the view built afresh, whatever changed in between."""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+import pytest
+
+from darkroad.core import Engine, GameConfig
+from darkroad.core.storage import StorageSpec
+from darkroad.core.view import EncodedPlayers
+
+encode = msgspec.json.encode
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine.load()
+
+
+CONFIGS = [
+    GameConfig(players=2, seed=11),
+    GameConfig(players=3, seed=12, random_buildings=True),
+    GameConfig(players=4, seed=13, random_buildings=True),
+    GameConfig(players=2, seed=14, options={"private_concern": True}),  # an automated seat's block
+]
+
+
+def test_encoded_views_are_the_views_byte_for_byte(engine: Engine) -> None:
+    encoded = EncodedPlayers(engine)  # one for every game: blocks of other games never stand in
+    asked = 0
+    for config in CONFIGS:
+        game, _ = engine.create(config)
+        r = random.Random(config.seed)
+        seats = len(game.players)
+        names: list[str | None] = [f"player {n}" for n in range(seats - 1)] + [None]
+        viewers = [None, *range(seats)]
+        while not game.finished:
+            for viewer in viewers:
+                for named in (None, names):
+                    plain = engine.view(game, viewer, names=named)
+                    assert encode(engine.view(game, viewer, names=named, encoded=encoded)) == encode(plain)
+                    asked += seats
+                    if named is not None:
+                        assert [list(p)[-1] for p in plain["players"]] == ["name"] * seats
+                        assert [p["name"] for p in plain["players"]] == names
+            # A copy (another object, the same state) shows the same, from the same blocks.
+            twin = engine.copy(game)
+            assert encode(engine.view(twin, 0, encoded=encoded)) == encode(engine.view(game, 0))
+            seat = r.choice(engine.awaiting(game))
+            engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+        for viewer in viewers:  # the end: every seat's coins and deeds shown
+            assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
+    # Most blocks came from the table (the wagons a move left alone): otherwise it tests nothing.
+    assert len(encoded._kept) < asked / 4
+
+
+def test_a_block_changes_with_the_storage_its_seat_has(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The storage spec comes from plugins' hooks, which may read anything: it is in the key, so
+    a wagon whose storage changed while the player did not is shown with the new storage."""
+    encoded = EncodedPlayers(engine)
+    game, _ = engine.create(GameConfig(players=2, seed=5))
+    before = encode(engine.view(game, 0, encoded=encoded))
+    assert before == encode(engine.view(game, 0))
+    slots = StorageSpec(any_slots=2)
+    monkeypatch.setattr(engine, "_storage_spec", lambda ctx, seat: slots)
+    engine.edited(game)  # the game's memo kept the specs it had
+    after = engine.view(game, 0)
+    assert [p["storage"]["slots"] for p in after["players"]] == [2, 2]
+    assert encode(engine.view(game, 0, encoded=encoded)) == encode(after) != before
+
+
+def test_a_player_state_msgpack_refuses_is_shown_without_being_kept(engine: Engine) -> None:
+    encoded = EncodedPlayers(engine)
+    game, _ = engine.create(GameConfig(players=2, seed=6))
+    game.players[1].extra["huge"] = 2**70  # JSON takes it (as the stored blob does), msgpack not
+    engine.edited(game)
+    assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
+    assert len(encoded._kept) == 1  # seat 0's block only
+
+
+def test_encoded_players_are_one_engine_s(engine: Engine) -> None:
+    other = Engine.load()
+    game, _ = engine.create(GameConfig(players=2, seed=7))
+    with pytest.raises(ValueError, match="another engine"):
+        engine.view(game, 0, encoded=EncodedPlayers(other))
