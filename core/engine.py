@@ -94,6 +94,11 @@ class _Memo:
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
+        self.renew(game, options)
+
+    def renew(self, game: Game, options: dict[int, list[Option]]) -> None:
+        """What holds for ``game`` (this memo's) at the decision it waits for now: ``options``,
+        and nothing worked out yet."""
         # _decision_key(game), kept field by field: compared without building a tuple.
         self.version, self.height, self.top = _decision_key(game)
         self.options = options
@@ -145,14 +150,19 @@ class _OptionsMemo(threading.local):
             return None
         return memo
 
-    def keep(self, game: Game, options: dict[int, list[Option]]) -> _Memo:
-        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now
-        (:meth:`Engine.apply` makes the memo it took out of the table new again instead)."""
+    def keep(self, game: Game, options: dict[int, list[Option]], old: _Memo | None = None) -> _Memo:
+        """Remember ``options`` (seat -> options) of the decision ``game`` waits for now.
+        ``old``: the memo of ``game`` taken out of the table before it changed (:meth:`Engine.apply`),
+        made new again rather than anew (its weak reference kept)."""
         games = self.games
         games.pop(id(game), None)
         if len(games) >= self.GAMES:
             del games[next(iter(games))]  # the oldest
-        memo = games[id(game)] = _Memo(game, options)
+        if old is not None and old.game() is game:
+            old.renew(game, options)
+            memo = games[id(game)] = old
+        else:
+            memo = games[id(game)] = _Memo(game, options)
         return memo
 
     def copied(self, game: Game, twin: Game) -> None:
@@ -493,10 +503,11 @@ class Engine:
         self._remember(ctx)
         return game, ctx.events
 
-    def _remember(self, ctx: Ctx) -> _Memo | None:
-        """Keep the options worked out while settling ``ctx.game`` (its version final)."""
+    def _remember(self, ctx: Ctx, old: _Memo | None = None) -> _Memo | None:
+        """Keep the options worked out while settling ``ctx.game`` (its version final); ``old``:
+        the game's memo from before it changed, to make new again (:meth:`_OptionsMemo.keep`)."""
         if ctx.settled is not None:
-            return self._memo.keep(ctx.game, ctx.settled)
+            return self._memo.keep(ctx.game, ctx.settled, old)
         return None
 
 
@@ -628,11 +639,10 @@ class Engine:
 
     def awaiting(self, game: Game) -> list[int]:
         """The seats the game is waiting for (several for simultaneous steps)."""
-        stack = game.stack  # (_top, inline: asked before every action)
-        if not stack:
+        top = self._top(game)
+        if top is None:
             return []
-        task = stack[-1]
-        step = self._run_steps[task.kind]
+        task, step = top
         if type(step).seats is _TASK_SEAT:
             return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self, game)
@@ -669,11 +679,10 @@ class Engine:
 
     def legal_actions(self, game: Game, seat: int) -> list[Action]:
         """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
-        stack = game.stack  # (_top, inline: the hot path)
-        if not stack or game.phase == "finished":  # (game.finished, inline)
+        top = self._top(game)
+        if top is None or game.finished:
             return []
-        task = stack[-1]
-        step = self._run_steps[task.kind]
+        task, step = top
         ctx: Ctx | None = None  # made when something is worked out (not when all is in the memo)
         if type(step).seats is _TASK_SEAT:
             if seat != task.seat:
@@ -682,8 +691,7 @@ class Engine:
             ctx = Ctx(self, game)
             if seat not in step.seats(ctx, task):
                 return []
-        players = game.players
-        if 0 <= seat < len(players) and players[seat].kind != HUMAN:  # is_automated, inline
+        if self.is_automated(game, seat):
             return []
         memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         options = None if memo is None else memo.options.get(seat)
@@ -698,7 +706,7 @@ class Engine:
             withdrawn = task.data.get(WITHDRAWN_KEY) or ()
             companions = None if memo is None else memo.companions.get(seat)
             if companions is None:
-                if players[seat].companions:
+                if game.players[seat].companions:
                     ctx = ctx or Ctx(self, game)
                     companions = self.companion_options(ctx, seat)
                 else:
@@ -764,18 +772,7 @@ class Engine:
             raise
         except Exception as exc:
             raise self._failure(exc) from exc
-        memo: _Memo | None = None
-        settled = ctx.settled
-        if settled is not None:  # _remember, inline
-            games = self._memo.games
-            if old is not None and id(game) not in games and len(games) < _OptionsMemo.GAMES and old.game() is game:
-                # The memo taken out above made new again (its weak reference kept), not made anew.
-                stack = game.stack
-                old.version, old.height, old.top = game.version, len(stack), id(stack[-1]) if stack else 0
-                old.options, old.companions, old.specs, old.legal, old.undo = settled, {}, {}, {}, None
-                games[id(game)] = memo = old
-            else:
-                memo = self._memo.keep(game, settled)
+        memo = self._remember(ctx, old)
         if noted is not None:
             seen = undo.track(self, game, action, noted, ctx)
             if seen is not None and memo is not None:
@@ -824,13 +821,12 @@ class Engine:
     def _answering(self, game: Game, action: Action) -> tuple[Task, Step]:
         """The pending decision ``action`` legally answers, or the :class:`IllegalAction`
         (or subclass) saying why it does not; the game is not touched."""
-        if game.phase == "finished":  # (game.finished, inline)
+        if game.finished:
             raise GameFinished("the game is over")
-        stack = game.stack  # (_top, inline: the hot path)
-        if not stack:
+        top = self._top(game)
+        if top is None:
             raise IllegalAction("the game is not waiting for any decision")
-        task = stack[-1]
-        step = self._run_steps[task.kind]
+        task, step = top
         memo = None if self.monitors else self._memo_of(game)  # as _rest_memo, inline: the hot path
         if memo is not None:
             given = memo.legal.get(action.seat)

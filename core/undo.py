@@ -194,7 +194,7 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
     chain, or mark the action a checkpoint. Returns, for an undoable action, the seat and what
     is hidden from it now (unchanged: :func:`probe`'s ``seen`` for this version's next action)."""
     turn = game.turn
-    if game.phase == "finished":  # (game.finished, inline)
+    if game.finished:
         turn.pop(TURN_KEY, None)
         return None
     seat = action.seat

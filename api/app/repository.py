@@ -65,8 +65,8 @@ class GameRepository:
         # within one (a counter).
         self._tag_prefix = f"{secrets.token_hex(8)}."
         self._tags = itertools.count()
-        self._known: tuple[Engine | None, frozenset[str]] = (None, frozenset())
-        """The engine and its :func:`known_event_types` (a weak-keyed look-up, on every commit)."""
+        self._known_events = known_event_types(engine)
+        """The event types ``engine`` documents (:func:`known_event_types`), for every commit."""
 
     def new_tag(self) -> str:
         """A tag naming a version this process is about to write."""
@@ -209,10 +209,7 @@ class GameRepository:
     def stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
         """``events`` as the store keeps them: encoded, each with its audience."""
         seats = range(game.config.players)
-        engine = self.engine
-        if self._known[0] is not engine:
-            self._known = (engine, known_event_types(engine))
-        known = self._known[1]
+        engine, known = self.engine, self._known_events
         stored = []
         for event in events:
             audience = (

@@ -184,15 +184,10 @@ async def read_body(receive: Receive, content_length: str | None, limit: int) ->
             raise Problem("bad-request", f"Invalid Content-Length: {content_length!r}") from None
         if declared > limit:
             raise _too_large()
-    message = await receive()
-    if message["type"] == "http.request" and not message.get("more_body", False):  # the whole body at once
-        body = message.get("body", b"")
-        if len(body) > limit:
-            raise _too_large()
-        return body
     chunks: list[bytes] = []
     size = 0
     while True:
+        message = await receive()
         if message["type"] == "http.disconnect":
             raise Problem("bad-request", "The client disconnected before sending the whole body.")
         chunk = cast("HTTPRequestEvent", message).get("body", b"")  # not a disconnect: a request message
@@ -203,7 +198,6 @@ async def read_body(receive: Receive, content_length: str | None, limit: int) ->
             chunks.append(chunk)
         if not message.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        message = await receive()
 
 
 def _too_large() -> Problem:

@@ -72,11 +72,6 @@ def expected_versions(if_match: str | None) -> Expected | None:
     """The versions ``If-Match`` names (``None``: no header, or ``*``: any version)."""
     if if_match is None:
         return None
-    # The header every client sends: one quoted version (what _tags reads it as, without the list).
-    if len(if_match) > 2 and if_match[0] == '"' and if_match[-1] == '"':
-        number = if_match[1:-1]
-        if number.isascii() and number.isdigit() and len(number) <= MAX_VERSION_DIGITS:
-            return Expected(frozenset((int(number),)))
     anything, versions = _tags(if_match, weak=False)
     return None if anything else Expected(versions)
 

@@ -119,10 +119,8 @@ class RateLimiter:
         count = self._checked(budget, client, now)
         if authenticates:
             self._checked("auth", client, now)
-        if count is not None:  # as add(budget, client, now), with the count checked already
-            count.local += 1
-            if self._sync is None:
-                self._sync = asyncio.get_running_loop().create_task(self._exchange_soon())
+        if count is not None:  # add(budget, client, now), on the count checked already
+            self._one_more(count)
 
     def check(self, budget: str, client: str, now: float | None = None) -> None:
         """Raise ``rate-limited`` (429) when ``client`` has used up ``budget`` (at ``now``,
@@ -152,7 +150,11 @@ class RateLimiter:
         """Count one event of ``budget`` for ``client`` (at ``now``, else the clock's time)."""
         if not self.limits[budget]:
             return
-        self._count(budget, client, self._clock() if now is None else now).local += 1
+        self._one_more(self._count(budget, client, self._clock() if now is None else now))
+
+    def _one_more(self, count: _Count) -> None:
+        """Count one event on ``count``, to be sent to the store soon."""
+        count.local += 1
         if self._sync is None:
             self._sync = asyncio.get_running_loop().create_task(self._exchange_soon())
 
