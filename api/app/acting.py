@@ -341,7 +341,7 @@ class Acting:
             expected_tag=stored.tag,
             version=game.version,
             tag=tag,
-            state=self.engine.dumps(game),
+            state=self.engine.pack(game),
             finished=game.finished,
             action=self.engine.encode(record),
             events=games.stored_events(game, events),

@@ -173,7 +173,7 @@ class History:
         if kept is None:
             config = self.games.game(stored).config
             game = engine.replay(config, [])
-            states = [zlib.compress(engine.dumps(game), 1)]
+            states = [zlib.compress(engine.pack(game), 1)]
             ends = [game.events]
             log: list[StoredEvent] = []
         else:
@@ -190,7 +190,7 @@ class History:
                 game, _, _ = engine.undo(game, int(entry["seat"]), lambda k: engine.loads(zlib.decompress(states[k])))
             else:
                 engine.apply(game, engine.action_from_json(entry))
-            states.append(zlib.compress(engine.dumps(game), 1))
+            states.append(zlib.compress(engine.pack(game), 1))
             ends.append(game.events)
         after = log[-1].n if log else -1
         while after + 1 < ends[-1]:

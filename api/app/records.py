@@ -231,7 +231,7 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
 
     for entry in record.actions[:stop]:
         if game.version in targets:
-            kept[game.version] = engine.dumps(game)
+            kept[game.version] = engine.pack(game)
         where = f"action at version {entry.version} ({entry.type} {entry.option!r} of seat {entry.seat})"
         if entry.version != game.version + 1:
             raise refused("record-not-replayable", f"The {where} follows version {game.version}: versions "

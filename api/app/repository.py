@@ -105,7 +105,7 @@ class GameRepository:
         token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
         game_id = self.store.new_game_id()
         tag = self.new_tag()
-        state = self.engine.dumps(game)
+        state = self.engine.pack(game)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
         bot_job, deadline = self.awaited(game, lobby)
         await self.store.create(
@@ -158,7 +158,7 @@ class GameRepository:
         own = record is None
         if record is None:  # named by the new tag: only this commit can have written it
             record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
-        state = self.engine.dumps(game)
+        state = self.engine.pack(game)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
         bot_job, deadline = self.awaited(game, lobby or base.lobby)
         keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots

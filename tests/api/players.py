@@ -178,7 +178,7 @@ def replays_to_its_state(engine: Engine, state: bytes, stored_actions: list[byte
     """Whether replaying the action list from the game's configuration gives its stored state."""
     game = engine.loads(state)
     replayed = engine.replay(game.config, entries_of(stored_actions))  # without their commit times
-    return engine.dumps(replayed) == state
+    return engine.pack(replayed) == state
 
 
 async def lobby_game(client: httpx.AsyncClient, seed: int) -> str:

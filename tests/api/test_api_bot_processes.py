@@ -46,7 +46,7 @@ def check_stored(engine: Engine, client: Redis, game_id: str) -> int:
     records = [json.loads(raw) for raw in client.lrange(f"{key}:actions", 0, -1)]
     game = engine.loads(state)
     replayed = lobbies.replay(engine, game.config, records)
-    assert engine.dumps(replayed) == state
+    assert engine.pack(replayed) == state
     first = engine.replay(game.config, []).version
     assert game.version - first == len(records), "versions not contiguous"
     return game.version
@@ -256,5 +256,5 @@ async def test_cluster_jobs_spread_over_shards(redis_cluster: ClusterNodes, engi
             stored = await store.load(game.id)
             assert stored is not None
             config = engine.loads(stored.state).config
-            assert engine.dumps(lobbies.replay(engine, config, records)) == stored.state
+            assert engine.pack(lobbies.replay(engine, config, records)) == stored.state
 

@@ -51,7 +51,7 @@ async def replays(engine: Engine, store: GameStore, game_id: str) -> bool:
     assert stored is not None
     records = [json.loads(raw) for raw in await store.actions(game_id)]
     config = engine.loads(stored.state).config
-    return engine.dumps(lobbies.replay(engine, config, records)) == stored.state
+    return engine.pack(lobbies.replay(engine, config, records)) == stored.state
 
 
 async def test_an_action_answers_at_once_and_the_bots_move_after(engine: Engine, store: GameStore) -> None:

@@ -116,4 +116,4 @@ async def test_racing_clients_lose_and_double_nothing(
     actions = records.entries_of(await store.actions(game.id))  # without their commit times
     assert len(actions) == final - game.version
     replayed = engine.replay(engine.loads(stored.state).config, actions)
-    assert engine.dumps(replayed) == stored.state
+    assert engine.pack(replayed) == stored.state

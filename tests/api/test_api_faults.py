@@ -215,7 +215,7 @@ def check_stored(redis: Redis, engine: Engine, games: list[Game]) -> tuple[int, 
         # is a retry applied again (a game with no acknowledged action included).
         doubled += max(0, len(actions) - len({version for version, _ in game.acks}))
         replayed = engine.replay(engine.loads(stored[b"state"]).config, actions)
-        assert engine.dumps(replayed) == stored[b"state"], "a stored game does not replay to its state"
+        assert engine.pack(replayed) == stored[b"state"], "a stored game does not replay to its state"
     return lost, doubled
 
 

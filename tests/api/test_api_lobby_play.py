@@ -125,7 +125,7 @@ class Table:
         config = engine.loads(stored).config
         actions = self.redis.client.lrange(f"{game_key(game_id)}:actions", 0, -1)
         game = lobbies.replay(engine, config, entries_of(actions))
-        assert engine.dumps(game) == stored
+        assert engine.pack(game) == stored
         return game, entries_of(actions)  # without their commit times
 
 
@@ -459,7 +459,7 @@ async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) ->
         created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
         await table.finished(created["id"])
         game, _ = table.replays(engine, created["id"])
-        return engine.dumps(game)
+        return engine.pack(game)
 
 
 async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_alone(
@@ -480,7 +480,7 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_
             assert answer.status_code == 200
             assert sse_events(answer.text) == logged
         limited, _ = one.replays(engine, created["id"])
-    assert engine.dumps(limited) == await unlimited(make_app, redis_server, engine)
+    assert engine.pack(limited) == await unlimited(make_app, redis_server, engine)
 
 
 async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
@@ -504,7 +504,7 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
         assert polls > 5 and events[-1]["type"] == "game_finished"
         assert events == await table.log(created["id"])
         game, _ = table.replays(engine, created["id"])
-    assert engine.dumps(game) == await unlimited(make_app, redis_server, engine)
+    assert engine.pack(game) == await unlimited(make_app, redis_server, engine)
 
 
 async def test_a_human_never_waits_on_a_bot(

@@ -37,7 +37,7 @@ async def replays(app: Litestar, engine: Engine, game_id: str) -> list[dict[str,
     assert stored is not None
     records = entries_of(await service.store.actions(game_id))  # without their commit times
     game = lobbies.replay(engine, engine.loads(stored.state).config, records)
-    assert engine.dumps(game) == stored.state
+    assert engine.pack(game) == stored.state
     return records
 
 

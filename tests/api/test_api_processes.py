@@ -57,7 +57,7 @@ async def test_two_processes_one_game_with_a_restart(
         actions = entries_of(redis_server.client.lrange(f"{key}:actions", 0, -1))  # without their commit times
         assert int(stored[b"version"]) == views[0]["version"] == len(actions) + game.version
         replayed = engine.replay(engine.loads(stored[b"state"]).config, actions)
-        assert engine.dumps(replayed) == stored[b"state"]
+        assert engine.pack(replayed) == stored[b"state"]
     finally:
         for client in clients:
             await client.aclose()

@@ -49,10 +49,10 @@ def corpus_record(engine: Engine, index: int) -> tuple[records.GameRecord, list[
     """Recorded game ``index`` as a game record, and its state after every version."""
     config, actions = decode_game(engine, CORPUS[index])
     game, _ = engine.create(GameConfig(**{**engine.serde.unstructure(config), "plugins": {}}))
-    states = [engine.dumps(game)]
+    states = [engine.pack(game)]
     for action in actions:
         engine.apply(game, action)
-        states.append(engine.dumps(game))
+        states.append(engine.pack(game))
     record = records.build(engine, f"corpus-{index}", game, None, [engine.encode(a) for a in actions], {})
     return record, states
 
@@ -194,7 +194,7 @@ async def test_a_seats_history_does_not_show_another_seats_secrets(engine: Engin
     rnd = random.Random(0)
     for v in versions:
         copy = engine.determinize(service.history.state(timeline, v), a, rnd)
-        timeline.states[v] = zlib.compress(engine.dumps(copy), 1)
+        timeline.states[v] = zlib.compress(engine.pack(copy), 1)
     timeline.views.clear()
     changed = 0
     for v in versions:

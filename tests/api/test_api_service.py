@@ -70,9 +70,9 @@ async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engi
     options = engine.legal_actions(game, seat)
     outcomes = {}
     for action in options:  # two actions leading to different states
-        trial = engine.loads(engine.dumps(game))
+        trial = engine.loads(engine.pack(game))
         engine.apply(trial, action)
-        outcomes.setdefault(engine.dumps(trial), action)
+        outcomes.setdefault(engine.pack(trial), action)
     lost, kept = list(outcomes.values())[:2]
 
     record = store._games[created.id]
@@ -94,4 +94,4 @@ async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engi
     stored = await store.load(created.id)
     assert stored is not None
     actions = entries_of(await store.actions(created.id))  # without their commit times
-    assert engine.dumps(engine.replay(engine.loads(stored.state).config, actions)) == stored.state
+    assert engine.pack(engine.replay(engine.loads(stored.state).config, actions)) == stored.state

@@ -49,7 +49,7 @@ async def stored_replays(app: Litestar, engine: Engine, game: NewGame) -> list[d
     stored = await store.load(game.id)
     records = entries_of(await store.actions(game.id))
     replayed = lobbies.replay(engine, engine.loads(stored.state).config, records)
-    assert engine.dumps(replayed) == stored.state
+    assert engine.pack(replayed) == stored.state
     return records
 
 
