@@ -110,6 +110,24 @@ def test_a_slow_but_timely_client_is_served(server: ApiServer) -> None:
         assert page.status_code == 200 and time.monotonic() - started >= TIMEOUT + 0.9
 
 
+def test_a_later_request_on_a_connection_gets_its_own_deadline(server: ApiServer) -> None:
+    """The deadline runs from each request's first byte: a request that begins on a kept-alive
+    connection after an earlier one is cut ``TIMEOUT`` after it began, neither at the earlier
+    request's deadline nor never."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT + 10) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert read_response(sock)[0] == 200
+        time.sleep(TIMEOUT * 0.6)  # the connection's first deadline would fall in the next request
+        began = time.monotonic()
+        sock.sendall(HEAD)  # and no body
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        elapsed = time.monotonic() - began
+    assert TIMEOUT * 0.9 <= elapsed < TIMEOUT + SLACK, elapsed
+    assert_408(received)
+
+
 @pytest.mark.slow
 def test_the_default_deadline_cuts_a_slow_loris() -> None:
     """Default settings: ``Content-Length: 10`` and no body is cut after 10 s (the documented bound)."""
