@@ -125,13 +125,14 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
-    """Run ``command`` (a server listening on ``port``) for the duration of the block; its pid."""
+def running(command: list[str], port: int, env: dict[str, str] | None = None, timeout: float = 30.0) -> Iterator[int]:
+    """Run ``command`` (a server listening on ``port`` within ``timeout`` seconds) for the
+    duration of the block; its pid."""
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
     )
     try:
-        wait_for_port(port)
+        wait_for_port(port, timeout)
         yield process.pid
     finally:
         process.terminate()

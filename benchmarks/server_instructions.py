@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import re
 import shutil
@@ -37,17 +36,8 @@ from typing import Any
 
 from darkroad.core import Engine
 
-
-def _sibling(name: str) -> Any:
-    """The module of this folder's ``name``.py (benchmarks/ is no package)."""
-    spec = importlib.util.spec_from_file_location(f"_benchmark_{name}", Path(__file__).resolve().parent / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # dataclasses look it up
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _sibling("api")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
+from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (benchmarks/api.py, as action_cpu.py loads it)
 
 
 def instructions(pid: int) -> int:
@@ -62,7 +52,7 @@ def instructions(pid: int) -> int:
 
 def measure(games: list[Any], seconds: float, warmup: float, parallel: int, pythonpath: str | None) -> tuple[int, int]:
     """One server under callgrind: (actions played, instructions) over ``seconds`` after ``warmup``."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env = {"PYTHONHASHSEED": "0"}
     options = ["--bots", "0"]
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
@@ -74,22 +64,14 @@ def measure(games: list[Any], seconds: float, warmup: float, parallel: int, pyth
                 "valgrind", "--tool=callgrind", "--cache-sim=no", "--branch-sim=no", "--callgrind-out-file=/dev/null",
                 *bench.api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0", *options),
             ]  # fmt: skip
-            server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-            try:
-                bench.wait_for_port(api_port, timeout=600)
+            # The valgrind process is the server's: callgrind_control finds it by that pid.
+            with bench.running(command, api_port, env, timeout=600) as pid:
                 played = games[: len(games) // 2], games[len(games) // 2 :]
                 asyncio.run(bench.actions(api_port, played[0], warmup, parallel))
-                # The valgrind process is the server's: callgrind_control finds it by that pid.
-                subprocess.run(["callgrind_control", "--zero", str(server.pid)], capture_output=True, check=True)
-                before = instructions(server.pid)
+                subprocess.run(["callgrind_control", "--zero", str(pid)], capture_output=True, check=True)
+                before = instructions(pid)
                 result = asyncio.run(bench.actions(api_port, played[1], seconds, parallel))
-                counted = instructions(server.pid) - before
-            finally:
-                server.terminate()
-                try:
-                    server.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    server.kill()
+                counted = instructions(pid) - before
     return len(result.latencies), counted
 
 

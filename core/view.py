@@ -20,6 +20,7 @@ from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .rules import DISTRICTS
 from .seats import HUMAN
+from .serde import MSGPACK_REFUSED
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
 
@@ -144,7 +145,7 @@ class EncodedPlayers:
         spec = spec_of(p.seat) if p.kind == HUMAN else None
         try:
             key: tuple[Any, ...] | None = (_pack(p), spec, shown, name)
-        except (TypeError, OverflowError, msgspec.EncodeError):  # a plugin's value msgpack refuses: not kept
+        except MSGPACK_REFUSED:  # a plugin's value msgpack refuses: not kept
             key = None
         kept = self._kept
         block = None if key is None else kept.get(key)
