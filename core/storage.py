@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 import attrs
@@ -215,7 +215,9 @@ def _pack(
     need = sum(a * n for a, n in zip(areas, counts, strict=True))
     placed: list[tuple[int, int]] = []
 
-    def search(mask: int, free: int, need: int, code: int) -> bool:
+    # ``search`` is handed itself (``again``) rather than closing over its own name: a closure
+    # referring to itself is a reference cycle, left for the garbage collector on every call.
+    def search(again: Callable[..., bool], mask: int, free: int, need: int, code: int) -> bool:
         if need == 0:
             return True
         key = (code << shift) | mask
@@ -231,16 +233,16 @@ def _pack(
                 for pm in tables[k][cell]:
                     if not pm & mask:
                         placed.append((k, pm))
-                        if search(mask | pm, free - area, need - area, code - weights[k]):
+                        if again(again, mask | pm, free - area, need - area, code - weights[k]):
                             return True
                         placed.pop()
                 counts[k] += 1
-        if free > need and search(mask | low, free - 1, need, code):
+        if free > need and again(again, mask | low, free - 1, need, code):
             return True
         failed.add(key)
         return False
 
-    return placed if search(0, board.cells, need, code) else None
+    return placed if search(search, 0, board.cells, need, code) else None
 
 
 class Packer:
@@ -380,15 +382,16 @@ class Packer:
         present = [s for s, n in enumerate(counts) if n]
         choices: list[tuple[int, ...]] = []
 
-        def gen(i: int, left: int, chosen: tuple[int, ...]) -> None:
+        def gen(again: Callable[..., None], i: int, left: int, chosen: tuple[int, ...]) -> None:
+            # Handed itself (``again``): a closure referring to itself is a reference cycle.
             if left == 0:
                 choices.append(chosen)
             elif i < len(present):
                 s = present[i]
                 for take in range(min(left, counts[s]), -1, -1):
-                    gen(i + 1, left - take, chosen + (s,) * take)
+                    again(again, i + 1, left - take, chosen + (s,) * take)
 
-        gen(0, k, ())
+        gen(gen, 0, k, ())
         beats = self._beats
 
         def dominated(chosen: tuple[int, ...]) -> bool:

@@ -97,6 +97,9 @@ class _OneWrite:
             self._transport.write(head + data)
         elif self._headless and cycle.response_started:
             self._headless = False
+            # The cycle holds this transport: let go of it, the last time it is read, so that
+            # the request's objects are freed when it ends instead of waiting for the collector.
+            self._cycle = None
             if not cycle.chunked_encoding and cycle.expected_content_length > 0 and cycle.scope["method"] != "HEAD":
                 self._head = data  # its body follows
             else:

@@ -14,6 +14,8 @@ general path does, for less.
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from typing import Any
 
 import prometheus_client
@@ -130,6 +132,25 @@ def test_a_stream_head_or_empty_body_response_starts_at_once(method: str, length
     assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n"]
     writer.write(b"chunk")
     assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n", b"chunk"]
+
+
+def test_a_request_cycle_and_its_writer_are_freed_without_the_collector() -> None:
+    """uvicorn's cycle holds its transport (the writer, as ``HttpProtocol`` sets it); the writer
+    lets go of the cycle once the response has started, so a request's objects are freed by
+    reference counting when it ends instead of staying in a reference cycle for the garbage
+    collector (about a tenth of a request's objects, and most of the collector's time)."""
+    gc.disable()
+    try:
+        transport, cycle = _Transport(), _Cycle()
+        writer = _OneWrite(transport, cycle)  # type: ignore[arg-type]
+        cycle.transport = writer  # type: ignore[attr-defined]
+        cycle.start(writer, 4)
+        writer.write(b"body")
+        gone = weakref.ref(cycle)
+        del cycle, writer
+        assert gone() is None
+    finally:
+        gc.enable()
 
 
 def test_a_held_head_is_written_before_the_connection_closes() -> None:
