@@ -43,7 +43,8 @@ _encode = msgspec.json.Encoder().encode
 _decode_game = msgspec.json.Decoder(Game).decode
 # A copy goes through MessagePack: the same types back as through JSON (the state is JSON-able
 # data), with less to write and parse.
-_pack = msgspec.msgpack.Encoder().encode
+msgpack_encode = msgspec.msgpack.Encoder().encode
+"""MessagePack of a state or any part of it (what :meth:`Serde.pack` and copies use)."""
 _unpack_game = msgspec.msgpack.Decoder(Game).decode
 _PLAYER_FIELDS = frozenset(a.name for a in attrs.fields(Player))
 MSGPACK_REFUSED = (TypeError, OverflowError, msgspec.EncodeError)
@@ -102,7 +103,7 @@ class Serde:
         action. A state MessagePack refuses (an integer over 64 bits in a plugin's value) is
         JSON instead. :meth:`loads` reads both."""
         try:
-            return _pack(game)
+            return msgpack_encode(game)
         except MSGPACK_REFUSED:
             return _encode(game)
 
@@ -122,7 +123,7 @@ class Serde:
         return game
 
     def copy(self, game: Game) -> Game:
-        return _unpack_game(_pack(game))
+        return _unpack_game(msgpack_encode(game))
 
     def action_from_json(self, obj: Any) -> Action:
         """Structure a client's action, strictly: exact types, no unknown fields."""

@@ -20,7 +20,7 @@ from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .rules import DISTRICTS
 from .seats import HUMAN
-from .serde import MSGPACK_REFUSED
+from .serde import MSGPACK_REFUSED, msgpack_encode
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
 
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from .engine import Engine
     from .state import Game, Player, ScoreLine
 
-_pack = msgspec.msgpack.encode
 _encode = msgspec.json.encode
 
 
@@ -144,7 +143,7 @@ class EncodedPlayers:
         """``p``'s block (:func:`_player`), encoded."""
         spec = spec_of(p.seat) if p.kind == HUMAN else None
         try:
-            key: tuple[Any, ...] | None = (_pack(p), spec, shown, name)
+            key: tuple[Any, ...] | None = (msgpack_encode(p), spec, shown, name)
         except MSGPACK_REFUSED:  # a plugin's value msgpack refuses: not kept
             key = None
         kept = self._kept
