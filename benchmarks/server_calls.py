@@ -12,7 +12,10 @@ the time per call and per action. The wrapping happens in the server process, fr
 ``sitecustomize`` module this puts first on its ``PYTHONPATH``.
 
     python benchmarks/server_calls.py [--functions MODULE:QUALNAME,...] [--seconds 10]
-                                      [--baseline DIR]
+                                      [--players 2] [--followers] [--baseline DIR]
+
+``--followers``: after each action every other seat reads its view (``GET /v1/games/{id}``),
+as clients following the game at a table do; the per-action figures then include those reads.
 
 Only synchronous functions give a CPU time (a coroutine's time would include its waits).
 The figures of nested functions include each other's. ``--baseline DIR``: the same for a
@@ -25,10 +28,13 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 from darkroad.core import Engine
 
@@ -100,8 +106,45 @@ def _read(path: Path) -> Totals:
     return totals
 
 
-def measure(games: list[bench.Script], functions: list[str], seconds: float, warmup: float, parallel: int,
-            pythonpath: str | None) -> tuple[int, Totals, Totals]:
+async def play_and_follow(port: int, games: list[Any], seconds: float, parallel: int) -> int:
+    """Play ``games`` (``parallel`` at a time) for ``seconds``, every other seat reading its view
+    after each action; returns the actions played."""
+    queue = list(games)
+    deadline = time.perf_counter() + seconds
+    played = 0
+
+    async def worker() -> None:
+        nonlocal played
+        connection = await bench.Connection.open(port)
+        while queue and time.perf_counter() < deadline:
+            script = queue.pop()
+            new = json.dumps({"players": bench.PLAYERS, "seed": script.seed}).encode()
+            status, raw = await connection.request("POST", "/v1/games", {"Content-Type": "application/json"}, new)
+            assert status == 201, raw
+            created = json.loads(raw)
+            tokens = {seat["seat"]: f"Bearer {seat['token']}" for seat in created["seats"]}
+            url, version = f"/v1/games/{created['id']}", created["version"]
+            for action in script.actions:
+                if time.perf_counter() >= deadline:
+                    break
+                headers = {"Content-Type": "application/json", "Authorization": tokens[action["seat"]],
+                           "If-Match": f'"{version}"'}
+                status, raw = await connection.request("POST", f"{url}/actions", headers, json.dumps(action).encode())
+                assert status == 200, raw
+                version += 1
+                played += 1
+                for seat, token in tokens.items():
+                    if seat != action["seat"]:
+                        status, raw = await connection.request("GET", url, {"Authorization": token})
+                        assert status == 200, raw
+        connection.close()
+
+    await asyncio.gather(*(worker() for _ in range(parallel)))
+    return played
+
+
+def measure(games: list[Any], functions: list[str], seconds: float, warmup: float, parallel: int,
+            pythonpath: str | None, followers: bool = False) -> tuple[int, Totals, Totals]:
     """One server: (actions played, the totals after the warm-up, the totals after ``seconds``)."""
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
@@ -115,11 +158,16 @@ def measure(games: list[bench.Script], functions: list[str], seconds: float, war
         with bench.running(bench.redis_server(redis_port, directory), redis_port):
             command = bench.api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0", *options)
             with bench.running(command, api_port, env):
-                asyncio.run(bench.actions(api_port, games[:parallel], warmup, parallel))
-                before = _read(calls)
-                played = asyncio.run(bench.actions(api_port, games[parallel:], seconds, parallel))
+                if followers:
+                    asyncio.run(play_and_follow(api_port, games[:parallel], warmup, parallel))
+                    before = _read(calls)
+                    played = asyncio.run(play_and_follow(api_port, games[parallel:], seconds, parallel))
+                else:
+                    asyncio.run(bench.actions(api_port, games[:parallel], warmup, parallel))
+                    before = _read(calls)
+                    played = len(asyncio.run(bench.actions(api_port, games[parallel:], seconds, parallel)).latencies)
                 after = _read(calls)
-    return len(played.latencies), before, after
+    return played, before, after
 
 
 def main() -> None:
@@ -128,15 +176,19 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds of actions, per tree")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of actions before measuring")
     parser.add_argument("--parallel", type=int, default=64, help="games played at once")
+    parser.add_argument("--players", type=int, default=bench.PLAYERS, help="players in each game")
+    parser.add_argument("--followers", action="store_true", help="after each action the other seats read their views")
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     args = parser.parse_args()
     os.environ.update({f"DARKROAD_RATE_LIMIT_{budget}": str(10**9) for budget in bench.RATE_LIMITED})
     functions = [f.strip() for f in args.functions.split(",") if f.strip()]
+    bench.PLAYERS = args.players
     engine = Engine.load()
     games = bench.scripts(engine, 2 * args.parallel + bench.SOLO_GAMES, int(8000 * (args.seconds + args.warmup)))
     trees = [("this tree", None)] + ([] if args.baseline is None else [("baseline", str(args.baseline.resolve()))])
     for name, pythonpath in trees:
-        played, before, after = measure(games, functions, args.seconds, args.warmup, args.parallel, pythonpath)
+        played, before, after = measure(games, functions, args.seconds, args.warmup, args.parallel, pythonpath,
+                                        args.followers)
         print(f"{name}: {played} actions")
         for function in functions:
             start, end = before.get(function), after.get(function)

@@ -24,7 +24,8 @@ CONFIGS = [
     GameConfig(players=2, seed=11),
     GameConfig(players=3, seed=12, random_buildings=True),
     GameConfig(players=4, seed=13, random_buildings=True),
-    GameConfig(players=2, seed=14, options={"private_concern": True}),  # an automated seat's block
+    GameConfig(players=2, seed=14, options={"private_concern": True}),  # an automated seat (no table)
+    GameConfig(players=3, seed=15, options={"private_concern": True}),  # an automated seat's block
 ]
 
 
@@ -42,7 +43,7 @@ def test_encoded_views_are_the_views_byte_for_byte(engine: Engine) -> None:
                 for named in (None, names):
                     plain = engine.view(game, viewer, names=named)
                     assert encode(engine.view(game, viewer, names=named, encoded=encoded)) == encode(plain)
-                    asked += seats
+                    asked += seats if seats >= EncodedPlayers.FROM_PLAYERS else 0
                     if named is not None:
                         assert [list(p)[-1] for p in plain["players"]] == ["name"] * seats
                         assert [p["name"] for p in plain["players"]] == names
@@ -57,28 +58,41 @@ def test_encoded_views_are_the_views_byte_for_byte(engine: Engine) -> None:
     assert len(encoded._kept) < asked / 4
 
 
+def test_views_of_two_player_games_build_every_block(engine: Engine) -> None:
+    """In a 2-player game a key costs about what it saves (``EncodedPlayers.FROM_PLAYERS``): the
+    table is left alone, and the views are the same; a 3-player game's fill it."""
+    encoded = EncodedPlayers(engine)
+    game, _ = engine.create(GameConfig(players=2, seed=8))
+    for viewer in (None, 0, 1):
+        assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
+    assert encoded._kept == {}
+    game, _ = engine.create(GameConfig(players=3, seed=8))
+    assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
+    assert len(encoded._kept) == 3
+
+
 def test_a_block_changes_with_the_storage_its_seat_has(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """The storage spec comes from plugins' hooks, which may read anything: it is in the key, so
     a wagon whose storage changed while the player did not is shown with the new storage."""
     encoded = EncodedPlayers(engine)
-    game, _ = engine.create(GameConfig(players=2, seed=5))
+    game, _ = engine.create(GameConfig(players=3, seed=5))
     before = encode(engine.view(game, 0, encoded=encoded))
     assert before == encode(engine.view(game, 0))
     slots = StorageSpec(any_slots=2)
     monkeypatch.setattr(engine, "_storage_spec", lambda ctx, seat: slots)
     engine.edited(game)  # the game's memo kept the specs it had
     after = engine.view(game, 0)
-    assert [p["storage"]["slots"] for p in after["players"]] == [2, 2]
+    assert [p["storage"]["slots"] for p in after["players"]] == [2, 2, 2]
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(after) != before
 
 
 def test_a_player_state_msgpack_refuses_is_shown_without_being_kept(engine: Engine) -> None:
     encoded = EncodedPlayers(engine)
-    game, _ = engine.create(GameConfig(players=2, seed=6))
+    game, _ = engine.create(GameConfig(players=3, seed=6))
     game.players[1].extra["huge"] = 2**70  # JSON takes it (as the stored blob does), msgpack not
     engine.edited(game)
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
-    assert len(encoded._kept) == 1  # seat 0's block only
+    assert len(encoded._kept) == 2  # seats 0 and 2: not seat 1's
 
 
 def test_encoded_players_are_one_engine_s(engine: Engine) -> None:
