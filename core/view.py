@@ -9,6 +9,7 @@ the commission stacks below their tops and the RNG are never shown. A spectator
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +27,10 @@ from .undo import available as undo_available
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .state import Game, Player, ScoreLine
+    from .state import Game, GameConfig, Player, ScoreLine
 
 _encode = msgspec.json.encode
+_KIND = operator.attrgetter("kind")
 
 
 class _NoName:
@@ -149,6 +151,22 @@ class EncodedPlayers:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._kept: dict[tuple[Any, ...], msgspec.Raw] = {}
+        self._configs: dict[int, tuple[GameConfig, tuple[str, ...], msgspec.Raw]] = {}
+
+    def config(self, game: Game) -> msgspec.Raw:
+        """``game``'s ``config`` block of a view (:func:`_config`), encoded: the same in every view
+        of a game, and a third of its JSON (the version of every plugin). Kept by the config
+        object itself (a game's config is immutable after creation) and the seats' kinds."""
+        config = game.config
+        kinds = tuple(map(_KIND, game.players))
+        kept = self._configs.get(id(config))
+        if kept is not None and kept[0] is config and kept[1] == kinds:
+            return kept[2]
+        block = msgspec.Raw(_encode(_config(self.engine, game)))
+        if len(self._configs) >= self.SIZE:
+            self._configs.clear()
+        self._configs[id(config)] = (config, kinds, block)  # the config held: its id stays its own
+        return block
 
     def player(self, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
                name: str | None | _NoName) -> msgspec.Raw:
@@ -167,6 +185,15 @@ class EncodedPlayers:
                     kept.clear()
                 kept[key] = block
         return block
+
+
+def _config(engine: Engine, game: Game) -> dict[str, Any]:
+    """The view's ``config`` block."""
+    config = game.config
+    return {"players": config.players, "variants": dict(config.variants),
+            # Every installed seat kind: its seat in this game, or null.
+            **_seats_of_kinds(engine, game),
+            "buildings": list(config.buildings), "plugins": dict(config.plugins)}
 
 
 def score_line(line: ScoreLine) -> dict[str, Any]:
@@ -195,11 +222,12 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
     """``seat``'s view of ``game`` (``None``: a spectator's). ``names``: a display name per seat,
     each player's ``name`` (none without); ``encoded``: the players' blocks kept encoded between
     views (:class:`EncodedPlayers`; the view is then for msgspec to encode)."""
+    table = encoded
     if encoded is not None:
         if encoded.engine is not engine:
             raise ValueError("these encoded players belong to another engine")
         if len(game.players) < encoded.FROM_PLAYERS:
-            encoded = None
+            table = None
     b = game.board
     spec_of = engine.storage_specs(Ctx(engine, game))
     goods = engine.content.good_ids
@@ -212,10 +240,10 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
     players: list[Any] = []
     for i, p in enumerate(game.players):
         name = NO_NAME if names is None else names[i]
-        if encoded is None:
+        if table is None:
             players.append(_player(engine, spec_of, p, finished or p.seat == seat, name))
         else:
-            players.append(encoded.player(spec_of, p, finished or p.seat == seat, name))
+            players.append(table.player(spec_of, p, finished or p.seat == seat, name))
     return {
         "schema_version": game.schema_version,
         "version": game.version,
@@ -228,10 +256,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "awaiting": decision["seats"] if decision else [],
         "undo_available": undo_available(game, seat),
         "decision": decision,
-        "config": {"players": game.config.players, "variants": dict(game.config.variants),
-                   # Every installed seat kind: its seat in this game, or null.
-                   **_seats_of_kinds(engine, game),
-                   "buildings": list(game.config.buildings), "plugins": dict(game.config.plugins)},
+        "config": _config(engine, game) if encoded is None else encoded.config(game),
         "board": {
             "ringway": list(DISTRICTS),
             "buildings": list(b.buildings),

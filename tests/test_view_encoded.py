@@ -9,6 +9,7 @@ import msgspec
 import pytest
 
 from darkroad.core import Engine, GameConfig
+from darkroad.core.seats import HUMAN
 from darkroad.core.storage import StorageSpec
 from darkroad.core.view import EncodedPlayers
 
@@ -69,6 +70,23 @@ def test_views_of_two_player_games_build_every_block(engine: Engine) -> None:
     game, _ = engine.create(GameConfig(players=3, seed=8))
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
     assert len(encoded._kept) == 3
+
+
+def test_the_config_block_is_encoded_once_per_game(engine: Engine) -> None:
+    """A third of a view's JSON is its ``config`` (every plugin's version), the same in every view
+    of a game: kept encoded per config object, it follows the seats' kinds (the seat of each
+    installed seat kind is in it), and another game's config never stands in."""
+    encoded = EncodedPlayers(engine)
+    game, _ = engine.create(GameConfig(players=2, seed=9, options={"private_concern": True}))
+    plain = encode(engine.view(game, 0))
+    assert encode(engine.view(game, 0, encoded=encoded)) == plain
+    block = encoded.config(game)
+    assert encoded.config(game) is block and len(encoded._configs) == 1
+    other, _ = engine.create(GameConfig(players=3, seed=9))
+    assert encode(engine.view(other, 1, encoded=encoded)) == encode(engine.view(other, 1))
+    assert len(encoded._configs) == 2
+    game.players[1].kind = HUMAN  # (no rule changes a seat's kind: the key does not rely on it)
+    assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0)) != plain
 
 
 def test_a_block_changes_with_the_storage_its_seat_has(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
