@@ -257,9 +257,10 @@ class Acting:
         cached = self.games.cache.peek(request.game_id)
         if cached is None or not admits(request.expected, cached.game.version):
             return None
-        if cached.lobby is not None and seat_or_none(request.token, cached.token_hashes) is None:
+        seat = seat_or_none(request.token, cached.token_hashes)  # the token hashed once, on every action
+        if seat is None and cached.lobby is not None:
             return None  # a seat may have been joined since this process cached the game: ask the store
-        seat = self._seat(request, cached.token_hashes)
+        seat = self._seat(request, cached.token_hashes) if seat is None else self._own(request, seat)
         # Taken out of the cache while it changes: other requests must not see an uncommitted version.
         self.games.cache.take(request.game_id)
         return cached, seat
@@ -378,7 +379,11 @@ class Acting:
     @staticmethod
     def _seat(request: _Request, token_hashes: tuple[str, ...]) -> int:
         """The token's seat, which must be the action's (``invalid-token``, ``wrong-seat``)."""
-        seat = seat_of(request.token, token_hashes)
+        return Acting._own(request, seat_of(request.token, token_hashes))
+
+    @staticmethod
+    def _own(request: _Request, seat: int) -> int:
+        """``seat``, the token's, which must be the action's (``wrong-seat``)."""
         if request.action.seat != seat:
             raise ServiceError("wrong-seat", f"Your token is seat {seat}'s; the action is for seat {request.action.seat}.")
         return seat
