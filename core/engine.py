@@ -1033,8 +1033,8 @@ class Engine:
     def view(self, game: Game, seat: int | None, *, names: Sequence[str | None] | None = None,
              encoded: EncodedPlayers | None = None) -> dict[str, Any]:
         """``seat``'s view of ``game`` (``None``: a spectator's); ``names``: a display name per
-        seat, each player's ``name``; ``encoded``: players' blocks kept encoded between views,
-        for a caller that encodes every view (:class:`~darkroad.core.view.EncodedPlayers`)."""
+        seat, each player's ``name``; ``encoded``: players' and config blocks kept encoded between
+        views, for a caller that encodes every view (:class:`~darkroad.core.view.EncodedPlayers`)."""
         return view(self, game, seat, names, encoded)
 
     def action_schema(self) -> dict[str, Any]:

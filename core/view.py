@@ -124,8 +124,9 @@ def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, sh
 
 
 class EncodedPlayers:
-    """The players' blocks of views, kept encoded between views by a caller that encodes every
-    view it builds as JSON (the API, on every request): ``view(..., encoded=...)``.
+    """The players' blocks of views, and each game's ``config`` block (:meth:`config`), kept
+    encoded between views by a caller that encodes every view it builds as JSON (the API, on
+    every request): ``view(..., encoded=...)``.
 
     From one view of a game to the next most wagons are unchanged (all but the acting seat's),
     and building and encoding a wagon's block costs about a third of a view. A block is kept
@@ -220,8 +221,8 @@ def _wheel(offset: int, goods: int) -> tuple[int, ...]:
 def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | None] | None = None,
          encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` (``None``: a spectator's). ``names``: a display name per seat,
-    each player's ``name`` (none without); ``encoded``: the players' blocks kept encoded between
-    views (:class:`EncodedPlayers`; the view is then for msgspec to encode)."""
+    each player's ``name`` (none without); ``encoded``: the players' and config blocks kept
+    encoded between views (:class:`EncodedPlayers`; the view is then for msgspec to encode)."""
     table = encoded
     if encoded is not None:
         if encoded.engine is not engine:

@@ -212,8 +212,8 @@ def game_view(engine: Engine, game: Game, seat: int | None, lobby: Lobby | None,
               seat_names: Mapping[str, str] | None = None, encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` as the API shows it: the engine's, with the seats' names
     (``players[i].name``), ``seats``, ``turn_timeout``, ``timeout_bot`` and the ``waiting``
-    status. ``encoded``: the players' blocks kept encoded between views (the view is then for
-    msgspec to encode: :class:`~darkroad.core.view.EncodedPlayers`)."""
+    status. ``encoded``: the players' and config blocks kept encoded between views (the view is
+    then for msgspec to encode: :class:`~darkroad.core.view.EncodedPlayers`)."""
     seats = seat_views(lobby, [p.kind for p in game.players], seat_names)
     names = []
     for s in seats:  # (a loop: no frame of its own, on every view)

@@ -27,7 +27,8 @@ class Reading:
         self.seat_names = {kind_id: kind.name for kind_id, kind in self.engine.seat_kinds.items()}
         """Display name of each installed seat kind (the automated seats' names in views)."""
         self.encoded = EncodedPlayers(self.engine)
-        """The players' blocks of the views answered lately, encoded: most are the same in the next view."""
+        """The players' blocks (from 3 players) and games' config blocks of the views answered
+        lately, encoded: most are the same in the next view."""
 
     async def caller(self, game_id: str, token: str | None) -> Caller:
         """Load the game and identify the caller by ``token`` (``None``: a spectator;
