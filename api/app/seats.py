@@ -61,6 +61,8 @@ class Seats:
         self.engine = games.engine
         self.reading = reading
         self.changes = changes
+        self._last_created = 0
+        """The creation time of the last lobby this process made, in ms (see :meth:`_created`)."""
 
     async def create(self, config: GameConfig, seating: Seating | None = None) -> CreatedGame:
         """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config,
@@ -121,13 +123,22 @@ class Seats:
         opened = any(seat.kind == "open" for seat in seats)
         return Lobby(
             seats=seats,
-            created=self.games.clock(),
+            created=self._created(),
             started=not opened,
             listed=opened and (seating.listed is None or seating.listed),
             turn_timeout=seating.turn_timeout,
             timeout_bot=seating.timeout_bot or lobbies.DEFAULT_TIMEOUT_BOT,
             config=lobbies.config_summary(game, self.engine.seat_kinds),
         )
+
+    def _created(self) -> float:
+        """A new lobby's creation time: now, but at least a millisecond after the last lobby this
+        process made. The index of waiting games orders its entries by creation time in ms
+        (:meth:`Lobby.entry`), and games made in the same millisecond would be listed in the
+        order of their ids rather than newest first."""
+        created = max(round(self.games.clock() * 1000), self._last_created + 1)
+        self._last_created = created
+        return created / 1000
 
     async def waiting(self, cursor: str | None, limit: int) -> WaitingPage:
         """A page of the listed games waiting for players, newest first, after ``cursor``.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,18 @@ async def test_racing_joins_in_one_process(client: httpx.AsyncClient) -> None:
     view = (await client.get(f"/v1/games/{created['id']}")).json()
     assert view["status"] == "active"
     assert view["version"] == created["version"] + 3  # three joins, nothing else
+
+
+async def test_games_created_in_one_millisecond_list_newest_first(client: httpx.AsyncClient, app: Litestar) -> None:
+    """The index orders entries by creation time in ms: with the server's clock standing still,
+    each game is still listed before the one created before it (not in the order of the ids),
+    and each creation time is a millisecond after the last."""
+    app.state.service.games.clock = lambda: 1_800_000_000.0
+    waiting = [await create(client, players=2, seats=[{"kind": "human"}, {"kind": "open"}]) for _ in range(6)]
+    page = (await client.get("/v1/games", params={"status": "waiting", "limit": 10})).json()
+    assert [game["id"] for game in page["games"]] == [game["id"] for game in reversed(waiting)]
+    created = [datetime.datetime.fromisoformat(game["created"]) for game in page["games"]]
+    assert created == sorted(created, reverse=True) and len(set(created)) == len(created)
 
 
 async def test_listing_newest_first_paginated(client: httpx.AsyncClient) -> None:
