@@ -135,7 +135,8 @@ class Seats:
         """A new lobby's creation time: now, but at least a millisecond after the last lobby this
         process made. The index of waiting games orders its entries by creation time in ms
         (:meth:`Lobby.entry`), and games made in the same millisecond would be listed in the
-        order of their ids rather than newest first."""
+        order of their ids rather than newest first (as games two processes make in the same
+        millisecond still are)."""
         created = max(round(self.games.clock() * 1000), self._last_created + 1)
         self._last_created = created
         return created / 1000
