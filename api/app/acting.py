@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import msgspec
 
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app.auth import seat_of, seat_or_none
+from darkroad.api.app.auth import seat_of
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.errors import Refusal, ServiceError, stale
 from darkroad.api.app.history import History
@@ -190,7 +190,7 @@ class Acting:
         plays is refused as its actions are (``seat-replaced``). The turn clock is left as it
         is: an undo is no action of the seat's."""
         cached = self.games.cache.peek(game_id)
-        seat = None if cached is None else seat_or_none(token, cached.token_hashes)
+        seat = None if cached is None else cached.seat_of_token(token)
         if seat is None:  # not cached, or a token newer than the cached game's: ask the store
             seat = seat_of(token, (await self.games.load(game_id)).token_hashes)
         return await self.act(game_id, token, Action(UNDO, seat, ""), expected, idempotency_key)
@@ -257,7 +257,7 @@ class Acting:
         cached = self.games.cache.peek(request.game_id)
         if cached is None or not admits(request.expected, cached.game.version):
             return None
-        seat = seat_or_none(request.token, cached.token_hashes)  # the token hashed once, on every action
+        seat = cached.seat_of_token(request.token)
         if seat is None and cached.lobby is not None:
             return None  # a seat may have been joined since this process cached the game: ask the store
         seat = self._seat(request, cached.token_hashes) if seat is None else self._own(request, seat)

@@ -193,7 +193,9 @@ class GameRepository:
         hashes = base.token_hashes if token_hashes is None else token_hashes
         new_lobby = base.lobby if lobby is None else lobby
         if outcome.outcome is Outcome.COMMITTED or own:
-            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby))
+            # The seats' tokens unchanged: the tokens found so far still name the same seats.
+            found = base.token_seats if token_hashes is None or token_hashes == base.token_hashes else {}
+            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby, found))
         if raw_lobby is None and new_lobby is not None:
             raw_lobby = lobbies.encode(new_lobby)
         kept = job.ref if outcome.kept and job is not None else None

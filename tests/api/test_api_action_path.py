@@ -6,6 +6,7 @@ general path does, for less.
   to them (the same errors);
 - a response of known length goes out in one write (:class:`darkroad.api.http.server._OneWrite`),
   a stream's head at once;
+- uvicorn builds an access-log line's arguments only when its level shows the line;
 - a Redis node keeps the connections its pipelines used (:meth:`darkroad.api.store.topology.Node.pipeline`),
   with one deadline per pipeline;
 - metrics kept in plain numbers (one process) read as ``prometheus_client``'s own would.
@@ -15,18 +16,22 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import weakref
 from typing import Any
 
+import httpx
 import prometheus_client
 import pytest
-from apiutil import RedisServer
+import uvicorn
+import uvicorn.protocols.http.httptools_impl as uvicorn_httptools
+from apiutil import RedisServer, free_port
 from prometheus_client import CollectorRegistry, generate_latest
 from redis import exceptions as redis_errors
 
 from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
-from darkroad.api.http.server import _OneWrite
+from darkroad.api.http.server import HttpProtocol, _OneWrite
 from darkroad.api.metrics import LATENCY_BUCKETS, Metrics
 from darkroad.api.store.topology import PoolOptions, Standalone
 from darkroad.core import Action, BadAction, Engine
@@ -159,6 +164,51 @@ def test_a_held_head_is_written_before_the_connection_closes() -> None:
     cycle.start(writer, 4)
     writer.close()
     assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n"] and transport.closed and writer.is_closing()
+
+
+@pytest.mark.parametrize(("level", "shown"), [("info", True), ("warning", False)])
+async def test_access_log_arguments_are_built_only_when_the_line_is_logged(
+    level: str, shown: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request to a server of ``HttpProtocol`` at ``--log-level info`` is in the access log, as
+    with uvicorn's own protocol; at ``warning`` the line's arguments (the client's address, the
+    path) are not even built, where uvicorn's protocol builds them for the logger to drop."""
+    built: list[Any] = []
+    client_addr = uvicorn_httptools.get_client_addr
+    monkeypatch.setattr(uvicorn_httptools, "get_client_addr", lambda scope: built.append(scope) or client_addr(scope))
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+    access = logging.getLogger("uvicorn.access")
+    saved = access.level, list(access.handlers), access.propagate
+    records: list[logging.LogRecord] = []
+    port = free_port()
+    try:
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, http=HttpProtocol, log_level=level, lifespan="off")
+        server = uvicorn.Server(config)  # its Config set the access logger's level and handler
+        catcher = logging.Handler()
+        catcher.emit = records.append  # type: ignore[method-assign]
+        access.addHandler(catcher)
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        async with httpx.AsyncClient() as client:
+            for _ in range(3):
+                assert (await client.get(f"http://127.0.0.1:{port}/somewhere?x=1")).text == "ok"
+        server.should_exit = True
+        await serving
+    finally:
+        access.setLevel(saved[0])
+        access.handlers[:] = saved[1]
+        access.propagate = saved[2]
+    lines = [r.getMessage() for r in records]
+    if shown:
+        assert len(built) == 3 and len(lines) == 3 and all("GET /somewhere?x=1" in line for line in lines)
+    else:
+        assert built == [] and lines == []
 
 
 async def test_a_node_keeps_the_connections_of_its_pipelines(

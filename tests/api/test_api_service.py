@@ -5,8 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
+
+from darkroad.api.app import auth
+from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.records import entries_of
 from darkroad.api.app.service import GameService
+from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent
@@ -95,3 +100,46 @@ async def test_a_write_lost_in_a_failover_does_not_poison_the_cache(engine: Engi
     assert stored is not None
     actions = entries_of(await store.actions(created.id))  # without their commit times
     assert engine.pack(engine.replay(engine.loads(stored.state).config, actions)) == stored.state
+
+
+async def test_a_seat_token_is_hashed_once_and_a_rejoin_retires_it(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached game keeps the tokens found to be its seats' (``CachedGame.seat_of_token``):
+    a seat acting again is not hashed again, a wrong token never is kept (hashed, refused,
+    every time), and a rejoin's fresh token retires the old one at once."""
+    hashed: list[str] = []
+    real = auth.hash_token
+    monkeypatch.setattr(auth, "hash_token", lambda token: hashed.append(token) or real(token))
+    service = GameService(engine, MemoryStore(), Settings(), Metrics())
+    created = await service.seats.create(
+        GameConfig(players=2, seed=5), Seating(seats=[SeatSpec("human", "ana"), SeatSpec("open")])
+    )
+    joined = await service.seats.join(created.id, 1, "bo", idempotency_key="k")
+    old = joined.token
+
+    async def act(token: str) -> None:
+        """Seat 1 acts with ``token`` (seat 0 first, while only it is awaited)."""
+        while True:
+            game = engine.loads((await service.games.store.load(created.id)).state)  # type: ignore[union-attr]
+            if 1 in engine.awaiting(game):
+                await service.acting.act(created.id, token, engine.legal_actions(game, 1)[0], None, None)
+                return
+            first = created.tokens[0]
+            assert first is not None
+            await service.acting.act(created.id, first, engine.legal_actions(game, 0)[0], None, None)
+
+    hashed.clear()
+    await act(old)
+    await act(old)
+    assert hashed.count(old) == 1
+    with pytest.raises(ServiceError) as wrong:
+        await act("not-a-token")
+    with pytest.raises(ServiceError):
+        await act("not-a-token")
+    assert wrong.value.code == "invalid-token" and hashed.count("not-a-token") >= 2
+
+    rejoined = await service.seats.join(created.id, 1, "bo", idempotency_key="k")
+    assert rejoined.token != old
+    with pytest.raises(ServiceError) as retired:
+        await act(old)
+    assert retired.value.code == "invalid-token"
+    await act(rejoined.token)
