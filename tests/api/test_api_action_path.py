@@ -166,6 +166,15 @@ def test_a_held_head_is_written_before_the_connection_closes() -> None:
     assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n"] and transport.closed and writer.is_closing()
 
 
+class _Records(logging.Handler):
+    def __init__(self, records: list[logging.LogRecord]) -> None:
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @pytest.mark.parametrize(("level", "shown"), [("info", True), ("warning", False)])
 async def test_access_log_arguments_are_built_only_when_the_line_is_logged(
     level: str, shown: bool, monkeypatch: pytest.MonkeyPatch
@@ -189,9 +198,7 @@ async def test_access_log_arguments_are_built_only_when_the_line_is_logged(
     try:
         config = uvicorn.Config(app, host="127.0.0.1", port=port, http=HttpProtocol, log_level=level, lifespan="off")
         server = uvicorn.Server(config)  # its Config set the access logger's level and handler
-        catcher = logging.Handler()
-        catcher.emit = records.append  # type: ignore[method-assign]
-        access.addHandler(catcher)
+        access.addHandler(_Records(records))
         serving = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.01)
