@@ -210,15 +210,13 @@ class GameRepository:
 
     def stored_events(self, game: Game, events: Sequence[Event]) -> list[StoredEvent]:
         """``events`` as the store keeps them: encoded, each with its audience."""
-        seats = range(game.config.players)
+        players = game.config.players
         engine, known = self.engine, self._known_events
         stored = []
         for event in events:
-            audience = (
-                None
-                if engine.visible(event, None)
-                else frozenset(seat for seat in seats if engine.visible(event, seat))
-            )
+            # The seats Engine.visible shows it to: every seat (None), or the one it is private to.
+            private_to = event.private_to
+            audience = None if private_to is None else frozenset((private_to,) if 0 <= private_to < players else ())
             stored.append(StoredEvent(event.n, audience, event_payload(engine, event, known)))
         return stored
 

@@ -161,12 +161,26 @@ def invalid_body(errors: list[dict[str, str]], detail: str) -> Problem:
     return Problem("bad-request", detail, extra={"errors": errors})
 
 
+_NAMES = {
+    name.encode(): name
+    for name in ("host", "user-agent", "accept", "accept-encoding", "connection", "content-type", "content-length",
+                 "authorization", "if-match", "idempotency-key", "prefer", "x-forwarded-for")
+}
+"""The names of the headers a request to the API usually has, as ASGI servers give them
+(lower case): decoded once, not on every request."""
+
+
 def raw_headers(scope: Scope) -> dict[str, str]:
     """The request's headers by lower-case name (the first of a repeated header), read from
     the ASGI scope without building Litestar's ``Headers``."""
     headers: dict[str, str] = {}
+    names = _NAMES
     for name, value in scope["headers"]:
-        headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+        key = names.get(name)
+        if key is None:
+            key = name.decode("latin-1").lower()
+        if key not in headers:
+            headers[key] = value.decode("latin-1")
     return headers
 
 

@@ -8,6 +8,7 @@ the same functions from the raw ASGI scope.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from litestar import Request
@@ -68,10 +69,17 @@ def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
     return False, frozenset(versions)
 
 
+_ONE_TAG = re.compile(f'"([0-9]{{1,{MAX_VERSION_DIGITS}}})"')
+"""One strong entity tag naming a version (``"41"``): the ``If-Match`` of almost every action."""
+
+
 def expected_versions(if_match: str | None) -> Expected | None:
     """The versions ``If-Match`` names (``None``: no header, or ``*``: any version)."""
     if if_match is None:
         return None
+    one = _ONE_TAG.fullmatch(if_match)
+    if one is not None:  # what _tags finds in it, without splitting a list
+        return Expected(frozenset((int(one[1]),)))
     anything, versions = _tags(if_match, weak=False)
     return None if anything else Expected(versions)
 

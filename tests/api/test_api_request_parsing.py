@@ -1,0 +1,60 @@
+"""Shortcuts of the action path's request parsing and commit, each against the general form it
+stands for: the same result for any input."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.values import Expected
+from darkroad.api.http import bodies, guards
+from darkroad.api.metrics import Metrics
+from darkroad.api.settings import Settings
+from darkroad.api.store.memory import MemoryStore
+from darkroad.core import Engine, Event, GameConfig
+
+TAGS = st.one_of(
+    st.integers(min_value=0, max_value=10**20).map(lambda n: f'"{n}"'),
+    st.integers(min_value=0, max_value=10**20).map(str),
+    st.sampled_from(['"41"', 'W/"41"', "*", '"0041"', ' "7"', '"7" ', '"٣"', '"4 1"', '""', '"41",', '"1", "2"']),
+    st.text(max_size=30),
+)
+
+
+@given(st.one_of(TAGS, st.lists(TAGS, max_size=3).map(", ".join)))
+def test_if_match_reads_as_the_general_list_parser_reads_it(header: str) -> None:
+    anything, versions = guards._tags(header, weak=False)
+    assert guards.expected_versions(header) == (None if anything else Expected(versions))
+
+
+NAMES = st.one_of(
+    st.sampled_from(sorted(bodies._NAMES)),
+    st.sampled_from([b"X-Custom", b"Content-Type", b"AUTHORIZATION", b"if-none-match", b"ACCEPT"]),
+    st.binary(min_size=1, max_size=8),
+)
+
+
+@given(st.lists(st.tuples(NAMES, st.binary(max_size=12)), max_size=8))
+def test_headers_read_as_the_general_reader_reads_them(headers: list[tuple[bytes, bytes]]) -> None:
+    general: dict[str, str] = {}
+    for name, value in headers:
+        general.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+    assert bodies.raw_headers({"headers": headers}) == general  # type: ignore[typeddict-item]
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(min_value=-2, max_value=5)), max_size=6))
+def test_stored_events_go_to_the_seats_the_engine_shows_them_to(private: list[int | None]) -> None:
+    engine = _ENGINE
+    game, _ = engine.create(GameConfig(players=3, seed=1))
+    events = [Event(n=n, type="dice_reset", seat=0, private_to=to) for n, to in enumerate(private)]
+    stored = _REPOSITORY.stored_events(game, events)
+    for event, kept in zip(events, stored, strict=True):
+        if engine.visible(event, None):
+            assert kept.audience is None
+        else:
+            assert kept.audience == frozenset(seat for seat in range(3) if engine.visible(event, seat))
+
+
+_ENGINE = Engine.load()
+_REPOSITORY = GameRepository(_ENGINE, MemoryStore(), Settings(), Metrics())
