@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import logging
 import socket
 import time
@@ -319,3 +320,24 @@ def test_an_app_leaves_logging_to_the_process(make_app: Callable[[Settings], Lit
     before = (root.level, list(root.handlers))
     make_app(Settings())
     assert (root.level, list(root.handlers)) == before
+
+
+def test_a_path_matched_again_finds_the_same_route(make_app: Callable[[Settings], Litestar]) -> None:
+    """``RouteTable.match`` keeps the routes of the paths it saw: every documented path, and
+    paths no route has, match the second time as the first, with parameters of the caller's
+    own; the table of kept paths stays within its bound."""
+    table: RouteTable = make_app(Settings()).policies.table  # type: ignore[attr-defined]
+    paths = [re.sub(r"\{[a-z_]+\}", "ABCDEFGHJK", path) for path in PATHS]
+    paths += ["/v1/games/ABCDEFGHJK/nowhere", "/v1", "/", "/v1/games/ABCDEFGHJK/actions/"]
+    for path in paths:
+        first = table.match(path)
+        assert first == table._match(path), path
+        again = table.match(path)
+        assert again == first
+        if again is not None and first is not None:
+            again[1]["game_id"] = "changed"
+            assert table.match(path) == first  # what a caller does with its parameters stays its own
+    assert any(table.match(path) is not None for path in paths)
+    for n in range(RouteTable.MATCHED + 10):
+        table.match(f"/v1/games/{n:010d}/actions")
+    assert len(table._matched) <= RouteTable.MATCHED
