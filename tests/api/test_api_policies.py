@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import logging
+import re
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
