@@ -90,6 +90,7 @@ class Serde:
         structure_config = make_dict_structure_fn(GameConfig, c)
         c.register_structure_hook(GameConfig, lambda obj, _: structure_config(config_from_fields(obj), GameConfig))
         self.c = c
+        self._configs: dict[int, tuple[GameConfig, msgspec.Raw]] = {}
 
     def unstructure(self, obj: Any) -> Any:
         return self.c.unstructure(obj)
@@ -97,15 +98,40 @@ class Serde:
     def dumps(self, game: Game) -> bytes:
         return _encode(game)
 
+    CONFIGS = 2048
+    """Games whose config :meth:`pack` keeps packed (it starts again when full): as many as
+    the API's cache of games holds by default."""
+
     def pack(self, game: Game) -> bytes:
         """``game`` as MessagePack: smaller than its JSON (about 5.6 against 6.8 KB mid-game)
         and faster to write (11 against 17 µs), for a store that writes a game on every
         action. A state MessagePack refuses (an integer over 64 bits in a plugin's value) is
-        JSON instead. :meth:`loads` reads both."""
+        JSON instead. :meth:`loads` reads both.
+
+        The config, a quarter of the bytes and the same at every version (a game's config is
+        immutable after creation), is packed once per config object and kept: the map
+        msgspec writes for a ``Game`` is written with the config's bytes in their place, the
+        same bytes as ``msgpack_encode(game)``."""
         try:
-            return msgpack_encode(game)
+            return msgpack_encode(self._packable(game))
         except MSGPACK_REFUSED:
             return _encode(game)
+
+    def _packable(self, game: Game) -> dict[str, Any]:
+        """``game`` as the map MessagePack holds, the config packed."""
+        config = game.config
+        kept = self._configs.get(id(config))
+        if kept is None:
+            kept = (config, msgspec.Raw(msgpack_encode(config)))
+            if len(self._configs) >= self.CONFIGS:
+                self._configs.clear()
+            self._configs[id(config)] = kept  # the config held: its id stays its own
+        # Game's fields, in the order msgspec writes them (by name; a test compares the bytes
+        # with msgpack_encode(game)'s).
+        return {"active": game.active, "board": game.board, "config": kept[1], "events": game.events,
+                "phase": game.phase, "players": game.players, "rng": game.rng, "round": game.round,
+                "schema_version": game.schema_version, "score": game.score, "stack": game.stack,
+                "start_seat": game.start_seat, "turn": game.turn, "version": game.version, "winners": game.winners}
 
     def loads(self, blob: bytes | str) -> Game:
         try:

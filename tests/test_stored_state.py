@@ -7,6 +7,7 @@ import json
 import random
 
 from darkroad.core import Engine, GameConfig
+from darkroad.core.serde import msgpack_encode
 
 
 def test_a_game_stored_with_a_removed_field_still_loads(engine: Engine) -> None:
@@ -48,6 +49,27 @@ def test_a_packed_game_is_the_game(engine: Engine) -> None:
             assert engine.dumps(engine.loads(packed)) == engine.dumps(engine.loads(engine.dumps(game))) == engine.dumps(game)
             seat = r.choice(engine.awaiting(game))
             engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+
+
+def test_a_packed_game_is_msgspecs_own_messagepack_of_it(engine: Engine) -> None:
+    """``pack`` writes the config it keeps packed in place of packing it again: the bytes are
+    those msgspec writes for the game itself, at every step of random games with variants,
+    and a game's config is never another's (a config the memo met under the same ``id``)."""
+    for seed in range(3):
+        r = random.Random(seed)
+        options = {"private_concern": True} if seed == 0 else {}  # an automated seat, solo
+        variants = {"drafting": True, "advanced_deeds": True} if seed == 1 else {}
+        game, _ = engine.create(GameConfig(players=2 + seed, seed=seed, random_buildings=True, options=options,
+                                           variants=variants))
+        while not game.finished:
+            assert engine.pack(game) == msgpack_encode(game)
+            seat = r.choice(engine.awaiting(game))
+            engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+        assert engine.pack(game) == msgpack_encode(game)
+    for seed in range(40):  # games made and dropped: ids of configs come back
+        game, _ = engine.create(GameConfig(players=2 + seed % 3, seed=seed, random_buildings=True))
+        assert engine.pack(game) == msgpack_encode(game)
+        del game
 
 
 def test_a_state_messagepack_refuses_is_packed_as_json(engine: Engine) -> None:
