@@ -107,17 +107,25 @@ class Batcher:
         self._wait_replicas = wait_replicas
         self._wait = ("WAIT", wait_replicas, max(1, round(wait_timeout * 1000))) if wait_replicas else None
         self._pending: list[_Command] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The running loop of the batch pending (:meth:`call`)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def call(self, route: str, *args: Any, write: bool = False) -> asyncio.Future[Any]:
         """Queue one command (``"HMGET", key, field, ...``) for the node of key ``route``;
         await the result for its reply. ``write``: the command may write (see ``wait_replicas``)."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        if not self._pending:
+        if self._pending:
+            # The batch's first command read the running loop in this very turn of it: this
+            # one is in the same turn. (Python 3.11's asyncio.get_running_loop makes a getpid
+            # system call each time, to notice a fork: about 1 µs of every action.)
+            loop = self._loop
+            assert loop is not None
+        else:
+            loop = self._loop = asyncio.get_running_loop()
             task = loop.create_task(self._send())
             self._tasks.add(task)  # the loop keeps only weak references to tasks
             task.add_done_callback(self._tasks.discard)
+        future: asyncio.Future[Any] = loop.create_future()
         self._pending.append(_Command(route, args, write, future))
         return future
 

@@ -155,6 +155,10 @@ class Node:
         connection = idle.pop() if idle else await self.pool.get_connection()
         timeout = connection.socket_timeout
         connection.socket_timeout = None  # the deadline below, for the whole pipeline
+        # redis-py notes the next health check after each reply it reads, asking for the running
+        # loop each time (a getpid system call in Python 3.11): it is noted once, after them all.
+        interval = connection.health_check_interval
+        connection.health_check_interval = 0
         try:
             async with asyncio.timeout(timeout):
                 await connection.send_packed_command(packed, check_health=False)
@@ -165,24 +169,29 @@ class Node:
                     except redis_errors.ResponseError as exc:
                         replies.append(exc)
         except TimeoutError as exc:  # asyncio's (redis-py's TimeoutError is not a builtin one)
-            await self._drop(connection, timeout)
+            await self._drop(connection, timeout, interval)
             raise redis_errors.TimeoutError(f"{self.name}: no reply within {timeout} s") from exc
         except RuntimeError as exc:  # uvloop: the transport closed under us (see UNAVAILABLE)
-            await self._drop(connection, timeout)
+            await self._drop(connection, timeout, interval)
             raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
         except BaseException:
-            await self._drop(connection, timeout)  # replies may be left unread: the connection is unusable
+            await self._drop(connection, timeout, interval)  # replies may be left unread: the connection is unusable
             raise
         connection.socket_timeout = timeout
+        connection.health_check_interval = interval
+        if interval:
+            connection.next_health_check = asyncio.get_running_loop().time() + interval
         if len(idle) < self._keep and _reusable(connection):
             idle.append(connection)
         else:
             await self.pool.release(connection)
         return replies
 
-    async def _drop(self, connection: AbstractConnection, timeout: float | None) -> None:
-        """Disconnect a connection that failed a pipeline and give it back to the pool."""
+    async def _drop(self, connection: AbstractConnection, timeout: float | None, interval: float) -> None:
+        """Disconnect a connection that failed a pipeline and give it back to the pool (with
+        its read timeout and health-check interval)."""
         connection.socket_timeout = timeout
+        connection.health_check_interval = interval
         await connection.disconnect()
         await self.pool.release(connection)
 

@@ -286,17 +286,21 @@ def test_metrics_kept_in_plain_numbers_read_as_prometheus_client_writes_its_own(
 async def test_a_pipeline_past_its_deadline_fails_and_drops_its_connection(redis_url: str) -> None:
     """One deadline (the connection's ``socket_timeout``) for a pipeline's write and replies:
     past it, redis-py's ``TimeoutError`` (which the batcher retries), the connection dropped;
-    a pipeline in time keeps its connection, whose timeout is as it was."""
+    a pipeline in time keeps its connection, whose timeout is as it was. Its health check is
+    due the connection's interval after its replies, as redis-py notes it after each reply."""
     topology = Standalone(redis_url, PoolOptions({}, timeout=0.3))
     try:
         node = topology.single
         assert node is not None
+        before = asyncio.get_running_loop().time()
         assert await node.pipeline([("SET", "k", "v"), ("GET", "k")]) == [b"OK", b"v"]
         (kept,) = node._idle
-        assert kept.socket_timeout == 0.3
+        assert kept.socket_timeout == 0.3 and kept.health_check_interval == 30
+        assert before + 30 <= kept.next_health_check <= asyncio.get_running_loop().time() + 30
         with pytest.raises(redis_errors.TimeoutError):
             await node.pipeline([("BLPOP", "nothing", 2)])  # blocks past the deadline
         assert node._idle == [] and not kept.is_connected and kept.socket_timeout == 0.3
+        assert kept.health_check_interval == 30
         assert await node.pipeline([("GET", "k")]) == [b"v"]
     finally:
         await topology.close()
