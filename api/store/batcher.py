@@ -163,7 +163,6 @@ class Batcher:
         return [(node, wait, group) for (node, wait), group in groups.items()], unrouted
 
     async def _deliver(self, commands: list[_Command]) -> None:
-        loop = asyncio.get_running_loop()
         deadline: float | None = None
         overtime = False
         pause = 0.0
@@ -189,6 +188,7 @@ class Batcher:
                         await self._refused(node, command, reply, failed, redirected)
             if not failed and not redirected:
                 return
+            loop = asyncio.get_running_loop()  # (only now: a getpid system call in Python 3.11)
             now = loop.time()
             first = deadline is None
             if deadline is None:
