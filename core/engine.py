@@ -1034,7 +1034,8 @@ class Engine:
              encoded: EncodedPlayers | None = None) -> dict[str, Any]:
         """``seat``'s view of ``game`` (``None``: a spectator's); ``names``: a display name per
         seat, each player's ``name``; ``encoded``: players' and config blocks kept encoded between
-        views, for a caller that encodes every view (:class:`~darkroad.core.view.EncodedPlayers`)."""
+        views, for a caller that encodes every view (:class:`~darkroad.core.view.EncodedPlayers`) at
+        once, before the game changes (the view then shares lists with the game)."""
         return view(self, game, seat, names, encoded)
 
     def action_schema(self) -> dict[str, Any]:

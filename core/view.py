@@ -100,39 +100,50 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
     return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
 
 
+_PLAYER_LISTS = ("locked", "reserve", "special_reserve", "heroes", "commissions", "steeds", "upgrades", "deeds")
+"""The fields of a player's block that are the player's own lists in a view to be encoded at
+once (copying them would only be undone by the encoding), and copies in any other view."""
+
+
 def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
             name: str | None | _NoName = NO_NAME, encoded: bool = False) -> dict[str, Any]:
     """``p``'s part of a view; ``shown``: with its coins and deeds (its own seat's view, or the
     game is over); ``name``: its ``name`` field (none without); ``encoded``: for a view that is
-    to be encoded (its storage block is JSON already)."""
+    to be encoded at once (its storage block is JSON already, and it shares the player's lists:
+    :data:`_PLAYER_LISTS`)."""
     goods = sorted(p.goods)
     out: dict[str, Any] = {
         "seat": p.seat,
         "kind": p.kind,
         "prestige": p.prestige,
         "position": p.position,
-        "locked": list(p.locked),
-        "reserve": list(p.reserve),
+        "locked": p.locked,
+        "reserve": p.reserve,
         "spent": p.spent,
         "removed": p.removed,
-        "special_reserve": list(p.special),
+        "special_reserve": p.special,
         "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool] if p.pool else [],
         "lanterns": p.lanterns,
         "quartz": p.quartz,
         "horseshoes": p.horseshoes,
         "goods": goods,
         "storage": _storage(engine.packer, spec_of, p, goods, encoded),
-        "heroes": list(p.heroes),
-        "commissions": list(p.commissions),
-        "steeds": list(p.steeds),
-        "upgrades": list(p.upgrades),
+        "heroes": p.heroes,
+        "commissions": p.commissions,
+        "steeds": p.steeds,
+        "upgrades": p.upgrades,
         "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions] if p.companions else [],
         "delivered_commissions": len(p.delivered_commissions),
         "delivered_heroes": len(p.delivered_heroes),
         "deed_count": len(p.deeds),
         "coins": p.coins if shown else None,
-        "deeds": list(p.deeds) if shown else None,
+        "deeds": p.deeds if shown else None,
     }
+    if not encoded:  # a view to keep: lists of its own
+        for key in _PLAYER_LISTS:
+            shared = out[key]
+            if shared is not None:
+                out[key] = list(shared)
     if p.kind != HUMAN:  # an automated seat: its seat kind's public state
         out.update(engine.seat_kinds[p.kind].public(p))
     if name is not NO_NAME:
@@ -170,6 +181,13 @@ class EncodedPlayers:
         self.engine = engine
         self._kept: dict[tuple[Any, ...], msgspec.Raw] = {}
         self._configs: dict[int, tuple[GameConfig, tuple[str, ...], msgspec.Raw]] = {}
+        # The board's parts that are the engine's own, the same in every view, encoded once.
+        self.ringway = msgspec.Raw(_encode(DISTRICTS))
+        self.courtyard_banners = msgspec.Raw(_encode(engine.content.courtyard_banners))
+        goods = engine.content.good_ids
+        self.wheels = tuple(msgspec.Raw(_encode(dict(zip(goods, _wheel(offset, len(goods)), strict=True))))
+                            for offset in range(len(MARKET_VALUES)))
+        """The market's ``wheel`` block at each offset of the wheel."""
 
     def config(self, game: Game) -> msgspec.Raw:
         """``game``'s ``config`` block of a view (:func:`_config`), encoded: the same in every view
@@ -239,7 +257,9 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
          encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` (``None``: a spectator's). ``names``: a display name per seat,
     each player's ``name`` (none without); ``encoded``: the players' and config blocks kept
-    encoded between views (:class:`EncodedPlayers`; the view is then for msgspec to encode)."""
+    encoded between views (:class:`EncodedPlayers`; the view is then for msgspec to encode at
+    once: it shares lists with the game, and holds the blocks the engine's content gives
+    encoded already)."""
     table = encoded
     if encoded is not None:
         if encoded.engine is not engine:
@@ -262,6 +282,16 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
             players.append(_player(engine, spec_of, p, finished or p.seat == seat, name, encoded is not None))
         else:
             players.append(table.player(spec_of, p, finished or p.seat == seat, name))
+    if encoded is None:
+        ringway: Any = list(DISTRICTS)
+        banners: Any = list(map(list, engine.content.courtyard_banners))
+        # Ctx.value of each good (its index in good_ids, less the wheel's offset), inline.
+        wheel: Any = dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True))
+        # Lists of the view's own (a view to be encoded at once shares the board's).
+        buildings, inn, courtyard, row = list(b.buildings), list(b.inn), list(b.courtyard), list(b.companion_row)
+    else:
+        ringway, banners, wheel = encoded.ringway, encoded.courtyard_banners, encoded.wheels[b.wheel_offset % 6]
+        buildings, inn, courtyard, row = b.buildings, b.inn, b.courtyard, b.companion_row
     return {
         "schema_version": game.schema_version,
         "version": game.version,
@@ -276,21 +306,20 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "decision": decision,
         "config": _config(engine, game) if encoded is None else encoded.config(game),
         "board": {
-            "ringway": list(DISTRICTS),
-            "buildings": list(b.buildings),
+            "ringway": ringway,
+            "buildings": buildings,
             "market": {
-                # Ctx.value of each good (its index in good_ids, less the wheel's offset), inline.
-                "wheel": dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True)),
+                "wheel": wheel,
                 "dice": dict(zip(goods, b.market, strict=True)),
                 "set_aside": b.set_aside,
             },
             "commissions": commissions,
-            "inn": list(b.inn),
+            "inn": inn,
             "hero_deck": len(b.hero_deck),
-            "courtyard": list(b.courtyard),
-            "courtyard_banners": list(map(list, engine.content.courtyard_banners)),
+            "courtyard": courtyard,
+            "courtyard_banners": banners,
             "deed_deck": len(b.deed_deck),
-            "companion_row": list(b.companion_row),
+            "companion_row": row,
             "companion_deck": len(b.companion_deck),
             "event_decks": dict(zip(b.events, map(len, b.events.values()), strict=True)),
             "upgrades": sorted(b.upgrades),
@@ -299,7 +328,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
             "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
             "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
         },
-        "caravan": dict(caravan) if caravan else None,
+        "caravan": (caravan if encoded is not None else msgspec.json.decode(_encode(caravan))) if caravan else None,
         "players": players,
         "score": [score_line(s) for s in game.score] if finished else None,
         "winners": list(game.winners) if finished else None,

@@ -118,3 +118,38 @@ def test_encoded_players_are_one_engine_s(engine: Engine) -> None:
     game, _ = engine.create(GameConfig(players=2, seed=7))
     with pytest.raises(ValueError, match="another engine"):
         engine.view(game, 0, encoded=EncodedPlayers(other))
+
+
+def _containers(obj: object, found: dict[int, object]) -> dict[int, object]:
+    """Every list and dict reachable from ``obj`` (attrs instances' fields too), by id."""
+    if isinstance(obj, (list, dict)):
+        if id(obj) in found:
+            return found
+        found[id(obj)] = obj
+        for item in obj.values() if isinstance(obj, dict) else obj:
+            _containers(item, found)
+    elif isinstance(obj, tuple):
+        for item in obj:
+            _containers(item, found)
+    elif hasattr(obj, "__attrs_attrs__"):
+        for field in obj.__attrs_attrs__:  # type: ignore[attr-defined]
+            _containers(getattr(obj, field.name), found)
+    return found
+
+
+def test_a_view_to_keep_shares_nothing_with_the_game(engine: Engine) -> None:
+    """A view built without ``encoded`` is the caller's to keep and change: no list or dict of
+    it is the game's (a view to be encoded at once shares the game's lists instead of copying
+    them), at every step of a game."""
+    game, _ = engine.create(GameConfig(players=3, seed=21, random_buildings=True))
+    r = random.Random(21)
+    shared_when_encoded = 0
+    while not game.finished:
+        state = _containers(game, {})
+        for seat in (*range(3), None):
+            assert not set(_containers(engine.view(game, seat), {})) & set(state)
+        shared_when_encoded += bool(set(_containers(engine.view(game, 0, encoded=EncodedPlayers(engine)), {}))
+                                    & set(state))
+        seat = r.choice(engine.awaiting(game))
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+    assert shared_when_encoded  # what the test looks for is there to find
