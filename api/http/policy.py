@@ -34,7 +34,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 from litestar import Litestar
@@ -297,6 +297,10 @@ class PolicyLayer:
         return litestar(scope, receive, send)
 
 
+_HTTP = ScopeType.HTTP
+"""(Looked up once: an enum's member is looked up through its class on every access.)"""
+
+
 class PolicedApp(Litestar):
     """A Litestar application whose every HTTP request passes :class:`PolicyLayer` first;
     ``endpoints``: the fast endpoints of its routes, by ``(method, path template)``."""
@@ -311,15 +315,18 @@ class PolicedApp(Litestar):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.policies = PolicyLayer(self, metrics, endpoints, documented)
+        self._handle = self.policies.handle
+        # Litestar's own handling of this app, bound once (not a super() object per request).
+        self._litestar: ASGIApp = super().__call__
 
     async def __call__(
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
     ) -> None:
-        if scope["type"] == ScopeType.HTTP:
-            await self.policies.handle(cast("HTTPScope", scope), cast("Receive", receive), cast("Send", send),
-                                       super().__call__)
+        # (A coroutine function: uvicorn tells ASGI 3 apps by it.)
+        if scope["type"] == _HTTP:
+            await self._handle(scope, receive, send, self._litestar)  # type: ignore[arg-type]
         else:
-            await super().__call__(scope, receive, send)
+            await self._litestar(scope, receive, send)  # type: ignore[arg-type]
 
 
 async def _send_empty(send: Send, status: int, headers: list[tuple[bytes, bytes]]) -> None:
