@@ -208,16 +208,34 @@ def seat_views(lobby: Lobby | None, kinds: Sequence[str],
     return views
 
 
+_NO_LOBBY_SEATS: dict[tuple[str, ...], tuple[Mapping[str, str] | None, list[str | None], msgspec.Raw]] = {}
+
+
+def _seats_without_lobby(kinds: tuple[str, ...], seat_names: Mapping[str, str] | None
+                         ) -> tuple[list[str | None], msgspec.Raw]:
+    """The seats' names and their ``seats`` block, encoded, of a game without lobby whose players
+    are of ``kinds``: the same in every view of every such game (kept per ``seat_names``)."""
+    kept = _NO_LOBBY_SEATS.get(kinds)
+    if kept is None or kept[0] is not seat_names:
+        seats = seat_views(None, kinds, seat_names)
+        kept = _NO_LOBBY_SEATS[kinds] = (seat_names, [s["name"] for s in seats], msgspec.Raw(msgspec.json.encode(seats)))
+    return kept[1], kept[2]
+
+
 def game_view(engine: Engine, game: Game, seat: int | None, lobby: Lobby | None,
               seat_names: Mapping[str, str] | None = None, encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` as the API shows it: the engine's, with the seats' names
     (``players[i].name``), ``seats``, ``turn_timeout``, ``timeout_bot`` and the ``waiting``
     status. ``encoded``: the players' and config blocks kept encoded between views (the view is
     then for msgspec to encode: :class:`~darkroad.core.view.EncodedPlayers`)."""
-    seats = seat_views(lobby, [p.kind for p in game.players], seat_names)
-    names = []
-    for s in seats:  # (a loop: no frame of its own, on every view)
-        names.append(s["name"])
+    seats: Any
+    if lobby is None and encoded is not None:  # the seats of a game without lobby: its kinds'
+        names, seats = _seats_without_lobby(tuple([p.kind for p in game.players]), seat_names)
+    else:
+        seats = seat_views(lobby, [p.kind for p in game.players], seat_names)
+        names = []
+        for s in seats:  # (a loop: no frame of its own, on every view)
+            names.append(s["name"])
     view = engine.view(game, seat, names=names, encoded=encoded)
     view["seats"] = seats
     view["turn_timeout"] = None if lobby is None else lobby.turn_timeout

@@ -3,9 +3,16 @@ stands for: the same result for any input."""
 
 from __future__ import annotations
 
+import random
+
+import msgspec
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.lobby import Lobby, LobbySeat
+from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import Expected
 from darkroad.api.http import bodies, guards
@@ -58,3 +65,25 @@ def test_stored_events_go_to_the_seats_the_engine_shows_them_to(private: list[in
 
 _ENGINE = Engine.load()
 _REPOSITORY = GameRepository(_ENGINE, MemoryStore(), Settings(), Metrics())
+
+
+@pytest.mark.parametrize("options", [{}, {"private_concern": True}])
+def test_a_view_the_api_encodes_is_the_game_view(options: dict[str, bool]) -> None:
+    """``Reading.view_of`` (the blocks kept encoded: players', config, the seats of a game
+    without lobby) answers the JSON of ``game_view`` built afresh, at every step of a game,
+    for every seat and a spectator, with a lobby and without."""
+    engine = _ENGINE
+    reading = Reading(GameRepository(engine, MemoryStore(), Settings(), Metrics()))
+    game, _ = engine.create(GameConfig(players=3, seed=8, options=options))
+    seated = Lobby([LobbySeat("human", name=f"p{n}") for n in range(3)], created=1.0)
+    r = random.Random(8)
+    for _ in range(60):
+        for lobby in (None, seated):
+            for seat in (0, 1, None):
+                fresh = msgspec.json.encode(lobbies.game_view(engine, game, seat, lobby, reading.seat_names))
+                assert reading.view_of(game, seat, lobby) == fresh
+        awaited = engine.awaiting(game)
+        if game.finished or not awaited:
+            break
+        seat = r.choice(awaited)
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
