@@ -3,8 +3,11 @@ reads what its seat cannot see."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
+import types
+from typing import Any
 
 import pytest
 
@@ -86,15 +89,34 @@ def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Eng
 
 
 def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a number of samples, the bot draws samples until its think time is spent (the
+    clock read after each one), then answers. On a clock that reads 0.05 s later each time it
+    is read, a budget of 0.2 s is four samples. (A clock of the test's own: on a loaded
+    machine one sample may take seconds of wall time.)"""
     monkeypatch.setattr(search_bot, "MIN_SAMPLES", 10**9)  # never sure enough to stop sooner
+    readings = itertools.count()
+
+    def clock() -> float:
+        read = next(readings)
+        assert read < 50, "the bot thinks on past its budget"
+        return read * 0.05
+
+    monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(perf_counter=clock))
     game, seat = decision_points(engine, 1)[0]
     legal = engine.legal_actions(game, seat)
     bot = engine.bots["search"].configured(think_time=0.2)
-    t0 = time.perf_counter()
+    drawn = 0
+    world = bot.world  # type: ignore[attr-defined]
+
+    def counted(*args: Any) -> Game:
+        nonlocal drawn
+        drawn += 1
+        return world(*args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(bot, "world", counted)
     action = bot.choose(engine, game, seat, legal)
-    elapsed = time.perf_counter() - t0
     assert action in legal
-    assert 0.2 <= elapsed < 2.0  # the budget, and at most one sample more
+    assert drawn == 4  # read at 0 (the deadline 0.2), then after each sample: 0.05, 0.1, 0.15, 0.2
     before = engine.dumps(game)
     engine.bots["search"].configured(samples=1).choose(engine, game, seat, legal)
     assert engine.dumps(game) == before  # it does not change the game
