@@ -71,15 +71,25 @@ def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
 
 _ONE_TAG = re.compile(f'"([0-9]{{1,{MAX_VERSION_DIGITS}}})"')
 """One strong entity tag naming a version (``"41"``): the ``If-Match`` of almost every action."""
+_ONE_TAGS: dict[str, frozenset[int]] = {}
+"""Such headers read lately, and their versions: every game passes through the same versions."""
+_ONE_TAGS_SIZE = 4096
 
 
 def expected_versions(if_match: str | None) -> Expected | None:
     """The versions ``If-Match`` names (``None``: no header, or ``*``: any version)."""
     if if_match is None:
         return None
+    versions = _ONE_TAGS.get(if_match)
+    if versions is not None:
+        return Expected(versions)
     one = _ONE_TAG.fullmatch(if_match)
     if one is not None:  # what _tags finds in it, without splitting a list
-        return Expected(frozenset((int(one[1]),)))
+        versions = frozenset((int(one[1]),))
+        if len(_ONE_TAGS) >= _ONE_TAGS_SIZE:
+            _ONE_TAGS.clear()
+        _ONE_TAGS[if_match] = versions
+        return Expected(versions)
     anything, versions = _tags(if_match, weak=False)
     return None if anything else Expected(versions)
 
