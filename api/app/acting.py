@@ -146,6 +146,9 @@ class Acting:
         self.engine = games.engine
         self.reading = reading
         self.history = history or History(games, reading)
+        self._records: dict[int, tuple[Action, bytes]] = {}
+        """Actions recorded lately (the request parser keeps the actions of bodies it read
+        lately: the same objects come again), and their entries of the action list."""
         """Rebuilds the answers of retried requests (their records keep no view)."""
 
     async def act(
@@ -265,6 +268,20 @@ class Acting:
         self.games.cache.take(request.game_id)
         return cached, seat
 
+    RECORDS = 4096
+    """Actions whose record :meth:`_record_of` keeps (it starts again when full)."""
+
+    def _record_of(self, action: Action) -> bytes:
+        """``action``'s entry of the action list: without the client's label (replay needs only
+        type, seat and option), kept per action object (each held, so that its id stays its own)."""
+        kept = self._records.get(id(action))
+        if kept is None:
+            record = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
+            if len(self._records) >= self.RECORDS:
+                self._records.clear()
+            kept = self._records[id(action)] = (action, record)
+        return kept[1]
+
     @staticmethod
     def _answer(attempt: ActResult | _Committed, seat: int) -> ActResult:
         """The answer to a committed action: the state after it. A bot it leaves awaited plays
@@ -297,7 +314,7 @@ class Acting:
         else:
             events = self.engine.apply(game, action)
             # The client's label is not stored (replay needs only type, seat and option).
-            applied = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
+            applied = self._record_of(action)
             if lobby is not None and lobby.turn_timeout is not None:
                 lobby = lobby.copy()
                 lobby.track(self.engine.awaiting(game), seat, self.games.clock())
