@@ -99,6 +99,7 @@ def test_an_action_body_read_again_is_the_same_action(engine: Engine) -> None:
         for _ in range(2):
             with pytest.raises((BadAction, Problem)):
                 parse_action(body, engine.action_from_json)
+    assert parse_action(bytearray(BODIES[0]), engine.action_from_json) is parse_action(BODIES[0], engine.action_from_json)
     padded = BODIES[0][:-1] + b" " * 600 + b"}"
     assert parse_action(padded, engine.action_from_json) == general(engine, padded)
     assert padded not in bodies._PARSED
