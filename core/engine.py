@@ -45,6 +45,7 @@ from .errors import (
 from .hooks import PluginStep, impls_of, is_bool, is_dict_list, is_extra_options, is_options
 from .hooks import call as call_hook
 from .hookspecs import spec_names
+from .memo import Memo
 from .plugins import PluginSet, make_plugin_manager
 from .seats import HUMAN, SeatKind
 from .serde import Serde
@@ -217,13 +218,13 @@ class Engine:
         self._companion_impls: dict[str, list[Any]] = {}
         for plugin, fn, args in self.hook_impls["darkroad_companion_options"]:
             self._companion_impls.setdefault(plugin, []).append((plugin, fn, args))
-        self._companion_impls_of: dict[tuple[str, ...], list[Any]] = {}
+        self._companion_impls_of: Memo[tuple[str, ...], list[Any]] = Memo(4096)
         """The companion hook implementations asked for a hand of companion cards."""
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
         self._memo = _OptionsMemo()
-        self._made: dict[tuple[str, int, str, str], Action] = {}
+        self._made: Memo[tuple[str, int, str, str], Action] = Memo(65536)
         """The actions legal_actions made, by (type, seat, option, label): :meth:`_actions`."""
         self._memo_of = self._memo.of  # the per-thread tables still found per call, by the thread asking
         for name, reason in sorted(self.plugins.failed.items()):
@@ -668,10 +669,7 @@ class Engine:
         if impls is None:
             comps, owner = self.content.components, self.content.companion_cards
             plugins = sorted({comps[owner[c]].plugin for c in held if c in owner})
-            impls = [i for name in plugins for i in self._companion_impls.get(name, ())]
-            if len(self._companion_impls_of) >= 4096:
-                self._companion_impls_of.clear()
-            self._companion_impls_of[held] = impls
+            impls = self._companion_impls_of.keep(held, [i for name in plugins for i in self._companion_impls.get(name, ())])
         out: list[Option] = []
         for opts in call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, impls):
             out += map(tuple, opts)
@@ -812,9 +810,7 @@ class Engine:
             key = (kind, seat, option, label)
             action = made.get(key)
             if action is None:
-                if len(made) >= 65536:
-                    made.clear()
-                action = made[key] = Action(kind, seat, option, label)
+                action = made.keep(key, Action(kind, seat, option, label))
             out.append(action)
         return out
 

@@ -23,6 +23,7 @@ from cattrs.preconf.json import make_converter
 
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
 from .errors import BadAction
+from .memo import Memo
 from .state import (
     CONFIG_FIELDS,
     SCHEMA_VERSION,
@@ -90,7 +91,7 @@ class Serde:
         structure_config = make_dict_structure_fn(GameConfig, c)
         c.register_structure_hook(GameConfig, lambda obj, _: structure_config(config_from_fields(obj), GameConfig))
         self.c = c
-        self._configs: dict[int, tuple[GameConfig, msgspec.Raw]] = {}
+        self._configs: Memo[int, tuple[GameConfig, msgspec.Raw]] = Memo(self.CONFIGS)
 
     def unstructure(self, obj: Any) -> Any:
         return self.c.unstructure(obj)
@@ -121,11 +122,8 @@ class Serde:
         """``game`` as the map MessagePack holds, the config packed."""
         config = game.config
         kept = self._configs.get(id(config))
-        if kept is None:
-            kept = (config, msgspec.Raw(msgpack_encode(config)))
-            if len(self._configs) >= self.CONFIGS:
-                self._configs.clear()
-            self._configs[id(config)] = kept  # the config held: its id stays its own
+        if kept is None:  # the config held: its id stays its own
+            kept = self._configs.keep(id(config), (config, msgspec.Raw(msgpack_encode(config))))
         # Game's fields, in the order msgspec writes them (by name; a test compares the bytes
         # with msgpack_encode(game)'s).
         return {"active": game.active, "board": game.board, "config": kept[1], "events": game.events,

@@ -23,6 +23,8 @@ from typing import Any, TypeAlias
 
 import attrs
 
+from .memo import Memo
+
 Shape: TypeAlias = tuple[tuple[int, int], ...]
 """Cells ``(row, col)`` of a polyomino, with any anchor."""
 
@@ -266,10 +268,9 @@ class Packer:
         self._beats = [[len(a) < len(b) and _embeds(a, b) for b in self._shapes] for a in self._shapes]
         self._monomino = next((s for s, area in enumerate(self._areas) if area == 1), None)
         self._solve = functools.lru_cache(maxsize=cache_size)(self._solve_uncached)
-        self._setups: dict[tuple[StorageSpec, tuple[int, ...]], _Setup] = {}
-        self._cache_size = cache_size
-        self._choices: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
-        self._loose: dict[tuple[tuple[int, ...], StorageSpec], list[int]] = {}
+        self._setups: Memo[tuple[StorageSpec, tuple[int, ...]], _Setup] = Memo(cache_size)
+        self._choices: Memo[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = Memo(cache_size)
+        self._loose: Memo[tuple[tuple[int, ...], StorageSpec], list[int]] = Memo(cache_size)
         """(counts without the single-cell goods, spec) -> [most single-cell goods known to fit
         with them, fewest known not to]: goods that fit still fit with one fewer, so most
         questions that differ only in loose single-cell goods are answered without a search."""
@@ -285,9 +286,7 @@ class Packer:
         key = (counts[:mono] + (0,) + counts[mono + 1:], spec)
         known = self._loose.get(key)
         if known is None:
-            if len(self._loose) >= self._cache_size:
-                self._loose.clear()
-            known = self._loose[key] = [-1, 1 << 30]
+            known = self._loose.keep(key, [-1, 1 << 30])
         elif n <= known[0]:
             self._loose_hits += 1
             return True
@@ -368,9 +367,7 @@ class Packer:
         key = (capped, k)
         choices = self._choices.get(key)
         if choices is None:
-            if len(self._choices) >= self._cache_size:
-                self._choices.clear()
-            choices = self._choices[key] = self._slot_choices(capped, k)
+            choices = self._choices.keep(key, self._slot_choices(capped, k))
         return choices
 
     def _slot_choices(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
@@ -432,10 +429,7 @@ class Packer:
             goods=[x if what == "good" else -1 for what, x in labels],
             fixed=[fixed_counts[x] if what == "fixed" else 0 for what, x in labels],
         )
-        if len(self._setups) >= self._cache_size:
-            self._setups.clear()
-        self._setups[key] = setup
-        return setup
+        return self._setups.keep(key, setup)
 
     def _solve_uncached(self, counts: tuple[int, ...], spec: StorageSpec) -> _Solution | None:
         areas_of = self._areas

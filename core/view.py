@@ -19,6 +19,7 @@ from attrs import Factory, asdict, frozen
 from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
+from .memo import Memo
 from .rules import DISTRICTS
 from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
@@ -179,8 +180,8 @@ class EncodedPlayers:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._kept: dict[tuple[Any, ...], msgspec.Raw] = {}
-        self._configs: dict[int, tuple[GameConfig, tuple[str, ...], msgspec.Raw]] = {}
+        self._kept: Memo[tuple[Any, ...], msgspec.Raw] = Memo(self.SIZE)
+        self._configs: Memo[int, tuple[GameConfig, tuple[str, ...], msgspec.Raw]] = Memo(self.SIZE)
         # The board's parts that are the engine's own, the same in every view, encoded once.
         self.ringway = msgspec.Raw(_encode(DISTRICTS))
         self.courtyard_banners = msgspec.Raw(_encode(engine.content.courtyard_banners))
@@ -196,13 +197,9 @@ class EncodedPlayers:
         config = game.config
         kinds = tuple(map(_KIND, game.players))
         kept = self._configs.get(id(config))
-        if kept is not None and kept[0] is config and kept[1] == kinds:
+        if kept is not None and kept[1] == kinds:  # (the config held: its id stays its own)
             return kept[2]
-        block = msgspec.Raw(_encode(_config(self.engine, game)))
-        if len(self._configs) >= self.SIZE:
-            self._configs.clear()
-        self._configs[id(config)] = (config, kinds, block)  # the config held: its id stays its own
-        return block
+        return self._configs.keep(id(config), (config, kinds, msgspec.Raw(_encode(_config(self.engine, game)))))[2]
 
     def player(self, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
                name: str | None | _NoName) -> msgspec.Raw:
@@ -212,14 +209,11 @@ class EncodedPlayers:
             key: tuple[Any, ...] | None = (msgpack_encode(p), spec, shown, name)
         except MSGPACK_REFUSED:  # a plugin's value msgpack refuses: not kept
             key = None
-        kept = self._kept
-        block = None if key is None else kept.get(key)
+        block = None if key is None else self._kept.get(key)
         if block is None:
             block = msgspec.Raw(_encode(_player(self.engine, spec_of, p, shown, name, True)))
             if key is not None:
-                if len(kept) >= self.SIZE:
-                    kept.clear()
-                kept[key] = block
+                self._kept.keep(key, block)
         return block
 
 
@@ -290,7 +284,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         # Lists of the view's own (a view to be encoded at once shares the board's).
         buildings, inn, courtyard, row = list(b.buildings), list(b.inn), list(b.courtyard), list(b.companion_row)
     else:
-        ringway, banners, wheel = encoded.ringway, encoded.courtyard_banners, encoded.wheels[b.wheel_offset % 6]
+        ringway, banners, wheel = encoded.ringway, encoded.courtyard_banners, encoded.wheels[b.wheel_offset % len(encoded.wheels)]
         buildings, inn, courtyard, row = b.buildings, b.inn, b.courtyard, b.companion_row
     return {
         "schema_version": game.schema_version,

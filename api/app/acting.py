@@ -28,6 +28,7 @@ from darkroad.api.app.repository import COMMIT_RECORD_TTL, GameRepository
 from darkroad.api.app.values import ActResult, Expected, admits
 from darkroad.api.store.base import Commit, IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
 from darkroad.core import Action, Event, Game, errors
+from darkroad.core.memo import Memo
 from darkroad.core.undo import UNDO
 
 _encode = msgspec.json.encode
@@ -146,10 +147,10 @@ class Acting:
         self.engine = games.engine
         self.reading = reading
         self.history = history or History(games, reading)
-        self._records: dict[int, tuple[Action, bytes]] = {}
+        """Rebuilds the answers of retried requests (their records keep no view)."""
+        self._records: Memo[int, tuple[Action, bytes]] = Memo(self.RECORDS)
         """Actions recorded lately (the request parser keeps the actions of bodies it read
         lately: the same objects come again), and their entries of the action list."""
-        """Rebuilds the answers of retried requests (their records keep no view)."""
 
     async def act(
         self,
@@ -277,9 +278,7 @@ class Acting:
         kept = self._records.get(id(action))
         if kept is None:
             record = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
-            if len(self._records) >= self.RECORDS:
-                self._records.clear()
-            kept = self._records[id(action)] = (action, record)
+            kept = self._records.keep(id(action), (action, record))
         return kept[1]
 
     @staticmethod

@@ -24,6 +24,7 @@ from litestar.types import HTTPRequestEvent, Receive, Scope
 from darkroad.api.http.problems import PROBLEM_TYPES, Problem
 from darkroad.core import Action
 from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
+from darkroad.core.memo import Memo
 
 T = TypeVar("T")
 
@@ -139,19 +140,15 @@ def parse_action(body: bytes, general: Callable[[Any], Action]) -> Action:
     ):
         action = Action(fast.type, fast.seat, fast.option, fast.label)
         if len(body) <= _PARSED_BODY:
-            if len(_PARSED) >= _PARSED_SIZE:
-                _PARSED.clear()
-            _PARSED[body] = action
+            _PARSED.keep(body, action)
         return action
     return general(parse_json(body))
 
 
-_PARSED: dict[bytes, Action] = {}
+_PARSED: Memo[bytes, Action] = Memo(4096)
 """Bodies :func:`parse_action` read lately (on its typed path), and their actions (immutable:
 shared). The same answers come again and again: every game passes the same decisions, and
 its clients send the legal actions as the server listed them."""
-_PARSED_SIZE = 4096
-"""Bodies kept at most (the table starts again when full)."""
 _PARSED_BODY = 512
 """Longest body kept (a valid action padded with whitespace is not kept)."""
 

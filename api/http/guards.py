@@ -18,6 +18,7 @@ from darkroad.api.app.errors import InvalidPart, ServiceError, bad_request
 from darkroad.api.app.values import Expected
 from darkroad.api.http import bodies
 from darkroad.core import Action, Engine
+from darkroad.core.memo import Memo
 
 MAX_IDEMPOTENCY_KEY = 255
 
@@ -71,9 +72,8 @@ def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
 
 _ONE_TAG = re.compile(f'"([0-9]{{1,{MAX_VERSION_DIGITS}}})"')
 """One strong entity tag naming a version (``"41"``): the ``If-Match`` of almost every action."""
-_ONE_TAGS: dict[str, frozenset[int]] = {}
+_ONE_TAGS: Memo[str, frozenset[int]] = Memo(4096)
 """Such headers read lately, and their versions: every game passes through the same versions."""
-_ONE_TAGS_SIZE = 4096
 
 
 def expected_versions(if_match: str | None) -> Expected | None:
@@ -85,11 +85,7 @@ def expected_versions(if_match: str | None) -> Expected | None:
         return Expected(versions)
     one = _ONE_TAG.fullmatch(if_match)
     if one is not None:  # what _tags finds in it, without splitting a list
-        versions = frozenset((int(one[1]),))
-        if len(_ONE_TAGS) >= _ONE_TAGS_SIZE:
-            _ONE_TAGS.clear()
-        _ONE_TAGS[if_match] = versions
-        return Expected(versions)
+        return Expected(_ONE_TAGS.keep(if_match, frozenset((int(one[1]),))))
     anything, versions = _tags(if_match, weak=False)
     return None if anything else Expected(versions)
 

@@ -56,6 +56,7 @@ from darkroad.api.app.service import GameService
 from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, Problem, problem_for
 from darkroad.api.http.ratelimit import RateLimiter, client_key
 from darkroad.api.metrics import Metrics
+from darkroad.core.memo import Memo
 
 logger = logging.getLogger("darkroad.api")
 
@@ -108,7 +109,7 @@ class RouteTable:
             self._by_depth.setdefault(_depth(route.template), []).append(route)
         self.documented: Mapping[str, frozenset[str]] = {}
         """The methods of each path of the OpenAPI document the table was made from."""
-        self._matched: dict[str, tuple[RoutePolicy, dict[str, str]]] = {}
+        self._matched: Memo[str, tuple[RoutePolicy, dict[str, str]]] = Memo(self.MATCHED)
 
     @classmethod
     def of(cls, app: Litestar, documented: Mapping[str, frozenset[str]] | None = None) -> RouteTable:
@@ -156,9 +157,7 @@ class RouteTable:
             return kept[0], dict(kept[1])  # the caller's own parameters
         found = self._match(path)
         if found is not None:
-            if len(self._matched) >= self.MATCHED:
-                self._matched.clear()
-            self._matched[path] = found[0], dict(found[1])
+            self._matched.keep(path, (found[0], dict(found[1])))
         return found
 
     def _match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:

@@ -103,9 +103,9 @@ def test_an_action_body_read_again_is_the_same_action(engine: Engine) -> None:
     padded = BODIES[0][:-1] + b" " * 600 + b"}"
     assert parse_action(padded, engine.action_from_json) == general(engine, padded)
     assert padded not in bodies._PARSED
-    for n in range(bodies._PARSED_SIZE + 10):
+    for n in range(bodies._PARSED.size + 10):
         parse_action(b'{"type": "move", "seat": 1, "option": "o%d"}' % n, engine.action_from_json)
-    assert len(bodies._PARSED) <= bodies._PARSED_SIZE
+    assert len(bodies._PARSED) <= bodies._PARSED.size
 
 
 class _Transport:

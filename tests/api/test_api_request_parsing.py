@@ -37,9 +37,9 @@ def test_if_match_reads_as_the_general_list_parser_reads_it(header: str) -> None
 
 
 def test_the_if_match_headers_kept_stay_within_their_bound() -> None:
-    for n in range(guards._ONE_TAGS_SIZE + 10):
+    for n in range(guards._ONE_TAGS.size + 10):
         assert guards.expected_versions(f'"{n}"') == Expected(frozenset({n}))
-    assert 0 < len(guards._ONE_TAGS) <= guards._ONE_TAGS_SIZE
+    assert 0 < len(guards._ONE_TAGS) <= guards._ONE_TAGS.size
 
 
 NAMES = st.one_of(
