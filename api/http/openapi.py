@@ -14,7 +14,7 @@ stateful fuzzers follow a game from its creation.
 
 The committed ``openapi/openapi.json`` is this document for the base installation
 (``darkroad openapi --output openapi/openapi.json``); a test fails when they differ, and
-``tests/api/test_api_generated_clients.py`` generates clients from it.
+``tests/api/http/test_api_generated_clients.py`` generates clients from it.
 """
 
 from __future__ import annotations

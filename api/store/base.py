@@ -16,7 +16,7 @@ version ``n`` from taking it for the new one.
 
 :class:`MemoryStore <darkroad.api.store.memory.MemoryStore>` is the embedded default (one process); :class:`RedisStore
 <darkroad.api.store.redis_store.RedisStore>` is the shared one. Both pass the same contract
-tests (``tests/api/test_api_store.py``).
+tests (``tests/api/store/test_api_store.py``).
 
 The values made for every action (:class:`Commit`, :class:`StoredGame`, :class:`StoredEvent`,
 :class:`IdempotencyRecord`, :class:`CommitResult`, and the services' own) are plain slotted

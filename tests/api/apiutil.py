@@ -242,6 +242,19 @@ def problem(response: httpx.Response, status: int, kind: str) -> dict[str, Any]:
     return body
 
 
+def assert_problem(response: Any, status: int, problem_type: str) -> dict[str, Any]:
+    """``response`` is an RFC 9457 problem of ``problem_type`` (with every member filled);
+    returns its body."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    body = response.json()
+    assert body["type"] == problem_type
+    assert body["status"] == status
+    assert body["title"] and body["detail"]
+    assert body["instance"] == response.request.url.path
+    return dict(body)
+
+
 class NewGame:
     """A game created over HTTP: its id and each seat's token."""
 
@@ -274,6 +287,28 @@ async def legal(client: Any, game: NewGame, seat: int) -> list[dict[str, Any]]:
     response = await client.get(f"{game.url}/actions", headers=game.auth(seat))
     assert response.status_code == 200, response.text
     return list(response.json()["actions"])
+
+
+async def play_seat(client: httpx.AsyncClient, game: NewGame, seat: int, seed: int) -> int:
+    """Play ``seat`` with only ``GET/POST .../actions`` until the game ends; returns the actions applied."""
+    rnd = random.Random(seed)
+    url = f"{game.url}/actions"
+    applied = 0
+    while True:
+        listed = (await client.get(url, headers=game.auth(seat))).json()
+        if listed["status"] == "finished":
+            return applied
+        if not listed["actions"]:
+            await asyncio.sleep(0.002)  # another seat's decision
+            continue
+        action = rnd.choice(listed["actions"])
+        headers = {**game.auth(seat), "If-Match": f'"{listed["version"]}"'}
+        response = await client.post(url, json=action, headers=headers)
+        if response.status_code == 409 and response.json()["type"] == "stale-version":
+            continue  # a simultaneous decision of another seat came first
+        assert response.status_code == 200, response.text
+        assert response.json()["version"] == listed["version"] + 1
+        applied += 1
 
 
 async def read_log(

@@ -16,10 +16,8 @@ import re
 from pathlib import Path
 
 import pytest
-from apiutil import NewGame, serve
+from apiutil import NewGame, assert_problem, play_seat, serve
 from conformance import Conformance
-from test_api_games import play_seat
-from test_api_http import assert_problem
 from test_hooks import RECORDER  # tests/ (the conftest's folder) is on sys.path
 
 from darkroad.api.http.app import create_app
@@ -28,7 +26,7 @@ from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.api.settings import Settings
 from darkroad.core import Engine, SeatKind, ViewBlock
 
-API = Path(__file__).parents[2] / "api"
+API = Path(__file__).parents[3] / "api"
 NAMES_IT = re.compile(r"private.concern|\bconcern", re.IGNORECASE)
 ALLOWED: dict[str, str] = {}
 """Modules of ``api/`` that may still name the Private Concern, each with the reason: none.

@@ -28,7 +28,7 @@ import pytest
 from apiutil import ApiServer, RedisServer, free_port
 from httpx_sse import EventSource
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
 PACKAGE = "darkroad_client"
 

@@ -20,7 +20,7 @@ import pytest
 
 from darkroad.api.http.play import asset, page
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOCAL = re.compile(r'(?:src|href)=["\']([^"\']+)["\']')
 GAME = "A" * 22
 

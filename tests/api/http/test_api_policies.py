@@ -40,7 +40,7 @@ from litestar import Litestar
 from darkroad.api.http.policy import RouteTable
 from darkroad.api.settings import Settings
 
-DOCUMENT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
+DOCUMENT = json.loads((Path(__file__).resolve().parents[3] / "openapi" / "openapi.json").read_text())
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 OTHER_METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
 """Methods tried on every path; those the document does not list there must be refused."""
@@ -249,7 +249,7 @@ async def test_answers_to_a_seat_token_are_not_cached(
     async with table(make_app) as t:
         answers = [await t.call(operation, t.game.auth(seat)) for seat in (0, 1)]
         # (a running game has no score, its seats are neither left nor overdue, and a new one has
-        # nothing to undo: tests/api/test_api_undo.py checks a successful undo's Cache-Control)
+        # nothing to undo: tests/api/app/test_api_undo.py checks a successful undo's Cache-Control)
         if operation.id not in ("getScore", "leaveSeat", "timeoutSeat", "undoAction"):
             assert any(answer.status_code < 400 for answer in answers), (operation, [a.status_code for a in answers])
         for answer in answers:

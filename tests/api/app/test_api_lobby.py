@@ -24,7 +24,7 @@ from darkroad.api.app.lobby import MAX_NAME_LENGTH, decode
 from darkroad.api.settings import Settings
 from darkroad.api.store.redis_store import WAITING_KEY, game_key
 
-DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+DOCUMENT = json.loads((Path(__file__).parents[3] / "openapi" / "openapi.json").read_text())
 
 
 async def create(client: httpx.AsyncClient, **body: Any) -> dict[str, Any]:

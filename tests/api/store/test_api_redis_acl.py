@@ -28,7 +28,7 @@ from redis import exceptions as redis_errors
 
 pytestmark = pytest.mark.slow
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 
 
 @dataclass

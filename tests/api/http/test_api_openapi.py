@@ -19,7 +19,7 @@ from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
-COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"
+COMMITTED = Path(__file__).parents[3] / "openapi" / "openapi.json"
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 

@@ -276,7 +276,7 @@ async def test_hostile_paths_and_methods(target: Target) -> None:
 
 def test_corpus_size() -> None:
     """The corpus is what the docs say it is (docs/fuzzing.md quotes these numbers)."""
-    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "fuzzing.md").read_text(encoding="utf-8").split())
+    doc = " ".join((Path(__file__).resolve().parents[3] / "docs" / "fuzzing.md").read_text(encoding="utf-8").split())
     quoted = re.search(r"a corpus of (\d+) hostile requests .*?, (\d+) raw requests", doc)
     assert quoted, "docs/fuzzing.md no longer quotes the corpus"
     assert (int(quoted[1]), int(quoted[2])) == (CORPUS_SIZE, len(RAW))

@@ -35,7 +35,7 @@ from darkroad.api.settings import Settings
 from darkroad.api.store.redis_store import WAITING_KEY, game_key
 from darkroad.core import Engine
 
-DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+DOCUMENT = json.loads((Path(__file__).parents[3] / "openapi" / "openapi.json").read_text())
 LOBBY_EVENTS = set(lobbies.EVENTS)
 
 

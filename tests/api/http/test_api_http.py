@@ -13,7 +13,17 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import NewGame, RedisServer, awaited_seat, bearer, create_game, legal, read_log, serve
+from apiutil import (
+    NewGame,
+    RedisServer,
+    assert_problem,
+    awaited_seat,
+    bearer,
+    create_game,
+    legal,
+    read_log,
+    serve,
+)
 from litestar import Litestar
 
 from darkroad.api.settings import Settings
@@ -25,18 +35,6 @@ PROBLEM = "application/problem+json"
 def json_auth(game: NewGame, seat: int) -> dict[str, str]:
     """The headers of a raw JSON body sent as ``seat``."""
     return {**game.auth(seat), "Content-Type": "application/json"}
-
-
-def assert_problem(response: Any, status: int, problem_type: str) -> dict[str, Any]:
-    """``response`` is an RFC 9457 problem of ``problem_type``; returns its body."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    body = response.json()
-    assert body["type"] == problem_type
-    assert body["status"] == status
-    assert body["title"] and body["detail"]
-    assert body["instance"] == response.request.url.path
-    return dict(body)
 
 
 # -- creating ----------------------------------------------------------------------

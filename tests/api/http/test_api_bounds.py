@@ -18,7 +18,7 @@ from darkroad.core import Engine, hookimpl
 from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from darkroad.core.errors import PluginError
 
-DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+DOCUMENT = json.loads((Path(__file__).parents[3] / "openapi" / "openapi.json").read_text())
 PROBLEM = "application/problem+json"
 
 

@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import random
 
 import httpx
 import pytest
-from apiutil import NewGame, create_game, read_log
+from apiutil import NewGame, create_game, play_seat, read_log
 from litestar import Litestar
 
 from darkroad.api.app.records import entries_of
 from darkroad.core import Engine
-
-
-async def play_seat(client: httpx.AsyncClient, game: NewGame, seat: int, seed: int) -> int:
-    """Play ``seat`` with only ``GET/POST .../actions`` until the game ends; returns the actions applied."""
-    rnd = random.Random(seed)
-    url = f"{game.url}/actions"
-    applied = 0
-    while True:
-        listed = (await client.get(url, headers=game.auth(seat))).json()
-        if listed["status"] == "finished":
-            return applied
-        if not listed["actions"]:
-            await asyncio.sleep(0.002)  # another seat's decision
-            continue
-        action = rnd.choice(listed["actions"])
-        headers = {**game.auth(seat), "If-Match": f'"{listed["version"]}"'}
-        response = await client.post(url, json=action, headers=headers)
-        if response.status_code == 409 and response.json()["type"] == "stale-version":
-            continue  # a simultaneous decision of another seat came first
-        assert response.status_code == 200, response.text
-        assert response.json()["version"] == listed["version"] + 1
-        applied += 1
 
 
 async def follow(client: httpx.AsyncClient, game: NewGame) -> list[int]:

@@ -26,7 +26,7 @@ from darkroad.api.app import lobby
 from darkroad.api.http.catalog import catalog_body
 from darkroad.core import Engine, GameConfig
 
-DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+DOCUMENT = json.loads((Path(__file__).parents[3] / "openapi" / "openapi.json").read_text())
 CONFIGS = [
     GameConfig(players=2, seed=11),  # the first-game buildings; then the other side of each tile:
     GameConfig(players=2, seed=21, buildings=["queens_eyes_surveyor", "merchants_guildhall", "candle_and_quartz",
@@ -50,7 +50,7 @@ NEVER_SEEN_IN_RANDOM_GAMES = {
     ("Event", "upgrade_unused"): "the Spare Harness with every steed dealt",
     ("Event", "companion_returned"): "the Private Concern returning a companion it cannot keep",
     ("Event", "option_withdrawn"): "a plugin failing to resolve an answer (tests/test_plugin_failures.py, "
-                                   "tests/api/test_api_plugins.py)",
+                                   "tests/api/app/test_api_plugins.py)",
 }
 
 
@@ -62,7 +62,7 @@ def base_engine() -> Engine:
 
 LOBBY_EVENTS = set(lobby.EVENTS)
 """The lobby's events (seats joined, left, replaced, ...): games played by the engine alone have
-none; tests/api/test_api_lobby.py checks every one of them, and the views with every kind of
+none; tests/api/app/test_api_lobby.py checks every one of them, and the views with every kind of
 seat, against the document."""
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_committed_bundle_is_built_from_web() -> None:

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apiutil import create_game, legal, read_log, serve
+from apiutil import assert_problem, create_game, legal, read_log, serve
 from conformance import Conformance
 from litestar import Litestar
-from test_api_http import assert_problem
 from test_plugin_loading import BUILDINGS, Tower  # tests/ (the conftest's folder) is on sys.path
 
 from darkroad.api.http.app import create_app
@@ -83,7 +82,7 @@ async def test_a_failing_only_answer_is_withdrawn(boom_app: Litestar) -> None:
         assert view["version"] == 1 and view["decision"]["type"] == "plan"  # the game goes on
         [told] = [e for e in await read_log(client, game, game.auth(0)) if e["type"] == "option_withdrawn"]
         assert told["data"]["option"] == "explode" and told["private_to"] == 0
-        document = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+        document = json.loads((Path(__file__).parents[3] / "openapi" / "openapi.json").read_text())
         assert Conformance(document).check(told, "Event", "option_withdrawn") == []  # as documented
         assert not [e for e in await read_log(client, game, game.auth(1)) if e["type"] == "option_withdrawn"]
         sent = await client.post(f"{game.url}/actions", json={"type": "withdrawn", "seat": 0,

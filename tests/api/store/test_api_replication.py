@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from apiutil import RedisServer, create_game, legal, serve
+from apiutil import RedisServer, assert_problem, create_game, legal, serve
 from litestar import Litestar
-from test_api_http import assert_problem
 from test_api_store import commit, new_game
 
 from darkroad.api.settings import Settings

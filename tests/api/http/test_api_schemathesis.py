@@ -116,7 +116,7 @@ def api_schema(app: Litestar, seat_tokens: SeatTokens) -> OpenApiSchema:
 # The operations, read from the committed document (collection must not build the app).
 # schemathesis' own pytest integration (``from_fixture`` + ``parametrize``) relies on pytest
 # internals that pytest 9.2 removed; plain hypothesis over each operation's strategy does not.
-DOCUMENT_PATH = Path(__file__).parents[2] / "openapi" / "openapi.json"
+DOCUMENT_PATH = Path(__file__).parents[3] / "openapi" / "openapi.json"
 DOCUMENT = json.loads(DOCUMENT_PATH.read_text())
 CASES = sorted(
     (f"{method.upper()} {path}", mode)
@@ -308,7 +308,7 @@ def test_stateful_records(
 
 # -- the shipped configuration, against `darkroad serve`, as docs/fuzzing.md runs it ------------
 
-CONFIG = Path(__file__).parents[2] / "openapi" / "schemathesis.toml"
+CONFIG = Path(__file__).parents[3] / "openapi" / "schemathesis.toml"
 FUZZING = {
     # docs/fuzzing.md, section 1: no rate limits, short streams and long polls.
     "DARKROAD_RATE_LIMIT_REQUESTS": "0",
