@@ -17,7 +17,7 @@ from ``darkroad.core`` (a test enforces it for the base game's plugins), and its
 use ``darkroad.testing``. docs/plugins.md ("What a plugin imports") lists the names.
 """
 
-from . import errors
+from . import errors, i18n
 from .actions import Action
 from .bots import Bot
 from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
@@ -99,6 +99,7 @@ __all__ = [
     "deliver_hero",
     "describe_effect",
     "errors",
+    "i18n",
     "expand_effect",
     "good_label",
     "good_type",

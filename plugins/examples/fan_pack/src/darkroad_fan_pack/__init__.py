@@ -15,4 +15,12 @@ The modules import only :mod:`darkroad.core` (and the Snow Owl the companion kit
 :mod:`darkroad.testing`.
 """
 
+from importlib.resources import files
+
+from darkroad.core import i18n
+
 __version__ = "0.1.0"
+
+MESSAGES = i18n.Domain("darkroad_fan_pack", files(__name__) / "locale", package=__name__)
+"""The pack's message catalog (``locale/<language>/LC_MESSAGES/darkroad_fan_pack.po``, compiled
+to ``.mo``): its components' names and texts and its prompts, in every language it speaks."""

@@ -1,0 +1,193 @@
+"""Translations (darkroad.core.i18n): the catalogs complete and compiled, the language of a call,
+Accept-Language negotiation, English fallback, named placeholders and plural forms."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import io
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+
+import darkroad.plugins  # noqa: F401  (declares the base game's domain)
+from darkroad.core import i18n
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tooling() -> ModuleType:
+    """scripts/i18n.py, the catalogs' tooling, as a module."""
+    name = "darkroad_i18n_tooling"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "i18n.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # (dataclasses look their module up)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_every_catalog_is_complete_current_and_compiled() -> None:
+    """Every message the sources of core, the rulebook, the service, the base game's plugins and the
+    example fan pack mark (and the card data's names) is translated in every language, no catalog
+    keeps a message the sources no longer have, placeholders match, and each committed .mo is its
+    .po compiled (what `pip install` ships)."""
+    found = list(tooling().problems())
+    assert not found, "\n".join(found[:60]) + f"\n({len(found)} in all: scripts/i18n.py update, translate, compile)"
+
+
+def test_the_check_finds_untranslated_and_stale_messages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The completeness check itself: a marked message missing from the catalog, one left
+    untranslated, one fuzzy, one the source no longer has, and a stale .mo are each reported."""
+    tools = tooling()
+    source = tmp_path / "pkg"
+    source.mkdir()
+    (source / "m.py").write_text(
+        "from darkroad.core.i18n import _, N_\n"
+        "_('kept')\n_('new one')\n_('left empty')\nN_('guessed')\n", encoding="utf-8")
+    (tmp_path / "babel.cfg").write_text("[python: **.py]\n", encoding="utf-8")
+    domain = tools.Domain("probe", ("pkg",), "locale")
+    monkeypatch.setattr(tools, "ROOT", tmp_path)
+    monkeypatch.setattr(tools, "DOMAINS", (domain,))
+    catalog = Catalog(locale="hu", domain="probe")
+    catalog.add("kept", "megvan")
+    catalog.add("left empty", "")
+    catalog.add("guessed", "talán", flags=["fuzzy"])
+    catalog.add("gone", "elment")
+    tools.write(domain.po("hu"), catalog)
+    found = "\n".join(tools.problems())
+    assert "missing 'new one'" in found
+    assert "untranslated 'left empty'" in found
+    assert "untranslated 'guessed'" in found
+    assert "stale 'gone'" in found
+    assert "not the compiled catalog" in found
+    assert "'kept'" not in found
+
+
+@pytest.mark.parametrize(("header", "locale"), [
+    (None, "en"),
+    ("", "en"),
+    ("hu", "hu"),
+    ("HU", "hu"),
+    ("hu-HU", "hu"),  # RFC 4647 lookup: the range's primary subtag
+    ("hu-HU,hu;q=0.9,en-US;q=0.8,en;q=0.7", "hu"),  # what a Hungarian Chromium sends
+    ("en-US,en;q=0.9,hu;q=0.8", "en"),
+    ("de-DE, hu;q=0.5", "hu"),  # the first language we have
+    ("en;q=0.1, hu;q=0.2", "hu"),  # by weight, not by order
+    ("hu;q=0.5, en;q=0.5", "hu"),  # equal weights: by order
+    ("*", "en"),
+    ("de, *;q=0.5", "en"),
+    ("hu;q=0", "en"),  # not acceptable: English, never a 406
+    ("hu;q=0, en", "en"),
+    ("hu;q=abc, en", "en"),  # a malformed weight ignores its range
+    ("hu;q=2", "en"),
+    (",,; ,hu", "hu"),
+    ("x" * 300, "en"),
+])
+def test_accept_language_negotiation(header: str | None, locale: str) -> None:
+    assert i18n.negotiate(header) == locale
+
+
+def test_a_missing_or_unfinished_translation_falls_back_to_english(tmp_path: Path) -> None:
+    """gettext's fallback: a message the catalog lacks, leaves empty or marks fuzzy is English, its
+    placeholders filled; a translation whose placeholders do not match its message is the English
+    sentence rather than an error."""
+    domain = _domain(tmp_path, [
+        ("the Great Bazaar", "a nagy bazár"),
+        ("empty", ""),
+        ("sell %(good)s for %(coins)d coins", "%(good)s eladása %(coins)d pénzért"),
+        ("broken %(good)s", "elrontott %(goods)s"),
+    ], fuzzy=[("fuzzy", "kétes")])
+    with i18n.use_locale("hu"):
+        assert domain.gettext("the Great Bazaar") == "a nagy bazár"
+        assert domain.gettext("not in the catalog") == "not in the catalog"
+        assert domain.gettext("empty") == "empty"
+        assert domain.gettext("fuzzy") == "fuzzy"
+        assert domain.gettext("sell %(good)s for %(coins)d coins", good="könyv", coins=2) == "könyv eladása 2 pénzért"
+        assert domain.gettext("broken %(good)s", good="x") == "broken x"
+    assert domain.gettext("the Great Bazaar") == "the Great Bazaar"  # English outside the block
+
+
+def test_plural_forms_follow_the_catalog(tmp_path: Path) -> None:
+    """ngettext picks the catalog language's form; ``%(num)d`` is the count."""
+    domain = _domain(tmp_path, [(("%(num)d coin", "%(num)d coins"), ("%(num)d pénz", "%(num)d pénz"))])
+    assert [domain.ngettext("%(num)d coin", "%(num)d coins", n) for n in (1, 2)] == ["1 coin", "2 coins"]
+    with i18n.use_locale("hu"):
+        assert [domain.ngettext("%(num)d coin", "%(num)d coins", n) for n in (1, 2)] == ["1 pénz", "2 pénz"]
+
+
+def test_the_language_belongs_to_the_call() -> None:
+    """A context variable: concurrent tasks and threads each keep their own language."""
+    domain = i18n.messages("darkroad.plugins.probe")
+    seen: dict[str, str] = {}
+
+    async def speak(locale: str) -> None:
+        with i18n.use_locale(locale):
+            await asyncio.sleep(0.01)
+            seen[locale] = domain.gettext("Armor")
+
+    async def both() -> None:
+        await asyncio.gather(speak("hu"), speak("en"))
+
+    asyncio.run(both())
+    assert seen == {"hu": "Páncél", "en": "Armor"}
+
+    def in_thread() -> None:
+        seen["thread"] = domain.gettext("Armor")
+
+    with i18n.use_locale("hu"):
+        worker = threading.Thread(target=in_thread)
+        worker.start()
+        worker.join()
+    assert seen["thread"] == "Armor"  # a new thread starts in English
+    assert i18n.current_locale() == "en"
+    with pytest.raises(ValueError, match="unknown locale"):
+        i18n.set_locale("de")
+
+
+def test_domains_by_package() -> None:
+    """A plugin module translates in its package's domain; a package without one translates nothing."""
+    assert i18n.messages("darkroad.plugins.buildings.blazing_quartz_mine").name == "darkroad_basegame"
+    assert i18n.messages("darkroad.core.rules") is i18n.CORE
+    stray = i18n.messages("somebody_elses_pack.module")
+    with i18n.use_locale("hu"):
+        assert stray.gettext("Armor") == "Armor"
+
+
+@pytest.mark.slow
+def test_a_built_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
+    """What `pip install` installs: the .mo files are package data of darkroad's wheel."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                    "-w", str(tmp_path), str(ROOT)], check=True)
+    (wheel,) = tmp_path.glob("darkroad-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for domain in tooling().DOMAINS:
+        if domain.name == "darkroad_fan_pack":
+            continue  # a distribution of its own
+        for locale in ("hu",):
+            mo = f"{domain.mo(locale).relative_to(ROOT)}"
+            package_path = mo.replace("core/", "darkroad/core/", 1).replace("plugins/", "darkroad/plugins/", 1)
+            assert package_path in names, f"{package_path} not in the wheel"
+
+
+def _domain(tmp_path: Path, entries: list[tuple[object, object]],
+            fuzzy: list[tuple[str, str]] = ()) -> i18n.Domain:  # type: ignore[assignment]
+    catalog = Catalog(locale="hu", domain="probe")
+    for source, target in entries:
+        catalog.add(source, target)  # type: ignore[arg-type]
+    for source, target in fuzzy:
+        catalog.add(source, target, flags=["fuzzy"])
+    folder = tmp_path / "hu" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    out = io.BytesIO()
+    write_mo(out, catalog)
+    (folder / "probe.mo").write_bytes(out.getvalue())
+    return i18n.Domain("probe", tmp_path)  # type: ignore[arg-type]
