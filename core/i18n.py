@@ -45,8 +45,6 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import IO, Any
 
-from babel.core import negotiate_locale
-
 DEFAULT_LOCALE = "en"
 """The source language: every message is written in English, and a caller who asks for no
 language we have gets English."""
@@ -112,6 +110,9 @@ def negotiate(accept_language: str | None, available: Collection[str] = LOCALES)
                 continue
         if weight > 0:
             ranked.append((-weight, position, tag))
+    # Imported here: the rules core itself needs no Babel (only the service's negotiation does).
+    from babel.core import negotiate_locale
+
     wanted = {locale.lower(): locale for locale in available}
     for _, _, tag in sorted(ranked):
         if tag == "*":
