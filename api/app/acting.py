@@ -21,14 +21,14 @@ import msgspec
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import seat_of
 from darkroad.api.app.cache import CachedGame
+from darkroad.api.app.changes import Change, play
 from darkroad.api.app.errors import Refusal, ServiceError, stale
 from darkroad.api.app.history import History
 from darkroad.api.app.reading import Reading
-from darkroad.api.app.repository import COMMIT_RECORD_TTL, GameRepository
+from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import ActResult, Expected, admits
-from darkroad.api.store.base import Commit, IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
-from darkroad.core import Action, Event, Game, errors
-from darkroad.core.memo import Memo
+from darkroad.api.store.base import IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
+from darkroad.core import Action, Game, errors
 from darkroad.core.undo import UNDO
 
 _encode = msgspec.json.encode
@@ -148,9 +148,6 @@ class Acting:
         self.reading = reading
         self.history = history or History(games, reading)
         """Rebuilds the answers of retried requests (their records keep no view)."""
-        self._records: Memo[int, tuple[Action, bytes]] = Memo(self.RECORDS)
-        """Actions recorded lately (the request parser keeps the actions of bodies it read
-        lately: the same objects come again), and their entries of the action list."""
 
     async def act(
         self,
@@ -199,9 +196,10 @@ class Acting:
             seat = seat_of(token, (await self.games.load(game_id)).token_hashes)
         return await self.act(game_id, token, Action(UNDO, seat, ""), expected, idempotency_key)
 
-    async def _undone(self, game_id: str, cached: CachedGame, seat: int) -> tuple[Game, bytes, list[Event]]:
+    async def _undone(self, game_id: str, cached: CachedGame, seat: int) -> Change:
         """The undo of ``seat``'s last undoable action of ``cached`` (not changed): the game
-        before it, rebuilt by replaying the stored action list up to it."""
+        before it, rebuilt by replaying the stored action list up to it, as a new game. The
+        turn clock is left as it is: an undo is no action of the seat's."""
         game = cached.game
         reason = self.engine.undo_refusal(game, seat)
         if reason is not None:
@@ -212,7 +210,7 @@ class Acting:
             return lobbies.replay(self.engine, game.config, records[:version])
 
         undone, record, events = self.engine.undo(game, seat, earlier)
-        return undone, self.engine.encode(record), events
+        return Change(undone, game.version, self.engine.encode(record), events)
 
     async def _act(self, request: _Request) -> ActResult:
         """:meth:`act`, apart from withdrawing an answer a plugin failed to resolve: on the
@@ -269,18 +267,6 @@ class Acting:
         self.games.cache.take(request.game_id)
         return cached, seat
 
-    RECORDS = 4096
-    """Actions whose record :meth:`_record_of` keeps (it starts again when full)."""
-
-    def _record_of(self, action: Action) -> bytes:
-        """``action``'s entry of the action list: without the client's label (replay needs only
-        type, seat and option), kept per action object (each held, so that its id stays its own)."""
-        kept = self._records.get(id(action))
-        if kept is None:
-            record = self.engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
-            kept = self._records.keep(id(action), (action, record))
-        return kept[1]
-
     @staticmethod
     def _answer(attempt: ActResult | _Committed, seat: int) -> ActResult:
         """The answer to a committed action: the state after it. A bot it leaves awaited plays
@@ -295,7 +281,7 @@ class Acting:
         Raises ``IllegalAction`` (game untouched), a :class:`Refusal` (the game waits for
         players, a bot plays the seat: game untouched) and ``PluginError`` (game spoilt, dropped).
         """
-        game, lobby, action = cached.game, cached.lobby, request.action
+        lobby, action = cached.lobby, request.action
         if lobby is not None:
             if lobby.waiting:
                 open_seats = ", ".join(map(str, lobby.open_seats()))
@@ -306,29 +292,19 @@ class Acting:
                     f"The {lobby.bot_of(seat)!r} bot plays seat {seat} since it timed out; reclaim it "
                     f"(POST .../seats/{seat}/reclaim) to act again.",
                 )
-        expected = game.version
         if action.type == UNDO:  # a new game object: the stored one rebuilt, cached left as it was
-            game, applied, events = await self._undone(request.game_id, cached, seat)
-            lobby = None  # the turn clock unchanged
+            change = await self._undone(request.game_id, cached, seat)
         else:
-            events = self.engine.apply(game, action)
-            # The client's label is not stored (replay needs only type, seat and option).
-            applied = self._record_of(action)
-            if lobby is not None and lobby.turn_timeout is not None:
-                lobby = lobby.copy()
-                lobby.track(self.engine.awaiting(game), seat, self.games.clock())
-            else:
-                lobby = None  # unchanged
+            change = play(self.engine, cached, action, self.games.clock())
+        game = change.game
         # A minimal answer needs no view at all (a record keeps none: a retry rebuilds it).
-        view = b"" if request.minimal else self.reading.view_of(game, seat, lobby or cached.lobby)
+        view = b"" if request.minimal else self.reading.view_of(game, seat, change.lobby or lobby)
         record = None
         if request.record_key is not None:
-            since = None if lobby is None else [record.since for record in lobby.seats]
+            since = None if change.lobby is None else [record.since for record in change.lobby.seats]
             small = SmallRecord(fingerprint_of(request.fingerprint), game.version, seat, since)
             record = IdempotencyRecord(request.record_key, _pack_record(small), self.games.settings.idempotency_ttl)
-        outcome, stored = await self.games.commit(
-            request.game_id, cached, game, applied, events, record, expected=expected, lobby=lobby
-        )
+        outcome, stored = await self.games.commit(request.game_id, cached, change, record)
         if outcome.outcome is Outcome.STALE:
             return stored
         if outcome.outcome is Outcome.REPLAYED and request.record_key is not None:
@@ -347,32 +323,15 @@ class Acting:
         games = self.games
         try:
             stored = await games.load(game_id)
-            game = self.engine.loads(stored.state)
-            record, events = self.engine.withdraw(game, action, failure.reason, failure.plugin)
+            taken = games.decoded(stored)
+            expected = taken.game.version
+            record, events = self.engine.withdraw(taken.game, action, failure.reason, failure.plugin)
+            outcome, _ = await games.commit(game_id, taken, Change(taken.game, expected, self.engine.encode(record), events))
         except (errors.DarkroadError, ServiceError, StoreUnavailable):
             return None  # the client still learns of the plugin's failure
-        tag = games.new_tag()
-        commit = Commit(
-            game_id=game_id,
-            expected_version=stored.version,
-            expected_tag=stored.tag,
-            version=game.version,
-            tag=tag,
-            state=self.engine.pack(game),
-            finished=game.finished,
-            action=self.engine.encode(record),
-            events=games.stored_events(game, events),
-            ttl=games.ttl(game),
-            idempotency=IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL),
-        )
-        try:
-            outcome = await games.store.commit(commit)
-        except StoreUnavailable:
-            return None
         if outcome.outcome is not Outcome.COMMITTED:
             return None
-        games.cache.put(game_id, CachedGame(game, stored.token_hashes, tag))
-        return game.version
+        return taken.game.version
 
     async def _replay(self, game_id: str, recorded: bytes, fingerprint: str,
                       stored: StoredGame | None = None) -> ActResult:

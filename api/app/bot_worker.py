@@ -23,35 +23,31 @@ after its turn timeout) enqueues a job, the game's id and version, in the same a
   enqueuing one (``Commit.keep_job``; the game names it, so a worker claiming it after a
   crash finds it current).
 
-Turn clocks: every version with awaited human seats under a ``turn_timeout`` sets the
-game's deadline in a sorted set (same atomic step); the workers look for deadlines passed
-every :attr:`BotWorker.CLOCK_INTERVAL` and hand the overdue seat to the game's timeout bot,
-a seat change whose commit then enqueues the bot's job. Nobody needs to read the game.
+Its parts: the job loop here (:class:`BotWorker`), the bots' thinking in a pool of processes
+(:mod:`~darkroad.api.app.bot_pool`), and the turn clocks (:mod:`~darkroad.api.app.turn_clocks`),
+which the worker watches every :attr:`BotWorker.CLOCK_INTERVAL`. A move is committed as every
+change of a game is (:mod:`~darkroad.api.app.changes`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
-import multiprocessing
 import os
-import pickle
 import secrets
-import signal
-import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Any
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.bot_pool import BotPool
+from darkroad.api.app.changes import play
 from darkroad.api.app.errors import ServiceError
-from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.repository import GameRepository
-from darkroad.api.app.seat_changes import SeatChange, SeatChanges
+from darkroad.api.app.seat_changes import SeatChanges
+from darkroad.api.app.turn_clocks import TurnClocks
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import (
@@ -62,158 +58,9 @@ from darkroad.api.store.base import (
     StoredGame,
     StoreUnavailable,
 )
-from darkroad.core import Action, Bot, Engine, Game, errors
+from darkroad.core import Engine, errors
 
 logger = logging.getLogger("darkroad.api.bots")
-
-
-def safe_choice(bot: Bot, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> tuple[Action, str]:
-    """The bot's choice among ``legal``, and how it went (``chosen``, or ``failed``: the bot raised
-    or answered something not legal, and the first legal action stands in for it)."""
-    try:
-        choice = bot.choose(engine, game, seat, legal)
-    except Exception:
-        logger.exception("bot %r failed choosing for seat %d; its first legal action stands in", bot.id, seat)
-        return legal[0], "failed"
-    for action in legal:
-        if isinstance(choice, Action) and (choice.type, choice.seat, choice.option) == (
-            action.type,
-            action.seat,
-            action.option,
-        ):
-            return action, "chosen"
-    logger.error("bot %r answered %r, not a legal action; its first legal action stands in", bot.id, choice)
-    return legal[0], "failed"
-
-
-# -- the pool's processes ----------------------------------------------------------------------
-# The engine of a child: inherited from the worker when the pool forks (tests pass engines
-# with plugins of their own), else loaded from the installed plugins like the worker's.
-_ENGINES: dict[int, Engine] = {}
-_CHILD: Engine | None = None
-
-
-def _child_start(key: int, exclude: tuple[str, ...], strict: bool) -> None:
-    global _CHILD
-    _release_sockets()
-    _CHILD = _ENGINES.get(key) or Engine.load(exclude=exclude, strict=strict)
-
-
-def _release_sockets() -> None:
-    """In a forked child: let go of the sockets inherited from the worker (an API server's
-    clients' connections, its Redis connections). A child holding a connection's socket keeps
-    it open after the server closed it: a client then sends a request on a keep-alive
-    connection nobody reads, and waits for ever. Each socket's descriptor is pointed at
-    ``/dev/null`` rather than closed, so that no object of the parent's copied into the child
-    can close a descriptor number reused since (the pool's own pipes are pipes, not sockets)."""
-    try:
-        descriptors = [int(fd) for fd in os.listdir("/proc/self/fd")]
-    except OSError:  # no /proc: nothing to do but hope
-        return
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        for fd in descriptors:
-            with contextlib.suppress(OSError):
-                if fd != null and stat.S_ISSOCK(os.fstat(fd).st_mode):
-                    os.dup2(null, fd)
-    finally:
-        os.close(null)
-
-
-def _child_main(requests: Connection, answers: Connection, key: int, exclude: tuple[str, ...], strict: bool) -> None:
-    """A thinker's process: answer each request (a game's state, a seat, a bot) with the bot's
-    choice, until the worker closes its end. The worker's signal handlers are not its own:
-    SIGTERM ends it (the worker stops it so), SIGINT (a terminal's Ctrl-C) is the worker's."""
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _child_start(key, exclude, strict)
-    while True:
-        try:
-            state, seat, bot_id, options = pickle.loads(requests.recv_bytes())
-        except (EOFError, OSError):
-            return
-        answers.send_bytes(pickle.dumps(_child_choose(state, seat, bot_id, options)))
-
-
-def seat_bot(engine: Engine, bot_id: str, options: dict[str, Any]) -> Bot:
-    """The bot ``bot_id`` with the seat's ``options`` (a bot seat's ``think_time``)."""
-    bot = engine.bots[bot_id]
-    return bot.configured(**options) if options else bot
-
-
-def _child_choose(state: bytes, seat: int, bot_id: str, options: dict[str, Any]) -> tuple[int, str]:
-    """In a child: the bot's choice for ``seat`` in the game ``state``, as its index among the
-    seat's legal actions (the worker computes the same list), and how it went."""
-    engine = _CHILD
-    assert engine is not None
-    game = engine.loads(state)
-    legal = engine.legal_actions(game, seat)
-    choice, how = safe_choice(seat_bot(engine, bot_id, options), engine, game, seat, legal)
-    return legal.index(choice), how
-
-
-class ThinkerGone(Exception):
-    """A thinker's process ended before answering (killed: its bot hung, or from outside)."""
-
-
-class Thinker:
-    """One process of a worker's pool, spoken to over two pipes read by the event loop: a
-    request costs two pipe writes and no thread (a ``ProcessPoolExecutor`` hands each call
-    through a manager thread and a queue's feeder thread: ~0.5 ms of the worker's CPU per
-    move, a third of what a greedy move costs the worker besides the bot's own thinking).
-    Pipes, not a socket pair: the child lets go of every socket it inherits."""
-
-    def __init__(self, context: Any, key: int, exclude: tuple[str, ...], strict: bool) -> None:
-        requests_out, self._requests = context.Pipe(duplex=False)
-        self._answers, answers_in = context.Pipe(duplex=False)
-        self.process = context.Process(
-            target=_child_main, args=(requests_out, answers_in, key, exclude, strict), daemon=True,
-            name="darkroad-bot",
-        )  # fmt: skip
-        self.process.start()
-        requests_out.close()
-        answers_in.close()
-
-    async def choose(self, state: bytes, seat: int, bot_id: str, options: dict[str, Any]) -> tuple[int, str]:
-        """The bot's choice (index among the legal actions, how it went); :class:`ThinkerGone`."""
-        loop = asyncio.get_running_loop()
-        answered: asyncio.Future[None] = loop.create_future()
-        fd = self._answers.fileno()
-
-        def readable() -> None:
-            if not answered.done():
-                answered.set_result(None)
-
-        try:
-            self._requests.send_bytes(pickle.dumps((state, seat, bot_id, options)))
-            loop.add_reader(fd, readable)
-            try:
-                await answered
-            finally:
-                loop.remove_reader(fd)
-            index, how = pickle.loads(self._answers.recv_bytes())
-        except (EOFError, OSError) as exc:
-            raise ThinkerGone(str(exc)) from exc
-        return int(index), str(how)
-
-    def kill(self) -> None:
-        with contextlib.suppress(Exception):
-            self.process.kill()
-        self.close()
-
-    def close(self) -> None:
-        """Close the pipes and end the process (idle, or killed: nothing of it is lost; its
-        siblings forked later hold copies of its pipes, so it may never see them close)."""
-        for connection in (self._requests, self._answers):
-            with contextlib.suppress(Exception):
-                connection.close()
-        with contextlib.suppress(Exception):
-            self.process.terminate()
-            self.process.join(timeout=5)
-            if self.process.is_alive():
-                self.process.kill()
-                self.process.join(timeout=5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,11 +78,10 @@ class Played:
 
 
 class BotWorker:
-    """Plays the bot jobs and turn clocks of the games in ``store``.
+    """Plays the bot jobs and watches the turn clocks of the games in ``store``.
 
-    ``concurrency`` jobs at once, each bot thinking in one process of the pool (created on
-    the first move that needs it). ``processes=False`` thinks in a thread instead (tests of
-    the loop itself; a hung bot cannot be killed there).
+    ``concurrency`` jobs at once, each bot thinking in one process of its :class:`BotPool`
+    (``processes=False``: in a thread, for tests of the loop itself).
     """
 
     CLOCK_INTERVAL = 1.0
@@ -271,19 +117,14 @@ class BotWorker:
         self.concurrency = concurrency or settings.bot_concurrency
         self.chain = max(1, chain or self.CHAIN)
         self.name = name or f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
-        self._processes = processes
-        self._threads: concurrent.futures.Executor | None = None
-        """``processes=False``: the threads the bots think in."""
-        self._idle: list[Thinker] = []
-        """Processes of the pool waiting for a move to think over (at most ``concurrency``: one
-        per job playing)."""
+        self.pool = BotPool(engine, settings, self.concurrency, processes)
+        """Where the bots think."""
+        self.clocks = TurnClocks(store, self.seat_changes)
         self._slots = asyncio.Semaphore(self.concurrency)
         self._running: set[asyncio.Task[None]] = set()
         self._room = asyncio.Event()
         """Set while fewer than ``concurrency`` jobs run."""
         self._room.set()
-        self._skipped: dict[str, float] = {}
-        """Clocks looked at and found not overdue (game id -> deadline): not loaded again."""
 
     # -- the loops ----------------------------------------------------------------------------
 
@@ -304,12 +145,12 @@ class BotWorker:
 
     def close(self) -> None:
         """Stop the pool's processes (every job is done by now: a hung bot's process was killed)."""
-        threads, self._threads = self._threads, None
-        if threads is not None:
-            threads.shutdown(wait=True, cancel_futures=True)
-        idle, self._idle = self._idle, []
-        for thinker in idle:
-            thinker.close()
+        self.pool.close()
+
+    async def tick(self) -> list[str]:
+        """Hand every seat past its deadline to its game's timeout bot (:meth:`TurnClocks.tick`);
+        the games changed."""
+        return await self.clocks.tick()
 
     async def _jobs(self, shard: str, stop: asyncio.Event) -> None:
         """Read the jobs of ``shard`` while this worker has room for more (one loop per shard:
@@ -447,126 +288,24 @@ class BotWorker:
             self.games.put_back(stored.id, entry)
             return "stale", stored, False
         begun = time.perf_counter()
-        choice, how = await self._choose(stored, seat, bot_id, options, legal)
+        choice, how = await self.pool.choose(stored.id, stored.state, seat, bot_id, options, legal)
         self.metrics.bot_think.observe(time.perf_counter() - begun, bot_id)
         outcome = "played" if how == "chosen" else "stood_in"
         # A plugin failing to resolve the bot's choice must not wedge the game: the next legal
         # actions stand in (deterministically, so the game still replays identically).
         for action in [choice, *[a for a in legal if a is not choice][:2]]:
-            game = entry.game
-            expected = game.version
             try:
-                events = self.engine.apply(game, action)
+                change = play(self.engine, entry, action, self.games.clock())
             except errors.DarkroadError:
                 logger.exception("game %s: the %r bot's move %s/%s for seat %d failed", stored.id, bot_id,
                                  action.type, action.option, seat)
                 how, outcome = "failed", "stood_in"
                 entry = self.games.decoded(stored)
                 continue
-            lobby = None
-            if entry.lobby is not None and entry.lobby.turn_timeout is not None:
-                lobby = entry.lobby.copy()
-                lobby.track(self.engine.awaiting(game), seat, self.games.clock())
-            applied = self.engine.encode(Action(action.type, action.seat, action.option))
-            result, current = await self.games.commit(
-                stored.id, entry, game, applied, events, expected=expected, lobby=lobby, job=job, keep_job=keep
-            )
+            result, current = await self.games.commit(stored.id, entry, change, job=job, keep_job=keep)
             if result.outcome is Outcome.STALE:  # another worker (or a reclaim) moved the game
                 return "stale", current, False
             self.metrics.bot_moves.inc(bot_id, how)
             return outcome, current, True
         return "stood_in", stored, False
 
-    async def _choose(
-        self, stored: StoredGame, seat: int, bot_id: str, options: dict[str, Any], legal: list[Action]
-    ) -> tuple[Action, str]:
-        if len(legal) == 1:
-            return legal[0], "chosen"
-        timeout = self.settings.bot_move_timeout
-        if not self._processes:
-            if self._threads is None:
-                self._threads = concurrent.futures.ThreadPoolExecutor(self.concurrency, thread_name_prefix="darkroad-bot")
-            game = self.engine.loads(stored.state)
-            call = asyncio.get_running_loop().run_in_executor(
-                self._threads, safe_choice, seat_bot(self.engine, bot_id, options), self.engine, game, seat, legal
-            )
-            try:
-                return await asyncio.wait_for(call, timeout)
-            except TimeoutError:
-                return self._timed_out(stored, seat, bot_id, legal)
-        for attempt in range(2):
-            thinker = self._idle.pop() if self._idle else self._thinker()
-            try:
-                index, how = await asyncio.wait_for(thinker.choose(stored.state, seat, bot_id, options), timeout)
-            except TimeoutError:  # kill the stuck process: the next move gets a new one
-                thinker.kill()
-                return self._timed_out(stored, seat, bot_id, legal)
-            except ThinkerGone:  # killed from outside: a new one tries once more
-                thinker.kill()
-                if attempt:
-                    raise
-                continue
-            except BaseException:  # cancelled (the worker stops) mid-request: its answer is lost
-                thinker.kill()
-                raise
-            self._idle.append(thinker)
-            return legal[index], how
-        raise AssertionError("unreachable")
-
-    def _timed_out(self, stored: StoredGame, seat: int, bot_id: str, legal: list[Action]) -> tuple[Action, str]:
-        logger.error("game %s: bot %r gave no move for seat %d within %g s; its first legal action stands in",
-                     stored.id, bot_id, seat, self.settings.bot_move_timeout)
-        return legal[0], "timed_out"
-
-    def _thinker(self) -> Thinker:
-        """A new process of the pool: forked from the worker (with its engine and plugins)
-        where the platform can, else started afresh (it loads the installed plugins)."""
-        key = id(self.engine)
-        _ENGINES[key] = self.engine
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        return Thinker(context, key, self.settings.exclude_plugins, self.settings.strict_plugins)
-
-    # -- the turn clocks ----------------------------------------------------------------------
-
-    async def tick(self) -> list[str]:
-        """Hand every seat past its deadline to its game's timeout bot; the games changed."""
-        now = self.games.clock()
-        handed = []
-        for shard in self.store.job_shards():
-            for game_id, deadline in await self.store.due_clocks(shard, now, 100):
-                if self._skipped.get(game_id) == deadline:
-                    continue
-                if await self.hand_over(shard, game_id, deadline):
-                    handed.append(game_id)
-        return handed
-
-    async def hand_over(self, shard: str, game_id: str, deadline: float) -> bool:
-        """Hand the overdue seats of ``game_id`` to its timeout bot (a seat change each)."""
-        stored = await self.store.load(game_id)
-        if stored is None or stored.finished:
-            await self.store.stop_clock(shard, game_id, deadline)
-            return False
-
-        def replace(current: StoredGame, game: Game, lobby: Lobby | None, tokens: list[str]) -> SeatChange | None:
-            if lobby is None or current.finished:
-                return None
-            now = self.games.clock()
-            overdue = [seat for seat in self.engine.awaiting(game) if lobby.overdue(seat, now)]
-            return self.seat_changes.hand_to_bot(lobby, overdue[0]) if overdue else None
-
-        changed = False
-        try:
-            while True:
-                stored, change = await self.seat_changes.change(game_id, replace, stored)
-                if change is None:
-                    break
-                changed = True
-        except ServiceError as exc:  # kept changing (players acting): the next tick tries again
-            logger.info("game %s: hand-over postponed (%s)", game_id, exc)
-            return changed
-        if not changed:
-            self._skipped[game_id] = deadline
-            if len(self._skipped) > 10_000:
-                self._skipped.clear()
-        return changed

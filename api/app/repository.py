@@ -18,6 +18,7 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import records
 from darkroad.api.app.auth import hash_token
 from darkroad.api.app.cache import CachedGame, GameCache
+from darkroad.api.app.changes import Change
 from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.plugin_events import event_payload, known_event_types
@@ -136,44 +137,44 @@ class GameRepository:
         self,
         game_id: str,
         base: CachedGame,
-        game: Game,
-        applied: bytes,
-        events: Sequence[Event],
+        change: Change,
         record: IdempotencyRecord | None = None,
         *,
-        expected: int,
-        token_hashes: tuple[str, ...] | None = None,
-        lobby: Lobby | None = None,
         job: BotJob | None = None,
         keep_job: bool = False,
     ) -> tuple[CommitResult, StoredGame]:
-        """Write ``game`` (changed from version ``expected`` of ``base``) with the action list's
-        record ``applied`` and ``events``: the outcome, and the game as stored now (the new
-        version, or the current one when stale). The new version goes into the cache.
-        ``record``: the client's ``Idempotency-Key`` record, if any; ``token_hashes``,
-        ``lobby``: changed, else ``None``. ``job``: the bot job this commit plays (a bot
-        worker's move), acknowledged with it unless ``keep_job`` and the new version awaits a
-        bot this process has (:attr:`Commit.keep_job`: the worker plays that move too)."""
+        """Write ``change``, made on ``base`` (the game as taken, at version ``change.expected``):
+        the outcome, and the game as stored now (the new version, or the current one when
+        stale). The one way every kind of change is committed (:mod:`~darkroad.api.app.changes`).
+        The new version goes into the cache.
+
+        ``record``: the client's ``Idempotency-Key`` record, if any (else one named by the new
+        version's tag, so that a commit the Redis client sends again is known as its own).
+        ``job``: the bot job this commit plays (a bot worker's move), acknowledged with it
+        unless ``keep_job`` and the new version awaits a bot this process has
+        (:attr:`Commit.keep_job`: the worker plays that move too)."""
+        game, token_hashes, lobby = change.game, change.token_hashes, change.lobby
         tag = self.new_tag()
         own = record is None
         if record is None:  # named by the new tag: only this commit can have written it
             record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
         state = self.engine.pack(game)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
-        bot_job, deadline = self.awaited(game, lobby or base.lobby)
+        new_lobby = base.lobby if lobby is None else lobby
+        bot_job, deadline = self.awaited(game, new_lobby)
         keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
         outcome = await self.store.commit(
             Commit(
                 game_id=game_id,
-                expected_version=expected,
+                expected_version=change.expected,
                 expected_tag=base.tag,
                 version=game.version,
                 tag=tag,
                 state=state,
                 finished=game.finished,
-                action=records.with_time(applied, self.clock()),  # the time: for the game's record
-                events=self.stored_events(game, events),
-                ttl=self.ttl(game, lobby or base.lobby),
+                action=records.with_time(change.entry, self.clock()),  # the time: for the game's record
+                events=self.stored_events(game, change.events),
+                ttl=self.ttl(game, new_lobby),
                 idempotency=record,
                 token_hashes=token_hashes,
                 lobby=raw_lobby,
@@ -191,7 +192,6 @@ class GameRepository:
                 raise unknown_game(game_id)
             return outcome, outcome.current
         hashes = base.token_hashes if token_hashes is None else token_hashes
-        new_lobby = base.lobby if lobby is None else lobby
         if outcome.outcome is Outcome.COMMITTED or own:
             # The seats' tokens unchanged: the tokens found so far still name the same seats.
             found = base.token_seats if token_hashes is None or token_hashes == base.token_hashes else {}

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from darkroad.api.app import lobby as lobbies
+from darkroad.api.app.cache import CachedGame
+from darkroad.api.app.changes import Change
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.repository import GameRepository
@@ -28,6 +30,20 @@ class SeatChange:
     acted: bool = True
     """The seat's player acted (a turn timeout counts from now); not so for a rejoin, which only
     replaces the token."""
+
+
+def seat_change(games: GameRepository, taken: CachedGame, change: SeatChange, lobby: Lobby,
+                token_hashes: tuple[str, ...] | None) -> Change:
+    """``change`` of seats made on the game of ``taken`` (which it mutates), leaving ``lobby``
+    and ``token_hashes`` (``None``: unchanged): a version of its own with its events, the turn
+    clocks tracked."""
+    game = taken.game
+    expected = game.version
+    events = [lobbies.lobby_event(game, kind, seat, **data) for kind, seat, data in change.events]
+    game.version += 1
+    lobby.track(games.engine.awaiting(game), change.seat if change.acted else None, games.clock())
+    entry = lobbies.seat_change_record(change.kind, change.seat, len(events))
+    return Change(game, expected, entry, events, lobby, token_hashes)
 
 
 class KeyUsed(Exception):
@@ -67,24 +83,10 @@ class SeatChanges:
                 return stored, None
             assert lobby is not None
             entry = games.take(stored)
-            game = entry.game
-            expected = game.version
-            events = [lobbies.lobby_event(game, kind, seat, **data) for kind, seat, data in change.events]
-            game.version += 1
-            lobby.track(games.engine.awaiting(game), change.seat if change.acted else None, games.clock())
-            changed = tuple(tokens)
-            client_record = None if record is None else record(game)
-            outcome, stored = await games.commit(
-                game_id,
-                entry,
-                game,
-                lobbies.seat_change_record(change.kind, change.seat, len(events)),
-                events,
-                client_record,
-                expected=expected,
-                token_hashes=changed if changed != stored.token_hashes else None,
-                lobby=lobby,
-            )
+            hashes = tuple(tokens)
+            committed = seat_change(games, entry, change, lobby, None if hashes == stored.token_hashes else hashes)
+            client_record = None if record is None else record(committed.game)
+            outcome, stored = await games.commit(game_id, entry, committed, client_record)
             if outcome.outcome is Outcome.REPLAYED and client_record is not None and outcome.replay != client_record.result:
                 raise KeyUsed
             if outcome.outcome is not Outcome.STALE:

@@ -14,8 +14,11 @@ Each piece does one job (the layout of this package):
 * :class:`~darkroad.api.app.history.History`: the views at past versions, and records;
 * :class:`~darkroad.api.app.imports.Imports`: new games replayed from records.
 
-The bots play apart, in bot workers (:mod:`darkroad.api.app.bot_worker`): the commits here
-only enqueue their jobs.
+Every change of a game (an action, an undo, a change of seats, a bot's move) is committed by
+one function, :meth:`GameRepository.commit`, from a :class:`~darkroad.api.app.changes.Change`.
+The bots play apart, in bot workers (:mod:`darkroad.api.app.bot_worker`, thinking in
+:mod:`~darkroad.api.app.bot_pool`; the turn clocks in :mod:`~darkroad.api.app.turn_clocks`):
+the commits here only enqueue their jobs.
 
 The HTTP edge (``darkroad.api.http``) calls them with domain values and maps their
 :class:`~darkroad.api.app.errors.ServiceError` to problem details.

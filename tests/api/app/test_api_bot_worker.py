@@ -206,7 +206,7 @@ async def test_a_worker_dying_in_a_run_of_moves_leaves_the_job_to_another(engine
     (job,) = await store.take_jobs(shard, "dies", 1, 0.1, 60.0)
     await asyncio.sleep(0.5)  # taken a while ago: the kept job's claim timeout restarts with the move
     dying = BotWorker(engine, store, settings, Metrics(), processes=False)
-    real = dying._choose
+    real = dying.pool.choose
     calls = 0
 
     async def choose_then_die(*args: object) -> tuple[Action, str]:
@@ -216,7 +216,7 @@ async def test_a_worker_dying_in_a_run_of_moves_leaves_the_job_to_another(engine
             raise SystemExit("killed")
         return await real(*args)  # type: ignore[arg-type]
 
-    dying._choose = choose_then_die  # type: ignore[method-assign]
+    dying.pool.choose = choose_then_die  # type: ignore[method-assign]
     with pytest.raises(SystemExit):
         await dying.play(job)
     stored = await store.load(game_id)
@@ -351,16 +351,16 @@ async def test_a_thinking_process_killed_from_outside_is_replaced(engine: Engine
     try:
         for _ in range(60):
             (job,) = await store.take_jobs(shard, "w", 1, 1.0, 60.0)
-            before = list(worker._idle)
+            before = list(worker.pool._idle)
             played = await worker.play(job)
             assert played.outcome == "played"  # never stood in: the killed process was replaced
-            if killed is None and worker._idle:
-                (thinker,) = worker._idle
+            if killed is None and worker.pool._idle:
+                (thinker,) = worker.pool._idle
                 killed = thinker.process.pid
                 os.kill(killed, signal.SIGKILL)
                 thinker.process.join(5)
-            elif killed is not None and before and worker._idle and worker._idle[0] is not before[0]:
-                assert worker._idle[0].process.pid != killed
+            elif killed is not None and before and worker.pool._idle and worker.pool._idle[0] is not before[0]:
+                assert worker.pool._idle[0].process.pid != killed
                 break
         else:
             raise AssertionError("no move asked the pool after the kill")

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from darkroad.api.app import auth
+from darkroad.api.app.changes import action_entry
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.records import entries_of
 from darkroad.api.app.service import GameService
@@ -145,19 +146,11 @@ async def test_a_seat_token_is_hashed_once_and_a_rejoin_retires_it(engine: Engin
     await act(rejoined.token)
 
 
-def test_an_action_is_recorded_without_its_label_once_per_action_object(engine: Engine) -> None:
-    """The action list's entry of an action (``Acting._record_of``): the engine's encoding of the
-    action without the client's label, kept per action object (the parser hands the same
-    object for the same body), within a bound."""
-    acting = GameService(engine, MemoryStore(), Settings(), Metrics()).acting
+def test_an_action_is_recorded_without_its_label(engine: Engine) -> None:
+    """The action list's entry of an action (``changes.action_entry``): the engine's encoding of
+    the action without the client's label (a label is the client's to choose, never stored)."""
     labelled = Action("move", 1, "district:bazaar", "Move to the Great Bazaar")
     plain = Action("move", 1, "district:bazaar")
-    entry = acting._record_of(labelled)
+    entry = action_entry(engine, labelled)
     assert entry == engine.encode(plain) and b"Great Bazaar" not in entry
-    assert acting._record_of(labelled) is entry  # kept
-    assert acting._record_of(plain) == entry
-    other = Action("move", 0, "district:inn", "x")
-    assert acting._record_of(other) == engine.encode(Action("move", 0, "district:inn"))
-    for n in range(acting.RECORDS + 10):
-        acting._record_of(Action("move", 0, f"o{n}"))
-    assert len(acting._records) <= acting.RECORDS
+    assert action_entry(engine, plain) == entry
