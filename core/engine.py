@@ -18,19 +18,15 @@ import itertools
 import logging
 import operator
 import random
-import sys
 import threading
-import traceback
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-import attrs
-
-from . import caravan, districts, effects, rules, scoring, undo
+from . import rules, undo
+from .actionlog import WITHDRAWN
 from .actions import Action
-from .bots import Bot
-from .content import Component, Content, ContentError
+from .content import Component
 from .context import Ctx
 from .errors import (
     BadConfig,
@@ -42,14 +38,14 @@ from .errors import (
     PluginError,
     UnknownComponent,
 )
-from .hooks import PluginStep, impls_of, is_bool, is_dict_list, is_extra_options, is_options
+from .hooks import PluginStep, is_bool, is_dict_list, is_extra_options, is_options
 from .hooks import call as call_hook
-from .hookspecs import spec_names
 from .memo import Memo
 from .plugins import PluginSet, make_plugin_manager
+from .registry import Registry
 from .seats import HUMAN, SeatKind
 from .serde import Serde
-from .state import CONFIG_FIELDS, Event, Game, GameConfig, Task
+from .state import Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
 from .view import EncodedPlayers, view
@@ -58,11 +54,7 @@ _CARD = operator.attrgetter("card")
 _TASK_SEAT = Step.seats
 """The default :meth:`Step.seats` (the task's seat alone): a step keeping it needs no
 :class:`Ctx` to say whom it waits for."""
-CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
 logger = logging.getLogger("darkroad.core")
-WITHDRAWN = "withdrawn"
-"""The type of the action :meth:`Engine.withdraw` records: ``option`` is ``"<type>:<option>"``
-of the withdrawn answer."""
 WITHDRAWN_KEY = "_withdrawn"
 """``task.data`` key of a decision's withdrawn answers: ``[seat, type, option]`` triples."""
 BUILDING_SPACES = 4
@@ -74,18 +66,6 @@ _MARKET_SUMS = {dice: sum(dice) for dice in itertools.product(range(3), repeat=6
 found here passes :meth:`Engine.broken_invariants`' market check when its sum does."""
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
-
-
-@attrs.frozen
-class Registrations:
-    """What the registration hooks of the loaded plugins contribute, merged: ``(plugin,
-    object)`` pairs, and the event types as ``type -> (plugin, EventType)``."""
-
-    content: Content
-    steps: list[tuple[str, Step]]
-    bots: list[tuple[str, Bot]]
-    seat_kinds: list[tuple[str, SeatKind]]
-    event_types: dict[str, tuple[str, Any]]
 
 
 class _Memo:
@@ -184,40 +164,25 @@ class Engine:
     """Rules, content and plugins of one installation."""
 
     def __init__(self, plugins: PluginSet) -> None:
+        registry = self.registry = Registry(plugins)
+        """What the loaded plugins register, merged (:mod:`~darkroad.core.registry`); the
+        attributes below are its, for short."""
         self.plugins = plugins
         self.pm = plugins.pm
-        loaded = self._load_registrations()
-        self.content = loaded.content
-        plugin_steps, bots, kinds = loaded.steps, loaded.bots, loaded.seat_kinds
-        self.bots: dict[str, Bot] = {bot.id: bot for _, bot in bots}
-        """The installed bots by id (``darkroad_bots``)."""
-        self.bot_plugins: dict[str, str] = {bot.id: name for name, bot in bots}
-        """Bot id -> the plugin providing it."""
-        self.seat_kinds: dict[str, SeatKind] = {kind.id: kind for _, kind in kinds}
-        """The installed seat kinds by id (``darkroad_seat_kinds``): the automated seats."""
-        self.seat_kind_plugins: dict[str, str] = {kind.id: name for name, kind in kinds}
-        """Seat kind id -> the plugin providing it."""
-        self.event_types = loaded.event_types
-        """Event type -> :class:`~darkroad.core.view.EventType` of the plugins' events
-        (``darkroad_event_types``), with the plugin documenting it."""
-        self.steps: dict[str, Step] = {}
-        """Every step kind, as its provider wrote it."""
-        self._run_steps: dict[str, Step] = {}
-        """The same, plugin steps wrapped so that their failures name the plugin."""
-        for step in CORE_STEPS:
-            self.steps[step.kind] = self._run_steps[step.kind] = step
-        for name, step in plugin_steps:
-            self.steps[step.kind] = step
-            self._run_steps[step.kind] = PluginStep(step, name)
-        self.hook_impls = {name: impls_of(self.pm, name) for name in spec_names()}
+        self.content = registry.content
+        self.bots = registry.bots
+        self.bot_plugins = registry.bot_plugins
+        self.seat_kinds = registry.seat_kinds
+        self.seat_kind_plugins = registry.seat_kind_plugins
+        self.event_types = registry.event_types
+        self.steps = registry.steps
+        self._run_steps = registry.run_steps
+        self.hook_impls = registry.hook_impls
         self._decision_options_impls = self.hook_impls["darkroad_decision_options"]  # asked at every decision
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
         (the testing kit's :class:`HookRecorder`)."""
-        # Companion abilities are asked only of the plugin providing each held card.
-        self._companion_impls: dict[str, list[Any]] = {}
-        for plugin, fn, args in self.hook_impls["darkroad_companion_options"]:
-            self._companion_impls.setdefault(plugin, []).append((plugin, fn, args))
+        self._companion_impls = registry.companion_impls
         self._companion_impls_of: Memo[tuple[str, ...], list[Any]] = Memo(4096)
         """The companion hook implementations asked for a hand of companion cards."""
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
@@ -229,119 +194,6 @@ class Engine:
         self._memo_of = self._memo.of  # the per-thread tables still found per call, by the thread asking
         for name, reason in sorted(self.plugins.failed.items()):
             logger.warning("plugin %r failed to load and is skipped: %s", name, reason)
-
-    def _registrations(self, hook: str) -> list[tuple[str, Any]]:
-        """``(plugin, result)`` of a registration hook; built-in plugins first, then in
-        registration order, so that on a clash the later fan plugin is the one rejected."""
-        out = []
-        for impl in getattr(self.pm.hook, hook).get_hookimpls():
-            try:
-                result = impl.function()
-            except Exception as exc:
-                self.plugins.reject(impl.plugin_name, f"{hook} raised {type(exc).__name__}: {exc}")
-                continue
-            out.append((impl.plugin_name, result))
-        builtin = {n for n, p in self.plugins.plugins.items() if p.builtin}
-        order = {name: i for i, (name, _) in enumerate(self.pm.list_name_plugin())}
-        return sorted(out, key=lambda pr: (pr[0] not in builtin, order.get(pr[0], 0)))
-
-    def _load_registrations(self) -> Registrations:
-        """Merge content packs, components, steps, bots, seat kinds and event types. A plugin
-        whose registration is malformed or clashes with an earlier one (a duplicate id, step
-        kind, bot or seat kind id, game option or event type) is rejected, naming both (or the
-        load fails, when strict), and the merge starts over without it."""
-        from .view import EVENTS, EventType
-
-        clashes: list[tuple[str, str]] = []
-
-        def reject(plugin: str, reason: str) -> None:
-            clashes.append((plugin, reason))
-
-        while True:
-            clashes.clear()
-            packs = [(name, pack) for name, pack in self._registrations("darkroad_content") if pack]
-            comps: list[Component] = []
-            owner: dict[str, str] = {}
-            for name, result in self._registrations("darkroad_components"):
-                for comp in result or ():
-                    if not isinstance(comp, Component):
-                        reject(name, f"darkroad_components returned {comp!r}, not a Component")
-                    elif comp.id in owner and owner[comp.id] != name:
-                        reject(name, f"duplicate component id {comp.id!r}: provided by both {owner[comp.id]!r} and "
-                                     f"{name!r}")
-                    else:
-                        owner[comp.id] = name
-                        comps.append(Component(comp.kind, comp.id, comp.name, comp.text, comp.data, name))
-            taken = {s.kind: "the rules core" for s in CORE_STEPS}
-            taken |= {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)",
-                      undo.UNDO: "the rules core (undo)"}
-            steps = self._unique("darkroad_steps", Step, "step kind", reject, taken, key="kind")
-            bots = self._unique("darkroad_bots", Bot, "bot", reject)
-            seat_kinds = self._unique("darkroad_seat_kinds", SeatKind, "seat kind", reject, taken={HUMAN: "the core"})
-            option_owner = {f: "the core (a GameConfig field)" for f in CONFIG_FIELDS}
-            for name, kind in seat_kinds:
-                for option in kind.options:
-                    if option in option_owner:
-                        reject(name, f"seat kind {kind.id!r} reads game option {option!r}, which belongs to "
-                                     f"{option_owner[option]}")
-                    option_owner[option] = repr(name)
-            event_types: dict[str, tuple[str, Any]] = {}
-            for name, result in self._registrations("darkroad_event_types"):
-                if not isinstance(result, Mapping | None):
-                    reject(name, f"darkroad_event_types returned {result!r}, not a mapping")
-                    continue
-                for event, spec in (result or {}).items():
-                    if not isinstance(event, str) or not isinstance(spec, EventType):
-                        reject(name, f"darkroad_event_types: {event!r} -> {spec!r} is not an event type -> EventType")
-                    elif event in EVENTS or event in event_types:
-                        other = event_types[event][0] if event in event_types else "the rules core"
-                        reject(name, f"event type {event!r} is already documented by {other!r}")
-                    else:
-                        event_types[event] = (name, spec)
-            if not clashes:
-                try:
-                    content = Content.build(packs, comps)
-                    for name, kind in seat_kinds:
-                        self._check_content(name, kind, content)
-                    return Registrations(content, steps, bots, seat_kinds, event_types)
-                except ContentError as exc:
-                    if not exc.plugin:
-                        raise PluginError(str(exc)) from exc
-                    clashes.append((exc.plugin, str(exc)))
-            self.plugins.reject(*clashes[0])
-
-    def _unique(self, hook: str, cls: type[Any], what: str, reject: Callable[[str, str], None],
-                taken: dict[str, str] | None = None, key: str = "id") -> list[tuple[str, Any]]:
-        """``(plugin, object)`` of a registration hook returning objects of ``cls``, each with a
-        unique ``key`` (steps by kind, bots and seat kinds by id); ``taken``: keys already
-        owned (-> by whom)."""
-        out = []
-        owners = dict(taken or {})
-        for name, result in self._registrations(hook):
-            for obj in result or ():
-                value = getattr(obj, key, None) if isinstance(obj, cls) else None
-                if not value:
-                    reject(name, f"{hook} returned {obj!r}, not a {cls.__name__} with a {key}")
-                elif value in owners:
-                    reject(name, f"{what} {value!r} is already defined by {owners[value]!r}")
-                else:
-                    owners[value] = name
-                    out.append((name, obj))
-        return out
-
-    @staticmethod
-    def _check_content(plugin: str, kind: SeatKind, content: Content) -> None:
-        """A seat kind's check of the content: a :class:`ContentError` naming no plugin, or
-        any other failure, is the seat kind's plugin's."""
-        try:
-            kind.check_content(content)
-        except ContentError as exc:
-            if not exc.plugin:
-                exc.plugin = plugin
-            raise
-        except Exception as exc:
-            raise ContentError(f"seat kind {kind.id!r} failed to check the content: {type(exc).__name__}: {exc}",
-                               plugin=plugin) from exc
 
     @classmethod
     def load(cls, exclude: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (), strict: bool = False) -> Engine:
@@ -422,15 +274,8 @@ class Engine:
         return seats
 
     def failed_hint(self, component: str) -> str:
-        """Why ``component`` may be unknown: the plugins that failed to load (the one named
-        like it, when there is one), as the end of an error message."""
-        failed = self.plugins.failed
-        if not failed:
-            return ""
-        named = [n for n in failed if n.replace("-", "_") == component or component in n.replace("-", "_")]
-        shown = named or sorted(failed)
-        return "; " + "; ".join(f"plugin {n!r} failed to load: {failed[n]}" for n in shown)
-
+        """Why ``component`` may be unknown (:meth:`Registry.failed_hint`)."""
+        return self.registry.failed_hint(component)
     def choose_buildings(self, ctx: Ctx) -> list[str]:
         cfg = ctx.game.config
         if cfg.buildings:
@@ -457,25 +302,13 @@ class Engine:
 
     def step_is_builtin(self, kind: str) -> bool:
         """Whether step ``kind`` is the core's or a built-in plugin's."""
-        step = self._run_steps.get(kind)
-        if not isinstance(step, PluginStep):
-            return kind in self.steps
-        loaded = self.plugins.plugins.get(step.plugin)
-        return bool(loaded and loaded.builtin)
-
+        return self.registry.step_is_builtin(kind)
     def step_plugin(self, kind: str) -> str | None:
         """The plugin providing step ``kind`` (``None`` for the core's steps)."""
-        step = self._run_steps.get(kind)
-        return step.plugin if isinstance(step, PluginStep) else None
-
+        return self.registry.step_plugin(kind)
     def base_game(self, kind: str) -> list[Component]:
-        """Components of ``kind`` a game uses unless told otherwise: those of the built-in
-        plugins (fan buildings and companions are chosen per game). Falls back to every
-        component of the kind when no built-in plugin provides any."""
-        comps = self.content.of_kind(kind)
-        builtin = [c for c in comps if (p := self.plugins.plugins.get(c.plugin)) is not None and p.builtin]
-        return builtin or comps
-
+        """Components of ``kind`` a game uses unless told otherwise (:meth:`Registry.base_game`)."""
+        return self.registry.base_game(kind)
     def companion_deck(self, config: GameConfig) -> list[str]:
         """The companion card ids of a new game: the base game's plus the chosen ones."""
         ids = {c.id for c in self.base_game("companion")} | set(config.companions)
@@ -908,19 +741,8 @@ class Engine:
         return PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "")
 
     def _blame(self, exc: BaseException) -> str | None:
-        """The plugin whose code raised (innermost frame in a plugin module)."""
-        modules = {}
-        for name, plugin in self.pm.list_name_plugin():
-            mod = getattr(plugin, "__name__", None) or type(plugin).__module__
-            modules[mod] = name
-        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-            for mod, name in modules.items():
-                file = getattr(sys.modules.get(mod), "__file__", None)
-                if file and frame.filename == file:
-                    return name
-        return None
-
-    # -- storage -------------------------------------------------------------------------
+        """The plugin whose code raised (:meth:`Registry.blame`)."""
+        return self.registry.blame(exc)
     def storage_spec(self, ctx: Ctx, seat: int) -> StorageSpec:
         # A game at rest (its memo holds: no action is resolving) has the storage it had when
         # the engine settled it: views ask for every seat's on every request.

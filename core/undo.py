@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .actionlog import UNDO as UNDO  # (re-exported: its home before the action log had one)
 from .actions import Action
 from .errors import CannotUndo, IllegalAction
 from .seats import HUMAN
@@ -65,9 +66,6 @@ if TYPE_CHECKING:
     from .engine import Engine
     from .state import Event, Game
 
-UNDO = "undo"
-"""The type of the action an undo records in the action list; ``option`` is the version
-whose position it restores."""
 TURN_KEY = "undo"
 """Key of ``game.turn`` where the engine keeps the undo chain."""
 REASONS = {
