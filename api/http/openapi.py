@@ -38,6 +38,7 @@ from darkroad.api.http.problems import PROBLEM_TYPES
 from darkroad.api.http.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN, SOLO, NewGame, refused_sizes
 from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.core import Engine
+from darkroad.core.i18n import LOCALES
 
 SECURITY_SCHEME = "seatToken"
 _REF = "#/components/schemas/{name}"
@@ -189,6 +190,8 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     _complete_schemas(doc["components"]["schemas"], engine)
     _complete_paths(doc["paths"])
     _security(doc)
+    doc["components"].setdefault("parameters", {})["AcceptLanguage"] = copy.deepcopy(ACCEPT_LANGUAGE)
+    doc["components"].setdefault("headers", {}).update(copy.deepcopy(_LANGUAGE_HEADERS))
     _headers(doc["paths"])
     for operation, links in _links().items():
         path, method, status = operation
@@ -448,22 +451,51 @@ _METHODS = ("get", "put", "post", "delete", "patch", "options", "head")
 _PROBLEM_CODE = re.compile(r"^- `([a-z-]+)`:", re.MULTILINE)
 _VARY = {
     "Vary": {
-        "description": "`Authorization`: the answer depends on the caller's seat token.",
+        "description": "`Authorization, Accept-Language`: the answer depends on the caller's seat token "
+                       "and language.",
         "required": True,
         "schema": {"type": "string"},
     }
 }
+_LANGUAGE_HEADERS = {
+    "Content-Language": {
+        "description": "The language of the answer's texts (`en` or `hu`), negotiated from `Accept-Language`.",
+        "required": True,
+        "schema": {"type": "string", "enum": list(LOCALES)},
+    },
+    "Vary": {
+        "description": "`Accept-Language` (with the route's own, e.g. `Authorization`): the answer's texts "
+                       "are in the caller's language.",
+        "required": True,
+        "schema": {"type": "string"},
+    },
+}
+_LANGUAGE_REFS = {name: {"$ref": f"#/components/headers/{name}"} for name in _LANGUAGE_HEADERS}
+ACCEPT_LANGUAGE = {
+    "name": "Accept-Language",
+    "in": "header",
+    "required": False,
+    "description": "The languages the caller reads, as RFC 9110 section 12.5.4 says (`hu-HU,hu;q=0.9,en;q=0.8`). "
+                   "darkroad speaks `en` (the default) and `hu` (in the words of the published Hungarian "
+                   "edition): action labels, decision prompts, the catalogue's names and texts, problem "
+                   "`title` and `detail`. Types, ids, options, problem `type` URIs and every other "
+                   "machine-readable field are the same in every language. A header naming no language "
+                   "darkroad speaks, or a malformed one, is answered in English.",
+    "schema": {"type": "string", "maxLength": 1024},
+}
 
 
 def _headers(paths: dict[str, Any]) -> None:
-    """Document the headers every response sends: ``Vary`` on the game reads, and those of
-    the problem types (``WWW-Authenticate`` on a 401, ``ETag`` on a stale version, ...)."""
+    """Document the headers every response sends: ``Content-Language`` and ``Vary`` on every
+    answer (``Accept-Language`` on every operation), and those of the problem types
+    (``WWW-Authenticate`` on a 401, ``ETag`` on a stale version, ...)."""
     for item in paths.values():
         for method, operation in item.items():
             if method not in _METHODS:
                 continue
+            operation.setdefault("parameters", []).append({"$ref": "#/components/parameters/AcceptLanguage"})
             for status, response in operation["responses"].items():
-                headers = dict(response.get("headers", {}))
+                headers = {**_LANGUAGE_REFS, **response.get("headers", {})}
                 if operation["operationId"] in _VARIES and status in ("200", "304"):
                     headers.update(_VARY)
                 if status == "304":

@@ -12,6 +12,11 @@ It wraps the Litestar application as the outermost ASGI layer, so no route can m
 * **caching**: an answer (not an error) to a request that carried a seat token, or one that
   hands out secrets (``opt={"secret": True}``: new seat tokens), is ``Cache-Control:
   private, no-store`` unless the route set its own;
+* **language**: the answer's language is negotiated from ``Accept-Language`` (RFC 9110:
+  ``darkroad.core.i18n.negotiate``; English by default) and is the language of the request's
+  context while it is answered, so every text made for it (labels, prompts, names, problem
+  titles and details) is in that language; every answer says it in ``Content-Language`` and
+  adds ``Accept-Language`` to ``Vary``;
 * **methods**: on a documented path, ``OPTIONS`` answers ``204`` with ``Allow`` listing
   exactly the documented methods, and any other method is ``405 method-not-allowed`` with
   that ``Allow``.
@@ -56,6 +61,7 @@ from darkroad.api.app.service import GameService
 from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, Problem, problem_for
 from darkroad.api.http.ratelimit import RateLimiter, client_key
 from darkroad.api.metrics import Metrics
+from darkroad.core import i18n
 from darkroad.core.memo import Memo
 
 logger = logging.getLogger("darkroad.api")
@@ -225,17 +231,23 @@ class PolicyLayer:
         matched = self.table.match(scope["path"])
         route, params = matched if matched is not None else (None, {})
         authenticates = False
-        for name, _ in scope["headers"]:  # a loop, not any() over a generator: every request
+        languages: bytes | None = None
+        for name, value in scope["headers"]:  # a loop, not any() over a generator: every request
             if name == b"authorization":
                 authenticates = True
-                break
+            elif name == b"accept-language":
+                languages = value
         private = authenticates or (route is not None and method in route.secret)
         exchange = _Exchange()
+        locale = i18n.DEFAULT_LOCALE if languages is None else i18n.negotiate(languages.decode("latin-1"))
+        language = _CONTENT_LANGUAGE[locale]
+        in_language = i18n.set_locale(locale)
 
         def answer(message: Message) -> Awaitable[None]:
             # send's own awaitable handed back (not a coroutine of its own: one frame less per message).
             if message["type"] == "http.response.start":
                 exchange.status, exchange.started = message["status"], True
+                message["headers"] = _with_language(message["headers"], language)
                 # An error shows no secret: only answers that are not errors are kept from caches.
                 private_answer = private and exchange.status < 400
                 if private_answer:
@@ -261,6 +273,7 @@ class PolicyLayer:
                 raise  # too late to answer: the server closes the connection
             await _send_problem(answer, problem_for(exc), scope["path"])
         finally:
+            i18n.reset_locale(in_language)
             if limited and authenticates and exchange.status == 401:
                 assert limiter is not None
                 limiter.add("auth", client)
@@ -294,6 +307,25 @@ class PolicyLayer:
             if endpoint is not None and service is not None and service.settings.action_endpoint:
                 return endpoint(service, params, scope, receive, send)
         return litestar(scope, receive, send)
+
+
+_CONTENT_LANGUAGE = {locale: (b"content-language", locale.encode()) for locale in i18n.LOCALES}
+_VARY_LANGUAGE = (b"vary", b"Accept-Language")
+
+
+def _with_language(headers: Any, language: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    """An answer's headers with its ``Content-Language`` and ``Accept-Language`` in its ``Vary``
+    (added to a ``Vary`` the route sent: one header, as the other policies read it)."""
+    out = list(headers)
+    for i, (name, value) in enumerate(out):
+        if name.lower() == b"vary":
+            if b"accept-language" not in value.lower():
+                out[i] = (b"vary", value + b", Accept-Language")
+            break
+    else:
+        out.append(_VARY_LANGUAGE)
+    out.append(language)
+    return out
 
 
 _HTTP = ScopeType.HTTP

@@ -1,0 +1,109 @@
+"""The API speaks the caller's language (issue #43): ``Accept-Language`` negotiated per request,
+``Content-Language`` and ``Vary: Accept-Language`` on every answer, texts in that language and
+every machine-readable field the same in every language."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+import pytest
+from apiutil import NewGame, create_game
+
+HU = {"Accept-Language": "hu-HU,hu;q=0.9,en;q=0.8"}
+EN = {"Accept-Language": "en-US,en;q=0.9"}
+
+
+def assert_language(response: httpx.Response, language: str) -> None:
+    assert response.headers["content-language"] == language, response.headers
+    vary = [part.strip().lower() for part in response.headers.get("vary", "").split(",")]
+    assert "accept-language" in vary, response.headers
+    assert len(response.headers.get_list("vary")) == 1  # one Vary header, the route's extended
+
+
+async def test_every_answer_says_its_language(client: httpx.AsyncClient) -> None:
+    """Answers of every kind (a Litestar route, the fast action endpoint, a problem, OPTIONS, an
+    unrouted path, a 304) carry Content-Language and Vary; English without Accept-Language."""
+    game = await create_game(client)
+    seat = int((await client.get(game.url)).json()["awaiting"][0])
+    for headers, language in (({}, "en"), (HU, "hu"), (EN, "en"), ({"Accept-Language": "de, *;q=0.1"}, "en")):
+        for response in (
+            await client.get("/v1/catalog", headers=headers),
+            await client.get(game.url, headers=headers),
+            await client.get(f"{game.url}/actions", headers={**headers, **game.auth(seat)}),
+            await client.get("/v1/games/no-such-game", headers=headers),
+            await client.options(game.url, headers=headers),
+            await client.get("/no/such/path", headers=headers),
+        ):
+            assert_language(response, language)
+        view = await client.get(game.url, headers=headers)
+        assert "authorization" in view.headers["vary"].lower()  # the route's Vary kept
+        not_modified = await client.get(game.url, headers={**headers, "If-None-Match": view.headers["etag"]})
+        assert not_modified.status_code == 304
+        assert_language(not_modified, language)
+    action = (await client.get(f"{game.url}/actions", headers=game.auth(seat))).json()["actions"][0]
+    acted = await client.post(f"{game.url}/actions", json=action, headers={**HU, **game.auth(seat)})
+    assert acted.status_code == 200, acted.text
+    assert_language(acted, "hu")
+
+
+async def test_a_bad_accept_language_changes_nothing_but_the_language(client: httpx.AsyncClient) -> None:
+    """Whatever the header holds, the answer is the same, in English: never a 4xx or 5xx for it."""
+    for value in ("", ";;;", "q=1", "hu;q=", "x" * 4000, "hu;q=1.5", "*;q=0", "\t,hu-"):
+        response = await client.get("/v1/catalog", headers={"Accept-Language": value})
+        assert response.status_code == 200, value
+        assert response.headers["content-language"] in ("en", "hu")
+
+
+async def play(client: httpx.AsyncClient, game: NewGame, headers: dict[str, str], seed: int) -> list[Any]:
+    """Every seat plays at random until the game ends, in the language of ``headers``; the views and
+    action lists seen, in order."""
+    rnd = random.Random(seed)
+    seen: list[Any] = []
+    while True:
+        view = (await client.get(game.url, headers=headers)).json()
+        seen.append(view)
+        if view["status"] == "finished":
+            return seen
+        seat = int(view["awaiting"][0])
+        listed = (await client.get(f"{game.url}/actions", headers={**headers, **game.auth(seat)})).json()
+        seen.append(listed)
+        action = rnd.choice(listed["actions"])
+        response = await client.post(f"{game.url}/actions", json=action, headers={**headers, **game.auth(seat)})
+        assert response.status_code == 200, response.text
+
+
+HUMAN = frozenset({"label", "prompt"})
+"""The human-readable fields of views and action lists: everything else is machine-readable."""
+
+
+def machine(value: Any) -> Any:
+    """``value`` without its human-readable fields."""
+    if isinstance(value, dict):
+        return {key: machine(item) for key, item in value.items() if key not in HUMAN}
+    if isinstance(value, list):
+        return [machine(item) for item in value]
+    return value
+
+
+def texts(value: Any) -> list[str]:
+    """The human-readable texts of ``value``."""
+    if isinstance(value, dict):
+        return [t for key, item in value.items() for t in ([item] if key in HUMAN and isinstance(item, str) else texts(item))]
+    if isinstance(value, list):
+        return [t for item in value for t in texts(item)]
+    return []
+
+
+@pytest.mark.parametrize("players", [2, 1])
+async def test_both_languages_play_the_same_game(client: httpx.AsyncClient, players: int) -> None:
+    """Two games of one seed played with the same choices, one in English and one in Hungarian:
+    every view and action list is the same but for its texts, at every step of the whole game."""
+    english = await play(client, await create_game(client, players=players, seed=7), EN, seed=3)
+    hungarian = await play(client, await create_game(client, players=players, seed=7), HU, seed=3)
+    assert len(english) == len(hungarian)
+    for en, hu in zip(english, hungarian, strict=True):
+        en.pop("id", None), hu.pop("id", None)
+        assert machine(en) == machine(hu)
+        assert len(texts(en)) == len(texts(hu))
