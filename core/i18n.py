@@ -263,6 +263,37 @@ def content_texts(pack: Mapping[str, Any]) -> Iterator[str]:
                     yield text
 
 
+def component_texts(component: Mapping[str, Any]) -> Iterator[str]:
+    """The texts of a catalogue entry of a component (``Engine.catalog()``) that players read: its
+    name and text, its abilities' texts (companions) and its criterion (deeds)."""
+    for text in (component.get("name"), component.get("text")):
+        if isinstance(text, str) and text:
+            yield text
+    data = component.get("data") or {}
+    for ability in data.get("abilities") or ():
+        if isinstance(ability, Mapping) and isinstance(ability.get("text"), str) and ability["text"]:
+            yield ability["text"]
+    if isinstance(data.get("criterion"), str) and data["criterion"]:
+        yield data["criterion"]
+
+
+def localized_component(component: Mapping[str, Any], domain: Domain) -> dict[str, Any]:
+    """A catalogue entry of a component with the texts :func:`component_texts` names in the
+    current language, from ``domain`` (its plugin's); ids and every other field as they are."""
+    out = dict(component)
+    for key in ("name", "text"):
+        if isinstance(out.get(key), str) and out[key]:
+            out[key] = domain.gettext(out[key])
+    data = dict(out.get("data") or {})
+    if data.get("abilities"):
+        data["abilities"] = [{**a, "text": domain.gettext(a["text"])} if isinstance(a, Mapping) and a.get("text") else a
+                             for a in data["abilities"]]
+    if isinstance(data.get("criterion"), str) and data["criterion"]:
+        data["criterion"] = domain.gettext(data["criterion"])
+    out["data"] = data
+    return out
+
+
 def extract_content_json(
     fileobj: IO[bytes], keywords: object, comment_tags: object, options: Mapping[str, Any]
 ) -> Iterator[tuple[int, str | None, str, list[str]]]:

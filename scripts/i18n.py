@@ -38,12 +38,14 @@ KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"
 @dataclass(frozen=True)
 class Domain:
     """A gettext domain: its name, the folders its messages are extracted from (``babel.cfg``
-    says how each file is read), and its catalogs' folder."""
+    says how each file is read), its catalogs' folder, and the package whose plugins' components
+    (names, texts: data made in Python) and bots it translates."""
 
     name: str
     sources: tuple[str, ...]
     locale_dir: str
     exclude: tuple[str, ...] = ()
+    package: str = ""
 
     def po(self, locale: str) -> Path:
         return ROOT / self.locale_dir / locale / "LC_MESSAGES" / f"{self.name}.po"
@@ -54,8 +56,10 @@ class Domain:
 
 DOMAINS = (
     Domain("darkroad", ("core", "api"), "core/locale"),
-    Domain("darkroad_basegame", ("plugins",), "plugins/locale", exclude=("plugins/examples",)),
-    Domain("darkroad_fan_pack", ("plugins/examples/fan_pack/src",), "plugins/examples/fan_pack/src/darkroad_fan_pack/locale"),
+    Domain("darkroad_basegame", ("plugins",), "plugins/locale", exclude=("plugins/examples",),
+           package="darkroad.plugins"),
+    Domain("darkroad_fan_pack", ("plugins/examples/fan_pack/src",), "plugins/examples/fan_pack/src/darkroad_fan_pack/locale",
+           package="darkroad_fan_pack"),
 )
 
 
@@ -73,7 +77,39 @@ def template(domain: Domain) -> Catalog:
             if any(path.startswith(prefix + "/") for prefix in domain.exclude):
                 continue
             catalog.add(message, None, [(path, lineno)], auto_comments=comments, context=context)
+    if domain.package:
+        for text, where in plugin_texts(domain.package):
+            catalog.add(text, None, [(where, 0)])
     return catalog
+
+
+def plugin_texts(package: str) -> Iterator[tuple[str, str]]:
+    """The names and texts of the components, bots and seat kinds that the plugins of ``package``
+    contribute, as the installed engine's catalogue has them (data made in Python, marked or not),
+    with the plugin they come from."""
+    from darkroad.core import Engine, i18n
+
+    engine = Engine.load()
+    plugins = engine.plugins.plugins
+
+    def ours(plugin: str) -> bool:
+        loaded = plugins.get(plugin)
+        return loaded is not None and (loaded.module == package or loaded.module.startswith(package + "."))
+
+    for component in engine.catalog():
+        if ours(component["plugin"]):
+            for text in i18n.component_texts(component):
+                yield text, f"plugin {component['plugin']}"
+    for bot in engine.bots.values():
+        if ours(engine.bot_plugins[bot.id]):
+            for text in (bot.name, bot.text):
+                if text:
+                    yield text, f"plugin {engine.bot_plugins[bot.id]}"
+    for kind in engine.seat_kinds.values():
+        if ours(engine.seat_kind_plugins[kind.id]):
+            for text in (kind.name, kind.text):
+                if text:
+                    yield text, f"plugin {engine.seat_kind_plugins[kind.id]}"
 
 
 def read(path: Path, locale: str, domain: str) -> Catalog:

@@ -18,7 +18,7 @@ from litestar.di import Provide
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
 from darkroad.api.http.actions import action_endpoint
-from darkroad.api.http.catalog import CatalogController, catalog_body
+from darkroad.api.http.catalog import CatalogController, catalog_bodies
 from darkroad.api.http.docs import DocsController
 from darkroad.api.http.following import FollowingController
 from darkroad.api.http.games import GamesController
@@ -37,7 +37,7 @@ from darkroad.api.settings import Settings
 from darkroad.api.store.base import GameStore
 from darkroad.api.store.memory import MemoryStore
 from darkroad.api.store.redis_store import RedisStore
-from darkroad.core import Engine
+from darkroad.core import Engine, i18n
 
 _DOCUMENTED: weakref.WeakKeyDictionary[Engine, Mapping[str, frozenset[str]]] = weakref.WeakKeyDictionary()
 """The documented methods of every path (:func:`documented_methods`) of the apps of an engine:
@@ -134,7 +134,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         # A plugin that fails to load is skipped and logged by the engine (or, strict, refused).
         engine = Engine.load(exclude=settings.exclude_plugins, strict=settings.strict_plugins)
     metrics = Metrics()
-    catalog = catalog_body(engine)
+    catalogs = catalog_bodies(engine)
 
     app = PolicedApp(
         route_handlers=[
@@ -151,7 +151,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             "service": Provide(_service, sync_to_thread=False),
             "store": Provide(_store, sync_to_thread=False),
             "metrics": Provide(lambda: metrics, sync_to_thread=False, use_cache=True),
-            "catalog": Provide(lambda: catalog, sync_to_thread=False, use_cache=True),
+            # The catalogue in the request's language (i18n: the policy layer negotiated it).
+            "catalog": Provide(lambda: catalogs[i18n.current_locale()], sync_to_thread=False),
         },
         lifespan=[_lifespan(engine, settings, metrics)],
         plugins=[problem_details_plugin()],

@@ -107,3 +107,37 @@ async def test_both_languages_play_the_same_game(client: httpx.AsyncClient, play
         en.pop("id", None), hu.pop("id", None)
         assert machine(en) == machine(hu)
         assert len(texts(en)) == len(texts(hu))
+
+
+CATALOG_TEXTS = frozenset({"name", "text", "flavor", "criterion"})
+
+
+def catalog_machine(value: Any) -> Any:
+    """The catalogue without its texts (abilities keep their ids and gifts)."""
+    if isinstance(value, dict):
+        return {key: catalog_machine(item) for key, item in value.items() if key not in CATALOG_TEXTS}
+    if isinstance(value, list):
+        return [catalog_machine(item) for item in value]
+    return value
+
+
+async def test_the_catalogue_in_hungarian(client: httpx.AsyncClient) -> None:
+    """The catalogue's names and texts come from each plugin's catalog, in the words of the edition
+    (a steed's text as printed on p. 17, a good, an event card, a bot, a fan pack's building);
+    everything else is the English catalogue's."""
+    en = (await client.get("/v1/catalog", headers=EN)).json()
+    hu = (await client.get("/v1/catalog", headers=HU)).json()
+    assert catalog_machine(en) == catalog_machine(hu)
+    steeds = {c["id"]: c for c in hu["components"]["steed"]}
+    assert steeds["brembizant"]["text"] == "Ha a nagy bazárban vásárolsz, $2 kedvezményt kapsz. A fizetendő összeg nem mehet $0 alá."
+    assert steeds["whisper"]["name"] == "Whisper"  # the edition keeps the steeds' names
+    assert {g["id"]: g["name"] for g in hu["content"]["goods"]}["armor"] == "Páncél"
+    assert {e["id"]: e["name"] for e in hu["content"]["events"]}["dark-road-the-wolf-pack"] == "A farkasfalka"
+    assert {b["id"]: b["name"] for b in hu["bots"]}["greedy"] == "Mohó"
+    buildings = {c["id"]: c for c in hu["components"]["building"]}
+    if "lamplighters_guild" in buildings:  # the example fan pack, installed: its own catalog
+        assert buildings["lamplighters_guild"]["name"] == "Lámpagyújtók céhe"
+    for kind, components in en["components"].items():
+        for english, hungarian in zip(components, hu["components"][kind], strict=True):
+            if english["text"]:
+                assert english["text"] != hungarian["text"], english["id"]
