@@ -1,4 +1,5 @@
-"""The reference web client: ``GET /play`` (set up a game) and ``GET /play/{game_id}`` (the table).
+"""The reference web client: ``GET /play`` (set up a game), ``GET /play/{game_id}`` (the table)
+and ``GET /play/how-to-play`` (the game in plain words: play_guide.py).
 
 Both pages are one HTML shell loading the client's bundle, a small TypeScript app (``web/``)
 that plays through the public v1 API only, with the types openapi-typescript generates from
@@ -25,9 +26,11 @@ from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter
 
 from darkroad.api.app.seats import GAME_ID_PATTERN
+from darkroad.api.http.play_guide import guide
 
 ASSETS = "play_assets"
 PLAY = "/play"
+GUIDE = f"{PLAY}/how-to-play"
 _TYPES = {"play.js": "text/javascript; charset=utf-8", "play.css": "text/css; charset=utf-8"}
 _GAME_ID = re.compile(GAME_ID_PATTERN)
 _PAGE_HEADERS = {
@@ -78,6 +81,7 @@ def page() -> str:
 </head>
 <body>
   <a class="skip" href="#decision">Skip to the decision</a>
+  <nav class="help" aria-label="Help"><a href="{GUIDE}">How to play</a></nav>
   <main id="app" data-state="loading" aria-busy="true"><p>Loading the table…</p></main>
   <noscript><p>This page needs JavaScript. The API reference is at <a href="/docs">/docs</a>.</p></noscript>
 </body>
@@ -99,6 +103,11 @@ class PlayController(Controller):
     def setup(self) -> Response[str]:
         """Set up a game and hand out one link per seat."""
         return _page()
+
+    @get("/how-to-play", sync_to_thread=False)
+    def how_to_play(self) -> Response[str]:
+        """The game in plain words, quoting the rulebook by page (linked from every page)."""
+        return Response(guide(asset("play.css").url), media_type=MediaType.HTML, headers=_PAGE_HEADERS)
 
     @get("/{game_id:str}", sync_to_thread=False)
     def table(self, game_id: Annotated[str, PathParameter()]) -> Response[str]:

@@ -26,6 +26,10 @@ export class Replay {
   at = 0;
   shown: HistoryEntry | null = null;
   latest = 0;
+  /** The version shown is the ``step``-th of its turn (1: the turn's first). */
+  step = 1;
+  /** The last event of the game up to the version shown (what the log shows). */
+  lastEvent = -1;
 
   constructor(
     private readonly client: Api,
@@ -50,8 +54,28 @@ export class Replay {
   async go(version: number): Promise<void> {
     const latest = this.shown ? this.latest : (await this.entry(0)).latest;
     const at = Math.max(0, Math.min(latest, Math.round(version)));
-    this.shown = await this.entry(at);
-    this.at = at;
+    const shown = await this.entry(at);
+    const step = at - (await this.turnStart(at)) + 1;
+    const lastEvent = await this.lastEventUpTo(at);
+    [this.shown, this.at, this.step, this.lastEvent] = [shown, at, step, lastEvent];
+  }
+
+  /** The first version of the turn ``version`` belongs to. */
+  async turnStart(version: number): Promise<number> {
+    const now = mark((await this.entry(version)).view, "turn");
+    let v = version;
+    while (v > 0 && mark((await this.entry(v - 1)).view, "turn") === now) v--;
+    return v;
+  }
+
+  /** The last event the viewer saw up to ``version`` (an action may make no event they see). */
+  async lastEventUpTo(version: number): Promise<number> {
+    for (let v = version; v >= 0; v--) {
+      const events = (await this.entry(v)).events;
+      const last = events[events.length - 1];
+      if (last) return last.n;
+    }
+    return -1;
   }
 
   /** The version one ``unit`` before or after the one shown: the first version of the next turn
@@ -78,27 +102,42 @@ export class Replay {
 }
 
 /** The replay's controls: buttons by action, turn and round, a slider, the version shown. */
+/** The moment a replay shows, in rounds and turns: "Round 7, Ann's turn, step 3". ``turnOf``
+ * says whose turn a seat's is ("Ann's turn", "your turn"). */
+export function momentWords(replay: Replay, turnOf: (seat: number) => string): string {
+  const view = replay.shown?.view;
+  if (!view) return "";
+  if (view.status === "finished") return "The end of the game: the final score";
+  if (view.round === 0) return `The setup, step ${replay.step}`;
+  if (view.phase === "final_travel") return `The final travel, step ${replay.step}`;
+  return `Round ${view.round} of 13, ${turnOf(view.active_seat)}, step ${replay.step}`;
+}
+
 export function replayControls(replay: Replay, go: (version: number) => void, step: (unit: Unit, back: boolean) => void,
-  leave: () => void): HTMLElement {
+  leave: () => void, turnOf: (seat: number) => string): HTMLElement {
+  const where = momentWords(replay, turnOf);
   const button = (label: string, unit: Unit, back: boolean, keys: string) =>
     h("button", { type: "button", class: `replay-${back ? "prev" : "next"}-${unit}`, "aria-keyshortcuts": keys,
       onclick: () => step(unit, back) }, label);
   const slider = h("input", {
     type: "range", min: 0, max: replay.latest, value: replay.at, step: 1, class: "replay-slider",
-    "aria-label": "Version", "aria-valuetext": `version ${replay.at} of ${replay.latest}`,
+    "aria-label": "The moment replayed", "aria-valuetext": where,
   });
   slider.addEventListener("input", () => go(Number(slider.value)));
   return h("div", { class: "replay", role: "group", "aria-label": "Replay" },
-    h("p", { class: "replay-where" }, `Version ${replay.at} of ${replay.latest}`),
+    h("p", { class: "replay-where" }, where),
+    h("p", { class: "muted replay-version" }, `Action ${replay.at} of the game's ${replay.latest}`),
     slider,
+    // The arrows are characters every stock font has (DejaVu Sans, Liberation: Debian's
+    // Chromium); the media-control symbols (U+23EE, U+23ED) are in neither.
     h("div", { class: "actions replay-steps" },
-      button("⏮ Round", "round", true, "PageUp"),
+      button("« Round", "round", true, "PageUp"),
       button("◀ Turn", "turn", true, "ArrowUp"),
-      button("‹ Action", "action", true, "ArrowLeft"),
-      button("Action ›", "action", false, "ArrowRight"),
+      button("‹ Step", "action", true, "ArrowLeft"),
+      button("Step ›", "action", false, "ArrowRight"),
       button("Turn ▶", "turn", false, "ArrowDown"),
-      button("Round ⏭", "round", false, "PageDown")),
-    h("p", { class: "muted" }, "Keys: ← → an action, ↑ ↓ a turn, Page Up / Page Down a round, Home / End the start / the end."),
+      button("Round »", "round", false, "PageDown")),
+    h("p", { class: "muted" }, "Keys: ← → a step, ↑ ↓ a turn, Page Up / Page Down a round, Home / End the start / the end."),
     h("button", { type: "button", class: "replay-leave", onclick: leave }, "Leave the replay"));
 }
 

@@ -69,9 +69,18 @@ export async function setupPage(root: HTMLElement): Promise<void> {
     submit?.setAttribute("disabled", "");
     void create(body)
       .then((created) => {
+        // One player against bots (or the Private Concern): nobody to hand a link to, so the
+        // table opens at once, as that player's seat (its link, the token after the #).
+        const players = created.seats.filter((seat) => seat.token || seat.kind === "open");
+        const only = players.length === 1 ? players[0] : undefined;
+        if (only?.token) {
+          window.location.assign(seatLink(created.id, only.seat, only.token));
+          return;
+        }
         showLinks(links, created, names, body);
         links.hidden = false;
-        links.querySelector<HTMLElement>("h2")?.focus();
+        links.scrollIntoView({ block: "start" });
+        links.querySelector<HTMLElement>("h2")?.focus({ preventScroll: true });
       })
       .catch((problem: unknown) => {
         message.textContent = problem instanceof Error ? problem.message : String(problem);

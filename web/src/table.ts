@@ -15,6 +15,7 @@ import {
 import { fill, h } from "./dom";
 import { describe } from "./events";
 import { joinForm, seatWords, timeoutWords } from "./lobby";
+import { EventLog, sentence } from "./log";
 import { Names } from "./names";
 import { pawn, renderPanels, renderPlayers, renderRingway, renderScore, type Seats } from "./render";
 import { atOf, keyStep, Replay, replayControls, type Unit, withAt } from "./replay";
@@ -29,10 +30,24 @@ const LINK_WORDS: Record<Link, string> = {
   lost: "not following the game",
 };
 
-/** ``text`` as a sentence: a capital first, a full stop last unless it ends with punctuation. */
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.charAt(0).toUpperCase() + trimmed.slice(1) + (/[.?!]$/.test(trimmed) ? "" : ".");
+const AUTO_TAKE = "darkroad.play.autoTake";
+
+/** The table's setting "take a decision with a single answer for me": on unless turned off
+ * (remembered in this browser; a browser that keeps nothing has it on). */
+function autoTakeSetting(): boolean {
+  try {
+    return window.localStorage.getItem(AUTO_TAKE) !== "off";
+  } catch {
+    return true;
+  }
+}
+
+function rememberAutoTake(on: boolean): void {
+  try {
+    window.localStorage.setItem(AUTO_TAKE, on ? "on" : "off");
+  } catch {
+    // A browser that keeps nothing: the setting lasts as long as the page.
+  }
 }
 
 /** Words for a refused action (409 and friends): what happened, what the page did. */
@@ -69,7 +84,12 @@ export class Table implements Seats {
   /** Why the last load failed (cleared by the next one that works). */
   trouble = "";
   link: Link = "connecting";
-  lastEvent = -1;
+  /** Take a decision with a single answer by itself (the table's setting). */
+  autoTake = autoTakeSetting();
+  /** The version the page last answered by itself: at most once per version. */
+  private autoTaken = -1;
+  /** The version an undo brought back: its decision is the player's to take again. */
+  private undoneTo = -1;
   /** The replay of a finished game, while the viewer steps through it (#at=N). */
   replay: Replay | null = null;
   private replaying = false;
@@ -84,7 +104,10 @@ export class Table implements Seats {
   private readonly joinForms = new Map<number, HTMLFormElement>();
   /** Re-draws the seats when the next seat's turn timeout runs out. */
   private timer: number | undefined;
-  private readonly logList = h("ol", { class: "log", reversed: true, "aria-label": "Events, newest first" });
+  readonly log = new EventLog((event, label) =>
+    label ? `${this.name(event.seat ?? 0)} chose: ${label}` : describe(event, this.names, (s) => this.name(s)));
+  /** The seats' names the log's lines were worded with. */
+  private logNames = "";
   private readonly parts = {
     header: h("header", { class: "top" }),
     seats: h("section", { id: "seats", "aria-labelledby": "seats-title" }),
@@ -112,7 +135,7 @@ export class Table implements Seats {
         h("div", { class: "side" },
           this.parts.decision,
           this.parts.seats,
-          h("section", { id: "events", "aria-labelledby": "events-title" }, h("h2", { id: "events-title" }, "What happened"), this.logList)),
+          h("section", { id: "events", "aria-labelledby": "events-title" }, h("h2", { id: "events-title" }, "What happened"), this.log.element)),
         this.parts.ringway,
         this.parts.players,
         this.parts.board));
@@ -132,6 +155,7 @@ export class Table implements Seats {
     if (!this.loading) {
       this.loading = this.load().finally(() => {
         this.loading = null;
+        this.takeTheOnlyAnswer();
         this.settle();
       });
     }
@@ -211,6 +235,7 @@ export class Table implements Seats {
         const { data, error, response } = answer;
         if (data) {
           this.view = data;
+          if (action === null) this.undoneTo = data.version;
           break;
         }
         const problem = new ApiError(response.status, asProblem(error));
@@ -263,6 +288,11 @@ export class Table implements Seats {
       fill(this.parts.decision, h("h2", { id: "decision-title" }, "The table"),
         h("p", { class: "message", role: "alert" }, this.trouble || this.message || "Loading…"));
       return;
+    }
+    const names = this.view ? JSON.stringify([this.view.seats.map((s) => [s.kind, s.name, s.bot]), this.view.config.private_concern]) : "";
+    if (names !== this.logNames) {
+      this.logNames = names;
+      this.log.reword(); // lines that came before the view (or a join) named no one yet
     }
     const key = `${view.version}/${this.actionsVersion}/${this.message}/${this.trouble}/${this.replay ? "replay" : "live"}`;
     if (key === this.rendered) return;
@@ -343,11 +373,21 @@ export class Table implements Seats {
             h("span", { class: "muted" }, " (until something is revealed or rolled)"))
         : null,
       mine && !ready ? h("p", { class: "muted" }, "Loading your actions…") : null,
+      this.me !== null && view.status === "active" ? this.autoTakeChoice() : null,
       this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null,
       view.status === "finished"
         ? h("button", { type: "button", class: "primary replay-start", onclick: () => void this.goTo(0) },
             this.me === null ? "Replay the game" : "Replay the game as you saw it")
         : null);
+  }
+
+  /** The table's setting: take a decision with a single answer by itself. */
+  private autoTakeChoice(): HTMLElement {
+    const box = h("input", { type: "checkbox", id: "auto-take", checked: this.autoTake });
+    box.addEventListener("change", () => this.setAutoTake(box.checked));
+    return h("p", { class: "setting" }, box,
+      h("label", { for: "auto-take" }, " Take a decision with a single answer for me"),
+      h("span", { class: "muted" }, " (the log says so; Undo still takes it back)"));
   }
 
   // -- the replay of a finished game ----------------------------------------------------
@@ -360,13 +400,23 @@ export class Table implements Seats {
     const focused = this.parts.decision.contains(document.activeElement) ? document.activeElement?.className : null;
     fill(this.parts.decision,
       h("h2", { id: "decision-title", tabindex: -1 }, this.me === null ? "Replay" : "Replay, as you saw it"),
-      replayControls(replay, (v) => void this.goTo(v), (unit, back) => void this.step(unit, back), () => this.leaveReplay()),
+      replayControls(replay, (v) => void this.goTo(v), (unit, back) => void this.step(unit, back), () => this.leaveReplay(),
+        (seat) => this.turnOf(seat)),
       view.decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(view.decision.prompt)) : null,
       h("p", { class: "message", role: "alert" }, this.trouble || this.message),
       h("h3", null, replay.at === 0 ? "The setup" : "What this action did"),
       h("ul", { class: "plain replay-events" }, events.map((event) =>
         h("li", { "data-n": event.n }, sentence(describe(event, this.names, (s) => this.name(s)))))));
     if (focused) this.parts.decision.querySelector<HTMLElement>(`.${focused.split(" ")[0]}`)?.focus();
+    this.log.showUntil(replay.lastEvent);
+  }
+
+  /** Whose turn it is, in words: "your turn", "Ann's turn", "the Private Concern's turn". */
+  turnOf(seat: number): string {
+    const record = this.view?.seats[seat];
+    if (seat === this.me) return "your turn";
+    if (record?.kind === "bot") return `${record.name ?? this.names.bot(record.bot ?? "")}'s turn (a bot)`;
+    return `${this.name(seat)}'s turn`;
   }
 
   /** Show version ``at`` of the finished game (entering the replay if need be). */
@@ -405,6 +455,7 @@ export class Table implements Seats {
   /** Back to the game as it is now. */
   leaveReplay(): void {
     this.replay = null;
+    this.log.showUntil(null);
     window.history.replaceState(null, "", withAt(window.location.hash, null) || window.location.pathname);
     this.rendered = "";
     this.render();
@@ -528,20 +579,28 @@ export class Table implements Seats {
 
   /** Add events to the log (newest first), once each. */
   addEvents(events: GameEvent[]): void {
-    const fragment = document.createDocumentFragment();
-    for (const event of events) {
-      if (event.n <= this.lastEvent) continue;
-      this.lastEvent = event.n;
-      let text = describe(event, this.names, (s) => this.name(s));
-      if (event.type === "answered" && typeof event.data.option === "string" && typeof event.data.decision === "string") {
-        const label = this.labels.get(`${event.data.decision}\n${event.data.option}`);
-        if (label) text = `${this.name(event.seat ?? 0)} chose: ${label}`;
-      }
-      fragment.prepend(h("li", { "data-n": event.n, class: event.private_to === null ? "" : "private" },
-        sentence(text),
-        event.private_to === null ? null : h("span", { class: "muted" }, " (only you see this)")));
-    }
-    this.logList.prepend(fragment);
+    this.log.add(events, (decision, option) => this.labels.get(`${decision}\n${option}`));
+  }
+
+  /** The decision's only answer, taken by the page itself when the table's setting says so
+   * (said in the log): not while replaying or acting, once per version, and never the
+   * decision an undo brought back (the player took that answer back on purpose). */
+  private takeTheOnlyAnswer(): void {
+    const view = this.view;
+    const only = this.actions[0];
+    if (!this.autoTake || !view || !only || this.actions.length !== 1 || this.replay || this.acting) return;
+    if (this.me === null || view.status !== "active" || !view.awaiting.includes(this.me) || view.seats[this.me]?.replaced) return;
+    if (this.actionsVersion !== view.version || view.version === this.autoTaken || view.version === this.undoneTo) return;
+    this.autoTaken = view.version;
+    this.log.note(`The only answer, taken for you: ${only.label || only.option}`);
+    void this.commit(only);
+  }
+
+  /** Turn the table's setting on or off (remembered in this browser). */
+  setAutoTake(on: boolean): void {
+    this.autoTake = on;
+    rememberAutoTake(on);
+    if (on && !this.loading) this.takeTheOnlyAnswer();
   }
 
   // -- following the game ---------------------------------------------------------------
@@ -555,7 +614,7 @@ export class Table implements Seats {
       const opened = Date.now();
       try {
         const { data, error, response } = await this.client.GET("/v1/games/{game_id}/stream", {
-          params: { path: { game_id: this.gameId }, header: { "Last-Event-ID": String(this.lastEvent) } },
+          params: { path: { game_id: this.gameId }, header: { "Last-Event-ID": String(this.log.lastEvent) } },
           parseAs: "stream",
         });
         if (response.status === 204) {

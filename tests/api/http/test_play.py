@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from darkroad.api.http.play import asset, page
+from darkroad.api.http.play_guide import PARTS
 
 ROOT = Path(__file__).resolve().parents[3]
 LOCAL = re.compile(r'(?:src|href)=["\']([^"\']+)["\']')
@@ -30,7 +31,8 @@ async def test_the_pages_need_no_other_host(client: httpx.AsyncClient, path: str
     response = await client.get(path)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
     assert "://" not in response.text  # air-gapped: everything from this server
-    assert LOCAL.findall(response.text) == ["data:,", asset("play.css").url, asset("play.js").url, "#decision", "/docs"]
+    assert LOCAL.findall(response.text) == [
+        "data:,", asset("play.css").url, asset("play.js").url, "#decision", "/play/how-to-play", "/docs"]
     policy = response.headers["content-security-policy"]
     assert "default-src 'none'" in policy and "script-src 'self'" in policy and "connect-src 'self'" in policy
     assert response.headers["referrer-policy"] == "no-referrer"
@@ -81,3 +83,20 @@ def test_the_bundle_is_in_the_package_data() -> None:
     assert '"play_assets/*"' in pyproject
     names = {p.name for p in (ROOT / "api" / "http" / "play_assets").iterdir()}
     assert names == {"play.js", "play.css", "THIRD-PARTY-LICENSES.txt"}
+
+
+async def test_how_to_play_quotes_every_page_it_cites(client: httpx.AsyncClient) -> None:
+    """The guide (linked from every page's shell, above) is a page of this server alone; each
+    of its points that cites a rulebook page links to a quote headed by that page."""
+    response = await client.get("/play/how-to-play")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
+    assert "://" not in response.text
+    assert response.headers["content-security-policy"].startswith("default-src 'none'")
+    links = LOCAL.findall(response.text)
+    assert links[:2] == ["data:,", asset("play.css").url] and "/play" in links
+    cited = {int(page) for page in re.findall(r'href="#page-(\d+)"', response.text)}
+    quoted = {int(page) for page in re.findall(r'<blockquote id="page-(\d+)"', response.text)}
+    assert cited == quoted == {quote.page for part in PARTS for quote in part.quotes}
+    assert len(quoted) >= 6
+    # The score rule, in the rulebook's words (p. 13, Final Scoring).
+    assert "The lower of the two values is your base score." in response.text

@@ -48,6 +48,8 @@ CHROMIUM = "/usr/bin/chromium"
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 SEED = 20260
+AUTO_TAKE = "darkroad.play.autoTake"
+"""The table's setting (localStorage) that takes a decision with a single answer by itself."""
 SETTLE = 15_000
 """Longest wait (ms) for a page to settle after the game moved: a page that misses an event
 it should see fails here rather than hanging."""
@@ -124,10 +126,15 @@ class Pages:
         self.errors: list[str] = []
 
     def open(self, url: str, viewport: dict[str, int] = WIDE, *, cut: str | None = None,
-             prepare: Callable[[Any], None] | None = None) -> Any:
+             prepare: Callable[[Any], None] | None = None, auto_take: bool = False) -> Any:
         """A page of ``url`` in a new context; requests to URLs matching the glob ``cut`` fail;
-        ``prepare(page)`` runs before the page is loaded (its routes take precedence)."""
+        ``prepare(page)`` runs before the page is loaded (its routes take precedence). The
+        table's setting that takes a decision with a single answer by itself is off unless
+        ``auto_take`` (on by default for players: the tests of it say so; the others click
+        every decision they wait for)."""
         context = self.browser.new_context(viewport=viewport)
+        if not auto_take:
+            context.add_init_script(f"window.localStorage.setItem({AUTO_TAKE!r}, 'off')")
         self.contexts.append(context)
         page = context.new_page()
 
@@ -530,9 +537,9 @@ def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: Ap
     setup.select_option("#seat-1-bot", "greedy")
     setup.fill("#seed", str(SEED + 6))
     setup.click("text=Create the game")
-    setup.wait_for_selector(".seat-link")
-    assert f"the bot {bots['greedy']['name']} plays it" in setup.inner_text('.seat-links [data-seat="1"]')
-    page = pages.open(str(setup.get_attribute('[data-seat="0"] .seat-link', "href")))
+    # One player against a bot: the table opens at once, as the player's seat.
+    setup.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
+    page = setup
     settled(page)
     game = page.url.split("/play/")[1].split("#")[0]
     assert game_state(http, game)["seats"][1] == {**game_state(http, game)["seats"][1], "kind": "bot", "bot": "greedy"}
@@ -762,15 +769,16 @@ def test_setting_up_solo_and_four_players_with_the_private_concern(pages: Pages,
     assert setup.is_disabled("#private_concern-yes")  # 2 players: it cannot take a seat
     setup.check("#players-1")
     setup.click("text=Create the game")
-    setup.wait_for_selector(".seat-link")
-    assert setup.locator(".seat-link").count() == 1
-    assert "the Private Concern plays itself" in setup.inner_text('.seat-links [data-seat="1"]')
-    solo = pages.open(str(setup.get_attribute(".seat-link", "href")))
+    # Solo: nobody to hand a link to, the table opens at once as the player's seat.
+    setup.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
+    solo = setup
     settled(solo)
     concern = solo.locator('.wagon[data-seat="1"]')
     assert "the Private Concern" in concern.inner_text() and "action deck" in concern.inner_text()
     assert concern.locator(".storage").count() == 0  # its goods are a count
 
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
     setup.check("#players-4")
     assert setup.is_enabled("#private_concern-yes")
     setup.check("#private_concern-yes")

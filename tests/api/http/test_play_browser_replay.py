@@ -13,7 +13,7 @@ import httpx
 import pytest
 import test_play_browser
 from apiutil import ApiServer
-from test_play_browser import SEED, Pages, act_randomly, create, settled
+from test_play_browser import SEED, SETTLE, Pages, act_randomly, create, settled
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
 # The browser, the server and the pages of test_play_browser, as fixtures of this module.
@@ -22,13 +22,34 @@ server = test_play_browser.server
 pages = test_play_browser.pages
 
 
-def marks(http: httpx.Client, game: str, latest: int) -> list[tuple[int, int]]:
-    """(round, active seat) of the spectator's view at every version."""
-    found = []
-    for version in range(latest + 1):
-        view = http.get(f"/v1/games/{game}/history/{version}").json()["view"]
-        found.append((view["round"], view["active_seat"]))
-    return found
+def history(http: httpx.Client, game: str, latest: int) -> list[dict[str, Any]]:
+    """The spectator's history entry of every version."""
+    return [http.get(f"/v1/games/{game}/history/{version}").json() for version in range(latest + 1)]
+
+
+def marks(entries: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """(round, active seat) of each entry's view."""
+    return [(entry["view"]["round"], entry["view"]["active_seat"]) for entry in entries]
+
+
+def last_event(entries: list[dict[str, Any]], at: int) -> int:
+    """The last event a spectator saw up to version ``at``."""
+    return max(event["n"] for entry in entries[: at + 1] for event in entry["events"])
+
+
+WHOSE = {0: "Ann's turn", 1: "Random's turn (a bot)"}
+"""Whose turn it is, in the replay's words (a spectator's page of ``finished_game``)."""
+
+
+def moment(marks: list[tuple[int, int]], at: int) -> str:
+    """What the replay says of version ``at``: the round, whose turn, and the step of the turn."""
+    start = at
+    while start > 0 and marks[start - 1] == marks[at]:
+        start -= 1
+    rnd, seat = marks[at]
+    if rnd == 0:
+        return f"The setup, step {at - start + 1}"
+    return f"Round {rnd} of 13, {WHOSE[seat]}, step {at - start + 1}"
 
 
 def first_after(marks: list[tuple[int, int]], at: int, key: Any) -> int:
@@ -47,7 +68,9 @@ def finished_game(http: httpx.Client, seed: int) -> tuple[str, dict[int, str], i
 def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pages, server: ApiServer) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
         game, _, latest = finished_game(http, 7)
-        versions = marks(http, game, latest)
+        entries = history(http, game, latest)
+        versions = marks(entries)
+        every_event = [event["n"] for event in http.get(f"/v1/games/{game}/log").json()["events"]]
 
     # The finished table offers the replay.
     table = pages.open(f"{server.url}/play/{game}")
@@ -56,12 +79,17 @@ def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pag
     settled(table, 0)
     assert table.get_attribute("#app", "data-replay") == str(latest)
 
-    # #at=N opens it at N; the arrows step an action.
+    # #at=N opens it at N, said in rounds and turns; the arrows step an action.
     page = pages.open(f"{server.url}/play/{game}#at=5")
     settled(page, 5)
-    assert page.inner_text(".replay-where") == f"Version 5 of {latest}"
+    assert page.inner_text(".replay-where") == moment(versions, 5)
+    # The log follows the moment replayed: the events up to it, none after.
+    page.wait_for_selector(f'#events li[data-n="{every_event[-1]}"]', state="attached", timeout=SETTLE)
+    shown = page.eval_on_selector_all("#events li:not([hidden])", "items => items.map(li => Number(li.dataset.n))")
+    assert shown and max(shown) == last_event(entries, 5) and sorted(shown) == [n for n in every_event if n <= max(shown)]
     page.keyboard.press("ArrowRight")
     settled(page, 6)
+    assert page.inner_text(".replay-where") == moment(versions, 6)
     page.keyboard.press("ArrowLeft")
     settled(page, 5)
     assert page.evaluate("window.location.hash") == "#at=5"
@@ -89,6 +117,11 @@ def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pag
     page.keyboard.press("Home")
     settled(page, 0)
     assert "The setup" in page.inner_text("#decision")
+    # Leaving the replay shows the whole log again.
+    page.click(".replay-leave")
+    settled(page, latest)
+    assert page.locator("#events li[hidden]").count() == 0
+    assert page.locator("#events li").count() == len(every_event)
 
 
 def test_a_seats_link_replays_its_views_a_spectators_the_public_ones(pages: Pages, server: ApiServer) -> None:

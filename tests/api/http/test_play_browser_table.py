@@ -1,0 +1,280 @@
+"""``/play``'s table for a newcomer, in a real browser (Debian's Chromium driven by Playwright,
+as ``test_play_browser.py``, whose server, browser and pages it uses):
+
+* **Names, however early**: event lines that arrive before the first view (which names the
+  seats) are worded again with the seats' names.
+* **The only answer, taken**: a decision with a single answer is taken by the page itself
+  while the table's setting says so (on by default, remembered), said in the log; the decision
+  an undo brings back is left to the player; with the setting off, the player clicks it.
+* **The event log by keyboard**: a tab stop, scrolled with the arrow keys.
+* **Fonts**: every character the pages show is in a font of a stock Debian with Chromium
+  (fonts-dejavu-core, fonts-liberation).
+* **axe-core** (the npm package, injected by Playwright) finds no critical or serious
+  violation on the setup page, how to play, the lobby, the waiting room, a mid-game table (wide
+  and phone), a decision with many options, and the replay viewer.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import test_play_browser
+from apiutil import ApiServer
+from test_play_browser import PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, create, game_state, settled
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+# The browser, the server and the pages of test_play_browser, as fixtures of this module.
+browser = test_play_browser.browser
+server = test_play_browser.server
+pages = test_play_browser.pages
+
+ROOT = Path(__file__).resolve().parents[3]
+AXE = ROOT / ".cache" / "web" / "node_modules" / "axe-core" / "axe.min.js"
+FONT_PACKAGES = ("fonts-dejavu-core", "fonts-liberation")
+"""The fonts a stock Debian with Chromium has: fontconfig's DejaVu, Chromium's Liberation."""
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+# -- names, however early -------------------------------------------------------------------
+
+
+def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, server: ApiServer) -> None:
+    """The first view is answered 503 (then read again a second later): the stream's events
+    come first and are written before anyone is named; once the view names the seats, every
+    line says Ann and Bob, none Player 1 or Player 2."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, tokens = create(http, players=2, seed=SEED + 50,
+                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
+    act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= 15)
+    refused: list[str] = []
+
+    def late_view(route: Any) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        route.fulfill(status=503, headers={"Retry-After": "1"}, content_type="application/problem+json",
+                      body='{"type": "unavailable", "title": "Busy", "status": 503}')
+
+    def prepare(page: Any) -> None:
+        page.route(re.compile(rf"/v1/games/{game}$"), late_view)
+
+    page = pages.open(f"{server.url}/play/{game}", prepare=prepare)
+    settled(page)
+    assert refused, "the first view was not delayed"
+    log = page.inner_text("#events .log")
+    assert "Player 1" not in log and "Player 2" not in log, log
+    assert "Ann" in log and "Bob" in log
+
+
+# -- the only answer, taken ----------------------------------------------------------------
+
+
+def single_answer_with_undo(http: httpx.Client, seed: int) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """Play a 2-player game (seeded random actions through the API) until a seat's decision has
+    a single answer that it may take back once taken: the actions before it (seat, action)
+    and that seat. Played on a scratch game; the caller replays them on a game of its own."""
+    game, tokens = create(http, players=2, seed=seed)
+    rng = random.Random(seed)
+    played: list[tuple[int, dict[str, Any]]] = []
+    while True:
+        view = game_state(http, game)
+        assert view["status"] == "active", "no single answer that may be taken back in a whole game"
+        seat = view["awaiting"][0]
+        actions = http.get(f"/v1/games/{game}/actions", headers=auth(tokens[seat])).json()["actions"]
+        action = rng.choice(actions)
+        assert http.post(f"/v1/games/{game}/actions", json=action, headers=auth(tokens[seat])).status_code == 200
+        if len(actions) == 1 and game_state(http, game, tokens[seat])["undo_available"]:
+            return played, seat
+        played.append((seat, action))
+
+
+def test_a_single_answer_is_taken_by_the_page_and_left_after_an_undo(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    before, seat = single_answer_with_undo(http, SEED + 51)
+    game, tokens = create(http, players=2, seed=SEED + 51)
+    for who, action in before:
+        assert http.post(f"/v1/games/{game}/actions", json=action, headers=auth(tokens[who])).status_code == 200
+    at = game_state(http, game)["version"]
+    (only,) = http.get(f"/v1/games/{game}/actions", headers=auth(tokens[seat])).json()["actions"]
+
+    # The setting is on by default: the page takes the only answer and says so in the log.
+    page = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}", auto_take=True)
+    settled(page, at + 1)
+    assert page.is_checked("#auto-take")
+    assert f"The only answer, taken for you: {only['label']}" in page.inner_text("#events .log li.note")
+    assert page.locator("button.undo").count() == 1
+
+    # An undo brings the decision back: the player's to take (the page leaves it).
+    page.click("button.undo")
+    settled(page, at + 2)
+    assert page.locator("#decision button.action").count() == 1
+    assert game_state(http, game)["version"] == at + 2
+    page.locator("#decision button.action").click()
+    settled(page, at + 3)
+
+    # The setting turned off is remembered: a page opened later in this browser leaves a
+    # single answer to the player.
+    page.click("button.undo")
+    settled(page, at + 4)
+    page.uncheck("#auto-take")
+    page.reload()
+    settled(page, at + 4)
+    assert not page.is_checked("#auto-take")
+    assert page.evaluate(f"window.localStorage.getItem({test_play_browser.AUTO_TAKE!r})") == "off"
+    assert page.locator("#decision button.action").count() == 1
+    page.check("#auto-take")  # on again: the page takes it at once
+    settled(page, at + 5)
+    assert game_state(http, game)["version"] == at + 5
+
+
+# -- the event log by keyboard, and the fonts ---------------------------------------------
+
+
+def mid_game(http: httpx.Client, seed: int, until: Any = None) -> tuple[str, dict[int, str], dict[str, Any]]:
+    """A 2-player game played through the API to mid-game (or ``until(view)``)."""
+    game, tokens = create(http, players=2, seed=seed,
+                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
+    view = act_randomly(http, game, tokens, random.Random(seed), until=until or (lambda v: v["round"] >= 7))
+    return game, tokens, view
+
+
+def test_the_event_log_is_reached_and_scrolled_by_keyboard(pages: Pages, server: ApiServer) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, tokens, view = mid_game(http, SEED + 52)
+    page = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}")
+    settled(page, view["version"])
+    log = "#events .log"
+    assert page.evaluate(f"(() => {{ const l = document.querySelector('{log}'); return l.scrollHeight > l.clientHeight; }})()")
+    for _ in range(400):  # Tab through the page's stops until the log has the focus
+        page.keyboard.press("Tab")
+        if page.evaluate(f"document.activeElement === document.querySelector('{log}')"):
+            break
+    else:
+        pytest.fail("the event log is not a tab stop")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("ArrowDown")
+    # Chromium scrolls smoothly: the list moves within a moment.
+    page.wait_for_selector(f"{log}:focus", timeout=SETTLE)
+    for _ in range(50):
+        if page.evaluate(f"document.querySelector('{log}').scrollTop") > 0:
+            break
+        page.wait_for_timeout(50)
+    assert page.evaluate(f"document.querySelector('{log}').scrollTop") > 0
+
+
+@functools.cache
+def stock_font_files() -> frozenset[str]:
+    """The font files of the Debian packages a stock Chromium install has."""
+    if shutil.which("dpkg") is None or shutil.which("fc-list") is None:
+        pytest.skip("not a Debian system with fontconfig")
+    listed = subprocess.run(["dpkg", "-L", *FONT_PACKAGES], capture_output=True, text=True, check=False).stdout
+    files = frozenset(os.path.realpath(line) for line in listed.splitlines() if line.endswith((".ttf", ".otf")))
+    if not files:
+        pytest.skip(f"{', '.join(FONT_PACKAGES)} not installed")
+    return files
+
+
+@functools.cache
+def in_stock_font(char: str) -> bool:
+    found = subprocess.run(["fc-list", f":charset={ord(char):x}", "file"], capture_output=True, text=True, check=True).stdout
+    return any(os.path.realpath(line.rstrip(": \n")) in stock_font_files() for line in found.splitlines())
+
+
+def missing_glyphs(page: Any) -> set[str]:
+    """The characters of the page's text (and its controls' labels) no stock font draws."""
+    text = str(page.evaluate("""() => document.body.innerText + [...document.querySelectorAll('[aria-label], [title]')]
+      .map((e) => (e.getAttribute('aria-label') || '') + (e.getAttribute('title') || '')).join('')"""))
+    return {char for char in set(text) if ord(char) > 127 and not char.isspace() and not in_stock_font(char)}
+
+
+# -- axe-core ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    """axe-core from the npm registry (web/package.json's devDependencies, installed by
+    ``scripts/build-web --deps`` into .cache/web)."""
+    if not AXE.exists():
+        if shutil.which("npm") is None:
+            if os.environ.get("CI"):
+                pytest.fail("npm is needed for axe-core (scripts/test installs node)")
+            pytest.skip("npm is not installed: no axe-core")
+        subprocess.run([str(ROOT / "scripts" / "build-web"), "--deps"], check=True, cwd=ROOT)
+    return AXE.read_text()
+
+
+def violations(page: Any, axe_source: str) -> list[str]:
+    """axe-core's critical and serious violations on the page as it is (WCAG 2.x A and AA and
+    axe's best practices), each as "rule: the elements"; the characters no stock font draws."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(axe_source)  # evaluated by the browser's debugger: the page's CSP does not apply
+    found = page.evaluate("""async () => {
+      const result = await axe.run(document, { resultTypes: ['violations'] });
+      return result.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(', ')}`);
+    }""")
+    glyphs = missing_glyphs(page)
+    return [str(v) for v in found] + ([f"no stock font draws {sorted(glyphs)}"] if glyphs else [])
+
+
+def test_axe_finds_nothing_serious_on_any_page(pages: Pages, server: ApiServer, axe_source: str) -> None:
+    http = httpx.Client(base_url=server.url, timeout=30)
+    found: dict[str, list[str]] = {}
+
+    setup = pages.open(f"{server.url}/play")
+    setup.wait_for_selector("#app[data-state=ready]")
+    found["setup"] = violations(setup, axe_source)
+    # How to play, from the help link every page has.
+    setup.click("nav.help a")
+    setup.wait_for_url(f"{server.url}/play/how-to-play")
+    setup.wait_for_selector("#page-13")
+    found["how to play"] = violations(setup, axe_source)
+
+    # The lobby: a game waiting for players listed on /play, and its waiting room.
+    waiting, _ = create(http, players=2, seed=SEED + 53, seats=[{"kind": "human", "name": "Ann"}, {"kind": "open"}])
+    lobby = pages.open(f"{server.url}/play")
+    lobby.wait_for_selector(f'#waiting[data-state=ready] .waiting-game[data-game="{waiting}"]', timeout=SETTLE)
+    lobby.click(f'.waiting-game[data-game="{waiting}"] button.join-seat[data-seat="1"]')
+    found["lobby"] = violations(lobby, axe_source)
+    room = pages.open(f"{server.url}/play/{waiting}#join=1")
+    room.wait_for_selector("#app[data-state=ready] #seats form.join input:focus", timeout=SETTLE)
+    found["waiting room"] = violations(room, axe_source)
+
+    # A mid-game table, wide and on a phone; a decision with many options.
+    game, tokens, view = mid_game(http, SEED + 54)
+    table = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}")
+    settled(table, view["version"])
+    found["mid-game"] = violations(table, axe_source)
+    table.set_viewport_size(PHONE)
+    found["mid-game, phone"] = violations(table, axe_source)
+    table.set_viewport_size(WIDE)
+
+    many = lambda v: (v["decision"] or {}).get("type") in ("great_bazaar", "bazaar_buy", "plan") and v["round"] >= 2  # noqa: E731
+    game, tokens, view = mid_game(http, SEED + 55, until=many)
+    seat = view["awaiting"][0]
+    choices = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}")
+    settled(choices, view["version"])
+    assert choices.locator("#decision button.action").count() >= 8
+    found["many options"] = violations(choices, axe_source)
+
+    # The replay viewer of a finished game.
+    final = act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: False)
+    replay = pages.open(f"{server.url}/play/{game}#at=40")
+    settled(replay, 40)
+    assert replay.get_attribute("#app", "data-replay") == str(final["version"])
+    found["replay"] = violations(replay, axe_source)
+
+    assert {where: problems for where, problems in found.items() if problems} == {}
