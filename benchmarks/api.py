@@ -186,8 +186,7 @@ def bot_scripts(engine: Engine, bot_id: str, games: int) -> list[Script]:
     def settle(game: Game) -> int:
         moved = 0
         while not game.finished and BOT_SEAT in engine.awaiting(game):
-            legal = engine.legal_actions(game, BOT_SEAT)
-            engine.apply(game, legal[0] if len(legal) == 1 else bot.choose(engine, game, BOT_SEAT, legal))
+            engine.apply(game, engine.bot_choice(game, BOT_SEAT, bot))  # a forced move: without asking
             moved += 1
         return moved
 

@@ -73,10 +73,11 @@ for i in range(N):
     "greedy": ("""
 bot = engine.bots["greedy"]
 positions = [copy for i in range(3) for copy in played(2, i, 200, every=10)[1]]
+# Engine.bot_choice since issue 40 (a baseline install before it asks the bot directly).
+ask = getattr(engine, "bot_choice", lambda g, s, b: b.choose(engine, g, s, engine.legal_actions(g, s)))
 for _ in range(N):
     for game in positions:
-        seat = engine.awaiting(game)[0]
-        bot.choose(engine, game, seat, engine.legal_actions(game, seat))
+        ask(game, engine.awaiting(game)[0], bot)
 """, (0, 1), "the greedy bot's 60 decisions"),
     "view": ("""
 games = [played(2, i, 120)[0] for i in range(8)]

@@ -78,7 +78,7 @@ async def play(service: GameService, engine: Engine, players: int, seed: int, bo
     rnd = random.Random(seed)
     while not game.finished:
         seat = rnd.choice(engine.awaiting(game))
-        action = engine.bots[bot].choose(engine, game, seat, engine.legal_actions(game, seat))
+        action = engine.bot_choice(game, seat, engine.bots[bot])
         token = created.tokens[seat]
         assert token is not None
         await service.acting.act(created.id, token, action, None, uuid.uuid4().hex)

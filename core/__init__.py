@@ -19,7 +19,7 @@ use ``darkroad.testing``. docs/plugins.md ("What a plugin imports") lists the na
 
 from . import errors, i18n
 from .actions import Action
-from .bots import Bot
+from .bots import Bot, BotError, InfoState
 from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
 from .caravan import deliver_commission, shortcut_cost, upgrade_limit
 from .caravan import prestige_for as commission_prestige
@@ -66,6 +66,7 @@ __all__ = [
     "BadConfig",
     "Board",
     "Bot",
+    "BotError",
     "Choice",
     "CompanionCard",
     "Component",
@@ -80,6 +81,7 @@ __all__ = [
     "GameConfig",
     "GameFinished",
     "IllegalAction",
+    "InfoState",
     "MissingPlugin",
     "NotYourDecision",
     "Option",

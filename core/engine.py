@@ -831,6 +831,15 @@ class Engine:
 
         return determinize(self, game, seat, rng)
 
+    def bot_choice(self, game: Game, seat: int, bot: Bot) -> Action:
+        """``bot``'s move for ``seat``: one of ``legal_actions(game, seat)``, chosen from what
+        ``seat`` knows alone (its view, its legal actions, games drawn consistent with the view;
+        never the real game). The one way to ask a bot: :func:`darkroad.core.bots.bot_choice`
+        says how, docs/agents.md why."""
+        from .bots import bot_choice
+
+        return bot_choice(self, game, seat, bot)
+
     def action_from_json(self, obj: Any) -> Action:
         return self.serde.action_from_json(obj)
 

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from .actions import Action
-from .bots import Bot
+from .bots import Bot, BotError
 from .context import Ctx
 from .engine import Engine
 from .errors import IllegalAction
@@ -158,18 +158,20 @@ class Table:
              policy: Callable[[list[Action], random.Random], Action] | None = None, limit: int = 100_000,
              bots: Sequence[Bot] = ()) -> None:
         """Play random (or ``policy``) legal actions until ``until(self)`` holds; with
-        ``bots``, seat ``s`` plays ``bots[s % len(bots)]`` (e.g. ``engine.bots["greedy"]``)."""
+        ``bots``, seat ``s`` plays ``bots[s % len(bots)]`` (e.g. ``engine.bots["greedy"]``),
+        asked with :meth:`Engine.bot_choice` (an answer that is not legal fails the test)."""
         r = random.Random(seed)
         for _ in range(limit):
             if until(self) or self.game.finished:
                 return
             seat = r.choice(self.awaiting)
-            legal = self.legal(seat)
             if bots:
-                action = bots[seat % len(bots)].choose(self.engine, self.game, seat, legal)
-                if action not in legal:
-                    raise AssertionError(f"bot {bots[seat % len(bots)].id!r} answered {action}, not a legal action")
+                try:
+                    action = self.engine.bot_choice(self.game, seat, bots[seat % len(bots)])
+                except BotError as exc:
+                    raise AssertionError(exc.reason) from exc
             else:
+                legal = self.legal(seat)
                 action = policy(legal, r) if policy else r.choice(legal)
             self.apply(action)
         raise AssertionError("play limit reached")

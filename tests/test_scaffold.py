@@ -365,7 +365,7 @@ def test_the_generated_bot_test_passes_once_installed(bot_folder: Path, tmp_path
     env = fake_install(bot_folder, tmp_path / "site")
     done = run_generated_tests(bot_folder, env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 passed" in done.stdout
+    assert "4 passed" in done.stdout
     report = plugins_json(env)
     assert {"kind": "bot", "id": BOT_ID, "name": "Cautious Carl", "plugin": BOT_PLUGIN,
             "version": "0.1.0"} in report["components"]

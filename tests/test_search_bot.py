@@ -57,12 +57,11 @@ information (a plan, a caravan route, the bazaar, a choice of effects): a bot se
 game answers differently once the hidden information is drawn again."""
 
 
-class Peeking(SearchBot):
-    """The search bot as it must not be: it searches copies of the real game."""
-
-    @staticmethod
-    def world(engine: Engine, game: Game, seat: int, rng: random.Random) -> Game:
-        return engine.copy(game)
+def peeking_choice(engine: Engine, game: Game, seat: int) -> Action:
+    """The search bot as it must not be: it searches copies of the real game (possible only by
+    calling its search directly, as :meth:`Engine.bot_choice` never hands a bot the game)."""
+    return SearchBot(samples=1).search(engine, seat, engine.legal_actions(game, seat),
+                                       lambda rng: engine.copy(game), random.Random(0))
 
 
 def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Engine) -> None:
@@ -74,17 +73,14 @@ def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Eng
     for players, seed, actions in SENSITIVE:
         game = position(engine, players, seed, actions)
         seat = engine.awaiting(game)[0]
-        legal = engine.legal_actions(game, seat)
-        real = bot.choose(engine, game, seat, legal)
+        real = engine.bot_choice(game, seat, bot)
         for k in range(2):
             other = engine.determinize(game, seat, random.Random(k))
             assert engine.dumps(other) != engine.dumps(game)  # the hidden information differs
             assert engine.view(other, seat) == engine.view(game, seat)
-            assert bot.choose(engine, other, seat, engine.legal_actions(other, seat)) == real
+            assert engine.bot_choice(other, seat, bot) == real
         other = engine.determinize(game, seat, random.Random(0))
-        peek = Peeking(samples=1)
-        peeked += peek.choose(engine, game, seat, legal) != peek.choose(engine, other, seat,
-                                                                         engine.legal_actions(other, seat))
+        peeked += peeking_choice(engine, game, seat) != peeking_choice(engine, other, seat)
     assert peeked == len(SENSITIVE), "the positions tell a peeking bot from a fair one"
 
 
@@ -106,19 +102,19 @@ def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch
     legal = engine.legal_actions(game, seat)
     bot = engine.bots["search"].configured(think_time=0.2)
     drawn = 0
-    world = bot.world  # type: ignore[attr-defined]
+    world = engine.determinize
 
     def counted(*args: Any) -> Game:
         nonlocal drawn
         drawn += 1
-        return world(*args)  # type: ignore[no-any-return]
+        return world(*args)
 
-    monkeypatch.setattr(bot, "world", counted)
-    action = bot.choose(engine, game, seat, legal)
+    monkeypatch.setattr(engine, "determinize", counted)
+    action = engine.bot_choice(game, seat, bot)
     assert action in legal
     assert drawn == 4  # read at 0 (the deadline 0.2), then after each sample: 0.05, 0.1, 0.15, 0.2
     before = engine.dumps(game)
-    engine.bots["search"].configured(samples=1).choose(engine, game, seat, legal)
+    engine.bot_choice(game, seat, engine.bots["search"].configured(samples=1))
     assert engine.dumps(game) == before  # it does not change the game
 
 
@@ -130,9 +126,8 @@ def test_its_budget_is_a_limit_not_a_quota(engine: Engine) -> None:
     budgeted = 0.0
     t0 = time.perf_counter()
     for game, seat in decision_points(engine, 3):
-        legal = engine.legal_actions(game, seat)
-        assert bot.choose(engine, game, seat, legal) == \
-            engine.bots["search"].configured(samples=MIN_SAMPLES).choose(engine, game, seat, legal)
+        assert engine.bot_choice(game, seat, bot) == \
+            engine.bot_choice(game, seat, engine.bots["search"].configured(samples=MIN_SAMPLES))
         budgeted += 60
     assert time.perf_counter() - t0 < budgeted / 10
 
@@ -165,11 +160,10 @@ def test_a_game_of_search_bots_ends(engine: Engine) -> None:
 def _reply_pending(engine: Engine) -> tuple[Game, int, Game, Action]:
     """A 2-player position, one of its worlds for the seat to play, and an action after which
     the rollout's own follow-ups end with the other seat to move."""
-    bot = SearchBot(samples=1, replies=0)
     for seed in range(20):
         game = position(engine, 2, seed, 40 + 7 * seed)
         seat = engine.awaiting(game)[0]
-        world = bot.world(engine, game, seat, random.Random(seed))
+        world = engine.determinize(game, seat, random.Random(seed))
         for action in engine.legal_actions(world, seat):
             trial = engine.copy(world)
             engine.apply(trial, action, track_undo=False)

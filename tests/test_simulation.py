@@ -38,11 +38,11 @@ def test_a_bot_is_a_function_of_the_game_state(engine: Engine, bot: str) -> None
     t.play(until=lambda t: t.game.version >= 40, seed=4)
     seat = t.awaiting[0]
     legal = t.legal(seat)
-    first = engine.bots[bot].choose(engine, t.game, seat, legal)
+    first = engine.bot_choice(t.game, seat, engine.bots[bot])
     assert first in legal
     other = Engine.load()
-    assert [engine.bots[bot].choose(engine, t.game, seat, legal) for _ in range(3)] == [first] * 3
-    assert other.bots[bot].choose(other, other.copy(t.game), seat, legal) == first
+    assert [engine.bot_choice(t.game, seat, engine.bots[bot]) for _ in range(3)] == [first] * 3
+    assert other.bot_choice(other.copy(t.game), seat, other.bots[bot]) == first
 
 
 def test_games_of_bots_replay_identically(engine: Engine) -> None:
@@ -100,7 +100,7 @@ def test_answers_and_activations_are_counted(engine: Engine) -> None:
     activations: Counter[str] = Counter()
     while not game.finished:
         seat = engine.awaiting(game)[0]
-        action = bots[seat].choose(engine, game, seat, engine.legal_actions(game, seat))
+        action = engine.bot_choice(game, seat, bots[seat])
         if action.type != "companion" and engine.step_plugin(action.type):
             answers.setdefault(action.type, Counter())[action.option] += 1
         for e in engine.apply(game, action):

@@ -33,7 +33,7 @@ def safe_choice(bot: Bot, engine: Engine, game: Game, seat: int, legal: Sequence
     """The bot's choice among ``legal``, and how it went (``chosen``, or ``failed``: the bot raised
     or answered something not legal, and the first legal action stands in for it)."""
     try:
-        choice = bot.choose(engine, game, seat, legal)
+        choice = engine.bot_choice(game, seat, bot)
     except Exception:
         logger.exception("bot %r failed choosing for seat %d; its first legal action stands in", bot.id, seat)
         return legal[0], "failed"

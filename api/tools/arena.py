@@ -11,7 +11,8 @@ For each bot the arena reports, over the seats it played:
 - its win rate (a win shared by ``n`` seats counts ``1/n``) with a 95% Wilson score
   interval, and the fair share (``1/players``) to compare it with;
 - its mean final score;
-- its mean think time per decision (wall-clock seconds in :meth:`Bot.choose`);
+- its mean think time per decision (wall-clock seconds in :meth:`Engine.bot_choice`, the
+  information state built and the bot asked; a forced move is not asked);
 - head to head against each other bot: over every pair of their seats in one game, how
   often it finished ahead (by the final ranking, rulebook p. 13, tiebreakers included),
   behind, or level.
@@ -72,14 +73,16 @@ class ArenaGame:
     ranks: list[int] = field(factory=list)
     winners: list[int] = field(factory=list)
     think: list[float] = field(factory=list)
-    """Per seat: seconds spent in :meth:`Bot.choose`."""
+    """Per seat: seconds spent in :meth:`Engine.bot_choice`."""
     decisions: list[int] = field(factory=list)
     """Per seat: how many decisions its bot was asked."""
 
 
-def play(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps: int = 20_000) -> ArenaGame:
-    """Play one game with one bot per seat, timing each bot; errors are captured, not raised."""
-    out = ArenaGame(seed=config.seed, bots=[b.id for b in bots], think=[0.0] * len(bots),
+def play(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps: int = 20_000,
+         names: Sequence[str] = ()) -> ArenaGame:
+    """Play one game with one bot per seat, timing each bot; errors are captured, not raised.
+    ``names``: what the results call each seat's bot (default: its id)."""
+    out = ArenaGame(seed=config.seed, bots=list(names) or [b.id for b in bots], think=[0.0] * len(bots),
                     decisions=[0] * len(bots))
     try:
         game, _ = engine.create(config)
@@ -89,9 +92,8 @@ def play(engine: Engine, config: GameConfig, bots: Sequence[Bot], max_steps: int
             if steps >= max_steps:
                 raise RuntimeError(f"no end after {max_steps} steps")
             seat = engine.awaiting(game)[0]
-            legal = engine.legal_actions(game, seat)
             t0 = clock()
-            action = bots[seat].choose(engine, game, seat, legal)
+            action = engine.bot_choice(game, seat, bots[seat])
             out.think[seat] += clock() - t0
             out.decisions[seat] += 1
             engine.apply(game, action)
@@ -112,12 +114,13 @@ def seating(bots: Sequence[str], players: int, game: int) -> list[str]:
 
 
 def configure(engine: Engine, names: Sequence[str], think_time: float | None) -> dict[str, Bot]:
-    """The installed bots ``names`` by id; those taking a ``think_time`` get ``think_time``."""
+    """The installed bots ``names`` (ids, or ids with options: :func:`seat_bots`) by name; those
+    taking a ``think_time`` and not given one by name get ``think_time``."""
     out = {}
-    for bot in seat_bots(engine, names):
-        if think_time is not None and "think_time" in bot.options:
+    for name, bot in zip(names, seat_bots(engine, names), strict=True):
+        if think_time is not None and "think_time" in bot.options and "think_time=" not in name:
             bot = bot.configured(think_time=think_time)
-        out[bot.id] = bot
+        out[name] = bot
     return out
 
 
@@ -132,7 +135,7 @@ def _start_worker(bots: list[str], think_time: float | None) -> None:
 
 def _play_in_worker(job: tuple[list[str], GameConfig]) -> ArenaGame:
     names, config = job
-    return play(_WORKER["engine"], config, [_WORKER["bots"][n] for n in names])
+    return play(_WORKER["engine"], config, [_WORKER["bots"][n] for n in names], names=names)
 
 
 def arena(
@@ -164,7 +167,8 @@ def arena(
     jobs = [(seating(bots, players, i), GameConfig(players=players, seed=seed + i, random_buildings=True))
             for i in range(games)]
     if workers == 1:
-        results = _collected((play(engine, config, [chosen[n] for n in names]) for names, config in jobs), progress)
+        results = _collected((play(engine, config, [chosen[n] for n in names], names=names) for names, config in jobs),
+                             progress)
     else:
         with ProcessPoolExecutor(min(workers, games), initializer=_start_worker,
                                  initargs=(list(chosen), think_time)) as pool:
@@ -272,7 +276,8 @@ def _pct(x: float | None) -> str:
 
 def arena_command(
     bots: Annotated[str, typer.Option(help="2 to 4 bot ids, comma-separated (darkroad plugins --all lists the "
-                                           "installed ones); a bot may fill several seats.")],
+                                           "installed ones); a bot may fill several seats. Options after colons "
+                                           "set a bot up: greedy:samples=4.")],
     games: Annotated[int, typer.Option(min=1, help="How many games to play; a multiple of the number of bots "
                                                    "gives every bot every seat equally often.")] = 100,
     players: Annotated[int, typer.Option(min=2, max=4, help="Seats per game.")] = 2,

@@ -296,18 +296,17 @@ BOT = '''\
 most coins and prestige, the lower of the two counting most (the base score at final
 scoring is the lower one).
 
-It tries every legal action on a copy of the game and values the position with
-``value``; change that to make it play differently (docs/plugins.md, "Bots", has the
-rules every bot follows). Ties are broken with ``self.random(game, seat)``, seeded by the
-game's state, so the same position always gets the same answer. Import only
-``darkroad.core``.
+It knows what its seat knows (docs/agents.md, "The bot interface"): it tries every legal
+action on a game drawn from what its seat sees (``state.sample()``: the hidden cards and
+the dice to come drawn again) and values the position with ``value``; change that to make
+it play differently (docs/plugins.md, "Bots", has the rules every bot follows). Ties are
+broken with ``state.rng``, seeded by the position, so the same position always gets the
+same answer. Import only ``darkroad.core``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from darkroad.core import Action, Bot, Engine, Game, hookimpl
+from darkroad.core import Action, Bot, Game, InfoState, hookimpl
 
 ID = "{{component}}"
 
@@ -324,18 +323,20 @@ class {{classname}}(Bot):
     name = "{{title}}"
     text = "Keeps the action that leaves it the most coins and prestige (the lower of the two counts most)."
 
-    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+    def decide(self, state: InfoState) -> Action:
+        engine, seat = state.engine, state.seat
+        world = state.sample()  # a game drawn from what the seat sees, never the real one
         best: list[Action] = []
         best_value = float("-inf")
-        for action in legal:
-            trial = engine.copy(game)  # never change the game itself
-            engine.apply(trial, action)
+        for action in state.legal:
+            trial = engine.copy(world)  # each action on a copy of the same world
+            engine.apply(trial, action, track_undo=False)
             v = value(trial, seat)
             if v > best_value:
                 best, best_value = [action], v
             elif v == best_value:
                 best.append(action)
-        return self.random(game, seat).choice(best)
+        return state.rng.choice(best)
 
 
 @hookimpl
@@ -353,6 +354,7 @@ its entry point, exactly as in ``darkroad simulate``. Then run ``pytest``.
 from __future__ import annotations
 
 import importlib.metadata
+import random
 
 from darkroad.core import Engine
 from darkroad.testing import Table
@@ -369,12 +371,25 @@ def test_the_plugin_is_installed() -> None:
 
 def test_it_answers_with_a_legal_action_and_always_the_same() -> None:
     t = Table.new(players=2, seed=1)
+    t.play(until=lambda t: len(t.legal()) > 1)  # a real choice
     bot = t.engine.bots[BOT]
     seat = t.awaiting[0]
-    legal = t.legal(seat)
-    action = bot.choose(t.engine, t.game, seat, legal)
-    assert action in legal
-    assert bot.choose(t.engine, t.game, seat, legal) == action  # the same position, the same answer
+    action = t.engine.bot_choice(t.game, seat, bot)  # the one way to ask a bot
+    assert action in t.legal(seat)
+    assert t.engine.bot_choice(t.game, seat, bot) == action  # the same position, the same answer
+
+
+def test_it_answers_from_what_its_seat_knows() -> None:
+    """The same answer in every game the seat cannot tell from the real one (the other
+    seats' deeds and coins, the decks' order and the dice to come drawn again)."""
+    t = Table.new(players=2, seed=3)
+    t.play(until=lambda t: t.game.version >= 30 and len(t.legal()) > 1)
+    bot = t.engine.bots[BOT]
+    seat = t.awaiting[0]
+    action = t.engine.bot_choice(t.game, seat, bot)
+    for k in range(3):
+        other = t.engine.determinize(t.game, seat, random.Random(k))
+        assert t.engine.bot_choice(other, seat, bot) == action
 
 
 def test_a_complete_game() -> None:

@@ -25,12 +25,43 @@ class UnknownBot(UnknownComponent):
 
 
 def seat_bots(engine: Engine, names: Sequence[str]) -> list[Bot]:
-    """The installed bots ``names``, or :class:`UnknownBot` listing the installed ones."""
-    unknown = sorted({n for n in names if n not in engine.bots})
+    """The installed bots ``names``, or :class:`UnknownBot` listing the installed ones.
+
+    A name is a bot's id, or its id with options (:meth:`Bot.configured`) after colons:
+    ``greedy:samples=4``, ``search:think_time=0.1:replies=0`` (numbers are read as numbers).
+    An option the bot does not take raises :class:`UnknownBot` too."""
+    unknown = sorted({n.partition(":")[0] for n in names if n.partition(":")[0] not in engine.bots})
     if unknown or not names:
         installed = ", ".join(sorted(engine.bots)) or "none"
         raise UnknownBot(f"unknown bot(s) {unknown}; installed bots: {installed}")
-    return [engine.bots[n] for n in names]
+    return [_configured(engine, n) for n in names]
+
+
+def _configured(engine: Engine, name: str) -> Bot:
+    """The bot ``name`` names: ``id`` or ``id:option=value:...``."""
+    bot_id, *settings = name.split(":")
+    bot = engine.bots[bot_id]
+    if not settings:
+        return bot
+    options: dict[str, Any] = {}
+    for setting in settings:
+        key, eq, value = setting.partition("=")
+        if not eq or not key:
+            raise UnknownBot(f"bot {name!r}: write its options as name=value after colons, as greedy:samples=4")
+        options[key] = _number(value)
+    try:
+        return bot.configured(**options)
+    except (TypeError, ValueError) as exc:
+        raise UnknownBot(f"bot {name!r}: {exc}") from exc
+
+
+def _number(text: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def solo_kind(engine: Engine) -> str:
@@ -74,14 +105,17 @@ def _starting_heroes(events: Sequence[Event]) -> dict[int, str]:
             if e.type == "hero_joined" and e.data.get("source") == "starting hero" and e.seat is not None}
 
 
-def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], max_steps: int = 20_000) -> GameResult:
+def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], max_steps: int = 20_000,
+              names: Sequence[str] = ()) -> GameResult:
     """Play one game to the end with one bot per seat (``None`` for an automated seat, which
-    the engine plays); errors are captured, not raised."""
-    result = GameResult(seed=config.seed, players=config.players, bots=[b.id if b else "" for b in bots],
-                        completed=False)
+    the engine plays); errors are captured, not raised. ``names``: what the results call each
+    seat's bot (default: its id)."""
+    labels = list(names) or [b.id if b else "" for b in bots]
+    result = GameResult(seed=config.seed, players=config.players, bots=labels, completed=False)
     try:
         result.automated = {seat: kind.id for seat, kind in engine.seat_assignment(config).items()}
-        result.bots = [result.automated.get(s) or (b.id if b else "") for s, b in enumerate(bots)]
+        result.bots = [result.automated.get(s) or (label if b else "") for s, (b, label) in
+                       enumerate(zip(bots, labels, strict=True))]
         game, events = engine.create(config)
         result.buildings = list(game.board.buildings)
         result.steeds = [list(p.steeds) for p in game.players]
@@ -96,11 +130,10 @@ def play_game(engine: Engine, config: GameConfig, bots: Sequence[Bot | None], ma
             if steps >= max_steps:
                 raise RuntimeError(f"no end after {max_steps} steps")
             seat = engine.awaiting(game)[0]
-            legal = engine.legal_actions(game, seat)
             bot = bots[seat]
             if bot is None:
                 raise RuntimeError(f"seat {seat} has no bot")
-            action = bot.choose(engine, game, seat, legal)
+            action = engine.bot_choice(game, seat, bot)
             if action.type == "companion":
                 card, _, ability = action.option.partition(":")
                 companions[f"{cards.get(card, card)}:{ability}"] += 1
@@ -149,7 +182,7 @@ def simulate(
     seat (the last) of ``players`` seats. ``companions``: fan companions whose cards join the
     deck of every game."""
     start = time.perf_counter()
-    seat_bots(engine, bots)  # unknown ids fail before any game is played
+    configured = dict(zip(bots, seat_bots(engine, bots), strict=True))  # unknown ids fail before any game
     results = []
     if players == 1:
         seat_kind = seat_kind or solo_kind(engine)
@@ -162,8 +195,8 @@ def simulate(
         automated = engine.seat_assignment(cfg)
         humans = [seat for seat in range(players) if seat not in automated]
         names = {seat: bots[(n + i) % len(bots)] for n, seat in enumerate(humans)}
-        chosen: list[Bot | None] = [engine.bots[names[seat]] if seat in names else None for seat in range(players)]
-        r = play_game(engine, cfg, chosen)
+        chosen: list[Bot | None] = [configured[names[seat]] if seat in names else None for seat in range(players)]
+        r = play_game(engine, cfg, chosen, names=[names.get(seat, "") for seat in range(players)])
         results.append(r)
         if progress:
             progress(r)

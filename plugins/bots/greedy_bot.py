@@ -1,7 +1,10 @@
 """The ``greedy`` bot: one decision of lookahead with a heuristic value of the position.
 
-It applies each legal action to a copy of the game and keeps the one whose resulting
-position it values most for its own seat (:func:`estimate`: what the wagon would be worth
+It plays on games drawn from what its seat sees (:meth:`InfoState.sample`: the other seats'
+deeds and coins, the order of the decks and the dice to come drawn again; ``samples`` of
+them, 1 by default), never on the real game. It applies each legal action to a copy of each
+sample and keeps the one whose resulting position it values most on average for its own
+seat (:func:`estimate`: what the wagon would be worth
 at final scoring, rulebook p. 13). When the next decision is again its own (a district's
 follow-up choice), the best continuation is searched too, up to ``depth`` decisions deep.
 Ties are broken at random (so it still explores), except that stopping a repeatable choice
@@ -27,22 +30,40 @@ cycle is read from the position itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from darkroad.core import Action, Bot, Engine, Game, hookimpl
+from darkroad.core import Action, Bot, Engine, Game, InfoState, hookimpl
 from darkroad.plugins.bots.kit import EPSILON, STOP_OPTIONS, can_cycle, estimate, stop_repeat
+
+FAILED = float("-inf")
+"""The value of an action that fails in a sample (a plugin could not resolve it there)."""
 
 
 class GreedyBot(Bot):
-    """Lookahead with :func:`estimate`, ``depth`` decisions deep along its own decisions."""
+    """Lookahead with :func:`estimate`, ``depth`` decisions deep along its own decisions, on
+    ``samples`` games drawn from what its seat sees."""
 
     id = "greedy"
     name = "Greedy"
-    text = ("Tries every legal action on a copy of the game and keeps the one that leaves its wagon worth "
-            "the most at final scoring (looking one follow-up decision ahead).")
+    text = ("Tries every legal action in a game drawn from what it can see (never peeking at hidden cards or "
+            "dice) and keeps the one that leaves its wagon worth the most at final scoring (looking one "
+            "follow-up decision ahead).")
+    options: ClassVar[Mapping[str, str]] = {
+        "samples": "games drawn from what the seat sees, each action tried in every one (default 1)",
+    }
 
-    def __init__(self, depth: int = 2) -> None:
+    def __init__(self, depth: int = 2, samples: int = 1) -> None:
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples}")
         self.depth = depth
+        self.samples = samples
+
+    def configured(self, **options: Any) -> Bot:
+        super().configured(**options)  # refuses unknown names
+        if not options:
+            return self
+        return GreedyBot(depth=self.depth, samples=int(options.get("samples", self.samples)))
 
     def _value(self, engine: Engine, game: Game, seat: int, depth: int) -> float:
         if depth <= 0 or game.finished or engine.awaiting(game) != [seat]:
@@ -56,30 +77,37 @@ class GreedyBot(Bot):
             best = max(best, self._value(engine, trial, seat, depth - 1))
         return best if best > float("-inf") else estimate(engine, game, seat)
 
-    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        best: list[Action] = []
-        best_value = float("-inf")
-        cyclic = can_cycle(engine, game, seat, legal)
+    def values(self, engine: Engine, world: Game, seat: int, legal: Sequence[Action], cyclic: bool) -> list[float]:
+        """Each legal action's value in ``world`` (:data:`FAILED` where it cannot be resolved)."""
+        out = []
         for action in legal:
-            trial = engine.copy(game)
+            trial = engine.copy(world)
             try:
                 engine.apply(trial, action, track_undo=False)
                 if cyclic and action.type != "companion":
                     stop_repeat(engine, trial, seat, action.type)
-                value = self._value(engine, trial, seat, self.depth - 1)
+                out.append(self._value(engine, trial, seat, self.depth - 1))
             except Exception:  # an action a plugin cannot resolve is simply not chosen
-                continue
-            if value > best_value + EPSILON:
-                best, best_value = [action], value
-            elif abs(value - best_value) <= EPSILON:
-                best.append(action)
-        if not best:
+                out.append(FAILED)
+        return out
+
+    def decide(self, state: InfoState) -> Action:
+        engine, seat, legal = state.engine, state.seat, state.legal
+        totals = [0.0] * len(legal)
+        cyclic: bool | None = None
+        for _ in range(self.samples):
+            world = state.sample()
+            if cyclic is None:
+                cyclic = can_cycle(engine, world, seat, legal)
+            for i, value in enumerate(self.values(engine, world, seat, legal, cyclic)):
+                totals[i] += value
+        best_value = max(totals)
+        if best_value == FAILED:
             return legal[0]
+        best = [a for a, v in zip(legal, totals, strict=True) if v >= best_value - EPSILON * self.samples]
         # On a tie, stop a repeatable choice (trading back and forth gains nothing).
         stop = [a for a in best if a.option in STOP_OPTIONS]
-        return stop[0] if stop else self.random(game, seat).choice(best)
+        return stop[0] if stop else state.rng.choice(best)
 
 
 @hookimpl

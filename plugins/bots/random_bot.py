@@ -3,9 +3,7 @@ of the rules; ``darkroad simulate`` plays it by default)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from darkroad.core import Action, Bot, Engine, Game, hookimpl
+from darkroad.core import Action, Bot, InfoState, hookimpl
 
 
 class RandomBot(Bot):
@@ -13,8 +11,8 @@ class RandomBot(Bot):
     name = "Random"
     text = "Picks one of the legal actions at random."
 
-    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
-        return legal[self.random(game, seat).randrange(len(legal))]
+    def decide(self, state: InfoState) -> Action:
+        return state.legal[state.rng.randrange(len(state.legal))]
 
 
 @hookimpl

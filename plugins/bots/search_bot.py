@@ -24,11 +24,12 @@ the leader in any sample (the same outcome whatever the hidden cards), it answer
 decisions (a purchase nobody would refuse, equivalent ways of doing one thing) then take a few
 milliseconds, and the budget goes to the close ones.
 
-The differences from ``greedy``: it does not see the dice to come or anyone's secrets (the
-greedy bot's copies of the real game do), it averages over the worlds it cannot tell apart,
-and it weighs what the others stand to gain. What makes it stronger is the valuation and the
-reply, not more search. 2-player games against greedy at a fixed number of samples (8 a
-decision unless said), seeds 50000-50119, each variant the same 120 games: with a commission
+The differences from ``greedy``: it averages over many worlds it cannot tell apart (greedy
+plays on one), it weighs what the others stand to gain, and it values positions with weights
+of its own. What makes it stronger is the valuation and the reply, not more search. The
+figures that follow were measured against greedy when greedy still looked ahead on copies of
+the real game (it saw the dice to come; docs/bots.md has today's): 2-player games against
+greedy at a fixed number of samples (8 a decision unless said), seeds 50000-50119, each variant the same 120 games: with a commission
 in hand at 0.5 of what the goods held would deliver to it, 68.3%; at 0.4, 79.2%; at 0.3,
 76.7%; at 0.5 with one reply, 80.8% (mean score 28.6 against 18.1). With greedy's weights
 (seeds 0-39), 12 samples won 47.5% of the games and 30 samples 45%; at seeds 1000-1039, where
@@ -49,10 +50,10 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from darkroad.core import Action, Bot, Engine, Game, hookimpl
+from darkroad.core import Action, Bot, Engine, Game, InfoState, hookimpl
 from darkroad.plugins.bots.kit import STOP_OPTIONS, can_cycle, estimate, stop_repeat
 
 LOSS = -1e9
@@ -94,17 +95,22 @@ class SearchBot(Bot):
                     "replies": self.replies, **options}
         return SearchBot(**settings)
 
-    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
+    def decide(self, state: InfoState) -> Action:
+        return self.search(state.engine, state.seat, state.legal, state.sample, state.rng)
+
+    def search(self, engine: Engine, seat: int, legal: Sequence[Action], draw: Callable[[random.Random], Game],
+               rng: random.Random) -> Action:
+        """The action of ``legal`` with the best mean rollout value over worlds drawn with
+        ``draw(rng)`` (:meth:`InfoState.sample`), until the budget is spent."""
         if len(legal) == 1:
             return legal[0]
         deadline = time.perf_counter() + self.think_time
-        rng = self.random(game, seat)
         values: list[list[float]] = [[] for _ in legal]
         drawn = 0
         cyclic: bool | None = None
         while True:
-            world = self.world(engine, game, seat, rng)
-            if cyclic is None:  # read from a sample: the real game's copies would know the dice
+            world = draw(rng)
+            if cyclic is None:
                 cyclic = can_cycle(engine, world, seat, legal)
             for i, action in enumerate(legal):
                 values[i].append(self._rollout(engine, world, seat, action, cyclic))
@@ -116,11 +122,6 @@ class SearchBot(Bot):
                 break
         best = max(range(len(legal)), key=lambda i: (sum(values[i]), legal[i].option in STOP_OPTIONS))
         return legal[best]
-
-    @staticmethod
-    def world(engine: Engine, game: Game, seat: int, rng: random.Random) -> Game:
-        """A world to search: the game with everything hidden from ``seat`` drawn again."""
-        return engine.determinize(game, seat, rng)
 
     def _rollout(self, engine: Engine, world: Game, seat: int, action: Action, cyclic: bool) -> float:
         """``action`` in ``world`` (a copy of it), the seat's follow-ups, then the other seats'

@@ -45,9 +45,9 @@ from darkroad.core import (
     Choice,
     Component,
     Ctx,
-    Engine,
     EventType,
     Game,
+    InfoState,
     Option,
     Player,
     ScoreLine,
@@ -208,8 +208,8 @@ class FirstBot(Bot):
     name = "First"
     text = "Always answers with the first legal action."
 
-    def choose(self, engine: Engine, game: Game, seat: int, legal: Sequence[Action]) -> Action:
-        return legal[0]
+    def decide(self, state: InfoState) -> Action:
+        return state.legal[0]
 
 
 @hookimpl
