@@ -15,8 +15,10 @@ from darkroad.api.tools.simulation import play_game, solo_kind
 from darkroad.core import Engine, GameConfig
 
 SEEDS = range(3, 11)
-BASELINE = 26.88
-"""The greedy player's mean score over SEEDS in solo games when the bot was restored (issue 21)."""
+BASELINE = 22.50
+"""The greedy player's mean score over SEEDS in solo games since it plays on a game drawn from
+what its seat sees (issue 40: one sample a decision). Looking ahead on copies of the real game,
+which showed it the dice to come, it scored 26.88 (issue 21)."""
 
 
 @pytest.mark.slow
