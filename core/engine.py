@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from . import rules, undo
 from .actionlog import WITHDRAWN
 from .actions import Action
+from .bots import Bot
 from .content import Component
 from .context import Ctx
 from .errors import (
