@@ -31,8 +31,10 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ("hu",)
 """The languages translated from English (the source language needs no catalog)."""
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None}
-"""The marking functions of :mod:`darkroad.core.i18n` (and a plugin's ``Domain`` methods)."""
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None,
+            "ServiceError": (2,), "Problem": (2,)}
+"""The marking functions of :mod:`darkroad.core.i18n` (and a plugin's ``Domain`` methods), and the
+service's errors, whose fixed ``detail`` (their second argument) a problem translates."""
 
 
 @dataclass(frozen=True)

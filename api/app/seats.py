@@ -242,8 +242,7 @@ class Seats:
             if held is not None and held.kind == "open":
                 raise ServiceError(
                     "idempotency-key-reused",
-                    f"The join made with this Idempotency-Key was undone (seat {seat} was left): "
-                    "join again with a new key.",
+                    f"The join made with this Idempotency-Key was undone (seat {seat} was left): join again with a new key.",
                 )
             if held is None or held.kind != "human" or held.joined != recorded.version:
                 raise self._seat_taken(lobby, seat)

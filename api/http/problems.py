@@ -35,7 +35,8 @@ from litestar.plugins.problem_details import (
 
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.store.base import ReplicationTimeout, StoreUnavailable
-from darkroad.core import errors
+from darkroad.core import errors, i18n
+from darkroad.core.i18n import N_
 
 logger = logging.getLogger("darkroad.api")
 
@@ -62,77 +63,77 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType(
             "bad-request",
             400,
-            "Bad request",
+            N_("Bad request"),
             "The request does not match the documented schema (see `errors`).",
         ),
         ProblemType(
             "missing-token",
             401,
-            "Seat token required",
+            N_("Seat token required"),
             "The operation needs `Authorization: Bearer <seat token>`.",
             _CHALLENGE,
         ),
         ProblemType(
             "invalid-token",
             401,
-            "Invalid seat token",
+            N_("Invalid seat token"),
             "The bearer token is not one of this game's seat tokens.",
             _CHALLENGE,
         ),
         ProblemType(
             "metrics-token",
             401,
-            "Metrics token required",
+            N_("Metrics token required"),
             "This server's `/metrics` needs `Authorization: Bearer <metrics token>` (`DARKROAD_METRICS_TOKEN`).",
         ),
         ProblemType(
             "wrong-seat",
             403,
-            "Not your seat",
+            N_("Not your seat"),
             "The caller's token is not for the seat the request is about: an action's `seat` (or a seat "
             "to leave or reclaim) is another's, or a timeout is claimed for the caller's own seat.",
         ),
         ProblemType(
-            "unknown-game", 404, "Unknown game", "No game has this id (it never existed or it expired)."
+            "unknown-game", 404, N_("Unknown game"), "No game has this id (it never existed or it expired)."
         ),
         ProblemType("unknown-seat", 404, "Unknown seat", "The game has no seat with this number."),
         ProblemType(
             "unknown-version",
             404,
-            "Unknown version",
+            N_("Unknown version"),
             "The game (or the record to import) has no such version: versions go from 0 to the last one.",
         ),
         ProblemType("not-found", 404, "Not found", "No resource at this path."),
         ProblemType(
             "method-not-allowed",
             405,
-            "Method not allowed",
+            N_("Method not allowed"),
             "The path exists but not with this method (see `Allow`).",
         ),
         ProblemType(
             "stale-version",
             409,
-            "Stale version",
+            N_("Stale version"),
             "The game is no longer at the version the request was made for (`If-Match`); `version` is the current one.",
             {"ETag": 'The current version, e.g. `"12"`.'},
         ),
         ProblemType(
             "illegal-action",
             409,
-            "Illegal action",
+            N_("Illegal action"),
             "The action is not a legal answer to the decision the game waits for; `detail` says why.",
         ),
         ProblemType(
             "not-your-decision",
             409,
-            "Not your decision",
+            N_("Not your decision"),
             "The game is not waiting for a decision of this seat.",
         ),
-        ProblemType("game-finished", 409, "Game finished", "The game is over; no more actions are accepted."),
+        ProblemType("game-finished", 409, N_("Game finished"), "The game is over; no more actions are accepted."),
         ProblemType(
             "cannot-undo",
             409,
-            "Cannot undo",
+            N_("Cannot undo"),
             "The caller has nothing it may undo (`detail` says why): its last action is a checkpoint (it drew "
             "on chance, revealed hidden information, passed the decision on, ...), the game's last move is not "
             "the caller's action of this turn, or there is nothing to undo. Nothing changed.",
@@ -140,33 +141,33 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType(
             "game-not-started",
             409,
-            "Game not started",
+            N_("Game not started"),
             "The game waits for players to join its open seats; no action is accepted until every seat is taken.",
         ),
         ProblemType(
             "game-started",
             409,
-            "Game started",
+            N_("Game started"),
             "Every seat has been taken and the game has started: seats can no longer be left.",
         ),
         ProblemType(
             "seat-taken",
             409,
-            "Seat taken",
+            N_("Seat taken"),
             "The seat is not open: someone joined it first, or it is a creator's, a bot's or an automated "
             "seat (a seat kind's). Join another of `open_seats`.",
         ),
         ProblemType(
             "seat-replaced",
             409,
-            "Seat played by a bot",
+            N_("Seat played by a bot"),
             "A bot plays this seat since its player timed out; reclaim it (`POST .../seats/{seat}/reclaim`) "
             "to act again.",
         ),
         ProblemType(
             "not-overdue",
             409,
-            "Not overdue",
+            N_("Not overdue"),
             "The seat cannot be handed to a bot: the game has no `turn_timeout`, the seat is not a player's "
             "seat awaited now, or it has been awaited for less than `turn_timeout` seconds (`detail` says "
             "which, and when it will be overdue).",
@@ -174,73 +175,73 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType(
             "game-not-finished",
             409,
-            "Game not finished",
+            N_("Game not finished"),
             "The final score, and the game's record (whose seed deals every hidden card), exist only once "
             "the game is finished.",
         ),
         ProblemType(
             "request-timeout",
             408,
-            "Request timeout",
+            N_("Request timeout"),
             "The whole request (head and body) did not arrive in time; the connection is closed.",
         ),
         ProblemType(
-            "body-too-large", 413, "Request body too large", "The request body exceeds the server's limit."
+            "body-too-large", 413, N_("Request body too large"), "The request body exceeds the server's limit."
         ),
         ProblemType(
             "unsupported-media-type",
             415,
-            "Unsupported media type",
+            N_("Unsupported media type"),
             "The body must be sent as `Content-Type: application/json`.",
         ),
         ProblemType(
             "bad-config",
             422,
-            "Bad game configuration",
+            N_("Bad game configuration"),
             "No game can be created from this configuration; `detail` says why.",
         ),
         ProblemType(
             "unknown-component",
             422,
-            "Unknown component",
+            N_("Unknown component"),
             "The configuration names a component this server does not have (see `GET /v1/catalog`).",
         ),
         ProblemType(
             "unknown-bot",
             422,
-            "Unknown bot",
+            N_("Unknown bot"),
             "The request names a bot this server does not have (see `GET /v1/catalog`: `bots`).",
         ),
         ProblemType(
             "bad-bot-option",
             422,
-            "Bad bot option",
+            N_("Bad bot option"),
             "A bot seat asks for a `think_time` the server's bot move timeout does not leave room for.",
         ),
         ProblemType(
             "bad-action",
             422,
-            "Malformed action",
+            N_("Malformed action"),
             "The body is not an action object; `detail` says where (`@ $.path`).",
         ),
         ProblemType(
             "bad-record",
             422,
-            "Malformed game record",
+            N_("Malformed game record"),
             "The body is not a game record this server reads (its format, its format's version, a member); "
             "`detail` says what.",
         ),
         ProblemType(
             "record-plugins",
             409,
-            "Record needs other plugins",
+            N_("Record needs other plugins"),
             "The record's game used plugins this server does not have, or has at other versions; `detail` "
             "names each. Nothing was stored.",
         ),
         ProblemType(
             "record-not-replayable",
             409,
-            "Record does not replay",
+            N_("Record does not replay"),
             "Replayed here, the record's actions do not give its game: an action is illegal where it "
             "stands, a version is out of order, or the result differs; `detail` names the first. Nothing "
             "was stored.",
@@ -248,38 +249,38 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType(
             "idempotency-key-reused",
             422,
-            "Idempotency key reused",
+            N_("Idempotency key reused"),
             "This `Idempotency-Key` was already used for a different action, or for a join under another "
             "name or one since undone.",
         ),
         ProblemType(
             "rate-limited",
             429,
-            "Too many requests",
+            N_("Too many requests"),
             "The client's address has used up a budget (requests, games created or failed "
             "authentications); retry after `Retry-After` seconds.",
             {"Retry-After": "Seconds to wait before retrying."},
         ),
         ProblemType(
-            "internal-error", 500, "Internal server error", "A bug in the server; the game was not changed."
+            "internal-error", 500, N_("Internal server error"), "A bug in the server; the game was not changed."
         ),
         ProblemType(
             "plugin-error",
             500,
-            "Plugin error",
+            N_("Plugin error"),
             "A plugin failed while applying the action, which was not applied; the answer is then withdrawn "
             "from the decision (a new version of the game), so that a seat is never stuck.",
         ),
         ProblemType(
             "missing-plugin",
             503,
-            "Missing plugin",
+            N_("Missing plugin"),
             "The game needs a plugin this server process does not have; another replica may.",
         ),
         ProblemType(
             "too-many-streams",
             503,
-            "Too many event streams",
+            N_("Too many event streams"),
             "Every event stream slot of the server process (or of the client's address) is taken; "
             "retry after `Retry-After` seconds, or read the log without `wait`.",
             {"Retry-After": "Seconds to wait before retrying."},
@@ -287,14 +288,14 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType(
             "store-unavailable",
             503,
-            "Store unavailable",
+            N_("Store unavailable"),
             "The game store cannot be reached; retry after `Retry-After` seconds.",
             {"Retry-After": "Seconds to wait before retrying."},
         ),
         ProblemType(
             "replication-timeout",
             503,
-            "Replication timeout",
+            N_("Replication timeout"),
             "The change was written, but not confirmed by as many Redis replicas as the server "
             "requires (`DARKROAD_REDIS_WAIT_REPLICAS`) in time, so it could still be lost in a "
             "failover. Retry after `Retry-After` seconds with the same `Idempotency-Key`: the "
@@ -352,13 +353,14 @@ class Problem(ProblemDetailsException):
         extra: Mapping[str, Any] | None = None,
     ) -> None:
         problem = PROBLEM_TYPES[code]
+        # The title and (a fixed) detail in the request's language; `type` and the members stay.
         super().__init__(
-            detail=detail,
+            detail=i18n.gettext(detail),
             status_code=problem.status,
             headers=headers,
             extra=dict(extra) if extra else None,
             type_=problem.code,
-            title=problem.title,
+            title=i18n.gettext(problem.title),
         )
         self.code = code
 
@@ -477,7 +479,7 @@ def problem_for(exc: Exception) -> Problem:
 
 def _from_unexpected(exc: Exception) -> Problem:
     logger.error("unhandled exception", exc_info=exc)
-    return Problem("internal-error", "Unexpected server condition; the game was not changed.")
+    return Problem("internal-error", N_("Unexpected server condition; the game was not changed."))
 
 
 _MAPPING.update(

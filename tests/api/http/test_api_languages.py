@@ -141,3 +141,18 @@ async def test_the_catalogue_in_hungarian(client: httpx.AsyncClient) -> None:
         for english, hungarian in zip(components, hu["components"][kind], strict=True):
             if english["text"]:
                 assert english["text"] != hungarian["text"], english["id"]
+
+
+async def test_problems_in_hungarian(client: httpx.AsyncClient) -> None:
+    """A problem's title (and a fixed detail) in the caller's language; its type, status and
+    members the same in both."""
+    game = await create_game(client)
+    missing = "/v1/games/" + "A" * 22
+    en = (await client.get(missing, headers=EN)).json()
+    hu = (await client.get(missing, headers=HU)).json()
+    assert (en["type"], en["status"], en["instance"]) == (hu["type"], hu["status"], hu["instance"]) == \
+        ("unknown-game", 404, missing)
+    assert (en["title"], hu["title"]) == ("Unknown game", "Ismeretlen játék")
+    refused = (await client.get(f"{game.url}/actions", headers={**HU, "Authorization": "Basic x"})).json()
+    assert (refused["type"], refused["title"]) == ("invalid-token", "Érvénytelen helytoken")
+    assert refused["detail"] == "Használd az `Authorization: Bearer <helytoken>` fejlécet."
