@@ -20,16 +20,8 @@ use ``darkroad.testing``. docs/plugins.md ("What a plugin imports") lists the na
 from . import errors, i18n
 from .actions import Action
 from .bots import Bot, BotError, InfoState
-from .caravan import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
-from .caravan import deliver_commission, shortcut_cost, upgrade_limit
-from .caravan import prestige_for as commission_prestige
 from .content import Component, Content, ContentError
 from .context import EFFECT_RESOURCE, Ctx
-from .districts import DARK_MARKET_SPACES, RUINS_SPACES, roll_ruins_die
-from .effects import deliver_hero
-from .effects import describe as describe_effect
-from .effects import expand as expand_effect
-from .effects import resolve as resolve_effect
 from .engine import Engine
 from .errors import (
     BadAction,
@@ -46,8 +38,20 @@ from .goods import good_type, is_upgraded, upgraded
 from .goods import label as good_label
 from .hooks import is_bool, is_int, is_int_list, is_str_list
 from .plugins import hookimpl, make_plugin_manager
-from .rules import ROUNDS, connected_building, move_illuminated
-from .rules import adjacent as adjacent_districts
+from .rulebook.activate import adjacent as adjacent_districts
+from .rulebook.activate import connected_building
+from .rulebook.caravan import shortcut_cost
+from .rulebook.dark_market import DARK_MARKET_SPACES
+from .rulebook.deliveries import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
+from .rulebook.deliveries import deliver_commission, deliver_hero
+from .rulebook.deliveries import prestige_for as commission_prestige
+from .rulebook.effects import describe as describe_effect
+from .rulebook.effects import expand as expand_effect
+from .rulebook.effects import resolve as resolve_effect
+from .rulebook.good_fortune import upgrade_limit
+from .rulebook.plan import move_illuminated
+from .rulebook.turn import ROUNDS
+from .rulebook.yurgs_excursions import RUINS_SPACES, roll_ruins_die
 from .seats import HUMAN, TIEBREAKERS, SeatKind, ViewBlock
 from .state import Board, CompanionCard, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
 from .steps import Choice, Option, Step

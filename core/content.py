@@ -27,7 +27,7 @@ any other key       a list of objects with an ``id`` each, for the plugins that 
                      them (a seat kind's cards): merged into ``content.extra[key]`` (id ->
                      object), each id claimed like a card of the core's keys.
 
-Effects are short strings interpreted by :mod:`effects` (e.g. ``"coins:2"``,
+Effects are short strings interpreted by :mod:`.rulebook.effects` (e.g. ``"coins:2"``,
 ``"prestige:-1"``, ``"good:book+"``).
 """
 

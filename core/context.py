@@ -353,7 +353,7 @@ class Ctx:
 
     # -- effects -----------------------------------------------------------------------
     def gain_effects(self, seat: int, effects: Sequence[str], source: str = "") -> None:
-        """Resolve effect strings in order (see :mod:`effects`), pushing choices as needed."""
+        """Resolve effect strings in order (see :mod:`.rulebook.effects`), pushing choices as needed."""
         for e in reversed(effects):
             if e != "nothing":
                 self.push("effect", seat, e=e, source=source)

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from . import rules, undo
+from . import undo
 from .actionlog import WITHDRAWN
 from .actions import Action
 from .bots import Bot
@@ -44,6 +44,7 @@ from .hooks import call as call_hook
 from .memo import Memo
 from .plugins import PluginSet, make_plugin_manager
 from .registry import Registry
+from .rulebook.setup import setup as rulebook_setup
 from .seats import HUMAN, SeatKind
 from .serde import Serde
 from .state import Event, Game, GameConfig, Task
@@ -331,7 +332,7 @@ class Engine:
         used |= {self.seat_kind_plugins[kind.id] for kind in self.seat_assignment(config).values()}
         config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
         def setup() -> None:
-            rules.setup(ctx)
+            rulebook_setup(ctx)
             self._settle(ctx)
 
         self._guard(ctx, setup)

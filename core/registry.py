@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 import pluggy
 
-from . import caravan, districts, effects, rules, scoring
+from . import rulebook
 from .actionlog import UNDO, WITHDRAWN
 from .bots import Bot
 from .content import Component, Content, ContentError
@@ -39,7 +39,7 @@ from .seats import HUMAN, SeatKind
 from .state import CONFIG_FIELDS
 from .steps import Step
 
-CORE_STEPS: list[Step] = [*effects.STEPS, *rules.STEPS, *districts.STEPS, *caravan.STEPS, *scoring.STEPS]
+CORE_STEPS: list[Step] = rulebook.steps()
 """The rules core's steps."""
 RESERVED_STEP_KINDS = {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)",
                        UNDO: "the rules core (undo)"}

@@ -8,7 +8,7 @@ repeated choice, or a simultaneous one with seats still to answer) pushes its ta
 back before pushing any follow-up steps. A decision with no options for any seat is
 skipped.
 
-Core steps live in :mod:`rules`, :mod:`districts`, :mod:`caravan`; plugins contribute
+The rulebook's steps live in :mod:`.rulebook`, one module per part; plugins contribute
 theirs through the ``darkroad_steps`` hook.
 """
 

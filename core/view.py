@@ -20,7 +20,7 @@ from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .memo import Memo
-from .rules import DISTRICTS
+from .rulebook.activate import DISTRICTS
 from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
 from .storage import Packer, StorageSpec

@@ -19,8 +19,8 @@ import pytest
 
 import darkroad.core
 from darkroad.core import Ctx, hookspecs
-from darkroad.core.effects import CONCRETE
 from darkroad.core.hookspecs import spec_names
+from darkroad.core.rulebook.effects import CONCRETE
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
 HOOK_HEADING = re.compile(r"^### (darkroad_\w+)\s*$", re.M)
@@ -213,7 +213,7 @@ def test_steps_and_decisions_are_documented() -> None:
 
 def test_every_effect_is_documented() -> None:
     text = section(doc(), "## The effect language")
-    assert "core/effects.py" in text
+    assert "core/rulebook/effects.py" in text
     missing = [verb for verb in CONCRETE if not re.search(rf"`{re.escape(verb)}[:`\[]", text)]
     assert missing == [], "effects missing from 'The effect language'"
 

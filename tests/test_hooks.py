@@ -23,7 +23,7 @@ import pytest
 from darkroad.core import Component, Ctx, Engine, GameConfig, Task, errors, hookimpl, make_plugin_manager
 from darkroad.core.context import BASE_CAPACITY
 from darkroad.core.hookspecs import spec_names
-from darkroad.core.rules import connected_building
+from darkroad.core.rulebook.activate import connected_building
 from darkroad.core.state import CompanionCard, PoolDie
 from darkroad.core.steps import Choice, Option
 from darkroad.core.testing import Table

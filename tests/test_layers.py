@@ -65,18 +65,27 @@ def runtime_imports(path: Path, package: str | None = None) -> Iterator[tuple[in
     yield from visit(tree)
 
 
+def module_name(path: Path) -> str:
+    """The dotted name of a module file (a package's ``__init__``: the package's)."""
+    package = package_of(path)
+    return package if path.stem == "__init__" else f"{package}.{path.stem}"
+
+
 def core_graph() -> dict[str, set[str]]:
-    """darkroad.core module -> the darkroad.core modules it imports when it runs."""
-    modules = {f"darkroad.core.{p.stem}" for p in CORE.glob("*.py") if p.stem != "__init__"}
+    """darkroad.core module (its subpackages' too: the rulebook's) -> the darkroad.core
+    modules it imports when it runs."""
+    paths = sorted(p for p in CORE.rglob("*.py") if package_of(p).startswith("darkroad.core"))
+    modules = {module_name(p) for p in paths}
     graph: dict[str, set[str]] = {}
-    for path in sorted(CORE.glob("*.py")):
-        name = "darkroad.core" if path.stem == "__init__" else f"darkroad.core.{path.stem}"
-        edges = graph.setdefault(name, set())
-        for _, module, names in runtime_imports(path, "darkroad.core"):
-            if module in modules:
+    for path in paths:
+        edges = graph.setdefault(module_name(path), set())
+        package = package_of(path)
+        for _, module, names in runtime_imports(path, package):
+            submodules = {f"{module}.{n}" for n in names if f"{module}.{n}" in modules}
+            if submodules:  # from . import errors: the modules named, not their package
+                edges |= submodules
+            elif module in modules:
                 edges.add(module)
-            elif module == "darkroad.core":  # from . import errors
-                edges |= {f"darkroad.core.{n}" for n in names if f"darkroad.core.{n}" in modules}
     return graph
 
 
@@ -214,7 +223,7 @@ def test_the_plugin_import_check_sees_a_private_import(tmp_path: Path) -> None:
     f = tmp_path / "fan.py"
     lines = [
         "from darkroad.core import Ctx, hookimpl",  # 1 fine
-        "from darkroad.core.rules import move_illuminated",  # 2 a core internal
+        "from darkroad.core.rulebook.plan import move_illuminated",  # 2 a core internal
         "from darkroad.core import MARKET_VALUES",  # 3 not exported
         "from darkroad.api import app",  # 4 the API
         "from darkroad.plugins.deeds import collector",  # 5 another plugin

@@ -557,7 +557,7 @@ def test_final_travel_town_rule(solo):
 def test_scoring(solo):
     """Trader Scoring: min(coins, prestige) + 1 VP per good, illuminated die, blazing quartz
     and deed (deeds are not scored by their criteria). Ties: the higher discarded value."""
-    from darkroad.core.scoring import rank, score_seat
+    from darkroad.core.rulebook.scoring import rank, score_seat
 
     t = solo()
     pc = neutral_pc(t, goods=4, coins=12, prestige=9, quartz=2, special=[3], deeds=t.game.board.deed_deck[:2])

@@ -74,7 +74,7 @@ def test_a_pending_upgrade_choice_rechecks_the_limit(table):
     upgrade = t.game.board.upgrades[0]
 
     def sneak(ctx) -> None:  # an upgrade arriving while the pick waits
-        from darkroad.core.caravan import gain_upgrade
+        from darkroad.core.rulebook.good_fortune import gain_upgrade
         gain_upgrade(ctx, 0, upgrade)
 
     t.run(sneak)

@@ -525,7 +525,7 @@ def test_shortcut_needs_three_lanterns(table):
 
 def test_commission_prestige_1_3_6_plus_upgraded(table):
     """Delivering Commissions (p. 12): 1/3/6 prestige for 1/2/3 goods, +1 per upgraded good."""
-    from darkroad.core.caravan import prestige_for
+    from darkroad.core.rulebook.deliveries import prestige_for
 
     assert prestige_for(["potion"]) == 1
     assert prestige_for(["potion", "book"]) == 3
@@ -651,7 +651,7 @@ def test_full_game_ends_after_13_rounds_with_final_scoring(table):
 
 def test_tie_breakers():
     """Breaking Ties (p. 13): discarded base > loyal gifts > commissions > heroes > shared."""
-    from darkroad.core.scoring import rank
+    from darkroad.core.rulebook.scoring import rank
     from darkroad.core.state import ScoreLine
 
     def line(seat, total=10, discarded=12, gifts=0, comm=0, heroes=0):
@@ -672,7 +672,7 @@ def test_tie_breakers_between_humans_with_a_private_concern(table):
     play" (p. 14), where "the tied player with the higher value of coins or prestige is the
     winner" (the prototype's solo rule). So between human players the full order applies;
     the short rule only where the Private Concern itself is tied."""
-    from darkroad.core.scoring import rank
+    from darkroad.core.rulebook.scoring import rank
     from darkroad.core.state import ScoreLine
 
     t = table(players=3, seed=2, private_concern=True)
@@ -704,7 +704,7 @@ def test_tie_breakers_between_humans_with_a_private_concern(table):
 
 def test_loyal_gifts_count_for_the_tie_break(table):
     """Breaking Ties (p. 13) and Loyal Companions (p. 16): gifts stay on the card."""
-    from darkroad.core.scoring import score_seat
+    from darkroad.core.rulebook.scoring import score_seat
 
     t = table(seed=1)
     t.setup_wagon(0, companions=[CompanionCard(card="phoenix-1", gifts=[0, 1])])

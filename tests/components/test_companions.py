@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 import pytest
 
 from darkroad.core import Component, Ctx, Engine, hookimpl
-from darkroad.core.districts import RUINS_SPACES
-from darkroad.core.scoring import rank, score_seat
+from darkroad.core.rulebook.scoring import rank, score_seat
+from darkroad.core.rulebook.yurgs_excursions import RUINS_SPACES
 from darkroad.core.state import CompanionCard
 from darkroad.core.testing import Table
 

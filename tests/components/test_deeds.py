@@ -5,7 +5,7 @@ Rulebook p. 17, "Deeds" (gaining a deed, its banner bonus, keeping it hidden) an
 deed VP added to the total). The deed faces are a reconstruction: docs/deeds.md, which
 these tests also hold to the components' data.
 
-Each deed is scored met and unmet through ``darkroad.core.scoring.score_seat`` after
+Each deed is scored met and unmet through ``darkroad.core.rulebook.scoring.score_seat`` after
 arranging the wagon; the two deeds that need game history are fed by real deliveries
 and real caravans. Other component groups may not be installed yet: a small filler
 plugin supplies buildings, steeds, companions and a lantern-covering wagon upgrade
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from darkroad.core import Component, Ctx, Engine, hookimpl
-from darkroad.core.scoring import score_seat
+from darkroad.core.rulebook.scoring import score_seat
 from darkroad.core.state import CompanionCard, ScoreLine
 from darkroad.core.testing import Table
 

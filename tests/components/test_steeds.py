@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import pytest
 
 from darkroad.core import Component, Engine, GameConfig, hookimpl
-from darkroad.core.rules import connected_building
+from darkroad.core.rulebook.activate import connected_building
 from darkroad.core.state import PoolDie
 from darkroad.core.testing import Table
 

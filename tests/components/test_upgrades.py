@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from darkroad.core import Engine
-from darkroad.core.caravan import gain_upgrade
+from darkroad.core.rulebook.good_fortune import gain_upgrade
 from darkroad.core.testing import Table
 
 UPGRADES = ["artisans_bench", "lamplighters_post", "merchants_ledger", "secret_compartment", "ruins_lantern",

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .context import Ctx
-from .hooks import is_score
-from .seats import HUMAN, TIEBREAKERS
-from .state import ScoreLine, Task
-from .steps import Step
+from ..context import Ctx
+from ..hooks import is_score
+from ..seats import HUMAN, TIEBREAKERS
+from ..state import ScoreLine, Task
+from ..steps import Step
 
 
 def score_seat(ctx: Ctx, seat: int) -> ScoreLine:

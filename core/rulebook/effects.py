@@ -1,4 +1,4 @@
-"""Effects: the small language of rewards and penalties on cards, dice and tiles.
+"""Effects: the small language of the rewards and penalties printed on cards, dice and tiles.
 
 An effect is a string. *Concrete* effects resolve at once; *abstract* ones ("a good of
 your choice") become a ``choose_effect`` decision whose options are concrete effects.
@@ -20,11 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .context import EFFECT_RESOURCE, Ctx
-from .goods import UP, good_type, is_upgraded
-from .goods import label as good_label
-from .state import Task
-from .steps import Choice, Option, Step
+from ..context import EFFECT_RESOURCE, Ctx
+from ..goods import UP, good_type, is_upgraded
+from ..goods import label as good_label
+from ..state import Task
+from ..steps import Choice, Option, Step
+from .dark_market import move_dark_market
+from .deliveries import deliver_hero
+from .yurgs_excursions import move_ruins, roll_ruins_die
 
 
 def _suffix(arg: str) -> tuple[str, str]:
@@ -196,22 +199,6 @@ def _deliver_hero(ctx: Ctx, seat: int, arg: str, source: str) -> None:
     deliver_hero(ctx, seat, arg, source)
 
 
-def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
-    """Deliver ``hero`` to its town: region reward, hero to the merchant's log, then
-    ``darkroad_hero_delivered``. The one delivery of a hero, for players and seat kinds alike
-    (the reward's effects reach a seat kind's seat through its ``intercept``)."""
-    p = ctx.player(seat)
-    if hero not in p.heroes:
-        return
-    p.heroes.remove(hero)
-    p.delivered_heroes.append(hero)
-    town = ctx.content.towns[ctx.content.heroes[hero].town]
-    ctx.emit("hero_delivered", seat, hero=hero, town=town.id, source=source)
-    ctx.push("notify", seat, hook="darkroad_hero_delivered", args={"hero": hero})  # after the reward
-    ctx.gain_effects(seat, town.reward, source=f"deliver:{hero}")
-    ctx.check_storage(seat)
-
-
 def _commission(ctx: Ctx, seat: int, arg: str, source: str) -> None:
     stack = ctx.game.board.commission_stacks.get(arg)
     if stack:
@@ -241,28 +228,20 @@ def _illuminated(ctx: Ctx, seat: int, arg: str, source: str) -> None:
 
 def _ruins(ctx: Ctx, seat: int, arg: str, source: str) -> None:
     if arg:
-        from .districts import move_ruins
-
         move_ruins(ctx, seat, int(arg))
     else:
         ctx.push("ruins_move", seat)
 
 
 def _dark_market(ctx: Ctx, seat: int, arg: str, source: str) -> None:
-    from .districts import move_dark_market
-
     move_dark_market(ctx, seat, int(arg))
 
 
 def _ruins_die(ctx: Ctx, seat: int, arg: str, source: str) -> None:
-    from .districts import roll_ruins_die
-
     roll_ruins_die(ctx, seat)
 
 
 def _illuminated_reroll(ctx: Ctx, seat: int, arg: str, source: str) -> None:
-    from .districts import roll_ruins_die
-
     roll_ruins_die(ctx, seat, rerolling=True)
 
 

@@ -1,0 +1,189 @@
+"""A caravan to an outlying town, steps 1 and 2 (rulebook "Step 1: Prepare the Caravan" and
+"Step 2: Resolve an Event", pp. 11–12); step 3 is :mod:`.deliveries`, step 4
+:mod:`.good_fortune`.
+
+"Choose one available companion ... You may choose the top card of the companion deck
+instead." "In order to choose a shortcut, you must spend 3 lanterns." "Each other player
+must declare with a "yes" or "no" whether they would like to join the caravan. This happens
+in clockwise seating order." "Take 1 travel die from the supply for every player in the
+caravan (including you). If you chose the companion with the extra travel die, add that die
+too." On the dark road "the leader chooses first", on a shortcut "the player on the leader's
+left chooses first"; "Before a player chooses a travel die, they may spend 1 lantern to
+reroll all remaining travel dice once. They may repeat this multiple times."
+"""
+
+from __future__ import annotations
+
+from ..context import Ctx
+from ..hooks import is_int, is_int_list
+from ..state import CompanionCard, Task
+from ..steps import Choice, Option, Step
+
+SHORTCUT_LANTERNS = 3
+TRAVEL_DIE_MAX = 6
+
+
+def shortcut_cost(ctx: Ctx, seat: int) -> int:
+    """Lanterns ``seat`` pays for a shortcut: 3, or what ``darkroad_shortcut_cost`` says."""
+    cost = ctx.first("darkroad_shortcut_cost", is_int, seat=seat)
+    return SHORTCUT_LANTERNS if cost is None else cost
+
+
+class CaravanCompanion(Choice):
+    """Choose one available companion or the top of the companion deck; the card farthest
+    from the deck brings its travel die."""
+
+    kind = "caravan_companion"
+    prompt = "caravan: choose a companion"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        b = ctx.game.board
+        opts = []
+        for i, card in enumerate(b.companion_row):
+            if card:
+                die = " (with the extra travel die)" if i == 2 else ""
+                opts.append((f"row:{i}", f"take {ctx.content.companion_of(card).name}{die}"))
+        if b.companion_deck:
+            opts.append(("deck", "take the top card of the companion deck"))
+        return opts
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        b = ctx.game.board
+        card: str | None
+        if option == "deck":
+            card, extra = b.companion_deck.pop(0), False
+        else:
+            i = int(option.split(":")[1])
+            card, extra = b.companion_row[i], i == 2
+            b.companion_row[i] = None
+        assert card is not None
+        ctx.player(seat).companions.append(CompanionCard(card=card))
+        ctx.emit("companion_taken", seat, card=card, companion=ctx.content.companion_cards.get(card, card),
+                 travel_die=extra)
+        ctx.game.turn["extra_die"] = extra
+
+
+class CaravanRoute(Choice):
+    """Declare the route (dark road, or a shortcut for 3 lanterns) and the destination."""
+
+    kind = "caravan_route"
+    prompt = "caravan: declare the route and the destination town"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        routes = ["dark_road"]
+        cost = shortcut_cost(ctx, seat)
+        if ctx.player(seat).lanterns >= cost:
+            routes.append("shortcut")
+        towns = ctx.content.towns
+        return [(f"{r}:{t}", f"take the {r.replace('_', ' ')} to {towns[t].name}"
+                 + (f" (pay {cost} lanterns)" if r == "shortcut" and cost else ""))
+                for r in routes for t in towns]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        route, town = option.split(":")
+        declare(ctx, seat, route, town)
+
+
+def declare(ctx: Ctx, seat: int, route: str, town: str) -> None:
+    """``seat`` leads a caravan by ``route`` to ``town``: it pays the shortcut's lanterns, the
+    other seats say in turn whether they join, then the event."""
+    if route == "shortcut":
+        ctx.pay(seat, "lanterns", shortcut_cost(ctx, seat), "shortcut")
+    n = len(ctx.game.players)
+    others = [(seat + k) % n for k in range(1, n)]
+    ctx.game.turn["caravan"] = {"leader": seat, "route": route, "town": town, "members": [seat],
+                                "extra_die": bool(ctx.game.turn.pop("extra_die", False))}
+    ctx.emit("caravan_declared", seat, route=route, town=town)
+    ctx.push("caravan_event", seat)
+    for other in reversed(others):
+        ctx.push("caravan_join", other)
+
+
+class CaravanJoin(Choice):
+    """Each other player, clockwise, says yes or no to joining the caravan."""
+
+    kind = "caravan_join"
+    prompt = "join the caravan?"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        c = ctx.game.turn["caravan"]
+        town = ctx.content.towns[c["town"]].name
+        return [("yes", f"join the caravan to {town} by the {c['route'].replace('_', ' ')}"), ("no", "stay home")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        c = ctx.game.turn["caravan"]
+        if option == "yes":
+            c["members"].append(seat)
+        ctx.emit("caravan_answer", seat, join=option == "yes")
+
+
+class CaravanEvent(Step):
+    """Reveal the route's event card, roll 1 travel die per member (+1 for the companion's)."""
+
+    kind = "caravan_event"
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        c = ctx.game.turn["caravan"]
+        deck = ctx.game.board.events[c["route"]]
+        event = deck.pop(0)
+        deck.append(event)
+        dice = sorted(ctx.roll() for _ in range(len(c["members"]) + (1 if c["extra_die"] else 0)))
+        c["event"], c["dice"], c["rolled"] = event, dice, list(dice)
+        ctx.emit("event_revealed", task.seat, event=event, name=ctx.content.events[event].name, dice=dice)
+        leader, members = c["leader"], c["members"]
+        n = len(ctx.game.players)
+        ordered = sorted(members, key=lambda s: (s - leader) % n)  # leader, then clockwise
+        if c["route"] == "shortcut":
+            ordered = ordered[1:] + ordered[:1]  # leader's left first, leader last
+        ctx.push("good_fortune", leader, left=2 if c["route"] == "shortcut" else 1)
+        ctx.push("deliveries", -1, final=False, pending=list(ordered), town={})
+        for seat in reversed(ordered):
+            ctx.push("travel_die", seat)
+
+
+class TravelDie(Choice):
+    """Take 1 travel die (rewards/penalties by the event card); before choosing, pay 1
+    lantern to reroll all remaining dice, as often as you like."""
+
+    kind = "travel_die"
+    prompt = "caravan: take a travel die"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        c = ctx.game.turn["caravan"]
+        ev = ctx.content.events[c["event"]]
+        bonuses = sorted({0} | {b for bs in ctx.call("darkroad_travel_die_bonus", is_int_list, seat=seat) for b in bs})
+        opts = []
+        for v in sorted(set(c["dice"])):
+            faces = set()
+            for bonus in bonuses:
+                face = min(TRAVEL_DIE_MAX, v + bonus)
+                if face in faces:
+                    continue  # a bonus beyond the cap changes nothing
+                faces.add(face)
+                tag = f"take:{v}" + (f":+{bonus}" if bonus else "")
+                plus = f" +{bonus} = {face}" if bonus else ""
+                opts.append((tag, f"take the {v}{plus}: {', '.join(ev.faces[face]) or 'nothing'}"))
+        if ctx.player(seat).lanterns and c["dice"]:
+            opts.append(("reroll", "pay 1 lantern to reroll the remaining dice"))
+        return opts
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        c = ctx.game.turn["caravan"]
+        if option == "reroll":
+            ctx.pay(seat, "lanterns", 1, "travel die reroll")
+            c["dice"] = sorted(ctx.roll() for _ in c["dice"])
+            c["rolled"] += c["dice"]
+            ctx.emit("travel_dice_rerolled", seat, dice=list(c["dice"]))
+            ctx.push("travel_die", seat)
+            return
+        parts = option.split(":")
+        v = int(parts[1])
+        bonus = int(parts[2]) if len(parts) > 2 else 0
+        c["dice"].remove(v)
+        face = min(TRAVEL_DIE_MAX, v + bonus)
+        ctx.emit("travel_die_taken", seat, die=v, face=face)
+        c.setdefault("taken", {})[str(seat)] = face
+        ctx.gain_effects(seat, ctx.content.events[c["event"]].faces[face], source=f"event:{c['event']}")
+
+
+STEPS: list[Step] = [CaravanCompanion(), CaravanRoute(), CaravanJoin(), CaravanEvent(), TravelDie()]

@@ -1,0 +1,57 @@
+"""The Dark Market (rulebook p. 9): move the district marker around the dark market ring.
+
+"You choose how many spaces to move it, spending 1 coin for each space. You must move it at
+least 1 space, but you may move it up to 4 spaces." The north, east and west spaces give the
+pair of basic goods shown; "The south space provides a single commission or deed ... gain 1
+available commission -OR- 1 available deed and its bonus." "If you have no coins, skip this
+activation entirely."
+"""
+
+from __future__ import annotations
+
+from ..context import Ctx
+from ..state import Task
+from ..steps import Choice, Option, Step
+
+DARK_MARKET_SPACES = ("north", "east", "south", "west")
+
+
+class DarkMarket(Choice):
+    """Pay 1–4 coins to move the marker that many spaces clockwise (skip with no coins)."""
+
+    kind = "dark_market"
+    prompt = "the Dark Market: pay coins to move the marker"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        coins = ctx.player(seat).coins
+        here = ctx.game.board.dark_market
+        return [(f"move:{n}", f"pay {n} to move to {DARK_MARKET_SPACES[(here + n) % 4]}: "
+                 f"{_reward(ctx, (here + n) % 4)}") for n in range(1, min(4, coins) + 1)]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        n = int(option.split(":")[1])
+        ctx.pay(seat, "coins", n, "dark market")
+        move_dark_market(ctx, seat, n)
+
+
+def _reward(ctx: Ctx, space: int) -> str:
+    name = DARK_MARKET_SPACES[space]
+    if name == "south":
+        return "1 available commission or deed"
+    return " and ".join(ctx.content.dark_market[name])
+
+
+def move_dark_market(ctx: Ctx, seat: int, n: int) -> None:
+    """Move the marker ``n`` spaces clockwise and gain the space's reward."""
+    b = ctx.game.board
+    b.dark_market = (b.dark_market + n) % 4
+    name = DARK_MARKET_SPACES[b.dark_market]
+    ctx.emit("dark_market_moved", seat, steps=n, space=name)
+    if name == "south":
+        ctx.push("choose_effect", seat, opts=["commission", "deed"], effect="commission_or_deed",
+                 source="dark market")
+    else:
+        ctx.gain_effects(seat, [f"good:{g}" for g in ctx.content.dark_market[name]], source="dark market")
+
+
+STEPS: list[Step] = [DarkMarket()]

@@ -1,0 +1,148 @@
+"""Step 3 of a caravan, "Visit Towns" (rulebook p. 12), and the final travel (p. 13).
+
+"The leader may only visit the town they declared as their destination. Each other player in
+the caravan may visit that same town or the other town in the same region (or pass). All
+players may simultaneously deliver any number of commissions and heroes to the towns they have
+chosen to visit." A commission: "You must deliver at least 1 good. Gain 1/3/6 prestige for
+delivering 1/2/3 of the requested goods ... You gain 1 additional prestige for each upgraded
+good that you deliver." A hero: "Gain the reward shown for that region on the kingdom board."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+from typing import Any
+
+from ..context import Ctx
+from ..goods import is_upgraded
+from ..goods import label as good_label
+from ..seats import HUMAN
+from ..state import Task
+from ..steps import Choice, Option, Step
+
+PRESTIGE_BY_COUNT = (0, 1, 3, 6)
+
+
+def commission_options(ctx: Ctx, seat: int, commission: str) -> list[tuple[str, ...]]:
+    """Every non-empty set of goods ``seat`` can deliver for ``commission`` (1 per request;
+    a basic or an upgraded tile per requested type)."""
+    held = set(ctx.player(seat).goods)
+    choices = []
+    for req in ctx.content.commissions[commission].requests:
+        alts: list[str | None] = [None]
+        alts += [g for g in (req, req + "+") if g in held]
+        choices.append(alts)
+    return [tuple(g for g in combo if g) for combo in product(*choices) if any(combo)]
+
+
+class Deliveries(Choice):
+    """Step 3 (p. 12): caravan members visit towns and deliver, simultaneously. The leader
+    visits the declared town; others that town, the other town of its region, or pass.
+    In the final travel every player picks any one town (p. 13)."""
+
+    kind = "deliveries"
+    prompt = "deliver commissions and heroes"
+
+    def seats(self, ctx: Ctx, task: Task) -> list[int]:
+        return list(task.data["pending"])
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        town = task.data["town"].get(str(seat))
+        if town is None:
+            return self.town_options(ctx, task, seat)
+        p = ctx.player(seat)
+        c = ctx.content
+        opts: list[Option] = []
+        for m in p.commissions:
+            if c.commissions[m].town != town:
+                continue
+            for goods in commission_options(ctx, seat, m):
+                opts.append((f"commission:{m}:{','.join(goods)}",
+                             f"deliver {', '.join(good_label(g) for g in goods)} for the {c.towns[town].name} "
+                             f"commission: {prestige_for(goods)} prestige"))
+        for h in p.heroes:
+            if c.heroes[h].town == town:
+                opts.append((f"hero:{h}", f"deliver {c.heroes[h].name} to {c.towns[town].name}"))
+        opts.append(("done", "finish delivering"))
+        return opts
+
+    def town_options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        towns = ctx.content.towns
+        if task.data["final"]:
+            allowed = list(towns)
+        else:
+            c = ctx.game.turn["caravan"]
+            allowed = [c["town"]] if seat == c["leader"] else ctx.content.region_towns(c["town"])
+        return [(f"town:{t}", f"visit {towns[t].name}") for t in allowed] + [("pass", "visit no town")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        data = {**task.data, "town": dict(task.data["town"]), "pending": list(task.data["pending"])}
+        kind, _, rest = option.partition(":")
+        if kind in ("done", "pass"):
+            data["pending"].remove(seat)
+            if kind == "pass":
+                ctx.emit("town_visited", seat, town=None)
+            else:  # public, so the seats waiting on this one hear of it
+                ctx.emit("deliveries_done", seat)
+        elif kind == "town":
+            data["town"][str(seat)] = rest
+            ctx.emit("town_visited", seat, town=rest)
+        if data["pending"]:
+            ctx.push("deliveries", -1, **data)
+        if kind == "commission":
+            m, goods = rest.split(":")
+            deliver_commission(ctx, seat, m, goods.split(","))
+        elif kind == "hero":
+            deliver_hero(ctx, seat, rest, "delivery")
+
+    def describe(self, ctx: Ctx, task: Task) -> str:
+        return "final travel: " + self.prompt if task.data["final"] else "caravan: " + self.prompt
+
+
+def prestige_for(goods: tuple[str, ...] | list[str]) -> int:
+    """The prestige of delivering ``goods`` to one commission (rulebook, "Delivering
+    commissions"): 1/3/6 for 1/2/3 goods, +1 for each upgraded good."""
+    return PRESTIGE_BY_COUNT[len(goods)] + sum(1 for g in goods if is_upgraded(g))
+
+
+def deliver_commission(ctx: Ctx, seat: int, commission: str, goods: Sequence[str]) -> None:
+    """1/3/6 prestige for 1/2/3 goods, +1 per upgraded good; the commission to the log; then
+    ``darkroad_commission_delivered``. The one delivery of a commission, for players and seat
+    kinds alike: the goods leave a player's storage, or a seat kind's own accounting
+    (:meth:`SeatKind.spend_goods`: the Private Concern's goods are a count), whose event also
+    says how many (``goods_count``)."""
+    p = ctx.player(seat)
+    goods = list(goods)
+    extra: dict[str, Any] = {}
+    if p.kind == HUMAN:
+        for g in goods:
+            p.goods.remove(g)
+    else:
+        ctx.engine.seat_kinds[p.kind].spend_goods(ctx, seat, goods, f"commission:{commission}")
+        extra["goods_count"] = len(goods)
+    p.commissions.remove(commission)
+    p.delivered_commissions.append(commission)
+    gained = prestige_for(goods)
+    ctx.emit("commission_delivered", seat, commission=commission, goods=goods, prestige=gained, **extra)
+    ctx.add(seat, "prestige", gained, f"commission:{commission}")
+    ctx.call("darkroad_commission_delivered", seat=seat, commission=commission, goods=list(goods))
+
+
+def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
+    """Deliver ``hero`` to its town: region reward, hero to the merchant's log, then
+    ``darkroad_hero_delivered``. The one delivery of a hero, for players and seat kinds alike
+    (the reward's effects reach a seat kind's seat through its ``intercept``)."""
+    p = ctx.player(seat)
+    if hero not in p.heroes:
+        return
+    p.heroes.remove(hero)
+    p.delivered_heroes.append(hero)
+    town = ctx.content.towns[ctx.content.heroes[hero].town]
+    ctx.emit("hero_delivered", seat, hero=hero, town=town.id, source=source)
+    ctx.push("notify", seat, hook="darkroad_hero_delivered", args={"hero": hero})  # after the reward
+    ctx.gain_effects(seat, town.reward, source=f"deliver:{hero}")
+    ctx.check_storage(seat)
+
+
+STEPS: list[Step] = [Deliveries()]

@@ -1,0 +1,66 @@
+"""Step 2: Move (rulebook p. 7).
+
+"Choose a die from your action pool to count as your movement ... If you have 2 dice in your
+action pool, do not add their values together." "After you move your wagon pawn based on the
+die value, you may spend a horseshoe to move your wagon pawn 1 space in either direction ...
+You may only spend 1 horseshoe per turn."
+"""
+
+from __future__ import annotations
+
+from ..context import Ctx
+from ..hooks import is_distances
+from ..state import Task
+from ..steps import Choice, Option, Step
+
+
+class Move(Choice):
+    """Step 2 (p. 7): move clockwise by one pool die's value (0 stays)."""
+
+    kind = "move"
+    prompt = "move: choose a die from your action pool"
+    begins_phase = "move"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        p = ctx.player(seat)
+        dists = {d.value for d in p.pool}
+        labels = {d.value: f"move {d.value} with your {d.kind} die" for d in p.pool}
+        for extra in ctx.call("darkroad_movement_options", is_distances, seat=seat):
+            for v in extra:
+                if v not in dists:
+                    dists.add(v)
+                    labels[v] = f"move exactly {v}"
+        return [(f"move:{v}", labels[v]) for v in sorted(dists)]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        p = ctx.player(seat)
+        n = int(option.split(":")[1])
+        p.position = (p.position + n) % 5
+        ctx.emit("moved", seat, steps=n, position=p.position)
+        if p.horseshoes:
+            ctx.push("horseshoe", seat)
+
+
+class Horseshoe(Choice):
+    """After moving, optionally spend 1 horseshoe to move 1 space either way (max 1 per turn)."""
+
+    kind = "horseshoe"
+    prompt = "spend a horseshoe to move 1 space?"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        if not ctx.player(seat).horseshoes or ctx.game.turn.get("horseshoe"):
+            return []
+        return [("keep", "do not spend a horseshoe"), ("cw", "spend a horseshoe: 1 space clockwise"),
+                ("ccw", "spend a horseshoe: 1 space counterclockwise")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        if option == "keep":
+            return
+        p = ctx.player(seat)
+        ctx.pay(seat, "horseshoes", 1, "horseshoe move")
+        ctx.game.turn["horseshoe"] = True
+        p.position = (p.position + (1 if option == "cw" else -1)) % 5
+        ctx.emit("moved", seat, steps=1 if option == "cw" else -1, position=p.position, horseshoe=True)
+
+
+STEPS: list[Step] = [Move(), Horseshoe()]

@@ -1,0 +1,125 @@
+"""Step 1: Plan (rulebook p. 6): bump a locked night die into the action pool with a die of
+the main reserve, then take the special action of the slot it left.
+
+"Make sure to use the value of the new die, not the previous die that was bumped into your
+action pool!" (slot #1, p. 6). "For the final 3 rounds of the game, your main reserve will
+be empty ... simply choose one of your locked night dice and move it into your action pool.
+Take the special action as normal", and slot #1 then gives "1 basic good of your choice".
+"""
+
+from __future__ import annotations
+
+from ..context import Ctx
+from ..hooks import is_bool
+from ..state import PoolDie, Task
+from ..steps import Choice, Option, Step
+
+
+class Plan(Choice):
+    """Step 1 (p. 6): optionally reset 1-2-3; bump a locked die with a reserve die
+    (last 3 rounds: take a locked die), then the slot's special action."""
+
+    kind = "plan"
+    prompt = "plan: bump a locked die into your action pool"
+    begins_phase = "plan"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        p = ctx.player(seat)
+        opts: list[Option] = []
+        locked = p.locked
+        if not task.data.get("reset") and None not in locked and len(set(locked)) == 1 and locked != [1, 2, 3]:
+            opts.append(("reset", "reset your locked dice to 1, 2, 3"))
+        if p.reserve:
+            for slot in (1, 2, 3):
+                if locked[slot - 1] is None:
+                    continue
+                for v in sorted(set(p.reserve)):
+                    opts.append((f"bump:{slot}:{v}",
+                                 f"lock a {v} in slot #{slot}, bumping its {locked[slot - 1]} into your action pool"))
+        else:
+            for slot in (1, 2, 3):
+                if locked[slot - 1] is not None:
+                    opts.append((f"take:{slot}", f"move the {locked[slot - 1]} in slot #{slot} to your action pool"))
+        return opts
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        p = ctx.player(seat)
+        parts = option.split(":")
+        if parts[0] == "reset":
+            p.locked = [1, 2, 3]
+            ctx.emit("dice_reset", seat)
+            ctx.push("plan", seat, reset=True)
+            return
+        slot = int(parts[1])
+        bumped = p.locked[slot - 1]
+        assert bumped is not None
+        p.pool.append(PoolDie(kind="night", value=bumped))
+        if parts[0] == "bump":
+            v = int(parts[2])
+            p.reserve.remove(v)
+            p.locked[slot - 1] = v
+        else:
+            p.locked[slot - 1] = None
+        ctx.emit("die_bumped", seat, slot=slot, to_pool=bumped, locked=p.locked[slot - 1])
+        ctx.push("slot_action", seat, slot=slot, last_rounds=parts[0] == "take")
+
+
+class SlotAction(Step):
+    """The special action of the slot a die just left (p. 6); wagon upgrades may replace it."""
+
+    kind = "slot_action"
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        seat, slot, last = task.seat, task.data["slot"], task.data["last_rounds"]
+        if ctx.first("darkroad_slot_action", is_bool, seat=seat, slot=slot, last_rounds=last):
+            return
+        if slot == 1:
+            ctx.gain_effects(seat, ["good:any" if last else "good:craft"], source="slot #1")
+        elif slot == 2:
+            ctx.push("slot2", seat)
+        else:
+            ctx.push("slot3", seat)
+
+
+class Slot2(Choice):
+    kind = "slot2"
+    prompt = "slot #2: gain a lantern or move an illuminated die to your action pool"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        opts = [("lantern", "gain 1 lantern")]
+        opts += [(f"illuminated:{v}", f"move your illuminated {v} to your action pool")
+                 for v in sorted(set(ctx.player(seat).special))]
+        return opts
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        if option == "lantern":
+            ctx.add(seat, "lanterns", 1, "slot #2")
+        else:
+            move_illuminated(ctx, seat, int(option.split(":")[1]))
+
+
+def move_illuminated(ctx: Ctx, seat: int, value: int) -> None:
+    """Move ``seat``'s illuminated die of ``value`` from its special reserve to its action pool
+    ("This is the only way to move an illuminated die into your action pool!", p. 6, but for
+    the wagon upgrades that replace slot #2's action)."""
+    p = ctx.player(seat)
+    p.special.remove(value)
+    p.pool.append(PoolDie(kind="illuminated", value=value))
+    ctx.emit("illuminated_to_pool", seat, value=value)
+
+
+class Slot3(Choice):
+    kind = "slot3"
+    prompt = "slot #3: gain 2 coins or rotate the market wheel"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        return [("coins", "gain 2 coins"), ("rotate", "rotate the market wheel 1 space clockwise")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        if option == "coins":
+            ctx.add(seat, "coins", 2, "slot #3")
+        else:
+            ctx.rotate_wheel(seat)
+
+
+STEPS: list[Step] = [Plan(), SlotAction(), Slot2(), Slot3()]

@@ -1,0 +1,99 @@
+"""The Ringway Inn (rulebook p. 10): sell goods to a hero, who joins the wagon.
+
+"Choose 1 available hero ... You may meet any number of their requests by selling them 1
+good per request. You must sell at least 1 good." "Gain coins from the supply for the sold
+goods, based on their current values. In addition, gain 1 blazing quartz and 1 extra coin
+from the supply for each upgraded good sold." Then the hero joins with its bonus ("If all of
+your hero slots are full and you decide to discard the new hero instead of a different hero,
+you do not gain the new hero's bonus"). The sale is made one good at a time; the hero being
+sold to is engaged meanwhile (nothing else may take it).
+"""
+
+from __future__ import annotations
+
+from ..context import Ctx
+from ..goods import good_type, is_upgraded
+from ..goods import label as good_label
+from ..state import Task
+from ..steps import Choice, Option, Step
+
+
+class RingwayInn(Choice):
+    """Pick 1 face-up hero you can sell at least 1 requested good to."""
+
+    kind = "ringway_inn"
+    prompt = "the Ringway Inn: choose a hero to sell to"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        held = {good_type(g) for g in ctx.player(seat).goods}
+        opts = []
+        for i, h in enumerate(ctx.game.board.inn):
+            if h and held.intersection(ctx.content.heroes[h].requests):
+                hero = ctx.content.heroes[h]
+                opts.append((f"hero:{i}", f"sell to {hero.name} ({hero.hero_class} of {hero.town}; "
+                             f"requests {', '.join(hero.requests)})"))
+        return opts
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        slot = int(option.split(":")[1])
+        ctx.push("inn_sell", seat, slot=slot, hero=ctx.game.board.inn[slot], sold=[])
+
+
+class InnSell(Choice):
+    """Sell requested goods one at a time (1 per request, at least 1): current value, +1
+    coin and +1 blazing quartz per upgraded good. Then the hero joins with its bonus."""
+
+    kind = "inn_sell"
+    prompt = "the Ringway Inn: sell a requested good, or finish"
+    engages = ("hero",)
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        hero = ctx.content.heroes[task.data["hero"]]
+        sold = {good_type(g) for g in task.data["sold"]}
+        opts = []
+        for g in sorted(set(ctx.player(seat).goods)):
+            k = good_type(g)
+            if k in hero.requests and k not in sold:
+                value = ctx.value(k) + (1 if is_upgraded(g) else 0)
+                extra = " and 1 blazing quartz" if is_upgraded(g) else ""
+                opts.append((f"sell:{g}", f"sell {good_label(g)} for {value} coins{extra}"))
+        if task.data["sold"]:
+            opts.append(("done", f"finish: {hero.name} joins your wagon"))
+        return opts
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        if option == "done":
+            self.finish(ctx, task, seat)
+            return
+        good = option.split(":", 1)[1]
+        sold = task.data["sold"] + [good]
+        nxt = ctx.push("inn_sell", seat, slot=task.data["slot"], hero=task.data["hero"], sold=sold)
+        ctx.lose_good(seat, good, "sold at the ringway inn")
+        ctx.add(seat, "coins", ctx.value(good_type(good)) + (1 if is_upgraded(good) else 0), "ringway inn")
+        if is_upgraded(good):
+            ctx.add(seat, "quartz", 1, "ringway inn")
+        if not self.options(ctx, nxt, seat)[:-1]:
+            # Nothing left to sell: the sale is over.
+            ctx.pop(nxt)
+            ctx.push("inn_join", seat, slot=task.data["slot"], hero=task.data["hero"])
+
+    def finish(self, ctx: Ctx, task: Task, seat: int) -> None:
+        ctx.push("inn_join", seat, slot=task.data["slot"], hero=task.data["hero"])
+
+
+class InnJoin(Step):
+    """After the sale, the hero joins the wagon (with its bonus)."""
+
+    kind = "inn_join"
+    engages = ("hero",)
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        b = ctx.game.board
+        slot, hero = task.data["slot"], task.data["hero"]
+        if b.inn[slot] != hero:  # engaged by the sale, it cannot have been taken meanwhile
+            raise RuntimeError(f"the hero sold to at the Ringway Inn, {hero!r}, left inn slot {slot}")
+        b.inn[slot] = None
+        ctx.gain_hero(task.seat, hero, source="ringway inn")
+
+
+STEPS: list[Step] = [RingwayInn(), InnSell(), InnJoin()]
