@@ -156,7 +156,7 @@ def test_the_language_belongs_to_the_call() -> None:
 def test_domains_by_package() -> None:
     """A plugin module translates in its package's domain; a package without one translates nothing."""
     assert i18n.messages("darkroad.plugins.buildings.blazing_quartz_mine").name == "darkroad_basegame"
-    assert i18n.messages("darkroad.core.rules") is i18n.CORE
+    assert i18n.messages("darkroad.core.rulebook.plan") is i18n.CORE
     stray = i18n.messages("somebody_elses_pack.module")
     with i18n.use_locale("hu"):
         assert stray.gettext("Armor") == "Armor"
