@@ -44,6 +44,9 @@ Comparisons, in the same run, their action phases alternating with the first ser
   server counts every request against rate limits (``DARKROAD_RATE_LIMIT_*``) set too high
   to be met, so the benchmark pays what counting costs and its clients (one address) are
   never refused: this compares that cost with none.
+* ``--language hu``: a phase on the first server whose clients send ``Accept-Language:
+  hu-HU,hu;q=0.9`` (a browser's): the cost per action of an answer in another language than
+  English (negotiation, translated labels and prompts), read from the CPU time per action.
 * ``--minimal``: a phase on the first server whose clients send ``Prefer: return=minimal``
   (answers ``204`` without the view, as a client following the stream would ask).
 * ``--baseline DIR``: a second server from another darkroad installation (``pip install
@@ -56,7 +59,7 @@ other work slows every server's wall-clock throughput but less what a CPU-second
 
     python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64] [--bot greedy|random|none]
                              [--redis-mode cluster] [--redis-wait-replicas 1] [--without-rate-limits]
-                             [--baseline DIR] [--minimal]
+                             [--baseline DIR] [--minimal] [--language hu]
 """
 
 from __future__ import annotations
@@ -295,7 +298,8 @@ async def follow(connection: Connection, game_url: str, auth: dict[str, str], af
 
 
 async def actions(
-    port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None, minimal: bool = False
+    port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None, minimal: bool = False,
+    language: str | None = None,
 ) -> Played:
     """Play ``games`` (``parallel`` at a time) for ``seconds``; ``pid``: the server's process,
     whose CPU time is measured; ``minimal``: every action asks ``Prefer: return=minimal``. With
@@ -337,6 +341,8 @@ async def actions(
             }
             if minimal:
                 headers["Prefer"] = "return=minimal"
+            if language is not None:
+                headers["Accept-Language"] = f"{language}-{language.upper()},{language};q=0.9"
             sent = time.perf_counter()
             status, raw = await connection.request("POST", url, headers, json.dumps(action).encode())
             latencies.append(time.perf_counter() - sent)
@@ -387,6 +393,8 @@ class Server:
     """Its process, whose CPU time per action is reported."""
     minimal: bool = False
     """Its clients ask ``Prefer: return=minimal`` (no view in the answers)."""
+    language: str | None = None
+    """Its clients ask for answers in this language (``Accept-Language``)."""
 
 
 async def measure(
@@ -409,7 +417,8 @@ async def measure(
     alone = {}
     for server in servers:
         alone[server.name] = (
-            await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1, minimal=server.minimal)
+            await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1, minimal=server.minimal,
+                          language=server.language)
         ).latencies
     # The action phases: each server's, and each server's with bot seats ("bots" the main one's).
     bot_phases = {"bots": main.port}
@@ -431,7 +440,8 @@ async def measure(
             else:
                 server = next(server for server in servers if server.name == phase)
                 loaded[phase] = await actions(
-                    server.port, games[SOLO_GAMES:], seconds, parallel, server.pid, minimal=server.minimal
+                    server.port, games[SOLO_GAMES:], seconds, parallel, server.pid, minimal=server.minimal,
+                    language=server.language,
                 )
         results.append((health, loaded))
         loads.append(os.getloadavg()[0])
@@ -622,6 +632,10 @@ def main() -> None:
     )
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     parser.add_argument(
+        "--language", choices=["hu"],
+        help="also a phase on the first server whose clients send Accept-Language (answers in that language)",
+    )
+    parser.add_argument(
         "--minimal", action="store_true",
         help="also a phase on the first server whose clients ask `Prefer: return=minimal` (no view in the answers)",
     )  # fmt: skip
@@ -681,6 +695,9 @@ def main() -> None:
         if bot_games:
             assert main_server.redis_port is not None
             workers = stack.enter_context(bot_workers(main_server.redis_port, 1, args.bot_concurrency))
+        if args.language:  # the same server, its clients reading another language
+            servers.append(dataclasses.replace(servers[0], name=f"Accept-Language: {args.language}",
+                                               language=args.language))
         if args.minimal:  # the same server, its clients asking for no view
             servers.append(dataclasses.replace(servers[0], name="return=minimal", minimal=True))
         if wait:
