@@ -481,7 +481,8 @@ ACCEPT_LANGUAGE = {
                    "`title` and `detail`. Types, ids, options, problem `type` URIs and every other "
                    "machine-readable field are the same in every language. A header naming no language "
                    "darkroad speaks, or a malformed one, is answered in English.",
-    "schema": {"type": "string", "maxLength": 1024},
+    # Any text: a header darkroad cannot read is answered in English, never refused (no maxLength).
+    "schema": {"type": "string"},
 }
 
 
