@@ -20,8 +20,8 @@ import darkroad.core
 import darkroad.testing
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE, PLUGINS, API = ROOT / "core", ROOT / "plugins", ROOT / "api"
-PACKAGE_OF = {CORE: "darkroad.core", PLUGINS: "darkroad.plugins", API: "darkroad.api"}
+CORE, PLUGINS, API, ENV = ROOT / "core", ROOT / "plugins", ROOT / "api", ROOT / "env"
+PACKAGE_OF = {CORE: "darkroad.core", PLUGINS: "darkroad.plugins", API: "darkroad.api", ENV: "darkroad.env"}
 
 
 def package_of(path: Path) -> str:
@@ -142,11 +142,35 @@ def modules(folder: Path) -> list[Path]:
 
 @pytest.mark.parametrize("path", modules(CORE), ids=lambda p: str(p.relative_to(ROOT)))
 def test_core_imports_no_service_layer(path: Path) -> None:
-    """core imports neither Litestar nor redis, nor the API nor a plugin."""
+    """core imports neither Litestar nor redis, nor the API nor a plugin, nor the learning
+    libraries (the environments' extra: ``pip install darkroad`` goes without them)."""
     for line, module, _ in runtime_imports(path, package_of(path)):
         top = module.split(".")[0]
-        assert top not in ("litestar", "redis", "uvicorn", "hiredis"), f"{path}:{line} imports {module}"
-        assert not module.startswith(("darkroad.api", "darkroad.plugins")), f"{path}:{line} imports {module}"
+        assert top not in ("litestar", "redis", "uvicorn", "hiredis", *RL_LIBRARIES), f"{path}:{line} imports {module}"
+        assert not module.startswith(("darkroad.api", "darkroad.plugins", "darkroad.env")), \
+            f"{path}:{line} imports {module}"
+
+
+RL_LIBRARIES = ("pettingzoo", "gymnasium", "numpy")
+"""The ``rl`` extra's libraries: only darkroad.env imports them."""
+
+
+@pytest.mark.parametrize("path", modules(ENV), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_environments_import_only_the_core(path: Path) -> None:
+    """darkroad.env imports of darkroad only ``darkroad.core``'s public API (and its own
+    modules): the environments are a client of the rules core, as a plugin is."""
+    for line, module, names in runtime_imports(path, package_of(path)):
+        if module == "darkroad.core":
+            assert set(names) <= PUBLIC, f"{path}:{line} imports {sorted(set(names) - PUBLIC)} from darkroad.core"
+        elif module.split(".")[0] == "darkroad":
+            assert module.startswith("darkroad.env"), f"{path}:{line} imports {module}"
+
+
+@pytest.mark.parametrize("path", [*modules(API), *modules(PLUGINS)], ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_else_imports_the_learning_libraries(path: Path) -> None:
+    for line, module, _ in runtime_imports(path, package_of(path) if not str(path).count("/examples/") else None):
+        assert module.split(".")[0] not in RL_LIBRARIES and not module.startswith("darkroad.env"), \
+            f"{path}:{line} imports {module}"
 
 
 PUBLIC = set(darkroad.core.__all__)

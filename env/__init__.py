@@ -1,0 +1,31 @@
+"""``darkroad.env``: darkroad as reinforcement-learning environments.
+
+* :func:`env` (and :class:`raw_env`, unwrapped): a PettingZoo AEC environment, one agent per
+  seat the agents play (``seat_0`` ...), the automated seats (the Private Concern's) playing
+  inside it;
+* :func:`single`: a Gymnasium environment for one seat, the other seats played by installed
+  bots, with ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
+
+Both act in a fixed ``Discrete(N)`` space over the action catalogue (:class:`ActionCatalogue`)
+and observe a fixed-size encoding of the seat's view (:class:`Layout`). docs/agents.md tells
+them in full. Installed with ``pip install "darkroad[rl]"`` (PettingZoo, Gymnasium, NumPy);
+imports only ``darkroad.core`` of darkroad.
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium  # noqa: F401
+    import numpy  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError as exc:  # pragma: no cover - what a user without the extra sees
+    raise ImportError(f"darkroad.env needs the rl extra: pip install 'darkroad[rl]' ({exc})") from exc
+
+from .aec import env, raw_env
+from .catalogue import OVERFLOW, ActionCatalogue
+from .match import REWARDS
+from .observation import MAX_SEATS, Layout
+from .single import SingleSeatEnv, single
+
+__all__ = ["MAX_SEATS", "OVERFLOW", "REWARDS", "ActionCatalogue", "Layout", "SingleSeatEnv", "env", "raw_env",
+           "single"]

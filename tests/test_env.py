@@ -1,0 +1,245 @@
+"""``darkroad.env`` (issue 40): the PettingZoo AEC environment and the Gymnasium one-seat
+environment pass their libraries' own conformance checks; the mask is exactly the engine's
+legal actions; the observation shows what the seat's view shows and nothing else."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import darkroad.env as denv
+from darkroad.core import Action, Engine, Game, GameConfig
+from darkroad.env.catalogue import OVERFLOW, ActionCatalogue
+from darkroad.env.match import Match
+
+
+@pytest.fixture(scope="module")
+def catalogue(engine: Engine) -> ActionCatalogue:
+    return ActionCatalogue(engine)
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_pettingzoos_api_test_passes(engine: Engine, players: int) -> None:
+    api_test(denv.env(players=players, seed=players, engine=engine), num_cycles=300)
+
+
+def test_pettingzoos_seed_test_passes(engine: Engine) -> None:
+    seed_test(lambda: denv.env(players=3, engine=engine), num_cycles=100)
+
+
+def test_gymnasiums_check_env_passes(engine: Engine) -> None:
+    for players in (1, 2):
+        env = denv.single(players=players, opponents="random", seed=3, engine=engine)
+        check_env(env, skip_render_check=True)
+        check_env(denv.single(players=2, opponents="greedy", seed=3, engine=engine, render_mode="ansi"))
+
+
+def random_games(engine: Engine, n: int) -> Iterator[Game]:
+    """``n`` random games of mixed configurations: 2-4 seats, the solo game, the variants,
+    random buildings; each yielded at every step until it ends."""
+    solo = {"private_concern": True}
+    for i in range(n):
+        variants = [{}, {"advanced_deeds": True}, {"drafting": True}][i % 3]
+        config = GameConfig(players=2 + i % 3, seed=1000 + i, random_buildings=True, variants=variants,
+                            options=solo if i % 7 == 0 else {})
+        if i % 7 == 0:
+            config = GameConfig(players=2, seed=1000 + i, random_buildings=True, options=solo)
+        game, _ = engine.create(config)
+        r = random.Random(i)
+        while not game.finished:
+            yield game
+            seat = engine.awaiting(game)[0]
+            engine.apply(game, r.choice(engine.legal_actions(game, seat)), track_undo=False)
+
+
+@pytest.mark.slow
+def test_the_mask_is_the_legal_actions_over_200_random_games(engine: Engine, catalogue: ActionCatalogue) -> None:
+    """At every step of 200 random games, for every awaited seat: each legal action has a
+    catalogued index (none overflows with the base game's content), the indices of two legal
+    actions differ, and each index maps back to its action."""
+    match = Match(2, None, "win", engine, 10)
+    steps = 0
+    for game in random_games(engine, 200):
+        match.game = game
+        for seat in engine.awaiting(game):
+            legal = engine.legal_actions(game, seat)
+            indices = catalogue.indices(legal)
+            assert all(i < len(catalogue.entries) for i in indices), [a for a, i in zip(legal, indices, strict=True)
+                                                                       if i >= len(catalogue.entries)]
+            assert len(set(indices)) == len(legal)
+            mask = match.mask(seat)
+            assert sorted(np.flatnonzero(mask).tolist()) == sorted(indices)
+            for action, i in zip(legal, indices, strict=True):
+                assert match.action_of(seat, i) == action and match.index_of(action) == i
+        steps += 1
+    assert steps > 200 * 100
+
+
+def test_the_mask_is_the_legal_actions(engine: Engine, catalogue: ActionCatalogue) -> None:
+    """The fast subset's share of the check above: 12 games."""
+    for game in random_games(engine, 12):
+        for seat in engine.awaiting(game):
+            legal = engine.legal_actions(game, seat)
+            indices = catalogue.indices(legal)
+            assert all(i < len(catalogue.entries) for i in indices)
+            assert len(set(indices)) == len(legal)
+
+
+def test_no_index_names_two_actions(catalogue: ActionCatalogue) -> None:
+    assert len(set(catalogue.entries)) == len(catalogue.entries)
+    assert catalogue.size == len(catalogue.entries) + OVERFLOW
+    assert catalogue.uncatalogued == ["lamplighters_guild_light", "snow_owl_scout"]  # the example fan pack's
+    assert ActionCatalogue(Engine.load()).entries == catalogue.entries  # the same plugins, the same indices
+
+
+def test_an_action_no_form_names_takes_an_overflow_slot(engine: Engine, catalogue: ActionCatalogue) -> None:
+    """The fan pack's Lamplighters' Guild asks a decision of its own: its options take the
+    overflow slots, in the engine's order, and the mask is still exactly the legal actions."""
+    legal = [Action("lamplighters_guild_light", 0, "light:1"), Action("lamplighters_guild_light", 0, "done"),
+             Action("companion", 0, "raven-1:0")]
+    indices = catalogue.indices(legal)
+    n = len(catalogue.entries)
+    assert indices[:2] == [n, n + 1] and indices[2] == catalogue.index(legal[2]) < n
+    with pytest.raises(OverflowError, match="catalogue"):
+        catalogue.indices([Action("x", 0, str(k)) for k in range(OVERFLOW + 1)])
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_a_seats_observation_is_unchanged_when_determinize_redraws_what_it_cannot_see(
+        engine: Engine, players: int) -> None:
+    env = denv.raw_env(players=players, seed=7, engine=engine, options={"random_buildings": True})
+    env.reset()
+    r = random.Random(players)
+    checked = 0
+    for step in range(400):
+        game = env.game
+        if game.finished:
+            break
+        if step % 9 == 0:
+            for agent in env.agents:
+                seat = int(agent.removeprefix("seat_"))
+                mine = env.match.encoder.encode(game, seat)
+                for k in range(2):
+                    other = engine.determinize(game, seat, random.Random(k))
+                    assert engine.dumps(other) != engine.dumps(game)
+                    assert np.array_equal(env.match.encoder.encode(other, seat), mine), (step, agent)
+                checked += 1
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(r.choice(np.flatnonzero(mask).tolist()))
+    assert checked >= 10
+
+
+def test_the_observation_shows_what_changes_in_the_view(engine: Engine) -> None:
+    """Not a constant: the seat's own coins, its goods and the round show."""
+    match = Match(2, None, "win", engine, 100)
+    game = match.new_game(4)
+    lay = match.layout
+    before = match.observation(0)
+    game.players[0].coins += 3
+    game.players[0].goods.append("potion")
+    engine.edited(game)
+    after = match.observation(0)
+    coins = lay.seat_offset + next(o for n, o, _ in lay.fields if n == "seat.coins") - lay.seat_offset
+    assert after[coins] - before[coins] == pytest.approx(0.3)
+    assert not np.array_equal(before, after)
+    hidden = match.observation(1)
+    game.players[0].coins += 5  # seat 0's coins are behind its screen for seat 1
+    engine.edited(game)
+    assert np.array_equal(hidden, match.observation(1))
+
+
+def test_rewards_are_zero_sum_and_the_winners(engine: Engine) -> None:
+    for players, reward in ((3, "win"), (1, "win"), (2, "score")):
+        env = denv.raw_env(players=players, seed=11, engine=engine, reward=reward)
+        env.reset()
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        r = random.Random(0)
+        for agent in env.agent_iter():
+            _, rew, term, trunc, _ = env.last()
+            total[agent] += rew
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(r.choice(np.flatnonzero(env.observe(agent)["action_mask"]).tolist()))
+        game = env.game
+        assert game.finished
+        if reward == "score":
+            scores = {s.seat: s.total for s in game.score}
+            for agent, got in total.items():
+                seat = int(agent.removeprefix("seat_"))
+                assert got == pytest.approx(scores[seat] - max(v for t, v in scores.items() if t != seat))
+        elif players > 1:
+            assert sum(total.values()) == pytest.approx(0.0)
+            for agent, got in total.items():
+                assert (got > 0) == (int(agent.removeprefix("seat_")) in game.winners)
+        else:
+            assert env.possible_agents == ["seat_0"]
+            assert total["seat_0"] == (1.0 / len(game.winners) if 0 in game.winners else -1.0)
+
+
+def test_the_environments_expose_the_engine_and_the_game_and_render_text(engine: Engine) -> None:
+    env = denv.env(players=2, seed=5, engine=engine, render_mode="ansi")
+    env.reset()
+    raw = env.unwrapped
+    assert raw.engine is engine and raw.game.config.seed == raw.game.config.seed
+    text = env.render()
+    assert isinstance(text, str) and "round" in text and "seat" in text
+    assert "?" in text  # coins behind the screens: a spectator's view
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    index = int(np.flatnonzero(mask)[0])
+    action = raw.action_of(agent, index)
+    assert action in engine.legal_actions(raw.game, int(agent.removeprefix("seat_")))
+    assert raw.index_of(action) == index
+
+
+def test_an_illegal_action_is_refused_by_the_raw_env_and_ends_the_wrapped_one(engine: Engine) -> None:
+    raw = denv.raw_env(players=2, seed=5, engine=engine)
+    raw.reset()
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = engine.dumps(raw.game)
+    with pytest.raises(ValueError, match="not legal"):
+        raw.step(illegal)
+    assert engine.dumps(raw.game) == before
+    wrapped = denv.env(players=2, seed=5, engine=engine)
+    wrapped.reset()
+    agent = wrapped.agent_selection
+    wrapped.step(illegal)  # PettingZoo's TerminateIllegalWrapper: the game ends, the agent loses
+    assert wrapped.terminations[agent] and wrapped.rewards[agent] == -1
+
+
+def test_the_one_seat_environment_plays_the_others_with_bots(engine: Engine) -> None:
+    env = denv.single(players=3, opponents=["greedy", "random"], seed=2, engine=engine)
+    obs, info = env.reset()
+    assert obs.shape == env.observation_space.shape
+    assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+    assert env.bots[1].id == "greedy" and env.bots[2].id == "random"
+    done = False
+    r = random.Random(1)
+    while not done:
+        assert env.seat in engine.awaiting(env.game)
+        obs, reward, done, truncated, info = env.step(r.choice(np.flatnonzero(env.action_masks()).tolist()))
+        assert not truncated
+    assert reward == env.match.outcome()[0]
+    with pytest.raises(ValueError, match="unknown bot"):
+        denv.single(players=2, opponents="nobody", engine=engine)
+    with pytest.raises(ValueError, match="one for each"):
+        denv.single(players=3, opponents=["random"], engine=engine)
+
+
+def test_bad_settings_are_refused(engine: Engine) -> None:
+    with pytest.raises(ValueError, match="players must be 1 to 4"):
+        denv.env(players=5, engine=engine)
+    with pytest.raises(ValueError, match="reward"):
+        denv.env(reward="money", engine=engine)
+    with pytest.raises(ValueError, match="not game settings"):
+        denv.env(options={"seed": 3}, engine=engine)
