@@ -19,12 +19,13 @@ import logging
 import operator
 import random
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from . import undo
-from .actionlog import WITHDRAWN
+from .actionlog import WITHDRAWN, ActionLog
 from .actions import Action
 from .bots import Bot
 from .content import Component
@@ -189,6 +190,8 @@ class Engine:
         """The companion hook implementations asked for a hand of companion cards."""
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
+        self.log = ActionLog(self)
+        """The action log of this engine's games: its records, read, made and replayed."""
         self._spec_cache: dict[tuple[Any, ...], StorageSpec] = {}
         self._memo = _OptionsMemo()
         self._made: Memo[tuple[str, int, str, str], Action] = Memo(65536)
@@ -877,20 +880,18 @@ class Engine:
 
         return event_schema(self)
 
-    def replay(self, config: GameConfig, actions: Iterable[Action | dict[str, Any]],
+    def replay(self, config: GameConfig, actions: Iterable[Any],
                other: Callable[[Game, Any], bool] | None = None) -> Game:
-        """Rebuild a game from its config and its action list: answers, withdrawn answers
-        and undos. ``other(game, record)`` applies a record that is not an action (a service's
-        own, such as a change of seats) and returns ``True``, else ``False``."""
+        """Rebuild a game from its config and its action log (:mod:`~darkroad.core.actionlog`:
+        answers, withdrawn answers, undos and the service records whose kinds are registered
+        with :attr:`log`; as records, :class:`Action` objects or their stored JSON, with or
+        without their times). ``other`` is deprecated: register the service's record kind
+        (``engine.log.register(kind)``) instead."""
+        if other is not None:
+            warnings.warn("Engine.replay(..., other=...) is deprecated: register the kind of record with "
+                          "engine.log.register(kind)", DeprecationWarning, stacklevel=2)
         game, _ = self.create(GameConfig(**{**self.serde.unstructure(config), "plugins": {}}))
-        return undo.replay(self, game, actions, self._replay_action, other)
-
-    def _replay_action(self, game: Game, action: Action) -> None:
-        if action.type == WITHDRAWN:  # an answer a plugin failed to resolve, withdrawn
-            kind, _, option = action.option.partition(":")
-            self.withdraw(game, Action(kind, action.seat, option))
-        else:
-            self.apply(game, action)
+        return self.log.replay(game, actions, other=other)
 
     # -- undo (core/undo.py explains the rule) ---------------------------------------------
     def undo_refusal(self, game: Game, seat: int) -> str | None:

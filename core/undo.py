@@ -51,7 +51,7 @@ games exactly. The restored game keeps counting versions and events forward, and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -256,11 +256,6 @@ def target(game: Game, seat: int) -> int:
     return int(game.turn[TURN_KEY]["versions"][-1])
 
 
-Other = Callable[["Game", Any], bool]
-"""Applies a record of the action list that is not an action (a service's own, such as a
-change of seats) to the game, returning ``True``; ``False`` for an action."""
-
-
 def restore(engine: Engine, game: Game, seat: int, earlier: Game) -> tuple[Game, Action, list[Event]]:
     """The undo of ``seat``'s last undoable action of ``game``: ``earlier`` (the game as it was
     at :func:`target`'s version, rebuilt by replay; not kept) counted on from ``game``'s
@@ -286,42 +281,6 @@ def _counted_on(earlier: Game, game: Game) -> None:
     earlier.events = game.events
     if isinstance(chain, dict) and current:
         earlier.turn[TURN_KEY] = {**chain, "at": earlier.version}
-
-
-def replay(engine: Engine, game: Game, records: Iterable[Any], apply: Callable[[Game, Action], object],
-           other: Other | None = None) -> Game:
-    """Apply an action list (:class:`Action`\\ s or their JSON) to ``game``, freshly created:
-    undos (each restoring a position kept while replaying; only the positions undos return
-    to are kept), other actions with ``apply``, and with ``other`` a service's own records."""
-    records = list(records)
-    targets = {_restores(r) for r in records} - {None}
-    kept: dict[int, Game] = {}
-    for record in records:
-        if game.version in targets:
-            kept[game.version] = engine.copy(game)
-        if other is not None and other(game, record):
-            continue
-        action = record if isinstance(record, Action) else engine.action_from_json(record)
-        if action.type == UNDO:
-            k = int(action.option)
-            if k not in kept:
-                raise IllegalAction(f"the undo at version {game.version} returns to version {k}, which this "
-                                    "action list never reached")
-            earlier = engine.copy(kept[k])
-            restored, _, _ = restore(engine, game, action.seat, earlier)
-            game = restored
-        else:
-            apply(game, action)
-    return game
-
-
-def _restores(record: Any) -> int | None:
-    """The version an undo record returns to (``None``: another record)."""
-    if isinstance(record, Action):
-        return int(record.option) if record.type == UNDO else None
-    if isinstance(record, dict) and record.get("type") == UNDO:
-        return int(record["option"])
-    return None
 
 
 def position(engine: Engine, game: Game) -> str:
