@@ -11,100 +11,102 @@ the 2 a wagon may hold, is discarded at once (:class:`Ctx`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..context import Ctx
 from ..goods import label as good_label
 from ..state import Task
 from ..steps import Choice, Option, Step
 
 
-class DiscardGood(Choice):
-    """Storage overflow (p. 18): discard goods until the rest fit."""
+class Discard(Choice):
+    """An overflow discard (p. 18): ``seat`` holds more of ``what`` than its wagon takes and
+    discards one (the new one or another) until the rest fit: a good to the supply, a hero to
+    the bottom of the hero deck, a commission to the bottom of its town's stack, a blazing
+    quartz or a horseshoe to the supply. One step for the four limits; its kind is
+    ``discard_<what>`` (the type of the action that answers it)."""
 
-    kind = "discard_good"
     settles_overflow = True
-    prompt = "your goods do not fit: return one to the supply"
+
+    def __init__(self, what: str, prompt: str) -> None:
+        self.what = what
+        self.kind = f"discard_{what}"  # type: ignore[misc]  # a class's constant in other steps
+        self.prompt = prompt  # type: ignore[misc]
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        p = ctx.player(seat)
-        if ctx.fits(seat, p.goods):
+        if not over(ctx, seat, self.what):
             return []
-        return [(f"discard:{g}", f"return {good_label(g)}") for g in sorted(set(p.goods))]
+        return _HELD[self.what](ctx, seat)
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
-        ctx.lose_good(seat, option.split(":", 1)[1], "storage full")
-        ctx.check_storage(seat)
+        _DROP[self.what](ctx, seat, option.split(":", 1)[1])
+        if over(ctx, seat, self.what):
+            ctx.overflow(self.kind, seat)  # still too many: one more
+        if self.what == "hero":
+            ctx.check_storage(seat)  # the hero discarded may have stored a good
 
 
-class DiscardHero(Choice):
-    """More than 3 heroes (p. 18): discard one to the bottom of the hero deck."""
-
-    kind = "discard_hero"
-    settles_overflow = True
-    prompt = "too many heroes: discard one"
-
-    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        p = ctx.player(seat)
-        if len(p.heroes) <= ctx.capacity(seat, "heroes"):
-            return []
-        return [(f"discard:{h}", f"discard {ctx.content.heroes[h].name}") for h in p.heroes]
-
-    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
-        hero = option.split(":", 1)[1]
-        ctx.player(seat).heroes.remove(hero)
-        ctx.return_hero(hero)
-        ctx.emit("hero_discarded", seat, hero=hero)
-        if len(ctx.player(seat).heroes) > ctx.capacity(seat, "heroes"):
-            ctx.overflow("discard_hero", seat)
-        ctx.check_storage(seat)
+def over(ctx: Ctx, seat: int, what: str) -> bool:
+    """Whether ``seat`` holds more of ``what`` (``"good"``, ``"hero"``, ``"commission"``,
+    ``"inventory"``) than its wagon takes."""
+    p = ctx.player(seat)
+    if what == "good":
+        return not ctx.fits(seat, p.goods)
+    if what == "inventory":
+        return p.quartz + p.horseshoes > ctx.capacity(seat, "inventory")
+    if what == "hero":
+        return len(p.heroes) > ctx.capacity(seat, "heroes")
+    return len(p.commissions) > ctx.capacity(seat, "commissions")
 
 
-class DiscardCommission(Choice):
-    """More than 3 commissions (p. 18): discard one to the bottom of its town's stack."""
-
-    kind = "discard_commission"
-    settles_overflow = True
-    prompt = "too many commissions: discard one"
-
-    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        p = ctx.player(seat)
-        if len(p.commissions) <= ctx.capacity(seat, "commissions"):
-            return []
-        c = ctx.content.commissions
-        return [(f"discard:{m}", f"discard {c[m].town} commission ({', '.join(c[m].requests)})")
-                for m in p.commissions]
-
-    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
-        m = option.split(":", 1)[1]
-        ctx.player(seat).commissions.remove(m)
-        ctx.return_commission(m)
-        ctx.emit("commission_discarded", seat, commission=m)
-        if len(ctx.player(seat).commissions) > ctx.capacity(seat, "commissions"):
-            ctx.overflow("discard_commission", seat)
+def _goods(ctx: Ctx, seat: int) -> list[Option]:
+    return [(f"discard:{g}", f"return {good_label(g)}") for g in sorted(set(ctx.player(seat).goods))]
 
 
-class DiscardInventory(Choice):
-    """More blazing quartz + horseshoes than inventory slots (p. 18): discard one."""
+def _heroes(ctx: Ctx, seat: int) -> list[Option]:
+    return [(f"discard:{h}", f"discard {ctx.content.heroes[h].name}") for h in ctx.player(seat).heroes]
 
-    kind = "discard_inventory"
-    settles_overflow = True
-    prompt = "inventory full: discard a blazing quartz or a horseshoe"
 
-    def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        p = ctx.player(seat)
-        if p.quartz + p.horseshoes <= ctx.capacity(seat, "inventory"):
-            return []
-        opts = []
-        if p.quartz:
-            opts.append(("discard:quartz", "discard a blazing quartz"))
-        if p.horseshoes:
-            opts.append(("discard:horseshoes", "discard a horseshoe"))
-        return opts
+def _commissions(ctx: Ctx, seat: int) -> list[Option]:
+    c = ctx.content.commissions
+    return [(f"discard:{m}", f"discard {c[m].town} commission ({', '.join(c[m].requests)})")
+            for m in ctx.player(seat).commissions]
 
-    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
-        res = option.split(":", 1)[1]
-        setattr(ctx.player(seat), res, getattr(ctx.player(seat), res) - 1)
-        ctx.emit("discarded", seat, resource=res, amount=1, reason="inventory full")
-        ctx.check_inventory(seat)
+
+def _inventory(ctx: Ctx, seat: int) -> list[Option]:
+    p = ctx.player(seat)
+    return ([("discard:quartz", "discard a blazing quartz")] if p.quartz else []) + (
+        [("discard:horseshoes", "discard a horseshoe")] if p.horseshoes else [])
+
+
+def _drop_good(ctx: Ctx, seat: int, good: str) -> None:
+    ctx.lose_good(seat, good, "storage full")
+
+
+def _drop_hero(ctx: Ctx, seat: int, hero: str) -> None:
+    ctx.player(seat).heroes.remove(hero)
+    ctx.return_hero(hero)
+    ctx.emit("hero_discarded", seat, hero=hero)
+
+
+def _drop_commission(ctx: Ctx, seat: int, commission: str) -> None:
+    ctx.player(seat).commissions.remove(commission)
+    ctx.return_commission(commission)
+    ctx.emit("commission_discarded", seat, commission=commission)
+
+
+def _drop_inventory(ctx: Ctx, seat: int, resource: str) -> None:
+    p = ctx.player(seat)
+    setattr(p, resource, getattr(p, resource) - 1)
+    ctx.emit("discarded", seat, resource=resource, amount=1, reason="inventory full")
+
+
+_HELD: dict[str, Callable[[Ctx, int], list[Option]]] = {
+    "good": _goods, "hero": _heroes, "commission": _commissions, "inventory": _inventory}
+"""What may be discarded, by limit."""
+_DROP: dict[str, Callable[[Ctx, int, str], None]] = {
+    "good": _drop_good, "hero": _drop_hero, "commission": _drop_commission, "inventory": _drop_inventory}
+"""How one is discarded, by limit."""
 
 
 class HeroBonus(Step):
@@ -123,4 +125,10 @@ class HeroBonus(Step):
             ctx.add(task.seat, "horseshoes", 1, f"hero:{hero}")
 
 
-STEPS: list[Step] = [DiscardGood(), DiscardHero(), DiscardCommission(), DiscardInventory(), HeroBonus()]
+STEPS: list[Step] = [
+    Discard("good", "your goods do not fit: return one to the supply"),
+    Discard("hero", "too many heroes: discard one"),
+    Discard("commission", "too many commissions: discard one"),
+    Discard("inventory", "inventory full: discard a blazing quartz or a horseshoe"),
+    HeroBonus(),
+]
