@@ -23,9 +23,11 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import records
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.errors import ServiceError, unknown_game
+from darkroad.api.app.webhook_delivery import Deliverer
 from darkroad.api.http.app import LOG_FORMAT, create_app, open_store
 from darkroad.api.http.openapi import document
 from darkroad.api.http.server import HttpProtocol
+from darkroad.api.http.webhook_client import WebhookClient
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoreConfigError, StoreUnavailable
@@ -214,7 +216,8 @@ def bots_command(
         int, typer.Option(help="Serve this worker's metrics (Prometheus) on this port; 0: not at all.", min=0)
     ] = 0,
 ) -> None:
-    """A bot worker: plays the bots' moves and the turn clocks of the games in Redis, apart from the API."""
+    """A bot worker: plays the bots' moves and the turn clocks of the games in Redis, and delivers their
+    webhook messages, apart from the API."""
     if not redis_url:
         raise typer.BadParameter(
             "a bot worker takes its jobs from the store the API writes them to: pass --redis-url (or set "
@@ -240,7 +243,11 @@ async def _run_bots(engine: Engine, settings: Settings, metrics: Metrics, concur
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     async with open_store(settings, metrics) as store:
-        await BotWorker(engine, store, settings, metrics, concurrency=concurrency).run(stop)
+        # The worker delivers the webhook messages too (darkroad.api.app.webhook_delivery).
+        await asyncio.gather(
+            BotWorker(engine, store, settings, metrics, concurrency=concurrency).run(stop),
+            Deliverer(store, settings, metrics, WebhookClient(settings)).run(stop),
+        )
 
 
 async def check_store(settings: Settings) -> None:

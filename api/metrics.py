@@ -209,6 +209,17 @@ class Metrics:
             registry, "darkroad_bot_oldest_job_age_seconds",
             "Age of the oldest bot job not yet picked up (0: none): jobs waiting with no worker taking them.",
         )
+        self.webhooks = Counter(
+            registry, "darkroad_webhook_deliveries_total",
+            "Webhook delivery attempts, by outcome: delivered (2xx), retried (failed: tried again later), "
+            "failed (failed for the last time: given up after DARKROAD_WEBHOOK_RETRY_FOR), gone (410: the "
+            "subscription ended), dropped (the seat's subscription had ended).",
+            ("outcome",),
+        )
+        self.webhook_latency = Histogram(
+            registry, "darkroad_webhook_delivery_seconds", "Time a webhook receiver took to answer (or fail), by outcome.",
+            ("outcome",),
+        )
         self.redis_resends = Counter(
             registry, "darkroad_redis_resends_total",
             "Redis commands sent again, by reason: moved, ask (cluster slots moving), tryagain, "

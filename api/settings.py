@@ -128,6 +128,26 @@ class Settings:
     the server). Rate limits count per client address, so this must name the proxy in front."""
     metrics_token: str | None = field(default=None, repr=False)
     """When set, ``GET /metrics`` answers only requests with ``Authorization: Bearer <token>``."""
+    webhook_allow_private: bool = False
+    """Let webhooks reach loopback and private addresses (``DARKROAD_WEBHOOK_ALLOW_PRIVATE=1``):
+    for development and tests only. On a public server it lets any client make the server
+    send requests into its own network (deploy/README.md)."""
+    webhook_timeout: float = 5.0
+    """Seconds a webhook receiver has to answer a delivery; then it counts as failed."""
+    webhook_first_retry: float = 5.0
+    """Seconds before a failed delivery is tried again the first time; each later wait doubles."""
+    webhook_max_interval: float = 3600.0
+    """The longest wait between two attempts to deliver a message (seconds)."""
+    webhook_retry_for: float = DAY
+    """Seconds a message is tried for (from when it was made) before it is given up."""
+    webhook_concurrency: int = 16
+    """Deliveries a worker makes at once (each waits on its receiver, not on the CPU)."""
+    webhook_claim_timeout: float = 60.0
+    """Seconds a message may stay taken and unacknowledged before another worker claims it (its
+    worker was killed); more than ``webhook_timeout``."""
+    public_url: str | None = None
+    """The service's public URL (``https://darkroad.example``): webhook messages then link to the
+    table with an absolute URL (else the path, ``/play/<id>``)."""
     action_endpoint: bool = True
     """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.http.games.action_endpoint``);
     ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
@@ -157,6 +177,12 @@ class Settings:
             "redis_wait_timeout": self.redis_wait_timeout,
             "redis_retry_window": self.redis_retry_window,
             "rate_limit_window": self.rate_limit_window,
+            "webhook_timeout": self.webhook_timeout,
+            "webhook_first_retry": self.webhook_first_retry,
+            "webhook_max_interval": self.webhook_max_interval,
+            "webhook_retry_for": self.webhook_retry_for,
+            "webhook_concurrency": self.webhook_concurrency,
+            "webhook_claim_timeout": self.webhook_claim_timeout,
         }
         for name, value in positive.items():
             if value <= 0:
@@ -189,7 +215,10 @@ class Settings:
         ``DARKROAD_TRUSTED_PROXIES``, ``DARKROAD_METRICS_TOKEN``, ``DARKROAD_REDIS_USERNAME``,
         ``DARKROAD_REDIS_PASSWORD`` (or ``DARKROAD_REDIS_PASSWORD_FILE``),
         ``DARKROAD_REDIS_SENTINEL_USERNAME``, ``DARKROAD_REDIS_SENTINEL_PASSWORD`` (or
-        ``DARKROAD_REDIS_SENTINEL_PASSWORD_FILE``).
+        ``DARKROAD_REDIS_SENTINEL_PASSWORD_FILE``), ``DARKROAD_PUBLIC_URL``,
+        ``DARKROAD_WEBHOOK_ALLOW_PRIVATE`` (1/true), ``DARKROAD_WEBHOOK_TIMEOUT``,
+        ``DARKROAD_WEBHOOK_FIRST_RETRY``, ``DARKROAD_WEBHOOK_MAX_INTERVAL``, ``DARKROAD_WEBHOOK_RETRY_FOR``,
+        ``DARKROAD_WEBHOOK_CLAIM_TIMEOUT`` (seconds), ``DARKROAD_WEBHOOK_CONCURRENCY``.
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
@@ -203,6 +232,8 @@ class Settings:
                     values[name] = secret.read().rstrip("\r\n")
         if env.get("DARKROAD_STRICT_PLUGINS", "").lower() in ("1", "true", "yes"):
             values["strict_plugins"] = True
+        if env.get("DARKROAD_WEBHOOK_ALLOW_PRIVATE", "").lower() in ("1", "true", "yes"):
+            values["webhook_allow_private"] = True
         if excluded := env.get("DARKROAD_EXCLUDE_PLUGINS"):
             values["exclude_plugins"] = tuple(name.strip() for name in excluded.split(",") if name.strip())
         for variable in DEPRECATED:
@@ -239,6 +270,7 @@ _STRINGS = {
     "DARKROAD_REDIS_SENTINEL_PASSWORD": "redis_sentinel_password",
     "DARKROAD_METRICS_TOKEN": "metrics_token",
     "DARKROAD_TRUSTED_PROXIES": "trusted_proxies",
+    "DARKROAD_PUBLIC_URL": "public_url",
 }
 
 _NUMBERS: dict[str, tuple[str, type[int] | type[float]]] = {
@@ -268,4 +300,10 @@ _NUMBERS: dict[str, tuple[str, type[int] | type[float]]] = {
     "DARKROAD_RATE_LIMIT_REQUESTS": ("rate_limit_requests", int),
     "DARKROAD_RATE_LIMIT_CREATES": ("rate_limit_creates", int),
     "DARKROAD_RATE_LIMIT_AUTH_FAILURES": ("rate_limit_auth_failures", int),
+    "DARKROAD_WEBHOOK_TIMEOUT": ("webhook_timeout", float),
+    "DARKROAD_WEBHOOK_FIRST_RETRY": ("webhook_first_retry", float),
+    "DARKROAD_WEBHOOK_MAX_INTERVAL": ("webhook_max_interval", float),
+    "DARKROAD_WEBHOOK_RETRY_FOR": ("webhook_retry_for", float),
+    "DARKROAD_WEBHOOK_CONCURRENCY": ("webhook_concurrency", int),
+    "DARKROAD_WEBHOOK_CLAIM_TIMEOUT": ("webhook_claim_timeout", float),
 }

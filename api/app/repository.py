@@ -22,6 +22,7 @@ from darkroad.api.app.changes import Change
 from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.plugin_events import event_payload, known_event_types
+from darkroad.api.app.webhook_messages import notice
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import (
@@ -182,6 +183,7 @@ class GameRepository:
                 deadline=deadline,
                 job=job,
                 keep_job=keep_job,
+                hooks=notice(self.engine, game, lobby or base.lobby, self.clock()),
             )
         )
         if outcome.outcome is Outcome.MISSING:

@@ -12,7 +12,8 @@ Each piece does one job (the layout of this package):
   waiting games, join, rejoin, leave, timeout, reclaim;
 * :class:`~darkroad.api.app.following.Following`: the event log, the long poll and streams;
 * :class:`~darkroad.api.app.history.History`: the views at past versions, and records;
-* :class:`~darkroad.api.app.imports.Imports`: new games replayed from records.
+* :class:`~darkroad.api.app.imports.Imports`: new games replayed from records;
+* :class:`~darkroad.api.app.webhooks.Webhooks`: seats' webhook subscriptions.
 
 Every change of a game (an action, an undo, a change of seats, a bot's move) is committed by
 one function, :meth:`GameRepository.commit`, from a :class:`~darkroad.api.app.changes.Change`.
@@ -37,6 +38,7 @@ from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChanges
 from darkroad.api.app.seats import Seats
+from darkroad.api.app.webhooks import Webhooks
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import GameStore
@@ -66,6 +68,7 @@ class GameService:
         self.seats = Seats(self.games, self.reading, self.seat_changes)
         self.following = Following(self.games)
         self.imports = Imports(self.games, self.reading)
+        self.webhooks = Webhooks(self.games)
 
     def close(self) -> None:
         """Nothing to stop (kept for the app's lifespan: the bots play in bot workers)."""

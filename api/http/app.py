@@ -17,6 +17,7 @@ from litestar.di import Provide
 
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
+from darkroad.api.app.webhook_delivery import Deliverer
 from darkroad.api.http.actions import action_endpoint
 from darkroad.api.http.catalog import CatalogController, catalog_bodies
 from darkroad.api.http.docs import DocsController
@@ -32,6 +33,8 @@ from darkroad.api.http.ratelimit import RateLimiter
 from darkroad.api.http.records import RecordsController
 from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.api.http.seats import SeatsController
+from darkroad.api.http.webhook_client import WebhookClient
+from darkroad.api.http.webhooks import WebhooksController
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import GameStore
@@ -109,7 +112,11 @@ def _lifespan(engine: Engine, settings: Settings, metrics: Metrics) -> Callable[
                 if settings.bots and not isinstance(store, MemoryStore):
                     bot_store = await workers_store.enter_async_context(open_store(settings, metrics))
                 app.state.bot_workers = [BotWorker(engine, bot_store, settings, metrics) for _ in range(settings.bots)]
+                # Each bot worker delivers the webhook messages too (darkroad.api.app.webhook_delivery).
+                app.state.deliverers = [Deliverer(bot_store, settings, metrics, WebhookClient(settings))
+                                        for _ in range(settings.bots)]
                 workers = [asyncio.create_task(worker.run(stop)) for worker in app.state.bot_workers]
+                workers += [asyncio.create_task(deliverer.run(stop)) for deliverer in app.state.deliverers]
                 try:
                     yield
                 finally:
@@ -117,7 +124,7 @@ def _lifespan(engine: Engine, settings: Settings, metrics: Metrics) -> Callable[
                     await asyncio.gather(*workers, return_exceptions=True)
                     await app.state.limiter.close()
                 app.state.service.close()
-                del app.state.service, app.state.limiter, app.state.bot_workers
+                del app.state.service, app.state.limiter, app.state.bot_workers, app.state.deliverers
 
     return lifespan
 
@@ -146,6 +153,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             DocsController,
             PlayController,
             RecordsController,
+            WebhooksController,
         ],
         dependencies={
             "service": Provide(_service, sync_to_thread=False),

@@ -254,6 +254,10 @@ def _complete_paths(paths: dict[str, Any]) -> None:
         "required": True,
         "content": {"application/json": {"schema": _ref("JoinSeat")}},
     }
+    paths[f"{_GAME}/seats/{{seat}}/webhook"]["put"]["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": _ref("PutWebhook")}},
+    }
     paths[f"{_GAME}/actions"]["post"]["requestBody"] = {
         "required": True,
         "description": "One action, as listed by `GET .../actions`.",

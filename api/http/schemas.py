@@ -20,6 +20,7 @@ from msgspec import Meta
 from darkroad.api.app.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIMEOUT, NAME_PATTERN
 from darkroad.api.app.records import GameRecord
 from darkroad.api.http.problems import FieldError, ProblemDetails
+from darkroad.api.http.webhook_schemas import PutWebhook, WebhookSubscription
 from darkroad.core import Engine
 from darkroad.core import GameConfig as EngineConfig
 from darkroad.core import SeatKind as EngineSeatKind
@@ -923,5 +924,7 @@ MODELS: tuple[type[msgspec.Struct], ...] = (
     Health,
     ProblemDetails,
     FieldError,
+    PutWebhook,
+    WebhookSubscription,
 )
 """Every body type; their JSON Schemas (and those they refer to) go into the OpenAPI components."""

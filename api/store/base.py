@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
+from darkroad.api.store.hooks import HookNotice, HookStore
+
 
 class StoreUnavailable(Exception):
     """The store cannot be reached right now (the API answers ``503``)."""
@@ -203,6 +205,9 @@ class Commit:
     that: :attr:`StoredGame.job` is cleared. A store that cannot keep the job in the same
     atomic step (a Cluster game whose slot has no shard of jobs) does not: see
     :attr:`CommitResult.kept`."""
+    hooks: HookNotice | None = None
+    """What the new version means to the seats' webhooks: their messages are enqueued in the
+    same atomic step, for the seats subscribed (``darkroad.api.store.hooks``)."""
 
 
 class Outcome(enum.Enum):
@@ -231,7 +236,7 @@ class CommitResult:
     acknowledged, and the new version's job enqueued)."""
 
 
-class GameStore(abc.ABC):
+class GameStore(HookStore, abc.ABC):
     """The storage contract the API is written against. Use as ``async with store: ...``."""
 
     async def __aenter__(self) -> Self:

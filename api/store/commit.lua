@@ -1,9 +1,10 @@
 -- Commit one applied action atomically: compare-and-set on the version and its tag, append
 -- the action and its events, record the idempotency result, refresh the expiry.
 -- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] action list, KEYS[4] idempotency record
--- (all four carry the game's {id} hash tag, so this also runs on Redis Cluster),
--- optionally KEYS[5] the bot jobs' stream and KEYS[6] the turn clocks' sorted set of the game's
--- shard (in a Cluster, only when they share the game's slot: see redis_store.py)
+-- KEYS[5] the seats' webhook subscriptions (all five carry the game's {id} hash tag, so this
+-- also runs on Redis Cluster), optionally KEYS[6] the bot jobs' stream, KEYS[7] the turn clocks'
+-- sorted set and KEYS[8] the webhook messages' stream of the game's shard (in a Cluster, only
+-- when they share the game's slot: see redis_store.py)
 -- ARGV[1] expected version, ARGV[2] new version, ARGV[3] state, ARGV[4] finished (0/1),
 -- ARGV[5] action json, ARGV[6] ttl in milliseconds, ARGV[7] idempotency result,
 -- ARGV[8] its ttl in milliseconds, ARGV[9] expected tag, ARGV[10] new tag,
@@ -13,8 +14,10 @@
 -- ARGV[16] the ref of the bot job this commit plays ('' = none), ARGV[17] '1' to keep that job
 -- for the game's next bot move (with a bot awaited: no job enqueued, the game's 'job' field
 -- names it, and the job is handed to its worker ARGV[19] again, its idle time restarting;
--- else '': the job is acknowledged here when KEYS[5] holds it), ARGV[18] the jobs' consumer
+-- else '': the job is acknowledged here when KEYS[6] holds it), ARGV[18] the jobs' consumer
 -- group, ARGV[19] the worker playing the job,
+-- ARGV[20] the seats awaited that players decide for ('0,2'), ARGV[21] the pending decision
+-- (JSON), ARGV[22] the commit's time ('' = nothing for the webhooks: see hooks.py),
 -- then one (stream id, audience, event json) triple per event
 -- Returns {'missing'} | {'replayed', result} | {'committed'}
 --       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
@@ -48,31 +51,56 @@ elseif current[3] and current[3] ~= '' then
   redis.call('HSET', KEYS[1], 'job', '')  -- any other commit ends a worker's run of moves
 end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-for i = 20, #ARGV, 3 do
+for i = 23, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
 for i = 1, 3 do
   redis.call('PEXPIRE', KEYS[i], ARGV[6])
 end
-if #KEYS >= 6 then
+if #KEYS >= 8 then
   -- The job and the clock are written with the version: no crash can strand a game between.
   if ARGV[13] ~= '' and not keep then
-    redis.call('XADD', KEYS[5], '*', 'g', ARGV[15], 'v', ARGV[2], 'b', ARGV[13])
+    redis.call('XADD', KEYS[6], '*', 'g', ARGV[15], 'v', ARGV[2], 'b', ARGV[13])
   end
   if keep then
     -- The worker plays on under the job: its claim timeout restarts, like a new job's.
-    redis.call('XCLAIM', KEYS[5], ARGV[18], ARGV[19], 0, ARGV[16], 'JUSTID')
+    redis.call('XCLAIM', KEYS[6], ARGV[18], ARGV[19], 0, ARGV[16], 'JUSTID')
   elseif ARGV[16] ~= '' then
     -- The job played is done with its move: acknowledged with it, so it is neither lost nor
     -- handed out again.
-    redis.call('XACK', KEYS[5], ARGV[18], ARGV[16])
-    redis.call('XDEL', KEYS[5], ARGV[16])
+    redis.call('XACK', KEYS[6], ARGV[18], ARGV[16])
+    redis.call('XDEL', KEYS[6], ARGV[16])
   end
   if ARGV[14] ~= '' then
-    redis.call('ZADD', KEYS[6], ARGV[14], ARGV[15])
+    redis.call('ZADD', KEYS[7], ARGV[14], ARGV[15])
   else
-    redis.call('ZREM', KEYS[6], ARGV[15])
+    redis.call('ZREM', KEYS[7], ARGV[15])
+  end
+end
+if ARGV[22] ~= '' and redis.call('EXISTS', KEYS[5]) == 1 then
+  -- A seat subscribed: its messages are enqueued with the version, so that none is lost by a
+  -- crash nor sent for a commit that failed. 'turn' to each seat newly awaited (not awaited
+  -- at the version before: a multi-step turn is one message), 'finished' to every seat.
+  local before = ',' .. (redis.call('HGET', KEYS[5], 'awaited') or '') .. ','
+  local now = ',' .. ARGV[20] .. ','
+  redis.call('HSET', KEYS[5], 'awaited', ARGV[20])
+  redis.call('PEXPIRE', KEYS[5], ARGV[6])
+  if #KEYS >= 8 then
+    for _, seat in ipairs(redis.call('HKEYS', KEYS[5])) do
+      if string.match(seat, '^%d+$') then
+        local kind, data = nil, ARGV[21]
+        if ARGV[4] == '1' then
+          kind, data = 'finished', 'null'
+        elseif string.find(now, ',' .. seat .. ',', 1, true) and not string.find(before, ',' .. seat .. ',', 1, true) then
+          kind = 'turn'
+        end
+        if kind then
+          redis.call('XADD', KEYS[8], '*', 'i', 'msg_' .. ARGV[15] .. '.' .. ARGV[2] .. '.' .. seat .. '.' .. kind,
+            'g', ARGV[15], 's', seat, 'v', ARGV[2], 'k', kind, 't', ARGV[22], 'd', data, 'a', '0')
+        end
+      end
+    end
   end
 end
 return {'committed'}

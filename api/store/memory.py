@@ -22,6 +22,7 @@ from darkroad.api.store.base import (
     StoredEvent,
     StoredGame,
 )
+from darkroad.api.store.memory_hooks import MemoryHooks
 
 
 @dataclass(slots=True)
@@ -40,7 +41,7 @@ class _MemoryGame:
     """Set (and replaced) on every commit, to wake the waiting event streams."""
 
 
-class MemoryStore(GameStore):
+class MemoryStore(MemoryHooks, GameStore):
     """Games in this process's memory: the embedded default for one process.
 
     Every method runs without awaiting in between its reads and writes, so on one event
@@ -67,6 +68,7 @@ class MemoryStore(GameStore):
         self._job_added = asyncio.Event()
         self._clocks: dict[str, float] = {}
         """The turn clocks: game id -> deadline (Unix seconds)."""
+        MemoryHooks.__init__(self, lambda game_id: self._live(game_id) is not None)
 
     def clear(self) -> None:
         """Forget every game, record and index entry (tests that need a fresh store)."""
@@ -76,6 +78,7 @@ class MemoryStore(GameStore):
         self._jobs.clear()
         self._pending.clear()
         self._clocks.clear()
+        self.clear_hooks()
 
     async def ping(self) -> None:
         """The memory store is always reachable."""
@@ -152,6 +155,7 @@ class MemoryStore(GameStore):
         keep = job is not None and commit.keep_job and commit.bot_job is not None
         record.job = job.ref if keep and job is not None else None
         self._after_write(commit.game_id, commit.version, None if keep else commit.bot_job, commit.deadline)
+        self.notify(commit.game_id, commit.version, commit.finished, commit.hooks)
         if job is not None and not keep:
             self._ack(job.ref)
         elif job is not None and job.ref in self._pending:  # handed to its worker again

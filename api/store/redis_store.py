@@ -15,6 +15,8 @@ and one script may touch them all):
     list: every applied action's JSON, in order (replaying them reproduces the state)
 ``game:{<id>}:idem:<key>``
     string: the first result of an idempotent request, with its own expiry
+``game:{<id>}:hooks``
+    hash: the seats' webhook subscriptions (``darkroad.api.store.redis_hooks``)
 
 The bot jobs and turn clocks, per shard ``<tag>``:
 
@@ -23,6 +25,9 @@ The bot jobs and turn clocks, per shard ``<tag>``:
     the consumer group ``workers``; workers acknowledge and delete the entries they are done with
 ``darkroad:clocks:{<tag>}``
     sorted set: game id scored by its earliest turn deadline (Unix seconds)
+``darkroad:hooks:{<tag>}``, ``darkroad:hooks:retry:{<tag>}``
+    the webhook messages to deliver (stream, consumer group ``deliverers``) and those to try
+    again (sorted set by due time): ``darkroad.api.store.redis_hooks``
 
 A commit writes them in its script (atomic with the version), so they must live in the game's
 slot. One Redis has one shard (tag ``bots``). A Cluster has ``job_shards`` shards, tags
@@ -82,6 +87,7 @@ from darkroad.api.store.base import (
     StoreUnavailable,
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
+from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, RedisHooks, hook_args, hooks_key
 from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
     CREDENTIALS,
@@ -213,7 +219,7 @@ async def _reachable() -> AsyncIterator[None]:
 _REPLICATION_TIMEOUT = "fewer replicas than DARKROAD_REDIS_WAIT_REPLICAS confirmed the write in time"
 
 
-class RedisStore(GameStore):
+class RedisStore(RedisHooks, GameStore):
     """Games in Redis; any number of API processes may share one deployment.
 
     Takes a :class:`Topology` (where the primaries are); :meth:`from_url` builds one for a
@@ -240,7 +246,7 @@ class RedisStore(GameStore):
         self._commit_script = _script("commit.lua")
         self._create_sha = _sha(self._create_script)
         self._commit_sha = _sha(self._commit_script)
-        self._scripts = {self._create_sha: self._create_script, self._commit_sha: self._commit_script}
+        self._scripts = {self._create_sha: self._create_script, self._commit_sha: self._commit_script, **HOOK_SCRIPTS}
         self._batch = Batcher(
             topology,
             self._scripts,
@@ -252,6 +258,7 @@ class RedisStore(GameStore):
         self.jobs = JobQueue(
             topology, self.command, _unavailable, max_block, job_shards if isinstance(topology, ClusterNodes) else 0
         )
+        RedisHooks.__init__(self, topology, self.command, self.jobs, _unavailable, max_block)
 
     @classmethod
     def from_url(
@@ -416,7 +423,7 @@ class RedisStore(GameStore):
     async def commit(self, commit: Commit) -> CommitResult:
         key = game_key(commit.game_id)
         record = commit.idempotency
-        keys = [key, f"{key}:events", f"{key}:actions", f"{key}:idem:{record.key}"]
+        keys = [key, f"{key}:events", f"{key}:actions", f"{key}:idem:{record.key}", f"{key}:hooks"]
         args: list[Any] = [
             commit.expected_version,
             commit.version,
@@ -442,8 +449,9 @@ class RedisStore(GameStore):
         here = job is not None and shard is not None and job.shard == shard
         keep = here and commit.keep_job and commit.bot_job is not None and bool(job and job.consumer)
         args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP, "" if job is None else job.consumer]
+        args += hook_args(commit.hooks)
         if shard is not None:
-            keys += [jobs_key(shard), clocks_key(shard)]
+            keys += [jobs_key(shard), clocks_key(shard), hooks_key(shard)]
         try:
             reply = await self._batch.call(
                 key, "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True

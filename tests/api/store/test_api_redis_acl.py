@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 from apiutil import ApiServer, free_port, wait_for_port
+from receiver import receiver
 from players import lobby_game
 from redis import Redis
 from redis import exceptions as redis_errors
@@ -90,15 +91,20 @@ def test_the_default_user_is_off_and_the_service_user_confined(acl_redis: AclRed
 
 async def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
     env = {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": acl_redis.password,
-           "DARKROAD_STREAM_MAX_DURATION": "1", "DARKROAD_STREAM_HEARTBEAT": "0.3"}  # fmt: skip
+           "DARKROAD_STREAM_MAX_DURATION": "1", "DARKROAD_STREAM_HEARTBEAT": "0.3",
+           "DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1"}  # fmt: skip
     server = ApiServer(f"redis://127.0.0.1:{acl_redis.port}/0", env=env).start()
     admin = acl_redis.client("admin")
     try:
-        with httpx.Client(base_url=server.url, timeout=10) as client:
+        with httpx.Client(base_url=server.url, timeout=10) as client, receiver() as hook:
             assert client.get("/readyz").status_code == 200  # the write probe passes the ACL
             created = client.post("/v1/games", json={"players": 2, "seed": 5}).json()
             url = f"/v1/games/{created['id']}"
             tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+            for seat, token in tokens.items():  # webhooks' commands and keys too
+                subscribed = client.put(f"{url}/seats/{seat}/webhook", json={"url": hook.url},
+                                        headers={"Authorization": f"Bearer {token}"})
+                assert subscribed.status_code == 201, subscribed.text
             rnd = random.Random(5)
             for n in range(12):
                 if n == 6:
@@ -109,6 +115,7 @@ async def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
                 action = rnd.choice(client.get(f"{url}/actions", headers=auth).json()["actions"])
                 headers = {**auth, "Idempotency-Key": f"k{n}"}
                 assert client.post(f"{url}/actions", json=action, headers=headers).status_code == 200
+            hook.wait_for(1)  # delivered by the server's worker, as the service's user
             assert client.get(f"{url}/log", params={"after": 1000, "wait": 0.5}).status_code == 200
             assert client.get(f"{url}/stream", params={"after": 1000}).status_code == 200
             time.sleep(0.5)  # the rate limit counts reach Redis

@@ -1,0 +1,111 @@
+"""Webhook messages: what a commit tells the queue, and the signed request a delivery sends.
+
+Messages follow the Standard Webhooks specification: a ``POST`` of a JSON body
+``{"type", "timestamp", "data"}`` with the headers ``webhook-id`` (the message's id, the same
+on every attempt), ``webhook-timestamp`` (the attempt's Unix seconds) and
+``webhook-signature`` (``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">``), under a
+secret ``whsec_<base64>`` the server makes for each subscription. The signature is the
+``standardwebhooks`` package's own (:meth:`standardwebhooks.Webhook.sign`), so its
+verifiers, in any language, accept it.
+
+``data`` carries the game's id, the seat, the version, the pending decision (type and
+prompt), the seat's name, the table's link (``/play/<game id>``, without a token) and a
+``text`` to show as it is. A subscription made with ``"chat": true`` also gets that text as
+the body's top-level ``text`` (what a Slack incoming webhook posts) and ``content`` (what a
+Discord webhook posts), so a chat's webhook URL can be subscribed directly.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from standardwebhooks import Webhook
+
+from darkroad.api.app.lobby import Lobby
+from darkroad.api.store.hooks import Delivery, HookNotice
+from darkroad.core import Engine, Game
+
+SECRET_BYTES = 32
+"""Random bytes of a signing secret (the specification asks for 24 to 64)."""
+KINDS = ("turn", "finished", "clock")
+
+_encode = msgspec.json.encode
+
+
+def new_secret() -> str:
+    """A fresh signing secret, ``whsec_`` and base64 of :data:`SECRET_BYTES` random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
+
+
+def notice(engine: Engine, game: Game, lobby: Lobby | None, now: float) -> HookNotice:
+    """What a commit writing ``game`` tells the queue of messages: the seats it awaits that a
+    player decides for (a bot's seat, or one handed to a bot, is nobody's turn to be told of),
+    and the pending decision."""
+    decision = None if game.finished else engine.decision(game)
+    if decision is None:
+        return HookNotice((), b"null", now)
+    seats = tuple(s for s in decision["seats"] if lobby is None or lobby.bot_of(s) is None)
+    return HookNotice(seats, _encode({"type": decision["type"], "prompt": decision["prompt"]}), now)
+
+
+def _when(seconds: float) -> str:
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def table_link(game_id: str, public_url: str | None) -> str:
+    """The table's page of a game (``/play/<id>``; absolute with ``public_url``), without a token."""
+    return f"{(public_url or '').rstrip('/')}/play/{game_id}"
+
+
+def text_of(delivery: Delivery, facts: Mapping[str, Any], name: str | None, link: str) -> str:
+    """A line a person reads in a chat: what happened, in which game, for whom, and the link."""
+    who = f"seat {delivery.seat}" + (f" ({name})" if name else "")
+    game = f"Merchants of the Dark Road game {delivery.game_id}"
+    if delivery.kind == "turn":
+        prompt = facts.get("prompt") if isinstance(facts, Mapping) else None
+        return f"Your turn, {who}, in {game}" + (f": {prompt}" if prompt else "") + f". {link}"
+    if delivery.kind == "clock":
+        remaining = facts.get("remaining", 0) if isinstance(facts, Mapping) else 0
+        return f"{who[0].upper()}{who[1:]}: {remaining:.0f} s left on your clock in {game}. {link}"
+    return f"{game} is over. {link}"
+
+
+def body(delivery: Delivery, name: str | None, public_url: str | None, chat: bool) -> bytes:
+    """The JSON body of ``delivery`` (the same on every attempt)."""
+    facts = msgspec.json.decode(delivery.data) if delivery.data else None
+    link = table_link(delivery.game_id, public_url)
+    text = text_of(delivery, facts or {}, name, link)
+    data: dict[str, Any] = {
+        "game_id": delivery.game_id,
+        "seat": delivery.seat,
+        "version": delivery.version,
+        "name": name,
+        "url": link,
+        "text": text,
+    }
+    if delivery.kind == "turn":
+        data["decision"] = facts
+    elif delivery.kind == "clock" and isinstance(facts, Mapping):
+        data.update(facts)
+    message: dict[str, Any] = {"type": delivery.kind, "timestamp": _when(delivery.created), "data": data}
+    if chat:
+        message["text"] = message["content"] = text
+    return _encode(message)
+
+
+def headers(secret: str, message_id: str, payload: bytes, now: float) -> dict[str, str]:
+    """The Standard Webhooks headers of one attempt at ``now`` (a new timestamp each attempt:
+    receivers refuse timestamps older than a few minutes)."""
+    moment = datetime.datetime.fromtimestamp(int(now), datetime.UTC)
+    return {
+        "webhook-id": message_id,
+        "webhook-timestamp": str(int(now)),
+        "webhook-signature": Webhook(secret).sign(message_id, moment, payload.decode()),
+        "content-type": "application/json",
+    }

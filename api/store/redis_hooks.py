@@ -1,0 +1,228 @@
+"""The webhooks of :class:`~darkroad.api.store.redis_store.RedisStore` (see
+``darkroad.api.store.hooks`` for the contract).
+
+``game:{<id>}:hooks``, a hash in the game's slot, expiring with the game (``commit.lua``
+refreshes it): per subscribed seat ``<seat>`` (the subscription's JSON), ``<seat>:id`` and
+``<seat>:state`` (the delivery state's JSON); ``awaited``, the seats the last commit left
+awaited (``commit.lua`` compares the next commit's with it). Per shard ``<tag>`` of the bot
+jobs (the same slot: a commit's script writes both): ``darkroad:hooks:{<tag>}``, the stream
+of messages read by the consumer group ``deliverers``, and ``darkroad:hooks:retry:{<tag>}``,
+a sorted set of messages to try again (each member the message's fields as JSON, with its
+attempt), scored by when.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from redis import exceptions as redis_errors
+
+from darkroad.api.store.hooks import HOOK_GROUP, Delivery, HookNotice, HookStore
+from darkroad.api.store.redis_jobs import JobQueue
+from darkroad.api.store.topology import UNAVAILABLE, Topology
+
+
+def hooks_key(shard: str) -> str:
+    """The stream of webhook messages of ``shard``."""
+    return f"darkroad:hooks:{{{shard}}}"
+
+
+def retries_key(shard: str) -> str:
+    """The messages of ``shard`` to try again, by due time."""
+    return f"darkroad:hooks:retry:{{{shard}}}"
+
+
+def subscriptions_key(game_id: str) -> str:
+    """The seats' subscriptions of a game (in its slot)."""
+    return f"game:{{{game_id}}}:hooks"
+
+
+def hook_args(notice: HookNotice | None) -> list[str | bytes]:
+    """``commit.lua``'s arguments for a commit's :class:`HookNotice` (ARGV[20..22])."""
+    if notice is None:
+        return ["", b"", ""]
+    return [",".join(map(str, notice.awaited)), notice.decision, repr(notice.created)]
+
+
+_PUT = """
+-- KEYS[1] the game's hash, KEYS[2] its subscriptions; ARGV: seat, record, id, awaited
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return -1 end
+local created = redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 and 1 or 0
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2], ARGV[1] .. ':id', ARGV[3], 'awaited', ARGV[4])
+redis.call('HDEL', KEYS[2], ARGV[1] .. ':state')
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return created
+"""
+_DELETE = """
+-- KEYS[1] the subscriptions; ARGV: seat, id ('' = any)
+local id = redis.call('HGET', KEYS[1], ARGV[1] .. ':id')
+if not id or (ARGV[2] ~= '' and id ~= ARGV[2]) then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1], ARGV[1] .. ':id', ARGV[1] .. ':state')
+if redis.call('HLEN', KEYS[1]) <= 1 then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+_NOTE = """
+-- KEYS[1] the subscriptions; ARGV: seat, id, state
+if redis.call('HGET', KEYS[1], ARGV[1] .. ':id') == ARGV[2] then
+  redis.call('HSET', KEYS[1], ARGV[1] .. ':state', ARGV[3])
+end
+return 0
+"""
+_RETRY = """
+-- KEYS[1] the stream, KEYS[2] the retries; ARGV: group, ref, due, the next attempt's fields (JSON)
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+return 0
+"""
+_RELEASE = """
+-- KEYS[1] the stream, KEYS[2] the retries; ARGV: now, limit
+local due = redis.call('ZRANGE', KEYS[2], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do
+  local fields = cjson.decode(member)
+  redis.call('XADD', KEYS[1], '*', 'i', fields.i, 'g', fields.g, 's', fields.s, 'v', fields.v, 'k', fields.k,
+    't', fields.t, 'd', fields.d, 'a', fields.a)
+  redis.call('ZREM', KEYS[2], member)
+end
+return #due
+"""
+
+_ACK = "redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) return redis.call('XDEL', KEYS[1], ARGV[2])"
+HOOK_SCRIPTS = {hashlib.sha1(script.encode(), usedforsecurity=False).hexdigest(): script
+                for script in (_PUT, _DELETE, _NOTE, _RETRY, _RELEASE, _ACK)}
+"""The scripts of the webhooks by their digest: the store loads them with its own."""
+_SHAS = {script: sha for sha, script in HOOK_SCRIPTS.items()}
+
+
+class RedisHooks(HookStore):
+    """Subscriptions and messages in Redis, over the store's batched commands."""
+
+    def __init__(
+        self,
+        topology: Topology,
+        command: Callable[..., Awaitable[Any]],
+        jobs: JobQueue,
+        unavailable: Callable[[BaseException], Exception],
+        max_block: float,
+    ) -> None:
+        self._hook_topology = topology
+        self._hook_command = command
+        self._hook_jobs = jobs
+        self._hook_unavailable = unavailable
+        self._hook_max_block = max_block
+        self._hook_groups: set[str] = set()
+        self._hook_claimed: dict[str, float] = {}
+
+    async def _eval(self, script: str, keys: Sequence[str], *args: Any) -> Any:
+        # By digest, as the store's own scripts (the service's Redis user may not EVAL): loaded
+        # with them when the store opens (HOOK_SCRIPTS), and again by the Batcher after NOSCRIPT.
+        return await self._hook_command(keys[0], "EVALSHA", _SHAS[script], len(keys), *keys, *args, write=True)
+
+    async def put_webhook(self, game_id: str, seat: int, record: bytes, sub_id: str, awaited: str) -> bool | None:
+        created = await self._eval(_PUT, [f"game:{{{game_id}}}", subscriptions_key(game_id)], seat, record, sub_id,
+                                   awaited)
+        return None if int(created) < 0 else bool(created)
+
+    async def webhook(self, game_id: str, seat: int) -> tuple[bytes, str, bytes | None] | None:
+        key = subscriptions_key(game_id)
+        record, sub_id, state = await self._hook_command(key, "HMGET", key, str(seat), f"{seat}:id", f"{seat}:state")
+        if record is None or sub_id is None:
+            return None
+        return record, sub_id.decode(), state
+
+    async def delete_webhook(self, game_id: str, seat: int, sub_id: str | None = None) -> bool:
+        return bool(await self._eval(_DELETE, [subscriptions_key(game_id)], seat, sub_id or ""))
+
+    async def note_delivery(self, game_id: str, seat: int, sub_id: str, state: bytes) -> None:
+        await self._eval(_NOTE, [subscriptions_key(game_id)], seat, sub_id, state)
+
+    def _shard_of(self, game_id: str) -> str:
+        return self._hook_jobs.own_shard(game_id) or self._hook_jobs.shard_names()[0]
+
+    async def enqueue_delivery(self, delivery: Delivery) -> None:
+        key = hooks_key(self._shard_of(delivery.game_id))
+        fields: list[Any] = [part for pair in delivery.fields().items() for part in pair]
+        await self._hook_command(key, "XADD", key, "*", *fields, write=True)
+
+    async def _ensure_hook_group(self, shard: str, *, again: bool = False) -> None:
+        if shard in self._hook_groups and not again:
+            return
+        key = hooks_key(shard)
+        try:
+            await self._hook_command(key, "XGROUP", "CREATE", key, HOOK_GROUP, "0", "MKSTREAM", write=True)
+        except redis_errors.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        self._hook_groups.add(shard)
+
+    @staticmethod
+    def _deliveries(shard: str, entries: Sequence[Any]) -> list[Delivery]:
+        found = []
+        for entry in entries:
+            if entry is None or not entry[1]:
+                continue  # deleted meanwhile
+            flat = entry[1]
+            fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
+            found.append(Delivery.from_fields(fields, shard, entry[0].decode()))
+        return found
+
+    async def take_deliveries(
+        self, shard: str, consumer: str, count: int, block: float, claim_after: float
+    ) -> list[Delivery]:
+        await self._ensure_hook_group(shard)
+        key = hooks_key(shard)
+        now = time.monotonic()
+        if now >= self._hook_claimed.get(shard, 0.0) + claim_after / 4:  # a few looks per claim timeout
+            self._hook_claimed[shard] = now
+            try:
+                claimed = await self._hook_command(
+                    key, "XAUTOCLAIM", key, HOOK_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0",
+                    "COUNT", count, write=True,
+                )  # fmt: skip
+            except redis_errors.ResponseError as exc:
+                if "NOGROUP" not in str(exc):
+                    raise
+                await self._ensure_hook_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
+                return []
+            if found := self._deliveries(shard, claimed[1]):
+                return found
+        node = self._hook_topology.node_for(key)
+        try:
+            reply = await node.streams.xreadgroup(
+                HOOK_GROUP, consumer, {key: ">"}, count=count,
+                block=max(1, int(min(block, self._hook_max_block) * 1000)),
+            )  # fmt: skip
+        except redis_errors.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                await self._hook_topology.refresh()
+                raise self._hook_unavailable(exc) from exc
+            await self._ensure_hook_group(shard, again=True)
+            return []
+        except UNAVAILABLE as exc:
+            await self._hook_topology.refresh()
+            raise self._hook_unavailable(exc) from exc
+        if not reply:
+            return []
+        streams: Any = reply
+        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
+        return self._deliveries(shard, entries)
+
+    async def ack_delivery(self, delivery: Delivery) -> None:
+        key = hooks_key(delivery.shard)
+        await self._eval(_ACK, [key], HOOK_GROUP, delivery.ref)
+
+    async def retry_delivery(self, delivery: Delivery, due: float) -> None:
+        fields = delivery.fields()
+        fields["a"] = str(delivery.attempt + 1)
+        member = json.dumps({name: value.decode() if isinstance(value, bytes) else value
+                             for name, value in fields.items()}, sort_keys=True)
+        await self._eval(_RETRY, [hooks_key(delivery.shard), retries_key(delivery.shard)], HOOK_GROUP, delivery.ref,
+                         repr(due), member)
+
+    async def release_deliveries(self, shard: str, now: float, limit: int) -> int:
+        return int(await self._eval(_RELEASE, [hooks_key(shard), retries_key(shard)], repr(now), limit))

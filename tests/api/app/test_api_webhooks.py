@@ -1,0 +1,287 @@
+"""Play by notification: seats' webhook subscriptions over HTTP, and their messages delivered
+by the workers to a real receiver on loopback, verified with the ``standardwebhooks``
+library (the Standard Webhooks specification's own), over the memory store and a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from apiutil import NewGame, assert_problem, create_game, serve
+from litestar import Litestar
+from receiver import Receiver, receiver
+
+from darkroad.api.settings import Settings
+
+FAST = {"webhook_allow_private": True, "webhook_first_retry": 0.2, "webhook_timeout": 2.0}
+"""Loopback receivers allowed (the tests' own), retries soon."""
+
+
+def hook_url(game: NewGame, seat: int) -> str:
+    return f"{game.url}/seats/{seat}/webhook"
+
+
+async def subscribe(client: httpx.AsyncClient, game: NewGame, seat: int, url: str, **options: Any) -> str:
+    """Subscribe ``seat`` to ``url``: the secret."""
+    answer = await client.put(hook_url(game, seat), json={"url": url, **options}, headers=game.auth(seat))
+    assert answer.status_code == 201, answer.text
+    secret: str = answer.json()["secret"]
+    assert secret.startswith("whsec_")
+    return secret
+
+
+async def act(client: httpx.AsyncClient, game: NewGame, rnd: random.Random) -> dict[str, Any]:
+    """One legal action of the first seat awaited: the view after it."""
+    view = (await client.get(game.url)).json()
+    seat = view["awaiting"][0]
+    actions = (await client.get(f"{game.url}/actions", headers=game.auth(seat))).json()["actions"]
+    answer = await client.post(f"{game.url}/actions", json=rnd.choice(actions),
+                               headers={**game.auth(seat), "If-Match": f'"{view["version"]}"'})
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+async def until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.02)
+
+
+async def test_turn_messages_are_signed_and_one_per_turn(
+    make_app: Callable[[Settings], Litestar], settings: Settings
+) -> None:
+    """Every seat newly awaited gets one ``turn`` message (a multi-step turn is one), signed as
+    Standard Webhooks says, with the game, seat, version, decision, name and table's link."""
+    settings = dataclasses.replace(settings, **FAST)
+    rnd = random.Random(7)
+    with receiver() as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5)
+            secrets = {seat: await subscribe(client, game, seat, hook.url) for seat in (0, 1)}
+            before = set((await client.get(game.url)).json()["awaiting"])
+            expected = []
+            steps = 0
+            for _ in range(40):
+                view = await act(client, game, rnd)
+                awaiting = set(view["awaiting"])
+                expected += [(seat, view["version"], view["decision"]) for seat in sorted(awaiting - before)]
+                steps += len(awaiting & before)
+                before = awaiting
+            assert steps, "some turn took several steps"
+            received = await asyncio.to_thread(hook.wait_for, len(expected))
+            await asyncio.sleep(0.3)  # no more than expected
+            assert len(hook.received) == len(expected)
+    messages = []
+    for item in received:
+        seat = int(item.headers["webhook-id"].split(".")[-2])
+        from standardwebhooks import Webhook
+
+        messages.append(Webhook(secrets[seat]).verify(item.body, item.headers))
+    got = sorted((m["data"]["seat"], m["data"]["version"]) for m in messages)
+    assert got == sorted((seat, version) for seat, version, _ in expected)
+    for message, item in zip(messages, received, strict=True):
+        assert message["type"] == "turn"
+        assert message["timestamp"].endswith("Z")
+        data = message["data"]
+        decision = next(d for s, v, d in expected if (s, v) == (data["seat"], data["version"]))
+        assert data["decision"] == {"type": decision["type"], "prompt": decision["prompt"]}
+        assert data["game_id"] == game.id and data["url"] == f"/play/{game.id}"
+        assert "token" not in item.body.decode().lower()
+        assert decision["prompt"] in data["text"] and data["url"] in data["text"]
+        assert "text" not in message  # only with "chat": true
+    assert len({item.headers["webhook-id"] for item in received}) == len(received)
+
+
+async def test_a_failing_receiver_gets_the_message_again_with_its_id(
+    make_app: Callable[[Settings], Litestar], settings: Settings
+) -> None:
+    """A receiver that fails (500), then answers: the message is tried again, with the same
+    ``webhook-id`` (and a fresh timestamp and signature); ``GET`` shows how deliveries went."""
+    settings = dataclasses.replace(settings, **FAST)
+    rnd = random.Random(3)
+    with receiver(statuses=[500, 503]) as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5)
+            secret = await subscribe(client, game, 1, hook.url, chat=True)
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            received = await asyncio.to_thread(hook.wait_for, 3)
+            assert len({item.headers["webhook-id"] for item in received}) == 1
+            shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+            await until(lambda: True)
+            for _ in range(50):
+                shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+                if shown["delivery"]["delivered"]:
+                    break
+                await asyncio.sleep(0.05)
+    assert "secret" not in shown
+    assert shown["delivery"]["delivered"] == 1 and shown["delivery"]["failures"] == 0
+    assert shown["delivery"]["last_status"] == 204
+    bodies = hook.verified(secret)
+    assert bodies[0] == bodies[1] == bodies[2]
+    assert bodies[0]["text"] == bodies[0]["content"] == bodies[0]["data"]["text"]  # "chat": true
+
+
+async def test_410_gone_ends_the_subscription(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
+    settings = dataclasses.replace(settings, **FAST)
+    rnd = random.Random(3)
+    with receiver(status=410) as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5)
+            await subscribe(client, game, 1, hook.url)
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            await asyncio.to_thread(hook.wait_for, 1)
+            for _ in range(100):
+                answer = await client.get(hook_url(game, 1), headers=game.auth(1))
+                if answer.status_code == 404:
+                    break
+                await asyncio.sleep(0.05)
+            assert_problem(answer, 404, "no-webhook")
+            await asyncio.sleep(0.5)
+            assert len(hook.received) == 1
+
+
+async def test_a_message_is_given_up_after_its_time(make_app: Callable[[Settings], Litestar]) -> None:
+    """Past ``webhook_retry_for`` a failing message is given up; the failures are counted."""
+    settings = Settings(**{**FAST, "webhook_retry_for": 1.0})
+    rnd = random.Random(3)
+    with receiver(status=500) as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5)
+            await subscribe(client, game, 1, hook.url)
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            await asyncio.to_thread(hook.wait_for, 2)
+            await asyncio.sleep(2.0)
+            count = len(hook.received)
+            shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+            metrics = (await client.get("/metrics")).text
+    assert 2 <= count <= 4  # at 0, 0.2, 0.6 s (then 1.4 s is past the second allowed)
+    assert shown["delivery"]["failures"] == count and shown["delivery"]["last_status"] == 500
+    assert 'darkroad_webhook_deliveries_total{outcome="failed"} 1.0' in metrics
+    assert f'darkroad_webhook_deliveries_total{{outcome="retried"}} {count - 1}.0' in metrics
+
+
+async def test_finished_goes_to_every_subscribed_seat(make_app: Callable[[Settings], Litestar]) -> None:
+    settings = Settings(**FAST)
+    rnd = random.Random(11)
+    with receiver() as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=2)
+            secrets = [await subscribe(client, game, seat, hook.url) for seat in (0, 1)]
+            while (await act(client, game, rnd))["status"] != "finished":
+                pass
+            await until(lambda: sum(b"finished" in item.body for item in hook.received) == 2, 60)
+    finished = [item for item in hook.received if b'"type":"finished"' in item.body]
+    assert sorted(item.headers["webhook-id"].split(".")[-2] for item in finished) == ["0", "1"]
+    for item in finished:
+        seat = int(item.headers["webhook-id"].split(".")[-2])
+        from standardwebhooks import Webhook
+
+        assert Webhook(secrets[seat]).verify(item.body, item.headers)["data"]["seat"] == seat
+
+
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+async def test_seat_routes_ask_the_seat_s_token(client: httpx.AsyncClient) -> None:
+    game = await create_game(client, seed=5)
+    url = hook_url(game, 1)
+    body = {"url": "http://93.184.215.14/hook"}
+    assert_problem(await client.put(url, json=body), 401, "missing-token")
+    assert_problem(await client.put(url, json=body, headers={"Authorization": "Bearer nope"}), 401, "invalid-token")
+    assert_problem(await client.put(url, json=body, headers=game.auth(0)), 403, "wrong-seat")
+    assert_problem(await client.get(url, headers=game.auth(0)), 403, "wrong-seat")
+    assert_problem(await client.delete(url, headers=game.auth(0)), 403, "wrong-seat")
+    assert_problem(await client.get(url, headers=game.auth(1)), 404, "no-webhook")
+    assert_problem(await client.put(f"{game.url}/seats/3/webhook", json=body, headers=game.auth(1)), 404,
+                   "unknown-seat")
+    assert_problem(await client.put(url, json={"url": 5}, headers=game.auth(1)), 400, "bad-request")
+    assert_problem(await client.put(url, json={"url": "http://93.184.215.14/", "x": 1}, headers=game.auth(1)), 400,
+                   "bad-request")
+    made = await client.put(url, json=body, headers=game.auth(1))
+    assert made.status_code == 201
+    again = await client.put(url, json=body, headers=game.auth(1))
+    assert again.status_code == 200 and again.json()["secret"] != made.json()["secret"]
+    shown = await client.get(url, headers=game.auth(1))
+    assert shown.status_code == 200 and "secret" not in shown.json() and shown.json()["url"] == body["url"]
+    assert (await client.delete(url, headers=game.auth(1))).status_code == 204
+    assert_problem(await client.get(url, headers=game.auth(1)), 404, "no-webhook")
+
+
+REFUSED = {
+    "not http(s)": "ftp://93.184.215.14/hook",
+    "no scheme": "93.184.215.14/hook",
+    "javascript": "javascript:alert(1)",
+    "credentials": "https://user:secret@93.184.215.14/hook",
+    "user only": "https://user@93.184.215.14/hook",
+    "malformed": "http://[::1/hook",
+    "no host": "http:///hook",
+    "bad port": "http://93.184.215.14:99999/hook",
+    "whitespace": "http://93.184.215.14/ho ok",
+    "loopback v4": "http://127.0.0.1:8080/hook",
+    "loopback v4 elsewhere": "http://127.8.9.10/hook",
+    "localhost": "http://localhost:8000/hook",
+    "private 10/8": "http://10.1.2.3/hook",
+    "private 172.16/12": "http://172.16.0.1/hook",
+    "private 192.168/16": "http://192.168.1.1/hook",
+    "cloud metadata": "http://169.254.169.254/latest/meta-data/",
+    "link-local v4": "http://169.254.1.1/hook",
+    "multicast v4": "http://224.0.0.1/hook",
+    "unspecified v4": "http://0.0.0.0/hook",
+    "reserved v4": "http://240.0.0.1/hook",
+    "broadcast": "http://255.255.255.255/hook",
+    "shared 100.64/10": "http://100.64.0.1/hook",
+    "loopback v6": "http://[::1]:8080/hook",
+    "unspecified v6": "http://[::]/hook",
+    "link-local v6": "http://[fe80::1]/hook",
+    "unique local v6": "http://[fd00::1]/hook",
+    "multicast v6": "http://[ff02::1]/hook",
+    "mapped v4 loopback": "http://[::ffff:127.0.0.1]/hook",
+    "mapped v4 metadata": "http://[::ffff:169.254.169.254]/hook",
+    "6to4 of private": "http://[2002:a00:1::]/hook",
+    "documentation v6": "http://[2001:db8::1]/hook",
+    "decimal loopback": "http://2130706433/hook",
+}
+
+
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+@pytest.mark.parametrize("case", REFUSED)
+async def test_refused_urls(client: httpx.AsyncClient, case: str) -> None:
+    """Each class of URL the service does not send to is a typed 422 problem, and subscribes nothing."""
+    game = await create_game(client, seed=5)
+    refused = await client.put(hook_url(game, 1), json={"url": REFUSED[case]}, headers=game.auth(1))
+    assert_problem(refused, 422, "bad-webhook-url")
+    assert_problem(await client.get(hook_url(game, 1), headers=game.auth(1)), 404, "no-webhook")
+
+
+async def test_allow_private_lets_loopback_through_never_metadata(make_app: Callable[[Settings], Litestar]) -> None:
+    async with serve(make_app(Settings(webhook_allow_private=True))) as client:
+        game = await create_game(client, seed=5)
+        for url in ("http://127.0.0.1:9/hook", "http://[::1]:9/hook", "http://10.0.0.1/hook"):
+            assert (await client.put(hook_url(game, 1), json={"url": url}, headers=game.auth(1))).status_code in (200, 201)
+        for url in ("http://169.254.169.254/", "http://224.0.0.1/", "http://0.0.0.0/", "ftp://127.0.0.1/"):
+            refused = await client.put(hook_url(game, 1), json={"url": url}, headers=game.auth(1))
+            assert_problem(refused, 422, "bad-webhook-url")
+
+
+def test_public_addresses_pass() -> None:
+    import ipaddress
+
+    from darkroad.api.app.webhook_urls import address_class
+
+    for address in ("93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "1.1.1.1"):
+        assert address_class(ipaddress.ip_address(address)) is None, address
+
+
+def test_a_receiver_fixture_is_real_http() -> None:
+    with receiver(status=202) as hook:
+        answer = httpx.post(hook.url, content=b"{}")
+        assert answer.status_code == 202 and isinstance(hook, Receiver) and len(hook.received) == 1
