@@ -22,8 +22,8 @@ from pathlib import Path
 import httpx
 import pytest
 from apiutil import ApiServer, free_port, wait_for_port
-from receiver import receiver
 from players import lobby_game
+from receiver import receiver
 from redis import Redis
 from redis import exceptions as redis_errors
 
