@@ -23,12 +23,15 @@ class Received:
 
 @dataclass
 class Receiver:
-    """What the server answers: ``statuses`` in turn (then ``status``), after ``delay`` seconds."""
+    """What the server answers: ``statuses`` in turn (then ``status``), after ``delays`` in turn
+    (then ``delay``) seconds."""
 
     url: str = ""
     status: int = 204
     statuses: list[int] = field(default_factory=list)
     delay: float = 0.0
+    delays: list[float] = field(default_factory=list)
+    """Delays of the first requests, in turn (then ``delay``)."""
     received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -65,8 +68,9 @@ def receiver(**options: Any) -> Iterator[Receiver]:
             with state.lock:
                 state.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 status = state.statuses.pop(0) if state.statuses else state.status
-            if state.delay:
-                time.sleep(state.delay)
+                delay = state.delays.pop(0) if state.delays else state.delay
+            if delay:
+                time.sleep(delay)
             self.send_response(status)
             self.send_header("content-length", "0")
             self.end_headers()

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import NewGame, assert_problem, create_game, serve
+from apiutil import ApiServer, BotProcess, NewGame, assert_problem, create_game, serve
 from litestar import Litestar
 from receiver import Receiver, receiver
 
@@ -285,3 +285,53 @@ def test_a_receiver_fixture_is_real_http() -> None:
     with receiver(status=202) as hook:
         answer = httpx.post(hook.url, content=b"{}")
         assert answer.status_code == 202 and isinstance(hook, Receiver) and len(hook.received) == 1
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
+    """``darkroad bots`` killed with SIGKILL while a receiver holds its delivery: another worker
+    claims the message and sends it again with the same ``webhook-id``; every message of the
+    game arrives, at least once."""
+    env = {"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1", "DARKROAD_WEBHOOK_CLAIM_TIMEOUT": "2",
+           "DARKROAD_WEBHOOK_TIMEOUT": "60", "DARKROAD_WEBHOOK_FIRST_RETRY": "0.2"}
+    server = ApiServer(redis_url, args=["--bots", "0"], env=env).start()
+    first = BotProcess(redis_url, env=env).start()
+    second = None
+    rnd = random.Random(7)
+    try:
+        with receiver(delays=[120.0]) as hook, httpx.Client(base_url=server.url, timeout=10) as client:
+            game = NewGame(client.post("/v1/games", json={"players": 2, "seed": 5}).json())
+            for seat in (0, 1):
+                made = client.put(hook_url(game, seat), json={"url": hook.url}, headers=game.auth(seat))
+                assert made.status_code == 201, made.text
+            expected: set[tuple[int, int]] = set()
+            before = set(client.get(game.url).json()["awaiting"])
+            for n in range(30):
+                view = client.get(game.url).json()
+                seat = view["awaiting"][0]
+                actions = client.get(f"{game.url}/actions", headers=game.auth(seat)).json()["actions"]
+                after = client.post(f"{game.url}/actions", json=rnd.choice(actions),
+                                    headers={**game.auth(seat), "If-Match": f'"{view["version"]}"'}).json()
+                awaiting = set(after["awaiting"])
+                expected |= {(s, after["version"]) for s in awaiting - before}
+                before = awaiting
+                if n == 10:
+                    held = hook.wait_for(1)[0]  # the first message, held by the receiver
+                    first.kill()
+                    second = BotProcess(redis_url, env=env).start()
+            assert second is not None
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                got = {(int(item.headers["webhook-id"].split(".")[-2]), int(item.headers["webhook-id"].split(".")[-3]))
+                       for item in hook.received}
+                if got >= expected:
+                    break
+                time.sleep(0.1)
+            assert got == expected
+            ids = hook.ids()
+            assert ids.count(held.headers["webhook-id"]) >= 2  # sent again, with its id
+    finally:
+        for process in (first, second):
+            if process is not None:
+                process.stop()
+        server.stop()
