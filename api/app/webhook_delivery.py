@@ -146,7 +146,8 @@ class Deliverer:
             return "dropped"
         record, sub_id, raw_state = found
         subscription = msgspec.json.decode(record, type=Subscription)
-        payload = messages.body(delivery, await self._name(delivery), self.settings.public_url, subscription.chat)
+        payload = messages.body(delivery, await self._name(delivery), self.settings.public_url, subscription.chat,
+                                subscription.locale)
         begun = time.perf_counter()
         status, error = await self._send(subscription, delivery.id, payload)
         state = decode_state(raw_state)

@@ -29,6 +29,7 @@ from standardwebhooks import Webhook
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.store.hooks import Delivery, HookNotice
 from darkroad.core import Engine, Game
+from darkroad.core.i18n import DEFAULT_LOCALE, _, current_locale, use_locale
 
 SECRET_BYTES = 32
 """Random bytes of a signing secret (the specification asks for 24 to 64)."""
@@ -46,7 +47,13 @@ def notice(engine: Engine, game: Game, lobby: Lobby | None, now: float) -> HookN
     """What a commit writing ``game`` tells the queue of messages: the seats it awaits that a
     player decides for (a bot's seat, or one handed to a bot, is nobody's turn to be told of),
     and the pending decision."""
-    decision = None if game.finished else engine.decision(game)
+    if game.finished:
+        return HookNotice((), b"null", now)
+    if current_locale() == DEFAULT_LOCALE:
+        decision = engine.decision(game)
+    else:  # in the source language, whoever's request commits: a message must not depend on it
+        with use_locale(DEFAULT_LOCALE):
+            decision = engine.decision(game)
     if decision is None:
         return HookNotice((), b"null", now)
     seats = tuple(s for s in decision["seats"] if lobby is None or lobby.bot_of(s) is None)
@@ -64,23 +71,30 @@ def table_link(game_id: str, public_url: str | None) -> str:
 
 
 def text_of(delivery: Delivery, facts: Mapping[str, Any], name: str | None, link: str) -> str:
-    """A line a person reads in a chat: what happened, in which game, for whom, and the link."""
-    who = f"seat {delivery.seat}" + (f" ({name})" if name else "")
-    game = f"Merchants of the Dark Road game {delivery.game_id}"
+    """A line a person reads in a chat (in the language of the current call): what happened, in
+    which game, for whom, and the link."""
+    game, seat = delivery.game_id, delivery.seat
     if delivery.kind == "turn":
-        prompt = facts.get("prompt") if isinstance(facts, Mapping) else None
-        return f"Your turn, {who}, in {game}" + (f": {prompt}" if prompt else "") + f". {link}"
+        prompt = facts.get("prompt") or ""
+        if name:
+            return _("Your turn, %(name)s (seat %(seat)d), in game %(game)s: %(prompt)s. %(link)s",
+                     name=name, seat=seat, game=game, prompt=prompt, link=link)
+        return _("Your turn, seat %(seat)d, in game %(game)s: %(prompt)s. %(link)s",
+                 seat=seat, game=game, prompt=prompt, link=link)
     if delivery.kind == "clock":
-        remaining = facts.get("remaining", 0) if isinstance(facts, Mapping) else 0
-        return f"{who[0].upper()}{who[1:]}: {remaining:.0f} s left on your clock in {game}. {link}"
-    return f"{game} is over. {link}"
+        return _("Seat %(seat)d has %(remaining)d seconds left on its clock in game %(game)s. %(link)s",
+                 seat=seat, remaining=round(float(facts.get("remaining", 0))), game=game, link=link)
+    return _("Game %(game)s is over. %(link)s", game=game, link=link)
 
 
-def body(delivery: Delivery, name: str | None, public_url: str | None, chat: bool) -> bytes:
-    """The JSON body of ``delivery`` (the same on every attempt)."""
+def body(delivery: Delivery, name: str | None, public_url: str | None, chat: bool, locale: str = DEFAULT_LOCALE
+         ) -> bytes:
+    """The JSON body of ``delivery`` (the same on every attempt); its ``text`` in ``locale`` (the
+    language the subscription was made in)."""
     facts = msgspec.json.decode(delivery.data) if delivery.data else None
     link = table_link(delivery.game_id, public_url)
-    text = text_of(delivery, facts or {}, name, link)
+    with use_locale(locale):
+        text = text_of(delivery, facts if isinstance(facts, Mapping) else {}, name, link)
     data: dict[str, Any] = {
         "game_id": delivery.game_id,
         "seat": delivery.seat,

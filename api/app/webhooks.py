@@ -23,6 +23,7 @@ from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.webhook_messages import new_secret
 from darkroad.api.app.webhook_urls import check_url
 from darkroad.api.store.base import StoredGame
+from darkroad.core.i18n import DEFAULT_LOCALE, current_locale
 
 
 class Subscription(msgspec.Struct, frozen=True):
@@ -32,6 +33,8 @@ class Subscription(msgspec.Struct, frozen=True):
     secret: str
     created: float
     chat: bool = False
+    locale: str = DEFAULT_LOCALE
+    """The language the subscription was made in (``Accept-Language``): the messages' ``text``'s."""
 
 
 class DeliveryState(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -105,7 +108,7 @@ class Webhooks:
         URL is not one the service sends to): the subscription, with its new secret."""
         stored = await self._own(game_id, seat, token)
         url = await check_url(url, self.games.settings.webhook_allow_private)
-        subscription = Subscription(url, new_secret(), self.games.clock(), chat)
+        subscription = Subscription(url, new_secret(), self.games.clock(), chat, current_locale())
         game = self.games.game(stored)
         awaited = [] if stored.finished else self.games.engine.awaiting(game)
         created = await self.games.store.put_webhook(

@@ -103,7 +103,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             N_("Unknown version"),
             "The game (or the record to import) has no such version: versions go from 0 to the last one.",
         ),
-        ProblemType("no-webhook", 404, "No webhook", "The seat has no webhook subscription."),
+        ProblemType("no-webhook", 404, N_("No webhook"), "The seat has no webhook subscription."),
         ProblemType("not-found", 404, "Not found", "No resource at this path."),
         ProblemType(
             "method-not-allowed",
@@ -222,7 +222,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType(
             "bad-webhook-url",
             422,
-            "Webhook URL refused",
+            N_("Webhook URL refused"),
             "The service does not send to this URL: it is malformed, not `http(s)`, carries credentials, or "
             "its host is (or resolves to) a loopback, private, link-local, multicast, unspecified or reserved "
             "address; `detail` says which.",

@@ -177,7 +177,11 @@ async def test_finished_goes_to_every_subscribed_seat(make_app: Callable[[Settin
     with receiver() as hook:
         async with serve(make_app(settings)) as client:
             game = await create_game(client, seed=2)
-            secrets = [await subscribe(client, game, seat, hook.url) for seat in (0, 1)]
+            secrets = [await subscribe(client, game, 0, hook.url)]
+            # Seat 1's player reads Hungarian: its messages' text is in the language it subscribed in.
+            made = await client.put(hook_url(game, 1), json={"url": hook.url},
+                                    headers={**game.auth(1), "Accept-Language": "hu"})
+            secrets.append(made.json()["secret"])
             while (await act(client, game, rnd))["status"] != "finished":
                 pass
             await until(lambda: sum(b"finished" in item.body for item in hook.received) == 2, 60)
@@ -187,7 +191,10 @@ async def test_finished_goes_to_every_subscribed_seat(make_app: Callable[[Settin
         seat = int(item.headers["webhook-id"].split(".")[-2])
         from standardwebhooks import Webhook
 
-        assert Webhook(secrets[seat]).verify(item.body, item.headers)["data"]["seat"] == seat
+        data = Webhook(secrets[seat]).verify(item.body, item.headers)["data"]
+        assert data["seat"] == seat
+        assert data["text"] == (f"A(z) {game.id} játék véget ért. /play/{game.id}" if seat else
+                                f"Game {game.id} is over. /play/{game.id}")
 
 
 @pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
