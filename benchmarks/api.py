@@ -49,6 +49,12 @@ Comparisons, in the same run, their action phases alternating with the first ser
   English (negotiation, translated labels and prompts), read from the CPU time per action.
 * ``--minimal``: a phase on the first server whose clients send ``Prefer: return=minimal``
   (answers ``204`` without the view, as a client following the stream would ask).
+* ``--webhooks slow|failing``: two more servers of this tree, each with its in-process worker
+  (``--bots 1``, which also delivers webhooks): one whose clients subscribe every seat of
+  their games to a receiver (a process of its own) that answers after 3 s (``slow``) or
+  ``500`` at once (``failing``: every message retried), and one without subscriptions. Prints
+  the p99 of ``POST .../actions`` of each and their ratio: acting never waits for a delivery
+  (target <= 1.2).
 * ``--baseline DIR``: a second server from another darkroad installation (``pip install
   --no-deps --target DIR <tree>``, put first on its ``PYTHONPATH``), on its own Redis:
   this tree's throughput before/after a change.
@@ -59,7 +65,7 @@ other work slows every server's wall-clock throughput but less what a CPU-second
 
     python benchmarks/api.py [--seconds 5] [--rounds 3] [--games 64] [--concurrency 64] [--bot greedy|random|none]
                              [--redis-mode cluster] [--redis-wait-replicas 1] [--without-rate-limits]
-                             [--baseline DIR] [--minimal] [--language hu]
+                             [--baseline DIR] [--minimal] [--language hu] [--webhooks slow|failing]
 """
 
 from __future__ import annotations
@@ -300,6 +306,7 @@ async def follow(connection: Connection, game_url: str, auth: dict[str, str], af
 async def actions(
     port: int, games: list[Script], seconds: float, parallel: int, pid: int | None = None, minimal: bool = False,
     language: str | None = None,
+    webhook: str | None = None,
 ) -> Played:
     """Play ``games`` (``parallel`` at a time) for ``seconds``; ``pid``: the server's process,
     whose CPU time is measured; ``minimal``: every action asks ``Prefer: return=minimal``. With
@@ -325,6 +332,13 @@ async def actions(
         created = json.loads(raw)
         tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
         url, version = f"/v1/games/{created['id']}/actions", created["version"]
+        for seat, token in tokens.items() if webhook else ():
+            status, raw = await connection.request(
+                "PUT", f"/v1/games/{created['id']}/seats/{seat}/webhook",
+                {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+                json.dumps({"url": webhook}).encode(),
+            )  # fmt: skip
+            assert status == 201, raw
         game_url, after = url[: -len("/actions")], -1
         if script.bot is not None and script.opening:
             human = {"Authorization": f"Bearer {tokens[1 - BOT_SEAT]}"}
@@ -395,6 +409,8 @@ class Server:
     """Its clients ask ``Prefer: return=minimal`` (no view in the answers)."""
     language: str | None = None
     """Its clients ask for answers in this language (``Accept-Language``)."""
+    webhook: str | None = None
+    """Its clients subscribe every seat of their games to this receiver's URL."""
 
 
 async def measure(
@@ -418,7 +434,7 @@ async def measure(
     for server in servers:
         alone[server.name] = (
             await actions(server.port, games[:SOLO_GAMES], SOLO_SECONDS, 1, minimal=server.minimal,
-                          language=server.language)
+                          language=server.language, webhook=server.webhook)
         ).latencies
     # The action phases: each server's, and each server's with bot seats ("bots" the main one's).
     bot_phases = {"bots": main.port}
@@ -442,6 +458,7 @@ async def measure(
                 loaded[phase] = await actions(
                     server.port, games[SOLO_GAMES:], seconds, parallel, server.pid, minimal=server.minimal,
                     language=server.language,
+                    webhook=server.webhook,
                 )
         results.append((health, loaded))
         loads.append(os.getloadavg()[0])
@@ -470,6 +487,14 @@ async def measure(
               "(the human's actions; the bot plays in a worker process)")
         replies = [reply for _, loaded in results for reply in loaded["bots"].replies]
         print(f"human's action answered -> the {bot} bot's reply seen, {parallel} games:   {_percentiles(replies)}")
+    hooked = next((server for server in servers if server.webhook), None)
+    if hooked is not None:
+        reference = next(server for server in servers if server.name == WITHOUT_WEBHOOKS)
+        by_round = [_p99(loaded[hooked.name].latencies) / _p99(loaded[reference.name].latencies) for _, loaded in results]
+        verdict = "met" if statistics.median(by_round) <= 1.2 else "NOT met"
+        print(f"p99 of POST .../actions, {hooked.name} / {reference.name}, by round: "
+              f"{', '.join(f'{r:.2f}' for r in by_round)}; median {statistics.median(by_round):.2f}   "
+              f"(target <= 1.2: {verdict})")
     ratio = statistics.median(loaded[main.name].requests / health for health, loaded in results)
     verdict = "met" if ratio >= 0.3 else "NOT met"
     print(f"actions / health checks, median of {rounds} rounds: {ratio:.0%}   (target >= 30%: {verdict})")
@@ -606,6 +631,25 @@ def redis_server(port: int, directory: str, *extra: str) -> list[str]:
 
 
 RATE_LIMITED = ("REQUESTS", "CREATES", "AUTH_FAILURES")
+WITHOUT_WEBHOOKS = "bots 1, no webhooks"
+RECEIVER = """
+import sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+status, delay = int(sys.argv[2]), float(sys.argv[3])
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        time.sleep(delay)
+        self.send_response(status)
+        self.send_header("content-length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+server.daemon_threads = True
+server.serve_forever()
+"""
+"""A webhook receiver (``--webhooks``): port, status, seconds before answering."""
 
 
 def api_server(port: int, *options: str) -> list[str]:
@@ -630,6 +674,10 @@ def main() -> None:
     parser.add_argument(
         "--without-rate-limits", action="store_true", help="also a server of this tree with rate limits off"
     )
+    parser.add_argument(
+        "--webhooks", choices=["slow", "failing"],
+        help="also servers with their in-process worker, one whose games' seats subscribe to a slow or failing receiver",
+    )  # fmt: skip
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     parser.add_argument(
         "--language", choices=["hu"],
@@ -706,6 +754,14 @@ def main() -> None:
         if args.without_rate_limits:
             unlimited = {f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in RATE_LIMITED}
             servers.append(standalone("no rate limits", unlimited, wait, "--bots", "0"))
+        if args.webhooks:
+            port = free_port()
+            status, delay = ("204", "3") if args.webhooks == "slow" else ("500", "0")
+            stack.enter_context(running([sys.executable, "-c", RECEIVER, str(port), status, delay], port))
+            servers.append(standalone(WITHOUT_WEBHOOKS, None, wait, "--bots", "1"))
+            hooked = standalone(f"bots 1, {args.webhooks} webhooks", {"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1"}, wait,
+                                "--bots", "1")
+            servers.append(dataclasses.replace(hooked, webhook=f"http://127.0.0.1:{port}/hook"))
         if args.baseline is not None:
             baseline = {"PYTHONPATH": str(args.baseline.resolve())}
             servers.append(standalone("baseline", baseline, replicas=wait))

@@ -69,7 +69,7 @@ def test_every_request_string_and_list_has_a_documented_maximum() -> None:
     ]
     assert {label for label, _ in bodies} == {
         "POST /v1/games", "POST /v1/games/{game_id}/actions", "POST /v1/games/{game_id}/seats/{seat}/join",
-        "POST /v1/games/import"}
+        "POST /v1/games/import", "PUT /v1/games/{game_id}/seats/{seat}/webhook"}
     for label, schema in bodies:
         assert unbounded(schema, "$", set()) == [], label
 
