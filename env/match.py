@@ -134,12 +134,12 @@ class Match:
         """Apply ``seat``'s action ``index``: :class:`ValueError` when it is not legal now."""
         assert self.game is not None
         legal = self.legal(seat)
-        indices = self.catalogue.indices(legal)
-        try:
-            action = legal[indices.index(int(index))]
-        except ValueError:
-            raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)") from None
-        self.engine.apply(self.game, action, track_undo=False)  # an environment's game is never undone
+        entry = self.catalogue.entry(int(index)) if 0 <= int(index) < self.catalogue.size else None
+        found = [a for a in legal if (a.type, a.option) == entry] if entry is not None else \
+            [a for a, i in zip(legal, self.catalogue.indices(legal), strict=True) if i == index]
+        if not found:
+            raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)")
+        self.engine.apply(self.game, found[0], track_undo=False)  # an environment's game is never undone
         self.steps += 1
 
     # -- rewards -------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from darkroad.core import DARK_MARKET_SPACES, ROUNDS, RUINS_SPACES, Engine, Game
+from darkroad.core import DARK_MARKET_SPACES, HUMAN, ROUNDS, RUINS_SPACES, Engine, Game, Player
 
 MAX_SEATS = 4
 """Seat blocks in every observation (a game has 2 to 4 seats)."""
@@ -103,178 +103,134 @@ class Layout:
 
 
 class Encoder:
-    """Encodes a seat's view of a game into a ``float32`` vector of :attr:`Layout.size`."""
+    """Encodes a seat's view of a game into a ``float32`` vector of :attr:`Layout.size`.
+
+    One-hot and multi-hot features are gathered as a list of indices (a count where an index
+    comes twice: two potions), the scaled counts as a list of values at fixed places; then
+    ``numpy.bincount`` and one assignment make the vector. An environment encodes once per
+    step, so this is most of what an environment adds to the engine's work."""
 
     def __init__(self, engine: Engine, layout: Layout) -> None:
         self.engine = engine
         self.layout = layout
-        self.o = layout.offset
-        self.seat_o = {name: off - layout.seat_offset for name, off, _ in layout.fields
-                       if name.startswith("seat.")}
+        o = layout.offset
+        self.o = o
+        lay = layout
+        self.board_scalars = np.array([o["round"], *(o["market_dice"] + i for i in range(len(lay.goods))),
+                                       o["set_aside"], *(o["commission_counts"] + t for t in range(len(lay.towns))),
+                                       o["hero_deck"], o["deed_deck"], o["companion_deck"]], dtype=np.intp)
+        seat_scalars = ("present", "prestige", "lanterns", "quartz", "horseshoes", "spent", "removed",
+                        "delivered_commissions", "delivered_heroes", "deed_count", "gifts", "coins_known", "coins")
+        per_seat = [[lay.seat_offset + k * lay.seat_width + o[f"seat.{name}"] - lay.seat_offset
+                     for name in seat_scalars] for k in range(MAX_SEATS)]
+        self.seat_scalars = [np.array(sum(per_seat[:n], []), dtype=np.intp) for n in range(MAX_SEATS + 1)]
+        # Absolute indices of every id's one-hot place in each seat block and on the board.
+        self.seat_ids: list[dict[str, dict[str, int]]] = []
+        for k in range(MAX_SEATS):
+            base = lay.seat_offset + k * lay.seat_width
+            self.seat_ids.append({
+                name: {x: base + o[f"seat.{name}"] - lay.seat_offset + i for x, i in ids.items()}
+                for name, ids in (("goods", lay.goodx_index), ("heroes", lay.heroes), ("commissions", lay.commissions),
+                                  ("steeds", lay.steeds), ("upgrades", lay.upgrades), ("deeds", lay.deeds),
+                                  ("companions", {card: lay.companions[cid] for card, cid in lay.card_companion.items()
+                                                  if cid in lay.companions}))})
+        self.seat_at = [{name: lay.seat_offset + k * lay.seat_width + o[f"seat.{name}"] - lay.seat_offset
+                         for name, _ in lay.seat_fields()} for k in range(MAX_SEATS)]
+        self.buildings = {b: o["buildings"] + i for b, i in lay.buildings.items()}
+        self.tops = {m: o["commission_tops"] + i for m, i in lay.commissions.items()}
+        self.courtyard = {d: o["courtyard"] + i for d, i in lay.deeds.items()}
+        self.upgrades = {u: o["upgrades"] + i for u, i in lay.upgrades.items()}
+        self.inn = [{h: o["inn"] + slot * len(lay.heroes) + i for h, i in lay.heroes.items()} for slot in range(4)]
+        self.row = [{card: o["companion_row"] + slot * len(lay.companions) + lay.companions[cid]
+                     for card, cid in lay.card_companion.items() if cid in lay.companions} for slot in range(3)]
 
     def encode(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded)."""
-        at: list[int] = []
-        val: list[float] = []
-        self._board(game, seat, at, val)
+        hot: list[int] = []
+        scalars = self._board(game, seat, hot)
         n = len(game.players)
         for k in range(n):
-            self._seat(game, (seat + k) % n, seat, self.layout.seat_offset + k * self.layout.seat_width, at, val)
-        # bincount adds the values of one index up: two potions are 2/3 at the potion's place.
-        return np.bincount(at, weights=val, minlength=self.layout.size).astype(np.float32)
+            scalars += self._seat(game.players[(seat + k) % n], k, k == 0, hot)
+        out = np.bincount(hot, minlength=self.layout.size).astype(np.float32)
+        out[self.board_scalars] = scalars[:len(self.board_scalars)]
+        out[self.seat_scalars[n]] = scalars[len(self.board_scalars):]
+        return out
 
-    def _board(self, game: Game, seat: int, at: list[int], val: list[float]) -> None:
+    def _board(self, game: Game, seat: int, hot: list[int]) -> list[float]:
         o, lay, b = self.o, self.layout, game.board
         n = len(game.players)
-        at += [o["round"], o["players"] + n - 1]
-        val += [game.round / ROUNDS, 1.0]
+        hot += [o["players"] + n - 1, o["start_seat"] + (game.start_seat - seat) % n,
+                o["market_wheel"] + b.wheel_offset % WHEEL, o["dark_market"] + b.dark_market % len(DARK_MARKET_SPACES),
+                o["ruins"] + b.ruins % len(RUINS_SPACES)]
         if game.finished:
-            at.append(o["finished"])
-            val.append(1.0)
+            hot.append(o["finished"])
         phase = lay.phases.get(game.phase)
         if phase is not None:
-            at.append(o["phase"] + phase)
-            val.append(1.0)
+            hot.append(o["phase"] + phase)
         if game.active is not None and game.active >= 0:
-            at.append(o["active_seat"] + (game.active - seat) % n)
-            val.append(1.0)
-        at.append(o["start_seat"] + (game.start_seat - seat) % n)
-        val.append(1.0)
+            hot.append(o["active_seat"] + (game.active - seat) % n)
         awaiting = self.engine.awaiting(game)
-        for s in awaiting:
-            at.append(o["awaiting"] + (s - seat) % n)
-            val.append(1.0)
+        hot += [o["awaiting"] + (s - seat) % n for s in awaiting]
         if awaiting and game.stack:
             kind = lay.kinds.get(game.stack[-1].kind)
             if kind is not None:
-                at.append(o["decision"] + kind)
-                val.append(1.0)
-        at.append(o["market_wheel"] + b.wheel_offset % WHEEL)
-        val.append(1.0)
-        for i in range(len(lay.goods)):
-            at.append(o["market_dice"] + i)
-            val.append(b.market[i] / 2.0)
-        at.append(o["set_aside"])
-        val.append(b.set_aside / SCALE)
-        for building in b.buildings:
-            if building in lay.buildings:
-                at.append(o["buildings"] + lay.buildings[building])
-                val.append(1.0)
-        for town, stack in b.commission_stacks.items():
-            t = lay.towns.get(town)
-            if t is not None:
-                at.append(o["commission_counts"] + t)
-                val.append(len(stack) / STACK_SIZE)
-            if stack and stack[0] in lay.commissions:
-                at.append(o["commission_tops"] + lay.commissions[stack[0]])
-                val.append(1.0)
-        heroes = len(lay.heroes)
-        for i, hero in enumerate(b.inn[:4]):
-            if hero in lay.heroes:
-                at.append(o["inn"] + i * heroes + lay.heroes[hero])
-                val.append(1.0)
-        at += [o["hero_deck"], o["deed_deck"], o["companion_deck"]]
-        val += [len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE]
-        for deed in b.courtyard:
-            if deed in lay.deeds:
-                at.append(o["courtyard"] + lay.deeds[deed])
-                val.append(1.0)
-        kinds = len(lay.companions)
-        for i, card in enumerate(b.companion_row[:3]):
-            cid = lay.card_companion.get(card) if card else None
-            if cid in lay.companions:
-                at.append(o["companion_row"] + i * kinds + lay.companions[cid])
-                val.append(1.0)
-        for upgrade in b.upgrades:
-            if upgrade in lay.upgrades:
-                at.append(o["upgrades"] + lay.upgrades[upgrade])
-                val.append(1.0)
-        at += [o["dark_market"] + b.dark_market % len(DARK_MARKET_SPACES), o["ruins"] + b.ruins % len(RUINS_SPACES)]
-        val += [1.0, 1.0]
+                hot.append(o["decision"] + kind)
+        hot += [self.buildings[x] for x in b.buildings if x in self.buildings]
+        stacks = b.commission_stacks
+        hot += [self.tops[s[0]] for s in stacks.values() if s and s[0] in self.tops]
+        hot += [self.inn[i][h] for i, h in enumerate(b.inn[:4]) if h in self.inn[i]]
+        hot += [self.courtyard[d] for d in b.courtyard if d in self.courtyard]
+        hot += [self.row[i][c] for i, c in enumerate(b.companion_row[:3]) if c in self.row[i]]
+        hot += [self.upgrades[u] for u in b.upgrades if u in self.upgrades]
         if b.five_coins:
-            at.append(o["five_coins"])
-            val.append(1.0)
-        self._caravan(game, seat, at, val)
+            hot.append(o["five_coins"])
+        self._caravan(game, seat, hot)
+        counts = [len(stacks.get(t, ())) / STACK_SIZE for t in lay.towns]
+        return [game.round / ROUNDS, *(m / 2.0 for m in b.market), b.set_aside / SCALE, *counts,
+                len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE]
 
-    def _caravan(self, game: Game, seat: int, at: list[int], val: list[float]) -> None:
+    def _caravan(self, game: Game, seat: int, hot: list[int]) -> None:
         turn: Any = game.turn
         caravan = turn.get("caravan") if isinstance(turn, dict) else getattr(turn, "caravan", None)
         if not caravan:
             return
         o, n = self.o, len(game.players)
-        at.append(o["caravan"])
-        val.append(1.0)
+        hot.append(o["caravan"])
         leader = caravan.get("leader")
         if isinstance(leader, int):
-            at.append(o["caravan_leader"] + (leader - seat) % n)
-            val.append(1.0)
+            hot.append(o["caravan_leader"] + (leader - seat) % n)
         if caravan.get("route") == "shortcut":
-            at.append(o["caravan_shortcut"])
-            val.append(1.0)
+            hot.append(o["caravan_shortcut"])
         town = self.layout.towns.get(caravan.get("town", ""))
         if town is not None:
-            at.append(o["caravan_town"] + town)
-            val.append(1.0)
-        for s in caravan.get("members", ()):
-            at.append(o["caravan_members"] + (s - seat) % n)
-            val.append(1.0)
-        for d in caravan.get("dice", ()):
-            if 0 <= d < DIE_FACES:
-                at.append(o["caravan_dice"] + d)
-                val.append(1.0 / 3.0)
+            hot.append(o["caravan_town"] + town)
+        hot += [o["caravan_members"] + (s - seat) % n for s in caravan.get("members", ())]
+        hot += [o["caravan_dice"] + d for d in caravan.get("dice", ()) if 0 <= d < DIE_FACES]
 
-    def _seat(self, game: Game, s: int, seat: int, base: int, at: list[int], val: list[float]) -> None:
-        lay, o = self.layout, self.seat_o
-        p = game.players[s]
-        at += [base + o["seat.present"], base + o["seat.prestige"], base + o["seat.lanterns"],
-               base + o["seat.quartz"], base + o["seat.horseshoes"], base + o["seat.spent"], base + o["seat.removed"],
-               base + o["seat.delivered_commissions"], base + o["seat.delivered_heroes"], base + o["seat.deed_count"],
-               base + o["seat.position"] + p.position % POSITIONS]
-        val += [1.0, p.prestige / SCALE, p.lanterns / SCALE, p.quartz / SCALE, p.horseshoes / SCALE, p.spent / SCALE,
+    def _seat(self, p: Player, k: int, own: bool, hot: list[int]) -> list[float]:
+        """Seat block ``k``'s one-hots (into ``hot``) and its scaled counts."""
+        at, ids = self.seat_at[k], self.seat_ids[k]
+        hot.append(at["position"] + p.position % POSITIONS)
+        if p.kind != HUMAN:
+            hot.append(at["automated"])
+        locked = at["locked"]
+        hot += [locked + i * DIE_FACES + d for i, d in enumerate(p.locked[:3]) if d is not None and 0 <= d < DIE_FACES]
+        hot += [at["reserve"] + d for d in p.reserve if 0 <= d < DIE_FACES]
+        hot += [at["special"] + d for d in p.special if 0 <= d < DIE_FACES]
+        hot += [at["pool_illuminated" if d.kind == "illuminated" else "pool_night"] + d.value for d in p.pool
+                if 0 <= d.value < DIE_FACES]
+        goods, heroes, commissions = ids["goods"], ids["heroes"], ids["commissions"]
+        hot += [goods[g] for g in p.goods if g in goods]
+        hot += [heroes[h] for h in p.heroes if h in heroes]
+        hot += [commissions[m] for m in p.commissions if m in commissions]
+        steeds, upgrades, companions = ids["steeds"], ids["upgrades"], ids["companions"]
+        hot += [steeds[x] for x in p.steeds if x in steeds]
+        hot += [upgrades[x] for x in p.upgrades if x in upgrades]
+        hot += [companions[c.card] for c in p.companions if c.card in companions]
+        gifts = sum(len(c.gifts) for c in p.companions)
+        if own:  # behind its own screen: the seat's own coins and deeds
+            deeds = ids["deeds"]
+            hot += [deeds[d] for d in p.deeds if d in deeds]
+        return [1.0, p.prestige / SCALE, p.lanterns / SCALE, p.quartz / SCALE, p.horseshoes / SCALE, p.spent / SCALE,
                 p.removed / SCALE, len(p.delivered_commissions) / SCALE, len(p.delivered_heroes) / SCALE,
-                len(p.deeds) / SCALE, 1.0]
-        if p.kind != "human":
-            at.append(base + o["seat.automated"])
-            val.append(1.0)
-        if s == seat:  # behind its own screen: the seat's own coins and deeds
-            at += [base + o["seat.coins_known"], base + o["seat.coins"]]
-            val += [1.0, p.coins / SCALE]
-            for d in p.deeds:
-                if d in lay.deeds:
-                    at.append(base + o["seat.deeds"] + lay.deeds[d])
-                    val.append(1.0)
-        for i, locked in enumerate(p.locked[:3]):
-            if locked is not None and 0 <= locked < DIE_FACES:
-                at.append(base + o["seat.locked"] + i * DIE_FACES + locked)
-                val.append(1.0)
-        for field, dice in (("seat.reserve", p.reserve), ("seat.special", p.special)):
-            for face in dice:
-                if 0 <= face < DIE_FACES:
-                    at.append(base + o[field] + face)
-                    val.append(1.0)
-        for pooled in p.pool:
-            if 0 <= pooled.value < DIE_FACES:
-                at.append(base + o["seat.pool_illuminated" if pooled.kind == "illuminated" else "seat.pool_night"]
-                          + pooled.value)
-                val.append(1.0)
-        goodx = lay.goodx_index
-        for g in p.goods:
-            if g in goodx:
-                at.append(base + o["seat.goods"] + goodx[g])
-                val.append(1.0 / 3.0)
-        for name, ids, owned in (("seat.heroes", lay.heroes, p.heroes), ("seat.commissions", lay.commissions,
-                                 p.commissions), ("seat.steeds", lay.steeds, p.steeds),
-                                 ("seat.upgrades", lay.upgrades, p.upgrades)):
-            for x in owned:
-                if x in ids:
-                    at.append(base + o[name] + ids[x])
-                    val.append(1.0)
-        gifts = 0
-        for card in p.companions:
-            cid = lay.card_companion.get(card.card)
-            if cid in lay.companions:
-                at.append(base + o["seat.companions"] + lay.companions[cid])
-                val.append(1.0)
-            gifts += len(card.gifts)
-        at.append(base + o["seat.gifts"])
-        val.append(gifts / SCALE)
+                len(p.deeds) / SCALE, gifts / SCALE, 1.0 if own else 0.0, p.coins / SCALE if own else 0.0]

@@ -85,9 +85,10 @@ def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Eng
 
 
 def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a number of samples, the bot draws samples until its think time is spent (the
-    clock read after each one), then answers. On a clock that reads 0.05 s later each time it
-    is read, a budget of 0.2 s is four samples. (A clock of the test's own: on a loaded
+    """Without a number of samples, the bot draws samples while the next one, as long as the
+    mean one so far, would end within its think time (the clock read after each one), then
+    answers. On a clock that reads 0.05 s later each time it is read, a budget of 0.22 s is four
+    samples (a fifth would end at 0.25 s). (A clock of the test's own: on a loaded
     machine one sample may take seconds of wall time.)"""
     monkeypatch.setattr(search_bot, "MIN_SAMPLES", 10**9)  # never sure enough to stop sooner
     readings = itertools.count()
@@ -100,7 +101,7 @@ def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(perf_counter=clock))
     game, seat = decision_points(engine, 1)[0]
     legal = engine.legal_actions(game, seat)
-    bot = engine.bots["search"].configured(think_time=0.2)
+    bot = engine.bots["search"].configured(think_time=0.22)
     drawn = 0
     world = engine.determinize
 
@@ -112,7 +113,7 @@ def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(engine, "determinize", counted)
     action = engine.bot_choice(game, seat, bot)
     assert action in legal
-    assert drawn == 4  # read at 0 (the deadline 0.2), then after each sample: 0.05, 0.1, 0.15, 0.2
+    assert drawn == 4  # read at 0 (the deadline 0.22), then after each sample: 0.05, 0.1, 0.15, 0.2
     before = engine.dumps(game)
     engine.bot_choice(game, seat, engine.bots["search"].configured(samples=1))
     assert engine.dumps(game) == before  # it does not change the game

@@ -14,7 +14,8 @@ in reach, the caravan it makes worth joining. That valuation has weights of its 
 (:data:`SURPLUS`, :data:`COMMISSION_SHARE`): it counts coins beyond prestige (or prestige
 beyond coins) and commissions not yet delivered for less than the greedy bot does. Samples
 are drawn until the budget is spent (``think_time`` seconds per decision, 1 by default; at
-least one sample), and the action with the best mean value is played.
+least one sample; it stops before a sample that would end past the budget, as long as the
+mean sample so far), and the action with the best mean value is played.
 
 The budget is a limit, not a quota: the bot stops sooner once more samples could not change
 its answer. After ``MIN_SAMPLES`` samples it compares the leading action with every other one
@@ -104,7 +105,8 @@ class SearchBot(Bot):
         ``draw(rng)`` (:meth:`InfoState.sample`), until the budget is spent."""
         if len(legal) == 1:
             return legal[0]
-        deadline = time.perf_counter() + self.think_time
+        start = time.perf_counter()
+        deadline = start + self.think_time
         values: list[list[float]] = [[] for _ in legal]
         drawn = 0
         cyclic: bool | None = None
@@ -118,8 +120,12 @@ class SearchBot(Bot):
             if self.samples is not None:
                 if drawn >= self.samples:
                     break
-            elif time.perf_counter() >= deadline or (drawn >= MIN_SAMPLES and settled(values)):
-                break
+            else:
+                now = time.perf_counter()
+                # Stop when the next sample, as long as the mean one so far, would end past the
+                # budget: the answer comes within think_time, not one sample after it.
+                if now + (now - start) / drawn > deadline or (drawn >= MIN_SAMPLES and settled(values)):
+                    break
         best = max(range(len(legal)), key=lambda i: (sum(values[i]), legal[i].option in STOP_OPTIONS))
         return legal[best]
 
