@@ -7,8 +7,7 @@ import contextlib
 import gc
 import logging
 import os
-import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from litestar import Litestar
@@ -41,13 +40,6 @@ from darkroad.api.store.base import GameStore
 from darkroad.api.store.memory import MemoryStore
 from darkroad.api.store.redis_store import RedisStore
 from darkroad.core import Engine, i18n
-
-_DOCUMENTED: weakref.WeakKeyDictionary[Engine, Mapping[str, frozenset[str]]] = weakref.WeakKeyDictionary()
-"""The documented methods of every path (:func:`documented_methods`) of the apps of an engine:
-their OpenAPI document depends on the engine alone (the routes are the same), and generating
-it is about three quarters of what building an app costs, so apps sharing an engine (tests,
-each building its own app) generate it once for the policy layer. An app still generates its
-own document when it is asked for (``/schema``)."""
 
 
 def open_store(settings: Settings, metrics: Metrics | None = None) -> GameStore:
@@ -176,9 +168,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         state=State({"engine": engine, "settings": settings, "new_game": SeatKindSurface(engine.seat_kinds).new_game}),
         metrics=metrics,
         endpoints={("POST", f"{GAMES}/{{game_id}}/actions"): action_endpoint},
-        documented=_DOCUMENTED.get(engine),
     )
-    _DOCUMENTED.setdefault(engine, app.policies.table.documented)
     return app
 
 

@@ -21,8 +21,9 @@ It wraps the Litestar application as the outermost ASGI layer, so no route can m
   exactly the documented methods, and any other method is ``405 method-not-allowed`` with
   that ``Allow``.
 
-The methods come from the routes the OpenAPI document is made of (the handlers included in
-the schema), so ``Allow`` and the document agree by construction; ``tests/api/
+The methods come from the handlers the OpenAPI document is made of (those included in the
+schema, as Litestar decides for its document), so ``Allow`` and the document agree by
+construction; ``tests/api/
 test_api_policies.py`` walks every operation of the committed document against every policy.
 The **request deadline** (head and body within ``Settings.request_timeout``) is enforced
 beneath this layer, by the server's protocol (``darkroad.api.http.server``), for every request.
@@ -62,7 +63,6 @@ from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, Problem, problem_for
 from darkroad.api.http.ratelimit import RateLimiter, client_key
 from darkroad.api.metrics import Metrics
 from darkroad.core import i18n
-from darkroad.core.memo import Memo
 
 logger = logging.getLogger("darkroad.api")
 
@@ -73,8 +73,6 @@ PRIVATE = b"private, no-store"
 UNLIMITED = "unlimited"
 """A route's ``opt["budget"]`` when it counts against no budget (the probes)."""
 _PARAMETER = re.compile(r"\{([^}/]+)\}")
-_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-"""The operations of an OpenAPI path item."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,31 +113,34 @@ class RouteTable:
             self._by_depth.setdefault(_depth(route.template), []).append(route)
         self.documented: Mapping[str, frozenset[str]] = {}
         """The methods of each path of the OpenAPI document the table was made from."""
-        self._matched: Memo[str, tuple[RoutePolicy, dict[str, str]]] = Memo(self.MATCHED)
 
     @classmethod
-    def of(cls, app: Litestar, documented: Mapping[str, frozenset[str]] | None = None) -> RouteTable:
+    def of(cls, app: Litestar) -> RouteTable:
         """The table of ``app``'s HTTP routes: a path of the OpenAPI document allows the methods
-        the document lists there (a path outside it, those of its handlers); budgets and secrets
-        come from the handlers' ``opt``. ``documented``: :func:`documented_methods` of ``app``,
-        when known already (an app of the same routes and engine: see ``create_app``)."""
-        if documented is None:
-            documented = documented_methods(app)
+        the document lists there (those of its handlers included in the schema; a path outside
+        the document, those of all its handlers); budgets and secrets come from the handlers'
+        ``opt``."""
         routes = []
+        documented: dict[str, frozenset[str]] = {}
         for route in app.routes:
             if not isinstance(route, HTTPRoute):
                 continue
             methods: set[str] = set()
+            in_schema: set[str] = set()
             budgets: dict[str, str] = {}
             secret: set[str] = set()
             for handler in route.route_handlers:
                 methods |= set(handler.http_methods)
+                if handler.resolve_include_in_schema():
+                    in_schema |= set(handler.http_methods)
                 if budget := handler.opt.get("budget"):
                     budgets.update(dict.fromkeys(handler.http_methods, budget))
                 if handler.opt.get("secret"):
                     secret |= set(handler.http_methods)
-            methods = set(documented.get(route.path_format, methods))
-            methods.discard("OPTIONS")
+            if in_schema:
+                documented[route.path_format] = frozenset(in_schema)
+                methods = in_schema
+            methods = methods - {"OPTIONS"}
             routes.append(
                 RoutePolicy(route.path_format, _pattern(route.path_format), frozenset(methods), budgets,
                             frozenset(secret))
@@ -148,39 +149,14 @@ class RouteTable:
         table.documented = documented
         return table
 
-    MATCHED = 4096
-    """Paths whose route :meth:`match` keeps (it starts again when full)."""
-
     def match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:
-        """The route of ``path`` and its parameters, if any.
-
-        The routes of the paths seen lately are kept: the requests of a game's clients go to a
-        few paths again and again, and trying the patterns of a path's depth one by one cost
-        about 1% of the server's CPU time per action (``benchmarks/server_calls.py``). Bounded:
-        a client making up paths only starts the table again."""
-        kept = self._matched.get(path)
-        if kept is not None:
-            return kept[0], dict(kept[1])  # the caller's own parameters
-        found = self._match(path)
-        if found is not None:
-            self._matched.keep(path, (found[0], dict(found[1])))
-        return found
-
-    def _match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:
+        """The route of ``path`` and its parameters, if any (only the routes of the path's depth
+        are tried)."""
         for route in self._by_depth.get(_depth(path), ()):
             found = route.pattern.match(path)
             if found is not None:
                 return route, found.groupdict()
         return None
-
-
-def documented_methods(app: Litestar) -> dict[str, frozenset[str]]:
-    """The methods the OpenAPI document of ``app`` lists for each of its paths (generating the
-    document: about three quarters of what building an app costs)."""
-    return {
-        path: frozenset(method.upper() for method in _METHODS if getattr(item, method, None) is not None)
-        for path, item in (app.openapi_schema.paths or {}).items()
-    }
 
 
 def _depth(path: str) -> int:
@@ -215,11 +191,10 @@ class PolicyLayer:
         app: Litestar,
         metrics: Metrics,
         endpoints: Mapping[tuple[str, str], FastEndpoint],
-        documented: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.app = app
         self.metrics = metrics
-        self.table = RouteTable.of(app, documented)
+        self.table = RouteTable.of(app)
         self.endpoints = endpoints
         """Fast endpoints by ``(method, template)``."""
 
@@ -341,11 +316,10 @@ class PolicedApp(Litestar):
         *args: Any,
         metrics: Metrics,
         endpoints: Mapping[tuple[str, str], FastEndpoint],
-        documented: Mapping[str, frozenset[str]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.policies = PolicyLayer(self, metrics, endpoints, documented)
+        self.policies = PolicyLayer(self, metrics, endpoints)
         self._handle = self.policies.handle
         # Litestar's own handling of this app, bound once (not a super() object per request).
         self._litestar: ASGIApp = super().__call__

@@ -141,10 +141,22 @@ def make_app(engine: Engine) -> Callable[[Settings], Litestar]:
     return make
 
 
+_APPS: dict[Settings, Litestar] = {}
+"""The apps of :func:`app`, by their settings (this test process's)."""
+
+
 @pytest.fixture
-def app(make_app: Callable[[Settings], Litestar], settings: Settings) -> Litestar:
-    """An app on ``settings``."""
-    return make_app(settings)
+def app(engine: Engine, settings: Settings) -> Litestar:
+    """An app on ``settings``, shared by the tests of this process that ask for the same
+    settings (those of a store kind): building an app takes a tenth of a second, and hundreds
+    of tests ask for one. Each test starts it afresh (:func:`client`: its lifespan opens a new
+    store, services and bot workers, and empties nothing it did not open), so that only the
+    routes and the metrics' counters carry over; a test reading counters builds its own
+    (:func:`make_app`)."""
+    shared = _APPS.get(settings)
+    if shared is None:
+        shared = _APPS[settings] = create_app(settings, engine=engine)
+    return shared
 
 
 @pytest.fixture

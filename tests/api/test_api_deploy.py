@@ -39,9 +39,10 @@ def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
 # -- metrics ---------------------------------------------------------------------------------------
 
 
-async def test_metrics_are_the_prometheus_text_format(client: httpx.AsyncClient) -> None:
-    await create_game(client)
-    response = await client.get("/metrics")
+async def test_metrics_are_the_prometheus_text_format(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
+    async with serve(make_app(settings)) as client:  # an app of its own: its counters start at 0
+        await create_game(client)
+        response = await client.get("/metrics")
     # One charset: Prometheus 3 refuses a Content-Type with the parameter twice.
     assert response.headers["content-type"] == PROMETHEUS_TEXT
     created = samples(response.text, "darkroad_games_created_total")

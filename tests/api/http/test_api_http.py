@@ -442,11 +442,12 @@ async def test_catalog(client: httpx.AsyncClient, engine: Engine) -> None:
     )
 
 
-async def test_health_ready_metrics(client: httpx.AsyncClient) -> None:
-    assert (await client.get("/healthz")).json() == {"status": "ok"}
-    assert (await client.get("/readyz")).json() == {"status": "ready"}
-    await create_game(client)
-    metrics = await client.get("/metrics")
+async def test_health_ready_metrics(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
+    async with serve(make_app(settings)) as client:  # an app of its own: its counters start at 0
+        assert (await client.get("/healthz")).json() == {"status": "ok"}
+        assert (await client.get("/readyz")).json() == {"status": "ready"}
+        await create_game(client)
+        metrics = await client.get("/metrics")
     assert metrics.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
     assert 'darkroad_http_requests_total{method="POST",route="/v1/games",status="201"} 1.0' in metrics.text
     assert "darkroad_games_created_total 1.0" in metrics.text
