@@ -6,10 +6,12 @@ players, solo, the Private Concern in a 3-4 player game, drafting, advanced deed
 first-game buildings) and checks after every action every wagon limit (an overflow only
 while the discard for that very gain is pending), card conservation, no negative count and
 the version; then it replays each game through a store/reload round trip at every action
-and compares every state (``tests/invariants.py``). CI plays 1500 games (``RANDOM_GAMES`` in
-conftest.py) in chunks that pytest-xdist spreads over its workers; more in one go::
+and compares every state (``tests/invariants.py``). CI plays games for a budget of CPU time
+(``RANDOM_GAMES_SECONDS`` in conftest.py, ``--random-games-seconds``) in chunks that
+pytest-xdist spreads over its workers, each chunk's seeds in order from its own start; a given
+number in one go (a rules change: 5000)::
 
-    python -m pytest tests/test_properties.py -n 2 --random-games 2000 [--random-games-seed S]
+    python -m pytest tests/test_properties.py -n 2 --random-games 5000 [--random-games-seed S]
 
 A failure names the game's config and seed: ``play_checked(engine, seed)`` replays it.
 """
@@ -17,6 +19,9 @@ A failure names the game's config and seed: ``play_checked(engine, seed)`` repla
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,24 +32,59 @@ from darkroad.core import Engine, GameConfig
 from darkroad.core.actions import Action
 
 CHUNK = 20
-"""Games per test: small enough for pytest-xdist to balance the workers."""
+"""Games per test with ``--random-games``: small enough for pytest-xdist to balance the workers."""
+BUDGET_CHUNKS = 16
+"""Tests the budget of CPU time is split in (each plays on until its share is spent)."""
+SPAN = 100_000
+"""Seeds of each budget chunk (chunk i starts at seed ``i * SPAN``): more than any budget plays."""
+ABILITY_SHARE = 0.25
+"""The abilities test's budget, as a share of the random games' (about one game in ten)."""
 PROFILE = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A test's games: seeds from ``start``, ``count`` of them, or as many as ``seconds`` of CPU
+    time allows (at least one)."""
+
+    start: int
+    count: int
+    seconds: float | None = None
+
+    def seeds(self, base: int, every: int = 1, share: float = 1.0) -> Iterator[int]:
+        """The seeds to play from ``base + start``: one in ``every`` of a counted chunk, or
+        until ``share`` of the budget is spent."""
+        first = base + self.start // every
+        if self.seconds is None:
+            yield from range(first, first + (self.count + every - 1) // every)
+            return
+        deadline = time.process_time() + self.seconds * share
+        seed = first
+        while True:
+            yield seed
+            seed += 1
+            if time.process_time() >= deadline:
+                return
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "chunk" in metafunc.fixturenames:
         games = metafunc.config.getoption("random_games")
-        metafunc.parametrize("chunk", [(start, min(CHUNK, games - start)) for start in range(0, games, CHUNK)],
-                             ids=lambda c: f"games{c[0]}-{c[0] + c[1] - 1}")
+        if games is None:
+            share = metafunc.config.getoption("random_games_seconds") / BUDGET_CHUNKS
+            chunks = [Chunk(n * SPAN, SPAN, share) for n in range(BUDGET_CHUNKS)]
+            ids = [f"budget{n}" for n in range(BUDGET_CHUNKS)]
+        else:
+            chunks = [Chunk(start, min(CHUNK, games - start)) for start in range(0, games, CHUNK)]
+            ids = [f"games{c.start}-{c.start + c.count - 1}" for c in chunks]
+        metafunc.parametrize("chunk", chunks, ids=ids)
 
 
 @pytest.mark.slow
-def test_random_games_keep_every_invariant(engine: Engine, chunk: tuple[int, int], request: pytest.FixtureRequest):
+def test_random_games_keep_every_invariant(engine: Engine, chunk: Chunk, request: pytest.FixtureRequest):
     """Wagon Overview limits (p. 18), card conservation, no negative count, version + 1 per
     action and replay, over random games that end after 13 rounds with a final scoring."""
-    base = request.config.getoption("random_games_seed")
-    start, count = chunk
-    for seed in range(base + start, base + start + count):
+    for seed in chunk.seeds(request.config.getoption("random_games_seed")):
         try:
             game, actions, states = play_checked(engine, seed)
             check_replay(engine, game.config, actions, states)
@@ -55,10 +95,11 @@ def test_random_games_keep_every_invariant(engine: Engine, chunk: tuple[int, int
 
 ABILITY_GAMES = 12
 """Games of the CI-sized version of the abilities test (about 0.8 s each: every ability is
-tried in a branch); the slow one plays one in ten of ``--random-games``."""
+tried in a branch); the slow one plays a share of the random games' budget (or one in ten of
+``--random-games``)."""
 
 
-def check_trying_abilities(engine: Engine, seeds: range) -> tuple[int, int]:
+def check_trying_abilities(engine: Engine, seeds: Iterable[int]) -> tuple[int, int]:
     """(abilities tried, actions checked) over the games of ``seeds``."""
     tried = checked = 0
     for seed in seeds:
@@ -84,13 +125,12 @@ def test_every_ability_tried_at_every_decision_keeps_every_invariant(engine: Eng
 
 
 @pytest.mark.slow
-def test_every_ability_tried_at_every_decision_many_games(engine: Engine, chunk: tuple[int, int],
+def test_every_ability_tried_at_every_decision_many_games(engine: Engine, chunk: Chunk,
                                                           request: pytest.FixtureRequest):
-    """The same over one in ten of ``--random-games`` (CI: 150 games, about 2 CPU minutes, in
-    the chunks of the invariant suite)."""
-    start, count = chunk
-    base = 60_000 + request.config.getoption("random_games_seed") + start // 10
-    check_trying_abilities(engine, range(base, base + (count + 9) // 10))
+    """The same over a quarter of the random games' budget of CPU time (or one in ten of
+    ``--random-games``), in the chunks of the invariant suite."""
+    base = 60_000 + request.config.getoption("random_games_seed")
+    check_trying_abilities(engine, chunk.seeds(base, every=10, share=ABILITY_SHARE))
 
 
 # -- the checker itself: it fails for the right reason ---------------------------------------------
