@@ -41,6 +41,27 @@ STORES = [
     pytest.param("cluster", marks=pytest.mark.slow),
     pytest.param("sentinel", marks=pytest.mark.slow),
 ]
+"""The store kinds a test taking ``store_kind`` (or ``store``, ``settings``, ``app``,
+``client``) runs on, unless it is marked ``stores(...)`` with fewer: a test of what the HTTP
+layer refuses before any store is asked (``stores("memory")``), or of whole games whose moves
+reach a Redis Cluster and Sentinels only as the store contract does (``stores("memory",
+"redis")``: that contract is ``test_api_store.py``'s, on every kind, and the HA tests play
+whole games on those deployments)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "stores(*kinds): the store kinds the test runs on (default: every kind)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``store_kind`` over :data:`STORES`, or those of the test's ``stores`` mark."""
+    if "store_kind" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("stores")
+    kinds = STORES if marker is None else [
+        param for param in STORES if (param if isinstance(param, str) else param.values[0]) in marker.args
+    ]
+    metafunc.parametrize("store_kind", kinds)
 REDIS_MODES = {"redis": "standalone", "cluster": "cluster", "sentinel": "sentinel"}
 """The ``--redis-mode`` of each Redis store kind."""
 
@@ -99,12 +120,6 @@ def redis_url(redis_server: RedisServer) -> str:
     """The URL of an empty Redis."""
     redis_server.flush()
     return redis_server.url
-
-
-@pytest.fixture(params=STORES)
-def store_kind(request: pytest.FixtureRequest) -> str:
-    """Each test using it runs once per store."""
-    return str(request.param)
 
 
 @pytest.fixture

@@ -276,7 +276,7 @@ class HungBots:
         return [HungBot()]
 
 
-@pytest.mark.parametrize("store_kind", ["memory"])
+@pytest.mark.stores("memory")
 async def test_a_bot_that_never_answers_is_given_up(store: GameStore) -> None:
     """``DARKROAD_BOT_MOVE_TIMEOUT``: the first legal action stands in, the stuck process is
     killed (a new pool takes over), and the other games' bots go on."""
@@ -338,7 +338,7 @@ async def test_a_seat_past_its_deadline_is_handed_over_with_nobody_reading(engin
     assert lobby is not None and lobby.bot_of(seat) is None
 
 
-@pytest.mark.parametrize("store_kind", ["memory"])
+@pytest.mark.stores("memory")
 async def test_a_thinking_process_killed_from_outside_is_replaced(engine: Engine, store: GameStore) -> None:
     """A process of the pool killed between two moves (an operator, the OOM killer): the next
     move finds it gone and asks a new one; the bot's choice still stands (not stood in)."""
@@ -393,7 +393,7 @@ async def test_the_oldest_job_is_measured_and_warned_about(
     assert "the oldest bot job has waited" in caplog.text
 
 
-@pytest.mark.parametrize("store_kind", ["memory"])
+@pytest.mark.stores("memory")
 async def test_a_replication_timeout_while_taking_jobs_is_a_warning_and_the_worker_goes_on(
     engine: Engine, store: GameStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

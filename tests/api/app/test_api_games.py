@@ -20,6 +20,7 @@ async def follow(client: httpx.AsyncClient, game: NewGame) -> list[int]:
     return [int(line[4:]) for line in response.text.splitlines() if line.startswith("id: ")]
 
 
+@pytest.mark.stores("memory", "redis")
 @pytest.mark.parametrize("players", [2, 3, 4])
 async def test_full_game(client: httpx.AsyncClient, app: Litestar, engine: Engine, players: int) -> None:
     game = await create_game(client, players=players, seed=100 + players)
@@ -47,6 +48,7 @@ async def test_full_game(client: httpx.AsyncClient, app: Litestar, engine: Engin
     assert engine.pack(replayed) == stored.state
 
 
+@pytest.mark.stores("memory", "redis")
 @pytest.mark.parametrize(("players", "humans"), [(1, 1), (3, 2), (4, 3)])
 async def test_games_with_the_private_concern(
     client: httpx.AsyncClient, app: Litestar, engine: Engine, players: int, humans: int

@@ -278,6 +278,7 @@ async def test_waiting_games_expire_and_leave_the_listing(make_app: Any, redis_u
 # -- bad input: a 4xx problem, nothing changed -----------------------------------------
 
 
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize(
     "name", ["", "   ", "x" * (MAX_NAME_LENGTH + 1), "bad\u0007name", "\n"], ids=["empty", "blank", "long", "bell",
                                                                                    "newline"]

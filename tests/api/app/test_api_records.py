@@ -112,6 +112,7 @@ def _view_of(history: bytes) -> bytes:
     return history[start:history.rindex(b',"events":[')]
 
 
+@pytest.mark.stores("memory", "redis")
 async def test_history_equals_the_views_seen_live_byte_for_byte(client: httpx.AsyncClient) -> None:
     created = await client.post("/v1/games", json={
         "players": 3, "seed": 11, "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bo"},
@@ -204,6 +205,7 @@ async def test_a_seats_history_does_not_show_another_seats_secrets(engine: Engin
     assert changed > len(versions) // 2
 
 
+@pytest.mark.stores("memory", "redis")
 @pytest.mark.parametrize("tamper", ["missing-plugin", "other-version", "tampered-action", "bad-format",
                                     "other-format-version", "other-result", "not-json"])
 async def test_refused_imports_store_nothing(app: Litestar, client: httpx.AsyncClient, engine: Engine,

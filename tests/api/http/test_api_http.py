@@ -68,6 +68,7 @@ async def test_create_game_with_chosen_buildings_and_variants(
     assert view["config"]["variants"] == {"drafting": True}
 
 
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize(
     ("body", "status", "problem_type"),
     [
@@ -93,6 +94,7 @@ async def test_create_game_rejects_bad_configs(
     assert_problem(await client.post("/v1/games", json=body), status, problem_type)
 
 
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize("content", [b"", b"{", b"null", b"\xff\xfe", b'{"players": 2' + b" " * 10])
 async def test_create_game_rejects_malformed_json(client: httpx.AsyncClient, content: bytes) -> None:
     response = await client.post("/v1/games", content=content, headers={"Content-Type": "application/json"})
@@ -211,6 +213,7 @@ async def test_illegal_actions_change_nothing(client: httpx.AsyncClient) -> None
     assert (await client.get(game.url)).json()["version"] == game.version
 
 
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize(
     "body",
     [
@@ -237,6 +240,7 @@ async def test_malformed_actions_are_bad_actions(client: httpx.AsyncClient, body
     assert "@ $" in problem["detail"]
 
 
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize("content", [b"", b"{", b'{"type": "plan",}', b"\xff", b"[" * 100000])
 async def test_malformed_json_actions(client: httpx.AsyncClient, content: bytes) -> None:
     game = await create_game(client)
@@ -347,6 +351,7 @@ async def test_idempotency_keys_are_per_seat(client: httpx.AsyncClient) -> None:
         assert "idempotent-replayed" not in response.headers
 
 
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize("key", ["", "x" * 256])
 async def test_idempotency_key_format(client: httpx.AsyncClient, key: str) -> None:
     game = await create_game(client)
