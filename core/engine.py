@@ -599,7 +599,7 @@ class Engine:
             self._settle(ctx)
             broken = self.broken_invariants(game)
             if broken:
-                blamed = sorted(ctx.answered)
+                blamed = sorted(ctx.answered - self.registry.essential)  # the plugins, not the rulebook
                 raise PluginError(f"the game broke an invariant ({broken}) while resolving {kind}/"
                                   f"{option}; plugins involved: {blamed or 'none'}",
                                   plugin=blamed[0] if len(blamed) == 1 else "")
@@ -740,9 +740,9 @@ class Engine:
 
     def _failure(self, exc: Exception) -> PluginError:
         """The :class:`PluginError` of an unexpected exception ``exc`` of a rule, naming the
-        plugin whose code raised it (or the rules core)."""
+        plugin whose code raised it (or the engine)."""
         plugin = self._blame(exc)
-        where = f"plugin {plugin!r}" if plugin else "the rules core"
+        where = f"plugin {plugin!r}" if plugin else "the engine"
         return PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "")
 
     def _blame(self, exc: BaseException) -> str | None:

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from .view import EventType
 
 hookspec = pluggy.HookspecMarker("darkroad")
+hookimpl = pluggy.HookimplMarker("darkroad")
+"""Marks a plugin's implementation of a hook (exported as ``darkroad.core.hookimpl``)."""
 
 
 # -- registration -------------------------------------------------------------------

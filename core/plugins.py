@@ -1,7 +1,10 @@
 """The plugin manager factory (no global manager: every engine builds its own).
 
-Plugins arrive through the ``darkroad`` entry-point group, the base game's components
-exactly like a fan's. Loading validates each plugin; one that fails is skipped and
+The rulebook's modules (:mod:`darkroad.core.rulebook`) are registered first, as *essential*
+plugins (pytest's ``essential_plugins``): they cannot be blocked. Plugins then arrive through
+the ``darkroad`` entry-point group, the base game's components exactly like a fan's; pluggy
+calls the later registered first, so a plugin's answer to a ``firstresult`` hook comes
+before the rulebook's. Loading validates each plugin; one that fails is skipped and
 recorded in :attr:`PluginSet.failed` with the reason (or, when ``strict``, the load
 raises :class:`PluginError`). Here: a plugin that fails to import, implements a hook that
 does not exist (with a did-you-mean), implements one as a wrapper (darkroad calls hooks
@@ -14,6 +17,7 @@ or reuses an id, step kind or bot id another plugin already has.
 from __future__ import annotations
 
 import difflib
+import importlib
 import importlib.metadata as md
 import inspect
 from collections.abc import Iterable
@@ -24,9 +28,14 @@ import pluggy
 
 from . import hookspecs
 from .errors import PluginError
+from .hookspecs import hookimpl
+from .rulebook import PARTS
 
 GROUP = "darkroad"
-hookimpl = pluggy.HookimplMarker(GROUP)
+ESSENTIAL_PLUGINS = tuple(f"rulebook.{part}" for part in PARTS)
+"""The essential plugins' names, in the order they are registered (before any other): the
+rulebook's parts, each the module ``darkroad.core.rulebook.<part>``."""
+__all__ = ["ESSENTIAL_PLUGINS", "GROUP", "LoadedPlugin", "PluginSet", "hookimpl", "make_plugin_manager"]
 
 
 @attrs.define
@@ -36,6 +45,15 @@ class LoadedPlugin:
     module: str
     dist: str
     builtin: bool
+    """The base game's: an essential plugin, or an entry point of darkroad's own modules."""
+    essential: bool = False
+    """One of the rulebook's parts (:data:`ESSENTIAL_PLUGINS`): it cannot be blocked."""
+
+    @property
+    def kind(self) -> str:
+        """``"essential"`` (the rulebook), ``"builtin"`` (the base game's components, bots and
+        seat kinds) or ``"fan"`` (every other)."""
+        return "essential" if self.essential else "builtin" if self.builtin else "fan"
 
 
 @attrs.define
@@ -47,8 +65,10 @@ class PluginSet:
     strict: bool = False
 
     def reject(self, name: str, reason: str) -> None:
-        """A plugin failed validation: raise when strict, else unregister and record it."""
-        if self.strict:
+        """A plugin failed validation: raise when strict (or when it is essential: the rules
+        cannot be played without it), else unregister and record it."""
+        loaded = self.plugins.get(name)
+        if self.strict or (loaded is not None and loaded.essential):
             raise PluginError(f"plugin {name!r} failed to load: {reason}", plugin=name)
         plugin = self.pm.get_plugin(name)
         if plugin is not None:
@@ -73,6 +93,11 @@ def make_plugin_manager(
     pm.add_hookspecs(hookspecs)
     out = PluginSet(pm=pm, strict=strict)
     skip = set(exclude)
+    blocked = sorted(skip.intersection(ESSENTIAL_PLUGINS))
+    if blocked:
+        raise PluginError(f"plugin {blocked[0]!r} is essential (a part of the rulebook): it cannot be blocked",
+                          plugin=blocked[0])
+    _register_essential(out)
     if entry_points:
         for ep in sorted(md.entry_points(group=GROUP), key=lambda e: e.name):
             if ep.name in skip or pm.has_plugin(ep.name):
@@ -104,6 +129,19 @@ def make_plugin_manager(
         out.reject(name, reason)
     pm.check_pending()
     return out
+
+
+def _register_essential(out: PluginSet) -> None:
+    """Register the rulebook's parts, before any other plugin (:data:`ESSENTIAL_PLUGINS`)."""
+    try:
+        version = md.version("darkroad")
+    except md.PackageNotFoundError:  # run from a source tree without an install
+        version = "0"
+    for name in ESSENTIAL_PLUGINS:
+        module = importlib.import_module(f"darkroad.core.{name}")
+        out.pm.register(module, name=name)
+        out.plugins[name] = LoadedPlugin(name=name, version=version, module=module.__name__, dist="darkroad",
+                                         builtin=True, essential=True)
 
 
 def invalid_plugins(pm: pluggy.PluginManager) -> dict[str, str]:

@@ -27,7 +27,6 @@ from typing import Any
 import attrs
 import pluggy
 
-from . import rulebook
 from .actionlog import UNDO, WITHDRAWN
 from .bots import Bot
 from .content import Component, Content, ContentError
@@ -39,10 +38,8 @@ from .seats import HUMAN, SeatKind
 from .state import CONFIG_FIELDS
 from .steps import Step
 
-CORE_STEPS: list[Step] = rulebook.steps()
-"""The rules core's steps."""
-RESERVED_STEP_KINDS = {"companion": "the rules core (companion abilities)", WITHDRAWN: "the rules core (withdrawals)",
-                       UNDO: "the rules core (undo)"}
+RESERVED_STEP_KINDS = {"companion": "the engine (companion abilities)", WITHDRAWN: "the engine (withdrawals)",
+                       UNDO: "the engine (undo)"}
 """Action types that are no step, and who owns them: no plugin may register a step of that kind."""
 
 
@@ -77,15 +74,17 @@ class Registry:
         self.event_types = loaded.event_types
         """Event type -> :class:`~darkroad.core.view.EventType` of the plugins' events
         (``darkroad_event_types``), with the plugin documenting it."""
+        self.essential = frozenset(name for name, p in plugins.plugins.items() if p.essential)
+        """The essential plugins' names: the rulebook's parts."""
         self.steps: dict[str, Step] = {}
         """Every step kind, as its provider wrote it."""
         self.run_steps: dict[str, Step] = {}
-        """The same, plugin steps wrapped so that their failures name the plugin."""
-        for step in CORE_STEPS:
-            self.steps[step.kind] = self.run_steps[step.kind] = step
+        """The same, plugin steps wrapped so that their failures name the plugin (the rulebook's
+        are not: they are the rules every plugin builds on, and their failures are blamed on
+        the innermost plugin's code that led to them, :meth:`blame`)."""
         for name, step in loaded.steps:
             self.steps[step.kind] = step
-            self.run_steps[step.kind] = PluginStep(step, name)
+            self.run_steps[step.kind] = step if name in self.essential else PluginStep(step, name)
         self.hook_impls: dict[str, list[Impl]] = {name: impls_of(self.pm, name) for name in spec_names()}
         """Every rule-point hook's implementations, in calling order."""
         self.companion_impls: dict[str, list[Impl]] = {}
@@ -95,7 +94,7 @@ class Registry:
             self.companion_impls.setdefault(impl[0], []).append(impl)
 
     def step_is_builtin(self, kind: str) -> bool:
-        """Whether step ``kind`` is the core's or a built-in plugin's."""
+        """Whether step ``kind`` is the rulebook's or a built-in plugin's."""
         step = self.run_steps.get(kind)
         if not isinstance(step, PluginStep):
             return kind in self.steps
@@ -103,7 +102,8 @@ class Registry:
         return bool(loaded and loaded.builtin)
 
     def step_plugin(self, kind: str) -> str | None:
-        """The plugin providing step ``kind`` (``None`` for the core's steps)."""
+        """The plugin providing step ``kind`` (``None`` for the rulebook's steps: the question
+        is whether a decision is a component's)."""
         step = self.run_steps.get(kind)
         return step.plugin if isinstance(step, PluginStep) else None
 
@@ -126,17 +126,17 @@ class Registry:
         return "; " + "; ".join(f"plugin {n!r} failed to load: {failed[n]}" for n in shown)
 
     def blame(self, exc: BaseException) -> str | None:
-        """The plugin whose code raised ``exc`` (the innermost frame in a plugin's module)."""
-        modules = {}
+        """The plugin whose code raised ``exc``: the innermost frame in a plugin's module, a
+        plugin's before the rulebook's (a fan plugin's call the rulebook could not resolve is
+        the fan plugin's failure)."""
+        files = {}
         for name, plugin in self.pm.list_name_plugin():
             mod = getattr(plugin, "__name__", None) or type(plugin).__module__
-            modules[mod] = name
-        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-            for mod, name in modules.items():
-                file = getattr(sys.modules.get(mod), "__file__", None)
-                if file and frame.filename == file:
-                    return name
-        return None
+            file = getattr(sys.modules.get(mod), "__file__", None)
+            if file:
+                files[file] = name
+        found = [files[f.filename] for f in reversed(traceback.extract_tb(exc.__traceback__)) if f.filename in files]
+        return next((name for name in found if name not in self.essential), found[0] if found else None)
 
 
 def merge(plugins: PluginSet) -> Registrations:
@@ -175,8 +175,7 @@ def _merge_once(plugins: PluginSet, clashes: list[tuple[str, str]]) -> dict[str,
         "packs": [(name, pack) for name, pack in registrations(plugins, "darkroad_content") if pack],
         "components": _components(plugins, reject),
     }
-    taken = {s.kind: "the rules core" for s in CORE_STEPS} | RESERVED_STEP_KINDS
-    merged["steps"] = _unique(plugins, "darkroad_steps", Step, "step kind", reject, taken, key="kind")
+    merged["steps"] = _unique(plugins, "darkroad_steps", Step, "step kind", reject, RESERVED_STEP_KINDS, key="kind")
     merged["bots"] = _unique(plugins, "darkroad_bots", Bot, "bot", reject)
     merged["seat_kinds"] = _unique(plugins, "darkroad_seat_kinds", SeatKind, "seat kind", reject,
                                    taken={HUMAN: "the core"})
@@ -261,7 +260,7 @@ def _event_types(plugins: PluginSet, reject: Reject) -> dict[str, tuple[str, Any
             if not isinstance(event, str) or not isinstance(spec, EventType):
                 reject(name, f"darkroad_event_types: {event!r} -> {spec!r} is not an event type -> EventType")
             elif event in EVENTS or event in event_types:
-                other = event_types[event][0] if event in event_types else "the rules core"
+                other = event_types[event][0] if event in event_types else "the engine's event log"
                 reject(name, f"event type {event!r} is already documented by {other!r}")
             else:
                 event_types[event] = (name, spec)

@@ -192,4 +192,80 @@ def test_the_engines_action_types_are_not_step_kinds(kind: str) -> None:
             return [Taken()]
 
     _, reason = loads_without(Steps())
-    assert f"step kind {kind!r} is already defined by 'the rules core" in reason
+    assert f"step kind {kind!r} is already defined by 'the engine" in reason
+
+
+# -- the rulebook's essential plugins --------------------------------------------------------------
+
+
+def test_the_rulebook_is_made_of_essential_plugins_registered_first() -> None:
+    """As pytest's essential plugins: the rulebook's parts are plugins registered before any
+    other (so pluggy asks them last), each contributing its steps through ``darkroad_steps``."""
+    import darkroad.core.rulebook.plan
+    from darkroad.core.plugins import ESSENTIAL_PLUGINS
+
+    engine = Engine.load()
+    names = [name for name, _ in engine.pm.list_name_plugin()]
+    assert names[:len(ESSENTIAL_PLUGINS)] == list(ESSENTIAL_PLUGINS) and len(ESSENTIAL_PLUGINS) == 17
+    for name in ESSENTIAL_PLUGINS:
+        loaded = engine.plugins.plugins[name]
+        assert (loaded.essential, loaded.builtin, loaded.kind, loaded.dist) == (True, True, "essential", "darkroad")
+        assert loaded.module == f"darkroad.core.{name}"
+    assert engine.pm.get_plugin("rulebook.plan") is darkroad.core.rulebook.plan
+    assert {s.kind for s in darkroad.core.rulebook.plan.STEPS} == {"plan", "slot_action", "slot2", "slot3"}
+    assert all(engine.steps[s.kind] is s for s in darkroad.core.rulebook.plan.STEPS)
+    assert engine.step_plugin("plan") is None and engine.step_is_builtin("plan")
+    assert engine.plugins.plugins["bot-greedy"].kind == "builtin"
+    assert Engine.load(extra=[("lamp-tower", Tower())]).plugins.plugins["lamp-tower"].kind == "fan"
+
+
+@pytest.mark.parametrize("name", ["rulebook.plan", "rulebook.scoring"])
+def test_an_essential_plugin_cannot_be_blocked(name: str) -> None:
+    with pytest.raises(PluginError, match=f"plugin '{name}' is essential .*: it cannot be blocked"):
+        Engine.load(exclude=[name])
+    assert "bot-greedy" not in Engine.load(exclude=["bot-greedy"]).plugins.plugins  # any other can
+
+
+def test_an_essential_plugin_is_never_skipped() -> None:
+    """Rejecting an essential plugin (a clash found against it) fails the load: the rules
+    cannot be played without it."""
+    from darkroad.core import make_plugin_manager
+
+    plugins = make_plugin_manager()
+    with pytest.raises(PluginError, match="rulebook.turn"):
+        plugins.reject("rulebook.turn", "a reason")
+    assert "rulebook.turn" in plugins.plugins and plugins.pm.get_plugin("rulebook.turn") is not None
+
+
+def test_plugins_all_lists_the_rulebook_with_the_kind_essential() -> None:
+    """``darkroad plugins --all`` lists the rulebook's parts, kind ``essential``; without
+    ``--all``, as the base game's plugins, they are left out."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from darkroad.api import cli
+    from darkroad.core.plugins import ESSENTIAL_PLUGINS
+
+    report = json.loads(CliRunner().invoke(cli.app, ["plugins", "--all", "--json"]).stdout)
+    essential = {p["name"]: p for p in report["plugins"] if p["kind"] == "essential"}
+    assert sorted(essential) == sorted(ESSENTIAL_PLUGINS)
+    assert all("darkroad_steps" in p["hooks"] and p["builtin"] for p in essential.values())
+    assert {p["kind"] for p in report["plugins"]} <= {"essential", "builtin", "fan"}  # fan: the example pack
+    shown = json.loads(CliRunner().invoke(cli.app, ["plugins", "--json"]).stdout)["plugins"]
+    assert not [p for p in shown if p["kind"] != "fan"]
+
+
+def test_the_rulebook_failing_on_a_plugins_call_blames_the_plugin() -> None:
+    """The rulebook's code is a plugin's, but a failure it meets on a fan plugin's call (an
+    effect nobody knows) is the fan plugin's: the innermost fan plugin's frame is blamed."""
+    from darkroad.core import resolve_effect
+
+    class BadSetup:
+        @hookimpl
+        def darkroad_setup(self, ctx: Ctx) -> None:
+            resolve_effect(ctx, 0, "no_such_effect:1")
+
+    with pytest.raises(PluginError) as failed:
+        Engine.load(extra=[("bad-setup", BadSetup())]).create(GameConfig(players=2, seed=1))
+    assert failed.value.plugin == "bad-setup" and "no_such_effect" in failed.value.reason

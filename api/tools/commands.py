@@ -155,7 +155,8 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
 
 
 def plugins_command(
-    show_all: Annotated[bool, typer.Option("--all", help="Include the built-in base game plugins.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Include the rulebook's essential plugins and the built-in "
+                                                       "base game plugins.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     strict: Annotated[bool, typer.Option(help="Fail when a plugin cannot be loaded.")] = False,
 ) -> None:
@@ -183,7 +184,8 @@ def plugins_command(
 
 
 def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
-    """Plugins with their hooks, components (one entry per component, bots with ``"kind":
+    """Plugins with their kind (``essential``: the rulebook's parts; ``builtin``: the base
+    game's; ``fan``) and hooks, components (one entry per component, bots with ``"kind":
     "bot"``, seat kinds with ``"kind": "seat_kind"``), load failures."""
     plugins = []
     shown = set()
@@ -192,8 +194,8 @@ def plugin_report(engine: Engine, show_all: bool) -> dict[str, Any]:
             continue
         obj = engine.pm.get_plugin(name)
         hooks = sorted(h.name for h in engine.pm.get_hookcallers(obj) or ())
-        plugins.append({"name": name, "version": loaded.version, "module": loaded.module, "dist": loaded.dist,
-                        "builtin": loaded.builtin, "hooks": hooks})
+        plugins.append({"name": name, "kind": loaded.kind, "version": loaded.version, "module": loaded.module,
+                        "dist": loaded.dist, "builtin": loaded.builtin, "hooks": hooks})
         shown.add(name)
     components = [{"kind": c["kind"], "id": c["id"], "name": c["name"], "plugin": c["plugin"],
                    "version": c["version"]} for c in engine.catalog() if c["plugin"] in shown]

@@ -1,4 +1,10 @@
-"""The base game's rulebook, one module per part, in the rulebook's order.
+"""The base game's rulebook: essential plugins, one module per part, in the rulebook's order.
+
+As pytest's own behaviour is made of plugins (its ``essential_plugins``), the rules are
+plugins, registered before every other one through the same hooks any plugin uses (each
+module's ``darkroad_steps`` contributes its steps). They cannot be blocked; a fan plugin
+clashing with one is told its name, as with any plugin; and a seat kind overrides only what
+differs from them, with its own implementation of a rule point's ``firstresult`` hook.
 
 Each module holds the steps (and the rule points) of one part of the published rulebook,
 quoting it where a rule is subtle (docs/content.md has the project's own content decisions):
@@ -27,21 +33,7 @@ quoting it where a rule is subtle (docs/content.md has the project's own content
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
-from ..steps import Step
-
 PARTS = ("setup", "turn", "plan", "move", "activate", "rest", "great_bazaar", "queens_commissions", "dark_market",
          "ringway_inn", "yurgs_excursions", "caravan", "deliveries", "good_fortune", "effects", "overflow", "scoring")
-"""The rulebook's modules, in the rulebook's order."""
-
-
-def parts() -> list[ModuleType]:
-    """The rulebook's modules, imported."""
-    return [importlib.import_module(f"{__name__}.{name}") for name in PARTS]
-
-
-def steps() -> list[Step]:
-    """Every step of the rulebook."""
-    return [step for part in parts() for step in part.STEPS]
+"""The rulebook's modules, in the rulebook's order: the essential plugins, registered before
+any other as ``rulebook.<part>`` (:func:`~darkroad.core.plugins.make_plugin_manager`)."""

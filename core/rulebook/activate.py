@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..context import Ctx
 from ..errors import PluginError
 from ..hooks import is_bool, is_str_list
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -78,3 +79,8 @@ class Activate(Choice):
 
 
 STEPS: list[Step] = [Activate()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hooks import is_int, is_int_list
+from ..hookspecs import hookimpl
 from ..state import CompanionCard, Task
 from ..steps import Choice, Option, Step
 
@@ -187,3 +188,8 @@ class TravelDie(Choice):
 
 
 STEPS: list[Step] = [CaravanCompanion(), CaravanRoute(), CaravanJoin(), CaravanEvent(), TravelDie()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

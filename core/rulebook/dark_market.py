@@ -10,6 +10,7 @@ activation entirely."
 from __future__ import annotations
 
 from ..context import Ctx
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -55,3 +56,8 @@ def move_dark_market(ctx: Ctx, seat: int, n: int) -> None:
 
 
 STEPS: list[Step] = [DarkMarket()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -17,6 +17,7 @@ from typing import Any
 from ..context import Ctx
 from ..goods import is_upgraded
 from ..goods import label as good_label
+from ..hookspecs import hookimpl
 from ..seats import HUMAN
 from ..state import Task
 from ..steps import Choice, Option, Step
@@ -146,3 +147,8 @@ def deliver_hero(ctx: Ctx, seat: int, hero: str, source: str = "") -> None:
 
 
 STEPS: list[Step] = [Deliveries()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from ..context import EFFECT_RESOURCE, Ctx
 from ..goods import UP, good_type, is_upgraded
 from ..goods import label as good_label
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 from .dark_market import move_dark_market
@@ -308,3 +309,8 @@ class ChooseEffect(Choice):
 
 
 STEPS: list[Step] = [EffectStep(), ChooseEffect(), Notify()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

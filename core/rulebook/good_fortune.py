@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hooks import is_int
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -84,3 +85,8 @@ def gain_upgrade(ctx: Ctx, seat: int, upgrade: str) -> None:
 
 
 STEPS: list[Step] = [GoodFortune(), ChooseUpgrade()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..context import MAX_PER_SECTION, Ctx
 from ..hooks import is_non_negative_int
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -99,3 +100,8 @@ class BazaarBuy(Choice):
 
 
 STEPS: list[Step] = [GreatBazaar(), BazaarBuy()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

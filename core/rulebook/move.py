@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hooks import is_distances
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -64,3 +65,8 @@ class Horseshoe(Choice):
 
 
 STEPS: list[Step] = [Move(), Horseshoe()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

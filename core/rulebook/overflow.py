@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from ..context import Ctx
 from ..goods import label as good_label
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -132,3 +133,8 @@ STEPS: list[Step] = [
     Discard("inventory", "inventory full: discard a blazing quartz or a horseshoe"),
     HeroBonus(),
 ]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hooks import is_bool
+from ..hookspecs import hookimpl
 from ..state import PoolDie, Task
 from ..steps import Choice, Option, Step
 
@@ -123,3 +124,8 @@ class Slot3(Choice):
 
 
 STEPS: list[Step] = [Plan(), SlotAction(), Slot2(), Slot3()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -6,6 +6,7 @@ in each stack should ever be visible."
 from __future__ import annotations
 
 from ..context import Ctx
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Step
 
@@ -20,3 +21,8 @@ class QueensCommissions(Step):
 
 
 STEPS: list[Step] = [QueensCommissions()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

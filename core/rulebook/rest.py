@@ -10,6 +10,7 @@ remaining night dice in your spent pile and place them back in your main reserve
 from __future__ import annotations
 
 from ..context import MAX_PER_SECTION, Ctx
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Step
 
@@ -86,3 +87,8 @@ def refill_courtyard(ctx: Ctx) -> None:
 
 
 STEPS: list[Step] = [Rest()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

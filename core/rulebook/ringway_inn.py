@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..context import Ctx
 from ..goods import good_type, is_upgraded
 from ..goods import label as good_label
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -97,3 +98,8 @@ class InnJoin(Step):
 
 
 STEPS: list[Step] = [RingwayInn(), InnSell(), InnJoin()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from ..context import Ctx
 from ..hooks import is_score
+from ..hookspecs import hookimpl
 from ..seats import HUMAN, TIEBREAKERS
 from ..state import ScoreLine, Task
 from ..steps import Step
@@ -106,3 +107,8 @@ class FinalScoring(Step):
 
 
 STEPS: list[Step] = [FinalScoring()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

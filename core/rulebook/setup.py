@@ -4,6 +4,7 @@ drafting variant (p. 14) and the advanced deeds (p. 5)."""
 from __future__ import annotations
 
 from ..context import Ctx
+from ..hookspecs import hookimpl
 from ..state import Player, Task
 from ..steps import Choice, Option, Step
 from .rest import refill_companions, refill_courtyard, refill_inn
@@ -138,3 +139,8 @@ class Draft(Choice):
 
 
 STEPS: list[Step] = [ChooseStartingDeed(), Draft()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -8,6 +8,7 @@ travel, then final scoring (p. 13).
 from __future__ import annotations
 
 from ..context import Ctx
+from ..hookspecs import hookimpl
 from ..seats import HUMAN
 from ..state import Task
 from ..steps import Choice, Option, Step
@@ -81,3 +82,8 @@ class EndTurn(Step):
 
 
 STEPS: list[Step] = [Turn(), FinishTurn(), EndTurn()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..context import Ctx
 from ..goods import UP
 from ..hooks import is_int
+from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
 
@@ -112,3 +113,8 @@ def roll_ruins_die(ctx: Ctx, seat: int, rerolling: bool = False) -> None:
 
 
 STEPS: list[Step] = [YurgsExcursions(), RuinsMove(), RuinsDieOffer()]
+
+
+@hookimpl
+def darkroad_steps() -> list[Step]:
+    return list(STEPS)
