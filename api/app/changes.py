@@ -57,7 +57,7 @@ def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Chang
     expected = game.version
     events = engine.apply(game, action)
     lobby = taken.lobby
-    if lobby is not None and lobby.turn_timeout is not None:
+    if lobby is not None and lobby.timed:
         lobby = lobby.copy()
         lobby.track(engine.awaiting(game), action.seat, now)
     else:

@@ -69,8 +69,23 @@ class LobbySeat(msgspec.Struct, omit_defaults=True):
     """A human seat taken by a join: the version that join wrote (a retry of the join with its
     ``Idempotency-Key`` names it, see ``GameService.join``)."""
     since: float | None = None
-    """While the seat is awaited (games with a turn timeout): since when, in Unix seconds
-    (the decision opened, or the seat's last action)."""
+    """While the seat is awaited (games with a turn timeout or a clock): since when, in Unix
+    seconds (the decision opened, or the seat's last action)."""
+    bank: float | None = None
+    """Games with a clock: the seconds left in the seat's time bank at ``since`` (while it
+    runs) or now (while it does not); ``None``: the clock's ``initial``, untouched."""
+    warned: bool = False
+    """Games with a clock: the seat was told its bank fell under a tenth (``seat_clock_low``),
+    and its bank has not risen above a tenth since."""
+
+
+class Clock(msgspec.Struct):
+    """A game's time banks (``NewGame.clock``)."""
+
+    initial: float
+    """Seconds in every seat's bank at the start (and the most a bank holds)."""
+    increment: float = 0.0
+    """Seconds added to a seat's bank for each decision it makes."""
 
 
 class Lobby(msgspec.Struct, omit_defaults=True):
@@ -86,10 +101,27 @@ class Lobby(msgspec.Struct, omit_defaults=True):
     timeout_bot: str = DEFAULT_TIMEOUT_BOT
     config: dict[str, Any] = msgspec.field(default_factory=dict)
     """The summary the listing shows (``WaitingGame.config``)."""
+    clock: Clock | None = None
+    """The seats' time banks, if the game has them."""
 
     @property
     def waiting(self) -> bool:
         return not self.started
+
+    @property
+    def timed(self) -> bool:
+        """Whether the seats are timed (a turn timeout or a clock): :meth:`track` keeps time."""
+        return self.turn_timeout is not None or self.clock is not None
+
+    def bank(self, seat: int, now: float | None = None) -> float:
+        """The seconds left in ``seat``'s bank (at ``now``: less what its running bank spent since
+        ``since``; else as of ``since``). Games with a clock only."""
+        assert self.clock is not None
+        record = self.seats[seat]
+        left = self.clock.initial if record.bank is None else record.bank
+        if now is not None and record.since is not None:
+            left -= now - record.since
+        return max(0.0, left)
 
     def open_seats(self) -> list[int]:
         return [n for n, seat in enumerate(self.seats) if seat.kind == "open"]
@@ -100,32 +132,54 @@ class Lobby(msgspec.Struct, omit_defaults=True):
         return record.bot if record.kind == "bot" or record.replaced else None
 
     def bot_after_timeout(self) -> str | None:
-        """The bot that takes over a seat awaited past ``turn_timeout``; None without a timeout."""
-        return None if self.turn_timeout is None else self.timeout_bot
+        """The bot that takes over a seat awaited past ``turn_timeout`` (or whose bank ran out);
+        None without a timeout or a clock."""
+        return None if not self.timed else self.timeout_bot
 
     def entry(self, game_id: str) -> str:
         """The game's entry in the index of waiting games."""
         return f"{round(self.created * 1000):013d}:{game_id}"
 
     def overdue(self, seat: int, now: float) -> bool:
-        """Whether ``seat`` is a human seat awaited for ``turn_timeout`` seconds or more."""
+        """Whether ``seat`` is a human seat awaited for ``turn_timeout`` seconds or more, or whose
+        running time bank is empty."""
         record = self.seats[seat]
-        return (
-            self.turn_timeout is not None
-            and record.kind == "human"
-            and not record.replaced
-            and record.since is not None
-            and now - record.since >= self.turn_timeout
-        )
+        if record.kind != "human" or record.replaced or record.since is None:
+            return False
+        if self.clock is not None and self.bank(seat, now) <= 0:
+            return True
+        return self.turn_timeout is not None and now - record.since >= self.turn_timeout
+
+    def low(self, seat: int, now: float) -> bool:
+        """Whether ``seat``'s running bank fell under a tenth of the clock's ``initial`` and the
+        seat was not told yet (``seat_clock_low``)."""
+        record = self.seats[seat]
+        return (self.clock is not None and record.since is not None and not record.warned and not record.replaced
+                and record.kind == "human" and self.bank(seat, now) < self.clock.initial / 10)
+
+    def spend(self, seat: int, now: float) -> None:
+        """Stop ``seat``'s bank at ``now`` (what it spent since ``since`` taken off)."""
+        record = self.seats[seat]
+        if self.clock is not None and record.since is not None:
+            record.bank = self.bank(seat, now)
 
     def track(self, awaiting: Iterable[int], acted: int | None, now: float) -> None:
-        """Note which human seats are awaited since when (only with a turn timeout): a seat
-        newly awaited, or awaited again after its own action, starts counting now."""
-        if self.turn_timeout is None or not self.started:
+        """Note which human seats are awaited since when (only with a turn timeout or a clock): a
+        seat newly awaited, or awaited again after its own action, starts counting now. With a
+        clock, a bank runs only while its seat is awaited, and each decision of the seat
+        (``acted``) adds the increment, up to ``initial``."""
+        if not self.timed or not self.started:
             return
         waited = set(awaiting)
+        clock = self.clock
         for n, record in enumerate(self.seats):
-            if n in waited and record.kind == "human" and not record.replaced:
+            playing = n in waited and record.kind == "human" and not record.replaced
+            if clock is not None and record.kind == "human" and (n == acted or not playing):
+                self.spend(n, now)
+                if n == acted and not record.replaced:  # a decision (not a hand-over to a bot)
+                    record.bank = min(clock.initial, self.bank(n) + clock.increment)
+                    record.warned = record.warned and record.bank < clock.initial / 10
+            if playing:
                 if record.since is None or n == acted:
                     record.since = now
             else:
@@ -139,13 +193,23 @@ class Lobby(msgspec.Struct, omit_defaults=True):
         return next((bot for seat in awaiting if (bot := self.bot_of(seat)) is not None), None)
 
     def deadline(self) -> float | None:
-        """The earliest turn deadline of the awaited human seats (Unix seconds), if any: the
-        game's clock, which the bot workers watch to hand an overdue seat to the timeout bot."""
-        if self.turn_timeout is None or self.waiting:
+        """The earliest deadline of the awaited human seats (Unix seconds), if any: the game's
+        clock, which the bot workers watch to hand an overdue seat to the timeout bot (a turn
+        timeout passed, a time bank empty), or to tell a seat its bank runs low."""
+        if not self.timed or self.waiting:
             return None
-        times = [record.since for record in self.seats if record.since is not None and not record.replaced
-                 and record.kind == "human"]
-        return min(times) + self.turn_timeout if times else None
+        times = []
+        for n, record in enumerate(self.seats):
+            if record.since is None or record.replaced or record.kind != "human":
+                continue
+            if self.turn_timeout is not None:
+                times.append(record.since + self.turn_timeout)
+            if self.clock is not None:
+                left = self.bank(n)
+                times.append(record.since + left)
+                if not record.warned and left >= self.clock.initial / 10:
+                    times.append(record.since + left - self.clock.initial / 10)
+        return min(times) if times else None
 
     def copy(self) -> Lobby:
         return msgspec.json.decode(encode(self), type=Lobby)
@@ -203,9 +267,19 @@ def seat_views(lobby: Lobby | None, kinds: Sequence[str],
                 "timeout_at": timeout_at,
                 # Only where set: every other seat's view stays as it was, byte for byte.
                 **({} if record.think_time is None else {"think_time": record.think_time}),
+                **({} if lobby.clock is None or record.kind != "human" else {"clock": _seat_clock(lobby, n)}),
             }
         )
     return views
+
+
+def _seat_clock(lobby: Lobby, seat: int) -> dict[str, Any]:
+    """A seat's ``SeatClock``: its bank as of the version (counting down from then while it runs)."""
+    record = lobby.seats[seat]
+    running = record.since is not None and not record.replaced
+    left = lobby.bank(seat)
+    return {"remaining": round(left, 3), "running": running,
+            "ends_at": _when(record.since + left) if running and record.since is not None else None}
 
 
 _NO_LOBBY_SEATS: dict[tuple[str, ...], tuple[Mapping[str, str] | None, list[str | None], msgspec.Raw]] = {}
@@ -240,6 +314,8 @@ def game_view(engine: Engine, game: Game, seat: int | None, lobby: Lobby | None,
     view["seats"] = seats
     view["turn_timeout"] = None if lobby is None else lobby.turn_timeout
     view["timeout_bot"] = None if lobby is None else lobby.bot_after_timeout()
+    if lobby is not None and lobby.clock is not None:  # only then: other games' views as they were
+        view["clock"] = {"initial": lobby.clock.initial, "increment": lobby.clock.increment}
     if lobby is not None and lobby.waiting:
         view["status"] = "waiting"
     return view
@@ -321,10 +397,15 @@ EVENTS: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "seat_left": ("The player of `seat` left it while the game was waiting: it is open again.", {}),
     "seats_filled": ("Every seat is filled: the game has started (actions are accepted from now on).", {}),
     "seat_replaced": (
-        "A bot plays `seat` from now on: its player did not decide within the game's `turn_timeout`. "
+        "A bot plays `seat` from now on: its player did not decide within the game's `turn_timeout` (or "
+        "its `clock`'s bank ran out). "
         "The player may reclaim the seat with their token.",
         {"bot": _BOT},
     ),
     "seat_reclaimed": ("The player of `seat` took it back from the bot that played it.", {"bot": _BOT}),
+    "seat_clock_low": (
+        "The time bank of `seat` (a game with a `clock`) fell under a tenth of its initial time.",
+        {"remaining": {"type": "number", "description": "Seconds left in the seat's bank then."}},
+    ),
 }
 """The events of the lobby: type -> (description, data fields)."""

@@ -183,7 +183,7 @@ class GameRepository:
                 deadline=deadline,
                 job=job,
                 keep_job=keep_job,
-                hooks=notice(self.engine, game, new_lobby, self.clock()),
+                hooks=notice(self.engine, game, new_lobby, self.clock(), change.events),
             )
         )
         if outcome.outcome is Outcome.MISSING:

@@ -95,10 +95,18 @@ class SeatChanges:
 
     def hand_to_bot(self, lobby: Lobby, seat: int) -> SeatChange:
         """Hand ``seat`` (overdue) to the game's timeout bot, in ``lobby``."""
+        lobby.spend(seat, self.games.clock())  # a time bank stops (empty, when it ran out)
         record = lobby.seats[seat]
         record.replaced, record.bot, record.since = True, lobby.timeout_bot, None
         self.games.metrics.seats.inc("replaced")
         return SeatChange("replaced", seat, [("seat_replaced", seat, {"bot": lobby.timeout_bot})])
+
+    def clock_low(self, lobby: Lobby, seat: int) -> SeatChange:
+        """Tell ``seat`` (and everyone) that its time bank fell under a tenth, in ``lobby``
+        (``seat_clock_low``; with a webhook, a ``clock`` message)."""
+        lobby.seats[seat].warned = True
+        remaining = round(lobby.bank(seat, self.games.clock()), 3)
+        return SeatChange("clock_low", seat, [("seat_clock_low", seat, {"remaining": remaining})], acted=False)
 
     async def index(self, game_id: str, lobby: Lobby, version: int) -> None:
         """Make the index of waiting games agree with ``lobby``, the game's at ``version``

@@ -105,7 +105,7 @@ class Seats:
     def _new_lobby(self, game: Game, seating: Seating) -> Lobby | None:
         """The lobby record of a new game: ``None`` for a game of creator-dealt seats without a
         turn timeout (its view is derived from the players)."""
-        if seating.seats is None and seating.turn_timeout is None:
+        if seating.seats is None and seating.turn_timeout is None and seating.clock is None:
             return None
         specs = iter(seating.seats or [SeatSpec("human")] * len(game.players))
         seats = []
@@ -129,6 +129,7 @@ class Seats:
             turn_timeout=seating.turn_timeout,
             timeout_bot=seating.timeout_bot or lobbies.DEFAULT_TIMEOUT_BOT,
             config=lobbies.config_summary(game, self.engine.seat_kinds),
+            clock=None if seating.clock is None else lobbies.Clock(*seating.clock),
         )
 
     def _created(self) -> float:

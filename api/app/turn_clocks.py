@@ -1,5 +1,6 @@
-"""Turn clocks: a seat that does not decide within its game's ``turn_timeout`` is handed to the
-game's timeout bot.
+"""Turn clocks: a seat that does not decide within its game's ``turn_timeout``, or whose time bank
+(``clock``) runs out, is handed to the game's timeout bot; a seat whose bank falls under a tenth
+is told so (``seat_clock_low``, and a ``clock`` webhook message).
 
 Every version with awaited human seats under a ``turn_timeout`` sets the game's deadline in a
 sorted set, in the commit's atomic step (``GameStore.commit``). :class:`TurnClocks` looks for
@@ -59,7 +60,13 @@ class TurnClocks:
             if lobby is None or current.finished:
                 return None
             now = self.games.clock()
-            overdue = [seat for seat in self.games.engine.awaiting(game) if lobby.overdue(seat, now)]
+            awaiting = self.games.engine.awaiting(game)
+            # A time bank under a tenth is told first, even one found empty already (the clocks
+            # are looked at every second or so): then the hand-over, on the next change.
+            low = [seat for seat in awaiting if lobby.low(seat, now)]
+            if low:
+                return self.seat_changes.clock_low(lobby, low[0])
+            overdue = [seat for seat in awaiting if lobby.overdue(seat, now)]
             return self.seat_changes.hand_to_bot(lobby, overdue[0]) if overdue else None
 
         changed = False

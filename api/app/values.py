@@ -49,6 +49,8 @@ class Seating:
     listed: bool | None = None
     turn_timeout: int | None = None
     timeout_bot: str | None = None
+    clock: tuple[float, float] | None = None
+    """The seats' time banks: seconds ``initial`` and ``increment`` per decision."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import datetime
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -28,7 +28,7 @@ from standardwebhooks import Webhook
 
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.store.hooks import Delivery, HookNotice
-from darkroad.core import Engine, Game
+from darkroad.core import Engine, Event, Game
 from darkroad.core.i18n import DEFAULT_LOCALE, _, current_locale, use_locale
 
 SECRET_BYTES = 32
@@ -43,10 +43,12 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
 
 
-def notice(engine: Engine, game: Game, lobby: Lobby | None, now: float) -> HookNotice:
-    """What a commit writing ``game`` tells the queue of messages: the seats it awaits that a
-    player decides for (a bot's seat, or one handed to a bot, is nobody's turn to be told of),
-    and the pending decision."""
+def notice(engine: Engine, game: Game, lobby: Lobby | None, now: float, events: Sequence[Event] = ()) -> HookNotice:
+    """What a commit writing ``game`` (with ``events``) tells the queue of messages: the seats it
+    awaits that a player decides for (a bot's seat, or one handed to a bot, is nobody's turn to
+    be told of), the pending decision, and the seats told their time bank runs low."""
+    clock = tuple((event.seat, float(event.data["remaining"])) for event in events
+                  if event.type == "seat_clock_low" and event.seat is not None)
     if game.finished:
         return HookNotice((), b"null", now)
     if current_locale() == DEFAULT_LOCALE:
@@ -55,9 +57,9 @@ def notice(engine: Engine, game: Game, lobby: Lobby | None, now: float) -> HookN
         with use_locale(DEFAULT_LOCALE):
             decision = engine.decision(game)
     if decision is None:
-        return HookNotice((), b"null", now)
+        return HookNotice((), b"null", now, clock)
     seats = tuple(s for s in decision["seats"] if lobby is None or lobby.bot_of(s) is None)
-    return HookNotice(seats, _encode({"type": decision["type"], "prompt": decision["prompt"]}), now)
+    return HookNotice(seats, _encode({"type": decision["type"], "prompt": decision["prompt"]}), now, clock)
 
 
 def _when(seconds: float) -> str:

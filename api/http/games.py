@@ -385,5 +385,7 @@ def _seating(data: NewGame) -> Seating:
         listed=None if data.listed is UNSET else data.listed,
         turn_timeout=None if data.turn_timeout is UNSET else data.turn_timeout,
         timeout_bot=None if data.timeout_bot is UNSET else data.timeout_bot,
+        clock=None if data.clock is UNSET else (float(data.clock.initial), float(min(data.clock.increment,
+                                                                                      data.clock.initial))),
     )
 

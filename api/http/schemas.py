@@ -129,6 +129,15 @@ class BotSeat(msgspec.Struct, tag_field="kind", tag="bot", forbid_unknown_fields
 NewSeat = HumanSeat | OpenSeat | BotSeat
 
 
+class NewClock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A game's time banks."""
+
+    initial: Annotated[int, Meta(ge=1, le=MAX_TURN_TIMEOUT, description="Seconds in each seat's bank at first "
+                                                                        "(and the most it holds).")]
+    increment: Annotated[int, Meta(ge=0, le=MAX_TURN_TIMEOUT, description="Seconds each decision adds to the "
+                                                                          "seat's bank (up to `initial`).")] = 0
+
+
 class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """How to set up a game."""
 
@@ -182,6 +191,13 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     ] = UNSET
     timeout_bot: Annotated[
         BotId | Unset, _doc("The bot that plays a timed-out seat. Default: `greedy`.")
+    ] = UNSET
+    clock: Annotated[
+        NewClock | Unset,
+        _doc("Time banks: every player's seat has `initial` seconds, which run only while the game waits for "
+             "that seat; each decision it makes adds `increment` (up to `initial`). A seat whose bank runs out "
+             "is handed to `timeout_bot` by the workers, as a `turn_timeout` hands it; one whose bank falls "
+             "under a tenth is told (`seat_clock_low`, and a `clock` webhook message). Default: no clock."),
     ] = UNSET
 
     def asked(self) -> list[EngineSeatKind]:
@@ -351,6 +367,23 @@ Count = Annotated[int, Meta(ge=0)]
 Instant = Annotated[datetime.datetime, Meta(tz=True)]
 
 
+class GameClock(msgspec.Struct):
+    """A game's time banks, as it was created with them."""
+
+    initial: Annotated[float, _doc("Seconds in each seat's bank at first (and the most it holds).")]
+    increment: Annotated[float, _doc("Seconds each decision adds to the seat's bank.")]
+
+
+class SeatClock(msgspec.Struct):
+    """A player's seat's time bank, as of the game's version."""
+
+    remaining: Annotated[float, _doc("Seconds left in the bank at this version (when it runs: at the moment "
+                                     "it started running; it counts down to `ends_at`).")]
+    running: Annotated[bool, _doc("The game waits for this seat: its bank runs.")]
+    ends_at: Annotated[Instant | None, _doc("While it runs: when it runs out (the seat is then handed to the "
+                                            "game's `timeout_bot`); else null.")]
+
+
 class SeatView(msgspec.Struct):
     """Who sits in a seat."""
 
@@ -372,6 +405,8 @@ class SeatView(msgspec.Struct):
         _doc("A bot seat's `think_time`, seconds per decision, as the game was created with; absent: the bot's "
              "default."),
     ] = None
+    clock: Annotated[SeatClock | Unset, _doc("A player's seat in a game with a `clock`: its time bank; absent "
+                                             "otherwise.")] = UNSET
 
 
 class GameConfig(msgspec.Struct):
@@ -583,8 +618,10 @@ class GameView(msgspec.Struct):
     seats: Annotated[list[SeatView], _doc("Who sits in each seat.")]
     turn_timeout: Annotated[int | None, _doc("Seconds a player may take to decide before their seat may be "
                                              "handed to a bot; null: no timeout.")]
-    timeout_bot: Annotated[str | None, _doc("With a `turn_timeout`: the bot that takes over a seat awaited "
-                                            "longer (its `BotInfo.id`); null: no timeout.")]
+    timeout_bot: Annotated[str | None, _doc("With a `turn_timeout` or a `clock`: the bot that takes over a seat "
+                                            "awaited longer (its `BotInfo.id`); null: neither.")]
+    clock: Annotated[GameClock | Unset, _doc("The game's time banks (each seat's in `seats[i].clock`); absent: "
+                                             "none.")] = UNSET
 
 
 class ActionList(msgspec.Struct):

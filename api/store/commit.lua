@@ -17,7 +17,8 @@
 -- else '': the job is acknowledged here when KEYS[6] holds it), ARGV[18] the jobs' consumer
 -- group, ARGV[19] the worker playing the job,
 -- ARGV[20] the seats awaited that players decide for ('0,2'), ARGV[21] the pending decision
--- (JSON), ARGV[22] the commit's time ('' = nothing for the webhooks: see hooks.py),
+-- (JSON), ARGV[22] the commit's time ('' = nothing for the webhooks: see hooks.py), ARGV[23]
+-- the seats told their time bank runs low, with the seconds left ('1:12.5,3:4.0'),
 -- then one (stream id, audience, event json) triple per event
 -- Returns {'missing'} | {'replayed', result} | {'committed'}
 --       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
@@ -51,7 +52,7 @@ elseif current[3] and current[3] ~= '' then
   redis.call('HSET', KEYS[1], 'job', '')  -- any other commit ends a worker's run of moves
 end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-for i = 23, #ARGV, 3 do
+for i = 24, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
@@ -87,6 +88,13 @@ if ARGV[22] ~= '' and redis.call('EXISTS', KEYS[5]) == 1 then
   redis.call('HSET', KEYS[5], 'awaited', ARGV[20])
   redis.call('PEXPIRE', KEYS[5], ARGV[6])
   if #KEYS >= 8 then
+    for seat, remaining in string.gmatch(ARGV[23], '(%d+):([^,]+)') do
+      if redis.call('HEXISTS', KEYS[5], seat) == 1 then
+        redis.call('XADD', KEYS[8], '*', 'i', 'msg_' .. ARGV[15] .. '.' .. ARGV[2] .. '.' .. seat .. '.clock',
+          'g', ARGV[15], 's', seat, 'v', ARGV[2], 'k', 'clock', 't', ARGV[22], 'd', '{"remaining":' .. remaining .. '}',
+          'a', '0')
+      end
+    end
     for _, seat in ipairs(redis.call('HKEYS', KEYS[5])) do
       if string.match(seat, '^%d+$') then
         local kind, data = nil, ARGV[21]

@@ -35,6 +35,9 @@ class HookNotice:
     """The pending decision (JSON: ``{"type", "prompt"}``), ``b"null"`` when there is none."""
     created: float
     """The commit's time (Unix seconds): the messages' ``timestamp``."""
+    clock: tuple[tuple[int, float], ...] = ()
+    """Seats told their time bank runs low by this commit, and the seconds left: a ``clock``
+    message each (subscribed seats)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,10 @@ class MemoryHooks(HookStore):
         seats = self._subscribed(game_id)
         before = self._awaited.get(game_id, ())
         self._awaited[game_id] = notice.awaited
+        for seat, remaining in notice.clock:
+            if seat in seats:
+                self._add(Delivery(message_id(game_id, version, seat, "clock"), game_id, seat, version, "clock",
+                                   notice.created, b'{"remaining":%s}' % repr(remaining).encode()))
         for seat in seats:
             if finished:
                 self._add(Delivery(message_id(game_id, version, seat, "finished"), game_id, seat, version, "finished",

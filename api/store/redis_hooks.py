@@ -42,10 +42,11 @@ def subscriptions_key(game_id: str) -> str:
 
 
 def hook_args(notice: HookNotice | None) -> list[str | bytes]:
-    """``commit.lua``'s arguments for a commit's :class:`HookNotice` (ARGV[20..22])."""
+    """``commit.lua``'s arguments for a commit's :class:`HookNotice` (ARGV[20..23])."""
     if notice is None:
-        return ["", b"", ""]
-    return [",".join(map(str, notice.awaited)), notice.decision, repr(notice.created)]
+        return ["", b"", "", ""]
+    clock = ",".join(f"{seat}:{remaining!r}" for seat, remaining in notice.clock)
+    return [",".join(map(str, notice.awaited)), notice.decision, repr(notice.created), clock]
 
 
 _PUT = """

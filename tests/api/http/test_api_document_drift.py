@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from conformance import Conformance
 
@@ -103,6 +104,12 @@ def _games(engine: Engine) -> Iterator[tuple[str, str, Any]]:
         seated = lobby.Lobby(seats=[lobby.LobbySeat("bot", name="Search", bot="search", think_time=0.5),
                                     *[lobby.LobbySeat("human") for _ in game.players[1:]]], created=0.0)
         yield f"{label} view with a bot seat", "GameView", lobby.game_view(engine, game, 1, seated)
+        # A game with time banks: the first seat's runs, the others' do not.
+        timed = lobby.Lobby(seats=[lobby.LobbySeat("human", since=1.0e9, bank=30.0),
+                                   *[lobby.LobbySeat("human") for _ in game.players[1:]]], created=0.0,
+                            clock=lobby.Clock(60, 5))
+        yield (f"{label} view with clocks", "GameView",
+               json.loads(msgspec.json.encode(lobby.game_view(engine, game, 1, timed))))  # its times as JSON's
         for viewer in seats:
             view = _view(engine, game, viewer)
             yield f"{label} final view[{viewer}]", "GameView", view

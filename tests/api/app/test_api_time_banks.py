@@ -1,0 +1,113 @@
+"""Time-bank clocks (``NewGame.clock``): each seat's bank runs only while the game waits for it,
+each decision adds the increment up to the initial time, views show every seat's bank, and
+the workers hand a seat whose bank ran out to the game's bot with nobody reading the game
+(telling it first, under a tenth: ``seat_clock_low`` and a ``clock`` webhook message)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from apiutil import assert_problem, create_game, serve
+from litestar import Litestar
+from receiver import receiver
+from standardwebhooks import Webhook
+
+from darkroad.api.app.lobby import Clock, Lobby, LobbySeat
+from darkroad.api.settings import Settings
+
+
+def lobby(initial: float, increment: float) -> Lobby:
+    return Lobby(seats=[LobbySeat("human"), LobbySeat("human")], created=0.0, clock=Clock(initial, increment))
+
+
+def test_a_bank_runs_only_while_its_seat_is_awaited() -> None:
+    clock = lobby(100, 5)
+    clock.track([0], None, 1000.0)  # seat 0 awaited from t=1000
+    assert clock.bank(0, 1030.0) == 70 and clock.bank(1, 1030.0) == 100  # seat 1 not awaited: untouched
+    clock.track([1], 0, 1030.0)  # seat 0 decided after 30 s: 70 + 5; seat 1 awaited now
+    assert clock.bank(0) == 75 and clock.seats[0].since is None
+    assert clock.bank(0, 2000.0) == 75  # not running
+    clock.track([1], 1, 1040.0)  # seat 1 decided after 10 s and is awaited again (a turn of several steps)
+    assert clock.bank(1) == 95 and clock.seats[1].since == 1040.0
+    clock.track([0], 1, 1041.0)
+    assert clock.bank(1) == 99  # 95 - 1 + 5, capped at the initial time
+    clock.track([1], 0, 1042.0)
+    assert clock.bank(0) == 79
+    clock.track([0], 1, 1042.5)
+    assert clock.bank(1) == 100  # 99 - 0.5 + 5 -> capped at 100
+
+
+def test_the_deadline_is_the_first_warning_or_the_end() -> None:
+    clock = lobby(100, 0)
+    clock.track([0], None, 1000.0)
+    assert clock.deadline() == 1090.0  # under a tenth at 1090, empty at 1100
+    clock.seats[0].warned = True
+    assert clock.deadline() == 1100.0
+    assert clock.overdue(0, 1100.0) and not clock.overdue(0, 1099.0) and not clock.overdue(1, 2000.0)
+
+
+async def test_an_empty_bank_hands_the_seat_to_the_bot_with_nobody_reading(
+    make_app: Callable[[Settings], Litestar], settings: Settings
+) -> None:
+    """A seat whose bank runs out is handed to the timeout bot by the workers (nobody reads the
+    game meanwhile); under a tenth it is told first: ``seat_clock_low``, and a ``clock`` message."""
+    settings = dataclasses.replace(settings, webhook_allow_private=True)
+    with receiver() as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5, clock={"initial": 2, "increment": 1})
+            view = (await client.get(game.url)).json()
+            seat = view["awaiting"][0]
+            assert view["clock"] == {"initial": 2, "increment": 1} and view["timeout_bot"] == "greedy"
+            assert view["seats"][seat]["clock"]["running"] and view["seats"][seat]["clock"]["remaining"] == 2
+            assert view["seats"][1 - seat]["clock"] == {"remaining": 2, "running": False, "ends_at": None}
+            made = await client.put(f"{game.url}/seats/{seat}/webhook", json={"url": hook.url},
+                                    headers=game.auth(seat))
+            secret = made.json()["secret"]
+            started = time.monotonic()
+            await asyncio.sleep(4.5)  # nobody reads the game
+            log = (await client.get(f"{game.url}/log", params={"after": -1, "limit": 500})).json()["events"]
+            kinds = [(event["type"], event.get("seat")) for event in log]
+            assert ("seat_clock_low", seat) in kinds and ("seat_replaced", seat) in kinds
+            assert kinds.index(("seat_clock_low", seat)) < kinds.index(("seat_replaced", seat))
+            after = (await client.get(game.url)).json()
+            assert after["seats"][seat]["replaced"] and after["seats"][seat]["clock"]["remaining"] == 0
+            assert not after["seats"][seat]["clock"]["running"]
+            assert after["version"] > view["version"] + 2  # the bot played on
+            assert time.monotonic() - started < 10
+            await asyncio.to_thread(hook.wait_for, 1)
+    message = Webhook(secret).verify(hook.received[0].body, hook.received[0].headers)
+    assert message["type"] == "clock" and message["data"]["seat"] == seat
+    assert 0 <= message["data"]["remaining"] < 0.2
+    assert "left on its clock" in message["data"]["text"]
+
+
+async def test_deciding_adds_the_increment(make_app: Callable[[Settings], Litestar]) -> None:
+    async with serve(make_app(Settings())) as client:
+        game = await create_game(client, seed=5, clock={"initial": 600, "increment": 30})
+        rnd = random.Random(1)
+        for _ in range(6):
+            view = (await client.get(game.url)).json()
+            seat = view["awaiting"][0]
+            actions = (await client.get(f"{game.url}/actions", headers=game.auth(seat))).json()["actions"]
+            answer = await client.post(f"{game.url}/actions", json=rnd.choice(actions), headers=game.auth(seat))
+            assert answer.status_code == 200
+            seats = answer.json()["seats"]
+            assert 599 <= seats[seat]["clock"]["remaining"] <= 600  # spent well under the increment: capped
+            for other in seats:
+                clock: dict[str, Any] = other["clock"]
+                assert clock["running"] == (other["seat"] in answer.json()["awaiting"])
+                assert (clock["ends_at"] is None) == (not clock["running"])
+
+
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+@pytest.mark.parametrize("clock", [{"initial": 0}, {"initial": 10, "increment": -1}, {"increment": 5},
+                                   {"initial": 10, "other": 1}, {"initial": "10"}])
+async def test_bad_clocks_are_refused(client: Any, clock: dict[str, Any]) -> None:
+    answer = await client.post("/v1/games", json={"players": 2, "clock": clock})
+    assert_problem(answer, 400, "bad-request")
