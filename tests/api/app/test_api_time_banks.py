@@ -105,7 +105,7 @@ async def test_deciding_adds_the_increment(make_app: Callable[[Settings], Litest
                 assert (clock["ends_at"] is None) == (not clock["running"])
 
 
-@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize("clock", [{"initial": 0}, {"initial": 10, "increment": -1}, {"increment": 5},
                                    {"initial": 10, "other": 1}, {"initial": "10"}])
 async def test_bad_clocks_are_refused(client: Any, clock: dict[str, Any]) -> None:

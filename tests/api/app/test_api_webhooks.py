@@ -197,7 +197,7 @@ async def test_finished_goes_to_every_subscribed_seat(make_app: Callable[[Settin
                                 f"Game {game.id} is over. /play/{game.id}")
 
 
-@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+@pytest.mark.stores("memory")
 async def test_seat_routes_ask_the_seat_s_token(client: httpx.AsyncClient) -> None:
     game = await create_game(client, seed=5)
     url = hook_url(game, 1)
@@ -259,7 +259,7 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize("case", REFUSED)
 async def test_refused_urls(client: httpx.AsyncClient, case: str) -> None:
     """Each class of URL the service does not send to is a typed 422 problem, and subscribes nothing."""
