@@ -102,3 +102,18 @@ def test_arena_command_refuses_what_it_cannot_play() -> None:
     assert result.exit_code == 2
     table = runner.invoke(cli.app, ["arena", "--bots", "random,random", "--games", "2", "--seed", "1"])
     assert table.exit_code == 0 and "arena: 2 games of 2 players" in table.output
+
+
+def test_bots_are_named_with_their_options(engine: Engine) -> None:
+    """``id:option=value`` seats a bot so set (a number read as a number), its figures under
+    that name; an option the bot does not take, or a malformed one, is refused up front."""
+    from darkroad.api.tools.simulation import UnknownBot, seat_bots
+
+    two, plain = seat_bots(engine, ["greedy:samples=2", "greedy"])
+    assert two.samples == 2 and plain is engine.bots["greedy"]  # type: ignore[attr-defined]
+    assert seat_bots(engine, ["search:think_time=0.25:replies=0"])[0].think_time == 0.25  # type: ignore[attr-defined]
+    for bad in ("greedy:depth=3", "greedy:samples", "greedy:samples=0"):
+        with pytest.raises(UnknownBot, match="greedy"):
+            seat_bots(engine, [bad])
+    out = arena(engine, ["greedy:samples=2", "random"], games=2, players=2, seed=5)
+    assert out["greedy:samples=2"]["seats_played"] == 2 and out["arena"]["completed"] == 2

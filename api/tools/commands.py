@@ -28,7 +28,8 @@ def simulate_command(
     seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed + i.")] = 0,
     bot: Annotated[str, typer.Option(help="Bot(s) per seat, comma-separated, assigned round-robin: the id of any "
                                           "installed bot (darkroad plugins --all lists them; the base game has "
-                                          "random and greedy).")] = "random",
+                                          "random, greedy and search), options after colons: "
+                                          "search:think_time=0.1.")] = "random",
     buildings: Annotated[str | None, typer.Option(help="4 building ids, comma-separated "
                                                        "(default: random each game).")] = None,
     companions: Annotated[str | None, typer.Option(help="Fan companion ids, comma-separated, whose cards join "
