@@ -42,9 +42,9 @@ def decision_points(engine: Engine, count: int) -> list[tuple[Game, int]]:
 def test_the_search_bot_is_installed_with_a_think_time(engine: Engine) -> None:
     bot = engine.bots["search"]
     assert engine.bot_plugins["search"] == "bot-search"
-    assert "think_time" in bot.options and bot.think_time == 1.0  # type: ignore[attr-defined]
+    assert "think_time" in bot.options and bot.think_time == 0.1  # type: ignore[attr-defined]
     fast = bot.configured(think_time=0.05)
-    assert fast.id == "search" and fast.think_time == 0.05 and bot.think_time == 1.0  # type: ignore[attr-defined]
+    assert fast.id == "search" and fast.think_time == 0.05 and bot.think_time == 0.1  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="takes no option"):
         bot.configured(depth=3)
     with pytest.raises(ValueError, match="takes no option"):

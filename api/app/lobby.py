@@ -46,7 +46,8 @@ MAX_NAME_LENGTH = 32
 NAME_PATTERN = r"^\s*[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*\s*$"
 """A name: at least one visible character, no control character but in the surrounding
 whitespace (which is trimmed when stored)."""
-DEFAULT_TIMEOUT_BOT = "greedy"
+DEFAULT_TIMEOUT_BOT = "search"
+"""The strongest fair bot that answers within 100 ms a decision on a worker (docs/bots.md, issue 40)."""
 MAX_TURN_TIMEOUT = 30 * 24 * 60 * 60
 ENTRY_PATTERN = r"^[0-9]{13}:[A-Za-z0-9_-]{22}$"
 """An index entry (and the listing's cursor): creation time in ms, then the game id."""

@@ -190,7 +190,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
              "`POST .../seats/{seat}/timeout`; its player reclaims it with their token. Default: no timeout."),
     ] = UNSET
     timeout_bot: Annotated[
-        BotId | Unset, _doc("The bot that plays a timed-out seat. Default: `greedy`.")
+        BotId | Unset, _doc("The bot that plays a timed-out seat. Default: `search`.")
     ] = UNSET
     clock: Annotated[
         NewClock | Unset,

@@ -13,7 +13,7 @@ makes it see what its move leaves to the others: the hero, companion or commissi
 in reach, the caravan it makes worth joining. That valuation has weights of its own
 (:data:`SURPLUS`, :data:`COMMISSION_SHARE`): it counts coins beyond prestige (or prestige
 beyond coins) and commissions not yet delivered for less than the greedy bot does. Samples
-are drawn until the budget is spent (``think_time`` seconds per decision, 1 by default; at
+are drawn until the budget is spent (``think_time`` seconds per decision, 0.1 by default; at
 least one sample; it stops before a sample that would end past the budget, as long as the
 mean sample so far), and the action with the best mean value is played.
 
@@ -57,6 +57,10 @@ from typing import Any, ClassVar
 from darkroad.core import Action, Bot, Engine, Game, InfoState, hookimpl
 from darkroad.plugins.bots.kit import STOP_OPTIONS, can_cycle, estimate, stop_repeat
 
+THINK_TIME = 0.1
+"""Seconds per decision by default: the lobby's default bot and timeout bot answer within 100 ms a
+decision on a worker (issue 40). A budget of 1 s won no more games against greedy (docs/bots.md):
+the bot answers once more samples could not change its answer, 92 ms a decision on average."""
 LOSS = -1e9
 """The value of an action that fails in a sample (a plugin could not resolve it there)."""
 MIN_SAMPLES = 8
@@ -73,9 +77,10 @@ class SearchBot(Bot):
     id = "search"
     name = "Search"
     text = ("Tries every legal action in many worlds drawn from what it can see (never peeking at hidden cards or "
-            "dice) and keeps the one that leaves it furthest ahead on average (thinks up to 1 s per decision).")
+            "dice) and keeps the one that leaves it furthest ahead on average (thinks up to 0.1 s per "
+            "decision).")
     options: ClassVar[Mapping[str, str]] = {
-        "think_time": "seconds per decision at most (default 1; it answers sooner once more samples "
+        "think_time": "seconds per decision at most (default 0.1; it answers sooner once more samples "
                       "could not change its choice)",
         "samples": "a fixed number of sampled worlds per decision instead of a time budget (reproducible)",
         "horizon": "follow-up decisions of its own a rollout plays at most (default 1)",
@@ -83,7 +88,7 @@ class SearchBot(Bot):
                    "policy values most (default 1)",
     }
 
-    def __init__(self, think_time: float = 1.0, samples: int | None = None, horizon: int = 1,
+    def __init__(self, think_time: float = THINK_TIME, samples: int | None = None, horizon: int = 1,
                  replies: int = 1) -> None:
         self.think_time = think_time
         self.samples = samples

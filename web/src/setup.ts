@@ -12,7 +12,7 @@ const MAX_TURN_TIMEOUT = 30 * 24 * 3600;
 /** The units the turn timeout may be given in, in seconds. */
 const TIMEOUT_UNITS: [string, string, number][] = [["s", "seconds", 1], ["min", "minutes", 60], ["h", "hours", 3600]];
 /** The bot NewGame.timeout_bot defaults to (the document says so): preselected when installed. */
-const DEFAULT_TIMEOUT_BOT = "greedy";
+const DEFAULT_TIMEOUT_BOT = "search";
 
 export async function setupPage(root: HTMLElement): Promise<void> {
   document.title = "darkroad: set up a game";

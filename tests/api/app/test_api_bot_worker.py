@@ -110,7 +110,7 @@ async def test_a_game_of_bots_is_played_to_its_end_by_the_worker(engine: Engine,
 
 @pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
 async def test_a_bot_seat_thinks_for_its_think_time(engine: Engine, store: GameStore, processes: bool) -> None:
-    """A bot seat created with a ``think_time`` (the search bot: 1 s by default) is played with
+    """A bot seat created with a ``think_time`` (the search bot: 0.1 s by default) is played with
     it, in the worker's threads and in its thinking processes alike."""
     settings = Settings()
     service = GameService(engine, store, settings, Metrics())
@@ -129,7 +129,7 @@ async def test_a_bot_seat_thinks_for_its_think_time(engine: Engine, store: GameS
     text = generate_latest(metrics.registry).decode()
     count = float(re.search(r'darkroad_bot_think_seconds_count\{bot="search"\} ([\d.]+)', text).group(1))  # type: ignore[union-attr]
     total = float(re.search(r'darkroad_bot_think_seconds_sum\{bot="search"\} ([\d.]+)', text).group(1))  # type: ignore[union-attr]
-    # 20 ms a decision (a decision with one answer is not thought about), far below the default 1 s.
+    # 20 ms a decision (a decision with one answer is not thought about), below the default 0.1 s.
     assert total / count < 0.3, (total, count)
     assert await replays(engine, store, created.id)
 

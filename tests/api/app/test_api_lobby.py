@@ -87,7 +87,7 @@ async def test_a_create_without_seats_is_as_before(client: httpx.AsyncClient) ->
     assert view["status"] == "active" and view["turn_timeout"] is None and view["timeout_bot"] is None
     timed = await create(client, players=2, turn_timeout=60)  # the default timeout bot
     view = (await client.get(f"/v1/games/{timed['id']}")).json()
-    assert (view["turn_timeout"], view["timeout_bot"]) == (60, "greedy")
+    assert (view["turn_timeout"], view["timeout_bot"]) == (60, "search")
     assert [p["name"] for p in view["players"]] == [None, None]
     solo = await create(client, players=1)
     assert [(s["kind"], s["name"]) for s in solo["seats"]] == [("human", None), ("private_concern", "Private Concern")]

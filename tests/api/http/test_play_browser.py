@@ -606,7 +606,7 @@ def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: P
 
 def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: Pages, server: ApiServer) -> None:
     """A turn timeout (5 seconds: shorter, the pages' own reads may hand the seat over before
-    they show it) and its bot (Random, not the default Greedy) chosen on the setup form with the
+    they show it) and its bot (Random, not the default Search) chosen on the setup form with the
     keyboard alone: the server stores both, the links and the table say so, and a seat awaited
     past the timeout is handed to Random (the waiting list's words: the back-off test)."""
     timeout = 5
@@ -616,7 +616,7 @@ def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: P
     setup.wait_for_selector("#app[data-state=ready]")
     assert not setup.is_visible("#timeout_bot")  # no timeout, no bot to choose
     assert setup.input_value("#turn_timeout") == "" and setup.get_attribute("#turn_timeout", "placeholder") == "no limit"
-    assert setup.input_value("#timeout_bot") == "greedy"  # the server's default, preselected
+    assert setup.input_value("#timeout_bot") == "search"  # the server's default, preselected
     assert sorted(setup.eval_on_selector_all("#timeout_bot option", "options => options.map(o => o.value)")) == sorted(bots)
     assert setup.evaluate("document.querySelector('#turn_timeout_unit').labels[0].textContent") != ""  # labelled
 
