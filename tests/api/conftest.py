@@ -57,11 +57,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize ``store_kind`` over :data:`STORES`, or those of the test's ``stores`` mark."""
     if "store_kind" not in metafunc.fixturenames:
         return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "store_kind" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return  # the test names its store kinds itself
     marker = metafunc.definition.get_closest_marker("stores")
     kinds = STORES if marker is None else [
         param for param in STORES if (param if isinstance(param, str) else param.values[0]) in marker.args
     ]
-    metafunc.parametrize("store_kind", kinds)
+    metafunc.parametrize("store_kind", kinds, indirect=True)
+
+
+@pytest.fixture
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """The store kind of this run of the test (:func:`pytest_generate_tests`, or the test's own
+    ``parametrize("store_kind", [...], indirect=True)``)."""
+    return str(request.param)
 REDIS_MODES = {"redis": "standalone", "cluster": "cluster", "sentinel": "sentinel"}
 """The ``--redis-mode`` of each Redis store kind."""
 
