@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.lobby import Lobby
 from darkroad.core import Action, Engine, Event, Game
+from darkroad.core.actionlog import Answer
 
 
 @dataclass(slots=True)  # not frozen: see darkroad.api.store.base
@@ -40,10 +41,10 @@ class Change:
     """The seats' token hashes after the change, when they changed; else ``None``."""
 
 
-def action_entry(engine: Engine, action: Action) -> bytes:
+def action_entry(action: Action) -> bytes:
     """The action list's entry of ``action``: without the client's label (replay needs only the
     type, the seat and the option; a label is the client's to choose and is not stored)."""
-    return engine.encode(Action(action.type, action.seat, action.option) if action.label else action)
+    return Answer(action).encode()
 
 
 def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Change:
@@ -62,4 +63,4 @@ def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Chang
         lobby.track(engine.awaiting(game), action.seat, now)
     else:
         lobby = None  # unchanged
-    return Change(game, expected, action_entry(engine, action), events, lobby)
+    return Change(game, expected, action_entry(action), events, lobby)

@@ -31,7 +31,6 @@ from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import Caller
 from darkroad.api.store.base import StoredEvent, StoredGame
 from darkroad.core import Game
-from darkroad.core.undo import UNDO
 
 TIMELINES = 16
 """Games whose timelines a process keeps (a 4-player game's is about 1.5 MB)."""
@@ -179,19 +178,14 @@ class History:
         else:
             game = self.state(kept, kept.version)
             states, ends, log = list(kept.states), list(kept.ends), list(kept.log)
-        for entry in entries[len(states) - 1:]:
-            if "seat_change" in entry:
-                game.version += 1
-                game.events += int(entry["events"])
-            elif entry.get("type") == "withdrawn":
-                kind, _, option = str(entry["option"]).partition(":")
-                engine.withdraw(game, engine.action_from_json({**entry, "type": kind, "option": option}))
-            elif entry.get("type") == UNDO:  # back to a version this timeline holds (Engine.undo)
-                game, _, _ = engine.undo(game, int(entry["seat"]), lambda k: engine.loads(zlib.decompress(states[k])))
-            else:
-                engine.apply(game, engine.action_from_json(entry))
+        def each(game: Game, record: object, events: object) -> None:
             states.append(zlib.compress(engine.pack(game), 1))
             ends.append(game.events)
+
+        # The core's one replay loop; an undo goes back to a version this timeline holds.
+        lobbies.register(engine)
+        engine.log.replay(game, entries[len(states) - 1:], each=each,
+                          earlier=lambda k: engine.loads(zlib.decompress(states[k])))
         after = log[-1].n if log else -1
         while after + 1 < ends[-1]:
             page = await self.games.store.events(stored.id, after, _LOG_PAGE)

@@ -39,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from darkroad.core import Engine, Event, Game, GameConfig
+from darkroad.core import Engine, Game, GameConfig
 from darkroad.core.view import EncodedPlayers
 
 MAX_NAME_LENGTH = 32
@@ -355,33 +355,22 @@ def listing(game_id: str, lobby: Lobby) -> dict[str, Any]:
     }
 
 
-def lobby_event(game: Game, kind: str, seat: int | None, **data: Any) -> Event:
-    """An event of the lobby, numbered after the game's last one (and counted by it)."""
-    event = Event(n=game.events, type=kind, seat=seat, data=data)
-    game.events += 1
-    return event
+SEAT_CHANGE = "seat_change"
+"""The kind of the action log's records of changes of seats (``core.actionlog.ServiceRecord``:
+``{"seat_change": what, "seat": n, "events": k}``), registered with an engine's log by
+:func:`register`."""
 
 
-def seat_change_record(kind: str, seat: int, events: int) -> bytes:
-    """What the action list keeps of a change of seats (:func:`replay` reads it)."""
-    return msgspec.json.encode({"seat_change": kind, "seat": seat, "events": events})
+def register(engine: Engine) -> None:
+    """Let ``engine``'s action log read and make the records of changes of seats (harmless twice)."""
+    engine.log.register(SEAT_CHANGE)
 
 
-def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any]]) -> Game:
-    """The game again from its config and its action list (``GameStore.actions``, decoded):
-    ``Engine.replay`` that also counts the changes of seats (a version each, and their events)."""
-
-    def seat_change(game: Game, record: dict[str, Any]) -> bool:
-        if "seat_change" not in record:
-            return False
-        game.version += 1
-        game.events += int(record["events"])
-        return True
-
-    # An entry's commit time is the game record's, not the action's.
-    actions = (record if "seat_change" in record else {k: v for k, v in record.items() if k != "time"}
-               for record in records)
-    return engine.replay(config, actions, other=seat_change)
+def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any] | bytes]) -> Game:
+    """The game again from its config and its action list (``GameStore.actions``), changes of
+    seats included (:meth:`Engine.replay`, the core's one replay loop)."""
+    register(engine)
+    return engine.replay(config, records)
 
 
 # -- the lobby's events, documented with the engine's (``darkroad.api.http.openapi``) ---------

@@ -25,12 +25,12 @@ from msgspec import Meta
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby, LobbySeat
-from darkroad.core import HUMAN, Action, Engine, Event, Game, GameConfig, errors
-from darkroad.core.undo import UNDO
+from darkroad.core import HUMAN, Engine, Event, Game, GameConfig, actionlog, errors
+from darkroad.core.actionlog import UNDO
 
 RECORD_FORMAT: Final = "darkroad-game-record"
 RECORD_FORMAT_VERSION: Final = 1
-SEAT_CHANGE = "seat_change"
+SEAT_CHANGE = lobbies.SEAT_CHANGE
 """The ``type`` of a record's action that is a change of seats (a version of its own, no rule)."""
 MAX_RECORD_ACTIONS = 20_000
 
@@ -133,13 +133,6 @@ def stored_action(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def with_time(applied: bytes, when: float) -> bytes:
-    """An entry of the action list (a JSON object) stamped with its commit's time."""
-    if not applied.endswith(b"}") or b'"time"' in applied:
-        return applied
-    return applied[:-1] + (b',"time":%.3f}' % when if len(applied) > 2 else b'"time":%.3f}' % when)
-
-
 def build(engine: Engine, game_id: str, game: Game, lobby: Lobby | None, entries: Sequence[bytes],
           seat_names: dict[str, str]) -> GameRecord:
     """The record of ``game`` (stored as ``game_id`` with ``lobby``), from its action list ``entries``."""
@@ -218,9 +211,10 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
     against everything the record says: ``record-plugins``, ``unknown-version`` (``at``),
     ``record-not-replayable``, each naming what is wrong."""
     game, events = _created(engine, record, at)
+    lobbies.register(engine)
     applied: list[bytes] = []
     stop = record.version if at is None else at
-    # The positions undos return to, kept as the replay passes them (as Engine.replay does).
+    # The positions undos return to, kept as the replay passes them (as ActionLog.replay does).
     targets = {int(entry.option) for entry in record.actions[:stop] if entry.type == UNDO and entry.option.isdigit()}
     kept: dict[int, bytes] = {}
 
@@ -239,31 +233,23 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
         if entry.seat >= game.config.players:
             raise refused("record-not-replayable", f"The {where} names a seat the game does not have.")
         try:
-            if entry.type == SEAT_CHANGE:
-                game.version += 1
-                game.events += entry.events or 0
-                raw = lobbies.seat_change_record(entry.option, entry.seat, entry.events or 0)
-            elif entry.type == UNDO:
-                game, action, new = engine.undo(game, entry.seat, earlier)
-                if action.option != entry.option:
-                    raise errors.IllegalAction(f"it would return to version {action.option}, not {entry.option}")
-                events += new
-                raw = engine.encode(action)
-            else:
-                action = Action(entry.type, entry.seat, entry.option)
-                if entry.type == "withdrawn":
-                    kind, _, option = entry.option.partition(":")
-                    _, new = engine.withdraw(game, Action(kind, entry.seat, option))
-                else:
-                    new = engine.apply(game, action)
-                events += new
-                raw = engine.encode(action)
+            logged = _logged(engine, entry)
+            game, new = engine.log.apply(game, logged, earlier)  # the core's log makes the version
         except errors.DarkroadError as exc:
             raise refused("record-not-replayable", f"The {where} does not replay: {exc}") from exc
-        applied.append(raw if entry.time is None else with_time(raw, entry.time))
+        events += new
+        applied.append(logged.encode())
     if at is None:
         _check_ending(engine, record, game)
     return Replayed(game, events, applied)
+
+
+def _logged(engine: Engine, entry: RecordAction) -> actionlog.Record:
+    """The record of the action log a record's action is (``BadAction`` when it is none)."""
+    if entry.type == SEAT_CHANGE:
+        return actionlog.ServiceRecord(SEAT_CHANGE, entry.option, entry.seat, entry.events or 0, entry.time)
+    return engine.log.read({"type": entry.type, "seat": entry.seat, "option": entry.option,
+                            **({} if entry.time is None else {actionlog.TIME: entry.time})})
 
 
 def _created(engine: Engine, record: GameRecord, at: int | None) -> tuple[Game, list[Event]]:

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Sequence
 
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app import records
 from darkroad.api.app.auth import hash_token
 from darkroad.api.app.cache import CachedGame, GameCache
 from darkroad.api.app.changes import Change
@@ -37,6 +36,7 @@ from darkroad.api.store.base import (
     StoredGame,
 )
 from darkroad.core import Engine, Event, Game
+from darkroad.core.actionlog import stamp
 
 GAME_ID_BYTES = 16
 """Game ids are 16 random bytes in URL-safe base64 (22 characters)."""
@@ -68,6 +68,7 @@ class GameRepository:
         self._tag_prefix = f"{secrets.token_hex(8)}."
         self._tags = itertools.count()
         self._known_events = known_event_types(engine)
+        lobbies.register(engine)  # changes of seats are records of the game's log
         """The event types ``engine`` documents (:func:`known_event_types`), for every commit."""
 
     def new_tag(self) -> str:
@@ -173,7 +174,7 @@ class GameRepository:
                 tag=tag,
                 state=state,
                 finished=game.finished,
-                action=records.with_time(change.entry, self.clock()),  # the time: for the game's record
+                action=stamp(change.entry, self.clock()),  # the time: for the game's record
                 events=self.stored_events(game, change.events),
                 ttl=self.ttl(game, new_lobby),
                 idempotency=record,

@@ -39,11 +39,10 @@ def seat_change(games: GameRepository, taken: CachedGame, change: SeatChange, lo
     clocks tracked."""
     game = taken.game
     expected = game.version
-    events = [lobbies.lobby_event(game, kind, seat, **data) for kind, seat, data in change.events]
-    game.version += 1
+    # The core's log numbers the events and the version (ActionLog.record).
+    record, events = games.engine.log.record(game, lobbies.SEAT_CHANGE, change.kind, change.seat, change.events)
     lobby.track(games.engine.awaiting(game), change.seat if change.acted else None, games.clock())
-    entry = lobbies.seat_change_record(change.kind, change.seat, len(events))
-    return Change(game, expected, entry, events, lobby, token_hashes)
+    return Change(game, expected, record.encode(), events, lobby, token_hashes)
 
 
 class KeyUsed(Exception):

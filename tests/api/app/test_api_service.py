@@ -151,6 +151,6 @@ def test_an_action_is_recorded_without_its_label(engine: Engine) -> None:
     the action without the client's label (a label is the client's to choose, never stored)."""
     labelled = Action("move", 1, "district:bazaar", "Move to the Great Bazaar")
     plain = Action("move", 1, "district:bazaar")
-    entry = action_entry(engine, labelled)
+    entry = action_entry(labelled)
     assert entry == engine.encode(plain) and b"Great Bazaar" not in entry
-    assert action_entry(engine, plain) == entry
+    assert action_entry(plain) == entry
