@@ -29,7 +29,7 @@ function die(value: number | null | undefined, kind = "night"): HTMLElement {
     : h("span", { class: `die ${kind}`, "aria-label": `${kind === "lit" ? "illuminated" : "night"} die ${value}` }, String(value));
 }
 
-function panel(id: string, title: Child, ...children: Child[]): HTMLElement {
+export function panel(id: string, title: Child, ...children: Child[]): HTMLElement {
   return h("section", { class: "panel", id, "aria-labelledby": `${id}-title` }, h("h3", { id: `${id}-title` }, title), ...children);
 }
 
@@ -48,7 +48,7 @@ function goodIndex(type: string, names: Names): number {
   return i < 0 ? 6 : i;
 }
 
-function goodChips(tokens: readonly string[], names: Names): Child {
+export function goodChips(tokens: readonly string[], names: Names): Child {
   return tokens.length ? joined(tokens.map((t) => goodChip(t, names)), " ") : h("span", { class: "muted" }, "none");
 }
 
@@ -105,9 +105,9 @@ export function renderRingway(view: GameView, names: Names, seats: Seats): HTMLE
     h("ol", { class: "ringway", "aria-label": "The Ringway, clockwise from the start space" }, cells, centre));
 }
 
-function market(board: Board, names: Names): HTMLElement {
+export function market(board: Board, names: Names, id = "market"): HTMLElement {
   const rows = Object.entries(board.market.wheel).sort((a, b) => b[1] - a[1]);
-  return panel("market", "Great Bazaar: the market wheel",
+  return panel(id, "Great Bazaar: the market wheel",
     h("table", { class: "market" },
       h("thead", null, h("tr", null, h("th", { scope: "col" }, "Good"), h("th", { scope: "col" }, "Price"), h("th", { scope: "col" }, "Market dice"))),
       h("tbody", null, rows.map(([good, price]) => {
@@ -120,8 +120,8 @@ function market(board: Board, names: Names): HTMLElement {
     board.market.set_aside ? h("p", { class: "muted" }, `${board.market.set_aside} bought this turn (rerolled in Rest)`) : null);
 }
 
-function commissions(board: Board, names: Names): HTMLElement {
-  return panel("commissions", "Queen's Commissions",
+export function commissions(board: Board, names: Names, id = "commissions"): HTMLElement {
+  return panel(id, "Queen's Commissions",
     h("ul", { class: "plain" }, Object.entries(board.commissions).map(([town, stack]) => {
       const card = stack.top ? names.commissions.get(stack.top) : undefined;
       return h("li", { "data-town": town },
@@ -130,7 +130,7 @@ function commissions(board: Board, names: Names): HTMLElement {
     })));
 }
 
-function heroLine(id: string, names: Names): Child[] {
+export function heroLine(id: string, names: Names): Child[] {
   const hero = names.heroes.get(id);
   if (!hero) return [h("strong", null, names.hero(id))];
   return [
@@ -140,8 +140,8 @@ function heroLine(id: string, names: Names): Child[] {
   ];
 }
 
-function inn(board: Board, names: Names): HTMLElement {
-  return panel("inn", "Ringway Inn",
+export function inn(board: Board, names: Names, id = "inn"): HTMLElement {
+  return panel(id, "Ringway Inn",
     h("ul", { class: "plain" }, board.inn.map((hero) =>
       h("li", { "data-hero": hero ?? "" }, hero ? heroLine(hero, names) : h("span", { class: "muted" }, "empty")))),
     h("p", { class: "muted" }, `Hero deck: ${board.hero_deck}`));
@@ -160,17 +160,17 @@ function companionCard(card: string, names: Names): Child[] {
   ];
 }
 
-function companionRow(board: Board, names: Names): HTMLElement {
+export function companionRow(board: Board, names: Names, id = "companions"): HTMLElement {
   const last = board.companion_row.length - 1;
-  return panel("companions", "Companion row",
+  return panel(id, "Companion row",
     h("ol", { class: "plain" }, board.companion_row.map((card, i) =>
       h("li", null, card ? companionCard(card, names) : h("span", { class: "muted" }, "empty"),
         i === last ? h("span", { class: "badge" }, "+ travel die") : null))),
     h("p", { class: "muted" }, `Companion deck: ${board.companion_deck}`));
 }
 
-function courtyard(board: Board, names: Names): HTMLElement {
-  return panel("courtyard", "Courtyard",
+export function courtyard(board: Board, names: Names, id = "courtyard"): HTMLElement {
+  return panel(id, "Courtyard",
     h("ol", { class: "plain" }, board.courtyard.map((deed, i) => {
       const banner = board.courtyard_banners[i] ?? [];
       return h("li", { "data-deed": deed ?? "" },
@@ -180,11 +180,11 @@ function courtyard(board: Board, names: Names): HTMLElement {
     h("p", { class: "muted" }, `Deed deck: ${board.deed_deck} (its top deed comes with no banner bonus)`));
 }
 
-function travel(view: GameView, names: Names, seats: Seats): HTMLElement {
+export function travel(view: GameView, names: Names, seats: Seats, id = "travel"): HTMLElement {
   const board = view.board;
   const caravan = view.caravan;
   const card = caravan?.event ? names.events.get(caravan.event) : undefined;
-  return panel("travel", "Travel",
+  return panel(id, "Travel",
     h("p", null, joined(Object.entries(board.event_decks).map(([routeId, n]) => `${humanize(routeId)} deck: ${n}`), " · ")),
     h("p", null, "Good fortune track: ",
       board.upgrades.length ? joined(board.upgrades.map((u) => h("span", { title: names.text(u) }, names.component(u)))) : h("span", { class: "muted" }, "no upgrades left"),
@@ -202,10 +202,10 @@ function travel(view: GameView, names: Names, seats: Seats): HTMLElement {
       : null);
 }
 
-function darkMarketAndRuins(board: Board, names: Names): HTMLElement {
+export function darkMarketAndRuins(board: Board, names: Names, id = "markers"): HTMLElement {
   const spaces = ["north", "east", "south", "west"];
   const tablet = ["top_left", "top_right", "bottom_right", "bottom_left"];
-  return panel("markers", "Dark Market and Ruins of Yin",
+  return panel(id, "Dark Market and Ruins of Yin",
     h("p", null, h("strong", null, "Dark market ring: ")),
     h("ul", { class: "ring-spaces" }, spaces.map((space) => {
       const goods = names.content.dark_market[space];
@@ -222,8 +222,8 @@ function darkMarketAndRuins(board: Board, names: Names): HTMLElement {
     })));
 }
 
-function buildings(board: Board, names: Names): HTMLElement {
-  return panel("buildings", "Buildings",
+export function buildings(board: Board, names: Names, id = "buildings"): HTMLElement {
+  return panel(id, "Buildings",
     h("ol", { class: "plain" }, board.buildings.map((id, i) =>
       h("li", { "data-building": id }, h("strong", null, names.component(id)), h("span", { class: "muted" }, ` (space ${i + 1})`),
         h("p", { class: "text" }, names.text(id))))));
@@ -313,7 +313,7 @@ function section(title: string, items: HTMLElement[]): HTMLElement {
     items.length ? h("ul", { class: "plain" }, items) : h("p", { class: "muted" }, "none"));
 }
 
-function dice(p: PlayerView): HTMLElement {
+export function dice(p: PlayerView): HTMLElement {
   return h("div", { class: "dice" },
     h("p", null, "Locked: ", p.locked.map((value, i) => h("span", { class: "slot" }, `#${i + 1} `, die(value)))),
     h("p", null, "Reserve: ", p.reserve.length ? p.reserve.map((v) => die(v)) : h("span", { class: "muted" }, "empty"),

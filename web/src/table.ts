@@ -14,6 +14,7 @@ import {
 } from "./api";
 import { fill, h } from "./dom";
 import { describe } from "./events";
+import { decisionBoard } from "./focus";
 import { joinForm, seatWords, timeoutWords } from "./lobby";
 import { EventLog, sentence } from "./log";
 import { Names } from "./names";
@@ -373,6 +374,7 @@ export class Table implements Seats {
             h("span", { class: "muted" }, " (until something is revealed or rolled)"))
         : null,
       mine && !ready ? h("p", { class: "muted" }, "Loading your actions…") : null,
+      mine && ready && decision && view.status === "active" ? decisionBoard(decision.type, view, this.names, this) : null,
       this.me !== null && view.status === "active" ? this.autoTakeChoice() : null,
       this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null,
       view.status === "finished"
