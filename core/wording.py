@@ -1,4 +1,11 @@
-"""The engine's words: every label, prompt and text a player reads, from one place.
+"""The engine's words: effects, cards, goods and sources in plain words, from one place.
+
+Every label, prompt and text a player reads that names an effect (``"coins:2"``, ``"good:any+"``),
+a card (``"dark-road-the-marsh-witch"``, ``"raven-2"``) or a good (``"potion+"``) words it with
+:class:`Words`: the rules' steps, the plugins (through their kit) and the catalogue alike, so the
+same effect reads the same everywhere, and no code, snake_case or card id reaches a player.
+:func:`problems` says what a text still shows of them (the tests read every label and prompt of
+random games with it).
 
 Messages are whole English sentences with named placeholders (``%(good)s``), translated from the
 core's gettext catalog (:mod:`darkroad.core.i18n`) in the language of the call. They go through
@@ -7,13 +14,24 @@ Babel extracts every ``_`` call (a marked message the Hungarian catalog lacks fa
 completeness test). Adding ``say`` and ``say_n`` to the extraction keywords
 (``scripts/i18n.py``'s ``KEYWORDS``: ``"say": None, "say_n": (1, 2)``) makes them extracted like
 ``_`` the day they are translated; until then a message is English, gettext's own fallback.
+
+**Words of a plugin's own effects.** An effect verb the core does not know is worded by the
+first of: the ``effect_words`` of a content pack (``{"verb": "message with %(arg)s"}``: data, so
+a fan pack words its effects without code) and a plugin's hook implementation of
+``darkroad_effect_words`` (:meth:`Words.effect` passes it ``effect``; it returns the words or
+``None``).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import i18n
+from .content import Content
+
+UP = "+"
 
 
 def say(message: str, /, **params: Any) -> str:
@@ -25,3 +43,438 @@ def say(message: str, /, **params: Any) -> str:
 def say_n(singular: str, plural: str, n: int, /, **params: Any) -> str:
     """The plural form of the caller's language for ``n`` (``%(num)d`` is ``n``)."""
     return i18n.ngettext(singular, plural, n, **params)
+
+
+# -- grammar ---------------------------------------------------------------------------------
+
+_AN_EXCEPTIONS = re.compile(r"(?i)^(uni|use|usu|ure|eu|one\b|once)")
+_SILENT_H = re.compile(r"(?i)^(hour|honest|honou?r|heir)")
+_AN_NUMBER = re.compile(r"^(8|11|18)(\D|$)|^8\d")
+
+
+def _vowel_sound(phrase: str) -> bool:
+    """Whether ``phrase`` starts with a vowel sound (English: "an upgraded", "an 8", "a unit")."""
+    if _AN_NUMBER.match(phrase):
+        return True
+    if not phrase or _AN_EXCEPTIONS.match(phrase):
+        return False
+    return phrase[0].lower() in "aeiou" or bool(_SILENT_H.match(phrase))
+
+
+def a(phrase: str) -> str:
+    """``phrase`` with its indefinite article ("a potion", "an upgraded book")."""
+    return say("an %(thing)s", thing=phrase) if _vowel_sound(phrase) else say("a %(thing)s", thing=phrase)
+
+
+def listed(items: Sequence[str]) -> str:
+    """``items`` as a list in words ("a, b and c"): one message per length, so a translation
+    words its own list."""
+    items = [item for item in items if item]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    head = items[0]
+    for item in items[1:-1]:
+        head = say("%(items)s, %(item)s", items=head, item=item)
+    return say("%(items)s and %(last)s", items=head, last=items[-1])
+
+
+def either(items: Sequence[str]) -> str:
+    """``items`` as alternatives ("a, b or c")."""
+    items = [item for item in items if item]
+    if len(items) <= 1:
+        return items[0] if items else ""
+    head = items[0]
+    for item in items[1:-1]:
+        head = say("%(items)s, %(item)s", items=head, item=item)
+    return say("%(items)s or %(last)s", items=head, last=items[-1])
+
+
+def count(n: int, resource: str) -> str:
+    """``n`` of a resource in words ("1 coin", "2 lanterns", "3 blazing quartz")."""
+    words = _COUNTS.get(resource)
+    if words is None:
+        return say("%(num)d %(what)s", num=n, what=resource.replace("_", " "))
+    return say_n(words[0], words[1], n)
+
+
+_COUNTS: dict[str, tuple[str, str]] = {
+    "coins": ("%(num)d coin", "%(num)d coins"),
+    "prestige": ("%(num)d prestige", "%(num)d prestige"),
+    "lantern": ("%(num)d lantern", "%(num)d lanterns"),
+    "lanterns": ("%(num)d lantern", "%(num)d lanterns"),
+    "quartz": ("%(num)d blazing quartz", "%(num)d blazing quartz"),
+    "horseshoe": ("%(num)d horseshoe", "%(num)d horseshoes"),
+    "horseshoes": ("%(num)d horseshoe", "%(num)d horseshoes"),
+    "illuminated": ("%(num)d illuminated die", "%(num)d illuminated dice"),
+    "goods": ("%(num)d good", "%(num)d goods"),
+    "heroes": ("%(num)d hero", "%(num)d heroes"),
+    "commissions": ("%(num)d commission", "%(num)d commissions"),
+    "deeds": ("%(num)d deed", "%(num)d deeds"),
+    "spaces": ("%(num)d space", "%(num)d spaces"),
+    "vp": ("%(num)d victory point", "%(num)d victory points"),
+}
+"""The resources and things counted in words, singular and plural (gettext's plural forms)."""
+
+RESOURCE_VERBS = {"coins": "coins", "prestige": "prestige", "lantern": "lanterns", "quartz": "quartz",
+                  "horseshoe": "horseshoes"}
+"""An effect's resource verb -> the resource counted (:data:`_COUNTS`)."""
+
+# -- the checker ------------------------------------------------------------------------------
+
+_CODE = re.compile(r"\b[a-z][a-z_]*:[\w+:-]")
+_SNAKE = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b")
+_CARD = re.compile(r"\b[a-z]+(?:-[a-z0-9]+){2,}\b|\b[a-z_]+-\d+\b")
+_A_VOWEL = re.compile(r"(?<![\w'])([Aa]) ([\w$][\w'-]*)")
+_AN_CONSONANT = re.compile(r"(?<![\w'])([Aa]n) ([\w$][\w'-]*)")
+_ONE_PLURAL = re.compile(r"(?<![\w.$+-])1 ((?:(?:upgraded|basic|blazing|illuminated|night|travel|market|victory|extra) )?"
+                         r"[a-z]+s)\b")
+_SINGULAR_S = frozenset({"is", "was", "has", "its", "this", "plus", "less", "across", "quartz", "his", "as", "us",
+                         "does", "always", "towards", "upgraded", "basic", "gas", "bonus", "status", "canvas"})
+
+
+def problems(text: str, ids: Iterable[str] = ()) -> list[str]:
+    """What ``text`` shows that a player should not read: an effect code (``coins:2``), a
+    snake_case word or a card id (any of ``ids`` that is not a plain word, and anything shaped
+    like one), "a" before a vowel sound or "an" before a consonant, "1" before a plural
+    ("1 coins") or a "(s)" plural. Empty: plain words."""
+    found: list[str] = []
+    for match in _CODE.finditer(text):
+        found.append(f"effect code {text[match.start():match.start() + 24]!r}")
+    found += [f"snake_case {m.group(0)!r}" for m in _SNAKE.finditer(text)]
+    found += [f"card id {m.group(0)!r}" for m in _CARD.finditer(text)]
+    for ident in ids:
+        if re.search(r"[-_\d]", ident) and re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text):
+            found.append(f"id {ident!r}")
+    for match in _A_VOWEL.finditer(text):
+        if _vowel_sound(match.group(2)):
+            found.append(f"{match.group(0)!r}: 'an' before a vowel sound")
+    for match in _AN_CONSONANT.finditer(text):
+        if not _vowel_sound(match.group(2)):
+            found.append(f"{match.group(0)!r}: 'a' before a consonant sound")
+    for match in _ONE_PLURAL.finditer(text):
+        last = match.group(1).split()[-1]
+        if last not in _SINGULAR_S and not last.endswith(("ss", "us", "is")):
+            found.append(f"'1 {match.group(1)}': a plural after 1")
+    if "(s)" in text:
+        found.append("'(s)': a plural left to the reader")
+    return sorted(set(found))
+
+
+# -- the words of a game's content --------------------------------------------------------------
+
+Namer = Callable[[str, str, str], str]
+"""``(kind, id, printed name) -> the name in the caller's language`` (kind: ``good``, ``hero``,
+``town``, ``event``, ``component``)."""
+
+
+def _as_printed(kind: str, ident: str, name: str) -> str:
+    return name
+
+
+class Words:
+    """Plain words for the effects, cards, goods and sources of one content (an engine's):
+    what every label, prompt and the catalogue say. ``namer`` translates a card's printed name
+    (the engine's: each from its plugin's catalog); ``extra`` words effects the core does not
+    know (content packs' ``effect_words`` and the ``darkroad_effect_words`` hook)."""
+
+    def __init__(self, content: Content, namer: Namer = _as_printed,
+                 extra: Callable[[str], str | None] | None = None) -> None:
+        self.content = content
+        self.namer = namer
+        self.extra = extra
+
+    # -- names -----------------------------------------------------------------------------
+
+    def good_type(self, good: str) -> str:
+        """A good type's name as a common noun ("potion")."""
+        found = next((g for g in self.content.goods if g.id == good), None)
+        if found is None:
+            return good.replace("_", " ")
+        name = self.namer("good", good, found.name)
+        return name[:1].lower() + name[1:]
+
+    def good(self, token: str) -> str:
+        """A good tile: "potion", "upgraded potion"."""
+        if token.endswith(UP):
+            return say("upgraded %(good)s", good=self.good_type(token[:-1]))
+        return self.good_type(token)
+
+    def a_good(self, token: str) -> str:
+        """A good tile with its article: "a potion", "an upgraded book"."""
+        return a(self.good(token))
+
+    def goods(self, tokens: Iterable[str]) -> str:
+        """Goods with their articles, listed: "a potion, an armor and an upgraded book"."""
+        return listed([self.a_good(t) for t in tokens]) or say("nothing")
+
+    def hero(self, ident: str) -> str:
+        card = self.content.heroes.get(ident)
+        return self.namer("hero", ident, card.name) if card else ident.replace("_", " ")
+
+    def town(self, ident: str) -> str:
+        card = self.content.towns.get(ident)
+        return self.namer("town", ident, card.name) if card else ident.replace("_", " ").title()
+
+    def event(self, ident: str) -> str:
+        card = self.content.events.get(ident)
+        return self.namer("event", ident, card.name) if card else ident.replace("-", " ")
+
+    def component(self, ident: str) -> str:
+        """A component's name (a building, companion, steed, deed or upgrade); a companion card
+        ("raven-2") by its companion's name."""
+        ident = self.content.companion_cards.get(ident, ident)
+        found = self.content.components.get(ident)
+        return self.namer("component", ident, found.name) if found else ident.replace("_", " ")
+
+    def commission(self, ident: str) -> str:
+        """A commission card: "the Farglen commission (a potion, a book and a staff)"."""
+        card = self.content.commissions.get(ident)
+        if card is None:
+            return say("a commission")
+        return say("the %(town)s commission (%(goods)s)", town=self.town(card.town), goods=self.goods(card.requests))
+
+    _SOURCES = {
+        "slot #1": "slot #1", "slot #2": "slot #2", "slot #3": "slot #3",
+        "courtyard banner": "the courtyard banner", "good fortune": "good fortune",
+        "ruins of yin": "the Ruins of Yin", "ruins die": "the ruins die", "dark market": "the Dark Market",
+        "queen's commissions": "the Queen's Commissions", "great bazaar": "the Great Bazaar",
+        "ringway inn": "the Ringway Inn", "yurg's excursions": "Yurg's Excursions", "planning": "planning",
+        "oracle die": "the oracle die", "setup": "the setup",
+    }
+
+    def source(self, source: str) -> str:
+        """What caused something, in words: a district, a card, a component, a slot."""
+        kind, _, ident = source.partition(":")
+        if ident:
+            if kind == "companion":
+                return self.component(ident)
+            if kind == "event":
+                return self.event(ident)
+            if kind == "hero":
+                return self.hero(ident)
+            if kind == "deliver":
+                return say("delivering %(hero)s", hero=self.hero(ident))
+            if kind == "commission":
+                return self.commission(ident)
+        if source in self.content.components or source in self.content.companion_cards:
+            return self.component(source)
+        known = self._SOURCES.get(source.lower())
+        if known is not None:
+            return say(known)
+        return source.replace("_", " ").replace("-", " ")
+
+    # -- effects -----------------------------------------------------------------------------
+
+    def effects(self, effects: Sequence[str], board: Any = None) -> str:
+        """Effects in words, as one phrase of what happens: "gain 2 coins and an upgraded potion",
+        "lose 1 horseshoe and 1 coin", "upgrade one of your goods and gain 1 coin", "nothing".
+        ``board`` (the game's) names what a slot holds (a hero of the inn, a courtyard deed)."""
+        groups: list[tuple[str, list[str]]] = []
+        for effect in effects:
+            kind, words = self.phrase(effect, board)
+            if kind in ("gain", "lose") and groups and groups[-1][0] == kind:
+                groups[-1][1].append(words)
+            else:
+                groups.append((kind, [words]))
+        parts: list[str] = []
+        repeats: list[int] = []
+        for kind, words in groups:
+            if kind == "gain":
+                part = say("gain %(things)s", things=listed(words))
+            elif kind == "lose":
+                part = say("lose %(things)s", things=listed(words))
+            else:
+                part = words[0]
+            if parts and parts[-1] == part:  # the same twice: "upgrade one of your goods, twice"
+                repeats[-1] += 1
+            else:
+                parts.append(part)
+                repeats.append(1)
+        said = [part if n == 1 else say("%(what)s, twice", what=part) if n == 2
+                else say("%(what)s, %(num)d times", what=part, num=n)
+                for part, n in zip(parts, repeats, strict=True)]
+        return listed(said) or say("nothing")
+
+    def things(self, effects: Sequence[str], board: Any = None) -> str:
+        """Effects gained as things ("a basic good of your choice and 1 horseshoe"), for a bonus
+        or a reward; effects that do something are worded as :meth:`effects` words them."""
+        phrases = [self.phrase(effect, board) for effect in effects]
+        if phrases and all(kind == "gain" for kind, _ in phrases):
+            return listed([words for _, words in phrases])
+        return self.effects(effects, board)
+
+    def effect(self, effect: str, board: Any = None) -> str:
+        """One effect in words (:meth:`effects`)."""
+        return self.effects([effect], board)
+
+    def phrase(self, effect: str, board: Any = None) -> tuple[str, str]:
+        """``(kind, words)`` of one effect: ``gain`` (what is gained: "2 coins"), ``lose`` (what
+        is lost: "1 lantern") or ``act`` (what is done: "upgrade one of your goods")."""
+        verb, _, arg = effect.partition(":")
+        if verb in RESOURCE_VERBS and re.fullmatch(r"-?\d+", arg):
+            n = int(arg)
+            return ("gain" if n >= 0 else "lose"), count(abs(n), RESOURCE_VERBS[verb])
+        if verb == "good":
+            return "gain", self._good_effect(arg)
+        if verb == "illuminated":
+            return "gain", say("an illuminated die")
+        if verb == "nothing":
+            return "act", say("nothing")
+        wording = _ACTS.get(verb)
+        if wording is not None:
+            return "act", wording(self, arg, board)
+        if self.extra is not None:
+            found = self.extra(effect)
+            if found:
+                return "act", found
+        return "act", effect.replace("_", " ").replace(":", " ")
+
+    def _good_effect(self, arg: str, chosen: bool = False) -> str:
+        up = arg.endswith(UP)
+        base = arg[:-1] if up else arg
+        if base in self.content.good_index:
+            return self.a_good(arg)
+        if base == "any" and chosen:
+            return say("an upgraded good") if up else say("a basic good")
+        if base == "any":
+            return say("an upgraded good of your choice") if up else say("a basic good of your choice")
+        if base.startswith("value") and base[5:].isdigit():
+            value = int(base[5:])
+            return (say("an upgraded good of a type worth $%(value)d", value=value) if up
+                    else say("a basic good worth $%(value)d", value=value))
+        if base == "not_on_wheel":
+            return say("a basic good of a type with no market die")
+        if base == "craft":
+            return (say("the upgraded good your slot #1 die crafts") if up
+                    else say("the good your slot #1 die crafts"))
+        return base.replace("_", " ")
+
+    # -- choices ------------------------------------------------------------------------------
+
+    def choose(self, effect: str, source: str = "") -> str:
+        """The prompt of a choice among what an abstract effect offers ("Artisan's Bench: choose
+        an upgraded good to gain")."""
+        what = self._choice(effect)
+        if not source:
+            return what
+        return say("%(source)s: %(choice)s", source=self.source(source), choice=what)
+
+    def _choice(self, effect: str) -> str:
+        verb, _, arg = effect.partition(":")
+        if verb == "good":
+            return say("choose %(good)s to gain", good=self._good_effect(arg, chosen=True))
+        simple = {
+            "upgrade_good": "choose a good to upgrade",
+            "downgrade_good": "choose an upgraded good to turn to its basic side",
+            "lose_good": ("choose your most valuable good to return" if arg == "most_valuable"
+                          else "choose a good to return"),
+            "hero": "choose a hero to gain",
+            "lose_hero": "choose a hero to lose",
+            "deliver_hero": "choose a hero to deliver",
+            "commission": "choose a commission to gain",
+            "deed": "choose a deed to gain",
+            "commission_or_deed": "choose a commission or a deed to gain",
+            "ruins_good": "choose the upgraded good to gain",
+        }.get(verb)
+        if simple is not None:
+            return say(simple)
+        return say("choose: %(what)s", what=self.effect(effect))
+
+
+def _upgrade(words: Words, arg: str, board: Any) -> str:
+    if not arg:
+        return say("upgrade one of your goods")
+    return say("upgrade %(good)s", good=words.a_good(arg))
+
+
+def _downgrade(words: Words, arg: str, board: Any) -> str:
+    if not arg:
+        return say("turn one of your upgraded goods to its basic side")
+    return say("turn %(good)s to its basic side", good=words.a_good(arg + UP))
+
+
+def _lose_good(words: Words, arg: str, board: Any) -> str:
+    if not arg:
+        return say("return one of your goods")
+    if arg == "most_valuable":
+        return say("return your most valuable good")
+    return say("return %(good)s", good=words.a_good(arg))
+
+
+def _hero(words: Words, arg: str, board: Any) -> str:
+    if not arg:
+        return say("gain a hero from the inn or the top of the hero deck")
+    if arg == "deck":
+        return say("gain the top hero of the deck")
+    slot = int(arg.rpartition(":")[2]) if arg.rpartition(":")[2].isdigit() else -1
+    inn = getattr(board, "inn", None) or []
+    hero = inn[slot] if 0 <= slot < len(inn) else None
+    return say("gain %(hero)s from the inn", hero=words.hero(hero)) if hero else say("gain a hero from the inn")
+
+
+def _hero_of(verb: str) -> Callable[[Words, str, Any], str]:
+    def word(words: Words, arg: str, board: Any) -> str:
+        if verb == "lose_hero":
+            return say("lose %(hero)s", hero=words.hero(arg)) if arg else say("lose one of your heroes")
+        return say("deliver %(hero)s", hero=words.hero(arg)) if arg else say("deliver one of your heroes")
+
+    return word
+
+
+def _commission(words: Words, arg: str, board: Any) -> str:
+    if not arg:
+        return say("gain the top commission of a town's stack")
+    stacks = getattr(board, "commission_stacks", None) or {}
+    stack = stacks.get(arg) or []
+    if stack:
+        return say("gain %(commission)s", commission=words.commission(stack[0]))
+    return say("gain the top %(town)s commission", town=words.town(arg))
+
+
+def _deed(words: Words, arg: str, board: Any) -> str:
+    if not arg:
+        return say("gain a deed and its banner's bonus")
+    if arg == "deck":
+        return say("gain the top deed of the deck (no bonus)")
+    slot = int(arg.rpartition(":")[2])
+    banners = words.content.courtyard_banners
+    bonus = banners[slot] if slot < len(banners) else ()
+    if not bonus:
+        return say("gain the courtyard deed in slot %(slot)d", slot=slot + 1)
+    return say("gain the courtyard deed in slot %(slot)d and its bonus (%(bonus)s)", slot=slot + 1,
+               bonus=words.things(bonus))
+
+
+def _steps(what: str) -> Callable[[Words, str, Any], str]:
+    def word(words: Words, arg: str, board: Any) -> str:
+        if not arg:
+            return say("take the Ruins of Yin action again")
+        n = int(arg)
+        if what == "ruins":
+            return say_n("move the ruins marker %(num)d space and take its reward",
+                         "move the ruins marker %(num)d spaces and take its reward", n)
+        return say_n("move the dark market marker %(num)d space and take its reward",
+                     "move the dark market marker %(num)d spaces and take its reward", n)
+
+    return word
+
+
+_ACTS: Mapping[str, Callable[[Words, str, Any], str]] = {
+    "upgrade_good": _upgrade,
+    "downgrade_good": _downgrade,
+    "lose_good": _lose_good,
+    "hero": _hero,
+    "lose_hero": _hero_of("lose_hero"),
+    "deliver_hero": _hero_of("deliver_hero"),
+    "commission": _commission,
+    "deed": _deed,
+    "ruins": _steps("ruins"),
+    "dark_market": _steps("dark_market"),
+    "ruins_die": lambda words, arg, board: say("roll the ruins die"),
+    "illuminated_reroll": lambda words, arg, board: say(
+        "roll the ruins die again (the same face again gives an illuminated die)"),
+    "commission_or_deed": lambda words, arg, board: say("gain a commission or a deed and its bonus"),
+}
+"""The words of the effects that do something (the gains are worded by :meth:`Words.phrase`)."""
