@@ -20,6 +20,7 @@ from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .memo import Memo
+from .projection import projected
 from .rulebook.activate import DISTRICTS
 from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
@@ -324,6 +325,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         },
         "caravan": (caravan if encoded is not None else msgspec.json.decode(_encode(caravan))) if caravan else None,
         "players": players,
+        "projected": projected(engine, game, seat),
         "score": [score_line(s) for s in game.score] if finished else None,
         "winners": list(game.winners) if finished else None,
     }

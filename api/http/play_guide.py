@@ -135,7 +135,7 @@ PARTS: tuple[Part, ...] = (
     )),
     Part("table", ("At this table"), (
         (("The decision comes first. Each button says what it does and what it gives; on a wide screen the "
-           "part of the board it concerns is shown next to it."), None),
+           "part of the board it is about is shown next to it."), None),
         (("A decision with a single answer is taken for you, and the log says so; a setting under the "
            "decision turns this off. Undo takes back your last action until something is revealed or "
            "rolled."), None),

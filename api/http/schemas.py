@@ -590,6 +590,29 @@ class ScoreLine(msgspec.Struct):
     details: Annotated[list[str], _doc("Each deed's contribution, in words.")]
 
 
+class ProjectedScore(msgspec.Struct):
+    """A seat's final score if the game ended now (rulebook p. 13: the lower of coins and prestige,
+    the deeds' coins and prestige added first, plus victory points), as far as the caller may see
+    it. The caller's own seat (and every seat once the game is over) is `known`: `total` is exact.
+    Another seat's coins and deeds are hidden: its base score lies between 0 and its prestige, its
+    secret deeds are not counted, so `low` and `high` bound what is public."""
+
+    seat: Seat
+    known: Annotated[bool, _doc("Whether the caller sees everything the score counts (its own seat, or the "
+                                "game is over).")]
+    total: Annotated[int | None, _doc("The projected final score; null unless `known`.")]
+    low: Annotated[int, _doc("The least it can be from what the caller sees (`total` when known): the "
+                             "victory points known, with no coins.")]
+    high: Annotated[int, _doc("The most it can be from what the caller sees, before `secret_deeds` (`total` "
+                              "when known): prestige plus the victory points known.")]
+    coins: Annotated[int | None, _doc("Coins with the deeds' coins; null unless `known`.")]
+    prestige: Annotated[int, _doc("Prestige (with the deeds' prestige when `known`).")]
+    base: Annotated[int | None, _doc("`min(coins, prestige)`; null unless `known`.")]
+    vp: Annotated[int, _doc("The victory points counted: deeds' and unused illuminated dice' (an automated "
+                            "seat: those its kind counts, from what is public).")]
+    secret_deeds: Annotated[Count, _doc("Deeds the caller cannot see, not counted in `low` and `high`.")]
+
+
 class GameView(msgspec.Struct):
     """The game as the caller may see it (a spectator sees only public information)."""
 
@@ -622,6 +645,11 @@ class GameView(msgspec.Struct):
                                             "awaited longer (its `BotInfo.id`); null: neither.")]
     clock: Annotated[GameClock | Unset, _doc("The game's time banks (each seat's in `seats[i].clock`); absent: "
                                              "none.")] = UNSET
+    projected: Annotated[
+        list[ProjectedScore],
+        _doc("Each seat's projected final score, as far as the caller may see it. Absent from views kept "
+             "before it was added (a replay of an older game's history)."),
+    ] = msgspec.field(default_factory=list)
 
 
 class ActionList(msgspec.Struct):

@@ -273,6 +273,7 @@ function wagon(view: GameView, p: PlayerView, names: Names, seats: Seats): HTMLE
       active ? h("span", { class: "badge" }, "active") : null,
       awaited ? h("span", { class: "badge awaited" }, "deciding") : null,
       score ? h("span", { class: "badge" }, score.rank === 1 ? "winner" : `rank ${score.rank}`) : null),
+    projection(view, p.seat),
     h("div", { class: "wagon-top" },
       h("div", { class: "numbers" },
         h("dl", { class: "stats" },
@@ -306,6 +307,29 @@ function wagon(view: GameView, p: PlayerView, names: Names, seats: Seats): HTMLE
           p.deeds.length
             ? h("ul", { class: "plain" }, p.deeds.map((id) => h("li", { "data-deed": id }, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id)))))
             : h("p", { class: "muted" }, "none")));
+}
+
+type Projected = NonNullable<GameView["projected"]>[number];
+
+/** The seat's final score if the game ended now, as far as the viewer may see it, with the
+ * scoring rule (rulebook p. 13). A view kept before projections (an old game's replay) has none. */
+function projection(view: GameView, seat: number): HTMLElement | null {
+  const line: Projected | undefined = view.projected?.find((item) => item.seat === seat);
+  if (!line) return null;
+  const vp = `${line.vp} victory ${line.vp === 1 ? "point" : "points"}`;
+  let value: string;
+  let how: string;
+  if (line.known) {
+    value = String(line.total);
+    how = `the lower of ${line.coins} ${line.coins === 1 ? "coin" : "coins"} and ${line.prestige} prestige, plus ${vp}`;
+  } else {
+    value = line.low === line.high ? String(line.low) : `${line.low} to ${line.high}`;
+    const deeds = line.secret_deeds ? `; ${line.secret_deeds} secret ${line.secret_deeds === 1 ? "deed" : "deeds"} not counted` : "";
+    how = `coins hidden: the lower of its coins and ${line.prestige} prestige, plus ${vp}${deeds}`;
+  }
+  return h("p", { class: "projected", "data-projected": seat },
+    h("span", { class: "label" }, view.status === "finished" ? "Final score: " : "Score if the game ended now: "),
+    h("strong", null, value), h("span", { class: "muted" }, ` (${how})`));
 }
 
 function section(title: string, items: HTMLElement[]): HTMLElement {

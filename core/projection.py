@@ -1,0 +1,55 @@
+"""Each seat's projected final score, as far as a viewer may see it (issue 42).
+
+The projection is the final score (rulebook p. 13, "Final Scoring") if the game ended now:
+"Reveal and count up your coins and prestige. Reveal any completed deeds that give you coins or
+prestige and add them to your totals. Then compare your coins and prestige. The lower of the two
+values is your base score." Then the victory points: the deeds' and "1 victory point for each
+illuminated die that you have but did not use".
+
+A viewer knows its own seat's coins and deeds, so its projection is exact (``known``). Another
+seat's coins and deeds are hidden: its base score lies between 0 (no coins) and its prestige (at
+least as many coins), and its secret deeds are not counted (``secret_deeds`` says how many), so
+its projection is the range ``low``-``high`` of what is public: its illuminated dice (or, for an
+automated seat, the victory points its seat kind counts from what is public: the Private
+Concern's goods, quartz, illuminated dice and deeds, 1 each). A finished game's projection is
+its final score.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .context import Ctx
+from .rulebook.scoring import score_seat
+from .seats import HUMAN
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .state import Game
+
+FIELDS = ("seat", "known", "total", "low", "high", "coins", "prestige", "base", "vp", "secret_deeds")
+"""The fields of a projection (each always present)."""
+
+
+def projected(engine: Engine, game: Game, viewer: int | None) -> list[dict[str, Any]]:
+    """Every seat's projected final score as ``viewer`` may see it (``None``: a spectator)."""
+    ctx = Ctx(engine, game)
+    return [_seat(ctx, p.seat, game.finished or p.seat == viewer) for p in game.players]
+
+
+def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
+    p = ctx.player(seat)
+    if known:
+        line = ctx.game.score[seat] if ctx.game.finished and len(ctx.game.score) > seat else score_seat(ctx, seat)
+        vp = line.total - line.base
+        return {"seat": seat, "known": True, "total": line.total, "low": line.total, "high": line.total,
+                "coins": line.coins, "prestige": line.prestige, "base": line.base, "vp": vp, "secret_deeds": 0}
+    if p.kind == HUMAN:
+        vp, secret = len(p.special), len(p.deeds)  # unused illuminated dice; the deeds are secret
+    else:
+        # An automated seat's kind counts its victory points from what is public (the Private
+        # Concern: 1 per good, blazing quartz, illuminated die and deed); its coins stay hidden.
+        line = score_seat(ctx, seat)
+        vp, secret = line.total - line.base, 0
+    return {"seat": seat, "known": False, "total": None, "low": vp, "high": p.prestige + vp,
+            "coins": None, "prestige": p.prestige, "base": None, "vp": vp, "secret_deeds": secret}
