@@ -2,6 +2,7 @@
 // KnownEvent union: an event type added to the contract fails the build until it has words
 // here); fan plugins' events (those with `plugin`) are told from their type and data.
 import type { GameEvent, KnownEvent } from "./api";
+import { duration } from "./lobby";
 import { count, humanize, type Names } from "./names";
 
 type Known = KnownEvent["type"];
@@ -78,6 +79,7 @@ const WORDS: Words = {
   round_ended: (d) => `Round ${d.round} ended.`,
   ruins_die_rolled: (d, who, n) => `${who} rolled the ruins die: ${n.effect(d.face)}${d.reroll ? " (a reroll)" : ""}.`,
   ruins_moved: (d, _who, n) => `The ruins marker moved ${n.steps(d.steps)} to the ${humanize(d.space).toLowerCase()} space.`,
+  seat_clock_low: (d, who) => `${who}'s time bank is running low: ${duration(Math.round(d.remaining))} left.`,
   seat_joined: (d, who) => `${d.name} joined as ${who}.`,
   seat_rejoined: (d, who) => `${d.name} joined as ${who} again (the first answer was lost).`,
   seat_left: (_d, who) => `${who} left: the seat is open again.`,
