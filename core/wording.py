@@ -280,13 +280,13 @@ class Words:
                 groups.append((kind, [words]))
         parts: list[str] = []
         repeats: list[int] = []
-        for kind, words in groups:
+        for kind, grouped in groups:
             if kind == "gain":
-                part = say("gain %(things)s", things=listed(words))
+                part = say("gain %(things)s", things=listed(grouped))
             elif kind == "lose":
-                part = say("lose %(things)s", things=listed(words))
+                part = say("lose %(things)s", things=listed(grouped))
             else:
-                part = words[0]
+                part = grouped[0]
             if parts and parts[-1] == part:  # the same twice: "upgrade one of your goods, twice"
                 repeats[-1] += 1
             else:
