@@ -117,3 +117,11 @@ def test_bots_are_named_with_their_options(engine: Engine) -> None:
             seat_bots(engine, [bad])
     out = arena(engine, ["greedy:samples=2", "random"], games=2, players=2, seed=5)
     assert out["greedy:samples=2"]["seats_played"] == 2 and out["arena"]["completed"] == 2
+
+
+def test_progress_writes_each_game_as_it_ends() -> None:
+    result = CliRunner().invoke(cli.app, ["arena", "--bots", "greedy,random", "--games", "2", "--seed", "3",
+                                          "--json", "--progress"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    assert [g["seed"] for g in lines] == [3, 4] and all(g["completed"] for g in lines)

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Annotated, Any
 
+import attrs
 import typer
 from attrs import define, field
 from rich.console import Console
@@ -290,6 +291,8 @@ def arena_command(
     workers: Annotated[int, typer.Option(min=1, help="Processes playing games at once. A bot that thinks to a "
                                                      "budget needs a core per worker, or it thinks less in the "
                                                      "same time.")] = 1,
+    progress: Annotated[bool, typer.Option("--progress", help="Write each game, as it ends, as one JSON line to "
+                                                              "stderr (a long run's games so far).")] = False,
 ) -> None:
     """Play bots against each other, rotating seats, and report each bot's win rate (95%
     interval), mean score, think time per decision and head-to-head results."""
@@ -307,7 +310,8 @@ def arena_command(
     console = Console(stderr=True)
     if not as_json:
         console.print(f"seed {seed}", markup=False, highlight=False)
-    result = arena(engine, names, games, players, seed, think_time, workers=workers)
+    report = (lambda g: sys.stderr.write(json.dumps(attrs.asdict(g)) + "\n")) if progress else None
+    result = arena(engine, names, games, players, seed, think_time, progress=report, workers=workers)
     if as_json:
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:
