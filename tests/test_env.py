@@ -243,3 +243,28 @@ def test_bad_settings_are_refused(engine: Engine) -> None:
         denv.env(reward="money", engine=engine)
     with pytest.raises(ValueError, match="not game settings"):
         denv.env(options={"seed": 3}, engine=engine)
+
+
+def test_a_fan_decision_plays_through_the_overflow_slots(engine: Engine) -> None:
+    """A game with the fan pack's Lamplighters' Guild: its decision's options take overflow
+    slots, and at every step the mask is still exactly the legal actions."""
+    buildings = ["lamplighters_guild", "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]
+    overflowed = 0
+    for seed in range(6):
+        env = denv.raw_env(players=2, seed=seed, engine=engine, options={"buildings": buildings})
+        env.reset()
+        r = random.Random(seed)
+        n = len(env.match.catalogue.entries)
+        while not env.game.finished:
+            agent = env.agent_selection
+            seat = int(agent.removeprefix("seat_"))
+            legal = engine.legal_actions(env.game, seat)
+            mask = env.observe(agent)["action_mask"]
+            chosen = np.flatnonzero(mask).tolist()
+            assert len(chosen) == len(legal) and {env.action_of(agent, i) for i in chosen} == set(legal)
+            overflowed += any(i >= n for i in chosen)
+            guild = [i for i in chosen if env.action_of(agent, i).option == "building:lamplighters_guild"]
+            env.step(guild[0] if guild else r.choice(chosen))  # to the Guild whenever it may
+        if overflowed:
+            break
+    assert overflowed, "no game reached the Guild's decision"
