@@ -1,7 +1,8 @@
 """Bot strength benchmark: the standard arena table (random, greedy and search, at 2 and 4
-players), written to docs/bots.md.
+players), written as Markdown to ``--output`` (docs/bots.md keeps the figures of each
+measurement, with their commands, by hand: write elsewhere and copy the tables in).
 
-    python benchmarks/bots.py [--games 40] [--think-time 1.0] [--seed 0] [--output docs/bots.md]
+    python benchmarks/bots.py [--games 40] [--think-time 0.1] [--seed 0] --output /tmp/bots.md
 
 Each row of the table is one ``darkroad arena`` run (api/tools/arena.py): seats rotate over the
 games, a shared win counts 1/n, the interval is Wilson's 95% score interval. The search
@@ -68,11 +69,11 @@ def section(players: int, bots: list[str], result: dict[str, Any]) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=40, help="games per match (default 40)")
-    ap.add_argument("--think-time", type=float, default=1.0, help="the search bot's seconds per decision")
+    ap.add_argument("--think-time", type=float, default=0.1, help="the search bot's seconds per decision")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1,
                     help="processes playing games at once (at most one per core: the search bot thinks to a clock)")
-    ap.add_argument("--output", type=Path, default=Path("docs/bots.md"))
+    ap.add_argument("--output", type=Path, required=True)
     ap.add_argument("--json", type=Path, help="also write the raw results here")
     args = ap.parse_args()
     engine = Engine.load()
@@ -94,10 +95,10 @@ def main() -> None:
         "The installed bots, measured against each other with `darkroad arena` (api/tools/arena.py): seats rotate over the "
         "games so every bot plays every seat equally often; a shared win counts 1/n; the interval is the 95% Wilson "
         "score interval; think time is wall-clock seconds per decision the bot was asked. `random` picks any legal "
-        "action; `greedy` (the lobby's default `timeout_bot`, and the bot of bot seats unless another is chosen) looks "
-        "two of its own decisions ahead on copies of the real game (so it sees the dice to come); `search` samples "
-        "worlds consistent with what its seat sees (`Engine.determinize`), tries every action in each of them and "
-        "keeps the one that leaves it furthest ahead on average.",
+        "action; `greedy` looks two of its own decisions ahead on a game drawn from what its seat sees; `search` "
+        "(the lobby's default bot and `timeout_bot`) samples worlds consistent with what its seat sees "
+        "(`Engine.determinize`), tries every action in each of them and keeps the one that leaves it furthest ahead "
+        "on average. Every bot is asked through `Engine.bot_choice` (docs/agents.md).",
         "",
     ]
     for players, bots, result in results:
