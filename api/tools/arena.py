@@ -271,6 +271,12 @@ def print_table(console: Console, result: dict[str, Any]) -> None:
         console.print(f"{meta['errors']} game(s) failed: {meta['error_seeds']}", style="red", markup=False)
 
 
+def _report(game: ArenaGame) -> None:
+    """``--progress``: one game as a JSON line on stderr."""
+    sys.stderr.write(json.dumps(attrs.asdict(game)) + "\n")
+    sys.stderr.flush()
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
@@ -310,8 +316,8 @@ def arena_command(
     console = Console(stderr=True)
     if not as_json:
         console.print(f"seed {seed}", markup=False, highlight=False)
-    report = (lambda g: sys.stderr.write(json.dumps(attrs.asdict(g)) + "\n")) if progress else None
-    result = arena(engine, names, games, players, seed, think_time, progress=report, workers=workers)
+    result = arena(engine, names, games, players, seed, think_time, progress=_report if progress else None,
+                   workers=workers)
     if as_json:
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:
