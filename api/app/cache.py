@@ -29,6 +29,10 @@ class CachedGame:
     """Tokens this process has found to be seat tokens of ``token_hashes``, and their seats
     (:meth:`seat_of_token`): at most one per seat. A new version of the game with the same
     tokens carries it on (:meth:`GameRepository.commit`)."""
+    hooked: bool = False
+    """The commit that wrote this version found seats subscribed to webhooks: the next commit
+    brings its messages' notice at once (else the store asks for it when it finds some:
+    :attr:`Commit.notice <darkroad.api.store.base.Commit.notice>`)."""
 
     def seat_of_token(self, token: str) -> int | None:
         """The seat whose token ``token`` is, or ``None`` when it matches no seat (at this version).

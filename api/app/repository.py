@@ -9,6 +9,7 @@ no other request sees an uncommitted version.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import secrets
 import time
@@ -165,6 +166,7 @@ class GameRepository:
         new_lobby = base.lobby if lobby is None else lobby
         bot_job, deadline = self.awaited(game, new_lobby)
         keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
+        now = self.clock()
         outcome = await self.store.commit(
             Commit(
                 game_id=game_id,
@@ -174,7 +176,7 @@ class GameRepository:
                 tag=tag,
                 state=state,
                 finished=game.finished,
-                action=stamp(change.entry, self.clock()),  # the time: for the game's record
+                action=stamp(change.entry, now),  # the time: for the game's record
                 events=self.stored_events(game, change.events),
                 ttl=self.ttl(game, new_lobby),
                 idempotency=record,
@@ -184,7 +186,10 @@ class GameRepository:
                 deadline=deadline,
                 job=job,
                 keep_job=keep_job,
-                hooks=notice(self.engine, game, new_lobby, self.clock(), change.events),
+                # A game's messages' notice, made when the game has seats subscribed to webhooks
+                # (as its last commit here found, or as the store finds: it asks for it then).
+                hooks=notice(self.engine, game, new_lobby, now, change.events) if base.hooked else None,
+                notice=functools.partial(notice, self.engine, game, new_lobby, now, change.events),
             )
         )
         if outcome.outcome is Outcome.MISSING:
@@ -198,7 +203,7 @@ class GameRepository:
         if outcome.outcome is Outcome.COMMITTED or own:
             # The seats' tokens unchanged: the tokens found so far still name the same seats.
             found = base.token_seats if token_hashes is None or token_hashes == base.token_hashes else {}
-            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby, found))
+            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby, found, outcome.hooked))
         if raw_lobby is None and new_lobby is not None:
             raw_lobby = lobbies.encode(new_lobby)
         kept = job.ref if outcome.kept and job is not None else None

@@ -29,7 +29,7 @@ from __future__ import annotations
 import abc
 import enum
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
@@ -208,6 +208,10 @@ class Commit:
     hooks: HookNotice | None = None
     """What the new version means to the seats' webhooks: their messages are enqueued in the
     same atomic step, for the seats subscribed (``darkroad.api.store.hooks``)."""
+    notice: Callable[[], HookNotice] | None = None
+    """Makes :attr:`hooks` when it is ``None``: the store calls it (and sends the commit again
+    with it) only when the game has seats subscribed, so that a game without webhooks pays
+    nothing for them."""
 
 
 class Outcome(enum.Enum):
@@ -234,6 +238,8 @@ class CommitResult:
     kept: bool = False
     """``COMMITTED`` with :attr:`Commit.keep_job`, and the job was kept (else it was
     acknowledged, and the new version's job enqueued)."""
+    hooked: bool = False
+    """``COMMITTED``, and the game has seats subscribed to webhooks."""
 
 
 class GameStore(HookStore, abc.ABC):

@@ -17,10 +17,11 @@
 -- else '': the job is acknowledged here when KEYS[6] holds it), ARGV[18] the jobs' consumer
 -- group, ARGV[19] the worker playing the job,
 -- ARGV[20] the seats awaited that players decide for ('0,2'), ARGV[21] the pending decision
--- (JSON), ARGV[22] the commit's time ('' = nothing for the webhooks: see hooks.py), ARGV[23]
+-- (JSON), ARGV[22] the commit's time ('' = nothing for the webhooks: see hooks.py; '?' = not
+-- made: answered {'notice'}, nothing written, when seats are subscribed), ARGV[23]
 -- the seats told their time bank runs low, with the seconds left ('1:12.5,3:4.0'),
 -- then one (stream id, audience, event json) triple per event
--- Returns {'missing'} | {'replayed', result} | {'committed'}
+-- Returns {'missing'} | {'replayed', result} | {'notice'} | {'committed', '1' when seats are subscribed}
 --       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
 -- A game written before tags existed has none: its tag is ''.
 local current = redis.call('HMGET', KEYS[1], 'version', 'tag', 'job')
@@ -37,6 +38,10 @@ end
 if current[1] ~= ARGV[1] or (current[2] or '') ~= ARGV[9] then
   local game = redis.call('HMGET', KEYS[1], 'version', 'state', 'finished', 'tokens', 'tag', 'lobby', 'job')
   return {'stale', game[1], game[2], game[3], game[4], game[5] or '', game[6] or '', game[7] or ''}
+end
+local hooked = redis.call('EXISTS', KEYS[5]) == 1
+if hooked and ARGV[22] == '?' then
+  return {'notice'}  -- seats subscribed: sent again with the messages' notice (nothing written yet)
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'tag', ARGV[10], 'state', ARGV[3], 'finished', ARGV[4])
 if ARGV[11] ~= '' then
@@ -79,7 +84,7 @@ if #KEYS >= 8 then
     redis.call('ZREM', KEYS[7], ARGV[15])
   end
 end
-if ARGV[22] ~= '' and redis.call('EXISTS', KEYS[5]) == 1 then
+if hooked and ARGV[22] ~= '' then
   -- A seat subscribed: its messages are enqueued with the version, so that none is lost by a
   -- crash nor sent for a commit that failed. 'turn' to each seat newly awaited (not awaited
   -- at the version before: a multi-step turn is one message), 'finished' to every seat.
@@ -111,4 +116,4 @@ if ARGV[22] ~= '' and redis.call('EXISTS', KEYS[5]) == 1 then
     end
   end
 end
-return {'committed'}
+return {'committed', hooked and '1' or ''}

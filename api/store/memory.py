@@ -133,6 +133,9 @@ class MemoryStore(MemoryHooks, GameStore):
             return CommitResult(Outcome.REPLAYED, replay=replay)
         if record.version != commit.expected_version or record.tag != commit.expected_tag:
             return CommitResult(Outcome.STALE, current=self._stored(commit.game_id, record))
+        hooked = self.hooked(commit.game_id)
+        if hooked and commit.hooks is None and commit.notice is not None:
+            commit = dataclasses.replace(commit, hooks=commit.notice(), notice=None)
         now = self._clock()
         record.version = commit.version
         record.tag = commit.tag
@@ -160,7 +163,7 @@ class MemoryStore(MemoryHooks, GameStore):
             self._ack(job.ref)
         elif job is not None and job.ref in self._pending:  # handed to its worker again
             self._pending[job.ref] = (self._pending[job.ref][0], job.consumer, time.time())
-        return CommitResult(Outcome.COMMITTED, kept=keep)
+        return CommitResult(Outcome.COMMITTED, kept=keep, hooked=hooked)
 
     SHARD = "memory"
 

@@ -48,6 +48,10 @@ class MemoryHooks(HookStore):
             return []
         return sorted(seat for gid, seat in self._subscriptions if gid == game_id)
 
+    def hooked(self, game_id: str) -> bool:
+        """Whether the game has seats subscribed."""
+        return game_id in self._awaited
+
     def notify(self, game_id: str, version: int, finished: bool, notice: HookNotice | None) -> None:
         """A commit's messages (called in the commit's step): ``turn`` for each subscribed seat
         newly awaited, ``finished`` for every subscribed seat when the game ends."""

@@ -41,10 +41,11 @@ def subscriptions_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:hooks"
 
 
-def hook_args(notice: HookNotice | None) -> list[str | bytes]:
-    """``commit.lua``'s arguments for a commit's :class:`HookNotice` (ARGV[20..23])."""
+def hook_args(notice: HookNotice | None, later: bool = False) -> list[str | bytes]:
+    """``commit.lua``'s arguments for a commit's :class:`HookNotice` (ARGV[20..23]); without one,
+    ``later``: the commit can make it (the script then asks for it when seats are subscribed)."""
     if notice is None:
-        return ["", b"", "", ""]
+        return ["", b"", "?" if later else "", ""]
     clock = ",".join(f"{seat}:{remaining!r}" for seat, remaining in notice.clock)
     return [",".join(map(str, notice.awaited)), notice.decision, repr(notice.created), clock]
 

@@ -449,19 +449,11 @@ class RedisStore(RedisHooks, GameStore):
         here = job is not None and shard is not None and job.shard == shard
         keep = here and commit.keep_job and commit.bot_job is not None and bool(job and job.consumer)
         args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP, "" if job is None else job.consumer]
-        args += hook_args(commit.hooks)
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard), hooks_key(shard)]
-        try:
-            reply = await self._batch.call(
-                key, "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
-            )
-        except Unreplicated as exc:
-            reply = exc.reply
-            if reply[0] in (b"committed", b"replayed"):
-                raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
-        except UNAVAILABLE as exc:
-            raise _unavailable(exc) from exc
+        reply = await self._commit(keys, [*args, *hook_args(commit.hooks, commit.notice is not None)], commit)
+        if reply[0] == b"notice":  # seats subscribed: the script wrote nothing, and wants the notice
+            reply = await self._commit(keys, [*args, *hook_args(commit.notice() if commit.notice else None)], commit)
         outcome = _OUTCOMES[reply[0]]
         if outcome is Outcome.STALE:
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
@@ -472,7 +464,20 @@ class RedisStore(RedisHooks, GameStore):
             await self.jobs.after_write(commit.game_id, commit.version, bot_job, commit.deadline, clear=True)
         if job is not None and not here:
             await self.jobs.ack(job)
-        return CommitResult(outcome, kept=keep)
+        return CommitResult(outcome, kept=keep, hooked=len(reply) > 1 and reply[1] == b"1")
+
+    async def _commit(self, keys: list[str], args: list[Any], commit: Commit) -> Any:
+        """``commit.lua``'s reply to ``args`` (the events' after them)."""
+        try:
+            return await self._batch.call(
+                keys[0], "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
+            )
+        except Unreplicated as exc:
+            if exc.reply[0] in (b"committed", b"replayed"):
+                raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
+            return exc.reply
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
 
     # -- bot jobs and turn clocks (darkroad.api.store.redis_jobs) ----------------------------
 
