@@ -80,6 +80,13 @@ async def test_an_empty_bank_hands_the_seat_to_the_bot_with_nobody_reading(
             assert not after["seats"][seat]["clock"]["running"]
             assert after["version"] > view["version"] + 2  # the bot played on
             assert time.monotonic() - started < 10
+            # The seat keeps its subscription while a bot plays it.
+            kept = await client.get(f"{game.url}/seats/{seat}/webhook", headers=game.auth(seat))
+            assert kept.status_code == 200
+            reclaimed = await client.post(f"{game.url}/seats/{seat}/reclaim", headers=game.auth(seat))
+            assert reclaimed.status_code == 200
+            kept = await client.get(f"{game.url}/seats/{seat}/webhook", headers=game.auth(seat))
+            assert kept.status_code == 200  # and after it is reclaimed
             await asyncio.to_thread(hook.wait_for, 1)
     message = Webhook(secret).verify(hook.received[0].body, hook.received[0].headers)
     assert message["type"] == "clock" and message["data"]["seat"] == seat

@@ -342,3 +342,43 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
             if process is not None:
                 process.stop()
         server.stop()
+
+
+async def test_a_redirect_is_not_followed(make_app: Callable[[Settings], Litestar]) -> None:
+    """A receiver answering 3xx has failed: the message is tried again, never sent elsewhere."""
+    settings = Settings(**FAST)
+    rnd = random.Random(3)
+    with receiver(statuses=[302]) as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5)
+            await subscribe(client, game, 1, hook.url)
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            received = await asyncio.to_thread(hook.wait_for, 2)
+            shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+    assert received[0].headers["webhook-id"] == received[1].headers["webhook-id"]
+    assert {item.path for item in received} == {"/hook"}
+    assert shown["delivery"]["delivered"] == 1 or shown["delivery"]["last_status"] == 302
+
+
+async def test_the_address_is_checked_again_at_delivery(make_app: Callable[[Settings], Litestar]) -> None:
+    """A subscription whose receiver is (now) at a refused address gets nothing: the delivery
+    checks the address it would connect to, and fails (tried again later)."""
+    rnd = random.Random(3)
+    with receiver() as hook:
+        app = make_app(Settings(webhook_first_retry=0.2))
+        async with serve(app) as client:
+            game = await create_game(client, seed=5)
+            # Made where loopback was allowed (as a name resolving elsewhere later would be).
+            await app.state.service.store.put_webhook(game.id, 1, b'{"url":"%s","secret":"whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0",'
+                                            b'"created":1.0}' % hook.url.encode(), "sub", "")
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            for _ in range(100):
+                shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+                if shown["delivery"]["failures"] >= 2:
+                    break
+                await asyncio.sleep(0.05)
+    assert shown["delivery"]["failures"] >= 2 and shown["delivery"]["last_status"] is None
+    assert "loopback" in shown["delivery"]["last_error"]
+    assert hook.received == []
