@@ -18,6 +18,7 @@ from litestar import Litestar
 from receiver import receiver
 from standardwebhooks import Webhook
 
+from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.lobby import Clock, Lobby, LobbySeat
 from darkroad.api.settings import Settings
 
@@ -63,7 +64,7 @@ async def test_an_empty_bank_hands_the_seat_to_the_bot_with_nobody_reading(
             game = await create_game(client, seed=5, clock={"initial": 2, "increment": 1})
             view = (await client.get(game.url)).json()
             seat = view["awaiting"][0]
-            assert view["clock"] == {"initial": 2, "increment": 1} and view["timeout_bot"] == "greedy"
+            assert view["clock"] == {"initial": 2, "increment": 1} and view["timeout_bot"] == lobbies.DEFAULT_TIMEOUT_BOT
             assert view["seats"][seat]["clock"]["running"] and view["seats"][seat]["clock"]["remaining"] == 2
             assert view["seats"][1 - seat]["clock"] == {"remaining": 2, "running": False, "ends_at": None}
             made = await client.put(f"{game.url}/seats/{seat}/webhook", json={"url": hook.url},
