@@ -51,14 +51,13 @@ def safe_choice(bot: Bot, engine: Engine, game: Game, seat: int, legal: Sequence
 # -- the pool's processes ----------------------------------------------------------------------
 # The engine of a child: inherited from the worker when the pool forks (tests pass engines
 # with plugins of their own), else loaded from the installed plugins like the worker's.
-_ENGINES: dict[int, Engine] = {}
 _CHILD: Engine | None = None
 
 
-def _child_start(key: int, exclude: tuple[str, ...], strict: bool) -> None:
+def _child_start(inherited: Engine | None, exclude: tuple[str, ...], strict: bool) -> None:
     global _CHILD
     _release_sockets()
-    _CHILD = _ENGINES.get(key) or Engine.load(exclude=exclude, strict=strict)
+    _CHILD = inherited or Engine.load(exclude=exclude, strict=strict)
 
 
 def _release_sockets() -> None:
@@ -82,14 +81,15 @@ def _release_sockets() -> None:
         os.close(null)
 
 
-def _child_main(requests: Connection, answers: Connection, key: int, exclude: tuple[str, ...], strict: bool) -> None:
+def _child_main(requests: Connection, answers: Connection, inherited: Engine | None, exclude: tuple[str, ...],
+                strict: bool) -> None:
     """A thinker's process: answer each request (a game's state, a seat, a bot) with the bot's
     choice, until the worker closes its end. The worker's signal handlers are not its own:
     SIGTERM ends it (the worker stops it so), SIGINT (a terminal's Ctrl-C) is the worker's."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _child_start(key, exclude, strict)
+    _child_start(inherited, exclude, strict)
     while True:
         try:
             state, seat, bot_id, options = pickle.loads(requests.recv_bytes())
@@ -126,11 +126,11 @@ class Thinker:
     move, a third of what a greedy move costs the worker besides the bot's own thinking).
     Pipes, not a socket pair: the child lets go of every socket it inherits."""
 
-    def __init__(self, context: Any, key: int, exclude: tuple[str, ...], strict: bool) -> None:
+    def __init__(self, context: Any, inherited: Engine | None, exclude: tuple[str, ...], strict: bool) -> None:
         requests_out, self._requests = context.Pipe(duplex=False)
         self._answers, answers_in = context.Pipe(duplex=False)
         self.process = context.Process(
-            target=_child_main, args=(requests_out, answers_in, key, exclude, strict), daemon=True,
+            target=_child_main, args=(requests_out, answers_in, inherited, exclude, strict), daemon=True,
             name="darkroad-bot",
         )  # fmt: skip
         self.process.start()
@@ -251,8 +251,8 @@ class BotPool:
     def _thinker(self) -> Thinker:
         """A new process of the pool: forked from the worker (with its engine and plugins)
         where the platform can, else started afresh (it loads the installed plugins)."""
-        key = id(self.engine)
-        _ENGINES[key] = self.engine
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        return Thinker(context, key, self.settings.exclude_plugins, self.settings.strict_plugins)
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if fork else None)
+        # A forked child gets the worker's engine as it is (a fork pickles no argument).
+        inherited = self.engine if fork else None
+        return Thinker(context, inherited, self.settings.exclude_plugins, self.settings.strict_plugins)

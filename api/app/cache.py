@@ -8,7 +8,7 @@ skips decoding the state.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from darkroad.api.app.auth import seat_or_none
 from darkroad.api.app.lobby import Lobby
@@ -25,30 +25,14 @@ class CachedGame:
     token_hashes: tuple[str, ...]
     tag: str
     lobby: Lobby | None = None
-    token_seats: dict[str, int] = field(default_factory=dict)
-    """Tokens this process has found to be seat tokens of ``token_hashes``, and their seats
-    (:meth:`seat_of_token`): at most one per seat. A new version of the game with the same
-    tokens carries it on (:meth:`GameRepository.commit`)."""
     hooked: bool = False
     """The commit that wrote this version found seats subscribed to webhooks: the next commit
     brings its messages' notice at once (else the store asks for it when it finds some:
     :attr:`Commit.notice <darkroad.api.store.base.Commit.notice>`)."""
 
     def seat_of_token(self, token: str) -> int | None:
-        """The seat whose token ``token`` is, or ``None`` when it matches no seat (at this version).
-
-        A token once found stays found: hashing it and comparing the digests with every
-        seat's (:func:`~darkroad.api.app.auth.seat_of`) cost about 2% of the server's CPU time
-        per action, on every action of the seat. The tokens kept are those of this game's
-        seats only (one that matches none is never kept), looked up in a dict, whose string
-        hash is keyed at random per process (a guess learns nothing from the time a lookup
-        takes); they are in this process's memory as each request carrying them is."""
-        seat = self.token_seats.get(token)
-        if seat is None:
-            seat = seat_or_none(token, self.token_hashes)
-            if seat is not None:
-                self.token_seats[token] = seat
-        return seat
+        """The seat whose token ``token`` is, or ``None`` when it matches no seat (at this version)."""
+        return seat_or_none(token, self.token_hashes)
 
 
 class GameCache:

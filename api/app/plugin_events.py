@@ -11,33 +11,26 @@ whose ``type`` then narrows its ``data``. Known events are sent as the engine en
 
 from __future__ import annotations
 
-import weakref
-
 import msgspec
 
 from darkroad.api.app import lobby
 from darkroad.core import Engine, Event
 
-_KNOWN: weakref.WeakKeyDictionary[Engine, frozenset[str]] = weakref.WeakKeyDictionary()
-
 
 def known_event_types(engine: Engine) -> frozenset[str]:
     """The event types the document names (``KnownEvent``) for ``engine``: the rules core's, those
-    the built-in plugins document (``darkroad_event_types``) and the lobby's."""
-    known = _KNOWN.get(engine)
-    if known is None:
-        # The same source as the document's union (``darkroad.api.http.openapi.event_schema``).
-        types = [variant["properties"]["type"] for variant in engine.event_schema()["oneOf"]]
-        known = _KNOWN[engine] = frozenset({*(t["const"] for t in types if "const" in t), *lobby.EVENTS})
-    return known
+    the built-in plugins document (``darkroad_event_types``) and the lobby's. Worked out from
+    the engine's event schema: a caller making many payloads works them out once."""
+    # The same source as the document's union (``darkroad.api.http.openapi.event_schema``).
+    types = [variant["properties"]["type"] for variant in engine.event_schema()["oneOf"]]
+    return frozenset({*(t["const"] for t in types if "const" in t), *lobby.EVENTS})
 
 
-def event_payload(engine: Engine, event: Event, known: frozenset[str] | None = None) -> bytes:
+def event_payload(engine: Engine, event: Event, known: frozenset[str]) -> bytes:
     """``event`` as the log and the stream send it: the engine's encoding, with ``plugin`` added
-    when its type is a fan plugin's (``known``: :func:`known_event_types` of ``engine``, if the
-    caller keeps them)."""
+    when its type is a fan plugin's (``known``: :func:`known_event_types` of ``engine``)."""
     payload = engine.encode(event)
-    if event.type in (known_event_types(engine) if known is None else known):
+    if event.type in known:
         return payload
     owner = engine.event_types.get(event.type)
     tag = msgspec.json.encode({"plugin": owner[0] if owner is not None else None})

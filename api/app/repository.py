@@ -201,9 +201,7 @@ class GameRepository:
             return outcome, outcome.current
         hashes = base.token_hashes if token_hashes is None else token_hashes
         if outcome.outcome is Outcome.COMMITTED or own:
-            # The seats' tokens unchanged: the tokens found so far still name the same seats.
-            found = base.token_seats if token_hashes is None or token_hashes == base.token_hashes else {}
-            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby, found, outcome.hooked))
+            self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby, hooked=outcome.hooked))
         if raw_lobby is None and new_lobby is not None:
             raw_lobby = lobbies.encode(new_lobby)
         kept = job.ref if outcome.kept and job is not None else None

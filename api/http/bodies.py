@@ -24,7 +24,6 @@ from litestar.types import HTTPRequestEvent, Receive, Scope
 from darkroad.api.http.problems import PROBLEM_TYPES, Problem
 from darkroad.core import Action
 from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
-from darkroad.core.memo import Memo
 
 T = TypeVar("T")
 
@@ -119,15 +118,8 @@ def parse_action(body: bytes, general: Callable[[Any], Action]) -> Action:
     which accept the same actions and say what is wrong with the others.
 
     Acting is the request clients make most: the typed decode skips the depth scan, the
-    intermediate dict and the field-by-field checks (a sixth of a health check's time). A body
-    read so lately is not read again (:data:`_PARSED`: about 2.5 µs of an action in a loaded
-    server, ``benchmarks/server_calls.py``).
+    intermediate dict and the field-by-field checks.
     """
-    if type(body) is not bytes:  # (ASGI says bytes; a bytearray cannot be a key)
-        body = bytes(body)
-    known = _PARSED.get(body)
-    if known is not None:
-        return known
     try:
         fast = _decode_action(body)
     except (msgspec.DecodeError, UnicodeDecodeError):
@@ -138,19 +130,8 @@ def parse_action(body: bytes, general: Callable[[Any], Action]) -> Action:
         and len(fast.option) <= MAX_OPTION_LENGTH
         and len(fast.label) <= MAX_LABEL_LENGTH
     ):
-        action = Action(fast.type, fast.seat, fast.option, fast.label)
-        if len(body) <= _PARSED_BODY:
-            _PARSED.keep(body, action)
-        return action
+        return Action(fast.type, fast.seat, fast.option, fast.label)
     return general(parse_json(body))
-
-
-_PARSED: Memo[bytes, Action] = Memo(4096)
-"""Bodies :func:`parse_action` read lately (on its typed path), and their actions (immutable:
-shared). The same answers come again and again: every game passes the same decisions, and
-its clients send the legal actions as the server listed them."""
-_PARSED_BODY = 512
-"""Longest body kept (a valid action padded with whitespace is not kept)."""
 
 
 def parse_model(body: bytes, model: type[T]) -> T:

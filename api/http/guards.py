@@ -18,7 +18,6 @@ from darkroad.api.app.errors import InvalidPart, ServiceError, bad_request
 from darkroad.api.app.values import Expected
 from darkroad.api.http import bodies
 from darkroad.core import Action, Engine
-from darkroad.core.memo import Memo
 
 MAX_IDEMPOTENCY_KEY = 255
 
@@ -72,20 +71,15 @@ def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
 
 _ONE_TAG = re.compile(f'"([0-9]{{1,{MAX_VERSION_DIGITS}}})"')
 """One strong entity tag naming a version (``"41"``): the ``If-Match`` of almost every action."""
-_ONE_TAGS: Memo[str, frozenset[int]] = Memo(4096)
-"""Such headers read lately, and their versions: every game passes through the same versions."""
 
 
 def expected_versions(if_match: str | None) -> Expected | None:
     """The versions ``If-Match`` names (``None``: no header, or ``*``: any version)."""
     if if_match is None:
         return None
-    versions = _ONE_TAGS.get(if_match)
-    if versions is not None:
-        return Expected(versions)
     one = _ONE_TAG.fullmatch(if_match)
     if one is not None:  # what _tags finds in it, without splitting a list
-        return Expected(_ONE_TAGS.keep(if_match, frozenset((int(one[1]),))))
+        return Expected(frozenset((int(one[1]),)))
     anything, versions = _tags(if_match, weak=False)
     return None if anything else Expected(versions)
 

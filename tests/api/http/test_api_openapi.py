@@ -282,11 +282,11 @@ def test_plugin_events_carry_the_tag_known_events_never_do(doc: dict[str, Any], 
     known = {variant["$ref"].rsplit("/", 1)[1] for variant in doc["components"]["schemas"]["KnownEvent"]["oneOf"]}
     assert len(known) == len(known_event_types(engine))
     validator = Draft202012Validator({**doc, "$ref": "#/components/schemas/Event"})
-    fan = json.loads(event_payload(engine, Event(n=7, type="lamps_lit", seat=1, data={"lamps": 2})))
+    fan = json.loads(event_payload(engine, Event(n=7, type="lamps_lit", seat=1, data={"lamps": 2}), known_event_types(engine)))
     assert fan == {"n": 7, "type": "lamps_lit", "seat": 1, "private_to": None, "data": {"lamps": 2}, "plugin": None}
     validator.validate(fan)
     assert "plugin" in doc["components"]["schemas"]["PluginEvent"]["required"]
-    joined = json.loads(event_payload(engine, Event(n=8, type="round_ended", data={"round": 2})))
+    joined = json.loads(event_payload(engine, Event(n=8, type="round_ended", data={"round": 2}), known_event_types(engine)))
     assert "plugin" not in joined
     validator.validate(joined)
     assert not validator.is_valid({k: v for k, v in fan.items() if k != "plugin"})

@@ -32,14 +32,7 @@ TAGS = st.one_of(
 @given(st.one_of(TAGS, st.lists(TAGS, max_size=3).map(", ".join)))
 def test_if_match_reads_as_the_general_list_parser_reads_it(header: str) -> None:
     anything, versions = guards._tags(header, weak=False)
-    for _ in range(2):  # read, then as kept
-        assert guards.expected_versions(header) == (None if anything else Expected(versions))
-
-
-def test_the_if_match_headers_kept_stay_within_their_bound() -> None:
-    for n in range(guards._ONE_TAGS.size + 10):
-        assert guards.expected_versions(f'"{n}"') == Expected(frozenset({n}))
-    assert 0 < len(guards._ONE_TAGS) <= guards._ONE_TAGS.size
+    assert guards.expected_versions(header) == (None if anything else Expected(versions))
 
 
 NAMES = st.one_of(
