@@ -12,7 +12,7 @@ In one process (not multiprocess mode) counters and histograms are plain numbers
 dictionary per metric, exported by a collector of their own (:class:`_Collected`) in the
 text ``prometheus_client`` would write for its own metrics: counting a request costs a
 dictionary lookup and an addition, where ``prometheus_client``'s children take a lock and
-several calls per count (about 4% of the server's time per action). They are counted from
+several calls per count, on every request (docs/performance.md). They are counted from
 the event loop's thread only, as every metric of the API is. In multiprocess mode they are
 ``prometheus_client``'s metrics, whose values live in the shared files.
 """

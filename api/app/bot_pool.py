@@ -122,9 +122,9 @@ class ThinkerGone(Exception):
 class Thinker:
     """One process of a worker's pool, spoken to over two pipes read by the event loop: a
     request costs two pipe writes and no thread (a ``ProcessPoolExecutor`` hands each call
-    through a manager thread and a queue's feeder thread: ~0.5 ms of the worker's CPU per
-    move, a third of what a greedy move costs the worker besides the bot's own thinking).
-    Pipes, not a socket pair: the child lets go of every socket it inherits."""
+    through a manager thread and a queue's feeder thread, which costs the worker more than the
+    move's own bookkeeping: docs/performance.md). Pipes, not a socket pair: the child lets go
+    of every socket it inherits."""
 
     def __init__(self, context: Any, inherited: Engine | None, exclude: tuple[str, ...], strict: bool) -> None:
         requests_out, self._requests = context.Pipe(duplex=False)

@@ -182,9 +182,8 @@ def tune_gc() -> None:
     An action builds thousands of short-lived containers (the engine's options, the view),
     many alive at once before reference counting frees them; at CPython's default
     threshold (700 container allocations net of frees) they trigger frequent
-    young-generation collections, each scanning the survivors, which cost about a tenth
-    of the server's time on ``POST .../actions`` (measured with ``benchmarks/api.py``).
-    A threshold of 20,000 keeps cyclic garbage bounded all the same. ``gc.freeze()`` moves everything built at start-up (plugins,
+    young-generation collections, each scanning the survivors, on every action
+    (docs/performance.md). A threshold of 20,000 keeps cyclic garbage bounded all the same. ``gc.freeze()`` moves everything built at start-up (plugins,
     content, routes) out of the collector's sight, so full collections only scan what
     requests created.
     """

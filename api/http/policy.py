@@ -207,7 +207,7 @@ class PolicyLayer:
         route, params = matched if matched is not None else (None, {})
         authenticates = False
         languages: bytes | None = None
-        for name, value in scope["headers"]:  # a loop, not any() over a generator: every request
+        for name, value in scope["headers"]:
             if name == b"authorization":
                 authenticates = True
             elif name == b"accept-language":
@@ -227,7 +227,7 @@ class PolicyLayer:
                 private_answer = private and exchange.status < 400
                 if private_answer:
                     headers = message["headers"]
-                    for name, _ in headers:  # a loop, not any() over a generator: every action
+                    for name, _ in headers:
                         if name == b"cache-control":
                             break
                     else:

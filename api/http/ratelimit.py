@@ -15,7 +15,7 @@ previous window's, weighted by the part of it still inside the sliding window (R
 and Cloudflare's sliding-window approximation), so a client cannot spend two budgets
 across a window's edge.
 
-The counting must not cost a round trip per request (``benchmarks/api.py``): each process
+The counting must not cost a round trip per request: each process
 decides from its own counts plus the shared totals it last learnt, and adds its counts to
 the shared counters (:meth:`GameStore.count <darkroad.api.store.base.GameStore.count>`: Redis
 ``INCRBY``, batched with the requests' own commands) every :data:`SYNC_INTERVAL`. So the

@@ -1,8 +1,8 @@
 """The HTTP server of ``darkroad serve``: uvicorn, with a request deadline and its own
 errors as problem details.
 
-Why uvicorn: it is the fastest of the three ASGI servers the service could use here and
-the one ``benchmarks/api.py`` tunes for, and it takes the client address from trusted
+Why uvicorn: it is the fastest of the three ASGI servers the service could use here
+(docs/performance.md), and it takes the client address from trusted
 proxies (``forwarded_allow_ips``). None of the three bounds how long a client may take to
 send a request, which is what a slow-loris attack exploits: uvicorn has no header or body
 timeout at all (its keep-alive timeout only runs between requests and restarts with every
@@ -74,9 +74,8 @@ class _OneWrite:
 
     uvicorn writes the head (on ``http.response.start``) and the body (on
     ``http.response.body``) in two ``transport.write`` calls, each a ``send`` system call and
-    a loopback or network segment of its own that wakes the client: on ``POST .../actions``
-    the two writes were a fifth of the server's CPU time (py-spy under ``benchmarks/api.py``
-    load). The ASGI spec allows the hold ("the protocol server must not start sending the
+    a loopback or network segment of its own that wakes the client, for every answer (a
+    system call costs more than the rest of a small answer's writing). The ASGI spec allows the hold ("the protocol server must not start sending the
     response to the client until it has received at least one Response Body event").
     Responses without a length (event streams, chunked) and heads of ``HEAD`` requests are
     written at once, as before; a held head is written before anything else, and on close.
@@ -128,7 +127,7 @@ class HttpProtocol(HttpToolsProtocol):
     deadline, waits again for a later request's, or stops between requests. A connection
     serving request after request keeps one timer that fires once per ``request_timeout``,
     instead of a timer armed and cancelled for every request (a handle in the event loop's
-    heap and its cancellation, about 3 µs of every request)."""
+    heap and its cancellation each time)."""
 
     _deadline: asyncio.TimerHandle | None = None
     _since: float | None = None
@@ -141,8 +140,8 @@ class HttpProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         # uvicorn formats each response's access-log arguments (the client's address, the path
         # and query) whenever its access logger has a handler, and only then lets the logger
-        # drop the line below its level: about 1% of the server's CPU time per action with
-        # ``--log-level warning``. The log is written as before whenever its level shows it.
+        # drop the line below its level: work for every request at ``--log-level warning``.
+        # The log is written as before whenever its level shows it.
         self.access_log = self.access_log and self.access_logger.isEnabledFor(logging.INFO)
         self._begin()
 

@@ -116,8 +116,8 @@ class Batcher:
         await the result for its reply. ``write``: the command may write (see ``wait_replicas``)."""
         if self._pending:
             # The batch's first command read the running loop in this very turn of it: this
-            # one is in the same turn. (Python 3.11's asyncio.get_running_loop makes a getpid
-            # system call each time, to notice a fork: about 1 µs of every action.)
+            # one is in the same turn. (Python 3.11's asyncio.get_running_loop makes a system
+            # call each time, to notice a fork.)
             loop = self._loop
             assert loop is not None
         else:
@@ -188,7 +188,7 @@ class Batcher:
                         await self._refused(node, command, reply, failed, redirected)
             if not failed and not redirected:
                 return
-            loop = asyncio.get_running_loop()  # (only now: a getpid system call in Python 3.11)
+            loop = asyncio.get_running_loop()  # only now: a system call in Python 3.11
             now = loop.time()
             first = deadline is None
             if deadline is None:
