@@ -28,7 +28,7 @@ from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import ActResult, Expected, admits
 from darkroad.api.store.base import IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
-from darkroad.core import Action, Game, errors
+from darkroad.core import Action, Game, errors, i18n
 from darkroad.core.undo import UNDO
 
 _encode = msgspec.json.encode
@@ -232,7 +232,7 @@ class Acting:
             self._seat(request, stored.token_hashes)
             if stored.replay is not None:
                 assert request.record_key is not None
-                result = await self._replay(request.game_id, stored.replay, request.fingerprint, stored)
+                result = await self._replay(request, stored.replay, stored)
                 await self.games.store.confirm(request.game_id, request.record_key, self.games.settings.idempotency_ttl)
                 return result
         for _ in range(self.games.settings.commit_attempts):
@@ -309,7 +309,7 @@ class Acting:
             return stored
         if outcome.outcome is Outcome.REPLAYED and request.record_key is not None:
             assert outcome.replay is not None
-            return await self._replay(request.game_id, outcome.replay, request.fingerprint)
+            return await self._replay(request, outcome.replay)
         # Committed, or replayed without a client key: our own commit, whose reply was lost
         # and which the Redis client sent again.
         self.games.metrics.actions.inc("applied")
@@ -333,23 +333,36 @@ class Acting:
             return None
         return taken.game.version
 
-    async def _replay(self, game_id: str, recorded: bytes, fingerprint: str,
-                      stored: StoredGame | None = None) -> ActResult:
+    async def _replay(self, request: _Request, recorded: bytes, stored: StoredGame | None = None) -> ActResult:
         """The first answer to a request with this record (``idempotency-key-reused`` when it was
-        for another action): kept whole in an old record, else rebuilt from the game's history
-        at the version the action made."""
+        for another action), in the language of the retry: rebuilt from the game's history at the
+        version the action made, or kept whole in an old record."""
         result = _unpack_record(recorded)
         if isinstance(result, _IdempotentResult):
-            if result.fingerprint != fingerprint:
+            if result.fingerprint != request.fingerprint:
                 raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
             view = bytes(result.view)
+            if i18n.current_locale() != i18n.DEFAULT_LOCALE:
+                stored = stored or await self.games.load(request.game_id)
+                view = await self._translated(stored, view, result.version, request.action.seat)
         else:
-            if result.fingerprint != fingerprint_of(fingerprint):
+            if result.fingerprint != fingerprint_of(request.fingerprint):
                 raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
-            stored = stored or await self.games.load(game_id)
+            stored = stored or await self.games.load(request.game_id)
             view = await self.history.answer(stored, result.version, result.seat, result.since)
         self.games.metrics.actions.inc("replayed")
         return ActResult(result.version, view, replayed=True)
+
+    async def _translated(self, stored: StoredGame, answer: bytes, version: int, seat: int) -> bytes:
+        """An answer an old record kept whole, in the language of the call: records of that format
+        were written before darkroad spoke any language but English, so in another language the
+        answer is the seat's view at ``version`` made again from the game's history, with the seats
+        of the kept answer (their turn clocks, which the history does not keep)."""
+        kept = msgspec.json.decode(answer)
+        view = msgspec.json.decode(await self.history.answer(stored, version, seat, None))
+        if isinstance(kept, dict) and "seats" in kept:
+            view["seats"] = kept["seats"]
+        return _encode(view)
 
     @staticmethod
     def _seat(request: _Request, token_hashes: tuple[str, ...]) -> int:

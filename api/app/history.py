@@ -30,7 +30,7 @@ from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.values import Caller
 from darkroad.api.store.base import StoredEvent, StoredGame
-from darkroad.core import Game
+from darkroad.core import Game, i18n
 
 TIMELINES = 16
 """Games whose timelines a process keeps (a 4-player game's is about 1.5 MB)."""
@@ -53,7 +53,9 @@ class Timeline:
     entries: list[dict[str, Any]]
     """The action list's entries (entry ``i`` made version ``i + 1``), without their times."""
     log: list[StoredEvent]
-    views: OrderedDict[tuple[int, int | None], bytes] = field(default_factory=OrderedDict)
+    views: OrderedDict[tuple[int, int | None, str], bytes] = field(default_factory=OrderedDict)
+    """Views rendered lately, by version, seat and language (a view's texts are in the language of
+    the call it was made for)."""
 
     @property
     def version(self) -> int:
@@ -130,7 +132,7 @@ class History:
 
     def view(self, stored: StoredGame, timeline: Timeline, version: int, seat: int | None) -> bytes:
         """``seat``'s view (JSON) at ``version`` of the game of ``timeline``, as it was answered then."""
-        key = (version, seat)
+        key = (version, seat, i18n.current_locale())
         view = timeline.views.get(key)
         if view is None:
             game = self.state(timeline, version)

@@ -168,7 +168,8 @@ class GamesController(Controller):
         token: NamedDependency[str | None],
         if_none_match_header: Annotated[
             str | None,
-            HeaderParameter(name="If-None-Match", description="An `ETag` seen before: 304 if still current."),
+            HeaderParameter(name="If-None-Match", description="An `ETag` seen before: 304 if still current "
+                                                               "(a tag of the answer's language: `Accept-Language`)."),
         ] = None,
     ) -> Response[GameView]:
         """The caller's view of the game: the public board plus the caller's private parts.

@@ -17,7 +17,7 @@ from litestar.di import Provide
 from darkroad.api.app.errors import InvalidPart, ServiceError, bad_request
 from darkroad.api.app.values import Expected
 from darkroad.api.http import bodies
-from darkroad.core import Action, Engine
+from darkroad.core import Action, Engine, i18n
 
 MAX_IDEMPOTENCY_KEY = 255
 
@@ -48,8 +48,14 @@ longer run of digits names none; ``int()`` refuses more than 4,300 digits anyway
 (``sys.int_info.default_max_str_digits``), which answered such a header 500."""
 
 
-def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
-    """Whether an ``If-Match`` / ``If-None-Match`` list is ``*``, and the versions it names.
+_TAG = re.compile(f'([0-9]{{1,{MAX_VERSION_DIGITS}}})(?:-({"|".join(i18n.LOCALES)}))?')
+"""An entity tag's opaque part naming a version, in a language (``12`` in English, ``12-hu``:
+:func:`~darkroad.api.http.problems.entity_tag`)."""
+
+
+def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[tuple[int, str]]]:
+    """Whether an ``If-Match`` / ``If-None-Match`` list is ``*``, and the versions it names,
+    each with the language of its tag.
 
     A bare number is accepted as well as a quoted entity tag; weak tags (``W/"5"``) count
     only for ``If-None-Match`` (RFC 9110 weak comparison); tags naming no version name none.
@@ -63,33 +69,41 @@ def _tags(header: str, *, weak: bool) -> tuple[bool, frozenset[int]]:
             if not weak:
                 continue
             tag = tag[2:]
-        tag = tag.strip('"')
-        if tag.isascii() and tag.isdigit() and len(tag) <= MAX_VERSION_DIGITS:
-            versions.add(int(tag))
+        named = _TAG.fullmatch(tag.strip('"'))
+        if named is not None:
+            versions.add((int(named[1]), named[2] or i18n.DEFAULT_LOCALE))
     return False, frozenset(versions)
 
 
-_ONE_TAG = re.compile(f'"([0-9]{{1,{MAX_VERSION_DIGITS}}})"')
-"""One strong entity tag naming a version (``"41"``): the ``If-Match`` of almost every action."""
+_ONE_TAG = re.compile(f'"([0-9]{{1,{MAX_VERSION_DIGITS}}})(?:-(?:{"|".join(i18n.LOCALES)}))?"')
+"""One strong entity tag naming a version (``"41"``, ``"41-hu"``): the ``If-Match`` of almost
+every action."""
 
 
 def expected_versions(if_match: str | None) -> Expected | None:
-    """The versions ``If-Match`` names (``None``: no header, or ``*``: any version)."""
+    """The versions ``If-Match`` names (``None``: no header, or ``*``: any version).
+
+    ``If-Match`` names the game's version, a precondition of the game and not of a view: a tag of
+    any language names its version (``"41"`` and ``"41-hu"`` alike), so a client that acts in one
+    language with the tag of a view it read in another, or an older client that sends ``"41"``,
+    acts all the same."""
     if if_match is None:
         return None
     one = _ONE_TAG.fullmatch(if_match)
     if one is not None:  # what _tags finds in it, without splitting a list
         return Expected(frozenset((int(one[1]),)))
-    anything, versions = _tags(if_match, weak=False)
-    return None if anything else Expected(versions)
+    anything, tags = _tags(if_match, weak=False)
+    return None if anything else Expected(frozenset(version for version, _ in tags))
 
 
 def if_none_match(header: str | None, version: int) -> bool:
-    """True when a conditional GET's ``If-None-Match`` already names ``version`` (answer 304)."""
+    """True when a conditional GET's ``If-None-Match`` already names ``version`` in the language of
+    the call (answer 304): the tag of a view in another language names another representation,
+    answered in full (RFC 9110, section 13.1.2)."""
     if header is None:
         return False
-    anything, versions = _tags(header, weak=True)
-    return anything or version in versions
+    anything, tags = _tags(header, weak=True)
+    return anything or (version, i18n.current_locale()) in tags
 
 
 def bad_parameter(source: str, key: str, message: str) -> ServiceError:

@@ -50,7 +50,9 @@ ETAG = ResponseHeader(
     value='"0"',
     documentation_only=True,
     required=True,
-    description='The game\'s version as an entity tag, e.g. `"12"`.',
+    description='The game\'s version as an entity tag of the answer\'s language: `"12"` in English, `"12-hu"` '
+    "in Hungarian (each language's view is a representation of its own). `If-Match` takes either form; "
+    "`If-None-Match` answers 304 for the tag of the answer's language.",
 )
 CACHE_CONTROL = ResponseHeader(
     name="Cache-Control",

@@ -116,7 +116,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             409,
             N_("Stale version"),
             "The game is no longer at the version the request was made for (`If-Match`); `version` is the current one.",
-            {"ETag": 'The current version, e.g. `"12"`.'},
+            {"ETag": 'The current version as an entity tag of the answer\'s language, e.g. `"12"` (`"12-hu"`).'},
         ),
         ProblemType(
             "illegal-action",
@@ -444,8 +444,13 @@ CHALLENGE = 'Bearer realm="darkroad"'
 
 
 def entity_tag(version: int) -> str:
-    """The ``ETag`` of a game at ``version``."""
-    return f'"{version}"'
+    """The ``ETag`` of a game at ``version`` in the language of the call: ``"12"`` in English (as
+    before languages), ``"12-hu"`` in Hungarian. A strong tag names one representation (RFC 9110,
+    section 8.8.3), and a view's texts differ by language, so each language has its own tag: a
+    conditional GET never gets a 304 for a view cached in another language. ``If-Match`` takes
+    either form (it names the game's version: ``darkroad.api.http.guards``)."""
+    locale = i18n.current_locale()
+    return f'"{version}"' if locale == i18n.DEFAULT_LOCALE else f'"{version}-{locale}"'
 
 
 def _from_service_error(exc: ServiceError) -> Problem:

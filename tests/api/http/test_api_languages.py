@@ -4,12 +4,18 @@ every machine-readable field the same in every language."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
-from apiutil import NewGame, create_game
+from apiutil import NewGame, RedisServer, awaited_seat, create_game, legal, serve
+from litestar import Litestar
+
+from darkroad.api.settings import Settings
 
 HU = {"Accept-Language": "hu-HU,hu;q=0.9,en;q=0.8"}
 EN = {"Accept-Language": "en-US,en;q=0.9"}
@@ -156,3 +162,126 @@ async def test_problems_in_hungarian(client: httpx.AsyncClient) -> None:
     refused = (await client.get(f"{game.url}/actions", headers={**HU, "Authorization": "Basic x"})).json()
     assert (refused["type"], refused["title"]) == ("invalid-token", "Érvénytelen helytoken")
     assert refused["detail"] == "Használd az `Authorization: Bearer <helytoken>` fejlécet."
+
+
+# -- caching, preconditions and retries per language ---------------------------------------------
+
+
+async def test_each_language_has_its_own_entity_tag(client: httpx.AsyncClient) -> None:
+    """A strong ETag names one representation (RFC 9110, 8.8.3): the English view is ``"v"`` as
+    before languages, the Hungarian ``"v-hu"``; a conditional GET is answered 304 only for the tag
+    of the language asked for (a view cached in English is never confirmed to a Hungarian reader),
+    weak or strong, in a list or alone."""
+    game = await create_game(client)
+    v = game.version
+    en = await client.get(game.url, headers=EN)
+    hu = await client.get(game.url, headers=HU)
+    assert (en.headers["etag"], hu.headers["etag"]) == (f'"{v}"', f'"{v}-hu"')
+    assert (await client.get(game.url)).headers["etag"] == f'"{v}"'  # no Accept-Language: English
+    for headers, tag, other in ((EN, en.headers["etag"], hu.headers["etag"]), (HU, hu.headers["etag"], en.headers["etag"])):
+        for matching in (tag, f"W/{tag}", f'"{v + 7}", {tag}', "*"):
+            response = await client.get(game.url, headers={**headers, "If-None-Match": matching})
+            assert response.status_code == 304, (headers, matching)
+            assert response.headers["etag"] == tag and response.content == b""
+        for not_matching in (other, f"W/{other}", f'"{v}-de"', f'"{v + 1}-hu"'):
+            response = await client.get(game.url, headers={**headers, "If-None-Match": not_matching})
+            assert response.status_code == 200, (headers, not_matching)
+            assert response.headers["etag"] == tag
+    seat = int(en.json()["awaiting"][0])
+    listed_en = await client.get(f"{game.url}/actions", headers={**EN, **game.auth(seat)})
+    listed_hu = await client.get(f"{game.url}/actions", headers={**HU, **game.auth(seat)})
+    assert (listed_en.headers["etag"], listed_hu.headers["etag"]) == (f'"{v}"', f'"{v}-hu"')
+
+
+async def test_if_match_names_the_version_in_any_language(client: httpx.AsyncClient) -> None:
+    """``If-Match`` is a precondition on the game's version, not on a view: a Hungarian caller
+    acting with an English tag (an older client sends ``"v"`` whatever it reads) and an English
+    one with a Hungarian tag both act; a tag of an older version is ``409 stale-version`` in
+    either form, whose ``ETag`` is the current version's tag in the caller's language."""
+    game = await create_game(client)
+    for headers, tag in ((HU, '"{v}"'), (EN, '"{v}-hu"'), (HU, '"{v}-hu"'), (EN, 'W/"0", "{v}-hu"')):
+        view = (await client.get(game.url)).json()
+        seat, v = int(view["awaiting"][0]), view["version"]
+        action = (await legal(client, game, seat))[0]
+        acted = await client.post(f"{game.url}/actions", json=action,
+                                  headers={**headers, **game.auth(seat), "If-Match": tag.format(v=v)})
+        assert acted.status_code == 200, (tag, acted.text)
+        assert acted.headers["etag"] == (f'"{v + 1}-hu"' if headers is HU else f'"{v + 1}"')
+        assert_language(acted, "hu" if headers is HU else "en")
+    view = (await client.get(game.url)).json()
+    seat, v = int(view["awaiting"][0]), view["version"]
+    action = (await legal(client, game, seat))[0]
+    for headers, tag, current in ((HU, f'"{v - 1}"', f'"{v}-hu"'), (EN, f'"{v - 1}-hu"', f'"{v}"')):
+        stale = await client.post(f"{game.url}/actions", json=action,
+                                  headers={**headers, **game.auth(seat), "If-Match": tag})
+        assert stale.status_code == 409 and stale.json()["type"] == "stale-version", stale.text
+        assert stale.json()["version"] == v and stale.headers["etag"] == current
+    undone = await client.post(f"{game.url}/undo", headers={**HU, **game.auth(seat), "If-Match": f'"{v}-hu"'})
+    assert undone.status_code in (200, 409), undone.text
+    if undone.status_code == 409:  # nothing of this seat's to undo: refused for that, not for its tag
+        assert undone.json()["type"] == "cannot-undo", undone.text
+
+
+async def test_a_retry_in_another_language_is_the_same_result_in_that_language(client: httpx.AsyncClient) -> None:
+    """An ``Idempotency-Key`` replays the result of the first request, not its words: retried in
+    Hungarian, an action first sent in English answers the seat's view at the version it made in
+    Hungarian (what the game's history shows in Hungarian at that version), with the Hungarian tag;
+    retried in English, byte for byte the first answer, whatever was asked in between."""
+    game = await create_game(client, players=2, seed=4)
+    seat = await awaited_seat(client, game)
+    action = (await legal(client, game, seat))[0]
+    key = {**game.auth(seat), "Idempotency-Key": "one-action"}
+    first = await client.post(f"{game.url}/actions", json=action, headers={**EN, **key})
+    assert first.status_code == 200, first.text
+    made = first.json()["version"]
+    for _ in range(3):  # the game goes on
+        other = await awaited_seat(client, game)
+        move = (await legal(client, game, other))[0]
+        assert (await client.post(f"{game.url}/actions", json=move, headers=game.auth(other))).status_code == 200
+    history = {}
+    for headers in (EN, HU):  # the English past first: a view kept for one language is not the other's
+        past = await client.get(f"{game.url}/history/{made}", headers={**headers, **game.auth(seat)})
+        assert past.status_code == 200, past.text
+        history[headers["Accept-Language"]] = past.json()["view"]
+    for attempt in range(2):  # from the history, then from the views it keeps
+        again = await client.post(f"{game.url}/actions", json=action, headers={**HU, **key})
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true", attempt
+        assert again.headers["etag"] == f'"{made}-hu"'
+        assert_language(again, "hu")
+        assert again.json() == history[HU["Accept-Language"]]
+        assert machine(again.json()) == machine(first.json())
+    back = await client.post(f"{game.url}/actions", json=action, headers={**EN, **key})
+    assert back.content == first.content and back.headers["etag"] == first.headers["etag"] == f'"{made}"'
+
+
+async def test_an_old_record_replays_in_the_language_of_the_retry(
+    redis_server: RedisServer, redis_url: str, make_app: Callable[[Settings], Litestar]
+) -> None:
+    """A record of the old format kept the whole first answer, written when darkroad spoke only
+    English: retried in English it is that answer; in Hungarian, the seat's view at the version
+    the action made in Hungarian, with the kept answer's seats (their turn clocks)."""
+    async with serve(make_app(Settings(redis_url=redis_url))) as client:
+        game = await create_game(client, seed=6)
+        seat = await awaited_seat(client, game)
+        action = (await legal(client, game, seat))[0]
+        key = {**game.auth(seat), "Idempotency-Key": "old"}
+        first = await client.post(f"{game.url}/actions", json=action, headers={**EN, **key})
+        assert first.status_code == 200, first.text
+        made = first.json()["version"]
+        (record,) = redis_server.client.keys(f"game:{{{game.id}}}:idem:{seat}:*")
+        fingerprint = hashlib.sha256(json.dumps([action["type"], action["seat"], action["option"]],
+                                                separators=(",", ":")).encode()).hexdigest()
+        kept = {**first.json(), "seats": [{**s, "timeout_at": "2026-01-01T00:00:00Z"} for s in first.json()["seats"]]}
+        redis_server.client.set(record, json.dumps({"fingerprint": fingerprint, "version": made, "view": kept}),
+                                keepttl=True)
+        other = await awaited_seat(client, game)
+        move = (await legal(client, game, other))[0]
+        assert (await client.post(f"{game.url}/actions", json=move, headers=game.auth(other))).status_code == 200
+        english = await client.post(f"{game.url}/actions", json=action, headers={**EN, **key})
+        assert english.json() == kept and english.headers["etag"] == f'"{made}"'
+        hungarian = await client.post(f"{game.url}/actions", json=action, headers={**HU, **key})
+        assert hungarian.status_code == 200 and hungarian.headers["idempotent-replayed"] == "true"
+        assert hungarian.headers["etag"] == f'"{made}-hu"'
+        past = (await client.get(f"{game.url}/history/{made}", headers={**HU, **game.auth(seat)})).json()["view"]
+        assert hungarian.json() == {**past, "seats": kept["seats"]}
+        assert machine(hungarian.json()) == machine(kept)
