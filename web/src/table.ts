@@ -79,6 +79,8 @@ function refusal(error: ApiError): string {
 export class Table implements Seats {
   readonly client: Api;
   view: GameView | null = null;
+  /** The ``ETag`` of the view shown: a tag of its language (``"41-hu"``), sent as If-None-Match. */
+  private etag: string | null = null;
   actions: Action[] = [];
   actionsVersion = -1;
   message = "";
@@ -181,11 +183,11 @@ export class Table implements Seats {
   }
 
   private async fetchView(): Promise<void> {
-    const header = this.view ? { "If-None-Match": `"${this.view.version}"` } : {};
+    const header = this.view && this.etag ? { "If-None-Match": this.etag } : {};
     const { data, error, response } = await this.client.GET("/v1/games/{game_id}", {
       params: { path: { game_id: this.gameId }, header },
     });
-    if (data) this.view = data;
+    if (data) [this.view, this.etag] = [data, response.headers.get("ETag")];
     else if (response.status !== 304) throw new ApiError(response.status, asProblem(error));
     const view = this.view;
     if (!view || this.me === null || view.status === "waiting" || this.actionsVersion === view.version) return;
@@ -235,7 +237,7 @@ export class Table implements Seats {
         }
         const { data, error, response } = answer;
         if (data) {
-          this.view = data;
+          [this.view, this.etag] = [data, response.headers.get("ETag")];
           if (action === null) this.undoneTo = data.version;
           break;
         }
@@ -544,7 +546,7 @@ export class Table implements Seats {
     try {
       const path = what === "timeout" ? "/v1/games/{game_id}/seats/{seat}/timeout" : "/v1/games/{game_id}/seats/{seat}/reclaim";
       const { data, error, response } = await this.client.POST(path, { params: { path: { game_id: this.gameId, seat } } });
-      if (data) this.view = data;
+      if (data) [this.view, this.etag] = [data, response.headers.get("ETag")];
       else {
         const problem = new ApiError(response.status, asProblem(error));
         this.message = response.status === 409 ? refusal(problem) : `The server refused: ${problem.message}`;
