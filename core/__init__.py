@@ -53,7 +53,19 @@ from .rulebook.plan import move_illuminated
 from .rulebook.turn import ROUNDS
 from .rulebook.yurgs_excursions import RUINS_SPACES, roll_ruins_die
 from .seats import HUMAN, TIEBREAKERS, SeatKind, ViewBlock
-from .state import Board, CompanionCard, Event, Game, GameConfig, Player, PoolDie, ScoreLine, Task
+from .state import (
+    Board,
+    Caravan,
+    CompanionCard,
+    Event,
+    Game,
+    GameConfig,
+    Player,
+    PoolDie,
+    ScoreLine,
+    Task,
+    Turn,
+)
 from .steps import Choice, Option, Step
 from .view import EventType
 
@@ -71,6 +83,7 @@ __all__ = [
     "Board",
     "Bot",
     "BotError",
+    "Caravan",
     "Choice",
     "CompanionCard",
     "Component",
@@ -96,6 +109,7 @@ __all__ = [
     "SeatKind",
     "Step",
     "Task",
+    "Turn",
     "UnknownComponent",
     "ViewBlock",
     "adjacent_districts",

@@ -61,7 +61,7 @@ class ViewBlock:
 
     ``where`` is ``"player"`` for a key of its seat's view (one :meth:`SeatKind.public`
     returns) or ``"caravan"`` for one the kind keeps in the caravan under way
-    (``game.turn["caravan"]``, shown as the view's ``caravan``). A ``schema`` with a
+    (``game.turn.caravan.extra``, shown in the view's ``caravan``). A ``schema`` with a
     ``title`` becomes a named schema of the document (``#/components/schemas/<title>``),
     which generated clients turn into a type of that name."""
 

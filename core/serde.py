@@ -9,7 +9,8 @@ shape is refused, never half-read. The cattrs converter serves everything else (
 events, actions, replay configs). A client's action is read strictly by hand: exact types,
 and an unknown field (a misspelt one) is a clear error rather than a silent no-op.
 
-Stored games of an older ``schema_version`` are read through :func:`upgrade`.
+Stored games of an older ``schema_version`` are read through :func:`upgrade` (tested over blobs
+stored by each older version: ``tests/test_stored_state.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .state import (
     CONFIG_FIELDS,
     SCHEMA_VERSION,
     Board,
+    Caravan,
     Event,
     Game,
     GameConfig,
@@ -35,6 +37,7 @@ from .state import (
     PoolDie,
     ScoreLine,
     Task,
+    Turn,
 )
 
 _ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "label": str}
@@ -48,6 +51,8 @@ msgpack_encode = msgspec.msgpack.Encoder().encode
 """MessagePack of a state or any part of it (what :meth:`Serde.pack` and copies use)."""
 _unpack_game = msgspec.msgpack.Decoder(Game).decode
 _PLAYER_FIELDS = frozenset(a.name for a in attrs.fields(Player))
+_TURN_FIELDS = frozenset(a.name for a in attrs.fields(Turn))
+_CARAVAN_FIELDS = frozenset(a.name for a in attrs.fields(Caravan))
 MSGPACK_REFUSED = (TypeError, OverflowError, msgspec.EncodeError)
 """What msgspec's MessagePack encoder raises for a value it cannot hold (an integer over 64
 bits in a plugin's value, which JSON holds)."""
@@ -74,19 +79,30 @@ def config_from_fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def upgrade(obj: dict[str, Any]) -> dict[str, Any]:
-    """A stored game of schema version 1, as JSON, in the form of version 2. Version 1 kept a
-    plugin's game settings and seat state (a seat kind's) as config and player fields of their
-    own: they move, under the same names, to ``GameConfig.options`` and ``Player.extra``."""
-    if obj.get("schema_version") != 1:
+    """A stored game of an older schema version, as JSON, in the form of this one.
+
+    Version 1 kept a plugin's game settings and seat state (a seat kind's) as config and player
+    fields of their own: they move, under the same names, to ``GameConfig.options`` and
+    ``Player.extra`` (version 2). Version 2 kept the turn and its caravan as dicts, plugins'
+    keys among the engine's: those keys move, under the same names, to the ``extra`` of the
+    :class:`Turn` or the :class:`Caravan` (version 3)."""
+    version = obj.get("schema_version")
+    if version == 1:
+        obj = {**obj, "schema_version": 2, "config": config_from_fields(obj["config"]),
+               "players": [_move_unknown(p, _PLAYER_FIELDS, "extra") for p in obj.get("players", ())]}
+        version = 2
+    if version != 2:
         raise ValueError(f"cannot upgrade a stored game of schema_version {obj.get('schema_version')!r}")
-    return {**obj, "schema_version": SCHEMA_VERSION, "config": config_from_fields(obj["config"]),
-            "players": [_move_unknown(p, _PLAYER_FIELDS, "extra") for p in obj.get("players", ())]}
+    turn = _move_unknown(dict(obj.get("turn") or {}), _TURN_FIELDS, "extra")
+    if turn.get("caravan") is not None:
+        turn["caravan"] = _move_unknown(turn["caravan"], _CARAVAN_FIELDS, "extra")
+    return {**obj, "schema_version": SCHEMA_VERSION, "turn": turn}
 
 
 class Serde:
     def __init__(self) -> None:
         c = make_converter()
-        for cls in (Game, GameConfig, Player, Board, Task, PoolDie, ScoreLine):
+        for cls in (Game, GameConfig, Player, Board, Task, PoolDie, ScoreLine, Turn, Caravan):
             c.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, c, _cattrs_omit_if_default=True))
         structure_config = make_dict_structure_fn(GameConfig, c)
         c.register_structure_hook(GameConfig, lambda obj, _: structure_config(config_from_fields(obj), GameConfig))
@@ -132,15 +148,24 @@ class Serde:
                 "start_seat": game.start_seat, "turn": game.turn, "version": game.version, "winners": game.winners}
 
     def loads(self, blob: bytes | str) -> Game:
+        packed = isinstance(blob, bytes) and blob[:1] in _PACKED_GAME  # pack()'s (a map), not JSON
         try:
-            if isinstance(blob, bytes) and blob[:1] in _PACKED_GAME:  # pack()'s (a map), not JSON
-                game = _unpack_game(blob)
-            else:
-                game = _decode_game(blob)
-            if game.schema_version == 1:  # an older format (always JSON): read it as JSON and upgrade it
-                game = msgspec.convert(upgrade(msgspec.json.decode(blob)), Game)
+            try:
+                game = _unpack_game(blob) if isinstance(blob, bytes) and packed else _decode_game(blob)
+            except msgspec.ValidationError:
+                game = None  # perhaps an older version's shape: read below
+            if game is None or game.schema_version < SCHEMA_VERSION:
+                # An older version (read as this version's types, its plugins' keys would be
+                # lost): read as plain data, upgrade, then typed.
+                obj = msgspec.msgpack.decode(blob) if isinstance(blob, bytes) and packed else msgspec.json.decode(blob)
+                version = obj.get("schema_version") if isinstance(obj, dict) else None
+                if isinstance(version, int) and version < SCHEMA_VERSION:
+                    game = msgspec.convert(upgrade(obj), Game)
+                elif game is None:
+                    game = msgspec.convert(obj, Game)  # raises the version's own validation error
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ValueError(f"not a stored game of schema_version {SCHEMA_VERSION}: {exc}") from exc
+        assert game is not None  # read typed, or upgraded
         if game.schema_version != SCHEMA_VERSION:
             raise ValueError(f"stored game has schema_version {game.schema_version}, "
                              f"this build reads {SCHEMA_VERSION}")

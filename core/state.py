@@ -9,13 +9,18 @@ upgraded side of the same tile (see :mod:`goods`).
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from collections.abc import Iterator
+from typing import Annotated, Any
 
-from attrs import Factory, define, field, fields
+from attrs import NOTHING, Factory, define, field, fields
+from msgspec import Meta
 
-SCHEMA_VERSION = 2
-"""Version 2: the settings and seat state of plugins (a seat kind's) moved from fields of their
-own into ``GameConfig.options`` and ``Player.extra`` (:func:`serde.upgrade` reads version 1)."""
+SCHEMA_VERSION = 3
+"""Version 3: the turn (:class:`Turn`) and its caravan (:class:`Caravan`) are typed, each with
+an ``extra`` mapping for plugins' keys. Version 2: the settings and seat state of plugins (a
+seat kind's) moved from fields of their own into ``GameConfig.options`` and ``Player.extra``.
+:func:`serde.upgrade` reads both older versions."""
 
 
 @define(kw_only=True)
@@ -130,6 +135,113 @@ class Board:
     """Board state owned by plugins, keyed by plugin component id."""
 
 
+class _Keyed:
+    """Read and write a record by key, as when it was a dict: deprecated (a plugin reads the
+    attributes, and keeps its own keys in ``extra``). A field's key reads and writes the field
+    (a field that is ``None`` is absent); any other key is one of ``extra``."""
+
+    __slots__ = ()
+    extra: dict[str, Any]
+
+    def _field(self, key: str) -> bool:
+        _deprecated(type(self).__name__)
+        return key != "extra" and key in _FIELDS[type(self)]
+
+    def __getitem__(self, key: str) -> Any:
+        if self._field(key):
+            value = getattr(self, key)
+            if value is None:
+                raise KeyError(key)
+            return value
+        return self.extra[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if self._field(key):
+            setattr(self, key, value)
+        else:
+            self.extra[key] = value
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        value = self.get(key, default)
+        if self._field(key):
+            setattr(self, key, fields_defaults(type(self))[key])
+        else:
+            self.extra.pop(key, None)
+        return value
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def __iter__(self) -> Iterator[str]:
+        _deprecated(type(self).__name__)
+        return iter([*(k for k in _FIELDS[type(self)] if k != "extra" and getattr(self, k) is not None), *self.extra])
+
+
+def _deprecated(record: str) -> None:
+    warnings.warn(f"reading or writing game.turn (a {record}) by key is deprecated: read its attributes, and keep "
+                  "a plugin's own keys in its extra mapping", DeprecationWarning, stacklevel=4)
+
+
+def fields_defaults(cls: type) -> dict[str, Any]:
+    """Each field of attrs class ``cls`` -> its default (``None`` for a field without one)."""
+    out: dict[str, Any] = {}
+    for a in fields(cls):
+        default = a.default
+        out[a.name] = default.factory() if hasattr(default, "factory") else (None if default is NOTHING else default)
+    return out
+
+
+@define(kw_only=True)
+class Caravan(_Keyed):
+    """The caravan under way this turn; fields appear as it goes."""
+
+    leader: Annotated[int, Meta(ge=0, le=3, description="The seat leading it.")]
+    route: Annotated[str, Meta(description="The route id.")]
+    town: Annotated[str, Meta(description="The destination town id.")]
+    members: Annotated[list[int], Meta(description="The seats travelling, the leader first.")]
+    extra_die: Annotated[bool, Meta(description="A companion adds a travel die.")]
+    event: Annotated[str, Meta(description="The event card revealed (once revealed).")] | None = None
+    dice: Annotated[list[int], Meta(description="The travel dice not taken yet.")] | None = None
+    rolled: Annotated[list[int], Meta(description="Every travel die rolled, rerolls included.")] | None = None
+    taken: Annotated[dict[str, int], Meta(description="The event card face each seat took, by seat number.")] \
+        | None = None
+    extra: dict[str, Any] = Factory(dict)
+    """Keys of plugins (a seat kind's ``ViewBlock`` with ``where="caravan"``), JSON-able: the
+    view's ``caravan`` shows them beside the fields."""
+
+
+@define(kw_only=True)
+class Turn(_Keyed):
+    """The bookkeeping of the turn under way, kept apart from the board (boardgame.io's
+    ``ctx`` beside its ``G``): a new turn starts with a fresh one."""
+
+    seat: int | None = None
+    """Whose turn it is (``None`` before the first turn and in the final travel)."""
+    horseshoe: bool = False
+    """A horseshoe moved the wagon this turn ("You may only spend 1 horseshoe per turn", p. 7)."""
+    extra_die: bool = False
+    """The companion just taken for a caravan brings the extra travel die (until the route is
+    declared: then :attr:`Caravan.extra_die`)."""
+    caravan: Caravan | None = None
+    """The caravan under way."""
+    undo: dict[str, Any] | None = None
+    """The engine's undo chain (core/undo.py)."""
+    extra: dict[str, Any] = Factory(dict)
+    """Per-turn state of plugins, keyed by the plugin's component id (a companion's flag);
+    JSON-able."""
+
+
 @define(kw_only=True)
 class Task:
     """One step on the engine's stack: automatic, or a decision waiting for an action."""
@@ -187,8 +299,8 @@ class Game:
     board: Board = Factory(Board)
     stack: list[Task] = Factory(list)
     """Pending steps; the last item is the top."""
-    turn: dict[str, Any] = Factory(dict)
-    """Per-turn bookkeeping (horseshoe used, activations left, refills due, ...)."""
+    turn: Turn = Factory(Turn)
+    """The bookkeeping of the turn under way (:class:`Turn`)."""
     rng: list[int] = Factory(lambda: [0, 0, 0, 0])
     """xoshiro128** state."""
     events: int = 0
@@ -206,9 +318,12 @@ class Game:
         return self.players[seat]
 
 
+_FIELDS: dict[type, frozenset[str]] = {cls: frozenset(a.name for a in fields(cls)) for cls in (Turn, Caravan)}
+
 __all__ = [
     "SCHEMA_VERSION",
     "Board",
+    "Caravan",
     "CompanionCard",
     "Event",
     "Game",
@@ -217,5 +332,6 @@ __all__ = [
     "PoolDie",
     "ScoreLine",
     "Task",
+    "Turn",
     "field",
 ]

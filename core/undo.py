@@ -32,7 +32,7 @@ microseconds. What the acting seat could learn is what changed in what is hidden
 undoable action gives every seat the same view in every game it cannot tell from the real
 one (:func:`determinize`).
 
-**Where the engine keeps it.** The state keeps, in ``game.turn["undo"]`` (per-turn
+**Where the engine keeps it.** The state keeps, in ``game.turn.undo`` (per-turn
 bookkeeping, so a new turn starts with none), the acting seat, the version it is current at
 (``at``), and either the versions before each of its undoable actions since the last
 checkpoint (``versions``), or the reason of the checkpoint (``checkpoint``). Anything else
@@ -66,8 +66,6 @@ if TYPE_CHECKING:
     from .engine import Engine
     from .state import Event, Game
 
-TURN_KEY = "undo"
-"""Key of ``game.turn`` where the engine keeps the undo chain."""
 REASONS = {
     "chance": "it drew on chance (a die roll, a card drawn or a shuffle)",
     "private": "it told another seat something privately",
@@ -193,20 +191,20 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
     is hidden from it now (unchanged: :func:`probe`'s ``seen`` for this version's next action)."""
     turn = game.turn
     if game.finished:
-        turn.pop(TURN_KEY, None)
+        turn.undo = None
         return None
     seat = action.seat
     before = game.version - 1
     reason = noted[0] or checkpoint_reason(engine, game, seat, noted, ctx)
     if reason:
-        turn[TURN_KEY] = {"seat": seat, "at": game.version, "checkpoint": reason}
+        turn.undo = {"seat": seat, "at": game.version, "checkpoint": reason}
         return None
-    chain = turn.get(TURN_KEY)
+    chain = turn.undo
     if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
         versions = [*chain.get("versions", ()), before]  # none before it after a checkpoint
     else:
         versions = [before]
-    turn[TURN_KEY] = {"seat": seat, "at": game.version, "versions": versions}
+    turn.undo = {"seat": seat, "at": game.version, "versions": versions}
     return seat, noted[2]  # unchanged: what is hidden now
 
 
@@ -232,7 +230,7 @@ def refusal(game: Game, seat: int) -> str | None:
     """Why ``seat`` cannot undo now, or ``None`` when it can."""
     if game.finished:
         return "The game is over."
-    chain = game.turn.get(TURN_KEY)
+    chain = game.turn.undo
     if not isinstance(chain, dict) or chain.get("at") != game.version:
         return "There is nothing to undo: the game's last move is not an action of yours this turn."
     if chain.get("seat") != seat:
@@ -253,7 +251,9 @@ def target(game: Game, seat: int) -> int:
     reason = refusal(game, seat)
     if reason is not None:
         raise CannotUndo(reason)
-    return int(game.turn[TURN_KEY]["versions"][-1])
+    chain = game.turn.undo
+    assert chain is not None  # refusal() found one
+    return int(chain["versions"][-1])
 
 
 def restore(engine: Engine, game: Game, seat: int, earlier: Game) -> tuple[Game, Action, list[Event]]:
@@ -275,21 +275,21 @@ def restore(engine: Engine, game: Game, seat: int, earlier: Game) -> tuple[Game,
 def _counted_on(earlier: Game, game: Game) -> None:
     """``earlier`` (a position of ``game``'s past) made ``game``'s next version: versions and
     events count on, and an undo chain current at ``earlier`` stays current."""
-    chain = earlier.turn.get(TURN_KEY)
+    chain = earlier.turn.undo
     current = isinstance(chain, dict) and chain.get("at") == earlier.version
     earlier.version = game.version + 1
     earlier.events = game.events
     if isinstance(chain, dict) and current:
-        earlier.turn[TURN_KEY] = {**chain, "at": earlier.version}
+        earlier.turn.undo = {**chain, "at": earlier.version}
 
 
 def position(engine: Engine, game: Game) -> str:
     """SHA-256 of the game's position: its whole state, RNG included, but for what only counts
     the moves made (the version, the event count, the undo chain). Undoing an action and
     taking it again gives the position taking it once gives."""
-    turn = {k: v for k, v in game.turn.items() if k != TURN_KEY}
     blob = msgspec.json.decode(engine.dumps(game))
-    blob.update(version=0, events=0, turn=turn)
+    blob.update(version=0, events=0)
+    blob["turn"]["undo"] = None
     return hashlib.sha256(_encode(_sorted(blob))).hexdigest()
 
 

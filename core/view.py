@@ -29,7 +29,7 @@ from .undo import available as undo_available
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .state import Game, GameConfig, Player, ScoreLine
+    from .state import Caravan, Game, GameConfig, Player, ScoreLine
 
 _encode = msgspec.json.encode
 _KIND = operator.attrgetter("kind")
@@ -248,6 +248,25 @@ def _wheel(offset: int, goods: int) -> tuple[int, ...]:
     return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
 
 
+def _caravan(c: Caravan, shared: bool) -> dict[str, Any]:
+    """The view's ``caravan``: its fields, those not set yet left out, and the plugins' keys
+    beside them (a seat kind's view blocks). ``shared``: for a view encoded at once (its lists
+    are the game's); else copied."""
+    out: dict[str, Any] = {"leader": c.leader, "route": c.route, "town": c.town, "members": c.members,
+                           "extra_die": c.extra_die}
+    if c.event is not None:
+        out["event"] = c.event
+    if c.dice is not None:
+        out["dice"] = c.dice
+    if c.rolled is not None:
+        out["rolled"] = c.rolled
+    if c.taken is not None:
+        out["taken"] = c.taken
+    if c.extra:
+        out.update(c.extra)
+    return out if shared else msgspec.json.decode(_encode(out))
+
+
 def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | None] | None = None,
          encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` (``None``: a spectator's). ``names``: a display name per seat,
@@ -265,7 +284,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
     spec_of = engine.storage_specs(Ctx(engine, game))
     goods = engine.content.good_ids
     decision = engine.decision(game)
-    caravan = game.turn.get("caravan")
+    caravan = game.turn.caravan
     finished = game.finished  # (a property: read once)
     commissions = {}
     for t, s in b.commission_stacks.items():  # loops, not comprehensions: no frame of their own
@@ -323,7 +342,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
             "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
             "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
         },
-        "caravan": (caravan if encoded is not None else msgspec.json.decode(_encode(caravan))) if caravan else None,
+        "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
         "players": players,
         "projected": projected(engine, game, seat),
         "score": [score_line(s) for s in game.score] if finished else None,

@@ -18,7 +18,6 @@ lists them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -190,22 +189,19 @@ class Encoder:
                 len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE]
 
     def _caravan(self, game: Game, seat: int, hot: list[int]) -> None:
-        turn: Any = game.turn
-        caravan = turn.get("caravan") if isinstance(turn, dict) else getattr(turn, "caravan", None)
-        if not caravan:
+        caravan = game.turn.caravan
+        if caravan is None:
             return
         o, n = self.o, len(game.players)
         hot.append(o["caravan"])
-        leader = caravan.get("leader")
-        if isinstance(leader, int):
-            hot.append(o["caravan_leader"] + (leader - seat) % n)
-        if caravan.get("route") == "shortcut":
+        hot.append(o["caravan_leader"] + (caravan.leader - seat) % n)
+        if caravan.route == "shortcut":
             hot.append(o["caravan_shortcut"])
-        town = self.layout.towns.get(caravan.get("town", ""))
+        town = self.layout.towns.get(caravan.town)
         if town is not None:
             hot.append(o["caravan_town"] + town)
-        hot += [o["caravan_members"] + (s - seat) % n for s in caravan.get("members", ())]
-        hot += [o["caravan_dice"] + d for d in caravan.get("dice", ()) if 0 <= d < DIE_FACES]
+        hot += [o["caravan_members"] + (s - seat) % n for s in caravan.members]
+        hot += [o["caravan_dice"] + d for d in caravan.dice or () if 0 <= d < DIE_FACES]
 
     def _seat(self, p: Player, k: int, own: bool, hot: list[int]) -> list[float]:
         """Seat block ``k``'s one-hots (into ``hot``) and its scaled counts."""

@@ -670,7 +670,7 @@ def test_hook_darkroad_shortcut_cost() -> None:
     assert (call.kwargs["seat"], call.result) == (0, recorder.SHORTCUT_COST)
     t.choose("caravan_route", "shortcut:northbreak")
     assert t.game.players[0].lanterns == 0
-    assert t.game.turn["caravan"]["route"] == "shortcut"
+    assert t.game.turn.caravan is not None and t.game.turn.caravan.route == "shortcut"
 
     for lanterns, offered in ((2, False), (3, True)):  # the rulebook's 3
         t = new_table(lanterns=lanterns)
@@ -686,7 +686,8 @@ def test_hook_darkroad_travel_die_bonus() -> None:
     extra option for every die, the face capped at 6."""
     t = new_table("darkroad_travel_die_bonus", steeds=["whisper"])
     lead_caravan(t)
-    t.game.turn["caravan"]["dice"] = [3, 5]
+    assert t.game.turn.caravan is not None
+    t.game.turn.caravan.dice = [3, 5]
     # Whisper's +1 and the recorder's +2; 5 + 2 is capped at 6, which 5 + 1 already gives.
     assert answers(t, "travel_die") == ["take:3", "take:3:+1", "take:3:+2", "take:5", "take:5:+1"]
     call = log(t, "darkroad_travel_die_bonus")[-1]
@@ -698,7 +699,8 @@ def test_hook_darkroad_travel_die_bonus() -> None:
 
     t = new_table()
     lead_caravan(t)
-    t.game.turn["caravan"]["dice"] = [3]
+    assert t.game.turn.caravan is not None
+    t.game.turn.caravan.dice = [3]
     assert answers(t, "travel_die") == ["take:3"]
 
 

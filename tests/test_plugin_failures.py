@@ -39,7 +39,7 @@ def test_threy_cat_asks_the_other_bonuses_through_the_checked_caller() -> None:
     t.setup_wagon(0, steeds=[])  # no Whisper
     ctx = t.ctx()
     assert ctx.call("darkroad_travel_die_bonus", None, seat=0) == ["lots"]  # the cat is not asked yet
-    ctx.game.turn["threy_cat_bonus"] = 0  # seat 0 triggered the cat's +1/+2 for its travel die
+    ctx.game.turn.extra["threy_cat_bonus"] = 0  # seat 0 triggered the cat's +1/+2 for its travel die
     with pytest.raises(PluginError, match="plugin 'bad-bonus' returned 'lots' from darkroad_travel_die_bonus") as exc:
         ctx.call("darkroad_travel_die_bonus", None, seat=0)
     assert exc.value.plugin == "bad-bonus"

@@ -16,7 +16,7 @@ import pytest
 
 from darkroad.core import Action, Engine, GameConfig, PluginError, errors, hookimpl
 from darkroad.core.content import EventCard
-from darkroad.core.state import CompanionCard
+from darkroad.core.state import CompanionCard, Turn
 from darkroad.core.testing import Table
 from darkroad.plugins.private_concern import rules as private_concern
 from darkroad.plugins.private_concern.rules import concern_of
@@ -86,7 +86,7 @@ def pc_turn(t: Table, *cards: str) -> None:
     """Play the Private Concern's turn now with ``cards`` on top of its deck."""
     pc = pc_of(t)
     concern_of(t.game.players[pc])["deck"] = list(cards)
-    t.game.active, t.game.turn = pc, {"seat": pc}
+    t.game.active, t.game.turn = pc, Turn(seat=pc)
     t.push("concern_turn", pc)
 
 
@@ -311,14 +311,16 @@ def test_travel_leads_a_caravan(solo, card, quiet_roads):
     pc = neutral_pc(t, goods=4, commissions=comm)
     companion = t.game.board.companion_row[2]
     pc_turn(t, card({"action": "travel", "companion": 2, "good_fortune": ["coins", "illuminated"]}))
-    caravan = t.game.turn["caravan"]
-    assert caravan["leader"] == pc and caravan["town"] == "farglen" and caravan["route"] == "dark_road"
+    caravan = t.game.turn.caravan
+    assert caravan is not None
+    assert caravan.leader == pc and caravan.town == "farglen" and caravan.route == "dark_road"
     assert t.game.board.companion_row[2] is None and t.game.board.companion_deck[-1] == companion
     assert t.game.players[pc].companions == []
     assert t.decision == "caravan_join" and t.awaiting == [0]
     t.choose("caravan_join", "no", seat=0)
     p = t.game.players[pc]
-    assert caravan["taken"][str(pc)] == max(caravan["rolled"][:2])  # its die + the companion's
+    assert caravan.taken is not None and caravan.rolled is not None
+    assert caravan.taken[str(pc)] == max(caravan.rolled[:2])  # its die + the companion's
     assert p.prestige == 6 and concern_of(p)["goods"] == 1 and p.delivered_commissions == comm
     assert p.coins == 10 and not t.game.board.five_coins and p.special == []
 
@@ -332,7 +334,8 @@ def test_travel_shortcut_with_three_lanterns_gives_both_fortunes(solo, card, qui
     pc = neutral_pc(t, lanterns=3, heroes=heroes)
     t.game.board.five_coins = False
     pc_turn(t, card({"action": "travel", "companion": 0, "good_fortune": ["coins", "illuminated"]}))
-    assert t.game.turn["caravan"]["route"] == "shortcut" and t.game.players[pc].lanterns == 0
+    assert t.game.turn.caravan is not None and t.game.turn.caravan.route == "shortcut"
+    assert t.game.players[pc].lanterns == 0
     t.choose("caravan_join", "no", seat=0)
     p = t.game.players[pc]
     assert p.delivered_heroes == heroes and p.coins == 5 + 2 * 2 + 3 and len(p.special) == 1
@@ -361,12 +364,13 @@ def test_travel_destination_tie_is_the_creators_choice(solo, card):
     take_from_stacks(t, *comms)
     pc = neutral_pc(t, goods=2, commissions=comms, heroes=heroes_for(e, "farglen"))
     pc_turn(t, card({"action": "travel", "companion": 1, "good_fortune": ["coins", "illuminated"]}))
-    assert t.decision == "concern_choice" and t.awaiting == [0] and "caravan" not in t.game.turn
+    assert t.decision == "concern_choice" and t.awaiting == [0] and t.game.turn.caravan is None
     assert sorted(t.options(0)) == ["town:cursecairn", "town:windglass"]
     assert all("Private Concern" in a.label for a in t.legal(0))
     assert t.engine.legal_actions(t.game, pc) == []
     t.choose("concern_choice", "town:cursecairn", seat=0)
-    assert t.game.turn["caravan"]["town"] == "cursecairn" and t.game.turn["caravan"]["leader"] == pc
+    assert t.game.turn.caravan is not None
+    assert t.game.turn.caravan.town == "cursecairn" and t.game.turn.caravan.leader == pc
 
 
 def test_ruins(solo, card):
@@ -450,11 +454,11 @@ def test_follows_with_deliveries_in_the_region_and_takes_the_highest_die(solo, q
     t.setup_wagon(0, lanterns=0, steeds=[])
     lead_caravan(t, "windglass")
     assert t.events_of("caravan_answer")[-1].data == {"join": True}
-    caravan = t.game.turn["caravan"]
-    assert caravan["members"] == [0, pc]
-    caravan["dice"] = [2, 5]
+    caravan = t.game.turn.caravan
+    assert caravan is not None and caravan.members == [0, pc]
+    caravan.dice = [2, 5]
     t.choose("travel_die", "take:2", seat=0)  # leader first on the dark road
-    assert caravan["taken"][str(pc)] == 5
+    assert caravan.taken is not None and caravan.taken[str(pc)] == 5
     p = t.game.players[pc]
     assert p.delivered_heroes == hero and p.prestige == 2
     assert pc not in t.awaiting
@@ -467,11 +471,11 @@ def test_follow_rule_lantern_or_nothing(solo):
     pc = neutral_pc(t, heroes=heroes_for(t.engine, "northbreak"))
     lead_caravan(t, "windglass")
     assert t.events_of("caravan_answer")[-1].data == {"join": False}
-    assert t.game.turn["caravan"]["members"] == [0]
+    assert t.game.turn.caravan is not None and t.game.turn.caravan.members == [0]
     t2 = solo()
     pc = neutral_pc(t2, lanterns=1)
     lead_caravan(t2, "cursecairn")
-    assert t2.game.turn["caravan"]["members"] == [0, pc]
+    assert t2.game.turn.caravan is not None and t2.game.turn.caravan.members == [0, pc]
 
 
 # -- deliveries, the final travel, scoring ---------------------------------------------------------------
@@ -766,7 +770,7 @@ def test_a_game_stored_before_the_seat_kind_plugin_loads_and_plays_on(engine):
     counts = replayed["board"]["extra"]["_deeds"].pop("full_deliveries")
     assert counts == [0, 1, 0] and "full_deliveries" not in stored_state["board"]["extra"]["_deeds"]
     # Since issue 22 the engine keeps the undo chain in the turn's bookkeeping (core/undo.py).
-    assert "undo" not in stored_state["turn"] and replayed["turn"].pop("undo")["at"] == again.version
+    assert stored_state["turn"].pop("undo") is None and replayed["turn"].pop("undo")["at"] == again.version
     assert stored_state == replayed
     assert concern_of(game.players[1]) == stored["players"][1]["concern"] and game.players[1].kind == KIND
     assert engine.view(game, 0)["config"]["private_concern"] == 1

@@ -445,17 +445,18 @@ def test_griffins_full_travel(table):
     t.choose("caravan_join", "yes", seat=susie)
     t.choose("caravan_join", "yes", seat=brian)
     t.choose("caravan_join", "no", seat=andrea)
-    caravan = g.turn["caravan"]
-    assert caravan["members"] == [griffin, susie, brian]
-    assert len(caravan["dice"]) == 4  # 3 members + the Phoenix's travel die
-    caravan["dice"] = [1, 3, 4, 6]
+    caravan = g.turn.caravan
+    assert caravan is not None and caravan.dice is not None
+    assert caravan.members == [griffin, susie, brian]
+    assert len(caravan.dice) == 4  # 3 members + the Phoenix's travel die
+    caravan.dice = [1, 3, 4, 6]
     assert t.awaiting == [susie]
     t.choose("travel_die", "take:6", seat=susie)
     assert g.players[susie].quartz == 1
     assert t.awaiting == [brian]
     t.choose("travel_die", "reroll", seat=brian)
-    assert g.players[brian].lanterns == 0 and len(caravan["dice"]) == 3
-    caravan["dice"] = [1, 4, 5]
+    assert g.players[brian].lanterns == 0 and len(caravan.dice) == 3
+    caravan.dice = [1, 4, 5]
     t.choose("travel_die", "take:5", seat=brian)
     assert "instrument+" in g.players[brian].goods
     assert "take:4:+1" in t.options(griffin)  # Whisper
@@ -502,7 +503,8 @@ def test_dark_road_order_and_penalties_floor_at_zero(table):
     t.choose("caravan_route", "dark_road:windglass", seat=1)
     t.choose("caravan_join", "yes", seat=2)
     t.choose("caravan_join", "yes", seat=0)
-    t.game.turn["caravan"]["dice"] = [1, 5, 6]
+    assert t.game.turn.caravan is not None
+    t.game.turn.caravan.dice = [1, 5, 6]
     assert t.awaiting == [1]
     t.choose("travel_die", "take:6", seat=1)
     assert t.awaiting == [2]

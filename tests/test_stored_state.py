@@ -3,11 +3,19 @@ older blob is read (the service never loses a stored game to an upgrade)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
+from pathlib import Path
+from typing import Any
 
-from darkroad.core import Engine, GameConfig
-from darkroad.core.serde import msgpack_encode
+import attrs
+import msgspec
+import pytest
+
+from darkroad.core import Action, Caravan, Engine, GameConfig, Turn
+from darkroad.core.serde import msgpack_encode, upgrade
+from darkroad.core.state import SCHEMA_VERSION
 
 
 def test_a_game_stored_with_a_removed_field_still_loads(engine: Engine) -> None:
@@ -120,3 +128,94 @@ def test_playing_leaves_no_cyclic_garbage() -> None:
         gc.set_debug(0)
         gc.garbage.clear()
     assert left == [], left[:5]
+
+
+# -- schema version 3: the turn and the caravan typed -------------------------------------------------
+
+V2 = Path(__file__).parent / "data" / "stored_games_v2.json"
+
+
+def _v2_positions() -> list[dict[str, Any]]:
+    data: dict[str, Any] = json.loads(V2.read_text(encoding="utf-8"))
+    assert data["schema_version"] == 2
+    positions: list[dict[str, Any]] = data["positions"]
+    return positions
+
+
+@pytest.mark.parametrize("position", _v2_positions(), ids=lambda p: f"{p['feature']}-{p['format']}")
+def test_a_game_stored_by_version_2_loads_as_the_same_game(engine: Engine, position: dict[str, Any]) -> None:
+    """A game stored by darkroad c41aef6 (schema version 2: the turn and its caravan dicts, a
+    plugin's keys among the engine's) loads as the game its actions reach now: the same state,
+    the plugins' keys in the ``extra`` of the turn or the caravan; and it plays on alike."""
+    blob: bytes | str = base64.b64decode(position["blob"]) if position["format"] == "msgpack" else position["blob"]
+    stored = msgspec.msgpack.decode(blob) if isinstance(blob, bytes) else json.loads(blob)
+    assert stored["schema_version"] == 2 and isinstance(stored["turn"], dict)
+    game = engine.loads(blob)
+    assert game.schema_version == SCHEMA_VERSION and isinstance(game.turn, Turn)
+    config = engine.serde.c.structure(position["config"], GameConfig)
+    again = engine.replay(config, [Action(type=t, seat=s, option=o) for t, s, o in position["actions"]])
+    assert engine.dumps(game) == engine.dumps(again)
+    for seat in range(len(game.players)):
+        assert engine.view(game, seat) == engine.view(again, seat)
+    plugin_keys = {k: v for k, v in stored["turn"].items() if k not in attrs.fields_dict(Turn)}
+    assert game.turn.extra == plugin_keys
+    if stored["turn"].get("caravan") is not None:
+        caravan = stored["turn"]["caravan"]
+        assert game.turn.caravan is not None
+        assert game.turn.caravan.extra == {k: v for k, v in caravan.items() if k not in attrs.fields_dict(Caravan)}
+        assert engine.view(game, None)["caravan"] == caravan  # the view's caravan: the same keys as before
+    if not game.finished:
+        seat = engine.awaiting(game)[0]
+        action = engine.legal_actions(game, seat)[0]
+        assert engine.apply(game, action) == engine.apply(again, action)
+        assert engine.dumps(game) == engine.dumps(again)
+
+
+def test_the_corpus_reads_through_the_upgrade_at_every_position() -> None:
+    """Over every position of the recorded corpus (tests/data/recorded_games.json.gz): the
+    state written in version 2's shape (the turn and its caravan as dicts holding the set
+    fields and the plugins' keys) upgrades to the state itself, and loads as it."""
+    from recorded_games import decode_game, load
+
+    engine = Engine.load()
+    games = load()["games"]
+    positions = 0
+    for record in games[::3]:
+        config, actions = decode_game(engine, record)
+        game, _ = engine.create(config)
+        for action in actions:
+            engine.apply(game, action)
+            obj = json.loads(engine.dumps(game))
+            old = _as_version_2(obj)
+            assert upgrade(old)["turn"].get("extra", {}) == obj["turn"]["extra"]
+            assert engine.dumps(engine.loads(json.dumps(old))) == engine.dumps(game)
+            positions += 1
+    assert positions > 5000
+
+
+def _as_version_2(obj: dict[str, Any]) -> dict[str, Any]:
+    """A version 3 state as JSON, written as version 2 wrote it: the turn a dict of the keys
+    set (``horseshoe`` only once true, the caravan's fields once set) and the plugins' keys."""
+    turn = {k: v for k, v in obj["turn"].items() if k != "extra" and v is not None and v is not False}
+    turn.update(obj["turn"]["extra"])
+    if turn.get("caravan") is not None:
+        caravan = turn["caravan"]
+        turn["caravan"] = {**{k: v for k, v in caravan.items() if k != "extra" and v is not None}, **caravan["extra"]}
+    return {**obj, "schema_version": 2, "turn": turn}
+
+
+def test_the_turn_read_by_key_is_deprecated_but_works() -> None:
+    """``game.turn`` was a dict: a plugin reading or writing it by key still works, with a
+    DeprecationWarning, mapping a field's key to the field and any other to ``extra``."""
+    turn = Turn(seat=1, caravan=Caravan(leader=1, route="dark_road", town="farglen", members=[1], extra_die=False))
+    with pytest.warns(DeprecationWarning, match="game.turn"):
+        assert turn["caravan"]["members"] == [1] and turn.get("horseshoe") is False
+    with pytest.warns(DeprecationWarning):
+        assert "caravan" in turn and "undo" not in turn and turn.get("undo", 7) == 7
+    with pytest.warns(DeprecationWarning):
+        turn["my_flag"] = 2
+        turn["horseshoe"] = True
+        assert turn["caravan"].setdefault("taken", {}) == {} and turn.pop("my_flag") == 2
+        with pytest.raises(KeyError):
+            turn["event"]  # noqa: B018  # not a key of the turn
+    assert turn.horseshoe and turn.extra == {} and turn.caravan is not None and turn.caravan.taken == {}

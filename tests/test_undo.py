@@ -343,7 +343,7 @@ def test_a_trial_without_undo_tracking_is_the_same_game_but_its_chain(engine: En
             if game.finished:
                 break
             assert engine.position(trial) == engine.position(game)
-            assert trial.turn.get("undo") != game.turn.get("undo")  # the chain is where tracking left it
+            assert trial.turn.undo != game.turn.undo  # the chain is where tracking left it
             assert engine.undo_refusal(trial, seat) is not None
             undoable += engine.undo_refusal(game, seat) is None
         assert undoable > 0

@@ -12,8 +12,10 @@ blocks (``SeatKind.view_blocks``), which :mod:`darkroad.api.http.seat_kinds` add
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Any, ClassVar, Literal
+import typing
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
+import attrs
 import msgspec
 from msgspec import Meta
 
@@ -21,6 +23,7 @@ from darkroad.api.app.lobby import ENTRY_PATTERN, MAX_NAME_LENGTH, MAX_TURN_TIME
 from darkroad.api.app.records import GameRecord
 from darkroad.api.http.problems import FieldError, ProblemDetails
 from darkroad.api.http.webhook_schemas import PutWebhook, WebhookSubscription
+from darkroad.core import Caravan as EngineCaravan
 from darkroad.core import Engine
 from darkroad.core import GameConfig as EngineConfig
 from darkroad.core import SeatKind as EngineSeatKind
@@ -471,20 +474,32 @@ class Board(msgspec.Struct):
     extra: BoardExtra
 
 
-class Caravan(msgspec.Struct, omit_defaults=True):
-    """The caravan under way this turn; fields appear as it goes."""
+def _view_of(cls: type[Any]) -> type[msgspec.Struct]:
+    """The view's struct of a core state class (attrs): its fields with their core types and
+    descriptions (``typing.Annotated`` on the class), a field that is ``None`` until set absent
+    until set, ``extra`` (the plugins' keys, shown beside the fields) left out. Derived, so the
+    document describes what the core keeps, written once."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for a in attrs.fields(cls):
+        if a.name == "extra":
+            continue
+        if a.default is None:  # X | None: absent until set
+            (present,) = [t for t in typing.get_args(hints[a.name]) if t is not type(None)]
+            fields.append((a.name, present | msgspec.UnsetType, msgspec.UNSET))
+        else:
+            fields.append((a.name, hints[a.name]))
+    return msgspec.defstruct(cls.__name__, fields, omit_defaults=True, module=__name__,
+                             namespace={"__doc__": cls.__doc__})
 
-    leader: Annotated[Seat, _doc("The seat leading it.")]
-    route: Annotated[str, _doc("The route id.")]
-    town: Annotated[str, _doc("The destination town id.")]
-    members: Annotated[list[int], _doc("The seats travelling, the leader first.")]
-    extra_die: Annotated[bool, _doc("A companion adds a travel die.")]
-    event: Annotated[str | msgspec.UnsetType, _doc("The event card revealed (once revealed).")] = msgspec.UNSET
-    dice: Annotated[list[int] | msgspec.UnsetType, _doc("The travel dice not taken yet.")] = msgspec.UNSET
-    rolled: Annotated[list[int] | msgspec.UnsetType, _doc("Every travel die rolled, rerolls included.")] = msgspec.UNSET
-    taken: Annotated[
-        dict[str, int] | msgspec.UnsetType, _doc("The event card face each seat took, by seat number.")
-    ] = msgspec.UNSET
+
+if TYPE_CHECKING:  # a struct made at run time: a type to check its uses against
+
+    class Caravan(msgspec.Struct):
+        """The caravan under way this turn (``darkroad.core.Caravan``, the view's ``caravan``)."""
+
+else:
+    Caravan = _view_of(EngineCaravan)
 
 
 class ActionDie(msgspec.Struct):

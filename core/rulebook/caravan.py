@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..context import Ctx
 from ..hooks import is_int, is_int_list
 from ..hookspecs import hookimpl
-from ..state import CompanionCard, Task
+from ..state import Caravan, CompanionCard, Task
 from ..steps import Choice, Option, Step
 
 SHORTCUT_LANTERNS = 3
@@ -28,6 +28,13 @@ def shortcut_cost(ctx: Ctx, seat: int) -> int:
     """Lanterns ``seat`` pays for a shortcut: 3, or what ``darkroad_shortcut_cost`` says."""
     cost = ctx.first("darkroad_shortcut_cost", is_int, seat=seat)
     return SHORTCUT_LANTERNS if cost is None else cost
+
+
+def caravan(ctx: Ctx) -> Caravan:
+    """The caravan under way (a step of a caravan runs only while there is one)."""
+    c = ctx.game.turn.caravan
+    assert c is not None, "no caravan under way"
+    return c
 
 
 class CaravanCompanion(Choice):
@@ -61,7 +68,7 @@ class CaravanCompanion(Choice):
         ctx.player(seat).companions.append(CompanionCard(card=card))
         ctx.emit("companion_taken", seat, card=card, companion=ctx.content.companion_cards.get(card, card),
                  travel_die=extra)
-        ctx.game.turn["extra_die"] = extra
+        ctx.game.turn.extra_die = extra
 
 
 class CaravanRoute(Choice):
@@ -92,8 +99,9 @@ def declare(ctx: Ctx, seat: int, route: str, town: str) -> None:
         ctx.pay(seat, "lanterns", shortcut_cost(ctx, seat), "shortcut")
     n = len(ctx.game.players)
     others = [(seat + k) % n for k in range(1, n)]
-    ctx.game.turn["caravan"] = {"leader": seat, "route": route, "town": town, "members": [seat],
-                                "extra_die": bool(ctx.game.turn.pop("extra_die", False))}
+    turn = ctx.game.turn
+    turn.caravan = Caravan(leader=seat, route=route, town=town, members=[seat], extra_die=turn.extra_die)
+    turn.extra_die = False
     ctx.emit("caravan_declared", seat, route=route, town=town)
     ctx.push("caravan_event", seat)
     for other in reversed(others):
@@ -107,14 +115,13 @@ class CaravanJoin(Choice):
     prompt = "join the caravan?"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        c = ctx.game.turn["caravan"]
-        town = ctx.content.towns[c["town"]].name
-        return [("yes", f"join the caravan to {town} by the {c['route'].replace('_', ' ')}"), ("no", "stay home")]
+        c = caravan(ctx)
+        town = ctx.content.towns[c.town].name
+        return [("yes", f"join the caravan to {town} by the {c.route.replace('_', ' ')}"), ("no", "stay home")]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
-        c = ctx.game.turn["caravan"]
         if option == "yes":
-            c["members"].append(seat)
+            caravan(ctx).members.append(seat)
         ctx.emit("caravan_answer", seat, join=option == "yes")
 
 
@@ -124,19 +131,19 @@ class CaravanEvent(Step):
     kind = "caravan_event"
 
     def run(self, ctx: Ctx, task: Task) -> None:
-        c = ctx.game.turn["caravan"]
-        deck = ctx.game.board.events[c["route"]]
+        c = caravan(ctx)
+        deck = ctx.game.board.events[c.route]
         event = deck.pop(0)
         deck.append(event)
-        dice = sorted(ctx.roll() for _ in range(len(c["members"]) + (1 if c["extra_die"] else 0)))
-        c["event"], c["dice"], c["rolled"] = event, dice, list(dice)
+        dice = sorted(ctx.roll() for _ in range(len(c.members) + (1 if c.extra_die else 0)))
+        c.event, c.dice, c.rolled = event, dice, list(dice)
         ctx.emit("event_revealed", task.seat, event=event, name=ctx.content.events[event].name, dice=dice)
-        leader, members = c["leader"], c["members"]
+        leader, members = c.leader, c.members
         n = len(ctx.game.players)
         ordered = sorted(members, key=lambda s: (s - leader) % n)  # leader, then clockwise
-        if c["route"] == "shortcut":
+        if c.route == "shortcut":
             ordered = ordered[1:] + ordered[:1]  # leader's left first, leader last
-        ctx.push("good_fortune", leader, left=2 if c["route"] == "shortcut" else 1)
+        ctx.push("good_fortune", leader, left=2 if c.route == "shortcut" else 1)
         ctx.push("deliveries", -1, final=False, pending=list(ordered), town={})
         for seat in reversed(ordered):
             ctx.push("travel_die", seat)
@@ -150,11 +157,13 @@ class TravelDie(Choice):
     prompt = "caravan: take a travel die"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        c = ctx.game.turn["caravan"]
-        ev = ctx.content.events[c["event"]]
+        c = caravan(ctx)
+        assert c.event is not None and c.dice is not None  # rolled by the caravan's event
+        dice = c.dice
+        ev = ctx.content.events[c.event]
         bonuses = sorted({0} | {b for bs in ctx.call("darkroad_travel_die_bonus", is_int_list, seat=seat) for b in bs})
         opts = []
-        for v in sorted(set(c["dice"])):
+        for v in sorted(set(dice)):
             faces = set()
             for bonus in bonuses:
                 face = min(TRAVEL_DIE_MAX, v + bonus)
@@ -164,27 +173,30 @@ class TravelDie(Choice):
                 tag = f"take:{v}" + (f":+{bonus}" if bonus else "")
                 plus = f" +{bonus} = {face}" if bonus else ""
                 opts.append((tag, f"take the {v}{plus}: {', '.join(ev.faces[face]) or 'nothing'}"))
-        if ctx.player(seat).lanterns and c["dice"]:
+        if ctx.player(seat).lanterns and dice:
             opts.append(("reroll", "pay 1 lantern to reroll the remaining dice"))
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
-        c = ctx.game.turn["caravan"]
+        c = caravan(ctx)
+        assert c.dice is not None and c.rolled is not None and c.event is not None  # rolled by the event
         if option == "reroll":
             ctx.pay(seat, "lanterns", 1, "travel die reroll")
-            c["dice"] = sorted(ctx.roll() for _ in c["dice"])
-            c["rolled"] += c["dice"]
-            ctx.emit("travel_dice_rerolled", seat, dice=list(c["dice"]))
+            c.dice = sorted(ctx.roll() for _ in c.dice)
+            c.rolled += c.dice
+            ctx.emit("travel_dice_rerolled", seat, dice=list(c.dice))
             ctx.push("travel_die", seat)
             return
         parts = option.split(":")
         v = int(parts[1])
         bonus = int(parts[2]) if len(parts) > 2 else 0
-        c["dice"].remove(v)
+        c.dice.remove(v)
         face = min(TRAVEL_DIE_MAX, v + bonus)
         ctx.emit("travel_die_taken", seat, die=v, face=face)
-        c.setdefault("taken", {})[str(seat)] = face
-        ctx.gain_effects(seat, ctx.content.events[c["event"]].faces[face], source=f"event:{c['event']}")
+        if c.taken is None:
+            c.taken = {}
+        c.taken[str(seat)] = face
+        ctx.gain_effects(seat, ctx.content.events[c.event].faces[face], source=f"event:{c.event}")
 
 
 STEPS: list[Step] = [CaravanCompanion(), CaravanRoute(), CaravanJoin(), CaravanEvent(), TravelDie()]

@@ -73,8 +73,9 @@ class Deliveries(Choice):
         if task.data["final"]:
             allowed = list(towns)
         else:
-            c = ctx.game.turn["caravan"]
-            allowed = [c["town"]] if seat == c["leader"] else ctx.content.region_towns(c["town"])
+            c = ctx.game.turn.caravan
+            assert c is not None  # the deliveries of a caravan: the final travel has none
+            allowed = [c.town] if seat == c.leader else ctx.content.region_towns(c.town)
         return [(f"town:{t}", f"visit {towns[t].name}") for t in allowed] + [("pass", "visit no town")]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:

@@ -49,7 +49,7 @@ class Horseshoe(Choice):
     prompt = "spend a horseshoe to move 1 space?"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        if not ctx.player(seat).horseshoes or ctx.game.turn.get("horseshoe"):
+        if not ctx.player(seat).horseshoes or ctx.game.turn.horseshoe:
             return []
         return [("keep", "do not spend a horseshoe"), ("cw", "spend a horseshoe: 1 space clockwise"),
                 ("ccw", "spend a horseshoe: 1 space counterclockwise")]
@@ -59,7 +59,7 @@ class Horseshoe(Choice):
             return
         p = ctx.player(seat)
         ctx.pay(seat, "horseshoes", 1, "horseshoe move")
-        ctx.game.turn["horseshoe"] = True
+        ctx.game.turn.horseshoe = True
         p.position = (p.position + (1 if option == "cw" else -1)) % 5
         ctx.emit("moved", seat, steps=1 if option == "cw" else -1, position=p.position, horseshoe=True)
 

@@ -11,6 +11,7 @@ from ..context import Ctx
 from ..hookspecs import hookimpl
 from ..seats import HUMAN
 from ..state import Task
+from ..state import Turn as TurnState
 from ..steps import Choice, Option, Step
 from .rest import upkeep
 
@@ -27,7 +28,7 @@ class Turn(Step):
         if g.round == 0:
             g.round = 1
         g.active = task.seat
-        g.turn = {"seat": task.seat}
+        g.turn = TurnState(seat=task.seat)
         ctx.emit("turn_started", task.seat, round=g.round)
         kind = g.players[task.seat].kind
         if kind != HUMAN:  # an automated seat: its seat kind's steps, then Rest
@@ -73,7 +74,7 @@ class EndTurn(Step):
                 # player may visit the outlying town of their choice ... However, nothing else
                 # happens during this final travel" (p. 13).
                 g.phase = "final_travel"
-                g.turn = {}
+                g.turn = TurnState()
                 ctx.push("final_scoring")
                 ctx.push("deliveries", -1, final=True, pending=list(range(len(g.players))), town={})
                 return

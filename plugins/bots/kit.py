@@ -77,17 +77,17 @@ def estimate(engine: Engine, game: Game, seat: int, *, surplus: float = 0.2,
     rounds_left = max(0, ROUNDS - game.round)
     hope = min(1.0, rounds_left / 6)
     coins, prestige = float(p.coins), float(p.prestige)
-    caravan: dict[str, Any] = game.turn.get("caravan") or {}
-    delivering = bool(caravan and seat in caravan.get("members", ())
+    caravan = game.turn.caravan
+    delivering = bool(caravan is not None and seat in caravan.members
                       and any(t.kind == "deliveries" and seat in t.data.get("pending", ()) for t in game.stack))
     planning = any(t.kind == "caravan_route" and t.seat == seat for t in game.stack)
     if delivering or planning:
-        if planning:
+        if planning or caravan is None:
             towns = list(c.towns)  # about to declare: the best town
-        elif seat == caravan["leader"]:
-            towns = [caravan["town"]]
+        elif seat == caravan.leader:
+            towns = [caravan.town]
         else:
-            towns = c.region_towns(caravan["town"])
+            towns = c.region_towns(caravan.town)
         best = max((_deliverable(engine, game, seat, t) for t in towns), key=lambda cp: min(cp) + sum(cp))
         coins += best[0]
         prestige += best[1]

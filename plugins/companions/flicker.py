@@ -13,7 +13,7 @@ from darkroad.plugins.companions import kit
 
 ID = "flicker"
 FREE_FLAG = ID
-"""``game.turn`` key: the seat whose shortcut is free this turn."""
+"""Its key of ``game.turn.extra``: the seat whose shortcut is free this turn."""
 YURGS = "yurgs_excursions"
 CARAVAN_STEPS = {YURGS, "caravan_companion", "caravan_route"}
 
@@ -23,7 +23,7 @@ def caravan_ahead(ctx: Ctx, seat: int) -> bool:
     now, or with an activation left and Yurg's Excursions reachable (adjacent, or the
     move still to come)."""
     g = ctx.game
-    if "caravan" in g.turn:
+    if g.turn.caravan is not None:
         return False
     mine = [t for t in g.stack if t.seat == seat]
     if any(t.kind in CARAVAN_STEPS for t in mine):
@@ -40,7 +40,7 @@ def caravan_ahead(ctx: Ctx, seat: int) -> bool:
 
 @hookimpl
 def darkroad_shortcut_cost(ctx: Ctx, seat: int) -> int | None:
-    return 0 if ctx.game.turn.get(FREE_FLAG) == seat else None
+    return 0 if ctx.game.turn.extra.get(FREE_FLAG) == seat else None
 
 
 class Flicker(kit.Companion):
@@ -50,7 +50,7 @@ class Flicker(kit.Companion):
         return caravan_ahead(ctx, seat)
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
-        ctx.game.turn[FREE_FLAG] = seat
+        ctx.game.turn.extra[FREE_FLAG] = seat
 
 
 companion = Flicker(kit.stray(ID, "Flicker", "Shortcut at no cost.", kit.QUARTZ))

@@ -16,7 +16,7 @@ ID = "threy_cat"
 DUPLICATE, BONUS = 0, 1
 CAT_BONUS = (1, 2)
 BONUS_FLAG = f"{ID}_bonus"
-"""``game.turn`` key: the seat whose current travel-die decision has the cat's +1/+2."""
+"""Its key of ``game.turn.extra``: the seat whose current travel-die decision has the cat's +1/+2."""
 TRAVEL_DIE_MAX = 6
 
 
@@ -24,14 +24,14 @@ def duplicable(ctx: Ctx, seat: int) -> dict[int, list[str]]:
     """Values of the travel dice of the caravan ``seat`` leads (still on the table or taken,
     with their modified face), mapped to the event rewards they give; faces showing only a
     penalty or nothing give no reward to gain."""
-    c = ctx.game.turn.get("caravan")
-    if not c or c["leader"] != seat or "event" not in c:
+    c = ctx.game.turn.caravan
+    if c is None or c.leader != seat or c.event is None or c.dice is None:
         return {}
     if not any(t.kind == "travel_die" for t in ctx.game.stack):
         return {}
-    faces = ctx.content.events[c["event"]].faces
+    faces = ctx.content.events[c.event].faces
     out = {}
-    for v in sorted(set(c["dice"]) | set(c.get("taken", {}).values())):
+    for v in sorted(set(c.dice) | set((c.taken or {}).values())):
         rewards = [e for e in faces[v] if e != "nothing" and not kit.is_penalty(e)]
         if rewards:
             out[v] = rewards
@@ -60,7 +60,7 @@ class Duplicate(Choice):
 
 @hookimpl
 def darkroad_travel_die_bonus(ctx: Ctx, seat: int) -> list[int] | None:
-    if ctx.game.turn.get(BONUS_FLAG) != seat:
+    if ctx.game.turn.extra.get(BONUS_FLAG) != seat:
         return None
     # The cat's +1/+2 stacks with every other bonus (Whisper's +1): offer the sums too.
     others = ctx.call_others(darkroad_travel_die_bonus, "darkroad_travel_die_bonus", is_int_list, seat=seat)
@@ -75,13 +75,14 @@ class ThreyCat(kit.Companion):
         if ability == DUPLICATE:
             return bool(duplicable(ctx, seat))
         top = ctx.game.stack[-1] if ctx.game.stack else None
-        if top is None or top.kind != "travel_die" or top.seat != seat or ctx.game.turn.get(BONUS_FLAG) == seat:
+        turn = ctx.game.turn
+        if top is None or top.kind != "travel_die" or top.seat != seat or turn.extra.get(BONUS_FLAG) == seat:
             return False
-        return any(v < TRAVEL_DIE_MAX for v in ctx.game.turn["caravan"]["dice"])
+        return turn.caravan is not None and any(v < TRAVEL_DIE_MAX for v in turn.caravan.dice or ())
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         if ability == BONUS:
-            ctx.game.turn[BONUS_FLAG] = seat
+            ctx.game.turn.extra[BONUS_FLAG] = seat
             return
         values = duplicable(ctx, seat)
         if len(values) == 1:

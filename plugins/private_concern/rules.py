@@ -69,6 +69,9 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "inn": ("hero", "sell"),
 }
 FORTUNES = ("illuminated", "coins", "deed:courtyard:0", "deed:courtyard:1", "deed:deck")
+FORTUNES_KEY = "concern_fortunes"
+"""Its key of the caravan's ``extra`` (and of ``game.turn.extra`` until its route is declared):
+the good fortunes its action card lets it take."""
 DEFAULT_FORTUNES = ("coins", "illuminated")
 EFFECT_VERBS = frozenset({*EFFECT_RESOURCE, "good", "lose_good", "upgrade_good", "downgrade_good", "hero",
                           "lose_hero", "deliver_hero", "commission", "deed", "illuminated", "ruins", "dark_market",
@@ -632,8 +635,8 @@ def do_travel(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> None:
         b.companion_deck.append(card)  # it does not collect companions: under the deck
         extra = slot == COMPANION_SLOTS - 1
         ctx.emit("companion_discarded", seat, card=card, travel_die=extra)
-    g.turn["extra_die"] = extra
-    g.turn["concern_fortunes"] = list(action.get("good_fortune") or DEFAULT_FORTUNES)
+    g.turn.extra_die = extra
+    g.turn.extra[FORTUNES_KEY] = list(action.get("good_fortune") or DEFAULT_FORTUNES)
     tied = best_towns(ctx, seat, list(ctx.content.towns))
     ask(ctx, seat, "destination", _town_options(ctx, tied, "travels to"), "the destination of its caravan")
 
@@ -641,7 +644,9 @@ def do_travel(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> None:
 def declare(ctx: Ctx, seat: int, town: str) -> None:
     route = "shortcut" if ctx.player(seat).lanterns >= shortcut_cost(ctx, seat) else "dark_road"
     ctx.engine.steps["caravan_route"].choose(ctx, Task(kind="caravan_route", seat=seat), seat, f"{route}:{town}")
-    ctx.game.turn["caravan"]["concern_fortunes"] = ctx.game.turn.pop("concern_fortunes", list(DEFAULT_FORTUNES))
+    turn = ctx.game.turn
+    assert turn.caravan is not None  # just declared
+    turn.caravan.extra[FORTUNES_KEY] = turn.extra.pop(FORTUNES_KEY, list(DEFAULT_FORTUNES))
 
 
 def do_ruins(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> None:
@@ -723,8 +728,9 @@ AUTOMATIC: dict[str, Callable[[Ctx, Task], None]] = {"effect": _auto_effect, "he
 def _join(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
     """It follows when it has heroes or commissions for the caravan's region, or a lantern."""
     ctx.game.stack.pop()
-    c, p = ctx.game.turn["caravan"], ctx.player(seat)
-    region = set(ctx.content.region_towns(c["town"]))
+    c, p = ctx.game.turn.caravan, ctx.player(seat)
+    assert c is not None  # a join decision: a caravan under way
+    region = set(ctx.content.region_towns(c.town))
     follows = p.lanterns > 0 or any(ctx.content.heroes[h].town in region for h in p.heroes) or any(
         ctx.content.commissions[m].town in region for m in p.commissions)
     step.choose(ctx, task, seat, "yes" if follows else "no")
@@ -733,7 +739,9 @@ def _join(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
 def _travel_die(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
     """The highest die; it never rerolls."""
     ctx.game.stack.pop()
-    step.choose(ctx, task, seat, f"take:{max(ctx.game.turn['caravan']['dice'])}")
+    c = ctx.game.turn.caravan
+    assert c is not None and c.dice  # a travel die decision: dice rolled
+    step.choose(ctx, task, seat, f"take:{max(c.dice)}")
 
 
 def _deliveries(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
@@ -746,8 +754,9 @@ def _deliveries(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
     if data["final"]:
         towns = list(ctx.content.towns)
     else:
-        c = ctx.game.turn["caravan"]
-        towns = [c["town"]] if seat == c["leader"] else ctx.content.region_towns(c["town"])
+        c = ctx.game.turn.caravan
+        assert c is not None  # a caravan's deliveries
+        towns = [c.town] if seat == c.leader else ctx.content.region_towns(c.town)
     visit(ctx, seat, towns)
 
 
@@ -755,7 +764,8 @@ def _good_fortune(ctx: Ctx, task: Task, step: Step, seat: int) -> None:
     """The good fortune(s) listed on the card it travelled with: the first on the dark road,
     both on the shortcut."""
     ctx.game.stack.pop()
-    fortunes = list((ctx.game.turn.get("caravan") or {}).get("concern_fortunes") or DEFAULT_FORTUNES)
+    c = ctx.game.turn.caravan
+    fortunes = list((c.extra.get(FORTUNES_KEY) if c is not None else None) or DEFAULT_FORTUNES)
     for fortune in (fortunes * 2)[: task.data.get("left", 1)]:
         take_fortune(ctx, seat, fortune)
 

@@ -26,7 +26,7 @@ CONCERN_VIEW = {
 }
 """The JSON Schema of :func:`rules.public`."""
 
-FORTUNES = "concern_fortunes"
+FORTUNES = rules.FORTUNES_KEY
 """The caravan's key naming the good fortunes its action card lets it take (:mod:`.rules`)."""
 
 VIEW_BLOCKS = (

@@ -129,8 +129,9 @@ def caravan(t: Table, seat: int = 0, route: str = "dark_road", event: str | None
     for other in ((seat + k) % n for k in range(1, n)):
         t.choose("caravan_join", "yes" if other in join else "no", seat=other)
     if dice is not None:
-        c = t.game.turn["caravan"]
-        c["dice"], c["rolled"] = sorted(dice), list(dice)
+        c = t.game.turn.caravan
+        assert c is not None
+        c.dice, c.rolled = sorted(dice), list(dice)
 
 
 # -- loyal companions: the gift stays on the card -----------------------------------------------
@@ -624,7 +625,7 @@ def test_flicker_makes_the_shortcut_free(engine: Engine) -> None:
     t.choose("caravan_join", "no", seat=1)
     p = t.game.players[0]
     assert (p.lanterns, p.quartz) == (0, 0)
-    assert t.game.turn["caravan"]["route"] == "shortcut"
+    assert t.game.turn.caravan is not None and t.game.turn.caravan.route == "shortcut"
 
 
 def test_flicker_only_before_the_route_is_declared(engine: Engine) -> None:

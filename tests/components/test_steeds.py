@@ -88,9 +88,10 @@ def caravan(t: Table, seat: int = 0, route: str = "dark_road", town: str | None 
     n = len(t.game.players)
     for other in ((seat + k) % n for k in range(1, n)):
         t.choose("caravan_join", "yes" if other in join else "no", seat=other)
-    c = t.game.turn["caravan"]
-    c["dice"] = sorted(dice) if dice is not None else [quiet] * len(c["dice"])
-    c["rolled"] = list(c["dice"])
+    c = t.game.turn.caravan
+    assert c is not None and c.dice is not None
+    c.dice = sorted(dice) if dice is not None else [quiet] * len(c.dice)
+    c.rolled = list(c.dice)
     return quiet
 
 
@@ -199,7 +200,7 @@ def test_lovebug_no_lantern_when_joining(engine: Engine) -> None:
     caravan(t, seat=0, join=[1])
     t.choose("travel_die", startswith="take:", seat=0)
     t.choose("travel_die", startswith="take:", seat=1)
-    assert 1 in t.game.turn["caravan"]["members"]
+    assert t.game.turn.caravan is not None and 1 in t.game.turn.caravan.members
     assert t.game.players[1].lanterns == 0
     assert lovebug_lanterns(t, 1) == []
 

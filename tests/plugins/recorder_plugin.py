@@ -330,7 +330,7 @@ def darkroad_excursion(ctx: Ctx, seat: int, choice: str) -> None:
         return
     p = ctx.player(seat)
     seen(ctx, "darkroad_excursion", choice=choice, top=ctx.game.stack[-1].kind, ruins=ctx.game.board.ruins,
-         companions=len(p.companions), caravan="caravan" in ctx.game.turn)
+         companions=len(p.companions), caravan=ctx.game.turn.caravan is not None)
     ctx.gain_effects(seat, ["coins:1"], source=SOURCE)
 
 
