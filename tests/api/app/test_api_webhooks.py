@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import re
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -382,3 +385,45 @@ async def test_the_address_is_checked_again_at_delivery(make_app: Callable[[Sett
     assert shown["delivery"]["failures"] >= 2 and shown["delivery"]["last_status"] is None
     assert "loopback" in shown["delivery"]["last_error"]
     assert hook.received == []
+
+
+def docs_receiver() -> str:
+    """The receiver of docs/clients.md's "Playing by notification"."""
+    text = (Path(__file__).resolve().parents[3] / "docs" / "clients.md").read_text(encoding="utf-8")
+    section = text[text.index("## Playing by notification"):]
+    blocks = re.findall(r"^```python\n(.*?)^```", section, re.M | re.S)
+    return next(block for block in blocks if "WebhookVerificationError" in block)
+
+
+async def test_the_documented_receiver_verifies_real_messages(
+    make_app: Callable[[Settings], Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python receiver of docs/clients.md, run as written (on a free port): it accepts the
+    server's messages and refuses a forged one."""
+    code = docs_receiver()
+    serving = 'HTTPServer(("0.0.0.0", 8080), Receiver).serve_forever()'
+    assert serving in code
+    rnd = random.Random(3)
+    monkeypatch.setenv("DARKROAD_WEBHOOK_SECRET", "whsec_" + "A" * 32)  # until the subscription's is known
+    namespace: dict[str, Any] = {}
+    exec(code.replace(serving, 'server = HTTPServer(("127.0.0.1", 0), Receiver)'), namespace)  # noqa: S102
+    server = namespace["server"]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        async with serve(make_app(Settings(**FAST))) as client:
+            game = await create_game(client, seed=5)
+            secret = await subscribe(client, game, 1, url)
+            namespace["WEBHOOK"] = namespace["Webhook"](secret)  # as if started with it in the environment
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            await until(lambda: bool(namespace["seen"]))
+            shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+        forged = await asyncio.to_thread(httpx.post, url, content=b"{}", headers={
+            "webhook-id": "msg_x", "webhook-timestamp": str(int(time.time())), "webhook-signature": "v1,AAAA"})
+    finally:
+        server.shutdown()
+    assert forged.status_code == 401  # refused, and not taken for a message
+    (seen,) = namespace["seen"]
+    assert seen.startswith(f"msg_{game.id}.") and seen.endswith(".1.turn")
+    assert shown["delivery"]["failures"] == 0
