@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from darkroad.api.app.errors import ServiceError
 
 MAX_URL_LENGTH = 2048
+RESOLVE_TIMEOUT = 3.0
+"""Seconds a host's name may take to resolve (a subscription's request, a delivery): then refused."""
 SCHEMES = ("http", "https")
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -155,7 +157,9 @@ async def resolve(host: str, port: int) -> list[IP]:
         return [found]
     loop = asyncio.get_running_loop()
     try:
-        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = await asyncio.wait_for(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT)
+    except TimeoutError:
+        raise refused(f"The URL's host {host!r} does not resolve within {RESOLVE_TIMEOUT:g} s.") from None
     except (OSError, UnicodeError) as exc:
         raise refused(f"The URL's host {host!r} does not resolve ({exc}).") from None
     addresses: list[IP] = []
