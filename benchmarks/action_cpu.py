@@ -17,7 +17,10 @@ app around it.
 ``--parallel N`` plays N games at once (each game's actions in turn), so that their commits
 share Redis pipelines as in a loaded server: what a pipeline costs is then shared too.
 
-    python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct] [--parallel N]
+``--webhooks``: every seat of the games subscribed to a webhook (what the commits pay for it;
+no worker runs, so nothing is delivered).
+
+    python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct] [--parallel N] [--webhooks]
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ async def _play_in_parallel(app: Any, requests: list[tuple[str, dict[str, str], 
         await asyncio.gather(*(play(game_id, actions) for game_id, actions in games[start : start + parallel]))
 
 
-async def measure(batches: int, games: int, direct: bool, parallel: int = 1) -> float:
+async def measure(batches: int, games: int, direct: bool, parallel: int = 1, webhook: str | None = None) -> float:
     try:  # this tree's layout, else a baseline's from before the layers (api/app.py)
         from darkroad.api.http.app import create_app_from_env
     except ImportError:
@@ -131,6 +134,11 @@ async def measure(batches: int, games: int, direct: bool, parallel: int = 1) -> 
             created = json.loads(raw)
             tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
             version = created["version"]
+            for seat, token in tokens.items() if webhook else ():  # both seats subscribed
+                status, raw = await call(app, "PUT", f"/v1/games/{created['id']}/seats/{seat}/webhook",
+                                         {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+                                         json.dumps({"url": webhook}).encode())
+                assert status == 201, raw
             for action in script.actions[:ACTIONS_PER_GAME]:
                 headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[action['seat']]}",
                            "If-Match": f'"{version}"'}  # fmt: skip
@@ -164,6 +172,8 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=4, help="batches measured (the fastest counts)")
     parser.add_argument("--games", type=int, default=16, help=f"games per batch, {ACTIONS_PER_GAME} actions each at most")
     parser.add_argument("--direct", action="store_true", help="call GameService.act, not the ASGI app")
+    parser.add_argument("--webhooks", action="store_true",
+                        help="every seat subscribed to a webhook (the commits' part; no worker delivers here)")
     parser.add_argument("--parallel", type=int, default=1,
                         help="games played at once through the app (their commits share pipelines)")
     args = parser.parse_args()
@@ -174,10 +184,15 @@ def main() -> None:
         port = bench.free_port()
         with bench.running(bench.redis_server(port, directory), port):
             os.environ["DARKROAD_REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
-            per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel))
+            if args.webhooks:  # a receiver nobody reads (no worker runs: DARKROAD_BOTS=0)
+                os.environ.update({"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1", "DARKROAD_BOTS": "0"})
+            webhook = "http://127.0.0.1:9/hook" if args.webhooks else None
+            per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel, webhook))
     what = "GameService.act" if args.direct else "POST /v1/games/{id}/actions through the app"
     if args.parallel > 1 and not args.direct:
         what += f", {args.parallel} games at once"
+    if args.webhooks:
+        what += ", every seat subscribed to a webhook"
     print(f"{per_action * 1e6:.1f} us CPU per action ({what}; the fastest of {args.batches} batches)")
 
 
