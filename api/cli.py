@@ -22,7 +22,7 @@ from rich.table import Table
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import records
 from darkroad.api.app.bot_worker import BotWorker
-from darkroad.api.app.errors import ServiceError, unknown_game
+from darkroad.api.app.service_errors import ServiceError, unknown_game
 from darkroad.api.app.webhook_delivery import Deliverer
 from darkroad.api.http.app import LOG_FORMAT, create_app, open_store
 from darkroad.api.http.openapi import document

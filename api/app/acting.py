@@ -22,10 +22,10 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import seat_of
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.changes import Change, play
-from darkroad.api.app.errors import Refusal, ServiceError, stale
-from darkroad.api.app.history import History
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.service_errors import Refusal, ServiceError, stale
+from darkroad.api.app.timelines import History
 from darkroad.api.app.values import ActResult, Expected, admits
 from darkroad.api.store.base import IdempotencyRecord, Outcome, StoredGame, StoreUnavailable
 from darkroad.core import Action, Game, errors, i18n

@@ -15,7 +15,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 
-from darkroad.api.app.errors import ServiceError
+from darkroad.api.app.service_errors import ServiceError
 
 TOKEN_BYTES = 32
 

@@ -44,9 +44,9 @@ from typing import Any
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.bot_pool import BotPool
 from darkroad.api.app.changes import play
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChanges
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.turn_clocks import TurnClocks
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings

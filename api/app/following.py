@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller, LogPage
 from darkroad.api.store.base import StoredEvent
 

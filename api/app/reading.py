@@ -8,9 +8,9 @@ import msgspec
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import seat_of
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller
 from darkroad.core import Game
 from darkroad.core.view import EncodedPlayers

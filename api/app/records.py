@@ -23,8 +23,8 @@ import msgspec
 from msgspec import Meta
 
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby, LobbySeat
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.core import HUMAN, Engine, Event, Game, GameConfig, actionlog, errors
 from darkroad.core.actionlog import UNDO
 

@@ -19,9 +19,9 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import hash_token
 from darkroad.api.app.cache import CachedGame, GameCache
 from darkroad.api.app.changes import Change
-from darkroad.api.app.errors import unknown_game
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.plugin_events import event_payload, known_event_types
+from darkroad.api.app.service_errors import unknown_game
 from darkroad.api.app.webhook_messages import notice
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings

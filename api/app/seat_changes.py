@@ -11,9 +11,9 @@ from typing import Any
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.changes import Change
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.store.base import IdempotencyRecord, Outcome, StoredGame
 from darkroad.core import Game
 

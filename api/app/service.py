@@ -8,10 +8,10 @@ Each piece does one job (the layout of this package):
   and score;
 * :class:`~darkroad.api.app.acting.Acting`: actions, committed once (idempotency,
   compare-and-set retries);
-* :class:`~darkroad.api.app.seats.Seats`: creating games with their seats, the listing of
+* :class:`~darkroad.api.app.seating.Seats`: creating games with their seats, the listing of
   waiting games, join, rejoin, leave, timeout, reclaim;
 * :class:`~darkroad.api.app.following.Following`: the event log, the long poll and streams;
-* :class:`~darkroad.api.app.history.History`: the views at past versions, and records;
+* :class:`~darkroad.api.app.timelines.History`: the views at past versions, and records;
 * :class:`~darkroad.api.app.imports.Imports`: new games replayed from records;
 * :class:`~darkroad.api.app.webhooks.Webhooks`: seats' webhook subscriptions.
 
@@ -22,7 +22,7 @@ The bots play apart, in bot workers (:mod:`darkroad.api.app.bot_worker`, thinkin
 the commits here only enqueue their jobs.
 
 The HTTP edge (``darkroad.api.http``) calls them with domain values and maps their
-:class:`~darkroad.api.app.errors.ServiceError` to problem details.
+:class:`~darkroad.api.app.service_errors.ServiceError` to problem details.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from collections.abc import Callable
 
 from darkroad.api.app.acting import Acting
 from darkroad.api.app.following import Following
-from darkroad.api.app.history import History
 from darkroad.api.app.imports import Imports
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChanges
-from darkroad.api.app.seats import Seats
+from darkroad.api.app.seating import Seats
+from darkroad.api.app.timelines import History
 from darkroad.api.app.webhooks import Webhooks
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings

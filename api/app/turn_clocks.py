@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.seat_changes import SeatChange, SeatChanges
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.store.base import GameStore, StoredGame
 from darkroad.core import Game
 

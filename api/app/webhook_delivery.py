@@ -33,7 +33,7 @@ import msgspec
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import webhook_messages as messages
-from darkroad.api.app.errors import ServiceError
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.webhook_urls import Target, resolve_target
 from darkroad.api.app.webhooks import DeliveryState, Subscription, decode_state
 from darkroad.api.metrics import Metrics

@@ -26,7 +26,7 @@ import socket
 import urllib.parse
 from dataclasses import dataclass
 
-from darkroad.api.app.errors import ServiceError
+from darkroad.api.app.service_errors import ServiceError
 
 MAX_URL_LENGTH = 2048
 RESOLVE_TIMEOUT = 3.0

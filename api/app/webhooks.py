@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import msgspec
 
 from darkroad.api.app.auth import seat_of
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.webhook_messages import new_secret
 from darkroad.api.app.webhook_urls import check_url
 from darkroad.api.store.base import StoredGame

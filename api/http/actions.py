@@ -19,7 +19,7 @@ from litestar.enums import ParamType
 from litestar.openapi.spec import OpenAPIType, Operation, Parameter, Schema
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, HTTPScope, Receive, Scope, Send
 
-from darkroad.api.app.seats import GAME_ID_LENGTH, GAME_ID_PATTERN
+from darkroad.api.app.seating import GAME_ID_LENGTH, GAME_ID_PATTERN
 from darkroad.api.app.service import GameService
 from darkroad.api.app.values import ActResult
 from darkroad.api.http.bodies import raw_headers, read_body, require_json

@@ -20,7 +20,7 @@ from darkroad.api.app.webhook_delivery import Deliverer
 from darkroad.api.http.actions import action_endpoint
 from darkroad.api.http.catalog import CatalogController, catalog_bodies
 from darkroad.api.http.docs import DocsController
-from darkroad.api.http.following import FollowingController
+from darkroad.api.http.follow_routes import FollowingController
 from darkroad.api.http.games import GamesController
 from darkroad.api.http.openapi import openapi_config
 from darkroad.api.http.operations import OperationsController
@@ -29,9 +29,9 @@ from darkroad.api.http.play import PlayController
 from darkroad.api.http.policy import PolicedApp
 from darkroad.api.http.problems import problem_details_plugin
 from darkroad.api.http.ratelimit import RateLimiter
-from darkroad.api.http.records import RecordsController
+from darkroad.api.http.record_routes import RecordsController
 from darkroad.api.http.seat_kinds import SeatKindSurface
-from darkroad.api.http.seats import SeatsController
+from darkroad.api.http.seat_routes import SeatsController
 from darkroad.api.http.webhook_client import WebhookClient
 from darkroad.api.http.webhooks import WebhooksController
 from darkroad.api.metrics import Metrics

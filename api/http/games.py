@@ -2,7 +2,7 @@
 
 Every operation after creation acts as the seat of the bearer token (or a spectator): the
 guards (``darkroad.api.http.guards``) turn the request into domain values, the services do
-the rest. The seats' routes are in ``seats.py``, following a game in ``following.py``; the
+the rest. The seats' routes are in ``seat_routes.py``, following a game in ``follow_routes.py``; the
 policies every route shares (rate limits, metrics, problems, caching, ``Allow``) are the
 policy layer's (``policy.py``).
 """

@@ -14,7 +14,7 @@ from typing import Any
 from litestar import Request
 from litestar.di import Provide
 
-from darkroad.api.app.errors import InvalidPart, ServiceError, bad_request
+from darkroad.api.app.service_errors import InvalidPart, ServiceError, bad_request
 from darkroad.api.app.values import Expected
 from darkroad.api.http import bodies
 from darkroad.core import Action, Engine, i18n

@@ -10,7 +10,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.spec import OpenAPIType
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from darkroad.api.app.seats import GAME_ID_LENGTH, GAME_ID_PATTERN
+from darkroad.api.app.seating import GAME_ID_LENGTH, GAME_ID_PATTERN
 from darkroad.api.http.guards import MAX_IDEMPOTENCY_KEY
 from darkroad.api.http.problems import entity_tag
 

@@ -25,7 +25,7 @@ from litestar import Controller, MediaType, Request, Response, get
 from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter
 
-from darkroad.api.app.seats import GAME_ID_PATTERN
+from darkroad.api.app.seating import GAME_ID_PATTERN
 from darkroad.api.http.play_guide import guide
 
 ASSETS = "play_assets"

@@ -10,7 +10,7 @@ Routes declare the types they can answer with :func:`problem_responses`, so the 
 document lists every status code a client (or schemathesis) can observe.
 
 This module is the one place where errors become problems: the services' domain errors
-(:class:`~darkroad.api.app.errors.ServiceError`: a code and facts), the rules' errors, the
+(:class:`~darkroad.api.app.service_errors.ServiceError`: a code and facts), the rules' errors, the
 store's and Litestar's own, each with its status and headers (:func:`problem_for`). Litestar's
 exception handling and the policy layer (``darkroad.api.http.policy``) both use it.
 """
@@ -33,7 +33,7 @@ from litestar.plugins.problem_details import (
     ProblemDetailsPlugin,
 )
 
-from darkroad.api.app.errors import ServiceError
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.store.base import ReplicationTimeout, StoreUnavailable
 from darkroad.core import errors, i18n
 from darkroad.core.i18n import N_

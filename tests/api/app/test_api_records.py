@@ -29,8 +29,8 @@ from typer.testing import CliRunner
 
 from darkroad.api import cli
 from darkroad.api.app import records
-from darkroad.api.app.history import Timeline
 from darkroad.api.app.service import GameService
+from darkroad.api.app.timelines import Timeline
 from darkroad.api.app.values import Caller, Seating
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings

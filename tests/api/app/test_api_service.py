@@ -8,9 +8,9 @@ import json
 import pytest
 
 from darkroad.api.app.changes import action_entry
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.records import entries_of
 from darkroad.api.app.service import GameService
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings

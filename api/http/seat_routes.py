@@ -9,7 +9,7 @@ from litestar import Controller, Request, Response, post
 from litestar.di import NamedDependency
 from litestar.status_codes import HTTP_201_CREATED, HTTP_204_NO_CONTENT
 
-from darkroad.api.app.seats import JOIN_IDEMPOTENCY_TTL
+from darkroad.api.app.seating import JOIN_IDEMPOTENCY_TTL
 from darkroad.api.app.service import GameService
 from darkroad.api.http.bodies import parse_model, read_body, require_json
 from darkroad.api.http.guards import DEPENDENCIES

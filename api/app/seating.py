@@ -15,11 +15,11 @@ import msgspec
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.acting import record_key
 from darkroad.api.app.auth import hash_token, new_token, seat_of
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import KeyUsed, SeatChange, SeatChanges
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller, CreatedGame, JoinedSeat, Seating, SeatSpec, WaitingPage
 from darkroad.api.store.base import IdempotencyRecord, StoredGame
 from darkroad.core import HUMAN, Game, GameConfig

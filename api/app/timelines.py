@@ -24,10 +24,10 @@ import msgspec
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import records
-from darkroad.api.app.errors import ServiceError
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller
 from darkroad.api.store.base import StoredEvent, StoredGame
 from darkroad.core import Game, i18n
