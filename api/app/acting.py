@@ -54,6 +54,8 @@ class _TimedRecord(msgspec.Struct, frozen=True):
     s: int
     t: list[float | None]
     """Each seat's ``LobbySeat.since``."""
+    b: list[float | None] | None = None
+    """In a game with a clock, each seat's ``LobbySeat.bank`` (its answer shows the banks)."""
 
 
 @dataclass(slots=True)  # not frozen: see darkroad.api.store.base
@@ -66,6 +68,8 @@ class SmallRecord:
     version: int
     seat: int
     since: list[float | None] | None = None
+    banks: list[float | None] | None = None
+    """In a game with a clock: each seat's bank at that version."""
 
 
 FINGERPRINT_BITS = 40
@@ -87,7 +91,8 @@ def _pack_record(record: SmallRecord) -> bytes:
     if record.since is None and record.version < _MAX_VERSION:
         packed = (record.version << (FINGERPRINT_BITS + _SEAT_BITS)) | (record.seat << FINGERPRINT_BITS)
         return b"%d" % (packed | record.fingerprint)
-    return _TIMED + _encode(_TimedRecord(record.fingerprint, record.version, record.seat, record.since or []))
+    return _TIMED + _encode(_TimedRecord(record.fingerprint, record.version, record.seat, record.since or [],
+                                         record.banks))
 
 
 def _unpack_record(recorded: bytes) -> SmallRecord | _IdempotentResult:
@@ -98,7 +103,7 @@ def _unpack_record(recorded: bytes) -> SmallRecord | _IdempotentResult:
                            (packed >> FINGERPRINT_BITS) & ((1 << _SEAT_BITS) - 1))
     if recorded.startswith(_TIMED):
         timed = msgspec.json.decode(recorded[1:], type=_TimedRecord)
-        return SmallRecord(timed.f, timed.v, timed.s, timed.t)
+        return SmallRecord(timed.f, timed.v, timed.s, timed.t, timed.b)
     # Whole answers: plain JSON objects ("{") at first, then zlib streams (whose first byte is
     # 0x78 at every level).
     if not recorded.startswith(b"{"):
@@ -302,7 +307,9 @@ class Acting:
         record = None
         if request.record_key is not None:
             since = None if change.lobby is None else [record.since for record in change.lobby.seats]
-            small = SmallRecord(fingerprint_of(request.fingerprint), game.version, seat, since)
+            banks = None if change.lobby is None or change.lobby.clock is None else [
+                record.bank for record in change.lobby.seats]
+            small = SmallRecord(fingerprint_of(request.fingerprint), game.version, seat, since, banks)
             record = IdempotencyRecord(request.record_key, _pack_record(small), self.games.settings.idempotency_ttl)
         outcome, stored = await self.games.commit(request.game_id, cached, change, record)
         if outcome.outcome is Outcome.STALE:
@@ -349,7 +356,7 @@ class Acting:
             if result.fingerprint != fingerprint_of(request.fingerprint):
                 raise ServiceError("idempotency-key-reused", "This Idempotency-Key was used for a different action.")
             stored = stored or await self.games.load(request.game_id)
-            view = await self.history.answer(stored, result.version, result.seat, result.since)
+            view = await self.history.answer(stored, result.version, result.seat, result.since, result.banks)
         self.games.metrics.actions.inc("replayed")
         return ActResult(result.version, view, replayed=True)
 

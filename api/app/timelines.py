@@ -115,10 +115,11 @@ class History:
             version, stored.version, b"true" if stored.finished else b"false"), view, b',"events":[',
             b",".join(events), b"]}"))
 
-    async def answer(self, stored: StoredGame, version: int, seat: int, since: list[float | None] | None) -> bytes:
+    async def answer(self, stored: StoredGame, version: int, seat: int, since: list[float | None] | None,
+                     banks: list[float | None] | None = None) -> bytes:
         """``seat``'s view at ``version`` exactly as an action's answer showed it then (a retried
         request's, whose idempotency record keeps only the version, the seat and, in a game with
-        a turn timeout, the seats' clocks ``since``)."""
+        a turn timeout or a clock, the seats' clocks ``since`` and time ``banks``)."""
         if stored.version == version:  # nothing happened since: the stored game is the answer's
             return self.reading.view_of(self.games.game(stored), seat, lobbies.decode(stored.lobby))
         timeline = await self.timeline(stored)
@@ -128,6 +129,8 @@ class History:
         if lobby is not None:
             for record, clock in zip(lobby.seats, since, strict=False):
                 record.since = clock
+            for record, bank in zip(lobby.seats, banks or (), strict=False):
+                record.bank = bank
         return self.reading.view_of(self.state(timeline, version), seat, lobby)
 
     def view(self, stored: StoredGame, timeline: Timeline, version: int, seat: int | None) -> bytes:

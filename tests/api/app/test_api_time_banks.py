@@ -119,3 +119,27 @@ async def test_deciding_adds_the_increment(make_app: Callable[[Settings], Litest
 async def test_bad_clocks_are_refused(client: Any, clock: dict[str, Any]) -> None:
     answer = await client.post("/v1/games", json={"players": 2, "clock": clock})
     assert_problem(answer, 400, "bad-request")
+
+
+async def test_a_retried_action_answers_the_first_answer_s_banks(make_app: Callable[[Settings], Litestar]) -> None:
+    """An action retried with its ``Idempotency-Key`` after the game moved on gets the first
+    answer byte for byte, its seats' banks included (the record keeps them)."""
+    async with serve(make_app(Settings())) as client:
+        game = await create_game(client, seed=5, clock={"initial": 600})
+        rnd = random.Random(2)
+        first = None
+        for n in range(8):
+            view = (await client.get(game.url)).json()
+            seat = view["awaiting"][0]
+            actions = (await client.get(f"{game.url}/actions", headers=game.auth(seat))).json()["actions"]
+            action = rnd.choice(actions)
+            headers = {**game.auth(seat), "Idempotency-Key": f"k{n}"}
+            answer = await client.post(f"{game.url}/actions", json=action, headers=headers)
+            assert answer.status_code == 200
+            if n == 2:
+                first = (action, headers, answer.content)
+            await asyncio.sleep(0.05)  # the banks move on
+        assert first is not None
+        again = await client.post(f"{game.url}/actions", json=first[0], headers=first[1])
+    assert again.status_code == 200 and again.headers.get("idempotent-replayed") == "true"
+    assert again.content == first[2]
