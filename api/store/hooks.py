@@ -104,10 +104,6 @@ class HookStore(abc.ABC):
         """Record the delivery state of ``seat``'s subscription, if it is still ``sub_id``."""
 
     @abc.abstractmethod
-    async def enqueue_delivery(self, delivery: Delivery) -> None:
-        """Add a message made outside a commit (a clock's warning) to its game's shard."""
-
-    @abc.abstractmethod
     async def take_deliveries(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[Delivery]:

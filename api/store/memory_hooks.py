@@ -103,9 +103,6 @@ class MemoryHooks(HookStore):
         if found is not None and found[1] == sub_id:
             self._subscriptions[(game_id, seat)] = (found[0], sub_id, state)
 
-    async def enqueue_delivery(self, delivery: Delivery) -> None:
-        self._add(delivery)
-
     async def take_deliveries(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[Delivery]:
@@ -141,7 +138,3 @@ class MemoryHooks(HookStore):
             self._add(heapq.heappop(self._retries)[2])
             moved += 1
         return moved
-
-    def queued_deliveries(self) -> int:
-        """Messages not delivered yet: in the stream, taken, or waiting to be tried again."""
-        return len(self._stream) + len(self._taken) + len(self._retries)

@@ -143,14 +143,6 @@ class RedisHooks(HookStore):
     async def note_delivery(self, game_id: str, seat: int, sub_id: str, state: bytes) -> None:
         await self._eval(_NOTE, [subscriptions_key(game_id)], seat, sub_id, state)
 
-    def _shard_of(self, game_id: str) -> str:
-        return self._hook_jobs.own_shard(game_id) or self._hook_jobs.shard_names()[0]
-
-    async def enqueue_delivery(self, delivery: Delivery) -> None:
-        key = hooks_key(self._shard_of(delivery.game_id))
-        fields: list[Any] = [part for pair in delivery.fields().items() for part in pair]
-        await self._hook_command(key, "XADD", key, "*", *fields, write=True)
-
     async def _ensure_hook_group(self, shard: str, *, again: bool = False) -> None:
         if shard in self._hook_groups and not again:
             return
