@@ -103,44 +103,6 @@ def _reusable(connection: AbstractConnection) -> bool:
     return connection.is_connected and not (should_reconnect is not None and should_reconnect())
 
 
-class _Deadline:
-    """``asyncio.timeout(delay)`` for the task running on ``loop`` (``None``: no deadline), as
-    :meth:`Node.pipeline` uses it: past the deadline the task is cancelled, and :meth:`end`
-    says whether the ``CancelledError`` it then gets is the deadline's (to raise
-    ``TimeoutError`` instead, as ``asyncio.timeout`` does) or a cancellation of its own.
-
-    Written here because Python 3.11's ``asyncio.timeout`` asks for the running loop three
-    times (on entering, for the task, and to arm its timer), each a getpid system call, on
-    every pipeline; the loop is known here. The logic is ``asyncio.timeout``'s."""
-
-    __slots__ = ("_task", "_cancelling", "_timer", "_expired", "_ended")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, delay: float | None) -> None:
-        task = asyncio.current_task(loop)
-        assert task is not None
-        self._task = task
-        self._cancelling = task.cancelling()
-        self._timer = None if delay is None else loop.call_at(loop.time() + delay, self._expire)
-        self._expired = False
-        self._ended = False
-
-    def _expire(self) -> None:
-        self._timer = None
-        self._expired = True
-        self._task.cancel()
-
-    def end(self, *, cancelled: bool) -> bool:
-        """Stop the timer (the first call only); whether the task got a ``CancelledError``
-        (``cancelled``) because of the deadline, and of nothing else."""
-        if self._ended:
-            return False
-        self._ended = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        return self._expired and self._task.uncancel() <= self._cancelling and cancelled
-
-
 class Node:
     """One Redis server the store sends commands to.
 
@@ -176,14 +138,14 @@ class Node:
         A connection that served a pipeline well is kept for the next one (up to ``_keep``
         of them, the rest go back to the pool): redis-py's blocking pool hands a connection
         out and takes it back through a condition, a timeout, a deprecation check and its
-        observability hooks, about a tenth of the server's CPU time per action. A kept
+        observability hooks, on every pipeline (docs/performance.md). A kept
         connection still counts against the pool's ``max_connections`` (half of which at
         most are kept, so the pool's other users are never starved), and one that fails is
         dropped and released as before; one closed while kept fails its next pipeline, which
         the batcher sends again at once on a new connection.
 
         The pipeline has one deadline, the connection's ``socket_timeout``, for its write and
-        all its replies (:class:`_Deadline`, an ``asyncio.timeout``): redis-py would wrap the write in
+        all its replies (``asyncio.timeout``): redis-py would wrap the write in
         ``asyncio.wait_for`` (a task of its own) and each reply in a timer, several times the
         cost of the one. A pipeline past its deadline fails with redis-py's ``TimeoutError``,
         as before.
@@ -191,7 +153,7 @@ class Node:
         packed = b"".join([hiredis.pack_command(args) for args in commands])
         idle = self._idle
         connection = idle.pop() if idle else await self.pool.get_connection()
-        loop = asyncio.get_running_loop()  # once: Python 3.11 makes a getpid system call each time
+        loop = asyncio.get_running_loop()
         timeout = connection.socket_timeout
         connection.socket_timeout = None  # the deadline below, for the whole pipeline
         # redis-py notes the next health check after each reply it reads, asking for the running
@@ -199,8 +161,7 @@ class Node:
         interval = connection.health_check_interval
         connection.health_check_interval = 0
         try:
-            deadline = _Deadline(loop, timeout)
-            try:
+            async with asyncio.timeout(timeout):  # None: no deadline
                 await connection.send_packed_command(packed, check_health=False)
                 replies: list[Any] = []
                 for _ in commands:
@@ -208,12 +169,6 @@ class Node:
                         replies.append(await connection.read_response())
                     except redis_errors.ResponseError as exc:
                         replies.append(exc)
-            except asyncio.CancelledError as exc:
-                if deadline.end(cancelled=True):
-                    raise TimeoutError from exc
-                raise
-            finally:
-                deadline.end(cancelled=False)
         except TimeoutError as exc:  # the deadline's (redis-py's TimeoutError is not a builtin one)
             await self._drop(connection, timeout, interval)
             raise redis_errors.TimeoutError(f"{self.name}: no reply within {timeout} s") from exc

@@ -33,7 +33,7 @@ from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import HttpProtocol, _OneWrite
 from darkroad.api.metrics import LATENCY_BUCKETS, Metrics
-from darkroad.api.store.topology import PoolOptions, Standalone, _Deadline
+from darkroad.api.store.topology import PoolOptions, Standalone
 from darkroad.core import Action, BadAction, Engine
 
 BODIES = [
@@ -317,33 +317,20 @@ async def test_a_pipeline_past_its_deadline_fails_and_drops_its_connection(redis
         await topology.close()
 
 
-async def test_a_pipeline_deadline_tells_its_expiry_from_a_cancellation() -> None:
-    """``_Deadline`` does what ``asyncio.timeout`` does: past it the task is cancelled and
-    ``end`` owns that ``CancelledError`` (to raise ``TimeoutError``); a task cancelled by
-    someone else stays cancelled; one ended in time is never cancelled afterwards."""
-    loop = asyncio.get_running_loop()
-
-    async def waits(delay: float | None, sleep: float) -> str:
-        deadline = _Deadline(loop, delay)
-        try:
-            await asyncio.sleep(sleep)
-        except asyncio.CancelledError:
-            if deadline.end(cancelled=True):
-                return "expired"
-            raise
-        finally:
-            deadline.end(cancelled=False)
-        return "in time"
-
-    assert await waits(0.02, 5) == "expired"
-    assert await waits(5, 0.01) == "in time"
-    assert await waits(None, 0.01) == "in time"
-    other = asyncio.create_task(waits(5, 5))
-    await asyncio.sleep(0.01)
-    other.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await other
-    ended = _Deadline(loop, 0.02)
-    assert ended.end(cancelled=False) is False
-    await asyncio.sleep(0.05)  # the timer was stopped: this task is not cancelled
-    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+async def test_a_pipeline_cancelled_from_outside_stays_cancelled(redis_url: str) -> None:
+    """A pipeline's deadline (``asyncio.timeout``) tells its own expiry from a cancellation of
+    the task (a client gone): that one stays a ``CancelledError``, not a timeout, and the
+    connection, whose replies are left unread, is dropped; the next pipeline gets another."""
+    topology = Standalone(redis_url, PoolOptions({}, timeout=5.0))
+    try:
+        node = topology.single
+        assert node is not None
+        task = asyncio.create_task(node.pipeline([("BLPOP", "nothing", 2)]))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert node._idle == []
+        assert await node.pipeline([("SET", "k", "v"), ("GET", "k")]) == [b"OK", b"v"]
+    finally:
+        await topology.close()
