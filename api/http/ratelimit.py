@@ -104,7 +104,9 @@ class RateLimiter:
         self.enabled = any(self.limits.values())
         self._store = store
         self._metrics = metrics
-        self._clock = clock
+        self.clock = clock
+        """The wall-clock time (Unix seconds) the windows are counted in: every replica must
+        agree on it (a test holds it still, so that no window ends during it)."""
         self._counts: dict[tuple[str, str], _Count] = {}
         self._carried: list[tuple[str, int]] = []
         """Counts of a window that ended before they were sent: (key, count)."""
@@ -115,7 +117,7 @@ class RateLimiter:
         """Refuse a request of ``client`` over ``budget`` (or, carrying a token, over the
         ``auth`` budget of failed authentications): ``rate-limited`` (429, with
         ``Retry-After``); else count it against ``budget``. One reading of the clock."""
-        now = self._clock()
+        now = self.clock()
         count = self._checked(budget, client, now)
         if authenticates:
             self._checked("auth", client, now)
@@ -125,7 +127,7 @@ class RateLimiter:
     def check(self, budget: str, client: str, now: float | None = None) -> None:
         """Raise ``rate-limited`` (429) when ``client`` has used up ``budget`` (at ``now``,
         else the clock's time)."""
-        self._checked(budget, client, self._clock() if now is None else now)
+        self._checked(budget, client, self.clock() if now is None else now)
 
     def _checked(self, budget: str, client: str, now: float) -> _Count | None:
         """:meth:`check`, returning the count checked (``None``: an unlimited budget)."""
@@ -150,7 +152,7 @@ class RateLimiter:
         """Count one event of ``budget`` for ``client`` (at ``now``, else the clock's time)."""
         if not self.limits[budget]:
             return
-        self._one_more(self._count(budget, client, self._clock() if now is None else now))
+        self._one_more(self._count(budget, client, self.clock() if now is None else now))
 
     def _one_more(self, count: _Count) -> None:
         """Count one event on ``count``, to be sent to the store soon."""
@@ -204,7 +206,7 @@ class RateLimiter:
     async def exchange(self) -> bool:
         """Add this process's counts to the store's and learn the totals (every replica's);
         whether to exchange again (counts near a limit are followed)."""
-        window = int(self._clock() // self.window)
+        window = int(self.clock() // self.window)
         ttl = 2 * self.window
         jobs: list[Coroutine[Any, Any, object]] = []
         for (budget, client), count in list(self._counts.items()):
