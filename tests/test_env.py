@@ -268,3 +268,31 @@ def test_a_fan_decision_plays_through_the_overflow_slots(engine: Engine) -> None
         if overflowed:
             break
     assert overflowed, "no game reached the Guild's decision"
+
+
+def test_a_fan_step_that_lists_its_options_gets_fixed_indices() -> None:
+    """A plugin's decision with a ``catalogue(content)`` method: its options are catalogued
+    (sorted, after the kinds before its name), so its indices are the same in every episode."""
+    from types import SimpleNamespace
+
+    from darkroad.core import Choice, Content, hookimpl
+
+    class Bell(Choice):
+        kind = "test_bell_ring"
+
+        def options(self, ctx: object, task: object, seat: int) -> list[tuple[str, str]]:
+            return [("ring:1", "ring once"), ("done", "stop")]
+
+        def choose(self, ctx: object, task: object, seat: int, option: str) -> None:
+            return None
+
+        def catalogue(self, content: Content) -> list[str]:
+            return ["ring:1", "ring:2", "done"]
+
+    plugin = SimpleNamespace(darkroad_steps=hookimpl(lambda: [Bell()]))
+    engine = Engine.load(extra=[("bell", plugin)])
+    catalogue = ActionCatalogue(engine)
+    bell = [entry for entry in catalogue.entries if entry[0] == "test_bell_ring"]
+    assert bell == [("test_bell_ring", "done"), ("test_bell_ring", "ring:1"), ("test_bell_ring", "ring:2")]
+    assert "test_bell_ring" not in catalogue.uncatalogued
+    assert catalogue.index(Action("test_bell_ring", 0, "ring:2")) == catalogue.entries.index(bell[2])
