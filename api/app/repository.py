@@ -156,42 +156,9 @@ class GameRepository:
         ``job``: the bot job this commit plays (a bot worker's move), acknowledged with it
         unless ``keep_job`` and the new version awaits a bot this process has
         (:attr:`Commit.keep_job`: the worker plays that move too)."""
-        game, token_hashes, lobby = change.game, change.token_hashes, change.lobby
-        tag = self.new_tag()
         own = record is None
-        if record is None:  # named by the new tag: only this commit can have written it
-            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
-        state = self.engine.pack(game)
-        raw_lobby = None if lobby is None else lobbies.encode(lobby)
-        new_lobby = base.lobby if lobby is None else lobby
-        bot_job, deadline = self.awaited(game, new_lobby)
-        keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
-        now = self.clock()
-        outcome = await self.store.commit(
-            Commit(
-                game_id=game_id,
-                expected_version=change.expected,
-                expected_tag=base.tag,
-                version=game.version,
-                tag=tag,
-                state=state,
-                finished=game.finished,
-                action=stamp(change.entry, now),  # the time: for the game's record
-                events=self.stored_events(game, change.events),
-                ttl=self.ttl(game, new_lobby),
-                idempotency=record,
-                token_hashes=token_hashes,
-                lobby=raw_lobby,
-                bot_job=bot_job,
-                deadline=deadline,
-                job=job,
-                keep_job=keep_job,
-                # A game's messages' notice, made when the game has seats subscribed to webhooks
-                # (as its last commit here found, or as the store finds: it asks for it then).
-                hooks=notice(self.engine, game, new_lobby, now, change.events) if base.hooked else None,
-                notice=functools.partial(notice, self.engine, game, new_lobby, now, change.events),
-            )
-        )
+        made = self.commit_of(game_id, base, change, record, job=job, keep_job=keep_job)
+        outcome = await self.store.commit(made)
         if outcome.outcome is Outcome.MISSING:
             raise unknown_game(game_id)
         if outcome.outcome is Outcome.STALE:
@@ -199,13 +166,63 @@ class GameRepository:
             if outcome.current is None:
                 raise unknown_game(game_id)
             return outcome, outcome.current
-        hashes = base.token_hashes if token_hashes is None else token_hashes
+        game, tag = change.game, made.tag
+        hashes = base.token_hashes if change.token_hashes is None else change.token_hashes
+        new_lobby = base.lobby if change.lobby is None else change.lobby
         if outcome.outcome is Outcome.COMMITTED or own:
             self.cache.put(game_id, CachedGame(game, hashes, tag, new_lobby, hooked=outcome.hooked))
-        if raw_lobby is None and new_lobby is not None:
-            raw_lobby = lobbies.encode(new_lobby)
+        raw_lobby = made.lobby if made.lobby is not None or new_lobby is None else lobbies.encode(new_lobby)
         kept = job.ref if outcome.kept and job is not None else None
-        return outcome, StoredGame(game_id, game.version, state, game.finished, hashes, tag, lobby=raw_lobby, job=kept)
+        return outcome, StoredGame(game_id, game.version, made.state, game.finished, hashes, tag, lobby=raw_lobby,
+                                   job=kept)
+
+    def commit_of(
+        self,
+        game_id: str,
+        base: CachedGame,
+        change: Change,
+        record: IdempotencyRecord | None = None,
+        *,
+        job: BotJob | None = None,
+        keep_job: bool = False,
+    ) -> Commit:
+        """The store's :class:`Commit` of ``change`` (made on ``base``): the one function that
+        decides what a commit carries for every kind of change (arguments as :meth:`commit`):
+        the state packed, the action list's entry stamped with its time, the events with their
+        audiences, the bot job and turn deadline the new version leaves, its expiry, the
+        idempotency record (named by the new version's tag when the client sent none) and the
+        webhooks' notice."""
+        game, lobby = change.game, change.lobby
+        tag = self.new_tag()
+        if record is None:  # named by the new tag: only this commit can have written it
+            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
+        new_lobby = base.lobby if lobby is None else lobby
+        bot_job, deadline = self.awaited(game, new_lobby)
+        keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
+        now = self.clock()
+        return Commit(
+            game_id=game_id,
+            expected_version=change.expected,
+            expected_tag=base.tag,
+            version=game.version,
+            tag=tag,
+            state=self.engine.pack(game),
+            finished=game.finished,
+            action=stamp(change.entry, now),  # the time: for the game's record
+            events=self.stored_events(game, change.events),
+            ttl=self.ttl(game, new_lobby),
+            idempotency=record,
+            token_hashes=change.token_hashes,
+            lobby=None if lobby is None else lobbies.encode(lobby),
+            bot_job=bot_job,
+            deadline=deadline,
+            job=job,
+            keep_job=keep_job,
+            # A game's messages' notice, made when the game has seats subscribed to webhooks
+            # (as its last commit here found, or as the store finds: it asks for it then).
+            hooks=notice(self.engine, game, new_lobby, now, change.events) if base.hooked else None,
+            notice=functools.partial(notice, self.engine, game, new_lobby, now, change.events),
+        )
 
     def awaited(self, game: Game, lobby: Lobby | None) -> tuple[str | None, float | None]:
         """What a version of ``game`` leaves to the bot workers: the bot awaited (a job is
