@@ -40,15 +40,18 @@ from .hooks import is_bool, is_int, is_int_list, is_str_list
 from .plugins import hookimpl, make_plugin_manager
 from .rulebook.activate import adjacent as adjacent_districts
 from .rulebook.activate import connected_building
+from .rulebook.caravan import declare as declare_caravan
 from .rulebook.caravan import shortcut_cost
 from .rulebook.dark_market import DARK_MARKET_SPACES
 from .rulebook.deliveries import PRESTIGE_BY_COUNT as COMMISSION_PRESTIGE
 from .rulebook.deliveries import deliver_commission, deliver_hero
 from .rulebook.deliveries import prestige_for as commission_prestige
+from .rulebook.effects import VERBS as EFFECT_VERBS
 from .rulebook.effects import describe as describe_effect
 from .rulebook.effects import expand as expand_effect
 from .rulebook.effects import resolve as resolve_effect
 from .rulebook.good_fortune import upgrade_limit
+from .rulebook.overflow import hero_bonus
 from .rulebook.plan import move_illuminated
 from .rulebook.turn import ROUNDS
 from .rulebook.yurgs_excursions import RUINS_SPACES, roll_ruins_die
@@ -73,6 +76,7 @@ __all__ = [
     "COMMISSION_PRESTIGE",
     "DARK_MARKET_SPACES",
     "EFFECT_RESOURCE",
+    "EFFECT_VERBS",
     "HUMAN",
     "ROUNDS",
     "RUINS_SPACES",
@@ -115,6 +119,7 @@ __all__ = [
     "adjacent_districts",
     "commission_prestige",
     "connected_building",
+    "declare_caravan",
     "deliver_commission",
     "deliver_hero",
     "describe_effect",
@@ -122,6 +127,7 @@ __all__ = [
     "i18n",
     "expand_effect",
     "good_label",
+    "hero_bonus",
     "good_type",
     "hookimpl",
     "is_bool",

@@ -215,7 +215,7 @@ class Ctx:
         if n > 0:
             if resource == "lanterns":
                 cap = self.capacity(seat, "lanterns")
-                if p.lanterns > cap:
+                if p.lanterns > cap and self.limited(seat, "lanterns"):
                     self.emit("discarded", seat, resource="lanterns", amount=p.lanterns - cap, reason="no lantern slot")
                     p.lanterns = cap
             elif resource in ("quartz", "horseshoes"):
@@ -236,10 +236,16 @@ class Ctx:
         """Call for the rulebook's discard decision when ``seat``'s blazing quartz and horseshoes
         exceed its inventory slots (``ctx.add`` does it for you)."""
         p = self.game.players[seat]
-        if p.quartz + p.horseshoes > self.capacity(seat, "inventory"):
+        if p.quartz + p.horseshoes > self.capacity(seat, "inventory") and self.limited(seat, "inventory"):
             self.overflow("discard_inventory", seat)
 
     # -- overflow ----------------------------------------------------------------------
+    def limited(self, seat: int, kind: str) -> bool:
+        """Whether the rulebook's limit of ``kind`` (a :meth:`capacity` kind, or ``"storage"``)
+        binds ``seat``: yes, unless a plugin's ``darkroad_limit_applies`` says not (a seat kind
+        with no such limit). Asked once ``seat`` is beyond the limit."""
+        return self.first("darkroad_limit_applies", hooks.is_bool, seat=seat, kind=kind) is not False
+
     def overflow(self, kind: str, seat: int) -> None:
         """Call for overflow discard ``kind`` of ``seat`` (rulebook p. 18: a gain beyond a
         limit is discarded, or something else is discarded to make room).
@@ -288,7 +294,7 @@ class Ctx:
     def check_storage(self, seat: int) -> None:
         """Call for the rulebook's discard decision when ``seat``'s goods no longer fit its
         storage (``ctx.gain_good`` does it for you; call it after taking storage away)."""
-        if not self.fits(seat, self.game.players[seat].goods):
+        if not self.fits(seat, self.game.players[seat].goods) and self.limited(seat, "storage"):
             self.overflow("discard_good", seat)
 
     def lose_good(self, seat: int, good: str, reason: str = "") -> None:
@@ -307,22 +313,18 @@ class Ctx:
 
     # -- cards -------------------------------------------------------------------------
     def gain_hero(self, seat: int, hero: str, bonus: bool = True, source: str = "") -> None:
-        """A hero joins ``seat``'s wagon; over 3 heroes the player discards one (the new
-        hero's bonus is lost when it is the one discarded)."""
-        p = self.game.players[seat]
-        p.heroes.append(hero)
-        self.emit("hero_joined", seat, hero=hero, source=source)
-        if bonus:
-            self.push("hero_bonus", seat, hero=hero)
-        if len(p.heroes) > self.capacity(seat, "heroes"):
-            self.overflow("discard_hero", seat)
+        """A hero joins ``seat``'s wagon, with its bonus when ``bonus``; over 3 heroes the
+        player discards one (the new hero's bonus is lost when it is the one discarded). The
+        rulebook's way, or a plugin's for its seats (``darkroad_gain_hero``)."""
+        if not self.first("darkroad_gain_hero", hooks.is_bool, seat=seat, hero=hero, bonus=bonus, source=source):
+            raise RuntimeError("no plugin made a hero join (the rulebook's rulebook.overflow is missing)")
 
     def gain_commission(self, seat: int, commission: str, source: str = "") -> None:
         """A commission card joins ``seat``'s wagon; over its limit (3) the player discards one."""
         p = self.game.players[seat]
         p.commissions.append(commission)
         self.emit("commission_gained", seat, commission=commission, source=source)
-        if len(p.commissions) > self.capacity(seat, "commissions"):
+        if len(p.commissions) > self.capacity(seat, "commissions") and self.limited(seat, "commissions"):
             self.overflow("discard_commission", seat)
 
     def gain_illuminated(self, seat: int, source: str = "") -> None:
@@ -330,7 +332,7 @@ class Ctx:
         many as it may (2): then the die is discarded, with an event."""
         p = self.game.players[seat]
         held = len(p.special) + sum(1 for d in p.pool if d.kind == "illuminated")
-        if held >= self.capacity(seat, "illuminated"):
+        if held >= self.capacity(seat, "illuminated") and self.limited(seat, "illuminated"):
             self.emit("discarded", seat, resource="illuminated", amount=1, reason="max illuminated dice held")
             return
         value = self.roll() - 1
@@ -352,6 +354,14 @@ class Ctx:
         self.game.board.commission_stacks.setdefault(town, []).append(commission)
 
     # -- effects -----------------------------------------------------------------------
+    def resolve_effect(self, seat: int, effect: str, source: str = "") -> None:
+        """Resolve one effect string at once (a concrete one; an abstract one pushes its
+        choice): the rulebook's way, or a plugin's (``darkroad_resolve_effect``). An effect no
+        plugin knows raises ``ValueError``."""
+        verb, _, arg = effect.partition(":")
+        if not self.first("darkroad_resolve_effect", hooks.is_bool, seat=seat, verb=verb, arg=arg, source=source):
+            raise ValueError(f"unknown effect {effect!r}")
+
     def gain_effects(self, seat: int, effects: Sequence[str], source: str = "") -> None:
         """Resolve effect strings in order (see :mod:`.rulebook.effects`), pushing choices as needed."""
         for e in reversed(effects):

@@ -457,6 +457,8 @@ class Engine:
             if seat < 0:
                 return False
             kind = automated[seat]
+        if step.decision and step.automated(ctx, task, seat):
+            return True  # answered at the rule point's hook (a seat kind's implementation)
         plugin = self.seat_kind_plugins[kind.id]
         try:
             done = kind.intercept(ctx, task, step, seat)

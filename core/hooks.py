@@ -169,3 +169,6 @@ class PluginStep(Step):
 
     def describe(self, ctx: Ctx, task: Task) -> str:
         return self._guard("describe", lambda: self.step.describe(ctx, task))  # type: ignore[no-any-return]
+
+    def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return bool(self._guard("automated", lambda: self.step.automated(ctx, task, seat)))

@@ -231,6 +231,98 @@ def darkroad_hero_delivered(ctx: Ctx, seat: int, hero: str) -> None:
     Return value ignored."""
 
 
+# -- effects and gains: the rulebook's answer comes last ---------------------------------
+
+
+@hookspec(firstresult=True)
+def darkroad_resolve_effect(ctx: Ctx, seat: int, verb: str, arg: str, source: str) -> bool | None:
+    """Resolve the effect ``verb:arg`` (``arg`` empty for a bare verb: ``"hero"``) for ``seat``.
+
+    Called for every effect a card, die or tile gives (``ctx.gain_effects``, the choice of a
+    ``choose_effect`` decision, ``resolve_effect``); ``source`` names what gave it. The
+    rulebook (``rulebook.effects``) answers last and knows every verb of the effect language:
+    a concrete effect at once, an abstract one as a ``choose_effect`` decision. Return ``True``
+    when your plugin resolved it: a verb of its own, or a verb of the language that a seat it
+    owns resolves otherwise (a seat kind's, checking ``ctx.player(seat).kind``); ``None``
+    otherwise. Stops at first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_gain_hero(ctx: Ctx, seat: int, hero: str, bonus: bool, source: str) -> bool | None:
+    """``hero`` joins ``seat``'s wagon (``ctx.gain_hero``), with its bonus when ``bonus``.
+
+    The rulebook (``rulebook.overflow``) answers last: the hero joins, and its bonus (a
+    lantern or a horseshoe) comes once an overflow of heroes is settled: none when the new
+    hero is the one discarded (p. 10). Return ``True`` when your plugin made the hero join
+    its own way (a seat kind's seat); ``None`` otherwise. Stops at first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_limit_applies(ctx: Ctx, seat: int, kind: str) -> bool | None:
+    """Whether the rulebook's limit of ``kind`` binds ``seat``: ``"lanterns"``,
+    ``"inventory"``, ``"heroes"``, ``"commissions"``, ``"illuminated"`` or ``"storage"``.
+
+    Asked only when ``seat`` holds more of ``kind`` than its limit (the rulebook's plus
+    ``darkroad_capacity``'s), or goods that do not fit its storage, or gains an illuminated
+    die beyond the 2 it may hold. ``None`` leaves the rulebook's overflow (p. 18): a discard
+    decision, or the lanterns and the illuminated die beyond the limit discarded at once;
+    ``False`` lets the seat keep everything (a seat kind with no such limit). Stops at first
+    non-None result.
+    """
+
+
+# -- automated seats: the rulebook's decisions a seat kind answers ------------------------
+
+
+@hookspec(firstresult=True)
+def darkroad_caravan_join(ctx: Ctx, seat: int) -> bool | None:
+    """Whether ``seat``, an automated seat, joins the caravan under way
+    (``ctx.game.turn.caravan``).
+
+    Called when the ``caravan_join`` decision reaches a seat a seat kind plays (it has no
+    legal actions). Return ``True`` (it joins) or ``False`` for your seat kind's seats;
+    ``None`` leaves the decision to the seat kind's ``intercept``. Stops at first non-None
+    result.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_travel_die(ctx: Ctx, seat: int) -> int | None:
+    """The travel die ``seat``, an automated seat, takes: one of the values in
+    ``ctx.game.turn.caravan.dice``.
+
+    Called when the ``travel_die`` decision reaches a seat a seat kind plays; the die's face
+    gives its reward or penalty as for a player. ``None`` leaves the decision to the seat
+    kind's ``intercept``. Stops at first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_deliveries(ctx: Ctx, seat: int, towns: Sequence[str]) -> bool | None:
+    """``seat``, an automated seat, makes its deliveries: it visits one of ``towns`` (those
+    the rulebook lets it visit: the caravan's destination for its leader, a town of that
+    region for a member, any town in the final travel) or none, and delivers there by its
+    seat kind's rules (``deliver_hero``, ``deliver_commission``).
+
+    Called when the simultaneous ``deliveries`` decision reaches a seat a seat kind plays;
+    the decision then waits for the other seats only. Return ``True`` when done; ``None``
+    leaves the decision to the seat kind's ``intercept``. Stops at first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def darkroad_good_fortune(ctx: Ctx, seat: int, count: int) -> bool | None:
+    """``seat``, an automated seat leading a caravan, takes its ``count`` good fortunes (1
+    on the dark road, 2 on a shortcut, p. 13) by its seat kind's rules.
+
+    Called when the ``good_fortune`` decision reaches a seat a seat kind plays. Return
+    ``True`` when taken; ``None`` leaves the decision to the seat kind's ``intercept``.
+    Stops at first non-None result.
+    """
+
+
 # -- wagon -----------------------------------------------------------------------------
 
 

@@ -75,6 +75,14 @@ class Step:
         """A human sentence for the pending decision."""
         return self.prompt or self.kind.replace("_", " ")
 
+    def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        """Answer this decision (``task``, on top of the stack) for ``seat``, an automated seat
+        (a seat kind's: it has no legal actions), through the rule point's hook a seat kind
+        implements (``darkroad_caravan_join``, ...), taking ``task`` off the stack; ``True``
+        when a plugin answered. The default, and a hook no plugin answers: ``False``, and the
+        seat kind decides (:meth:`SeatKind.intercept`)."""
+        return False
+
 
 class Choice(Step):
     """A decision whose options and consequences are given by two small functions.

@@ -20,7 +20,17 @@ from typing import Any
 
 import pytest
 
-from darkroad.core import Component, Ctx, Engine, GameConfig, Task, errors, hookimpl, make_plugin_manager
+from darkroad.core import (
+    Caravan,
+    Component,
+    Ctx,
+    Engine,
+    GameConfig,
+    Task,
+    errors,
+    hookimpl,
+    make_plugin_manager,
+)
 from darkroad.core.context import BASE_CAPACITY
 from darkroad.core.hookspecs import spec_names
 from darkroad.core.rulebook.activate import connected_building
@@ -771,6 +781,184 @@ def test_hook_darkroad_hero_delivered_after_the_region_reward() -> None:
 
 SEVEN_ARMORS = ["armor"] * 7
 """28 cells: at most 6 2x2 tiles fit the 6x5 grid."""
+
+
+# -- effects and gains --------------------------------------------------------------------------------
+
+
+def test_hook_darkroad_resolve_effect() -> None:
+    """Called for every effect (``ctx.gain_effects``, the option of a choice of effects,
+    ``ctx.resolve_effect``), split into verb and arg; a plugin's answer comes before the
+    rulebook's, which answers last and knows every verb of the language; a verb nobody
+    resolves is an error. Stops at first non-None result."""
+    t = new_table()
+    assert t.engine.hook_impls["darkroad_resolve_effect"][-1][0] == "rulebook.effects"  # the rulebook last
+    t.run(lambda ctx: ctx.gain_effects(0, [f"{recorder.GLOW}:2", "coins:3", "hero"], source="test"))
+    seen = [(c.kwargs["seat"], c.kwargs["verb"], c.kwargs["arg"], c.kwargs["source"], c.result)
+            for c in log(t, "darkroad_resolve_effect")]
+    assert seen == [(0, recorder.GLOW, "2", "test", True), (0, "coins", "3", "test", None), (0, "hero", "", "test", None)]
+    check_ctx(t, log(t, "darkroad_resolve_effect")[0])
+    p = t.game.players[0]
+    assert (p.lanterns, p.coins) == (2, 3)  # its own verb; the rulebook's coins
+    assert t.decision == "choose_effect"  # the rulebook's abstract "hero": a choice
+    hero = t.game.board.inn[0]
+    t.choose("choose_effect", "hero:inn:0")
+    assert log(t, "darkroad_resolve_effect")[-1].kwargs["arg"] == "inn:0" and p.heroes == [hero]
+    with pytest.raises(ValueError, match="unknown effect 'no_such_verb:1'"):
+        t.run(lambda ctx: ctx.resolve_effect(0, "no_such_verb:1"))
+
+    t = new_table("darkroad_resolve_effect")  # asked: its coins come as prestige, for every seat
+    t.run(lambda ctx: ctx.gain_effects(0, ["coins:3", "lantern:1"], source="test"))
+    p = t.game.players[0]
+    assert (p.coins, p.prestige, p.lanterns) == (0, 3, 1)
+
+
+def _heroes(t: Table, bonus: str | None, n: int) -> list[str]:
+    heroes = t.engine.content.heroes
+    return [h for h in sorted(heroes) if not heroes[h].starting and heroes[h].bonus == bonus][:n]
+
+
+def test_hook_darkroad_gain_hero() -> None:
+    """Called whenever a hero joins a wagon (``ctx.gain_hero``); the rulebook answers last: the
+    hero joins, its bonus comes after, a fourth hero calls for a discard. A plugin's answer
+    replaces it. Stops at first non-None result."""
+    t = new_table()
+    (lantern,) = _heroes(t, "lantern", 1)
+    setup = len(log(t, "darkroad_gain_hero"))  # the starting heroes
+    t.run(lambda ctx: ctx.gain_hero(0, lantern, source="test"))
+    call = only(log(t, "darkroad_gain_hero")[setup:])
+    check_ctx(t, call)
+    assert {k: v for k, v in call.kwargs.items() if k != "ctx"} == {"seat": 0, "hero": lantern, "bonus": True,
+                                                                  "source": "test"}
+    assert call.result is None and t.game.players[0].heroes == [lantern] and t.game.players[0].lanterns == 1
+    three = _heroes(t, None, 3)
+    t.setup_wagon(0, heroes=three)
+    t.run(lambda ctx: ctx.gain_hero(0, lantern, source="test"))
+    assert t.decision == "discard_hero" and t.game.players[0].lanterns == 1  # no bonus before the discard
+
+    t = new_table("darkroad_gain_hero", heroes=three)  # asked: no limit, a coin for a bonus
+    t.run(lambda ctx: ctx.gain_hero(0, lantern, source="test"))
+    p = t.game.players[0]
+    assert p.heroes == [*three, lantern] and (p.coins, p.lanterns) == (1, 0) and t.decision == "plan"
+    assert log(t, "darkroad_gain_hero")[-1].result is True
+
+
+def test_hook_darkroad_limit_applies() -> None:
+    """Asked when a seat goes beyond a limit, with the limit's kind; ``False`` lets it keep
+    everything, ``None`` leaves the rulebook's overflow (the lantern discarded at once, the
+    discard decision). Not asked within the limits. Stops at first non-None result."""
+    t = new_table(lanterns=3, quartz=1)
+    t.run(lambda ctx: (ctx.add(0, "lanterns", 1, "test"), ctx.add(0, "quartz", 1, "test")))
+    assert log(t, "darkroad_limit_applies") == []  # within the limits
+    t.run(lambda ctx: ctx.add(0, "lanterns", 1, "test"))
+    call = only(log(t, "darkroad_limit_applies"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["kind"], call.result) == (0, "lanterns", None)
+    assert t.game.players[0].lanterns == 4 and t.events_of("discarded")[-1].data["resource"] == "lanterns"
+
+    t = new_table("darkroad_limit_applies", lanterns=4, quartz=2, horseshoes=1, commissions=[])
+    three = sorted(t.engine.content.commissions)[:4]
+    t.run(lambda ctx: (ctx.add(0, "lanterns", 1, "test"), ctx.add(0, "quartz", 1, "test"),
+                       [ctx.gain_commission(0, m) for m in three], ctx.gain_illuminated(0), ctx.gain_illuminated(0),
+                       ctx.gain_illuminated(0)))
+    p = t.game.players[0]
+    assert (p.lanterns, p.quartz + p.horseshoes, len(p.commissions), len(p.special)) == (5, 4, 4, 3)
+    assert t.decision == "plan"  # nothing to discard
+    kinds = {c.kwargs["kind"] for c in log(t, "darkroad_limit_applies")}
+    assert kinds == {"lanterns", "inventory", "commissions", "illuminated"}
+
+
+# -- automated seats ------------------------------------------------------------------------------------
+
+
+def peddler_table(*hooks: str) -> Table:
+    """Seat 0 (a player) against the recorder's test peddler (seat 1), waiting for seat 0's plan."""
+    t = Table.new(players=2, seed=1, plugins=[RECORDER], test_peddler=True)
+    for seat in range(2):
+        t.setup_wagon(seat, **EMPTY_WAGON)
+    recorder.ask(t.game, *hooks)
+    assert t.awaiting == [0] and t.game.players[1].kind == recorder.PEDDLER
+    return t
+
+
+def test_hook_darkroad_caravan_join() -> None:
+    """Called when the caravan_join decision reaches an automated seat: its answer is the
+    seat's; ``None`` leaves the decision to its seat kind (the peddler joins). Stops at
+    first non-None result."""
+    for hooks, joins in (((), True), (("darkroad_caravan_join",), False)):
+        t = peddler_table(*hooks)
+        lead_caravan(t, join=True)
+        call = only(log(t, "darkroad_caravan_join"))
+        check_ctx(t, call)
+        assert (call.kwargs["seat"], call.result) == (1, None if joins is True else False)
+        assert t.events_of("caravan_answer")[-1].seat == 1 and t.events_of("caravan_answer")[-1].data == {"join": joins}
+        assert t.game.turn.caravan is not None and (1 in t.game.turn.caravan.members) is joins
+
+
+def test_hook_darkroad_travel_die() -> None:
+    """Called when the travel_die decision reaches an automated seat: it takes the die
+    answered (the recorder: the highest), its reward as a player's; ``None`` leaves it to its
+    seat kind (the peddler: the first option, the lowest); a die that is not on the table is
+    the plugin's error. Stops at first non-None result."""
+    for hooks, taken in (((), 3), (("darkroad_travel_die",), 5)):
+        t = peddler_table(*hooks)
+        lead_caravan(t, join=True)  # the peddler joins: its seat kind's first option
+        assert t.game.turn.caravan is not None
+        t.game.turn.caravan.dice = [1, 3, 5]
+        t.choose("travel_die", "take:1")  # the leader first on the dark road
+        call = log(t, "darkroad_travel_die")[-1]
+        check_ctx(t, call)
+        assert (call.kwargs["seat"], call.result) == (1, None if taken == 3 else 5)
+        assert [(e.seat, e.data["die"]) for e in t.events_of("travel_die_taken")] == [(0, 1), (1, taken)]
+
+    bad = ("bad", SimpleNamespace(darkroad_travel_die=hookimpl(lambda: 7)))
+    t = Table.new(players=2, seed=1, plugins=[RECORDER, bad], test_peddler=True)
+    for seat in range(2):
+        t.setup_wagon(seat, **EMPTY_WAGON)
+    lead_caravan(t, join=True)
+    assert t.game.turn.caravan is not None
+    t.game.turn.caravan.dice = [1, 3]
+    with pytest.raises(errors.PluginError, match="'bad' returned 7 from darkroad_travel_die") as failed:
+        t.choose("travel_die", "take:1")
+    assert failed.value.plugin == "bad"
+
+
+def test_hook_darkroad_deliveries() -> None:
+    """Called when the simultaneous deliveries decision reaches an automated seat, with the
+    towns it may visit (a caravan member: the towns of the destination's region; the final
+    travel: every town); answered, the decision waits for the other seats only. ``None``
+    leaves it to its seat kind. Stops at first non-None result."""
+    t = peddler_table("darkroad_deliveries")
+    t.game.turn.caravan = Caravan(leader=0, route="dark_road", town="northbreak", members=[0, 1], extra_die=False)
+    t.push("deliveries", -1, final=False, pending=[0, 1], town={})
+    call = only(log(t, "darkroad_deliveries"))
+    check_ctx(t, call)
+    region = t.engine.content.region_towns("northbreak")
+    assert (call.kwargs["seat"], list(call.kwargs["towns"]), call.result) == (1, list(region), True)
+    assert t.awaiting == [0] and t.game.stack[-1].data["pending"] == [0]
+    assert t.events_of("town_visited")[-1].seat == 1
+    t.push("deliveries", -1, final=True, pending=[1, 0], town={})
+    assert list(log(t, "darkroad_deliveries")[-1].kwargs["towns"]) == list(t.engine.content.towns)
+
+    t = peddler_table()  # not asked: the peddler's seat kind answers (visits a town, finishes)
+    t.push("deliveries", -1, final=True, pending=[0, 1], town={})
+    assert log(t, "darkroad_deliveries")[-1].result is None and t.awaiting == [0]
+
+
+def test_hook_darkroad_good_fortune() -> None:
+    """Called when the good_fortune decision reaches an automated seat (a caravan's leader),
+    with how many it takes; ``None`` leaves it to its seat kind. Stops at first non-None result."""
+    t = peddler_table("darkroad_good_fortune")
+    t.push("good_fortune", 1, left=2)
+    call = only(log(t, "darkroad_good_fortune"))
+    check_ctx(t, call)
+    assert (call.kwargs["seat"], call.kwargs["count"], call.result) == (1, 2, True)
+    assert [e.data for e in t.events_of("good_fortune")] == [{"choice": "coins"}] * 2
+    assert t.game.players[1].coins == 2 and t.awaiting == [0]
+
+    t = peddler_table()  # not asked: the peddler's first option, twice (the illuminated die)
+    t.push("good_fortune", 1, left=2)
+    assert [e.data for e in t.events_of("good_fortune")] == [{"choice": "illuminated"}] * 2
 
 
 def test_hook_darkroad_storage_extensions() -> None:

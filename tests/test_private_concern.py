@@ -636,7 +636,7 @@ def test_effects_on_the_concern(solo):
     assert t.awaiting == [0]
     heroes = heroes_for(t.engine, "farglen", 4)
     for h in heroes:
-        t.run(lambda ctx, h=h: private_concern.gain_hero(ctx, pc, h))
+        t.run(lambda ctx, h=h: ctx.gain_hero(pc, h))
     assert len(p.heroes) == 4 and t.decision == "plan"
 
 
@@ -794,3 +794,27 @@ def test_plugins_lists_the_seat_kind(engine):
                       "version": engine.plugins.plugins["private-concern"].version}]
     plugin = next(p for p in report["plugins"] if p["name"] == "private-concern")
     assert "darkroad_seat_kinds" in plugin["hooks"] and plugin["builtin"]
+
+
+def test_it_overrides_only_the_rule_points_where_it_differs(solo):
+    """Its module copies no rule: it answers the rulebook's hooks for its seat only, and only
+    for the effects it resolves otherwise; every other effect, and every seat of a player,
+    is the rulebook's (docs/plugins.md, "Overriding the rulebook")."""
+    from darkroad.core import EFFECT_VERBS
+    from darkroad.plugins.private_concern import overrides
+
+    assert set(overrides.EFFECTS) < EFFECT_VERBS
+    t = solo()
+    pc = pc_of(t)
+    ctx = t.ctx()
+    for verb in sorted(EFFECT_VERBS - set(overrides.EFFECTS)):  # coins, lanterns, an illuminated die, ...
+        assert overrides.darkroad_resolve_effect(ctx, pc, verb, "1", "test") is None
+    for verb in overrides.EFFECTS:  # a player's seat: the rulebook's
+        assert overrides.darkroad_resolve_effect(ctx, 0, verb, "", "test") is None
+    assert overrides.darkroad_limit_applies(ctx, 0, "heroes") is None
+    assert overrides.darkroad_limit_applies(ctx, pc, "heroes") is False
+    for hook in ("darkroad_caravan_join", "darkroad_travel_die"):
+        assert getattr(overrides, hook)(ctx, 0) is None
+    assert overrides.darkroad_deliveries(ctx, 0, ["farglen"]) is None
+    assert overrides.darkroad_good_fortune(ctx, 0, 1) is None
+    assert overrides.darkroad_gain_hero(ctx, 0, "atlantes", True, "test") is None

@@ -15,7 +15,7 @@ reroll all remaining travel dice once. They may repeat this multiple times."
 from __future__ import annotations
 
 from ..context import Ctx
-from ..hooks import is_int, is_int_list
+from ..hooks import is_bool, is_int, is_int_list
 from ..hookspecs import hookimpl
 from ..state import Caravan, CompanionCard, Task
 from ..steps import Choice, Option, Step
@@ -124,6 +124,14 @@ class CaravanJoin(Choice):
             caravan(ctx).members.append(seat)
         ctx.emit("caravan_answer", seat, join=option == "yes")
 
+    def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        joins = ctx.first("darkroad_caravan_join", is_bool, seat=seat)
+        if joins is None:
+            return False
+        ctx.pop(task)
+        self.choose(ctx, task, seat, "yes" if joins else "no")
+        return True
+
 
 class CaravanEvent(Step):
     """Reveal the route's event card, roll 1 travel die per member (+1 for the companion's)."""
@@ -176,6 +184,19 @@ class TravelDie(Choice):
         if ctx.player(seat).lanterns and dice:
             opts.append(("reroll", "pay 1 lantern to reroll the remaining dice"))
         return opts
+
+    def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        dice = caravan(ctx).dice or []
+
+        def one_of_the_dice(die: object) -> bool:
+            return is_int(die) and die in dice
+
+        die = ctx.first("darkroad_travel_die", one_of_the_dice, seat=seat)
+        if die is None:
+            return False
+        ctx.pop(task)
+        self.choose(ctx, task, seat, f"take:{die}")
+        return True
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         c = caravan(ctx)

@@ -17,6 +17,7 @@ from typing import Any
 from ..context import Ctx
 from ..goods import is_upgraded
 from ..goods import label as good_label
+from ..hooks import is_bool
 from ..hookspecs import hookimpl
 from ..seats import HUMAN
 from ..state import Task
@@ -68,15 +69,34 @@ class Deliveries(Choice):
         opts.append(("done", "finish delivering"))
         return opts
 
+    def towns(self, ctx: Ctx, task: Task, seat: int) -> list[str]:
+        """The towns ``seat`` may visit: the declared town for the leader, a town of its region
+        for another member, any town in the final travel."""
+        if task.data["final"]:
+            return list(ctx.content.towns)
+        c = ctx.game.turn.caravan
+        assert c is not None  # the deliveries of a caravan: the final travel has none
+        return [c.town] if seat == c.leader else list(ctx.content.region_towns(c.town))
+
     def town_options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         towns = ctx.content.towns
-        if task.data["final"]:
-            allowed = list(towns)
+        return ([(f"town:{t}", f"visit {towns[t].name}") for t in self.towns(ctx, task, seat)]
+                + [("pass", "visit no town")])
+
+    def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        if not ctx.first("darkroad_deliveries", is_bool, seat=seat, towns=self.towns(ctx, task, seat)):
+            return False
+        # Done: the decision waits for the other seats (in its place: what the deliveries
+        # pushed, a choice for the seat, comes first).
+        pending = [s for s in task.data["pending"] if s != seat]
+        stack = ctx.game.stack
+        i = next(i for i in range(len(stack) - 1, -1, -1) if stack[i] is task)
+        if pending:
+            data = {**task.data, "town": dict(task.data["town"]), "pending": pending}
+            stack[i] = Task(kind=task.kind, seat=task.seat, data=data)
         else:
-            c = ctx.game.turn.caravan
-            assert c is not None  # the deliveries of a caravan: the final travel has none
-            allowed = [c.town] if seat == c.leader else ctx.content.region_towns(c.town)
-        return [(f"town:{t}", f"visit {towns[t].name}") for t in allowed] + [("pass", "visit no town")]
+            del stack[i]
+        return True
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         data = {**task.data, "town": dict(task.data["town"]), "pending": list(task.data["pending"])}

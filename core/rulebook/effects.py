@@ -129,19 +129,29 @@ def describe(ctx: Ctx, effect: str) -> str:
 
 
 def resolve(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
-    """Resolve one effect for ``seat``: concrete at once, abstract as a decision."""
+    """Resolve one effect for ``seat`` (:meth:`Ctx.resolve_effect`: the rulebook's way, below,
+    or a plugin's for its seats or its verbs)."""
+    ctx.resolve_effect(seat, effect, source)
+
+
+@hookimpl(trylast=True)
+def darkroad_resolve_effect(ctx: Ctx, seat: int, verb: str, arg: str, source: str) -> bool | None:
+    """The rulebook's effect language: a concrete effect at once, an abstract one as the
+    ``choose_effect`` decision between the concrete ones it offers (one offer: taken at once).
+    A verb the language does not know: ``None``."""
+    effect = f"{verb}:{arg}" if arg else verb
     opts = expand(ctx, seat, effect)
     if opts is not None:
         if len(opts) == 1:
-            resolve(ctx, seat, opts[0], source)
+            ctx.resolve_effect(seat, opts[0], source)
         elif opts:
             ctx.push("choose_effect", seat, opts=opts, source=source, effect=effect)
-        return
-    verb, _, arg = effect.partition(":")
+        return True
     handler = CONCRETE.get(verb)
     if handler is None:
-        raise ValueError(f"unknown effect {effect!r}")
+        return None
     handler(ctx, seat, arg, source)
+    return True
 
 
 # -- concrete effects --------------------------------------------------------------------
@@ -268,6 +278,10 @@ CONCRETE: dict[str, Callable[[Ctx, int, str, str], None]] = {
     "illuminated_reroll": _illuminated_reroll,
     "nothing": _nothing,
 }
+
+
+VERBS = frozenset(CONCRETE)
+"""The verbs of the effect language (``darkroad.core.EFFECT_VERBS``)."""
 
 
 class EffectStep(Step):

@@ -11,7 +11,7 @@ per game" (p. 19).
 from __future__ import annotations
 
 from ..context import Ctx
-from ..hooks import is_int
+from ..hooks import is_bool, is_int
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
@@ -47,6 +47,13 @@ class GoodFortune(Choice):
             ctx.push("choose_upgrade", seat)
         else:
             ctx.gain_effects(seat, [option], source="good fortune")
+
+
+    def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        if not ctx.first("darkroad_good_fortune", is_bool, seat=seat, count=task.data["left"]):
+            return False
+        ctx.pop(task)
+        return True
 
 
 def upgrade_limit(ctx: Ctx, seat: int) -> int:

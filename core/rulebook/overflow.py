@@ -35,7 +35,7 @@ class Discard(Choice):
         self.prompt = prompt  # type: ignore[misc]
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        if not over(ctx, seat, self.what):
+        if not over(ctx, seat, self.what) or not ctx.limited(seat, _LIMIT[self.what]):
             return []
         return _HELD[self.what](ctx, seat)
 
@@ -102,6 +102,8 @@ def _drop_inventory(ctx: Ctx, seat: int, resource: str) -> None:
     ctx.emit("discarded", seat, resource=resource, amount=1, reason="inventory full")
 
 
+_LIMIT = {"good": "storage", "hero": "heroes", "commission": "commissions", "inventory": "inventory"}
+"""The limit (``Ctx.limited``) of each discard."""
 _HELD: dict[str, Callable[[Ctx, int], list[Option]]] = {
     "good": _goods, "hero": _heroes, "commission": _commissions, "inventory": _inventory}
 """What may be discarded, by limit."""
@@ -110,20 +112,40 @@ _DROP: dict[str, Callable[[Ctx, int, str], None]] = {
 """How one is discarded, by limit."""
 
 
+@hookimpl(trylast=True)
+def darkroad_gain_hero(ctx: Ctx, seat: int, hero: str, bonus: bool, source: str) -> bool | None:
+    """A hero joins the wagon; over 3 heroes one is discarded (this one, or another to make
+    room), and the bonus waits for that: "If all of your hero slots are full and you decide to
+    discard the new hero instead of a different hero, you do not gain the new hero's bonus"
+    (p. 10)."""
+    p = ctx.player(seat)
+    p.heroes.append(hero)
+    ctx.emit("hero_joined", seat, hero=hero, source=source)
+    if bonus:
+        ctx.push("hero_bonus", seat, hero=hero)
+    if len(p.heroes) > ctx.capacity(seat, "heroes") and ctx.limited(seat, "heroes"):
+        ctx.overflow("discard_hero", seat)
+    return True
+
+
 class HeroBonus(Step):
     """A hero that joined gives its bonus, unless it was the one discarded (p. 10)."""
 
     kind = "hero_bonus"
 
     def run(self, ctx: Ctx, task: Task) -> None:
-        hero = task.data["hero"]
-        if hero not in ctx.player(task.seat).heroes:
-            return
-        bonus = ctx.content.heroes[hero].bonus
-        if bonus == "lantern":
-            ctx.add(task.seat, "lanterns", 1, f"hero:{hero}")
-        elif bonus == "horseshoe":
-            ctx.add(task.seat, "horseshoes", 1, f"hero:{hero}")
+        if task.data["hero"] in ctx.player(task.seat).heroes:
+            hero_bonus(ctx, task.seat, task.data["hero"])
+
+
+def hero_bonus(ctx: Ctx, seat: int, hero: str) -> None:
+    """``seat`` gains the bonus of ``hero``: a lantern or a horseshoe ("If the hero has a
+    storage icon, they can store any 1 good": storage, no gain)."""
+    bonus = ctx.content.heroes[hero].bonus
+    if bonus == "lantern":
+        ctx.add(seat, "lanterns", 1, f"hero:{hero}")
+    elif bonus == "horseshoe":
+        ctx.add(seat, "horseshoes", 1, f"hero:{hero}")
 
 
 STEPS: list[Step] = [

@@ -5,8 +5,10 @@
 A game asks for it with the game options ``private_concern: true`` and, optionally,
 ``private_concern_seat: n`` (default: the last seat); ``players`` counts it, so solo is two
 seats. Its turns follow its 10 action cards, content data of the base game's content pack
-(``private_concern_cards``, checked by :mod:`.cards`); :mod:`.rules` has the Trader's rules
-it plays by, :mod:`.events` documents its events and :mod:`.views` what it adds to views.
+(``private_concern_cards``, checked by :mod:`.cards`); :mod:`.rules` has what the Trader's rules
+make its own (its state, its choices), :mod:`.turn` its turn, :mod:`.overrides` the rule points
+where it plays otherwise than the rulebook (its implementations of their hooks, registered from
+here), :mod:`.events` documents its events and :mod:`.views` what it adds to views.
 
 Its API surface is declared here, as a fan seat kind declares its own: the HTTP API's body
 that creates a game has the field ``private_concern`` (its id; ``true`` seats it) and its
@@ -34,13 +36,24 @@ from darkroad.core import (
     hookimpl,
 )
 
-from . import cards, rules
+from . import cards, overrides, rules
 from .events import EVENTS
+from .overrides import (
+    darkroad_caravan_join,
+    darkroad_deliveries,
+    darkroad_gain_hero,
+    darkroad_good_fortune,
+    darkroad_limit_applies,
+    darkroad_resolve_effect,
+    darkroad_travel_die,
+)
+from .turn import ConcernAction, ConcernTurn
 from .views import VIEW_BLOCKS
 
 
 class PrivateConcern(SeatKind):
-    """The Private Concern as a seat kind: every hook of the seat goes to :mod:`.rules`."""
+    """The Private Concern as a seat kind: its own rules are in :mod:`.rules` and :mod:`.turn`;
+    where it plays otherwise than the rulebook, :mod:`.overrides` answers the rule point."""
 
     id = rules.KIND
     name = "Private Concern"
@@ -66,14 +79,11 @@ class PrivateConcern(SeatKind):
     def setup(self, ctx: Ctx, seat: int) -> None:
         rules.setup(ctx, seat)
 
-    def starting_hero(self, ctx: Ctx, seat: int, hero: str) -> None:
-        rules.gain_hero(ctx, seat, hero, "starting hero")
-
     def turn(self, ctx: Ctx, seat: int) -> Sequence[tuple[str, dict[str, Any]]]:
-        return [(rules.ConcernTurn.kind, {})]
+        return [(ConcernTurn.kind, {})]
 
     def intercept(self, ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
-        return rules.intercept(ctx, task, step, seat)
+        return overrides.intercept(ctx, task, step, seat)
 
     def spend_goods(self, ctx: Ctx, seat: int, goods: Sequence[str], source: str) -> None:
         rules.spend_goods(ctx, seat, goods, source)
@@ -101,9 +111,25 @@ def darkroad_seat_kinds() -> list[SeatKind]:
 
 @hookimpl
 def darkroad_steps() -> list[Step]:
-    return list(rules.STEPS)
+    return [ConcernTurn(), ConcernAction(), rules.ConcernChoice()]
 
 
 @hookimpl
 def darkroad_event_types() -> dict[str, EventType]:
     return dict(EVENTS)
+
+
+__all__ = [
+    "SEAT_KIND",
+    "PrivateConcern",
+    "darkroad_caravan_join",
+    "darkroad_deliveries",
+    "darkroad_event_types",
+    "darkroad_gain_hero",
+    "darkroad_good_fortune",
+    "darkroad_limit_applies",
+    "darkroad_resolve_effect",
+    "darkroad_seat_kinds",
+    "darkroad_steps",
+    "darkroad_travel_die",
+]

@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from darkroad.core import Content, ContentError
+from darkroad.core import EFFECT_VERBS, Content, ContentError
 
 from .rules import (
     ACTIONS,
     CARDS,
     COMPANION_SLOTS,
     DEFAULT_FORTUNES,
-    EFFECT_VERBS,
     FORTUNES,
     INN_SLOTS,
     PARAMS,

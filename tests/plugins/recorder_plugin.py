@@ -377,6 +377,81 @@ def darkroad_hero_delivered(ctx: Ctx, seat: int, hero: str) -> None:
     ctx.gain_effects(seat, ["quartz:1"], source=SOURCE)
 
 
+# -- effects and gains ----------------------------------------------------------------------
+
+GLOW = "test_glow"
+"""A verb of its own: ``test_glow:N`` gains N lanterns (always resolved by this plugin)."""
+
+
+@hookimpl
+@recorded
+def darkroad_resolve_effect(ctx: Ctx, seat: int, verb: str, arg: str, source: str) -> bool | None:
+    if verb == GLOW:
+        ctx.add(seat, "lanterns", int(arg), source)
+        return True
+    if verb == "coins" and asked(ctx, "darkroad_resolve_effect"):  # asked: coins come as prestige
+        ctx.add(seat, "prestige", int(arg), source)
+        return True
+    return None
+
+
+@hookimpl
+@recorded
+def darkroad_gain_hero(ctx: Ctx, seat: int, hero: str, bonus: bool, source: str) -> bool | None:
+    if not asked(ctx, "darkroad_gain_hero"):
+        return None
+    ctx.player(seat).heroes.append(hero)  # no limit, and a coin for a bonus
+    ctx.emit("hero_joined", seat, hero=hero, source=source)
+    if bonus:
+        ctx.add(seat, "coins", 1, SOURCE)
+    return True
+
+
+@hookimpl
+@recorded
+def darkroad_limit_applies(ctx: Ctx, seat: int, kind: str) -> bool | None:
+    return False if asked(ctx, "darkroad_limit_applies") else None
+
+
+# -- automated seats --------------------------------------------------------------------------
+
+
+@hookimpl
+@recorded
+def darkroad_caravan_join(ctx: Ctx, seat: int) -> bool | None:
+    return False if asked(ctx, "darkroad_caravan_join") else None  # asked: it stays home
+
+
+@hookimpl
+@recorded
+def darkroad_travel_die(ctx: Ctx, seat: int) -> int | None:
+    caravan = ctx.game.turn.caravan
+    if not asked(ctx, "darkroad_travel_die") or caravan is None or not caravan.dice:
+        return None
+    return max(caravan.dice)
+
+
+@hookimpl
+@recorded
+def darkroad_deliveries(ctx: Ctx, seat: int, towns: Sequence[str]) -> bool | None:
+    if not asked(ctx, "darkroad_deliveries"):
+        return None
+    seen(ctx, "darkroad_deliveries", seat=seat, towns=list(towns))
+    ctx.emit("town_visited", seat, town=None)  # it visits no town
+    return True
+
+
+@hookimpl
+@recorded
+def darkroad_good_fortune(ctx: Ctx, seat: int, count: int) -> bool | None:
+    if not asked(ctx, "darkroad_good_fortune"):
+        return None
+    for _ in range(count):
+        ctx.emit("good_fortune", seat, choice="coins")
+        ctx.add(seat, "coins", 1, SOURCE)
+    return True
+
+
 # -- wagon ---------------------------------------------------------------------------------
 
 
