@@ -45,7 +45,6 @@ from .hooks import call as call_hook
 from .memo import Memo
 from .plugins import PluginSet, make_plugin_manager
 from .registry import Registry
-from .rulebook.setup import setup as rulebook_setup
 from .seats import HUMAN, SeatKind
 from .serde import Serde
 from .state import Event, Game, GameConfig, Task
@@ -335,7 +334,7 @@ class Engine:
         used |= {self.seat_kind_plugins[kind.id] for kind in self.seat_assignment(config).values()}
         config.plugins = {n: self.plugins.plugins[n].version for n in sorted(used) if n in self.plugins.plugins}
         def setup() -> None:
-            rulebook_setup(ctx)
+            ctx.push("setup")  # the rulebook's (rulebook.setup), the step every game begins with
             self._settle(ctx)
 
         self._guard(ctx, setup)

@@ -6,10 +6,14 @@ automated opponent with rules of its own: the engine never waits for its seats (
 have no legal actions); the kind decides for them. What a kind defines:
 
 * **Who decides for it:** :meth:`SeatKind.turn` gives the steps of its turn (the engine
-  adds Rest and the end of the turn), and :meth:`SeatKind.intercept` answers every step
-  of the shared rules that reaches one of its seats (an automatic step of its seat, a
-  decision awaiting it: joining a caravan, a travel die, deliveries, a choice of effects).
-  The engine asks it only in games with one of its seats.
+  adds Rest and the end of the turn). The rulebook's decisions that reach one of its seats
+  ask the rule point's hook first (``darkroad_caravan_join``, ``darkroad_travel_die``,
+  ``darkroad_deliveries``, ``darkroad_good_fortune``: the kind's plugin implements them for
+  its seats); :meth:`SeatKind.intercept` answers every other step that reaches one of them
+  (an automatic step of its seat, a plugin's decision awaiting it). Where its rules differ
+  from the rulebook's in what it gains or how an effect resolves for it, its plugin
+  implements those rule points (``darkroad_resolve_effect``, ``darkroad_gain_hero``,
+  ``darkroad_limit_applies``). The engine asks it only in games with one of its seats.
 * **Its setup:** :meth:`SeatKind.setup` (its seat was dealt like a player's: no steed, no
   draft, no choice of starting deed) and :meth:`SeatKind.starting_hero`.
 * **Its view block:** :meth:`SeatKind.public`, extra keys of its seat in every view; the
@@ -162,10 +166,11 @@ class SeatKind:
 
     def intercept(self, ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
         """A step on top of the stack reached ``seat``, one of its seats: an automatic step
-        of its seat (``task.seat``) or a decision that awaits it. Resolve it by the kind's
-        rules (pop ``task`` from ``ctx.game.stack`` first) and return ``True``; ``False``
-        lets the engine run an automatic step as for a player. A decision awaiting one of its
-        seats must be answered here (its seats have no legal actions)."""
+        of its seat (``task.seat``) or a decision that awaits it and that no rule point's hook
+        answered (:meth:`Step.automated`). Resolve it by the kind's rules (pop ``task`` from
+        ``ctx.game.stack`` first) and return ``True``; ``False`` lets the engine run an
+        automatic step as for a player. A decision awaiting one of its seats must be answered
+        here (its seats have no legal actions)."""
         return False
 
     def spend_goods(self, ctx: Ctx, seat: int, goods: Sequence[str], source: str) -> None:

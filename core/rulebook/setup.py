@@ -99,6 +99,15 @@ def deal(ctx: Ctx) -> None:
     ctx.emit("game_started", None, players=n, buildings=list(b.buildings))
 
 
+class Setup(Step):
+    """Set the game up: the step every game begins with (``Engine.create`` pushes it)."""
+
+    kind = "setup"
+
+    def run(self, ctx: Ctx, task: Task) -> None:
+        setup(ctx)
+
+
 class ChooseStartingDeed(Choice):
     """Advanced setup (p. 5, step 17): draw 2 deeds, keep 1, the other to the bottom."""
 
@@ -138,7 +147,7 @@ class Draft(Choice):
             del ctx.game.board.extra["draft"]
 
 
-STEPS: list[Step] = [ChooseStartingDeed(), Draft()]
+STEPS: list[Step] = [Setup(), ChooseStartingDeed(), Draft()]
 
 
 @hookimpl
