@@ -428,13 +428,14 @@ def _any_json_object(schema: Any) -> None:
 _READS = ("getGame", "listActions", "getLog", "streamEvents", "getScore")
 
 
-_ACTS = ("submitAction", "undoAction", "leaveSeat", "timeoutSeat", "reclaimSeat")
+_ACTS = ("submitAction", "undoAction", "leaveSeat", "timeoutSeat", "reclaimSeat", "putSeatWebhook", "getSeatWebhook",
+         "deleteSeatWebhook")
 """Operations that need a seat token."""
 
 
 def _security(doc: dict[str, Any]) -> None:
     """Reads take a seat token or none (the document's default); acting (and leaving, timing
-    out and reclaiming a seat) needs one; the rest none.
+    out and reclaiming a seat, and managing its webhook) needs one; the rest none.
 
     Reads inherit the document-level requirement instead of repeating it, so generators that
     demand a credentialed client for any operation with its own ``security`` (openapi-python-client)

@@ -183,7 +183,8 @@ def test_security(doc: dict[str, Any]) -> None:
     }
     assert doc["security"] == [{}, {"seatToken": []}]
     security = {op["operationId"]: op.get("security") for _, _, op in operations(doc)}
-    for acting in ("submitAction", "undoAction", "leaveSeat", "timeoutSeat", "reclaimSeat"):
+    for acting in ("submitAction", "undoAction", "leaveSeat", "timeoutSeat", "reclaimSeat", "putSeatWebhook",
+                   "getSeatWebhook", "deleteSeatWebhook"):
         assert security.pop(acting) == [{"seatToken": []}], acting
     reads = ["getGame", "listActions", "getLog", "streamEvents", "getScore"]
     assert [security.pop(read) for read in reads] == [None] * len(reads)
