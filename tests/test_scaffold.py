@@ -128,9 +128,10 @@ def test_registered_on_the_cli() -> None:
 
 
 def test_files(folder: Path) -> None:
+    catalog = f"src/{PACKAGE}/locale/hu/LC_MESSAGES/{PACKAGE}"
     assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == [
-        ".gitignore", "README.md", "pyproject.toml", f"src/{PACKAGE}/__init__.py", f"src/{PACKAGE}/{COMPONENT}.py",
-        f"tests/test_{COMPONENT}.py"]
+        ".gitignore", "README.md", "babel.cfg", "pyproject.toml", f"src/{PACKAGE}/__init__.py",
+        f"src/{PACKAGE}/{COMPONENT}.py", f"{catalog}.mo", f"{catalog}.po", f"tests/test_{COMPONENT}.py"]
     pyproject = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
     project = pyproject["project"]
     assert (project["name"], project["version"]) == (DIST, "0.1.0")
@@ -207,7 +208,19 @@ def test_the_generated_test_passes_once_installed(folder: Path, tmp_path: Path) 
     env = fake_install(folder, tmp_path / "site")
     done = run_generated_tests(folder, env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 passed" in done.stdout
+    assert "5 passed" in done.stdout
+
+
+def test_the_generated_test_fails_on_a_text_the_catalog_lacks(tmp_path: Path) -> None:
+    """A fan who changes the building's text without updating the catalog is told so by the
+    package's own test (the English text is still shown: gettext's fallback)."""
+    target, _ = scaffold.scaffold(NAME, tmp_path / "pkg")
+    module = target / "src" / PACKAGE / f"{COMPONENT}.py"
+    module.write_text(module.read_text(encoding="utf-8").replace("Gain 1 lantern and 1 coin.", "Gain 2 lanterns."),
+                      encoding="utf-8")
+    done = run_generated_tests(target, fake_install(target, tmp_path / "site"))
+    assert done.returncode == 1
+    assert "'Gain 2 lanterns.' is missing (pybabel extract and update)" in done.stdout
 
 
 def test_the_generated_test_says_to_install_first(folder: Path) -> None:
@@ -235,6 +248,7 @@ from darkroad.api.settings import Settings
 
 with TestClient(app=create_app(Settings())) as client:
     catalog = client.get("/v1/catalog").json()["components"]
+    hungarian = client.get("/v1/catalog", headers={"Accept-Language": "hu"}).json()["components"]
     created = client.post("/v1/games", json={"players": 2, "seed": 4, "buildings": BUILDINGS})
     assert created.status_code == 201, created.text
     game = created.json()
@@ -250,7 +264,8 @@ with TestClient(app=create_app(Settings())) as client:
         done = client.post(url + "/actions", json=rnd.choice(page["actions"]), headers=headers)
         assert done.status_code == 200, done.text
     view = client.get(url).json()
-    print(json.dumps({"catalog": catalog["building"], "status": view["status"], "config": view["config"]}))
+    print(json.dumps({"catalog": catalog["building"], "hu": hungarian["building"], "status": view["status"],
+                      "config": view["config"]}))
 """
 
 
@@ -263,6 +278,8 @@ def test_installed_it_is_in_the_catalog_and_a_game_with_it_completes_over_the_ap
     out = json.loads(done.stdout.strip().splitlines()[-1])
     [tower] = [c for c in out["catalog"] if c["id"] == COMPONENT]
     assert (tower["plugin"], tower["version"]) == (PLUGIN, "0.1.0")
+    [magyar] = [c for c in out["hu"] if c["id"] == COMPONENT]  # from the package's own catalog
+    assert (magyar["name"], magyar["text"]) == ("Lamp Tower", "Kapsz 1 lámpást és 1 pénzt.")
     assert out["status"] == "finished"
     assert COMPONENT in out["config"]["buildings"]
     assert out["config"]["plugins"][PLUGIN] == "0.1.0"
@@ -292,6 +309,7 @@ def test_a_real_pip_install(tmp_path: Path) -> None:
         pytest.skip(f"cannot build without downloading setuptools: {done.stderr.strip()[-300:]}")
     assert done.returncode == 0, done.stdout + done.stderr
     env = environment(site)
+    assert (site / PACKAGE / "locale" / "hu" / "LC_MESSAGES" / f"{PACKAGE}.mo").is_file()  # package data
     assert any(p["name"] == PLUGIN and p["dist"] == DIST for p in plugins_json(env)["plugins"])
     tests = run_generated_tests(target, env)
     assert tests.returncode == 0, tests.stdout + tests.stderr
@@ -365,7 +383,7 @@ def test_the_generated_bot_test_passes_once_installed(bot_folder: Path, tmp_path
     env = fake_install(bot_folder, tmp_path / "site")
     done = run_generated_tests(bot_folder, env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "4 passed" in done.stdout
+    assert "6 passed" in done.stdout
     report = plugins_json(env)
     assert {"kind": "bot", "id": BOT_ID, "name": "Cautious Carl", "plugin": BOT_PLUGIN,
             "version": "0.1.0"} in report["components"]

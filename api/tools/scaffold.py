@@ -3,10 +3,13 @@
 The package is what ``plugins/examples/fan_pack`` is, cut down to one component: a
 ``pyproject.toml`` registering the module under the ``darkroad`` entry-point group, the
 module (a building with a working effect: gain 1 lantern and 1 coin; or a bot that keeps
-the action leaving it the most coins and prestige), a test using ``darkroad.testing`` that
-passes once the package is installed, a README and a ``.gitignore``. The templates are plain strings with ``{{key}}`` placeholders (Python
-code and TOML are full of ``{}`` and ``$``, so neither ``str.format`` nor
-``string.Template`` fits).
+the action leaving it the most coins and prestige), its message catalog (a gettext domain
+named after the package, declared in its ``__init__.py``: the Hungarian ``.po`` with the
+component's name and text translated, compiled to ``.mo``, and a ``babel.cfg`` to keep it
+with ``pybabel``), a test using ``darkroad.testing`` that passes once the package is installed
+(the catalog complete included), a README and a ``.gitignore``. The templates are plain
+strings with ``{{key}}`` placeholders (Python code and TOML are full of ``{}`` and ``$``, so
+neither ``str.format`` nor ``string.Template`` fits).
 
 Names derived from NAME (``lamp-tower``, or ``darkroad-lamp-tower``):
 
@@ -24,12 +27,16 @@ component           ``lamp_tower``           the building id (``"buildings": [..
 
 from __future__ import annotations
 
+import io
 import keyword
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import write_po
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
 MAX_NAME = 40
@@ -96,19 +103,69 @@ def render(template: str, names: PluginNames) -> str:
     return out
 
 
-def files(names: PluginNames, kind: str = "building") -> dict[str, str]:
-    """Relative path -> text of every file of the package (``kind``: one of :data:`KINDS`)."""
+HUNGARIAN = {
+    "building": {"Gain 1 lantern and 1 coin.": "Kapsz 1 lámpást és 1 pénzt."},
+    "bot": {"Keeps the action that leaves it the most coins and prestige (the lower of the two counts most).":
+            "Azt a lépést választja, amely után a legtöbb pénze és presztízse marad (a kettő közül a "
+            "kevesebb számít leginkább)."},
+}
+"""The Hungarian of each kind's text (in the words of the published edition: docs/hu-glossary.md);
+the component's name is kept as it is, as the edition keeps the buildings' and companions' names."""
+
+
+def catalog_files(names: PluginNames, kind: str) -> dict[str, str | bytes]:
+    """The package's Hungarian catalog (``.po``) and its compiled ``.mo``: the component's name
+    (kept) and text (translated), as ``pybabel extract`` and ``update`` would list them."""
+    catalog = Catalog(locale="hu", domain=names.package, project=names.dist, version="0.1.0", charset="utf-8",
+                      msgid_bugs_address="", copyright_holder="", last_translator="", language_team="")
+    catalog.add(names.title, names.title, [(f"src/{names.package}/{names.component}.py", 0)])
+    for english, hungarian in HUNGARIAN[kind].items():
+        catalog.add(english, hungarian, [(f"src/{names.package}/{names.component}.py", 0)])
+    catalog.fuzzy = False
+    catalog.header_comment = (f"# Hungarian translations of {names.title} ({names.dist}).\n"
+                              "# Kept with pybabel (README.md, \"Translate\").\n#")
+    po, mo = io.BytesIO(), io.BytesIO()
+    write_po(po, catalog, width=100, omit_header=False, include_lineno=False)
+    write_mo(mo, catalog)
+    folder = f"src/{names.package}/locale/hu/LC_MESSAGES/{names.package}"
+    return {f"{folder}.po": po.getvalue().decode("utf-8"), f"{folder}.mo": mo.getvalue()}
+
+
+def translation_test(kind: str) -> str:
+    """The generated tests of the package's catalog, with the Hungarian of ``kind``'s text."""
+    ((english, hungarian),) = HUNGARIAN[kind].items()
+    return TRANSLATION_TEST.replace("{{text}}", _literal(english)).replace("{{hungarian}}", _literal(hungarian))
+
+
+def _literal(text: str, width: int = 72) -> str:
+    """``text`` as a Python literal of short lines (implicit concatenation, in parentheses)."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + len(word) + 1 > width:
+            lines.append(line + " ")
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "(" + "\n        ".join(map(repr, lines)) + ")"
+
+
+def files(names: PluginNames, kind: str = "building") -> dict[str, str | bytes]:
+    """Relative path -> text (or bytes: a compiled catalog) of every file of the package
+    (``kind``: one of :data:`KINDS`)."""
     module, test, readme, what = {
         "building": (BUILDING, TEST, README, "building"),
         "bot": (BOT, BOT_TEST, BOT_README, "bot"),
     }[kind]
     return {
         "pyproject.toml": render(PYPROJECT.replace("a fan-made building", f"a fan-made {what}"), names),
-        "README.md": render(readme, names),
+        "README.md": render(readme + TRANSLATE, names),
         ".gitignore": GITIGNORE,
+        "babel.cfg": BABEL_CFG,
         f"src/{names.package}/__init__.py": render(INIT.replace("a fan-made building", f"a fan-made {what}"), names),
         f"src/{names.package}/{names.component}.py": render(module, names),
-        f"tests/test_{names.component}.py": render(test, names),
+        **catalog_files(names, kind),
+        f"tests/test_{names.component}.py": render(test + translation_test(kind), names),
     }
 
 
@@ -137,7 +194,10 @@ def scaffold(name: str, output: Path, taken_components: Iterable[str] = (),
     for rel, text in files(names, kind).items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
     return target, names
 
 
@@ -169,6 +229,10 @@ test = ["pytest>=8"]
 [tool.setuptools.packages.find]
 where = ["src"]
 
+[tool.setuptools.package-data]
+# The compiled message catalogs (README, "Translate").
+{{package}} = ["locale/*/LC_MESSAGES/*.mo"]
+
 [tool.pytest.ini_options]
 testpaths = ["tests"]
 '''
@@ -176,7 +240,15 @@ testpaths = ["tests"]
 INIT = '''\
 """{{title}}: a fan-made building for darkroad (Merchants of the Dark Road)."""
 
+from importlib.resources import files
+
+from darkroad.core import i18n
+
 __version__ = "0.1.0"
+
+MESSAGES = i18n.Domain("{{package}}", files(__name__) / "locale", package=__name__)
+"""The package's message catalog (``locale/<language>/LC_MESSAGES/{{package}}.po``, compiled
+to ``.mo``): the names and texts of its components, in every language it speaks."""
 '''
 
 BUILDING = '''\
@@ -189,7 +261,9 @@ docs/plugins.md), or push a decision of your own from ``darkroad_activate_buildi
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx, hookimpl
+from darkroad.core import Component, Ctx, hookimpl, i18n
+
+N_ = i18n.N_  # marks a text kept as data: translated from the package's catalog where it is shown
 
 ID = "{{component}}"
 EFFECTS = ["lantern:1", "coins:1"]
@@ -197,7 +271,7 @@ EFFECTS = ["lantern:1", "coins:1"]
 
 @hookimpl
 def darkroad_components() -> list[Component]:
-    return [Component("building", ID, "{{title}}", "Gain 1 lantern and 1 coin.")]
+    return [Component("building", ID, N_("{{title}}"), N_("Gain 1 lantern and 1 coin."))]
 
 
 @hookimpl
@@ -219,10 +293,12 @@ from __future__ import annotations
 
 import importlib.metadata
 
+from darkroad.core import Engine, i18n
 from darkroad.testing import Table
 
 BUILDING = "{{component}}"
 PLUGIN = "{{plugin}}"
+MODULE = "{{package}}.{{component}}"
 # A game has 4 buildings: this one and three of the base game.
 BUILDINGS = [BUILDING, "blazing_quartz_mine", "oracle_of_lumi", "yedls_workshop"]
 
@@ -306,7 +382,9 @@ same answer. Import only ``darkroad.core``.
 
 from __future__ import annotations
 
-from darkroad.core import Action, Bot, Game, InfoState, hookimpl
+from darkroad.core import Action, Bot, Game, InfoState, hookimpl, i18n
+
+N_ = i18n.N_  # marks a text kept as data: translated from the package's catalog where it is shown
 
 ID = "{{component}}"
 
@@ -320,8 +398,9 @@ def value(game: Game, seat: int) -> float:
 
 class {{classname}}(Bot):
     id = ID
-    name = "{{title}}"
-    text = "Keeps the action that leaves it the most coins and prestige (the lower of the two counts most)."
+    name = N_("{{title}}")
+    text = N_("Keeps the action that leaves it the most coins and prestige "
+              "(the lower of the two counts most).")
 
     def decide(self, state: InfoState) -> Action:
         engine, seat = state.engine, state.seat
@@ -356,11 +435,12 @@ from __future__ import annotations
 import importlib.metadata
 import random
 
-from darkroad.core import Engine
+from darkroad.core import Engine, i18n
 from darkroad.testing import Table
 
 BOT = "{{component}}"
 PLUGIN = "{{plugin}}"
+MODULE = "{{package}}.{{component}}"
 
 
 def test_the_plugin_is_installed() -> None:
@@ -436,6 +516,74 @@ $ python -m pip install build twine
 $ python -m build
 $ python -m twine upload dist/*
 ```
+'''
+
+BABEL_CFG = """\
+# How pybabel reads this package's sources for the texts players read (README, "Translate").
+[python: **.py]
+"""
+
+TRANSLATE = '''
+## Translate
+
+Players read the component's name and text in their own language (darkroad answers in the
+caller's `Accept-Language`). They are marked with `N_` where they are written and translated
+from this package's own catalog, `src/{{package}}/locale/<language>/LC_MESSAGES/{{package}}.po`
+(Hungarian is there already; the name is kept as printed, as the Hungarian edition keeps the
+buildings' names). After changing a text, or to add a language (`-l de`):
+
+```console
+$ pip install babel
+$ pybabel extract -F babel.cfg -k N_ -o messages.pot src
+$ pybabel update  -i messages.pot -d src/{{package}}/locale -D {{package}}    # pybabel init ... -l de for a new language
+$ # translate the new entries (msgstr "") and drop the "fuzzy" flags, then
+$ pybabel compile -d src/{{package}}/locale -D {{package}}
+```
+
+`tests/test_{{component}}.py` fails while a text players read is missing from a catalog,
+untranslated or not compiled. darkroad's `docs/plugins.md` ("Translating a plugin") says more.
+'''
+
+TRANSLATION_TEST = '''
+
+def test_every_text_players_read_is_translated() -> None:
+    """The name and text of what this package adds are in every catalog of its
+    ``locale`` folder, translated (not empty, not fuzzy), and the compiled ``.mo`` the
+    installed package reads says the same (README, "Translate")."""
+    from pathlib import Path
+
+    from babel.messages.pofile import read_po
+
+    engine = Engine.load()
+    texts = [t for c in engine.catalog() if c["plugin"] == PLUGIN for t in i18n.component_texts(c)]
+    for bot in engine.bots.values():
+        if engine.bot_plugins[bot.id] == PLUGIN:
+            texts += [bot.name, bot.text]
+    assert texts, "install this package first: pip install -e ."
+    domain = i18n.messages(MODULE)
+    assert domain.name == "{{package}}", "no catalog declared (MESSAGES in the package's __init__.py)"
+    # The sources' catalogs (an install ships only the compiled .mo).
+    locale = Path(__file__).resolve().parent.parent / "src" / "{{package}}" / "locale"
+    catalogs = sorted(locale.glob("*/LC_MESSAGES/{{package}}.po"))
+    assert catalogs, f"no catalog in {locale}"
+    for po in catalogs:
+        with po.open("rb") as f:
+            catalog = read_po(f)
+        for text in texts:
+            message = catalog.get(text)
+            assert message is not None, f"{po}: {text!r} is missing (pybabel extract and update)"
+            assert message.string and not message.fuzzy, f"{po}: {text!r} is not translated"
+            language = po.parent.parent.name
+            assert domain.translations(language).gettext(text) == message.string, f"{po}: not compiled"
+
+
+def test_its_text_in_hungarian() -> None:
+    """What a Hungarian player reads (``Accept-Language: hu``)."""
+    domain = i18n.messages(importlib.import_module(MODULE).__name__)  # (importing it declares the catalog)
+    english = {{text}}
+    hungarian = {{hungarian}}
+    with i18n.use_locale("hu"):
+        assert domain.gettext(english) == hungarian
 '''
 
 GITIGNORE = """\
