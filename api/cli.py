@@ -356,7 +356,8 @@ async def _export(settings: Settings, game_id: str, running: bool) -> bytes:
         if stored is None:
             raise unknown_game(game_id)
         if not stored.finished and not running:
-            raise ServiceError("game-not-finished", f"game {game_id} is still being played (--running exports it all the same)")
+            raise ServiceError("game-not-finished", "game %(game)s is still being played (--running exports it all the "
+                                                    "same)", game=game_id)
         game = engine.loads(stored.state)
         seat_names = {kind_id: kind.name for kind_id, kind in engine.seat_kinds.items()}
         record = records.build(engine, game_id, game, lobbies.decode(stored.lobby),

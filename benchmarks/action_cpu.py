@@ -20,7 +20,11 @@ share Redis pipelines as in a loaded server: what a pipeline costs is then share
 ``--webhooks``: every seat of the games subscribed to a webhook (what the commits pay for it;
 no worker runs, so nothing is delivered).
 
+``--language hu``: every action sent with a Hungarian browser's ``Accept-Language`` (its answer,
+the seat's view, in Hungarian: the decision's prompt translated, the tag of its language).
+
     python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct] [--parallel N] [--webhooks]
+                                    [--language hu]
 """
 
 from __future__ import annotations
@@ -101,7 +105,12 @@ async def _play_in_parallel(app: Any, requests: list[tuple[str, dict[str, str], 
         await asyncio.gather(*(play(game_id, actions) for game_id, actions in games[start : start + parallel]))
 
 
-async def measure(batches: int, games: int, direct: bool, parallel: int = 1, webhook: str | None = None) -> float:
+LANGUAGES = {"hu": "hu-HU,hu;q=0.9,en-US;q=0.8,en;q=0.7"}
+"""``Accept-Language`` of ``--language``: what a Hungarian Chromium sends."""
+
+
+async def measure(batches: int, games: int, direct: bool, parallel: int = 1, webhook: str | None = None,
+                  language: str | None = None) -> float:
     try:  # this tree's layout, else a baseline's from before the layers (api/app.py)
         from darkroad.api.http.app import create_app_from_env
     except ImportError:
@@ -142,6 +151,8 @@ async def measure(batches: int, games: int, direct: bool, parallel: int = 1, web
             for action in script.actions[:ACTIONS_PER_GAME]:
                 headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[action['seat']]}",
                            "If-Match": f'"{version}"'}  # fmt: skip
+                if language:  # (If-Match "v" still: a baseline before languages reads no other form)
+                    headers["Accept-Language"] = LANGUAGES[language]
                 requests.append((created["id"], headers, json.dumps(action).encode()))
                 version += 1
         service = app.state.service
@@ -174,6 +185,8 @@ def main() -> None:
     parser.add_argument("--direct", action="store_true", help="call GameService.act, not the ASGI app")
     parser.add_argument("--webhooks", action="store_true",
                         help="every seat subscribed to a webhook (the commits' part; no worker delivers here)")
+    parser.add_argument("--language", choices=sorted(LANGUAGES), default=None,
+                        help="actions sent with this language's Accept-Language (a translated answer)")
     parser.add_argument("--parallel", type=int, default=1,
                         help="games played at once through the app (their commits share pipelines)")
     args = parser.parse_args()
@@ -187,12 +200,15 @@ def main() -> None:
             if args.webhooks:  # a receiver nobody reads (no worker runs: DARKROAD_BOTS=0)
                 os.environ.update({"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1", "DARKROAD_BOTS": "0"})
             webhook = "http://127.0.0.1:9/hook" if args.webhooks else None
-            per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel, webhook))
+            per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel, webhook,
+                                             args.language))
     what = "GameService.act" if args.direct else "POST /v1/games/{id}/actions through the app"
     if args.parallel > 1 and not args.direct:
         what += f", {args.parallel} games at once"
     if args.webhooks:
         what += ", every seat subscribed to a webhook"
+    if args.language:
+        what += f", Accept-Language: {LANGUAGES[args.language]}"
     print(f"{per_action * 1e6:.1f} us CPU per action ({what}; the fastest of {args.batches} batches)")
 
 

@@ -18,8 +18,10 @@ Workloads:
   view     a seat's view of a 2-player game in progress
   action   one ``POST /v1/games/{id}/actions`` through the ASGI app with Redis
            (benchmarks/action_cpu.py; uvicorn not included)
+  action-hu  the same in Hungarian (``Accept-Language`` of a Hungarian browser: the answer's
+           texts translated; a baseline before languages ignores the header)
 
-    python benchmarks/instructions.py [--workloads engine,greedy,view,action] [--baseline DIR]
+    python benchmarks/instructions.py [--workloads engine,greedy,view,action,action-hu] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ for k in range(N * 200):
 }
 
 
-def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0) -> int:
+def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0, language: str = "") -> int:
     """Instructions of one run (cachegrind's ``I refs``)."""
     # One hash seed (dict and set orders), no in-process bot worker polling on the wall clock.
     env = dict(os.environ, PYTHONHASHSEED="0", DARKROAD_BOTS="0")
@@ -106,7 +108,7 @@ for name in ("darkroad.api.http.ratelimit", "darkroad.api.ratelimit"):
     except ImportError:
         continue
     module.SYNC_INTERVAL = 1e9
-sys.argv = ["action_cpu.py", "--batches", "{action_batches}", "--games", "4"]
+sys.argv = ["action_cpu.py", "--batches", "{action_batches}", "--games", "4"{f', "--language", "{language}"' if language else ""}]
 runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
 """
         args = ["-c", wrapper]
@@ -124,10 +126,11 @@ runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
 
 def per_unit(workload: str, pythonpath: str) -> tuple[float, str]:
     """Instructions per unit of ``workload`` and the unit's name."""
-    if workload == "action":
+    if workload in ("action", "action-hu"):
         # Two batches minus one: one batch of 4 games x 200 actions (its games' creation included).
-        small, large = count(None, 0, pythonpath, 1), count(None, 0, pythonpath, 2)
-        return (large - small) / 800, "POST .../actions through the app"
+        language = workload.partition("-")[2]
+        small, large = count(None, 0, pythonpath, 1, language), count(None, 0, pythonpath, 2, language)
+        return (large - small) / 800, "POST .../actions through the app" + (f" in {language}" if language else "")
     code, (a, b), unit = WORKLOADS[workload]
     return (count(code, b, pythonpath) - count(code, a, pythonpath)) / (b - a), unit
 

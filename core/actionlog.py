@@ -175,12 +175,12 @@ class ActionLog:
             try:
                 entry = msgspec.json.decode(entry)
             except msgspec.DecodeError as exc:
-                raise BadAction(f"a record of the action log must be JSON: {exc}") from exc
+                raise BadAction("a record of the action log must be JSON: %(reason)s", reason=str(exc)) from exc
         if not isinstance(entry, Mapping):
-            raise BadAction(f"a record of the action log is a JSON object, got {type(entry).__name__}")
+            raise BadAction("a record of the action log is a JSON object, got %(type)s", type=type(entry).__name__)
         time = entry.get(TIME)
         if time is not None and (not isinstance(time, int | float) or isinstance(time, bool)):
-            raise BadAction(f"a record's time is a number of seconds, got {time!r}")
+            raise BadAction("a record's time is a number of seconds, got %(time)r", time=time)
         time = None if time is None else float(time)
         if "type" not in entry:
             for kind in self.kinds:
@@ -196,7 +196,7 @@ class ActionLog:
             return Withdrawn(action.seat, kind, option, time)
         if action.type == UNDO:
             if not action.option.isdigit():
-                raise BadAction(f"an undo names the version it restores, got {action.option!r}")
+                raise BadAction("an undo names the version it restores, got '%(option)s'", option=action.option)
             return Undo(action.seat, int(action.option), time)
         return Answer(action, time)
 
@@ -204,7 +204,8 @@ class ActionLog:
     def _service(kind: str, entry: Mapping[str, Any], time: float | None) -> ServiceRecord:
         what, seat, events = entry.get(kind), entry.get("seat"), entry.get("events", 0)
         if not isinstance(what, str) or type(seat) is not int or type(events) is not int or events < 0:
-            raise BadAction(f"a {kind} record is {{{kind!r}: what, 'seat': n, 'events': k}}, got {dict(entry)!r}")
+            raise BadAction("a %(kind)s record is {'%(kind)s': what, 'seat': n, 'events': k}, got %(entry)s", kind=kind,
+                            entry=repr(dict(entry)))
         return ServiceRecord(kind, what, seat, events, time)
 
     # -- making versions -------------------------------------------------------------------
@@ -235,14 +236,15 @@ class ActionLog:
             return game, engine.withdraw(game, record.action)[1]
         if isinstance(record, Undo):
             if earlier is None:
-                raise IllegalAction(f"the undo at version {game.version + 1} needs the game's earlier versions")
+                raise IllegalAction("the undo at version %(version)d needs the game's earlier versions",
+                                    version=game.version + 1)
             undone, made, events = engine.undo(game, record.seat, earlier)
             if made.option != str(record.restores):
-                raise IllegalAction(f"the undo at version {game.version + 1} returns to version {made.option}, "
-                                    f"not {record.restores}")
+                raise IllegalAction("the undo at version %(version)d returns to version %(made)s, not %(restores)d",
+                                    version=game.version + 1, made=made.option, restores=record.restores)
             return undone, events
         if record.kind not in self.kinds:
-            raise BadAction(f"{record.kind!r} is not a registered kind of record")
+            raise BadAction("'%(kind)s' is not a registered kind of record", kind=record.kind)
         game.events += record.events
         game.version += 1
         return game, []  # its events are the service's: the core never saw their content
@@ -291,7 +293,7 @@ class ActionLog:
 
         def earlier(k: int) -> Game:
             if k not in kept:
-                raise IllegalAction(f"an undo returns to version {k}, which this action list never reached")
+                raise IllegalAction("an undo returns to version %(version)d, which this action list never reached", version=k)
             return copy(kept[k])
 
         return earlier

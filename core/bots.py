@@ -186,7 +186,7 @@ def bot_choice(engine: Engine, game: Game, seat: int, bot: Bot) -> Action:
     through. ``game`` is never changed."""
     legal = engine.legal_actions(game, seat)
     if not legal:
-        raise IllegalAction(f"seat {seat} has no decision to make now")
+        raise IllegalAction("seat %(seat)d has no decision to make now", seat=seat)
     if len(legal) == 1:
         return legal[0]
     state = info_state(engine, game, seat, bot, legal)

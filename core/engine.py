@@ -42,6 +42,7 @@ from .errors import (
 )
 from .hooks import PluginStep, is_bool, is_dict_list, is_extra_options, is_options
 from .hooks import call as call_hook
+from .i18n import Text
 from .memo import Memo
 from .plugins import PluginSet, make_plugin_manager
 from .registry import Registry
@@ -224,30 +225,31 @@ class Engine:
     def check_config(self, config: GameConfig) -> None:
         """Raise :class:`BadConfig` / :class:`UnknownComponent` for an unplayable config."""
         if not isinstance(config.players, int) or not 2 <= config.players <= 4:
-            raise BadConfig(f"players must be 2 to 4, got {config.players!r}")
+            raise BadConfig("players must be 2 to 4, got %(players)r", players=config.players)
         self.seat_assignment(config)
         comps = self.content.components
         for b in config.buildings:
             if b not in comps:
-                raise UnknownComponent(f"unknown building {b!r}{self.failed_hint(b)}")
+                raise UnknownComponent("unknown building '%(id)s'%(hint)s", id=b, hint=self.failed_hint(b))
             if comps[b].kind != "building":
-                raise BadConfig(f"{b!r} is a {comps[b].kind}, not a building")
+                raise BadConfig("'%(id)s' is a %(kind)s, not a building", id=b, kind=comps[b].kind)
         if config.buildings:
             if len(config.buildings) != BUILDING_SPACES or len(set(config.buildings)) != BUILDING_SPACES:
-                raise BadConfig(f"choose exactly {BUILDING_SPACES} different buildings, got {config.buildings}")
+                raise BadConfig("choose exactly %(count)d different buildings, got %(ids)s", count=BUILDING_SPACES,
+                                ids=str(config.buildings))
             sides: dict[Any, str] = {}
             for b in config.buildings:
                 tile = comps[b].data.get("tile")
                 if tile is not None and tile in sides:
-                    raise BadConfig(f"{sides[tile]!r} and {b!r} are the two sides of building tile {tile}: "
-                                    "a game uses at most one side of each double-sided tile")
+                    raise BadConfig("'%(one)s' and '%(other)s' are the two sides of building tile %(tile)s: a game uses "
+                                    "at most one side of each double-sided tile", one=sides[tile], other=b, tile=tile)
                 sides.setdefault(tile, b)
         for c in config.companions:
             if c not in comps or comps[c].kind != "companion":
-                raise UnknownComponent(f"unknown companion {c!r}{self.failed_hint(c)}")
+                raise UnknownComponent("unknown companion '%(id)s'%(hint)s", id=c, hint=self.failed_hint(c))
         unknown = set(config.variants) - {"drafting", "advanced_deeds"}
         if unknown:
-            raise BadConfig(f"unknown variants {sorted(unknown)}")
+            raise BadConfig("unknown variants %(names)s", names=str(sorted(unknown)))
         if len(self.content.of_kind("building")) < BUILDING_SPACES:
             raise BadConfig("this installation has fewer than 4 buildings")
 
@@ -257,21 +259,22 @@ class Engine:
         installed plugin reads, a seat kind's own checks, a game size it does not play, two
         kinds in one seat, no seat left for a player."""
         if not isinstance(config.options, dict):
-            raise BadConfig(f"options must be an object, got {config.options!r}")
+            raise BadConfig("options must be an object, got %(options)r", options=config.options)
         readers = {option: kind for kind in self.seat_kinds.values() for option in kind.options}
         unknown = sorted(set(config.options) - readers.keys())
         if unknown:
-            raise BadConfig(f"unknown option(s) {unknown}{self.failed_hint(unknown[0])}")
+            raise BadConfig("unknown option(s) %(names)s%(hint)s", names=str(unknown), hint=self.failed_hint(unknown[0]))
         seats: dict[int, SeatKind] = {}
         for kind in {readers[o].id: readers[o] for o in sorted(config.options)}.values():
             kind.check_config(self, config)
             for seat in kind.seats(config):
                 if config.players not in kind.players:
                     sizes = ", ".join(map(str, kind.players))
-                    raise BadConfig(f"the {kind.name or kind.id} plays in games of {sizes} seats (itself included), "
-                                    f"not {config.players}")
+                    raise BadConfig("the %(kind)s plays in games of %(sizes)s seats (itself included), not %(players)d",
+                                    kind=Text(kind.name) if kind.name else kind.id, sizes=sizes, players=config.players)
                 if seat in seats:
-                    raise BadConfig(f"seat {seat} cannot be both {seats[seat].id!r} and {kind.id!r}")
+                    raise BadConfig("seat %(seat)d cannot be both '%(one)s' and '%(other)s'", seat=seat, one=seats[seat].id,
+                                    other=kind.id)
                 seats[seat] = kind
         if len(seats) >= config.players:
             raise BadConfig("a game needs at least one player's seat")
@@ -692,16 +695,14 @@ class Engine:
         """The full legality check (companion abilities), raising with the reason."""
         legal = {a.key(): a for a in self.legal_actions(game, action.seat)}
         if not legal:
-            raise NotYourDecision(
-                f"the game is waiting for seat(s) {self.awaiting(game)} to {step.describe(Ctx(self, game), task)}, "
-                f"not for seat {action.seat}"
-            )
+            raise NotYourDecision("the game is waiting for seats %(seats)s (%(decision)s), not for seat %(seat)d",
+                                  seats=", ".join(map(str, self.awaiting(game))), decision=step.describe(Ctx(self, game), task),
+                                  seat=action.seat)
         if action.key() not in legal:
             options = ", ".join(sorted(f"{t}/{o}" for t, _, o in legal))
-            raise IllegalAction(
-                f"{action.type}/{action.option} is not a legal answer for seat {action.seat} now "
-                f"({step.describe(Ctx(self, game), task)}); legal: {options}"
-            )
+            raise IllegalAction("%(action)s is not a legal answer for seat %(seat)d now (%(decision)s); legal: %(legal)s",
+                                action=action.type + "/" + action.option, seat=action.seat,
+                                decision=step.describe(Ctx(self, game), task), legal=options)
 
     def broken_invariants(self, game: Game) -> str | None:
         """The first broken invariant of ``game``, or None (cheap: checked after every action)."""
@@ -809,14 +810,14 @@ class Engine:
         if missing:
             failed = [n for n in missing if n in self.plugins.failed]
             if failed:
-                raise MissingPlugin("this game needs " + "; ".join(
+                raise MissingPlugin("this game needs %(plugins)s", plugins="; ".join(
                     f"plugin {n!r}, which failed to load on this server: {self.plugins.failed[n]}" for n in failed))
-            raise MissingPlugin(f"this game needs plugin(s) {missing}, which are not installed")
+            raise MissingPlugin("this game needs plugin(s) %(plugins)s, which are not installed", plugins=str(missing))
         # A game stored before its seat kind's plugin was recorded in config.plugins.
         unknown = sorted({p.kind for p in game.players if p.kind != HUMAN and p.kind not in self.seat_kinds})
         if unknown:
-            raise MissingPlugin(f"this game needs seat kind(s) {unknown}, which no installed plugin provides"
-                                f"{self.failed_hint(unknown[0])}")
+            raise MissingPlugin("this game needs seat kind(s) %(kinds)s, which no installed plugin provides%(hint)s",
+                                kinds=str(unknown), hint=self.failed_hint(unknown[0]))
         return game
 
     def copy(self, game: Game) -> Game:

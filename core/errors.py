@@ -1,16 +1,38 @@
-"""Typed errors of the rules core. Each carries a stable ``code`` (the API's problem ``type``)."""
+"""Typed errors of the rules core. Each carries a stable ``code`` (the API's problem ``type``).
+
+An error's reason is a whole English sentence with named placeholders, its values given apart
+(``IllegalAction("seat %(seat)d has no decision to make now", seat=2)``): ``reason`` is the English
+text (logs, the CLI), :meth:`DarkroadError.translated` the text in the language of the call (a
+problem's ``detail``), from the catalogs, whose tooling extracts every error class's message
+(``scripts/i18n.py``'s ``KEYWORDS``). Never an f-string: it could not be translated.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from . import i18n
+
 
 class DarkroadError(Exception):
-    """Base of every error the core raises on purpose."""
+    """Base of every error the core raises on purpose: ``message`` (with ``%(name)s``
+    placeholders) and the ``params`` filling them."""
 
     code = "darkroad-error"
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, message: str, /, **params: Any) -> None:
+        if isinstance(message, i18n.Text) and not params:  # a reason made elsewhere (undo's refusal)
+            params = message.params
+            message = message.message
+        self.message = message
+        self.params = params
+        self.reason = i18n.fill(message, params)
+        """The reason in English."""
+        super().__init__(self.reason)
+
+    def translated(self) -> str:
+        """The reason in the language of the call (English where no catalog translates it)."""
+        return i18n.translated(self.message, **self.params)
 
 
 class BadConfig(DarkroadError):
@@ -61,8 +83,8 @@ class PluginError(DarkroadError):
 
     code = "plugin-error"
 
-    def __init__(self, reason: str, plugin: str = "") -> None:
-        super().__init__(reason)
+    def __init__(self, message: str, /, plugin: str = "", **params: Any) -> None:
+        super().__init__(message, **params)
         self.plugin = plugin
 
 

@@ -204,6 +204,59 @@ def _fill(text: str, source: str, params: Mapping[str, Any]) -> str:
         return source % params
 
 
+class Text(str):
+    """A message and its placeholders' values, translated where it is shown: the string itself
+    is the English text (an error's reason in a log, or wherever a ``str`` was returned before),
+    :meth:`translated` the text in the caller's language (a problem's detail), and a ``Text``
+    placeholder's value is translated with the message it fills."""
+
+    message: str
+    params: dict[str, Any]
+
+    def __new__(cls, message: str, /, **params: Any) -> Text:
+        text = super().__new__(cls, fill(message, params))
+        text.message, text.params = message, params
+        return text
+
+    def __repr__(self) -> str:
+        return f"Text({self.message!r}, {self.params!r})"
+
+    def translated(self) -> str:
+        """The text in the language of the call (:func:`translated`)."""
+        return translated(self.message, **self.params)
+
+
+def _value(value: Any, translate: bool) -> Any:
+    """A placeholder's value: a :class:`Text` in English or translated, a list of them joined by
+    commas, anything else as it is."""
+    if isinstance(value, Text):
+        return value.translated() if translate else str.__str__(value)
+    if isinstance(value, list):
+        return ", ".join(str(_value(item, translate)) for item in value)
+    return value
+
+
+def fill(message: str, params: Mapping[str, Any]) -> str:
+    """``message`` (English) with its placeholders filled from ``params`` (a :class:`Text` value
+    in English too; a list of values joined by commas), untranslated."""
+    return message % {k: _value(v, False) for k, v in params.items()} if params else message
+
+
+def translated(message: str, /, **params: Any) -> str:
+    """``message`` in the current language from the first catalog that translates it: the
+    core's, then the plugins' domains (an error class of the core raised by a plugin with a
+    message of its own, a seat kind's name); English when none does. A :class:`Text` value of a
+    placeholder is translated too (a list of values is joined by commas)."""
+    locale = _LOCALE.get()
+    values = {k: _value(v, True) for k, v in params.items()}
+    if locale != DEFAULT_LOCALE:
+        for domain in (CORE, *_DOMAINS.values()):
+            text = domain.translations(locale).gettext(message)
+            if text != message:
+                return _fill(text, message, values)
+    return _fill(message, message, values)
+
+
 _DOMAINS: dict[str, Domain] = {}
 _PACKAGES: dict[str, Domain] = {}
 

@@ -135,13 +135,14 @@ class SeatKind:
         flag, seat_option = self.id, f"{self.id}_seat"
         on = config.options.get(flag, False)
         if not isinstance(on, bool):
-            raise BadConfig(f"{flag} must be true or false, got {on!r}")
+            raise BadConfig("%(option)s must be true or false, got %(value)r", option=flag, value=on)
         seat = config.options.get(seat_option)
         if seat is not None:
             if not on:
-                raise BadConfig(f"{seat_option} needs {flag}: true")
+                raise BadConfig("%(option)s needs %(flag)s: true", option=seat_option, flag=flag)
             if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < config.players:
-                raise BadConfig(f"{seat_option} must be a seat 0..{config.players - 1}, got {seat!r}")
+                raise BadConfig("%(option)s must be a seat 0..%(last)d, got %(value)r", option=seat_option,
+                                last=config.players - 1, value=seat)
 
     def check_content(self, content: Content) -> None:
         """Check, once when the engine is built, the content it plays with (card data a

@@ -177,20 +177,20 @@ class Serde:
     def action_from_json(self, obj: Any) -> Action:
         """Structure a client's action, strictly: exact types, no unknown fields."""
         if not isinstance(obj, dict):
-            raise BadAction(f"an action must be a JSON object, got {type(obj).__name__} @ $")
+            raise BadAction("an action must be a JSON object, got %(type)s @ $", type=type(obj).__name__)
         extra = sorted(set(obj) - _ACTION_FIELDS.keys())
         if extra:
-            raise BadAction(f"unknown field(s) {extra} @ $")
+            raise BadAction("unknown field(s) %(fields)s @ $", fields=str(extra))
         for name, typ in _ACTION_FIELDS.items():
             if name not in obj:
                 if name != "label":
-                    raise BadAction(f"required field missing @ $.{name}")
+                    raise BadAction("required field missing @ $.%(field)s", field=name)
                 continue
             value = obj[name]
             if not isinstance(value, typ) or isinstance(value, bool):
-                raise BadAction(f"expected {typ.__name__} @ $.{name}")
+                raise BadAction("expected %(type)s @ $.%(field)s", type=typ.__name__, field=name)
             if isinstance(value, str) and len(value) > _ACTION_LENGTHS[name]:
-                raise BadAction(f"longer than {_ACTION_LENGTHS[name]} characters @ $.{name}")
+                raise BadAction("longer than %(most)d characters @ $.%(field)s", most=_ACTION_LENGTHS[name], field=name)
         # Every field is checked above: build the action directly (a client's action is
         # structured on every API request).
         return Action(type=obj["type"], seat=obj["seat"], option=obj["option"], label=obj.get("label", ""))

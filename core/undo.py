@@ -59,6 +59,7 @@ import msgspec
 from .actionlog import UNDO as UNDO  # (re-exported: its home before the action log had one)
 from .actions import Action
 from .errors import CannotUndo, IllegalAction
+from .i18n import N_, Text
 from .seats import HUMAN
 
 if TYPE_CHECKING:
@@ -67,15 +68,15 @@ if TYPE_CHECKING:
     from .state import Event, Game
 
 REASONS = {
-    "chance": "it drew on chance (a die roll, a card drawn or a shuffle)",
-    "private": "it told another seat something privately",
-    "revealed": "it revealed hidden information (a face-down card, or what another seat keeps hidden)",
-    "other-seat": "it answered a decision on another seat's turn",
-    "simultaneous": "it answered a decision several seats take at once",
-    "not-your-turn": "it was not taken on your own turn",
-    "automated": "an automated seat acted",
-    "passed": "the game then waited for another seat (an undo never changes who is to act)",
-    "declared": "a rule of the game makes it a checkpoint",
+    "chance": N_("it drew on chance (a die roll, a card drawn or a shuffle)"),
+    "private": N_("it told another seat something privately"),
+    "revealed": N_("it revealed hidden information (a face-down card, or what another seat keeps hidden)"),
+    "other-seat": N_("it answered a decision on another seat's turn"),
+    "simultaneous": N_("it answered a decision several seats take at once"),
+    "not-your-turn": N_("it was not taken on your own turn"),
+    "automated": N_("an automated seat acted"),
+    "passed": N_("the game then waited for another seat (an undo never changes who is to act)"),
+    "declared": N_("a rule of the game makes it a checkpoint"),
 }
 """Why an action is a checkpoint, by code (the reasons a refused undo gives)."""
 
@@ -227,17 +228,20 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
 
 
 def refusal(game: Game, seat: int) -> str | None:
-    """Why ``seat`` cannot undo now, or ``None`` when it can."""
+    """Why ``seat`` cannot undo now (a :class:`~darkroad.core.i18n.Text`: English, translated
+    where it is shown), or ``None`` when it can."""
     if game.finished:
-        return "The game is over."
+        return Text("The game is over.")
     chain = game.turn.undo
     if not isinstance(chain, dict) or chain.get("at") != game.version:
-        return "There is nothing to undo: the game's last move is not an action of yours this turn."
+        return Text("There is nothing to undo: the game's last move is not an action of yours this turn.")
     if chain.get("seat") != seat:
-        return f"The game's last move was seat {chain.get('seat')}'s, not yours: only your own actions can be undone."
+        return Text("The game's last move was seat %(seat)s's, not yours: only your own actions can be undone.",
+                    seat=chain.get("seat"))
     if "checkpoint" in chain:
-        why = REASONS.get(chain["checkpoint"], chain["checkpoint"])
-        return f"Your last action is a checkpoint and cannot be undone: {why}."
+        why = REASONS.get(chain["checkpoint"])
+        return Text("Your last action is a checkpoint and cannot be undone: %(why)s.",
+                    why=chain["checkpoint"] if why is None else Text(why))
     return None
 
 
@@ -265,7 +269,8 @@ def restore(engine: Engine, game: Game, seat: int, earlier: Game) -> tuple[Game,
 
     k = target(game, seat)
     if earlier.version != k:
-        raise IllegalAction(f"seat {seat}'s undo returns to version {k}; the game given is at {earlier.version}")
+        raise IllegalAction("seat %(seat)d's undo returns to version %(version)d; the game given is at %(given)d",
+                            seat=seat, version=k, given=earlier.version)
     _counted_on(earlier, game)
     ctx = Ctx(engine, earlier)
     ctx.emit("undone", seat, versions=list(range(k + 1, game.version + 1)), restored=k)

@@ -31,10 +31,15 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ("hu",)
 """The languages translated from English (the source language needs no catalog)."""
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None,
-            "ServiceError": (2,), "Problem": (2,)}
-"""The marking functions of :mod:`darkroad.core.i18n` (and a plugin's ``Domain`` methods), and the
-service's errors, whose fixed ``detail`` (their second argument) a problem translates."""
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None, "Text": None,
+            "ServiceError": (2,), "Problem": (2,), "Refusal": (2,),
+            **dict.fromkeys(("DarkroadError", "BadConfig", "UnknownComponent", "BadAction", "IllegalAction",
+                             "NotYourDecision", "GameFinished", "CannotUndo", "MissingPlugin"), None)}
+"""The marking functions of :mod:`darkroad.core.i18n` (and a plugin's ``Domain`` methods, a
+:class:`~darkroad.core.i18n.Text`), the service's errors, whose ``detail`` (their second
+argument) a problem translates, and the rules core's errors, whose reason (their first) it
+translates. ``PluginError`` is not among them: its reason is a diagnostic for the plugin's
+author and the operator (a Python exception's text), English in every language."""
 
 
 @dataclass(frozen=True)

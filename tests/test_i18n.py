@@ -191,3 +191,36 @@ def _domain(tmp_path: Path, entries: list[tuple[object, object]],
     write_mo(out, catalog)
     (folder / "probe.mo").write_bytes(out.getvalue())
     return i18n.Domain("probe", tmp_path)  # type: ignore[arg-type]
+
+
+def test_no_marked_message_is_an_f_string(capsys: pytest.CaptureFixture[str]) -> None:
+    """A message built with an f-string cannot be translated (its text differs at every call):
+    Babel skips every one it meets in a marking call (``_``, an error class, ``ServiceError``,
+    ``Problem``, ``Text``...) and says so; the sources have none."""
+    for domain in tooling().DOMAINS:
+        tooling().template(domain)
+    skipped = [line for line in capsys.readouterr().err.splitlines() if "Skipping f-string" in line]
+    assert not skipped, "\n".join(skipped)
+
+
+def test_an_error_is_english_in_its_reason_and_translated_where_it_is_shown() -> None:
+    """The rules' errors carry their message and its values apart: ``reason`` is the English
+    sentence (logs, the CLI), ``translated()`` the caller's language, a nested
+    :class:`~darkroad.core.i18n.Text` translated with it; a message no catalog has is English."""
+    from darkroad.core import errors
+
+    error = errors.IllegalAction("seat %(seat)d has no decision to make now", seat=2)
+    assert error.reason == str(error) == "seat 2 has no decision to make now"
+    with i18n.use_locale("hu"):
+        assert error.translated() == "a(z) 2. helynek most nincs döntenivalója"
+        assert error.reason == "seat 2 has no decision to make now"
+        nested = i18n.Text("Your last action is a checkpoint and cannot be undone: %(why)s.",
+                           why=i18n.Text("an automated seat acted"))
+        assert nested == "Your last action is a checkpoint and cannot be undone: an automated seat acted."
+        assert nested.translated() == "Az utolsó lépésed visszavonhatatlan: egy automatikus hely lépett."
+        assert errors.CannotUndo(nested).translated() == nested.translated()
+        assert errors.BadConfig("no such %(thing)s", thing="x").translated() == "no such x"
+        # A plugin's message, in its own package's catalog (the core's error class).
+        assert errors.BadConfig("this installation has no Private Concern action cards").translated() == \
+            "ebben a telepítésben nincsenek meg a Magányos vállalkozó akciókártyái"
+    assert error.translated() == error.reason

@@ -290,12 +290,13 @@ class Acting:
         if lobby is not None:
             if lobby.waiting:
                 open_seats = ", ".join(map(str, lobby.open_seats()))
-                raise Refusal("game-not-started", f"The game waits for players to join seat(s) {open_seats}.")
+                raise Refusal("game-not-started", "The game waits for players to join seats %(seats)s.", seats=open_seats)
             if lobby.bot_of(seat) is not None:
                 raise Refusal(
                     "seat-replaced",
-                    f"The {lobby.bot_of(seat)!r} bot plays seat {seat} since it timed out; reclaim it "
-                    f"(POST .../seats/{seat}/reclaim) to act again.",
+                    "The '%(bot)s' bot plays seat %(seat)d since it timed out; reclaim it "
+                    "(POST .../seats/%(seat)d/reclaim) to act again.",
+                    bot=lobby.bot_of(seat), seat=seat,
                 )
         if action.type == UNDO:  # a new game object: the stored one rebuilt, cached left as it was
             change = await self._undone(request.game_id, cached, seat)
@@ -380,5 +381,6 @@ class Acting:
     def _own(request: _Request, seat: int) -> int:
         """``seat``, the token's, which must be the action's (``wrong-seat``)."""
         if request.action.seat != seat:
-            raise ServiceError("wrong-seat", f"Your token is seat {seat}'s; the action is for seat {request.action.seat}.")
+            raise ServiceError("wrong-seat", "Your token is seat %(mine)d's; the action is for seat %(seat)d.",
+                               mine=seat, seat=request.action.seat)
         return seat

@@ -48,12 +48,11 @@ class StreamSlots:
         """Reserve a slot for a stream of ``client``; call the returned function to free it."""
         mine = self.by_client.get(client, 0)
         if self.open >= self.limit or mine >= self.per_client:
-            whose = "this server process" if self.open >= self.limit else "your address"
-            raise ServiceError(
-                "too-many-streams",
-                f"Every event stream slot of {whose} is taken; retry later, or read `GET .../log` without `wait`.",
-                retry_after=self.RETRY_AFTER,
-            )
+            if self.open >= self.limit:
+                raise ServiceError("too-many-streams", "Every event stream slot of this server process is taken; retry "
+                                   "later, or read `GET .../log` without `wait`.", retry_after=self.RETRY_AFTER)
+            raise ServiceError("too-many-streams", "Every event stream slot of your address is taken; retry later, or "
+                               "read `GET .../log` without `wait`.", retry_after=self.RETRY_AFTER)
         self.open += 1
         self.by_client[client] = mine + 1
         taken = True

@@ -220,7 +220,7 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
 
     def earlier(version: int) -> Game:
         if version not in kept:
-            raise errors.IllegalAction(f"it returns to version {version}, which the record never reached")
+            raise errors.IllegalAction("it returns to version %(version)d, which the record never reached", version=version)
         return engine.loads(kept[version])
 
     for entry in record.actions[:stop]:

@@ -243,7 +243,8 @@ class Seats:
             if held is not None and held.kind == "open":
                 raise ServiceError(
                     "idempotency-key-reused",
-                    f"The join made with this Idempotency-Key was undone (seat {seat} was left): join again with a new key.",
+                    "The join made with this Idempotency-Key was undone (seat %(seat)d was left): join again with a "
+                    "new key.", seat=seat,
                 )
             if held is None or held.kind != "human" or held.joined != recorded.version:
                 raise self._seat_taken(lobby, seat)
@@ -263,11 +264,10 @@ class Seats:
     @staticmethod
     def _seat_taken(lobby: Lobby | None, seat: int) -> ServiceError:
         open_seats = [] if lobby is None else lobby.open_seats()
-        return ServiceError(
-            "seat-taken",
-            f"Seat {seat} is not open; "
-            + (f"open seats: {', '.join(map(str, open_seats))}." if open_seats else "no seat is open."),
-        )
+        if open_seats:
+            return ServiceError("seat-taken", "Seat %(seat)d is not open; open seats: %(seats)s.", seat=seat,
+                                seats=", ".join(map(str, open_seats)))
+        return ServiceError("seat-taken", "Seat %(seat)d is not open; no seat is open.", seat=seat)
 
     async def leave(self, game_id: str, seat: int, token: str) -> None:
         """Leave ``seat`` (the caller's) while the game waits for players: it is open again."""
@@ -309,16 +309,18 @@ class Seats:
                 raise ServiceError("not-overdue", "This game has no turn_timeout: no seat is ever overdue.")
             record = lobby.seats[seat]
             if record.kind != "human" or lobby.bot_of(seat) is not None:
-                raise ServiceError("not-overdue", f"Seat {seat} is played by a bot (or is an automated seat).")
+                raise ServiceError("not-overdue", "Seat %(seat)d is played by a bot (or is an automated seat).", seat=seat)
             if seat not in self.engine.awaiting(game) or record.since is None:
-                raise ServiceError("not-overdue", f"The game does not wait for seat {seat}.")
+                raise ServiceError("not-overdue", "The game does not wait for seat %(seat)d.", seat=seat)
             now = self.games.clock()
             if not lobby.overdue(seat, now):
                 due = datetime.datetime.fromtimestamp(record.since + lobby.turn_timeout, datetime.UTC)
                 raise ServiceError(
                     "not-overdue",
-                    f"Seat {seat} has been awaited for {max(0.0, now - record.since):.0f} s of the "
-                    f"{lobby.turn_timeout} s allowed: it is overdue at {due.isoformat(timespec='seconds')}.",
+                    "Seat %(seat)d has been awaited for %(waited).0f s of the %(allowed)s s allowed: it is overdue "
+                    "at %(due)s.",
+                    seat=seat, waited=max(0.0, now - record.since), allowed=lobby.turn_timeout,
+                    due=due.isoformat(timespec="seconds"),
                 )
             return self.changes.hand_to_bot(lobby, seat)
 
@@ -354,22 +356,28 @@ class Seats:
 
     def _check_seat(self, stored: StoredGame, seat: int) -> None:
         if not 0 <= seat < len(stored.token_hashes):
-            raise ServiceError("unknown-seat", f"The game has seats 0 to {len(stored.token_hashes) - 1}.")
+            raise ServiceError("unknown-seat", "The game has seats 0 to %(last)d.", last=len(stored.token_hashes) - 1)
 
     @staticmethod
     def _own_seat(token: str, stored: StoredGame, seat: int, what: str) -> None:
         mine = seat_of(token, stored.token_hashes)
         if mine != seat:
-            raise ServiceError("wrong-seat", f"Your token is seat {mine}'s: you cannot {what} seat {seat}.")
+            # One whole sentence per verb: a translation words each its own way.
+            message = ("Your token is seat %(mine)d's: you cannot leave seat %(seat)d." if what == "leave" else
+                       "Your token is seat %(mine)d's: you cannot reclaim seat %(seat)d.")
+            raise ServiceError("wrong-seat", message, mine=mine, seat=seat)
 
     def _check_think_time(self, bot: str, think_time: float) -> None:
         """A bot seat's ``think_time`` (a budget a bot without that option is always within):
         below the move timeout, or every move would be given up."""
         limit = self.games.settings.bot_move_timeout
         if think_time >= limit:
-            raise ServiceError("bad-bot-option", f"think_time {think_time:g} s is not below this server's bot move "
-                                                 f"timeout ({limit:g} s): the bot would be given up on every move.")
+            raise ServiceError("bad-bot-option", "think_time %(think)g s is not below this server's bot move timeout "
+                                                 "(%(limit)g s): the bot would be given up on every move.",
+                               think=think_time, limit=limit)
 
     def _unknown_bot(self, bot: str) -> ServiceError:
-        installed = ", ".join(sorted(self.engine.bots)) or "none"
-        return ServiceError("unknown-bot", f"No bot {bot!r} is installed here; installed bots: {installed}.")
+        if not self.engine.bots:
+            return ServiceError("unknown-bot", "No bot '%(bot)s' is installed here; no bot is installed.", bot=bot)
+        return ServiceError("unknown-bot", "No bot '%(bot)s' is installed here; installed bots: %(installed)s.",
+                            bot=bot, installed=", ".join(sorted(self.engine.bots)))

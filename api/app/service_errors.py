@@ -11,22 +11,34 @@ edge as they are, with their codes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from darkroad.core import i18n
 
 
 @dataclass(frozen=True, slots=True)
 class InvalidPart:
-    """One invalid part of a request: what is wrong, the part's name and where it was
-    (``body``, ``path``, ``query``, ``header``)."""
+    """One invalid part of a request: what is wrong (an English message with ``%(name)s``
+    placeholders filled from ``params``), the part's name and where it was (``body``, ``path``,
+    ``query``, ``header``)."""
 
     message: str
     key: str | None = None
     source: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def translated(self) -> str:
+        """What is wrong, in the language of the call."""
+        return i18n.translated(self.message, **self.params)
 
 
 class ServiceError(Exception):
-    """A refusal of the services, with a stable ``code`` and the facts that go with it."""
+    """A refusal of the services, with a stable ``code`` and the facts that go with it.
+
+    ``detail`` is a whole English sentence with named placeholders filled from ``params``
+    (never an f-string: the problem answering it translates it into the caller's language)."""
 
     def __init__(
         self,
@@ -37,10 +49,14 @@ class ServiceError(Exception):
         retry_after: int | None = None,
         invalid: Sequence[InvalidPart] = (),
         plugin: str | None = None,
+        **params: Any,
     ) -> None:
-        super().__init__(detail)
+        self.message = detail
+        self.params = params
+        self.detail = i18n.fill(detail, params)
+        """The detail in English."""
+        super().__init__(self.detail)
         self.code = code
-        self.detail = detail
         self.version = version
         """The game's current version (``stale-version``)."""
         self.retry_after = retry_after
@@ -60,16 +76,15 @@ class Refusal(ServiceError):
 
 
 def unknown_game(game_id: str) -> ServiceError:
-    return ServiceError("unknown-game", f"There is no game {game_id!r}.")
+    return ServiceError("unknown-game", "There is no game '%(game)s'.", game=game_id)
 
 
 def stale(version: int, detail: str | None = None) -> ServiceError:
     """``stale-version``: the game is at ``version``, not the one the request expected."""
-    return ServiceError(
-        "stale-version",
-        detail or f"If-Match does not name the game's current version {version}.",
-        version=version,
-    )
+    if detail is not None:
+        return ServiceError("stale-version", detail, version=version)
+    return ServiceError("stale-version", "If-Match does not name the game's current version %(current)d.",
+                        version=version, current=version)
 
 
 def bad_request(detail: str, *invalid: InvalidPart) -> ServiceError:

@@ -108,8 +108,8 @@ class History:
         game's current version)."""
         stored = caller.stored
         if not 0 <= version <= stored.version:
-            raise ServiceError("unknown-version", f"The game has versions 0 to {stored.version}; there is no "
-                                                  f"version {version}.", version=stored.version)
+            raise ServiceError("unknown-version", "The game has versions 0 to %(last)d; there is no version %(asked)d.",
+                               version=stored.version, last=stored.version, asked=version)
         timeline = await self.timeline(stored)
         view = self.view(stored, timeline, version, caller.seat)
         start = timeline.ends[version - 1] if version else 0
@@ -176,8 +176,8 @@ class History:
         engine = self.engine
         entries = records.entries_of((await self.games.store.actions(stored.id))[: stored.version])
         if len(entries) < stored.version:
-            raise ServiceError("unknown-version", f"The game's action list holds {len(entries)} of its "
-                                                  f"{stored.version} versions; its history is incomplete.")
+            raise ServiceError("unknown-version", "The game's action list holds %(held)d of its %(versions)d versions; "
+                                                  "its history is incomplete.", held=len(entries), versions=stored.version)
         if kept is None:
             config = self.games.game(stored).config
             game = engine.replay(config, [])

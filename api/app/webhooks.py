@@ -19,7 +19,7 @@ import msgspec
 
 from darkroad.api.app.auth import seat_of
 from darkroad.api.app.repository import GameRepository
-from darkroad.api.app.service_errors import ServiceError
+from darkroad.api.app.service_errors import ServiceError, unknown_game
 from darkroad.api.app.webhook_messages import new_secret
 from darkroad.api.app.webhook_urls import check_url
 from darkroad.api.store.base import StoredGame
@@ -97,10 +97,11 @@ class Webhooks:
     async def _own(self, game_id: str, seat: int, token: str) -> StoredGame:
         stored = await self.games.load(game_id)
         if not 0 <= seat < len(stored.token_hashes):
-            raise ServiceError("unknown-seat", f"The game has seats 0 to {len(stored.token_hashes) - 1}.")
+            raise ServiceError("unknown-seat", "The game has seats 0 to %(last)d.", last=len(stored.token_hashes) - 1)
         mine = seat_of(token, stored.token_hashes)
         if mine != seat:
-            raise ServiceError("wrong-seat", f"Your token is seat {mine}'s: you cannot manage seat {seat}'s webhook.")
+            raise ServiceError("wrong-seat", "Your token is seat %(mine)d's: you cannot manage seat %(seat)d's webhook.",
+                               mine=mine, seat=seat)
         return stored
 
     async def subscribe(self, game_id: str, seat: int, token: str, url: str, chat: bool = False) -> Shown:
@@ -115,7 +116,7 @@ class Webhooks:
             game_id, seat, msgspec.json.encode(subscription), secrets.token_hex(8), ",".join(map(str, awaited))
         )
         if created is None:
-            raise ServiceError("unknown-game", f"There is no game {game_id!r}.")
+            raise unknown_game(game_id)
         return Shown(seat, subscription, DeliveryState(), created)
 
     async def show(self, game_id: str, seat: int, token: str) -> Shown:
@@ -135,4 +136,4 @@ class Webhooks:
 
 
 def no_webhook(seat: int) -> ServiceError:
-    return ServiceError("no-webhook", f"Seat {seat} has no webhook subscription.")
+    return ServiceError("no-webhook", "Seat %(seat)d has no webhook subscription.", seat=seat)

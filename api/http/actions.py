@@ -35,6 +35,7 @@ from darkroad.api.http.guards import (
 from darkroad.api.http.params import GAME_ID_DESCRIPTION, game_headers
 from darkroad.api.http.problems import entity_tag
 from darkroad.core import errors
+from darkroad.core.i18n import N_
 from darkroad.core.undo import UNDO
 
 _GAME_ID = re.compile(GAME_ID_PATTERN)
@@ -96,7 +97,7 @@ async def submit(service: GameService, game_id: str, scope: Scope, receive: Rece
     """Read an action's request (its path, headers and body, checked as
     :class:`SubmitActionOperation` documents them) and act."""
     if len(game_id) != GAME_ID_LENGTH or not _GAME_ID.fullmatch(game_id):
-        raise bad_parameter("path", "game_id", f"must match {GAME_ID_PATTERN}")
+        raise bad_parameter("path", "game_id", N_("must match %(pattern)s"), pattern=GAME_ID_PATTERN)
     headers = raw_headers(scope)
     key = idempotency_key(headers.get("idempotency-key"))
     require_json(headers.get("content-type"))

@@ -24,6 +24,7 @@ from litestar.types import HTTPRequestEvent, Receive, Scope
 from darkroad.api.http.problems import PROBLEM_TYPES, Problem
 from darkroad.core import Action
 from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
+from darkroad.core.i18n import N_
 
 T = TypeVar("T")
 
@@ -66,13 +67,14 @@ def too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 def parse_json(body: bytes) -> Any:
     """``body`` as JSON (``bad-request`` when it is not JSON, not UTF-8 or nested too deep)."""
     if too_deep(body):
-        raise Problem("bad-request", f"The body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels.")
+        raise Problem("bad-request", "The body nests arrays and objects deeper than %(depth)d levels.", depth=MAX_JSON_DEPTH)
     try:
         return _decoder.decode(body)
     except msgspec.DecodeError as exc:
-        raise Problem("bad-request", f"The body is not JSON: {exc}") from None
+        raise Problem("bad-request", "The body is not JSON: %(reason)s", reason=str(exc)) from None
     except UnicodeDecodeError as exc:  # msgspec checks UTF-8 inside strings with Python's codec
-        raise Problem("bad-request", f"The body is not UTF-8: {exc.reason} at byte {exc.start}.") from None
+        raise Problem("bad-request", "The body is not UTF-8: %(reason)s at byte %(at)d.", reason=exc.reason,
+                      at=exc.start) from None
     except RecursionError:  # unreachable below MAX_JSON_DEPTH; kept as a last guard
         raise Problem("bad-request", "The body nests too deep.") from None
 
@@ -88,7 +90,7 @@ def require_json(content_type: str | None) -> None:
             return
     raise Problem(
         "unsupported-media-type",
-        f"The body must be sent as `Content-Type: application/json`, not {content_type!r}.",
+        "The body must be sent as `Content-Type: application/json`, not %(given)s.", given=repr(content_type),
     )
 
 
@@ -140,7 +142,8 @@ def parse_model(body: bytes, model: type[T]) -> T:
     try:
         return msgspec.convert(parse_json(body), model, strict=True)
     except msgspec.ValidationError as exc:
-        raise invalid_body([body_error(str(exc))], f"Invalid body: {exc}") from None
+        # msgspec's own words ("Expected `int`, got `str` - at `$.players`"): English in every language.
+        raise invalid_body([body_error(str(exc))], N_("Invalid body: %(reasons)s"), reasons=str(exc)) from None
 
 
 _AT = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
@@ -156,9 +159,10 @@ def body_error(message: str, key: str | None = None) -> dict[str, str]:
     return {"message": message, "source": "body", **({"key": key} if key else {})}
 
 
-def invalid_body(errors: list[dict[str, str]], detail: str) -> Problem:
-    """``bad-request`` for a body outside its schema, listing each of ``errors``."""
-    return Problem("bad-request", detail, extra={"errors": errors})
+def invalid_body(errors: list[dict[str, str]], detail: str, **params: Any) -> Problem:
+    """``bad-request`` for a body outside its schema, listing each of ``errors``; ``detail`` with
+    its placeholders' ``params``."""
+    return Problem("bad-request", detail, extra={"errors": errors}, **params)
 
 
 _NAMES = {
@@ -195,7 +199,7 @@ async def read_body(receive: Receive, content_length: str | None, limit: int) ->
         try:
             declared = int(content_length)
         except ValueError:
-            raise Problem("bad-request", f"Invalid Content-Length: {content_length!r}") from None
+            raise Problem("bad-request", "Invalid Content-Length: '%(given)s'", given=content_length) from None
         if declared > limit:
             raise _too_large()
     chunks: list[bytes] = []

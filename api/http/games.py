@@ -57,6 +57,7 @@ from darkroad.api.http.schemas import (
     SeatToken,
     WaitingGames,
 )
+from darkroad.core.i18n import N_
 
 
 class GamesController(Controller):
@@ -103,9 +104,9 @@ class GamesController(Controller):
         )
         new_game: type[NewGame] = request.app.state.new_game  # with the installed seat kinds' fields
         data = parse_model(raw, new_game)
-        errors = [body_error(message, key) for message, key in data.schema_errors(service.engine)]
+        errors = [body_error(message.translated(), key) for message, key in data.schema_errors(service.engine)]
         if errors:
-            raise invalid_body(errors, "Invalid body: " + "; ".join(error["message"] for error in errors))
+            raise invalid_body(errors, N_("Invalid body: %(reasons)s"), reasons="; ".join(error["message"] for error in errors))
         config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
         return created_answer(await service.seats.create(config, _seating(data)))
 

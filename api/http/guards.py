@@ -14,10 +14,11 @@ from typing import Any
 from litestar import Request
 from litestar.di import Provide
 
-from darkroad.api.app.service_errors import InvalidPart, ServiceError, bad_request
+from darkroad.api.app.service_errors import InvalidPart, ServiceError
 from darkroad.api.app.values import Expected
 from darkroad.api.http import bodies
 from darkroad.core import Action, Engine, i18n
+from darkroad.core.i18n import N_
 
 MAX_IDEMPOTENCY_KEY = 255
 
@@ -106,15 +107,25 @@ def if_none_match(header: str | None, version: int) -> bool:
     return anything or (version, i18n.current_locale()) in tags
 
 
-def bad_parameter(source: str, key: str, message: str) -> ServiceError:
-    """``bad-request`` naming the invalid parameter."""
-    return bad_request(f"Invalid {source} parameter {key!r}: {message}.", InvalidPart(message, key, source))
+_INVALID = {
+    "header": N_("Invalid header parameter '%(key)s': %(reason)s."),
+    "path": N_("Invalid path parameter '%(key)s': %(reason)s."),
+    "query": N_("Invalid query parameter '%(key)s': %(reason)s."),
+}
+"""The detail of a refused parameter, by where it is (one sentence each, for translations)."""
+
+
+def bad_parameter(source: str, key: str, message: str, **params: Any) -> ServiceError:
+    """``bad-request`` naming the invalid parameter; ``message`` (what is wrong with it) is an
+    English phrase with placeholders filled from ``params``."""
+    part = InvalidPart(message, key, source, params)
+    return ServiceError("bad-request", _INVALID[source], invalid=(part,), key=key, reason=i18n.Text(message, **params))
 
 
 def idempotency_key(value: str | None) -> str | None:
     """The ``Idempotency-Key`` of an action or a join, checked (``bad-request``)."""
     if value is not None and not 1 <= len(value) <= MAX_IDEMPOTENCY_KEY:
-        raise bad_parameter("header", "Idempotency-Key", f"must be 1 to {MAX_IDEMPOTENCY_KEY} characters")
+        raise bad_parameter("header", "Idempotency-Key", N_("must be 1 to %(most)d characters"), most=MAX_IDEMPOTENCY_KEY)
     return value
 
 

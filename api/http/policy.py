@@ -274,7 +274,7 @@ class PolicyLayer:
             if method not in route.documented:
                 raise Problem(
                     "method-not-allowed",
-                    f"{scope['path']} answers {route.allow}, not {method}.",
+                    "%(path)s answers %(allowed)s, not %(method)s.", path=scope["path"], allowed=route.allow, method=method,
                     headers={"Allow": route.allow},
                 )
             endpoint = self.endpoints.get((method, route.template))

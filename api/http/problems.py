@@ -104,12 +104,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The game (or the record to import) has no such version: versions go from 0 to the last one.",
         ),
         ProblemType("no-webhook", 404, N_("No webhook"), "The seat has no webhook subscription."),
-        ProblemType("not-found", 404, "Not found", "No resource at this path."),
+        ProblemType("not-found", 404, N_("Not found"), N_("No resource at this path.")),
         ProblemType(
             "method-not-allowed",
             405,
             N_("Method not allowed"),
-            "The path exists but not with this method (see `Allow`).",
+            N_("The path exists but not with this method (see `Allow`)."),
         ),
         ProblemType(
             "stale-version",
@@ -187,7 +187,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "The whole request (head and body) did not arrive in time; the connection is closed.",
         ),
         ProblemType(
-            "body-too-large", 413, N_("Request body too large"), "The request body exceeds the server's limit."
+            "body-too-large", 413, N_("Request body too large"), N_("The request body exceeds the server's limit.")
         ),
         ProblemType(
             "unsupported-media-type",
@@ -360,11 +360,13 @@ class Problem(ProblemDetailsException):
         *,
         headers: dict[str, str] | None = None,
         extra: Mapping[str, Any] | None = None,
+        **params: Any,
     ) -> None:
         problem = PROBLEM_TYPES[code]
-        # The title and (a fixed) detail in the request's language; `type` and the members stay.
+        # The title and the detail (an English sentence, its placeholders filled from ``params``)
+        # in the request's language; `type` and the members stay.
         super().__init__(
-            detail=i18n.gettext(detail),
+            detail=i18n.translated(detail, **params),
             status_code=problem.status,
             headers=headers,
             extra=dict(extra) if extra else None,
@@ -420,8 +422,8 @@ def _from_darkroad_error(exc: errors.DarkroadError) -> Problem:
     if code in ("plugin-error", "missing-plugin", "internal-error"):
         logger.error("%s: %s", code, exc.reason, exc_info=exc)
     if isinstance(exc, errors.PluginError) and exc.plugin:
-        return Problem(code, exc.reason, extra={"plugin": exc.plugin})  # the plugin to blame, by name
-    return Problem(code, exc.reason)
+        return Problem(code, exc.message, extra={"plugin": exc.plugin}, **exc.params)  # the plugin to blame, by name
+    return Problem(code, exc.message, **exc.params)
 
 
 def _from_store_unavailable(exc: StoreUnavailable) -> Problem:
@@ -467,13 +469,13 @@ def _from_service_error(exc: ServiceError) -> Problem:
         headers["WWW-Authenticate"] = CHALLENGE
     if exc.invalid:
         extra["errors"] = [
-            {name: value for name, value in (("message", part.message), ("key", part.key), ("source", part.source))
+            {name: value for name, value in (("message", part.translated()), ("key", part.key), ("source", part.source))
              if value is not None}
             for part in exc.invalid
         ]
     if exc.plugin:
         extra["plugin"] = exc.plugin
-    return Problem(exc.code, exc.detail, headers=headers or None, extra=extra or None)
+    return Problem(exc.code, exc.message, headers=headers or None, extra=extra or None, **exc.params)
 
 
 _MAPPING: dict[type[Exception], Callable[[Any], Problem]] = {}

@@ -46,6 +46,7 @@ from darkroad.api.http.problems import Problem
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import GameStore
+from darkroad.core.i18n import N_
 
 logger = logging.getLogger("darkroad.api")
 
@@ -141,12 +142,8 @@ class RateLimiter:
             return count
         self._metrics.rate_limited.inc(budget)
         retry = self._retry_after(limit, used, count.previous, elapsed)
-        raise Problem(
-            "rate-limited",
-            f"Too many {_WHAT[budget]} from your address: at most {limit} in {self.window:g} s; "
-            f"retry after {retry} s.",
-            headers={"Retry-After": str(retry)},
-        )
+        raise Problem("rate-limited", _TOO_MANY[budget], headers={"Retry-After": str(retry)}, limit=limit,
+                      window=self.window, retry=retry)
 
     def add(self, budget: str, client: str, now: float | None = None) -> None:
         """Count one event of ``budget`` for ``client`` (at ``now``, else the clock's time)."""
@@ -260,4 +257,11 @@ class RateLimiter:
             await self.exchange()
 
 
-_WHAT = {"requests": "requests", "create": "games created and seats joined", "auth": "failed authentications"}
+_TOO_MANY = {
+    "requests": N_("Too many requests from your address: at most %(limit)d in %(window)g s; retry after %(retry)d s."),
+    "create": N_("Too many games created and seats joined from your address: at most %(limit)d in %(window)g s; "
+                 "retry after %(retry)d s."),
+    "auth": N_("Too many failed authentications from your address: at most %(limit)d in %(window)g s; "
+               "retry after %(retry)d s."),
+}
+"""The detail of a refusal of each budget (one whole sentence each, for translations)."""

@@ -28,6 +28,7 @@ from darkroad.core import Engine
 from darkroad.core import GameConfig as EngineConfig
 from darkroad.core import SeatKind as EngineSeatKind
 from darkroad.core.errors import BadConfig
+from darkroad.core.i18n import Text
 
 MAX_SEED = 2**63 - 1
 MAX_COMPONENT_ID = 64
@@ -83,6 +84,25 @@ def plays(kind: EngineSeatKind) -> str:
         ways.append(f"fills a seat of a {'-'.join(map(str, (fills[0], fills[-1]) if len(fills) > 1 else fills))} "
                     "player game")
     return " or ".join(ways) or "plays in no game the API creates"
+
+
+def the_text(kind: EngineSeatKind) -> Text | str:
+    """:func:`the` for a problem, translated where it is shown (its name from its plugin's catalog)."""
+    return Text("the %(kind)s", kind=Text(kind.name)) if kind.name else f"`{kind.id}`"
+
+
+def plays_text(kind: EngineSeatKind) -> Text:
+    """:func:`plays` for a problem, translated where it is shown (one sentence each way)."""
+    fills = [n for n in (3, 4) if n in kind.players]
+    sizes = "-".join(map(str, (fills[0], fills[-1]) if len(fills) > 1 else fills))
+    solo = SOLO + 1 in kind.players
+    if solo and fills:
+        return Text("plays solo (players: 1) or fills a seat of a %(sizes)s player game", sizes=sizes)
+    if solo:
+        return Text("plays solo (players: 1)")
+    if fills:
+        return Text("fills a seat of a %(sizes)s player game", sizes=sizes)
+    return Text("plays in no game the API creates")
 
 
 def _doc(description: str) -> Meta:
@@ -220,7 +240,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         """How many items ``seats`` must have: every seat but the automated ones."""
         return self.players if self.players == SOLO else self.players - len(self.automated())
 
-    def schema_errors(self, engine: Engine) -> list[tuple[str, str]]:
+    def schema_errors(self, engine: Engine) -> list[tuple[Text, str]]:
         """What the document's ``uniqueItems`` and ``not`` clauses refuse in this body, as (message,
         field) pairs (none when it conforms): an id twice in ``buildings`` or ``companions``; a seat kind's field true with a ``players`` it does not take, or
         false with ``players: 1``; ``seats`` not one item per seat; 1-3 ``buildings``, or both
@@ -232,9 +252,11 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             ids: list[str] = getattr(self, field)
             twice = sorted({id_ for id_ in ids if ids.count(id_) > 1})
             if twice:
-                errors.append((f"`{field}` names each id at most once: {', '.join(twice)} more than once", field))
+                errors.append((Text("`%(field)s` names each id at most once: %(ids)s more than once", field=field,
+                                    ids=", ".join(twice)), field))
         if 1 <= len(self.buildings) <= 3:
-            errors.append((f"`buildings` names exactly 4 buildings or none, not {len(self.buildings)}", "buildings"))
+            errors.append((Text("`buildings` names exactly 4 buildings or none, not %(count)d",
+                                count=len(self.buildings)), "buildings"))
         if self.buildings:
             tiles: dict[Any, list[str]] = {}
             for component in engine.catalog():
@@ -243,24 +265,25 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                     tiles.setdefault(component["data"]["tile"], []).append(component["id"])
             for sides in tiles.values():
                 if len(sides) > 1:
-                    errors.append((f"`buildings` names both sides of one tile: {', '.join(sorted(sides))}",
-                                   "buildings"))
+                    errors.append((Text("`buildings` names both sides of one tile: %(sides)s",
+                                        sides=", ".join(sorted(sides))), "buildings"))
         for kind in self.seat_kinds:
             field = kind.api_field
             wanted = getattr(self, field, None)
             if wanted is True and self.players in refused_sizes(kind):
-                errors.append((f"`{field}: true` with `players: {self.players}`: {the(kind)} {plays(kind)}", field))
+                errors.append((Text("`%(field)s: true` with `players: %(players)d`: %(kind)s %(plays)s", field=field,
+                                    players=self.players, kind=the_text(kind), plays=plays_text(kind)), field))
             elif wanted is False and self.players == SOLO:
-                errors.append((f"`{field}: false` with `players: 1`: a 1-player game is solo against it; "
-                               f"leave {field} out", field))
+                errors.append((Text("`%(field)s: false` with `players: 1`: a 1-player game is solo against it; "
+                                    "leave %(field)s out", field=field), field))
         if self.seats is not UNSET:
             # As the document counts: solo and 2 players take one item per player; 3-4 one fewer
             # with an automated seat asked for (``true``).
             asked = sum(getattr(self, kind.api_field, None) is True for kind in self.seat_kinds)
             count = self.players if self.players <= SOLO + 1 else self.players - asked
             if len(self.seats) != count:
-                errors.append((f"`seats` lists every seat but the automated one's: {count} item(s) here, "
-                               f"not {len(self.seats)}", "seats"))
+                errors.append((Text("`seats` lists every seat but the automated one's: %(count)d here, not "
+                                    "%(given)d", count=count, given=len(self.seats)), "seats"))
         return errors
 
     def to_config(self, seed: int) -> EngineConfig:
@@ -272,13 +295,11 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         for kind in self._seated():
             options |= kind.game_options()
         if self.seats is not UNSET and len(self.seats) != self.seat_count():
-            raise BadConfig(
-                f"seats lists every seat but the automated one's: {self.seat_count()} item(s) here, "
-                f"not {len(self.seats)}"
-            )
+            raise BadConfig("seats lists every seat but the automated one's: %(count)d here, not %(given)d",
+                            count=self.seat_count(), given=len(self.seats))
         if len(set(self.companions)) != len(self.companions):
             twice = sorted({c for c in self.companions if self.companions.count(c) > 1})
-            raise BadConfig(f"each extra companion may be named once: {', '.join(twice)} more than once")
+            raise BadConfig("each extra companion may be named once: %(ids)s more than once", ids=", ".join(twice))
         return EngineConfig(
             options=options,
             players=max(self.players, 2),
@@ -294,17 +315,19 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         solo = self.players == SOLO
         for kind in self.seat_kinds:
             if solo and getattr(self, kind.api_field, None) is False:
-                raise BadConfig(f"a 1-player game is solo against a seat kind: leave {kind.api_field} out")
+                raise BadConfig("a 1-player game is solo against a seat kind: leave %(field)s out", field=kind.api_field)
         seated = self.automated()
         if solo and len(seated) != 1:
-            playing = [f"`{kind.api_field}: true` ({the(kind)})" for kind in solo_kinds(self.seat_kinds)]
-            raise BadConfig(
-                f"a 1-player game is solo against one seat kind, ask for one of: {', '.join(playing)}" if playing
-                else "a 1-player game is solo against a seat kind, and this installation has none that plays solo"
-            )
+            playing = [Text("`%(field)s: true` (%(kind)s)", field=kind.api_field, kind=the_text(kind))
+                       for kind in solo_kinds(self.seat_kinds)]
+            if not playing:
+                raise BadConfig("a 1-player game is solo against a seat kind, and this installation has none that "
+                                "plays solo")
+            raise BadConfig("a 1-player game is solo against one seat kind, ask for one of: %(kinds)s",
+                            kinds=playing)
         for kind in seated:
             if (solo and SOLO + 1 not in kind.players) or (not solo and self.players in refused_sizes(kind)):
-                raise BadConfig(f"{the(kind)} {plays(kind)}")
+                raise BadConfig("%(kind)s %(plays)s", kind=the_text(kind), plays=plays_text(kind))
         return seated
 
 

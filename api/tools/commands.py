@@ -101,8 +101,8 @@ def _seat_kind(engine: Engine, players: int, seat_kind: str | None, flags: list[
         if players == 1:
             seat_kind = seat_kind or solo_kind(engine)
         if seat_kind is not None and seat_kind not in engine.seat_kinds:
-            raise BadConfig(f"unknown seat kind {seat_kind!r}; installed: {', '.join(sorted(engine.seat_kinds)) or 'none'}"
-                            f"{engine.failed_hint(seat_kind)}")
+            raise BadConfig("unknown seat kind '%(kind)s'; installed: %(installed)s%(hint)s", kind=seat_kind,
+                            installed=", ".join(sorted(engine.seat_kinds)) or "none", hint=engine.failed_hint(seat_kind))
     except BadConfig as exc:
         raise typer.BadParameter(exc.reason, param_hint="--seat-kind") from exc
     return seat_kind

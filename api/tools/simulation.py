@@ -69,7 +69,8 @@ def solo_kind(engine: Engine) -> str:
     plays in games of 2 seats (:class:`BadConfig` when there is none, or several)."""
     solo = sorted(k.id for k in engine.seat_kinds.values() if 2 in k.players)
     if len(solo) != 1:
-        raise BadConfig(f"a solo game needs exactly one installed seat kind that plays solo, found {solo or 'none'}")
+        raise BadConfig("a solo game needs exactly one installed seat kind that plays solo, found %(found)s",
+                        found=str(solo or "none"))
     return solo[0]
 
 

@@ -285,3 +285,59 @@ async def test_an_old_record_replays_in_the_language_of_the_retry(
         past = (await client.get(f"{game.url}/history/{made}", headers={**HU, **game.auth(seat)})).json()["view"]
         assert hungarian.json() == {**past, "seats": kept["seats"]}
         assert machine(hungarian.json()) == machine(kept)
+
+
+async def _both(client: httpx.AsyncClient, method: str, url: str, headers: dict[str, str] | None = None,
+                **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The problem ``method url`` answers in English and in Hungarian, which must be the same
+    problem (status, type, every member but ``title``, ``detail`` and the ``errors``' messages)."""
+    answers = []
+    for language in (EN, HU):
+        response = await client.request(method, url, headers={**(headers or {}), **language}, **kwargs)
+        assert response.status_code >= 400 and response.headers["content-type"].startswith("application/problem+json")
+        answers.append(response.json())
+    en, hu = answers
+
+    def members(problem: dict[str, Any]) -> dict[str, Any]:
+        errors = [{k: v for k, v in e.items() if k != "message"} for e in problem.get("errors", [])]
+        return {k: v for k, v in problem.items() if k not in ("title", "detail", "errors")} | {"errors": errors}
+
+    assert members(en) == members(hu)
+    assert en["detail"] != hu["detail"], en["detail"]
+    for english, hungarian in zip(en.get("errors", []), hu.get("errors", []), strict=True):
+        assert english["message"] != hungarian["message"], english
+    return en, hu
+
+
+async def test_problem_details_with_values_in_hungarian(client: httpx.AsyncClient) -> None:
+    """Details worded with values (the service's, the HTTP layer's and the rules'), and the
+    messages of a ``bad-request``'s ``errors``, are whole sentences translated with their values
+    in place; ``type``, ``status`` and every machine-readable member are those of English."""
+    game = await create_game(client)
+    seat = await awaited_seat(client, game)
+    other = 1 - seat
+    action = (await legal(client, game, seat))[0]
+    en, hu = await _both(client, "GET", "/v1/games/" + "B" * 22)
+    assert (en["detail"], hu["detail"]) == ("There is no game '" + "B" * 22 + "'.", "Nincs '" + "B" * 22 + "' azonosítójú játék.")
+    en, hu = await _both(client, "POST", f"{game.url}/actions", json=action,
+                         headers={**game.auth(seat), "Idempotency-Key": "k" * 300})
+    assert hu["errors"][0] == {"message": "1–255 karakter hosszú legyen", "key": "Idempotency-Key", "source": "header"}
+    assert hu["detail"] == "Érvénytelen fejléc, 'Idempotency-Key': 1–255 karakter hosszú legyen."
+    en, hu = await _both(client, "POST", f"{game.url}/actions", json=action,
+                         headers={**game.auth(seat), "If-Match": f'"{game.version + 5}"'})
+    assert hu["detail"] == f"Az If-Match nem a játék jelenlegi változatát ({game.version}) nevezi meg."
+    en, hu = await _both(client, "POST", f"{game.url}/actions", json={**action, "option": "nowhere"},
+                         headers=game.auth(seat))
+    assert en["type"] == "illegal-action" and "nem szabályos válasz" in hu["detail"]
+    await _both(client, "POST", f"{game.url}/actions", json={**action, "seat": other}, headers=game.auth(other))
+    en, hu = await _both(client, "POST", f"{game.url}/undo", headers=game.auth(seat))
+    assert hu["detail"] == "Nincs mit visszavonni: a játék utolsó lépése nem a te lépésed ebben a körben."
+    await _both(client, "POST", f"{game.url}/actions", content=b"{", headers={**game.auth(seat), "Content-Type": "application/json"})
+    await _both(client, "POST", f"{game.url}/actions", json=action, headers={**game.auth(seat), "Content-Type": "text/plain"})
+    await _both(client, "GET", f"{game.url}/history/9999")
+    await _both(client, "DELETE", "/v1/catalog")
+    await _both(client, "GET", "/no/such/path")
+    en, hu = await _both(client, "POST", "/v1/games", json={"players": 2, "buildings": ["yedls_workshop"]})
+    assert hu["errors"][0]["message"] == "a `buildings` pontosan 4 épületet nevez meg vagy egyet sem, nem 1-t"
+    en, hu = await _both(client, "POST", "/v1/games", json={"players": 2, "companions": ["no_such_companion"]})
+    assert en["type"] == "unknown-component" and hu["detail"].startswith("ismeretlen útitárs: 'no_such_companion'")
