@@ -42,7 +42,7 @@ from .errors import (
 )
 from .hooks import PluginStep, is_bool, is_dict_list, is_extra_options, is_options
 from .hooks import call as call_hook
-from .i18n import Text
+from .i18n import Text, current_locale
 from .memo import Memo
 from .plugins import PluginSet, make_plugin_manager
 from .registry import Registry
@@ -74,7 +74,7 @@ OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
 class _Memo:
     """What the engine worked out about one game at one decision."""
 
-    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs", "legal", "undo")
+    __slots__ = ("game", "version", "height", "top", "options", "companions", "specs", "legal", "undo", "locale")
 
     def __init__(self, game: Game, options: dict[int, list[Option]]) -> None:
         self.game = weakref.ref(game)
@@ -85,6 +85,9 @@ class _Memo:
         and nothing worked out yet."""
         # _decision_key(game), kept field by field: compared without building a tuple.
         self.version, self.height, self.top = _decision_key(game)
+        self.locale = current_locale()
+        """The language of the labels of :attr:`options`, :attr:`companions` and :attr:`legal`
+        (that of the call that worked them out: :meth:`relabel`)."""
         self.options = options
         """seat -> the options of the decision ``game`` waits for."""
         self.companions: dict[int, list[Option]] = {}
@@ -98,6 +101,13 @@ class _Memo:
         """The seat whose undoable action made this version, and what :mod:`undo` found hidden
         from it afterwards: its next action's starting point, not built again. Never carried to
         a copy (:meth:`_OptionsMemo.copied`)."""
+
+    def relabel(self, locale: str) -> None:
+        """Forget what is worded (the options, companion abilities and actions, whose labels
+        are in :attr:`locale`) for a call in another language: labels worked out in one
+        language are never shown in another."""
+        self.locale = locale
+        self.options, self.companions, self.legal = {}, {}, {}
 
 
 def _decision_key(game: Game) -> tuple[int, int, int]:
@@ -117,6 +127,8 @@ class _OptionsMemo(threading.local):
     with the same task on top; the engine forgets a game before it changes it. A game changed
     by hand (a test setting up a position) must be announced with :meth:`Engine.edited`. One
     memo per thread (a ``threading.local``): threads playing other games never see another's.
+    What is worded (labels) is in the language of the call that worked it out, and is worked
+    out again for a call in another language (:meth:`_Memo.relabel`).
     """
 
     GAMES = 256
@@ -132,6 +144,9 @@ class _OptionsMemo(threading.local):
         stack = game.stack
         if memo.height != len(stack) or memo.top != (id(stack[-1]) if stack else 0):
             return None
+        locale = current_locale()
+        if memo.locale != locale:
+            memo.relabel(locale)
         return memo
 
     def keep(self, game: Game, options: dict[int, list[Option]], old: _Memo | None = None) -> _Memo:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from . import i18n
+
 if TYPE_CHECKING:
     from .context import Ctx
     from .state import Task
@@ -72,8 +74,13 @@ class Step:
         raise NotImplementedError
 
     def describe(self, ctx: Ctx, task: Task) -> str:
-        """A human sentence for the pending decision."""
-        return self.prompt or self.kind.replace("_", " ")
+        """A human sentence for the pending decision, in the caller's language: :attr:`prompt`
+        (marked with ``N_`` where it is written) translated in the domain of the step's package
+        (its plugin's catalog; the core's for the rulebook's steps)."""
+        if not self.prompt:
+            return self.kind.replace("_", " ")
+        domain = i18n.domain_of(type(self).__module__)
+        return self.prompt if domain is None else domain.gettext(self.prompt)
 
     def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
         """Answer this decision (``task``, on top of the stack) for ``seat``, an automated seat

@@ -224,3 +224,45 @@ def test_an_error_is_english_in_its_reason_and_translated_where_it_is_shown() ->
         assert errors.BadConfig("this installation has no Private Concern action cards").translated() == \
             "ebben a telepítésben nincsenek meg a Magányos vállalkozó akciókártyái"
     assert error.translated() == error.reason
+
+
+def test_what_the_engine_remembers_of_a_position_is_never_shown_in_another_language() -> None:
+    """The engine keeps the options of the decision a game waits for (worked out when an action
+    settles the game there) and the actions it gave, to answer the next questions at once;
+    their labels, and the decision's prompt, are in the language of the call that asks,
+    whichever language made them (the example fan pack's Lamplighters' Guild: a plugin's
+    decision, labels from its own catalog, reached by random play)."""
+    import random
+
+    from darkroad.core import Engine, GameConfig
+
+    pytest.importorskip("darkroad_fan_pack")
+    engine = Engine.load()
+    english = {"light:1": "spend 1 lantern: gain 2 prestige", "light:2": "spend 2 lanterns: gain 4 prestige",
+               "done": "keep your lanterns"}
+    hungarian = {"light:1": "elköltesz 1 lámpást: 2 presztízst kapsz",
+                 "light:2": "elköltesz 2 lámpást: 4 presztízst kapsz", "done": "megtartod a lámpásaidat"}
+    seen = 0
+    for seed in range(40):
+        game, _ = engine.create(GameConfig(players=2, seed=seed, buildings=[
+            "lamplighters_guild", "frost_orchard", "blazing_quartz_mine", "oracle_of_lumi"]))
+        rnd = random.Random(seed)
+        while not game.finished and seen < 6:
+            made = ("hu", "en")[rnd.randrange(2)]  # the language of the action that settles the game
+            with i18n.use_locale(made):
+                seat = rnd.choice(engine.awaiting(game))
+                engine.apply(game, rnd.choice(engine.legal_actions(game, seat)))
+            if not game.stack or game.stack[-1].kind != "lamplighters_guild_light":
+                continue
+            seen += 1
+            seat = game.stack[-1].seat
+            for locale in ("en", "hu", "hu", "en") if made == "hu" else ("hu", "en", "en", "hu"):
+                with i18n.use_locale(locale):
+                    labels = {a.option: a.label for a in engine.legal_actions(game, seat)}
+                    prompt = engine.decision(game)["prompt"]  # type: ignore[index]
+                wanted = hungarian if locale == "hu" else english
+                assert labels == {o: wanted[o] for o in labels}, (made, locale)
+                assert prompt.startswith("Lámpagyújtók céhe: " if locale == "hu" else "Lamplighters' Guild: ")
+        if seen >= 6:
+            break
+    assert seen >= 6  # the guild's decision was reached, settled in either language

@@ -11,7 +11,11 @@ Balance: at best 1 lantern (net) for 4 prestige; the Queen's Eyes Surveyor gives
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Step, Task, hookimpl
+from darkroad.core import Choice, Component, Ctx, Step, Task, hookimpl, i18n
+
+N_ = i18n.N_  # a text kept as data, translated where it is shown (the prompt, the component's texts)
+_ = i18n.messages(__name__).gettext  # a text made now, in the caller's language (the options' labels)
+ngettext = i18n.messages(__name__).ngettext
 
 ID = "lamplighters_guild"
 MAX_LAMPS = 2
@@ -23,15 +27,17 @@ class LightLamps(Choice):
     """Spend 1 or 2 lanterns (``"light:<n>"``), 2 prestige each, or keep them (``"done"``)."""
 
     kind = f"{ID}_light"  # step kinds are global: prefix them with the component id
-    prompt = "Lamplighters' Guild: spend lanterns to light street lamps (2 prestige each)?"
+    prompt = N_("Lamplighters' Guild: spend lanterns to light street lamps (2 prestige each)?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[tuple[str, str]]:
         lanterns = ctx.player(seat).lanterns
         if not lanterns:
             return []  # no option for anyone: the engine skips the decision
-        lamps = [(f"light:{n}", f"spend {n} lantern{'s' if n > 1 else ''}: gain {n * PRESTIGE_PER_LAMP} prestige")
+        lamps = [(f"light:{n}", ngettext("spend %(num)d lantern: gain %(prestige)d prestige",
+                                         "spend %(num)d lanterns: gain %(prestige)d prestige", n,
+                                         prestige=n * PRESTIGE_PER_LAMP))
                  for n in range(1, min(MAX_LAMPS, lanterns) + 1)]
-        return [*lamps, (DONE, "keep your lanterns")]
+        return [*lamps, (DONE, _("keep your lanterns"))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == DONE:
@@ -48,8 +54,8 @@ LIGHT = LightLamps()
 @hookimpl
 def darkroad_components() -> list[Component]:
     # No "tile": a fan building is not one side of a double-sided base game tile.
-    return [Component("building", ID, "Lamplighters' Guild",
-                      "Gain 1 lantern. Then you may spend 1 or 2 lanterns: gain 2 prestige for each lantern spent.")]
+    return [Component("building", ID, N_("Lamplighters' Guild"),
+                      N_("Gain 1 lantern. Then you may spend 1 or 2 lanterns: gain 2 prestige for each lantern spent."))]
 
 
 @hookimpl

@@ -22,8 +22,11 @@ two; the perch is the Phoenix's 2 lanterns spread over the game.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Ctx, Task, hookimpl
+from darkroad.core import Choice, Ctx, Task, hookimpl, i18n
 from darkroad.plugins.companions import kit
+
+N_ = i18n.N_
+_ = i18n.messages(__name__).gettext
 
 ID = "snow_owl"
 SCOUT, PERCH = 0, 1
@@ -38,11 +41,13 @@ class Scout(Choice):
     """Which of the top 2 heroes of the hero deck to gain (``"hero:<id>"``)."""
 
     kind = f"{ID}_scout"
-    prompt = "Snow Owl: gain one of the top 2 heroes of the hero deck; the other goes to the bottom"
+    prompt = N_("Snow Owl: gain one of the top 2 heroes of the hero deck; the other goes to the bottom")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[tuple[str, str]]:
         # Read from the deck every time: options must follow the game as it is now.
-        return [(f"hero:{h}", f"gain {ctx.content.heroes[h].name}") for h in ctx.game.board.hero_deck[:LOOK]]
+        # A hero's name from its content pack's catalog (i18n.translated looks in every domain).
+        return [(f"hero:{h}", _("gain %(hero)s", hero=i18n.translated(ctx.content.heroes[h].name)))
+                for h in ctx.game.board.hero_deck[:LOOK]]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         hero = option.removeprefix("hero:")
