@@ -23,14 +23,19 @@ no worker runs, so nothing is delivered).
 ``--language hu``: every action sent with a Hungarian browser's ``Accept-Language`` (its answer,
 the seat's view, in Hungarian: the decision's prompt translated, the tag of its language).
 
+``--profile FILE``: the last batch's measured part under cProfile (``python -m pstats FILE``):
+where an action's time goes, function by function (the profiler's own cost inflates small
+functions: rank with it, measure with instructions).
+
     python benchmarks/action_cpu.py [--batches 4] [--games 16] [--direct] [--parallel N] [--webhooks]
-                                    [--language hu]
+                                    [--language hu] [--profile FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import importlib.util
 import json
 import os
@@ -110,7 +115,7 @@ LANGUAGES = {"hu": "hu-HU,hu;q=0.9,en-US;q=0.8,en;q=0.7"}
 
 
 async def measure(batches: int, games: int, direct: bool, parallel: int = 1, webhook: str | None = None,
-                  language: str | None = None) -> float:
+                  language: str | None = None, profile: str | None = None) -> float:
     try:  # this tree's layout, else a baseline's from before the layers (api/app.py)
         from darkroad.api.http.app import create_app_from_env
     except ImportError:
@@ -156,6 +161,9 @@ async def measure(batches: int, games: int, direct: bool, parallel: int = 1, web
                 requests.append((created["id"], headers, json.dumps(action).encode()))
                 version += 1
         service = app.state.service
+        profiler = cProfile.Profile(time.process_time) if profile else None
+        if profiler is not None:
+            profiler.enable()
         begun = time.process_time()
         in_parallel = parallel > 1 and not direct
         if in_parallel:
@@ -174,6 +182,9 @@ async def measure(batches: int, games: int, direct: bool, parallel: int = 1, web
                 status, raw = await call(app, "POST", f"/v1/games/{game_id}/actions", headers, body)
                 assert status == 200, raw
         best = min(best, (time.process_time() - begun) / len(requests))
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile)  # the last batch's
     lifespan.cancel()
     return best
 
@@ -189,6 +200,8 @@ def main() -> None:
                         help="actions sent with this language's Accept-Language (a translated answer)")
     parser.add_argument("--parallel", type=int, default=1,
                         help="games played at once through the app (their commits share pipelines)")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="write the last batch's cProfile statistics (CPU time) to FILE (pstats)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
@@ -201,7 +214,7 @@ def main() -> None:
                 os.environ.update({"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1", "DARKROAD_BOTS": "0"})
             webhook = "http://127.0.0.1:9/hook" if args.webhooks else None
             per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel, webhook,
-                                             args.language))
+                                             args.language, args.profile))
     what = "GameService.act" if args.direct else "POST /v1/games/{id}/actions through the app"
     if args.parallel > 1 and not args.direct:
         what += f", {args.parallel} games at once"

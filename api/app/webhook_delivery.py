@@ -124,8 +124,10 @@ class Deliverer:
             try:
                 for shard in self.store.job_shards():
                     await self.store.release_deliveries(shard, self.clock(), 100)
+            except (StoreUnavailable, ReplicationTimeout, OSError) as exc:  # an outage: no traceback
+                logger.warning("webhooks %s: cannot move the messages due again (%s)", self.name, exc)
             except Exception:
-                logger.warning("webhooks %s: cannot move the messages due again", self.name, exc_info=True)
+                logger.exception("webhooks %s: moving the messages due again failed", self.name)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.RELEASE_INTERVAL)
 

@@ -266,7 +266,9 @@ class GameStore(HookStore, abc.ABC):
 
     @abc.abstractmethod
     async def create(self, game: NewGame) -> None:
-        """Store a new game with its setup events; :class:`GameExists` if the id is taken."""
+        """Store a new game with its setup events; :class:`GameExists` if the id is taken by another
+        game. The same create made again (its first version's ``tag``: a create whose reply was lost
+        is sent again) is its own: nothing changes, and no error."""
 
     @abc.abstractmethod
     async def load(self, game_id: str, idempotency_key: str | None = None) -> StoredGame | None:

@@ -1,4 +1,6 @@
--- Create a game unless its id is taken.
+-- Create a game unless its id is taken; 1 when created, or when the game there is this very
+-- create's (its first version's tag, kept as 'created': the create was sent again after its reply
+-- was lost, and a bot worker may have moved the game on meanwhile), else 0.
 -- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] action list (all three carry the game's
 -- {id} hash tag), optionally KEYS[4] the bot jobs' stream and KEYS[5] the turn clocks of the
 -- game's shard (as commit.lua)
@@ -9,10 +11,13 @@
 -- starts with (0 but for a game imported from a record) and those actions, then one
 -- (stream id, audience, event json) triple per event
 if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'created') == ARGV[6] then
+    return 1
+  end
   return 0
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'tag', ARGV[6], 'state', ARGV[2], 'finished', ARGV[3],
-           'tokens', ARGV[4])
+           'tokens', ARGV[4], 'created', ARGV[6])
 if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[1], 'lobby', ARGV[7])
 end

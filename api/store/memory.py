@@ -37,6 +37,8 @@ class _MemoryGame:
     lobby: bytes | None = None
     actions: list[bytes] = field(default_factory=list)
     job: str | None = None
+    created: str = ""
+    """The tag of the game's first version: a create made again is known as its own by it."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set (and replaced) on every commit, to wake the waiting event streams."""
 
@@ -85,11 +87,15 @@ class MemoryStore(MemoryHooks, GameStore):
 
     async def create(self, game: NewGame) -> None:
         self._sweep()
-        if self._live(game.id) is not None:
+        there = self._live(game.id)
+        if there is not None:
+            if there.created == game.tag:
+                return  # this very create, made again (as Redis's is when its reply was lost)
             raise GameExists(game.id)
         self._games[game.id] = _MemoryGame(
             version=game.version,
             tag=game.tag,
+            created=game.tag,
             state=game.state,
             finished=game.finished,
             token_hashes=game.token_hashes,

@@ -188,6 +188,14 @@ class Load:
         """``players`` clients, each playing a game of its own for ``seconds``."""
         self.players = [asyncio.create_task(self.play(n, seconds)) for n in range(players)]
 
+    async def under_way(self, least: float, actions: int = 1, most: float = 30.0) -> None:
+        """Wait ``least`` seconds, and longer (up to ``most``) until ``actions`` actions are
+        acknowledged: a fault must meet games in play, however loaded the machine is."""
+        began = time.monotonic()
+        await asyncio.sleep(least)
+        while self.acknowledged < actions and time.monotonic() - began < most:
+            await asyncio.sleep(0.05)
+
     async def finish(self, redis: FaultyRedis, engine: Engine) -> tuple[int, int]:
         """Waits for the players to finish, then checks what is stored: (lost, doubled)
         (see ``check_stored``)."""
@@ -232,7 +240,7 @@ async def test_redis_killed_under_load_loses_nothing_acknowledged(redis_dir: Pat
     try:
         load = Load([api.url])
         load.start(8, 9.0)
-        await asyncio.sleep(2.0)
+        await load.under_way(2.0)
         before = load.acknowledged
         redis.kill()  # kill -9: what is not fsynced is gone
         killed = time.monotonic()
@@ -264,7 +272,7 @@ async def test_hung_redis_is_a_503_within_the_bound_and_recovers(redis_dir: Path
     try:
         load = Load([api.url])
         load.start(6, 7.0)
-        await asyncio.sleep(1.5)
+        await load.under_way(1.5)
         redis.signal(signal.SIGSTOP)
         stopped = time.monotonic()
         async with httpx.AsyncClient(base_url=api.url, timeout=30) as probe:
@@ -302,7 +310,7 @@ async def test_api_process_killed_mid_load(redis_dir: Path, engine: Engine) -> N
     try:
         load = Load([first.url, second.url])
         load.start(8, 6.0)
-        await asyncio.sleep(2.0)
+        await load.under_way(2.0)
         before = load.acknowledged
         first.kill()  # kill -9 of the process every client was using
         lost, doubled = await load.finish(redis, engine)

@@ -94,7 +94,20 @@ async def test_unknown_game(store: GameStore) -> None:
 async def test_create_refuses_a_taken_id(store: GameStore) -> None:
     await store.create(new_game())
     with pytest.raises(GameExists):
-        await store.create(new_game())
+        await store.create(dataclasses.replace(new_game(), tag="another", state=b"another"))
+    assert (await store.load("g1")).state == b"state-0"  # type: ignore[union-attr]
+
+
+async def test_the_same_create_again_is_its_own(store: GameStore) -> None:
+    """A create sent again (its reply lost to a dropped connection: the batcher resends it) finds
+    its own game, even moved on meanwhile (a bot's first move): no error, nothing changed."""
+    await store.create(new_game())
+    await store.create(new_game())
+    assert (await store.commit(commit(0))).outcome is Outcome.COMMITTED
+    await store.create(new_game())
+    stored = await store.load("g1")
+    assert stored is not None and (stored.version, stored.state) == (1, b"state-1")
+    assert await store.actions("g1") == [b'{"action":1}']
 
 
 async def test_commit_writes_everything(store: GameStore) -> None:
@@ -370,6 +383,30 @@ async def test_redis_batcher_resends_once_on_a_dropped_connection(redis_server: 
         assert await batcher.call("n", "INCR", "n") == 1
         redis_server.client.client_kill_filter(_type="normal", skipme=True)  # drops the pooled connection
         assert await batcher.call("n", "INCR", "n") == 2
+
+
+async def test_redis_create_whose_reply_was_lost_is_created(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis killed after a create ran but before its reply arrived: the batcher sends it again,
+    and the game there is this create's own, not a taken id (a 500 under load, issue 39)."""
+    send = Node.pipeline
+    lost: list[bool] = []
+
+    async def losing_the_first_reply(self: Node, commands: list[tuple[object, ...]]) -> list[object]:
+        replies = await send(self, commands)
+        if commands[0][0] == "EVALSHA" and not lost:
+            lost.append(True)
+            raise redis_errors.ConnectionError("Connection closed by server.")
+        return replies
+
+    async with RedisStore.from_url(redis_url) as store:
+        monkeypatch.setattr(Node, "pipeline", losing_the_first_reply)
+        await store.create(new_game())
+        assert lost
+        stored = await store.load("g1")
+        assert stored is not None and stored.version == 0
+        assert await store.events("g1", -1, 10) == SETUP_EVENTS  # written once
 
 
 async def test_redis_batcher_lands_a_script_reloaded_at_the_end_of_its_window(
