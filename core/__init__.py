@@ -17,7 +17,7 @@ from ``darkroad.core`` (a test enforces it for the base game's plugins), and its
 use ``darkroad.testing``. docs/plugins.md ("What a plugin imports") lists the names.
 """
 
-from . import errors, i18n
+from . import errors, i18n, wording
 from .actions import Action
 from .bots import Bot, BotError, InfoState
 from .content import Component, Content, ContentError
@@ -125,6 +125,7 @@ __all__ = [
     "describe_effect",
     "errors",
     "i18n",
+    "wording",
     "expand_effect",
     "good_label",
     "hero_bonus",

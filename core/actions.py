@@ -17,6 +17,9 @@ MAX_OPTION_LENGTH = 200
 MAX_LABEL_LENGTH = 500
 """Longest ``type``, ``option`` and ``label`` an action may have: clients' actions beyond
 them are refused (``BadAction``), plugins' options beyond them are a ``PluginError``."""
+MAX_DETAILS_LENGTH = 1000
+"""Longest ``details`` a listed action has (what the answer gives, in words: the engine's
+:meth:`~darkroad.core.engine.Engine.details`); a client may send it back, and it is ignored."""
 
 
 @frozen

@@ -23,6 +23,9 @@ A content pack is a dict with any of these keys (all optional, merged across pac
 ``ruins_die``        six effects (faces of the ruins die).
 ``courtyard_banners`` ``[[effect, ...], [effect, ...]]``: bonus of courtyard slot 1 and 2.
 ``good_fortune_coins`` ``[first, later]`` coins of the coins good fortune (``[5, 3]``).
+``effect_words``     ``{"verb": "words with %(arg)s"}``: how to word the effects of a verb the
+                     core does not know (a fan plugin's own effect: ``"frost:2"`` read as
+                     ``"gain %(arg)s frost-fruit"``), a message of the pack's plugin's catalog.
 any other key       a list of objects with an ``id`` each, for the plugins that read
                      them (a seat kind's cards): merged into ``content.extra[key]`` (id ->
                      object), each id claimed like a card of the core's keys.
@@ -40,7 +43,7 @@ from attrs import Factory, define, frozen
 
 COMPONENT_KINDS = ("building", "companion", "steed", "deed", "upgrade")
 PACK_KEYS = frozenset({"goods", "crafting_chart", "towns", "heroes", "commissions", "events", "dark_market",
-                       "ruins_tablet", "ruins_die", "courtyard_banners", "good_fortune_coins"})
+                       "ruins_tablet", "ruins_die", "courtyard_banners", "good_fortune_coins", "effect_words"})
 """The content pack keys the core reads; any other key holds cards for plugins (``Content.extra``)."""
 
 
@@ -133,6 +136,9 @@ class Content:
     ruins_die: list[str] = Factory(list)
     courtyard_banners: list[tuple[str, ...]] = Factory(list)
     good_fortune_coins: tuple[int, int] = (5, 3)
+    effect_words: dict[str, str] = Factory(dict)
+    """Effect verb -> how it is worded (``%(arg)s``: what follows the verb): a content pack's words
+    for its plugin's own effects (:mod:`~darkroad.core.wording`)."""
     extra: dict[str, dict[str, Mapping[str, Any]]] = Factory(dict)
     """Pack keys the core does not read -> id -> object: cards a plugin plays with (a seat
     kind validates them in :meth:`~darkroad.core.seats.SeatKind.check_content`)."""
@@ -212,6 +218,11 @@ class Content:
             self.ruins_die = list(pack["ruins_die"])
         if "courtyard_banners" in pack:
             self.courtyard_banners = [tuple(b) for b in pack["courtyard_banners"]]
+        for verb, words in pack.get("effect_words", {}).items():
+            if not (isinstance(verb, str) and isinstance(words, str)):
+                raise ContentError(f"plugin {plugin!r}: effect_words maps an effect verb to its words", plugin=plugin)
+            claim("effect_words", verb, plugin)
+            self.effect_words[verb] = words
         if "good_fortune_coins" in pack:
             first, later = pack["good_fortune_coins"]
             self.good_fortune_coins = (int(first), int(later))

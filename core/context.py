@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .content import Content
     from .engine import Engine
     from .storage import StorageSpec
+    from .wording import Words
 
 MARKET_VALUES = (5, 4, 3, 2, 1, 1)
 """Values of the six wheel positions, clockwise from the $5 position."""
@@ -56,6 +57,12 @@ class Ctx:
         engine worked them out (for the engine's memo)."""
         self.checkpoints: list[str] = []
         """Why this action was declared a checkpoint (:meth:`checkpoint`)."""
+
+    @property
+    def words(self) -> Words:
+        """The engine's words (:class:`~darkroad.core.wording.Words`): effects, cards, goods and
+        sources in plain words, in the language of the call, for labels and prompts."""
+        return self.engine.words
 
     # -- hooks -----------------------------------------------------------------------
     def call(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> list[Any]:

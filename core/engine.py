@@ -52,6 +52,7 @@ from .state import Event, Game, GameConfig, Task
 from .steps import Option, Step
 from .storage import Packer, StorageSpec
 from .view import EncodedPlayers, view
+from .wording import Words, plugin_namer
 
 _CARD = operator.attrgetter("card")
 _TASK_SEAT = Step.seats
@@ -203,6 +204,9 @@ class Engine:
         self._companion_impls = registry.companion_impls
         self._companion_impls_of: Memo[tuple[str, ...], list[Any]] = Memo(4096)
         """The companion hook implementations asked for a hand of companion cards."""
+        self.words = Words(self.content, plugin_namer(self.content, {n: p.module for n, p in plugins.plugins.items()}))
+        """The engine's words for its content: every label and prompt names effects, cards and
+        goods through them (:mod:`~darkroad.core.wording`)."""
         self.packer = Packer({g.id: g.footprint for g in self.content.goods})
         self.serde = Serde()
         self.log = ActionLog(self)
@@ -516,6 +520,20 @@ class Engine:
             return None
         task, step = top
         return {"type": task.kind, "seats": self.awaiting(game), "prompt": step.describe(Ctx(self, game), task)}
+
+    def details(self, game: Game, seat: int) -> dict[str, str]:
+        """What ``seat``'s answers to the pending decision give, in words: option -> details
+        (:meth:`Step.details`; the engine's words, :mod:`~darkroad.core.explain`), for those of
+        its legal options that have any. Empty when it is not ``seat``'s decision."""
+        top = self._top(game)
+        if top is None:
+            return {}
+        task, step = top
+        legal = {a.option for a in self.legal_actions(game, seat) if a.type == task.kind}
+        if not legal:
+            return {}
+        found = step.details(Ctx(self, game), task, seat)
+        return {option: text for option, text in found.items() if option in legal and text}
 
     def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
         cards = ctx.game.players[seat].companions

@@ -12,12 +12,12 @@ Plugin steps (``darkroad_steps``) are wrapped in :class:`PluginStep` for the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH
+from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH
 from .errors import DarkroadError, PluginError
 from .steps import Option, Step
 
@@ -166,6 +166,14 @@ class PluginStep(Step):
         if self.checkpoint:
             ctx.checkpoint(f"step {self.kind!r} answered")
         self._guard("choose", lambda: self.step.choose(ctx, task, seat, option))
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> Mapping[str, str]:
+        found = self._guard("details", lambda: self.step.details(ctx, task, seat))
+        if not (isinstance(found, Mapping) and all(isinstance(k, str) and isinstance(v, str)
+                                                   and len(v) <= MAX_DETAILS_LENGTH for k, v in found.items())):
+            raise PluginError(f"plugin {self.plugin!r}: step {self.kind!r} returned details that are not option -> "
+                              f"text strings: {found!r}", plugin=self.plugin)
+        return found
 
     def describe(self, ctx: Ctx, task: Task) -> str:
         return self._guard("describe", lambda: self.step.describe(ctx, task))  # type: ignore[no-any-return]

@@ -22,7 +22,7 @@ import msgspec
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 from cattrs.preconf.json import make_converter
 
-from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
+from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
 from .errors import BadAction
 from .memo import Memo
 from .state import (
@@ -40,9 +40,12 @@ from .state import (
     Turn,
 )
 
-_ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "label": str}
-"""An action's JSON fields and their exact types (``label`` is optional)."""
-_ACTION_LENGTHS = {"type": MAX_TYPE_LENGTH, "option": MAX_OPTION_LENGTH, "label": MAX_LABEL_LENGTH}
+_ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "label": str, "details": str}
+"""An action's JSON fields and their exact types (``label`` and ``details`` are optional, and
+ignored: an action listed with them is sent back unchanged)."""
+_OPTIONAL_FIELDS = frozenset({"label", "details"})
+_ACTION_LENGTHS = {"type": MAX_TYPE_LENGTH, "option": MAX_OPTION_LENGTH, "label": MAX_LABEL_LENGTH,
+                   "details": MAX_DETAILS_LENGTH}
 _encode = msgspec.json.Encoder().encode
 _decode_game = msgspec.json.Decoder(Game).decode
 # A copy goes through MessagePack: the same types back as through JSON (the state is JSON-able
@@ -183,7 +186,7 @@ class Serde:
             raise BadAction("unknown field(s) %(fields)s @ $", fields=str(extra))
         for name, typ in _ACTION_FIELDS.items():
             if name not in obj:
-                if name != "label":
+                if name not in _OPTIONAL_FIELDS:
                     raise BadAction("required field missing @ $.%(field)s", field=name)
                 continue
             value = obj[name]

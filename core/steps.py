@@ -14,7 +14,7 @@ theirs through the ``darkroad_steps`` hook.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from . import i18n
@@ -72,6 +72,12 @@ class Step:
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         """Apply ``seat``'s answer ``option`` (the task was popped)."""
         raise NotImplementedError
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> Mapping[str, str]:
+        """What some of ``seat``'s answers give, in words: option -> a sentence or two the label
+        has no room for (the good a slot would craft, the prices at the Great Bazaar, an event
+        card's faces). Default: none. The API lists them as each action's ``details``."""
+        return {}
 
     def describe(self, ctx: Ctx, task: Task) -> str:
         """A human sentence for the pending decision, in the caller's language: :attr:`prompt`

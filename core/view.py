@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from attrs import Factory, asdict, frozen
 
-from .actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
+from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .memo import Memo
@@ -371,7 +371,13 @@ def action_schema(engine: Engine) -> dict[str, Any]:
                 "type": type_schema,
                 "seat": {"type": "integer", "minimum": 0, "maximum": 3},
                 "option": {"type": "string", "maxLength": MAX_OPTION_LENGTH},
-                "label": {"type": "string", "maxLength": MAX_LABEL_LENGTH},
+                "label": {"type": "string", "maxLength": MAX_LABEL_LENGTH,
+                          "description": "What the answer does, in words (ignored when sent back)."},
+                "details": {"type": "string", "maxLength": MAX_DETAILS_LENGTH,
+                            "description": "What the answer gives, in words, when the label has no room for it "
+                                           "(the good a slot would craft, the prices at the Great Bazaar, an event "
+                                           "card's faces, a town's reward); listed actions only, ignored when sent "
+                                           "back."},
             },
         }
 

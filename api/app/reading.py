@@ -57,8 +57,17 @@ class Reading:
         lobby = lobbies.decode(caller.stored.lobby)
         if lobby is not None and (lobby.waiting or lobby.bot_of(caller.seat) is not None):
             return []
-        actions = self.engine.legal_actions(self.games.game(caller.stored), caller.seat)
-        return [self.engine.action_to_json(action) for action in actions]
+        game = self.games.game(caller.stored)
+        actions = self.engine.legal_actions(game, caller.seat)
+        listed = [self.engine.action_to_json(action) for action in actions]
+        details = self.engine.details(game, caller.seat) if actions else {}
+        if details:  # what an answer gives, in words (the decision's own answers: not a companion's)
+            kind = actions[0].type
+            for entry in listed:
+                found = details.get(entry["option"]) if entry["type"] == kind else None
+                if found:
+                    entry["details"] = found
+        return listed
 
     def score(self, caller: Caller) -> dict[str, Any]:
         """The final score breakdown and winners (``game-not-finished`` before the end)."""

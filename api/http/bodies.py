@@ -23,7 +23,7 @@ from litestar.types import HTTPRequestEvent, Receive, Scope
 
 from darkroad.api.http.problems import PROBLEM_TYPES, Problem
 from darkroad.core import Action
-from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
+from darkroad.core.actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from darkroad.core.i18n import N_
 
 T = TypeVar("T")
@@ -109,6 +109,7 @@ class _ActionBody(msgspec.Struct, forbid_unknown_fields=True):
     seat: int
     option: str
     label: str = ""
+    details: str = ""
 
 
 _decode_action = msgspec.json.Decoder(_ActionBody).decode
@@ -131,6 +132,7 @@ def parse_action(body: bytes, general: Callable[[Any], Action]) -> Action:
         and len(fast.type) <= MAX_TYPE_LENGTH
         and len(fast.option) <= MAX_OPTION_LENGTH
         and len(fast.label) <= MAX_LABEL_LENGTH
+        and len(fast.details) <= MAX_DETAILS_LENGTH
     ):
         return Action(fast.type, fast.seat, fast.option, fast.label)
     return general(parse_json(body))

@@ -78,6 +78,7 @@ def content_body(engine: Engine) -> dict[str, Any]:
         "dark_market": {space: list(goods) for space, goods in c.dark_market.items()},
         "ruins_tablet": {space: list(goods) for space, goods in c.ruins_tablet.items()},
         "ruins_die": list(c.ruins_die),
+        "effect_words": engine.words.printed(),
     }
 
 

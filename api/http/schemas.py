@@ -980,6 +980,13 @@ class CatalogContent(msgspec.Struct):
     ruins_tablet: Annotated[dict[str, list[str]], _doc("The upgraded goods offered by each space of the ruins tablet "
                                                        "(`any`: any good).")]
     ruins_die: Annotated[Effects, _doc("The ruins die's six faces.")]
+    effect_words: Annotated[
+        dict[str, str],
+        _doc("Every effect, and every list of effects, the content prints (event cards' faces, towns' "
+             "rewards, the ruins die, the courtyard banners, components' data such as the oracle die), in "
+             "words in the caller's language: keyed by the effects joined with `|` (`lantern:1|prestige:1`: "
+             "\"gain 1 lantern and 1 prestige\"). A client shows these rather than wording effects itself."),
+    ] = msgspec.field(default_factory=dict)
 
 
 class BotInfo(msgspec.Struct):

@@ -15,6 +15,7 @@ from ..hooks import is_bool, is_str_list
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import say
 
 DISTRICTS = ("great_bazaar", "queens_commissions", "yurgs_excursions", "dark_market", "ringway_inn")
 """Clockwise around the Ringway (docs/content.md, "Ringway order"). Wagon space ``s`` lies between district
@@ -55,14 +56,15 @@ class Activate(Choice):
         if not any(d.kind == "illuminated" for d in p.pool):
             if done:
                 return []
-            return [(f"district:{d}", f"activate {DISTRICT_NAMES[d]}") for d in (left, right)]
-        opts = [(f"district:{d}", f"activate {DISTRICT_NAMES[d]}") for d in (left, right) if d not in done]
+            return [(f"district:{d}", say("activate %(district)s", district=say(DISTRICT_NAMES[d]))) for d in (left, right)]
+        opts = [(f"district:{d}", say("activate %(district)s", district=say(DISTRICT_NAMES[d])))
+                for d in (left, right) if d not in done]
         if "building" not in done:
             connected = connected_building(ctx, p.position)
             targets = [connected] if connected else []
             for extra in ctx.call("darkroad_building_targets", is_str_list, seat=seat, connected=connected):
                 targets += [t for t in extra if t not in targets and ctx.in_play(t)]
-            opts += [(f"building:{b}", f"activate {ctx.content.components[b].name}") for b in targets]
+            opts += [(f"building:{b}", say("activate %(building)s", building=ctx.words.component(b))) for b in targets]
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:

@@ -14,11 +14,13 @@ reroll all remaining travel dice once. They may repeat this multiple times."
 
 from __future__ import annotations
 
+from .. import explain
 from ..context import Ctx
 from ..hooks import is_bool, is_int, is_int_list
 from ..hookspecs import hookimpl
 from ..state import Caravan, CompanionCard, Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
 
 SHORTCUT_LANTERNS = 3
 TRAVEL_DIE_MAX = 6
@@ -49,10 +51,11 @@ class CaravanCompanion(Choice):
         opts = []
         for i, card in enumerate(b.companion_row):
             if card:
-                die = " (with the extra travel die)" if i == 2 else ""
-                opts.append((f"row:{i}", f"take {ctx.content.companion_of(card).name}{die}"))
+                name = ctx.words.component(card)
+                opts.append((f"row:{i}", say("take %(companion)s with the extra travel die", companion=name) if i == 2
+                             else say("take %(companion)s", companion=name)))
         if b.companion_deck:
-            opts.append(("deck", "take the top card of the companion deck"))
+            opts.append(("deck", say("take the top card of the companion deck")))
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
@@ -82,10 +85,23 @@ class CaravanRoute(Choice):
         cost = shortcut_cost(ctx, seat)
         if ctx.player(seat).lanterns >= cost:
             routes.append("shortcut")
-        towns = ctx.content.towns
-        return [(f"{r}:{t}", f"take the {r.replace('_', ' ')} to {towns[t].name}"
-                 + (f" (pay {cost} lanterns)" if r == "shortcut" and cost else ""))
-                for r in routes for t in towns]
+        words = ctx.words
+        opts = []
+        for route in routes:
+            for town in ctx.content.towns:
+                if route == "dark_road":
+                    label = say("take the dark road to %(town)s", town=words.town(town))
+                elif cost:
+                    label = say("take a shortcut to %(town)s (pay %(lanterns)s)", town=words.town(town),
+                                lanterns=count(cost, "lanterns"))
+                else:
+                    label = say("take a shortcut to %(town)s", town=words.town(town))
+                opts.append((f"{route}:{town}", label))
+        return opts
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """What a hero delivered to each town gives (p. 19)."""
+        return {option: explain.town_reward(ctx, option.partition(":")[2]) for option, _ in self.options(ctx, task, seat)}
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         route, town = option.split(":")
@@ -116,8 +132,10 @@ class CaravanJoin(Choice):
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         c = caravan(ctx)
-        town = ctx.content.towns[c.town].name
-        return [("yes", f"join the caravan to {town} by the {c.route.replace('_', ' ')}"), ("no", "stay home")]
+        town = ctx.words.town(c.town)
+        join = say("join the caravan to %(town)s by the dark road", town=town) if c.route == "dark_road" \
+            else say("join the caravan to %(town)s by a shortcut", town=town)
+        return [("yes", join), ("no", say("stay home"))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "yes":
@@ -179,11 +197,19 @@ class TravelDie(Choice):
                     continue  # a bonus beyond the cap changes nothing
                 faces.add(face)
                 tag = f"take:{v}" + (f":+{bonus}" if bonus else "")
-                plus = f" +{bonus} = {face}" if bonus else ""
-                opts.append((tag, f"take the {v}{plus}: {', '.join(ev.faces[face]) or 'nothing'}"))
+                effects = ctx.words.effects(ev.faces[face])
+                opts.append((tag, say("take the %(die)d (+%(bonus)d = %(face)d): %(effects)s", die=v, bonus=bonus,
+                                      face=face, effects=effects) if bonus
+                             else say("take the %(die)d: %(effects)s", die=v, effects=effects)))
         if ctx.player(seat).lanterns and dice:
-            opts.append(("reroll", "pay 1 lantern to reroll the remaining dice"))
+            opts.append(("reroll", say("pay 1 lantern to reroll the remaining dice")))
         return opts
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """The event card's faces (p. 12: "compare the die's face value with the event card")."""
+        event = caravan(ctx).event
+        faces = explain.event_faces(ctx, event) if event else ""
+        return {option: faces for option, _ in self.options(ctx, task, seat)} if faces else {}
 
     def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
         dice = caravan(ctx).dice or []

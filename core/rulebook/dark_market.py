@@ -13,6 +13,7 @@ from ..context import Ctx
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
 
 DARK_MARKET_SPACES = ("north", "east", "south", "west")
 
@@ -26,8 +27,10 @@ class DarkMarket(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         coins = ctx.player(seat).coins
         here = ctx.game.board.dark_market
-        return [(f"move:{n}", f"pay {n} to move to {DARK_MARKET_SPACES[(here + n) % 4]}: "
-                 f"{_reward(ctx, (here + n) % 4)}") for n in range(1, min(4, coins) + 1)]
+        return [(f"move:{n}", say("pay %(coins)s to move the marker to %(space)s: %(reward)s",
+                                  coins=count(n, "coins"), space=say(SPACE_WORDS[DARK_MARKET_SPACES[(here + n) % 4]]),
+                                  reward=_reward(ctx, (here + n) % 4)))
+                for n in range(1, min(4, coins) + 1)]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         n = int(option.split(":")[1])
@@ -35,11 +38,16 @@ class DarkMarket(Choice):
         move_dark_market(ctx, seat, n)
 
 
+SPACE_WORDS = {"north": "the north space", "east": "the east space", "south": "the south space",
+               "west": "the west space"}
+"""The dark market ring's spaces in words (messages)."""
+
+
 def _reward(ctx: Ctx, space: int) -> str:
     name = DARK_MARKET_SPACES[space]
     if name == "south":
-        return "1 available commission or deed"
-    return " and ".join(ctx.content.dark_market[name])
+        return say("gain a commission or a deed and its bonus")
+    return say("gain %(goods)s", goods=ctx.words.goods(ctx.content.dark_market[name]))
 
 
 def move_dark_market(ctx: Ctx, seat: int, n: int) -> None:

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from itertools import product
 from typing import Any
 
+from .. import explain
 from ..context import Ctx
 from ..goods import is_upgraded
-from ..goods import label as good_label
 from ..hooks import is_bool
 from ..hookspecs import hookimpl
 from ..seats import HUMAN
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
 
 PRESTIGE_BY_COUNT = (0, 1, 3, 6)
 
@@ -55,19 +56,35 @@ class Deliveries(Choice):
             return self.town_options(ctx, task, seat)
         p = ctx.player(seat)
         c = ctx.content
+        words = ctx.words
         opts: list[Option] = []
         for m in p.commissions:
             if c.commissions[m].town != town:
                 continue
             for goods in commission_options(ctx, seat, m):
                 opts.append((f"commission:{m}:{','.join(goods)}",
-                             f"deliver {', '.join(good_label(g) for g in goods)} for the {c.towns[town].name} "
-                             f"commission: {prestige_for(goods)} prestige"))
+                             say("deliver %(goods)s to the %(town)s commission: gain %(prestige)s",
+                                 goods=words.goods(goods), town=words.town(town),
+                                 prestige=count(prestige_for(goods), "prestige"))))
         for h in p.heroes:
             if c.heroes[h].town == town:
-                opts.append((f"hero:{h}", f"deliver {c.heroes[h].name} to {c.towns[town].name}"))
-        opts.append(("done", "finish delivering"))
+                opts.append((f"hero:{h}", say("deliver %(hero)s to %(town)s: %(reward)s", hero=words.hero(h),
+                                              town=words.town(town), reward=words.effects(c.towns[town].reward))))
+        opts.append(("done", say("finish delivering")))
         return opts
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """A commission's prestige rule (p. 12), a town's reward for heroes (p. 19)."""
+        out = {}
+        for option, _ in self.options(ctx, task, seat):
+            kind, _, rest = option.partition(":")
+            if kind == "commission":
+                goods = rest.partition(":")[2].split(",")
+                out[option] = explain.commission_prestige(goods, prestige_for(goods))
+            elif kind in ("hero", "town"):
+                town = ctx.content.heroes[rest].town if kind == "hero" else rest
+                out[option] = explain.town_reward(ctx, town)
+        return out
 
     def towns(self, ctx: Ctx, task: Task, seat: int) -> list[str]:
         """The towns ``seat`` may visit: the declared town for the leader, a town of its region
@@ -79,9 +96,8 @@ class Deliveries(Choice):
         return [c.town] if seat == c.leader else list(ctx.content.region_towns(c.town))
 
     def town_options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        towns = ctx.content.towns
-        return ([(f"town:{t}", f"visit {towns[t].name}") for t in self.towns(ctx, task, seat)]
-                + [("pass", "visit no town")])
+        return ([(f"town:{t}", say("visit %(town)s", town=ctx.words.town(t))) for t in self.towns(ctx, task, seat)]
+                + [("pass", say("visit no town"))])
 
     def automated(self, ctx: Ctx, task: Task, seat: int) -> bool:
         if not ctx.first("darkroad_deliveries", is_bool, seat=seat, towns=self.towns(ctx, task, seat)):
@@ -119,7 +135,8 @@ class Deliveries(Choice):
             deliver_hero(ctx, seat, rest, "delivery")
 
     def describe(self, ctx: Ctx, task: Task) -> str:
-        return "final travel: " + self.prompt if task.data["final"] else "caravan: " + self.prompt
+        return say("final travel: deliver commissions and heroes") if task.data["final"] \
+            else say("caravan: deliver commissions and heroes")
 
 
 def prestige_for(goods: tuple[str, ...] | list[str]) -> int:

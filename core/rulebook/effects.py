@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 
 from ..context import EFFECT_RESOURCE, Ctx
 from ..goods import UP, good_type, is_upgraded
-from ..goods import label as good_label
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
@@ -77,55 +76,9 @@ def expand(ctx: Ctx, seat: int, effect: str) -> list[str] | None:
     return None
 
 
-ABSTRACT_LABELS = {
-    "commission": "gain 1 available commission",
-    "deed": "gain 1 available deed and its bonus",
-    "hero": "gain 1 available hero",
-    "lose_good": "return a good of your choice",
-    "lose_hero": "lose a hero",
-    "deliver_hero": "deliver a hero",
-    "upgrade_good": "upgrade a good",
-    "downgrade_good": "downgrade a good",
-}
-
-
 def describe(ctx: Ctx, effect: str) -> str:
-    """A human label for a concrete effect."""
-    verb, _, arg = effect.partition(":")
-    b = ctx.game.board
-    if not arg and verb in ABSTRACT_LABELS:
-        return ABSTRACT_LABELS[verb]
-    if verb in EFFECT_RESOURCE:
-        n = int(arg)
-        return f"{'gain' if n >= 0 else 'lose'} {abs(n)} {EFFECT_RESOURCE[verb]}"
-    if verb == "good":
-        return f"gain {good_label(arg)}"
-    if verb == "lose_good":
-        return f"return {good_label(arg)}"
-    if verb == "upgrade_good":
-        return f"flip {arg} to its upgraded side"
-    if verb == "downgrade_good":
-        return f"flip upgraded {arg} to its basic side"
-    if verb == "hero":
-        if arg == "deck":
-            return "gain the top hero of the deck"
-        hero = b.inn[int(arg.split(":")[1])]
-        return f"gain hero {ctx.content.heroes[hero].name}" if hero else "gain a hero"
-    if verb == "lose_hero":
-        return f"lose hero {ctx.content.heroes[arg].name}"
-    if verb == "deliver_hero":
-        return f"deliver hero {ctx.content.heroes[arg].name}"
-    if verb == "commission":
-        top = b.commission_stacks.get(arg) or []
-        req = ", ".join(ctx.content.commissions[top[0]].requests) if top else ""
-        return f"gain the top {ctx.content.towns[arg].name} commission ({req})"
-    if verb == "deed":
-        if arg == "deck":
-            return "gain the top deed of the deck (no bonus)"
-        i = int(arg.split(":")[1])
-        bonus = ", ".join(ctx.content.courtyard_banners[i]) if i < len(ctx.content.courtyard_banners) else ""
-        return f"gain the courtyard deed in slot {i + 1} (bonus: {bonus})"
-    return effect.replace("_", " ")
+    """An effect in plain words, for a label (the engine's words: :meth:`Words.effect`)."""
+    return ctx.words.effect(effect, ctx.game.board)
 
 
 def resolve(ctx: Ctx, seat: int, effect: str, source: str = "") -> None:
@@ -319,7 +272,7 @@ class ChooseEffect(Choice):
         resolve(ctx, seat, option, task.data.get("source", ""))
 
     def describe(self, ctx: Ctx, task: Task) -> str:
-        return f"choose: {task.data['effect'].replace('_', ' ')} ({task.data.get('source', '')})"
+        return ctx.words.choose(task.data["effect"], task.data.get("source", ""))
 
 
 STEPS: list[Step] = [EffectStep(), ChooseEffect(), Notify()]

@@ -15,6 +15,7 @@ from ..hooks import is_bool, is_int
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
 
 
 class GoodFortune(Choice):
@@ -26,12 +27,12 @@ class GoodFortune(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         b = ctx.game.board
         first, later = ctx.content.good_fortune_coins
-        opts = [("illuminated", "gain 1 illuminated die")]
+        opts = [("illuminated", say("gain 1 illuminated die"))]
         if any(b.courtyard) or b.deed_deck:
-            opts.append(("deed", "gain 1 available deed and its bonus"))
-        opts.append(("coins", f"gain {first if b.five_coins else later} coins"))
+            opts.append(("deed", say("gain 1 available deed and its bonus")))
+        opts.append(("coins", say("gain %(coins)s", coins=count(first if b.five_coins else later, "coins"))))
         if b.upgrades and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat):
-            opts.append(("upgrade", "gain 1 available wagon upgrade"))
+            opts.append(("upgrade", say("gain 1 available wagon upgrade")))
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
@@ -75,7 +76,8 @@ class ChooseUpgrade(Choice):
         if len(ctx.player(seat).upgrades) >= upgrade_limit(ctx, seat):
             return []
         comps = ctx.content.components
-        return [(f"upgrade:{u}", f"{comps[u].name}: {comps[u].text}") for u in ctx.game.board.upgrades]
+        return [(f"upgrade:{u}", say("%(upgrade)s: %(text)s", upgrade=ctx.words.component(u), text=comps[u].text))
+                for u in ctx.game.board.upgrades]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         gain_upgrade(ctx, seat, option.split(":", 1)[1])

@@ -10,11 +10,13 @@ one die at a time.
 
 from __future__ import annotations
 
+from .. import explain
 from ..context import MAX_PER_SECTION, Ctx
 from ..hooks import is_non_negative_int
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
 
 
 class GreatBazaar(Choice):
@@ -28,17 +30,24 @@ class GreatBazaar(Choice):
         opts: list[Option] = []
         market = ctx.game.board.market
         ids = ctx.content.good_ids
+        words = ctx.words
         if not task.data.get("rotated"):
-            opts.append(("rotate", "rotate the market wheel 1 space clockwise"))
+            opts.append(("rotate", say("rotate the market wheel 1 space clockwise")))
         if not task.data.get("changed"):
             for i, src in enumerate(ids):
                 if not market[i]:
                     continue
                 for j, dst in enumerate(ids):
                     if j != i and market[j] < MAX_PER_SECTION:
-                        opts.append((f"change:{src}:{dst}", f"change a {src} die to {dst}"))
-        opts.append(("buy", "go buying"))
+                        opts.append((f"change:{src}:{dst}", say("change a market die from %(from)s to %(to)s",
+                                                                **{"from": words.good_type(src),
+                                                                   "to": words.good_type(dst)})))
+        opts.append(("buy", say("go buying")))
         return opts
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """The wheel's prices and dice now, and after a rotation or a change."""
+        return {option: explain.market_after(ctx, option) for option, _ in self.options(ctx, task, seat)}
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "buy":
@@ -79,9 +88,20 @@ class BazaarBuy(Choice):
             if ctx.game.board.market[i]:
                 c = self.cost(ctx, task, kind)
                 if c <= coins:
-                    opts.append((f"buy:{kind}", f"buy a {kind} for {c} coins"))
-        opts.append(("done", "stop buying"))
+                    good = ctx.words.a_good(kind)
+                    opts.append((f"buy:{kind}", say("buy %(good)s for %(price)s", good=good, price=count(c, "coins"))
+                                 if c else say("buy %(good)s at no cost", good=good)))
+        opts.append(("done", say("stop buying")))
         return opts
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """The price of each good and why (a section paid once), and the wheel."""
+        out = {}
+        for option, _ in self.options(ctx, task, seat):
+            kind = option.partition(":")[2]
+            out[option] = explain.bazaar_buy(ctx, kind, task.data["paid"], self.cost(ctx, task, kind)) \
+                if option.startswith("buy:") else explain.market(ctx)
+        return out
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "done":

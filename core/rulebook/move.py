@@ -13,6 +13,7 @@ from ..hooks import is_distances
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
 
 
 class Move(Choice):
@@ -25,12 +26,14 @@ class Move(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         p = ctx.player(seat)
         dists = {d.value for d in p.pool}
-        labels = {d.value: f"move {d.value} with your {d.kind} die" for d in p.pool}
+        labels = {d.value: say("move %(spaces)s with your illuminated die", spaces=count(d.value, "spaces"))
+                  if d.kind == "illuminated" else say("move %(spaces)s with your night die",
+                                                       spaces=count(d.value, "spaces")) for d in p.pool}
         for extra in ctx.call("darkroad_movement_options", is_distances, seat=seat):
             for v in extra:
                 if v not in dists:
                     dists.add(v)
-                    labels[v] = f"move exactly {v}"
+                    labels[v] = say("move exactly %(spaces)s", spaces=count(v, "spaces"))
         return [(f"move:{v}", labels[v]) for v in sorted(dists)]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
@@ -51,8 +54,8 @@ class Horseshoe(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not ctx.player(seat).horseshoes or ctx.game.turn.horseshoe:
             return []
-        return [("keep", "do not spend a horseshoe"), ("cw", "spend a horseshoe: 1 space clockwise"),
-                ("ccw", "spend a horseshoe: 1 space counterclockwise")]
+        return [("keep", say("do not spend a horseshoe")), ("cw", say("spend a horseshoe: 1 space clockwise")),
+                ("ccw", say("spend a horseshoe: 1 space counterclockwise"))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "keep":

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..context import Ctx
-from ..goods import label as good_label
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import say
 
 
 class Discard(Choice):
@@ -61,23 +61,22 @@ def over(ctx: Ctx, seat: int, what: str) -> bool:
 
 
 def _goods(ctx: Ctx, seat: int) -> list[Option]:
-    return [(f"discard:{g}", f"return {good_label(g)}") for g in sorted(set(ctx.player(seat).goods))]
+    return [(f"discard:{g}", say("return %(good)s", good=ctx.words.a_good(g))) for g in sorted(set(ctx.player(seat).goods))]
 
 
 def _heroes(ctx: Ctx, seat: int) -> list[Option]:
-    return [(f"discard:{h}", f"discard {ctx.content.heroes[h].name}") for h in ctx.player(seat).heroes]
+    return [(f"discard:{h}", say("discard %(hero)s", hero=ctx.words.hero(h))) for h in ctx.player(seat).heroes]
 
 
 def _commissions(ctx: Ctx, seat: int) -> list[Option]:
-    c = ctx.content.commissions
-    return [(f"discard:{m}", f"discard {c[m].town} commission ({', '.join(c[m].requests)})")
+    return [(f"discard:{m}", say("discard %(commission)s", commission=ctx.words.commission(m)))
             for m in ctx.player(seat).commissions]
 
 
 def _inventory(ctx: Ctx, seat: int) -> list[Option]:
     p = ctx.player(seat)
-    return ([("discard:quartz", "discard a blazing quartz")] if p.quartz else []) + (
-        [("discard:horseshoes", "discard a horseshoe")] if p.horseshoes else [])
+    return ([("discard:quartz", say("discard 1 blazing quartz"))] if p.quartz else []) + (
+        [("discard:horseshoes", say("discard 1 horseshoe"))] if p.horseshoes else [])
 
 
 def _drop_good(ctx: Ctx, seat: int, good: str) -> None:

@@ -9,11 +9,13 @@ Take the special action as normal", and slot #1 then gives "1 basic good of your
 
 from __future__ import annotations
 
+from .. import explain
 from ..context import Ctx
 from ..hooks import is_bool
 from ..hookspecs import hookimpl
 from ..state import PoolDie, Task
 from ..steps import Choice, Option, Step
+from ..wording import say
 
 
 class Plan(Choice):
@@ -29,19 +31,35 @@ class Plan(Choice):
         opts: list[Option] = []
         locked = p.locked
         if not task.data.get("reset") and None not in locked and len(set(locked)) == 1 and locked != [1, 2, 3]:
-            opts.append(("reset", "reset your locked dice to 1, 2, 3"))
+            opts.append(("reset", say("reset your locked dice to 1, 2 and 3")))
         if p.reserve:
             for slot in (1, 2, 3):
                 if locked[slot - 1] is None:
                     continue
                 for v in sorted(set(p.reserve)):
-                    opts.append((f"bump:{slot}:{v}",
-                                 f"lock a {v} in slot #{slot}, bumping its {locked[slot - 1]} into your action pool"))
+                    opts.append((f"bump:{slot}:{v}", say("lock a %(new)d in slot #%(slot)d, bumping its %(old)d into "
+                                                          "your action pool", new=v, slot=slot, old=locked[slot - 1])))
         else:
             for slot in (1, 2, 3):
                 if locked[slot - 1] is not None:
-                    opts.append((f"take:{slot}", f"move the {locked[slot - 1]} in slot #{slot} to your action pool"))
+                    opts.append((f"take:{slot}", say("move the %(die)d in slot #%(slot)d to your action pool",
+                                                     die=locked[slot - 1], slot=slot)))
         return opts
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """What each slot does, the good slot #1 would craft, and the die it bumps (p. 6)."""
+        p = ctx.player(seat)
+        out = {}
+        for option, _ in self.options(ctx, task, seat):
+            parts = option.split(":")
+            if parts[0] == "reset":
+                continue
+            number = int(parts[1])
+            new = int(parts[2]) if parts[0] == "bump" else None
+            bumped = p.locked[number - 1]
+            out[option] = " ".join([explain.slot(ctx, seat, number, new, parts[0] == "take"),
+                                    explain.pool_die(bumped) if bumped is not None else ""]).strip()
+        return out
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         p = ctx.player(seat)
@@ -87,8 +105,8 @@ class Slot2(Choice):
     prompt = "slot #2: gain a lantern or move an illuminated die to your action pool"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        opts = [("lantern", "gain 1 lantern")]
-        opts += [(f"illuminated:{v}", f"move your illuminated {v} to your action pool")
+        opts = [("lantern", say("gain 1 lantern"))]
+        opts += [(f"illuminated:{v}", say("move your illuminated %(die)d to your action pool", die=v))
                  for v in sorted(set(ctx.player(seat).special))]
         return opts
 
@@ -114,7 +132,10 @@ class Slot3(Choice):
     prompt = "slot #3: gain 2 coins or rotate the market wheel"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        return [("coins", "gain 2 coins"), ("rotate", "rotate the market wheel 1 space clockwise")]
+        return [("coins", say("gain 2 coins")), ("rotate", say("rotate the market wheel 1 space clockwise"))]
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        return {"rotate": explain.market_after(ctx, "rotate")}
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "coins":

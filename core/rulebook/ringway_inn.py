@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..goods import good_type, is_upgraded
-from ..goods import label as good_label
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, say
+
+BONUS_WORDS = {"lantern": "1 lantern", "horseshoe": "1 horseshoe", "storage": "room for any 1 good"}
+"""A hero's bonus in words (p. 10: lantern, horseshoe, storage), as messages."""
 
 
 class RingwayInn(Choice):
@@ -31,8 +34,10 @@ class RingwayInn(Choice):
         for i, h in enumerate(ctx.game.board.inn):
             if h and held.intersection(ctx.content.heroes[h].requests):
                 hero = ctx.content.heroes[h]
-                opts.append((f"hero:{i}", f"sell to {hero.name} ({hero.hero_class} of {hero.town}; "
-                             f"requests {', '.join(hero.requests)})"))
+                words = ctx.words
+                opts.append((f"hero:{i}", say("sell to %(hero)s (%(class)s, to %(town)s), who wants %(goods)s",
+                                              hero=words.hero(h), town=words.town(hero.town),
+                                              goods=words.goods(hero.requests), **{"class": say(hero.hero_class)})))
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
@@ -56,10 +61,14 @@ class InnSell(Choice):
             k = good_type(g)
             if k in hero.requests and k not in sold:
                 value = ctx.value(k) + (1 if is_upgraded(g) else 0)
-                extra = " and 1 blazing quartz" if is_upgraded(g) else ""
-                opts.append((f"sell:{g}", f"sell {good_label(g)} for {value} coins{extra}"))
+                good, coins = ctx.words.a_good(g), count(value, "coins")
+                opts.append((f"sell:{g}", say("sell %(good)s for %(coins)s and 1 blazing quartz", good=good, coins=coins)
+                             if is_upgraded(g) else say("sell %(good)s for %(coins)s", good=good, coins=coins)))
         if task.data["sold"]:
-            opts.append(("done", f"finish: {hero.name} joins your wagon"))
+            name = ctx.words.hero(task.data["hero"])
+            bonus = BONUS_WORDS.get(hero.bonus or "")
+            opts.append(("done", say("finish: %(hero)s joins your wagon, with %(bonus)s", hero=name, bonus=say(bonus))
+                         if bonus else say("finish: %(hero)s joins your wagon", hero=name)))
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:

@@ -7,6 +7,7 @@ from ..context import Ctx
 from ..hookspecs import hookimpl
 from ..state import Player, Task
 from ..steps import Choice, Option, Step
+from ..wording import say
 from .rest import refill_companions, refill_courtyard, refill_inn
 
 STARTING_GOOD = ((5, 0), (4, 1), (3, 2), (2, 3))
@@ -115,7 +116,7 @@ class ChooseStartingDeed(Choice):
     prompt = "keep one of two deeds"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        return [(d, f"keep {ctx.content.components[d].name}") for d in task.data["deeds"]]
+        return [(d, say("keep %(deed)s", deed=ctx.words.component(d))) for d in task.data["deeds"]]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         ctx.player(seat).deeds.append(option)
@@ -131,8 +132,7 @@ class Draft(Choice):
     prompt = "draft a steed and starting hero"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        c = ctx.content
-        return [(f"stack:{i}", f"{c.components[s].name} with {c.heroes[h].name}")
+        return [(f"stack:{i}", say("take %(steed)s with %(hero)s", steed=ctx.words.component(s), hero=ctx.words.hero(h)))
                 for i, (s, h) in enumerate(ctx.game.board.extra["draft"]) if s]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:

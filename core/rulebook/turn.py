@@ -13,6 +13,7 @@ from ..seats import HUMAN
 from ..state import Task
 from ..state import Turn as TurnState
 from ..steps import Choice, Option, Step
+from ..wording import say
 from .rest import upkeep
 
 ROUNDS = 13
@@ -50,7 +51,7 @@ class FinishTurn(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not ctx.engine.companion_options(ctx, seat):
             return []
-        return [("end", "end your turn")]
+        return [("end", say("end your turn"))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         return None

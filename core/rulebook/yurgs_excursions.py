@@ -17,6 +17,7 @@ from ..hooks import is_int
 from ..hookspecs import hookimpl
 from ..state import Task
 from ..steps import Choice, Option, Step
+from ..wording import count, either, say
 
 RUINS_SPACES = ("top_left", "top_right", "bottom_right", "bottom_left")
 
@@ -28,7 +29,7 @@ class YurgsExcursions(Choice):
     prompt = "Yurg's Excursions: the Ruins of Yin or a caravan?"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        return [("ruins", "travel to the Ruins of Yin"), ("caravan", "lead a caravan to an outlying town")]
+        return [("ruins", say("travel to the Ruins of Yin")), ("caravan", say("lead a caravan to an outlying town"))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "ruins":
@@ -50,16 +51,24 @@ class RuinsMove(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         here = ctx.game.board.ruins
         most = 1 + len(ctx.player(seat).heroes)
-        return [(f"move:{n}", f"move {n} to {RUINS_SPACES[(here + n) % 4].replace('_', ' ')}: "
-                 f"{_reward(ctx, (here + n) % 4)}") for n in range(1, most + 1)]
+        return [(f"move:{n}", say("move the marker %(spaces)s to %(space)s: %(reward)s", spaces=count(n, "spaces"),
+                                  space=say(SPACE_WORDS[RUINS_SPACES[(here + n) % 4]]), reward=_reward(ctx, (here + n) % 4)))
+                for n in range(1, most + 1)]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         move_ruins(ctx, seat, int(option.split(":")[1]))
 
 
+SPACE_WORDS = {"top_left": "the top-left space", "top_right": "the top-right space",
+               "bottom_right": "the bottom-right space", "bottom_left": "the bottom-left space"}
+"""The ruins tablet's spaces in words (messages)."""
+
+
 def _reward(ctx: Ctx, space: int) -> str:
     goods = ctx.content.ruins_tablet[RUINS_SPACES[space]]
-    return " or ".join(f"upgraded {g}" for g in goods)
+    words = ctx.words
+    return say("gain %(goods)s", goods=either([say("an upgraded good of your choice") if g == "any"
+                                                else words.a_good(g + UP) for g in goods]))
 
 
 def move_ruins(ctx: Ctx, seat: int, n: int) -> None:
@@ -86,7 +95,14 @@ class RuinsDieOffer(Choice):
         cost = ruins_die_cost(ctx, seat)
         if ctx.player(seat).lanterns < cost:
             return []
-        return [("roll", f"pay {cost} lantern(s) to roll the ruins die"), ("skip", "do not roll")]
+        roll = say("pay %(lanterns)s to roll the ruins die", lanterns=count(cost, "lanterns")) if cost \
+            else say("roll the ruins die at no cost")
+        return [("roll", roll), ("skip", say("do not roll"))]
+
+    def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
+        """The ruins die's faces (p. 11)."""
+        faces = [ctx.words.effect(face) for face in ctx.content.ruins_die]
+        return {"roll": say("The ruins die's faces: %(faces)s.", faces="; ".join(faces))}
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "roll":

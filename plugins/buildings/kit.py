@@ -16,11 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, good_label, hookimpl
+from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, hookimpl, wording
 
 DECLINE = "decline"
 NOUNS = {"coins": "coins", "quartz": "blazing quartz", "lantern": "lantern"}
-"""Cost option id -> the word for the item in labels."""
+"""Cost option id -> the word for the item in labels (kept for plugins that read it; labels
+count it: :data:`COUNTED`)."""
+COUNTED = {"coins": "coins", "quartz": "quartz", "lantern": "lanterns"}
+"""Cost option id -> the thing counted (:func:`darkroad.core.wording.count`)."""
+say = wording.speaker(__name__)
 
 
 def unused(ctx: Ctx, seat: int, building: str, reason: str) -> None:
@@ -58,9 +62,10 @@ class SpendToGain(Choice):
     def payments(self, ctx: Ctx, seat: int) -> list[Option]:
         """The costs ``seat`` can pay now, as options."""
         p = ctx.player(seat)
-        opts = [(cost, f"spend {n} {NOUNS[cost]}") for cost, n in self.costs.items()
+        opts = [(cost, say("spend %(what)s", what=wording.count(n, COUNTED[cost]))) for cost, n in self.costs.items()
                 if getattr(p, EFFECT_RESOURCE[cost]) >= n]
-        opts += [(f"good:{g}", f"spend your {good_label(g)}") for g in sorted(set(self.payable_goods(ctx, seat)))]
+        opts += [(f"good:{g}", say("spend your %(good)s", good=ctx.words.good(g)))
+                 for g in sorted(set(self.payable_goods(ctx, seat)))]
         return opts
 
     def activate(self, ctx: Ctx, seat: int) -> None:

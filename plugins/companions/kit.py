@@ -37,12 +37,14 @@ from darkroad.core import (
     Option,
     Step,
     Task,
-    good_label,
     good_type,
     hookimpl,
     resolve_effect,
+    wording,
 )
 from darkroad.core import expand_effect as expand
+
+say = wording.speaker(__name__)
 
 Usable = Callable[[Ctx, int, int], bool]
 """``(ctx, seat, ability index) -> bool``: the ability would do something now."""
@@ -87,10 +89,10 @@ def gift_options(ctx: Ctx, seat: int, gift: str) -> list[str]:
 
 def gift_label(ctx: Ctx, gift: str, choice: str | None = None) -> str:
     if choice is None:
-        return GIFT_LABELS.get(gift, f"a {gift}")
+        return say(GIFT_LABELS[gift]) if gift in GIFT_LABELS else ctx.words.a_good(gift)
     if gift == HERO:
-        return ctx.content.heroes[choice].name
-    return GIFT_LABELS.get(gift) or good_label(choice)
+        return ctx.words.hero(choice)
+    return say(GIFT_LABELS[gift]) if gift in GIFT_LABELS else ctx.words.a_good(choice)
 
 
 def can_gain(ctx: Ctx, seat: int, effect: str) -> bool:

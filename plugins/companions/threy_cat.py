@@ -9,8 +9,10 @@ core caps the face at 6.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Ctx, Option, Task, hookimpl, is_int_list
+from darkroad.core import Choice, Ctx, Option, Task, hookimpl, is_int_list, wording
 from darkroad.plugins.companions import kit
+
+say = wording.speaker(__name__)
 
 ID = "threy_cat"
 DUPLICATE, BONUS = 0, 1
@@ -51,7 +53,8 @@ class Duplicate(Choice):
     inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        return [(f"value:{v}", f"duplicate the {v}: {', '.join(r)}") for v, r in task.data["rewards"].items()]
+        return [(f"value:{v}", say("duplicate the %(die)s: %(effects)s", die=v, effects=ctx.words.effects(r)))
+                for v, r in task.data["rewards"].items()]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         v = option.split(":")[1]

@@ -125,59 +125,19 @@ export class Names {
     return card ? `${this.town(card.town)}: ${card.requests.map((g) => this.goodType(g)).join(", ")}` : humanize(id);
   }
 
-  /** An effect of the engine's effect language in words ("coins:2" -> "2 coins"). */
-  effect(effect: string): string {
-    const [verb = "", ...rest] = effect.split(":");
-    const arg = rest.join(":");
-    if (verb in RESOURCES && /^-?\d+$/.test(arg)) {
-      const n = Number(arg);
-      return n < 0 ? `lose ${count(-n, verb)}` : count(n, verb);
-    }
-    const up = arg.endsWith("+");
-    const base = up ? arg.slice(0, -1) : arg;
-    const side = up ? "upgraded" : "basic";
-    switch (verb) {
-      case "good":
-        if (base === "any") return `any ${side} good`;
-        if (base.startsWith("value")) return `a ${side} good worth $${base.slice(5)}`;
-        if (base === "not_on_wheel") return `a ${side} good not on the market wheel`;
-        if (base === "craft") return `a crafted ${side} good`;
-        return this.good(arg);
-      case "lose_good":
-        return base === "" ? "return a good" : base === "most_valuable" ? "return your most valuable good" : `return ${this.good(arg)}`;
-      case "upgrade_good":
-        return base ? `upgrade ${this.goodType(base)}` : "upgrade a good";
-      case "downgrade_good":
-        return base ? `downgrade ${this.goodType(base)}` : "downgrade a good";
-      case "hero":
-        return arg === "deck" ? "the top hero of the deck" : "a hero";
-      case "lose_hero":
-        return arg ? `lose ${this.hero(arg)}` : "lose a hero";
-      case "deliver_hero":
-        return arg ? `deliver ${this.hero(arg)}` : "deliver a hero";
-      case "commission":
-        return arg ? `a ${this.town(arg)} commission` : "a commission";
-      case "deed":
-        return arg === "deck" ? "the top deed of the deck" : "a deed and its bonus";
-      case "illuminated":
-        return "an illuminated die";
-      case "ruins":
-        return arg ? `move the ruins marker ${arg}` : "the Ruins of Yin action";
-      case "dark_market":
-        return `move the dark market marker ${arg}`;
-      case "ruins_die":
-        return "roll the ruins die";
-      case "illuminated_reroll":
-        return "reroll (this face twice: an illuminated die)";
-      case "nothing":
-        return "nothing";
-      default:
-        return humanize(effect.replace(/:/g, " "));
-    }
+  /** Effects in words, as the engine words them: the catalogue's ``effect_words`` (every effect
+   * and list of effects the content prints, keyed by the effects joined with "|"). An effect it
+   * does not list (none of the content's) shows as the engine's own terms, spaced. */
+  effects(effects: readonly string[]): string {
+    const words = this.content.effect_words ?? {};
+    const all = words[effects.join("|")];
+    if (all) return all;
+    if (!effects.length) return words.nothing ?? "nothing";
+    return effects.map((e) => words[e] ?? humanize(e.replace(/:/g, " "))).join("; ");
   }
 
-  effects(effects: readonly string[]): string {
-    return effects.length ? effects.map((e) => this.effect(e)).join(" + ") : "nothing";
+  effect(effect: string): string {
+    return this.effects([effect]);
   }
 
   /** What caused an event, for display (a district, a card, a component, ...). */

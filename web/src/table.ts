@@ -357,13 +357,18 @@ export class Table implements Seats {
     const actions = mine && ready ? this.actions : [];
     const main = actions.filter((a) => a.type !== "companion");
     const companions = actions.filter((a) => a.type === "companion");
+    // What an answer gives (the engine's details): once above the buttons when every answer
+    // shares them (an event card's faces), else under each button's label.
+    const shared = main.length > 1 && main.every((a) => a.details && a.details === main[0]?.details) ? main[0]?.details : undefined;
     const button = (action: Action) =>
       h("button", { type: "button", class: "action", "data-type": action.type, onclick: () => void this.act(action) },
-        action.label ?? `${action.type}: ${action.option}`);
+        h("span", { class: "label" }, action.label ?? `${action.type}: ${action.option}`),
+        action.details && !shared ? h("span", { class: "details" }, action.details) : null);
     fill(this.parts.decision,
       h("h2", { id: "decision-title", tabindex: -1 }, title),
       decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(decision.prompt)) : null,
       h("p", { class: "message", role: "alert" }, this.trouble || this.message),
+      shared ? h("p", { class: "details shared" }, shared) : null,
       main.length ? h("div", { class: "actions", id: "actions", role: "group", "aria-label": "Your legal actions" }, main.map(button)) : null,
       companions.length
         ? h("div", { class: "actions companions", role: "group", "aria-label": "Companion abilities" },

@@ -80,7 +80,7 @@ async def play(client: httpx.AsyncClient, game: NewGame, headers: dict[str, str]
         assert response.status_code == 200, response.text
 
 
-HUMAN = frozenset({"label", "prompt"})
+HUMAN = frozenset({"label", "prompt", "details"})
 """The human-readable fields of views and action lists: everything else is machine-readable."""
 
 
@@ -115,7 +115,7 @@ async def test_both_languages_play_the_same_game(client: httpx.AsyncClient, play
         assert len(texts(en)) == len(texts(hu))
 
 
-CATALOG_TEXTS = frozenset({"name", "text", "flavor", "criterion"})
+CATALOG_TEXTS = frozenset({"name", "text", "flavor", "criterion", "effect_words"})
 
 
 def catalog_machine(value: Any) -> Any:

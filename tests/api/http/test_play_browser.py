@@ -685,6 +685,10 @@ def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: ra
     went through (each of them clicked at least once). ``after(view)`` runs before each action."""
     clicks = answered = 0
     clicked: set[tuple[str, str]] = set()
+
+    def last_event(auth: dict[str, str]) -> int:
+        events = http.get(f"/v1/games/{game}/log", headers=auth).json()["events"]
+        return int(events[-1]["n"]) if events else -1
     while True:
         state = game_state(http, game)
         deadline = time.monotonic() + SETTLE / 1000
@@ -701,12 +705,18 @@ def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: ra
             seat = rng.choice(state["awaiting"])
             auth = {"Authorization": f"Bearer {token_of(seats[seat])}"}
             listed = http.get(f"/v1/games/{game}/actions", headers=auth).json()
+            before = last_event(auth)
             answer = http.post(f"/v1/games/{game}/actions", json=rng.choice(listed["actions"]),
                                headers={**auth, "If-Match": f'"{state["version"]}"'})
             if answer.status_code == 409 and answer.json()["type"] == "stale-version":
                 continue  # a bot moved meanwhile (a decision all seats take at once)
             assert answer.status_code == 200, answer.text
             answered += 1
+            # An answer that makes no event the seat sees (going buying at the Great Bazaar) tells
+            # no page, the seat's own included: this test, another client, made it. When the seat
+            # decides again, its page is opened afresh, as a player whose other tab acted reloads.
+            if last_event(auth) == before and seat in game_state(http, game)["awaiting"]:
+                seats[seat].reload()
             continue
         # Whoever must decide has been told (an event) and shows this version's buttons.
         for seat in state["awaiting"]:

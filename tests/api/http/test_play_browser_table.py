@@ -278,3 +278,108 @@ def test_axe_finds_nothing_serious_on_any_page(pages: Pages, server: ApiServer, 
     found["replay"] = violations(replay, axe_source)
 
     assert {where: problems for where, problems in found.items() if problems} == {}
+
+
+# -- a whole game against a bot, read at every kind of decision ------------------------------
+
+
+def catalog_ids(http: httpx.Client) -> list[str]:
+    """Every id of the installation's components and cards (none may show in a label)."""
+    catalog = http.get("/v1/catalog").json()
+    ids = [c["id"] for kind in catalog["components"].values() for c in kind]
+    content = catalog["content"]
+    ids += [card["id"] for key in ("heroes", "commissions", "events", "towns") for card in content[key]]
+    return ids
+
+
+def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer) -> None:
+    """Set up on the page against the greedy bot (the table opens at once), then every decision
+    of the player clicked (the page takes those with a single answer itself): at the first
+    decision of each kind, every label, prompt and details shown is in plain words
+    (:func:`darkroad.core.wording.problems`), both wagons show their projected score with the
+    rule, the player's own as the API projects it, and on a phone the decision comes first. The
+    clicks of the whole game are counted (printed as a FIGURE)."""
+    from darkroad.core.wording import problems
+
+    http = httpx.Client(base_url=server.url, timeout=30)
+    ids = catalog_ids(http)
+    setup = pages.open(f"{server.url}/play", auto_take=True)
+    setup.wait_for_selector("#app[data-state=ready]")
+    setup.fill("#seat-0-name", "Ann")
+    setup.select_option("#seat-1-kind", "bot")
+    setup.select_option("#seat-1-bot", "greedy")
+    setup.fill("#seed", str(SEED))
+    setup.click("text=Create the game")
+    setup.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
+    page = setup
+    game = page.url.split("/play/")[1].split("#")[0]
+    token = page.url.split("token=")[1]
+    auth = {"Authorization": f"Bearer {token}"}
+    rng = random.Random(SEED)
+    kinds: list[str] = []
+    clicks = taken = 0
+    while True:
+        view = game_state(http, game, token)
+        if view["status"] == "finished":
+            break
+        if 0 not in view["awaiting"]:
+            page.wait_for_timeout(20)  # the bot's move, made by the server's worker
+            continue
+        listed = http.get(f"/v1/games/{game}/actions", headers=auth).json()
+        if listed["version"] != view["version"]:
+            continue
+        version = view["version"]
+        ready = f'#app[data-state=ready][data-version="{version}"] #decision button.action'
+        for _ in range(int(SETTLE / 20)):  # its buttons, or the page took the only answer itself
+            if page.locator(ready).count() or game_state(http, game)["version"] != version:
+                break
+            page.wait_for_timeout(20)
+        if game_state(http, game)["version"] != version:
+            # The page took the only answer itself, or the bot answered first (a decision all
+            # seats take at once, the deliveries): this decision comes again if still open.
+            taken += len(listed["actions"]) == 1
+            continue
+        kind = view["decision"]["type"]
+        if kind not in kinds:
+            kinds.append(kind)
+            read_a_decision(page, view, ids, problems)
+            if len(kinds) <= 3:
+                on_a_phone(page)
+        buttons = page.locator("#decision button.action")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        clicks += 1
+        page.wait_for_selector(f'#app:not([data-version="{version}"])', timeout=SETTLE)
+    assert len(kinds) > 12 and taken > 5, (kinds, taken)
+    print(f"FIGURE a whole 2-player game against greedy: {clicks} clicks, {taken} answers the page took "
+          f"itself, {len(kinds)} kinds of decision")
+    page.wait_for_selector("#score", timeout=SETTLE)
+    assert "Final score: " in page.inner_text('.wagon[data-seat="0"] .projected')
+
+
+def read_a_decision(page: Any, view: dict[str, Any], ids: list[str], problems: Any) -> None:
+    """Every word of the decision is plain, and both wagons show their projected score."""
+    texts = page.eval_on_selector_all("#decision .prompt, #decision button.action, #decision .details",
+                                      "elements => elements.map((e) => e.innerText)")
+    found = {text: problems(text, ids) for text in texts if problems(text, ids)}
+    assert not found, f"{view['decision']['type']}: {found}"
+    mine = next(p for p in view["projected"] if p["seat"] == 0)
+    shown = page.inner_text('.wagon[data-seat="0"] .projected')
+    assert mine["known"] and f"ended now: {mine['total']}" in shown and "the lower of" in shown, shown
+    other = page.inner_text('.wagon[data-seat="1"] .projected')
+    assert "coins hidden" in other and "the lower of" in other, other
+
+
+def on_a_phone(page: Any) -> None:
+    """At 390 px the decision comes first, above the Ringway and the wagons, and the page does not
+    scroll sideways; on a wide screen the board's part the decision is about sits beside the
+    board (in the side column)."""
+    wide = page.evaluate("""() => { const part = document.querySelector('#decision .decision-board');
+      const ring = document.querySelector('.ringway-slot').getBoundingClientRect();
+      return part ? part.getBoundingClientRect().left >= ring.right : true; }""")
+    assert wide, "the decision's board part is not beside the board"
+    page.set_viewport_size(PHONE)
+    order = page.evaluate("""() => ['#decision', '.ringway-slot', '.players-slot']
+      .map((s) => document.querySelector(s).getBoundingClientRect().top)""")
+    assert order == sorted(order), order
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.set_viewport_size(WIDE)
