@@ -182,7 +182,7 @@ async def measure(batches: int, games: int, direct: bool, parallel: int = 1, web
                 status, raw = await call(app, "POST", f"/v1/games/{game_id}/actions", headers, body)
                 assert status == 200, raw
         best = min(best, (time.process_time() - begun) / len(requests))
-        if profiler is not None:
+        if profiler is not None and profile:
             profiler.disable()
             profiler.dump_stats(profile)  # the last batch's
     lifespan.cancel()
