@@ -35,18 +35,16 @@ def slot(ctx: Ctx, seat: int, number: int, locked: int | None, last_rounds: bool
         good = ctx.content.crafting_chart.get(locked)
         if good is None:
             return say("Slot #1 crafts the good the crafting chart gives for the die newly locked there.")
-        return say("Slot #1 crafts the good the crafting chart gives for the die newly locked there: a %(die)d "
-                   "crafts %(good)s (worth $%(value)d now).", die=locked, good=words.a_good(good),
-                   value=ctx.value(good))
+        return say("Slot #1 crafts by the crafting chart: a %(die)d crafts %(good)s ($%(value)d now).", die=locked,
+                   good=words.a_good(good), value=ctx.value(good))
     if number == 2:
-        return say("Slot #2: gain 1 lantern, or move an illuminated die from your special reserve to your action "
-                   "pool (the only way to use one).")
+        return say("Slot #2: gain 1 lantern, or move an illuminated die to your action pool.")
     return say("Slot #3: gain 2 coins, or rotate the market wheel 1 space clockwise.")
 
 
 def pool_die(value: int) -> str:
     """What the die bumped into the action pool is for (p. 7)."""
-    return say("The %(die)d goes to your action pool: you move your wagon by a die of your pool.", die=value)
+    return say("The %(die)d goes to your action pool, to move by.", die=value)
 
 
 def _dice(n: int) -> str:
