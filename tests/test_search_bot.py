@@ -3,6 +3,7 @@ reads what its seat cannot see."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import time
@@ -39,12 +40,18 @@ def decision_points(engine: Engine, count: int) -> list[tuple[Game, int]]:
     return out
 
 
-def test_the_search_bot_is_installed_with_a_think_time(engine: Engine) -> None:
+def test_the_search_bot_is_installed_with_a_budget_of_trials(engine: Engine) -> None:
     bot = engine.bots["search"]
     assert engine.bot_plugins["search"] == "bot-search"
-    assert "think_time" in bot.options and bot.think_time == 0.1  # type: ignore[attr-defined]
+    assert bot.trials == search_bot.TRIALS and bot.think_time == search_bot.THINK_TIME  # type: ignore[attr-defined]
     fast = bot.configured(think_time=0.05)
-    assert fast.id == "search" and fast.think_time == 0.05 and bot.think_time == 0.1  # type: ignore[attr-defined]
+    assert fast.id == "search" and fast.think_time == 0.05 and bot.think_time == search_bot.THINK_TIME  # type: ignore[attr-defined]
+    # A think time alone is its budget, as a bot seat's think_time of the API always was.
+    assert fast.trials is None  # type: ignore[attr-defined]
+    both = bot.configured(think_time=0.5, trials=100)
+    assert both.trials == 100 and both.think_time == 0.5  # type: ignore[attr-defined]
+    unbounded = bot.configured(trials="none", think_time="none")
+    assert unbounded.trials is None and unbounded.think_time is None  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="takes no option"):
         bot.configured(depth=3)
     with pytest.raises(ValueError, match="takes no option"):
@@ -84,12 +91,11 @@ def test_its_choices_do_not_change_when_only_hidden_information_does(engine: Eng
     assert peeked == len(SENSITIVE), "the positions tell a peeking bot from a fair one"
 
 
-def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a number of samples, the bot draws samples while the next one, as long as the
-    mean one so far, would end within its think time (the clock read after each one), then
-    answers. On a clock that reads 0.05 s later each time it is read, a budget of 0.22 s is four
-    samples (a fifth would end at 0.25 s). (A clock of the test's own: on a loaded
-    machine one sample may take seconds of wall time.)"""
+def test_its_think_time_is_a_limit(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its safety limit: the bot draws samples while the next one, as long as the mean one so
+    far, would end within ``think_time`` (the CPU clock of its thread read after each one), then
+    answers. On a clock that reads 0.05 s later each time it is read, a limit of 0.22 s is four
+    samples (a fifth would end at 0.25 s). (A clock of the test's own, and no budget of trials.)"""
     monkeypatch.setattr(search_bot, "MIN_SAMPLES", 10**9)  # never sure enough to stop sooner
     readings = itertools.count()
 
@@ -98,10 +104,10 @@ def test_it_thinks_to_its_budget(engine: Engine, monkeypatch: pytest.MonkeyPatch
         assert read < 50, "the bot thinks on past its budget"
         return read * 0.05
 
-    monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(perf_counter=clock))
+    monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(thread_time=clock))
     game, seat = decision_points(engine, 1)[0]
     legal = engine.legal_actions(game, seat)
-    bot = engine.bots["search"].configured(think_time=0.22)
+    bot = engine.bots["search"].configured(think_time=0.22, trials="none")
     drawn = 0
     world = engine.determinize
 
@@ -123,7 +129,7 @@ def test_its_budget_is_a_limit_not_a_quota(engine: Engine) -> None:
     """Once more samples could not change its answer, it answers: on these positions after its
     first ``MIN_SAMPLES`` samples (the samples are drawn from a seeded generator, so how many it
     needs does not depend on the machine), far inside a budget of a minute a decision."""
-    bot = engine.bots["search"].configured(think_time=60)
+    bot = engine.bots["search"].configured(think_time=60, trials="none")
     budgeted = 0.0
     t0 = time.perf_counter()
     for game, seat in decision_points(engine, 3):
@@ -186,7 +192,7 @@ def test_a_rollout_ends_with_the_other_seats_reply(engine: Engine, monkeypatch: 
     without, after = valued
     assert engine.awaiting(without) == [1 - seat]
     assert after.version == without.version + 1  # one move more: the other seat's
-    assert engine.dumps(after) == engine.dumps(SearchBot._step(engine, without, 1 - seat, strict=False))
+    assert engine.dumps(after) == engine.dumps(SearchBot._step(engine, without, 1 - seat, strict=False)[0])
     # Worked out independently: the other seat's moves (companion abilities aside), each valued
     # one step on. The reply is one of the best; of tied best moves, one that stops a
     # repeatable choice when there is one (so a rollout never trades in circles).
@@ -211,12 +217,68 @@ def test_a_reply_a_plugin_cannot_resolve_is_passed_over(engine: Engine, monkeypa
         return apply(g, a, track_undo=track_undo)
 
     monkeypatch.setattr(engine, "apply", failing_for_the_other_seat)
-    replied = SearchBot(samples=1, replies=1)._rollout(engine, world, seat, action, False)
-    assert replied == SearchBot(samples=1, replies=0)._rollout(engine, world, seat, action, False)
+    replied, tried = SearchBot(samples=1, replies=1)._rollout(engine, world, seat, action, False)
+    assert replied == SearchBot(samples=1, replies=0)._rollout(engine, world, seat, action, False)[0]
     assert replied != search_bot.LOSS
+    assert tried > 1  # the replies it tried count toward its budget, resolved or not
 
 
 def applied(engine: Engine, game: Game, action: Action) -> Game:
     trial = engine.copy(game)
     engine.apply(trial, action, track_undo=False)
     return trial
+
+
+def _bot_game(engine: Engine, bots: list[Bot], seed: int, decisions: int | None) -> list[Action]:
+    """The actions of a game of ``bots`` (one a seat) from ``seed``: its first ``decisions``
+    actions, or all of them."""
+    game, _ = engine.create(GameConfig(players=len(bots), seed=seed))
+    played: list[Action] = []
+    while not game.finished and (decisions is None or len(played) < decisions):
+        seat = engine.awaiting(game)[0]
+        action = engine.bot_choice(game, seat, bots[seat])
+        engine.apply(game, action)
+        played.append(action)
+    return played
+
+
+def _slow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's CPU clock as on a machine many times slower: 5 ms more at every reading."""
+    readings = itertools.count()
+    monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(thread_time=lambda: next(readings) * 0.005))
+
+
+def test_the_default_bot_answers_the_same_however_fast_the_machine(engine: Engine,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lobby's default bot (``search`` with its defaults) thinks to a budget of trials, not
+    of time: a game of bots replays identically from its seed, on a fast machine or a slow one
+    (here its clock runs slow: 5 ms at each reading)."""
+    bots = [engine.bots["search"], engine.bots["greedy"]]
+    fast = _bot_game(engine, bots, seed=11, decisions=60)
+    _slow_clock(monkeypatch)
+    assert _bot_game(engine, bots, seed=11, decisions=60) == fast
+
+
+def test_its_budget_of_trials_bounds_each_decision(engine: Engine) -> None:
+    """A decision tries at most ``trials`` actions (a sample more only when one sample alone
+    is larger), and the same decision always draws the same samples."""
+    bot = engine.bots["search"].configured(trials=120, think_time="none")
+    assert isinstance(bot, SearchBot)
+    for game, seat in decision_points(engine, 4):
+        legal = engine.legal_actions(game, seat)
+        draw = functools.partial(engine.determinize, game, seat)
+        thoughts = [bot.think(engine, seat, legal, draw, random.Random(7)) for _ in range(2)]
+        assert thoughts[0] == thoughts[1]
+        assert thoughts[0].trials <= 120 or thoughts[0].samples == 1
+        assert thoughts[0].stop in ("budget", "settled")
+
+
+@pytest.mark.slow
+def test_a_game_of_default_bots_replays_from_its_seed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whole games, at 2 and 4 players: the same choices from the same seed, on a slow clock too."""
+    for players, seed in ((2, 21), (4, 22)):
+        bots = [engine.bots["search"]] * players
+        first = _bot_game(engine, bots, seed, None)
+        with monkeypatch.context() as m:
+            _slow_clock(m)
+            assert _bot_game(engine, bots, seed, None) == first

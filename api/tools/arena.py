@@ -291,7 +291,8 @@ def arena_command(
     seed: Annotated[int | None, typer.Option(help="Seed of the first game; game i uses seed + i "
                                                   "(default: a random seed, printed).")] = None,
     think_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds per decision for the bots that "
-                                                                     "think to a budget (the search bot).")] = None,
+                                                                     "can think to the clock (the search bot: "
+                                                                     "then instead of its budget of trials).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object: each bot's figures under its "
                                                          "id, the run's under \"arena\".")] = False,
     workers: Annotated[int, typer.Option(min=1, help="Processes playing games at once. A bot that thinks to a "
