@@ -426,7 +426,7 @@ export function renderScore(view: GameView, seats: Seats): HTMLElement | null {
   return h("section", { id: "score", "aria-labelledby": "score-title" },
     h("h2", { id: "score-title" }, `Final score: ${winners.map((w) => seats.name(w)).join(" and ")} ${winners.length > 1 ? "share the victory" : "wins"}`),
     h("div", { class: "scroll" },
-      h("table", { class: "score" },
+      h("table", { class: "score", tabindex: 0, "aria-labelledby": "score-title" }, // a tab stop: it scrolls sideways on a phone
         h("thead", null, h("tr", null, columns.map(([title]) => h("th", { scope: "col" }, title)))),
         h("tbody", null, lines.map((line) =>
           h("tr", { class: line.rank === 1 ? "winner" : "", "data-seat": line.seat }, columns.map(([, cell]) => h("td", null, cell(line)))))))),

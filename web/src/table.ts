@@ -175,7 +175,8 @@ export class Table implements Seats {
       } catch (error) {
         this.trouble = `Cannot load the table: ${error instanceof Error ? error.message : String(error)}`;
         this.render();
-        if (error instanceof ApiError && error.status < 500) return;
+        // A refusal is final, but for too many requests (429): the seat's turn would never load.
+        if (error instanceof ApiError && error.status < 500 && error.status !== 429) return;
         await sleep(1000);
         this.dirty = true;
       }

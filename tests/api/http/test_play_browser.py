@@ -50,9 +50,11 @@ PHONE = {"width": 390, "height": 844}
 SEED = 20260
 AUTO_TAKE = "darkroad.play.autoTake"
 """The table's setting (localStorage) that takes a decision with a single answer by itself."""
-SETTLE = 15_000
+SETTLE = 30_000
 """Longest wait (ms) for a page to settle after the game moved: a page that misses an event
-it should see fails here rather than hanging."""
+it should see fails here (saying what it shows) rather than hanging. A bound, not a pause: the
+tests wait for the page's state, and a CI machine at a load of 30 has taken over 15 s to bring
+a page its event, the view and the actions."""
 
 # The WCAG contrast of every visible text node against the background it is drawn on.
 CONTRAST = """() => {
@@ -172,8 +174,22 @@ def settled(page: Any, version: int | None = None, timeout: int = SETTLE) -> int
     """Wait until the table has settled (at ``version`` if given); its version."""
     selector = "#app[data-state=ready][data-version]" if version is None else \
         f'#app[data-state=ready][data-version="{version}"]'
-    page.wait_for_selector(selector, timeout=timeout)
+    try:
+        page.wait_for_selector(selector, timeout=timeout)
+    except Exception as error:  # Playwright's TimeoutError: say what the page shows instead
+        raise AssertionError(f"the page did not settle at version {version}: {page_state(page)}") from error
     return int(page.get_attribute("#app", "data-version"))
+
+
+def page_state(page: Any) -> dict[str, Any]:
+    """What the table shows of its state: its data-state, version and link (the event stream),
+    the decision's title and message, the last lines of its log (a failure's evidence)."""
+    return dict(page.evaluate("""() => { const app = document.querySelector('#app');
+      const text = (s) => document.querySelector(s)?.innerText ?? null;
+      return { state: app?.dataset.state, version: app?.dataset.version, link: app?.dataset.link,
+               title: text('#decision h2'), message: text('#decision .message'),
+               buttons: document.querySelectorAll('#decision button.action').length,
+               log: [...document.querySelectorAll('#events .log li')].slice(0, 3).map((li) => li.innerText) }; }"""))
 
 
 def game_state(http: httpx.Client, game: str, token: str | None = None) -> dict[str, Any]:

@@ -3,6 +3,7 @@ as ``test_play_browser.py``, whose server, browser and pages it uses):
 
 * **Names, however early**: event lines that arrive before the first view (which names the
   seats) are worded again with the seats' names.
+* **A 429 is not the last word**: a view refused for too many requests is read again.
 * **The only answer, taken**: a decision with a single answer is taken by the page itself
   while the table's setting says so (on by default, remembered), said in the log; the decision
   an undo brings back is left to the player; with the setting off, the player clicks it.
@@ -11,7 +12,11 @@ as ``test_play_browser.py``, whose server, browser and pages it uses):
   (fonts-dejavu-core, fonts-liberation).
 * **axe-core** (the npm package, injected by Playwright) finds no critical or serious
   violation on the setup page, how to play, the lobby, the waiting room, a mid-game table (wide
-  and phone), a decision with many options, and the replay viewer.
+  and phone), a decision with many options, and the replay viewer; in the whole game below, at a
+  decision and at the end, wide and on a phone.
+* **A whole game against a bot** played by what the table shows, the first half on a wide
+  screen and the second on a phone: plain words at every kind of decision, the projected score
+  on both wagons, the decision first on a phone.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import pytest
 import test_play_browser
 from apiutil import ApiServer
 from test_play_browser import PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, create, game_state, settled
+
+from darkroad.core import ROUNDS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
 # The browser, the server and the pages of test_play_browser, as fixtures of this module.
@@ -77,6 +84,37 @@ def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, serv
     log = page.inner_text("#events .log")
     assert "Player 1" not in log and "Player 2" not in log, log
     assert "Ann" in log and "Bob" in log
+
+
+def test_a_view_refused_for_too_many_requests_is_read_again(pages: Pages, server: ApiServer) -> None:
+    """A 429 on the view is not the last word: the table reads it again after a pause. With no
+    event to come (the stream answers 204 here, as for a game that is over; in a game, none
+    comes while the game waits for this seat), a table that gave up on a 429 would show
+    "Loading…" for good."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, tokens = create(http, players=2, seed=SEED + 52,
+                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
+    act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= 5)
+    refused: list[str] = []
+
+    def busy(route: Any) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        route.fulfill(status=429, headers={"Retry-After": "1"}, content_type="application/problem+json",
+                      body='{"type": "rate-limited", "title": "Too many requests", "status": 429}')
+
+    def prepare(page: Any) -> None:
+        page.route(re.compile(rf"/v1/games/{game}$"), busy)
+        page.route(re.compile(rf"/v1/games/{game}/stream$"), lambda route: route.fulfill(status=204))
+
+    view = game_state(http, game)
+    seat = view["awaiting"][0]
+    page = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}", prepare=prepare)
+    settled(page, view["version"])
+    assert refused, "the view was not refused"
+    assert page.locator("#decision button.action").count() >= 1
 
 
 # -- the only answer, taken ----------------------------------------------------------------
@@ -292,13 +330,16 @@ def catalog_ids(http: httpx.Client) -> list[str]:
     return ids
 
 
-def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer) -> None:
+def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer,
+                                                                          axe_source: str) -> None:
     """Set up on the page against the greedy bot (the table opens at once), then every decision
-    of the player clicked (the page takes those with a single answer itself): at the first
-    decision of each kind, every label, prompt and details shown is in plain words
+    of the player clicked (the page takes those with a single answer itself), the first six
+    rounds on a wide screen and the rest on a phone: at the first decision of each kind on each,
+    every label, prompt and details shown is in plain words
     (:func:`darkroad.core.wording.problems`), both wagons show their projected score with the
-    rule, the player's own as the API projects it, and on a phone the decision comes first. The
-    clicks of the whole game are counted (printed as a FIGURE)."""
+    rule, the player's own as the API projects it; on a phone the decision comes first and the
+    page does not scroll sideways. axe-core finds nothing serious at a mid-game decision and at
+    the end, wide and on a phone. The clicks of the whole game are counted (printed as a FIGURE)."""
     from darkroad.core.wording import problems
 
     http = httpx.Client(base_url=server.url, timeout=30)
@@ -317,11 +358,17 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     auth = {"Authorization": f"Bearer {token}"}
     rng = random.Random(SEED)
     kinds: list[str] = []
+    read: set[tuple[str, str]] = set()
+    found: dict[str, list[str]] = {}
     clicks = taken = 0
+    width = "wide"
     while True:
         view = game_state(http, game, token)
         if view["status"] == "finished":
             break
+        if width == "wide" and view["round"] > ROUNDS // 2:
+            width = "phone"
+            page.set_viewport_size(PHONE)
         if 0 not in view["awaiting"]:
             page.wait_for_timeout(20)  # the bot's move, made by the server's worker
             continue
@@ -342,9 +389,15 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
         kind = view["decision"]["type"]
         if kind not in kinds:
             kinds.append(kind)
+        if (width, kind) not in read:
+            read.add((width, kind))
             read_a_decision(page, view, ids, problems)
-            if len(kinds) <= 3:
+            if width == "phone":
+                phone_layout(page)
+            elif len(kinds) <= 3:
                 on_a_phone(page)
+        if kind == "plan" and view["round"] >= 2 and f"decision, {width}" not in found:
+            found[f"decision, {width}"] = violations(page, axe_source)
         buttons = page.locator("#decision button.action")
         buttons.nth(rng.randrange(buttons.count())).click()
         clicks += 1
@@ -353,7 +406,13 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     print(f"FIGURE a whole 2-player game against greedy: {clicks} clicks, {taken} answers the page took "
           f"itself, {len(kinds)} kinds of decision")
     page.wait_for_selector("#score", timeout=SETTLE)
+    settled(page)
     assert "Final score: " in page.inner_text('.wagon[data-seat="0"] .projected')
+    found["the end, phone"] = violations(page, axe_source)
+    page.set_viewport_size(WIDE)
+    found["the end, wide"] = violations(page, axe_source)
+    assert set(found) == {"decision, wide", "decision, phone", "the end, phone", "the end, wide"}, set(found)
+    assert {where: problems for where, problems in found.items() if problems} == {}
 
 
 def read_a_decision(page: Any, view: dict[str, Any], ids: list[str], problems: Any) -> None:
@@ -378,8 +437,14 @@ def on_a_phone(page: Any) -> None:
       return part ? part.getBoundingClientRect().left >= ring.right : true; }""")
     assert wide, "the decision's board part is not beside the board"
     page.set_viewport_size(PHONE)
+    phone_layout(page)
+    page.set_viewport_size(WIDE)
+
+
+def phone_layout(page: Any) -> None:
+    """On a phone, the decision comes first, above the Ringway and the wagons, and the page does
+    not scroll sideways."""
     order = page.evaluate("""() => ['#decision', '.ringway-slot', '.players-slot']
       .map((s) => document.querySelector(s).getBoundingClientRect().top)""")
     assert order == sorted(order), order
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    page.set_viewport_size(WIDE)
