@@ -32,11 +32,85 @@ def env(players: int = 2, seed: int | None = None, options: Mapping[str, Any] | 
     Private Concern) to 4; ``seed``: the first game's seed (later resets without a seed draw
     the next from it); ``options``: game settings (``buildings``, ``random_buildings``,
     ``variants``, ``companions``, ``options``); the other keywords are :class:`raw_env`'s."""
-    wrapped: AECEnv[str, ObsDict, int] = raw_env(players=players, seed=seed, options=options,
-                                                 render_mode=render_mode, **kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    raw = raw_env(players=players, seed=seed, options=options, render_mode=render_mode, **kwargs)
+    return _OrderEnforcing(_AssertOutOfBounds(_TerminateIllegal(raw, illegal_reward=-1)))
+
+
+def _read(name: str, checked: bool = False) -> property:
+    """The raw environment's attribute ``name``, read directly; ``checked``: an AttributeError
+    before ``reset``, as OrderEnforcingWrapper makes it."""
+
+    def read(self: Any) -> Any:
+        if checked and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(read)
+
+
+class _Direct:
+    """PettingZoo's wrappers, reading the game's bookkeeping (the agent to act, rewards,
+    terminations...) straight from the raw environment, where it lives (the wrappers write it
+    there too, through ``env.unwrapped``). A PettingZoo wrapper finds an attribute it does not
+    define by ``__getattr__`` on the wrapper inside it, one call per layer: three layers made
+    those reads most of what the wrapped environment added to a step (benchmarks/env.py)."""
+
+    _raw: raw_env
+    agent_selection = _read("agent_selection")
+    agents = _read("agents")
+    rewards = _read("rewards")
+    terminations = _read("terminations")
+    truncations = _read("truncations")
+    infos = _read("infos")
+    _cumulative_rewards = _read("_cumulative_rewards")
+    possible_agents = _read("possible_agents")
+
+
+class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    def __init__(self, env: raw_env, illegal_reward: float) -> None:
+        self._raw = env
+        super().__init__(env, illegal_reward)
+
+
+class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+    def __init__(self, env: _TerminateIllegal) -> None:
+        self._raw = env._raw
+        super().__init__(env)
+        self._size = env._raw.match.catalogue.size
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._raw.action_spaces[agent]
+
+    def step(self, action: int | None) -> None:
+        # Discrete.contains makes a NumPy integer of the action on every call (most of this
+        # wrapper's cost): a Python int in range is checked here, anything else by the space.
+        if type(action) is int and 0 <= action < self._size:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's OrderEnforcingWrapper: its bookkeeping attributes, before ``reset``, are an
+    AttributeError as it makes them."""
+
+    def __init__(self, env: _AssertOutOfBounds) -> None:
+        self._raw = env._raw
+        super().__init__(env)
+
+    agent_selection = _read("agent_selection", checked=True)
+    agents = _read("agents", checked=True)
+    rewards = _read("rewards", checked=True)
+    terminations = _read("terminations", checked=True)
+    truncations = _read("truncations", checked=True)
+    infos = _read("infos", checked=True)
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._raw.action_spaces[agent]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._raw.observation_spaces[agent]
+
 
 
 class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo ships no types; its name for the unwrapped class

@@ -74,6 +74,7 @@ class Match:
         self.game: Game | None = None
         self.steps = 0
         self.seeds = random.Random()
+        self._offered: tuple[Game, int, int, dict[int, Action]] | None = None
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(players=self.seats_total, seed=seed, **self.settings)
@@ -85,6 +86,7 @@ class Match:
         game, _ = self.engine.create(self.config(self.seeds.randrange(2**31)))
         self.game = game
         self.steps = 0
+        self._offered = None
         return game
 
     # -- what a seat sees and may do ---------------------------------------------------------
@@ -92,12 +94,31 @@ class Match:
         assert self.game is not None
         return self.engine.legal_actions(self.game, seat)
 
+    def offered(self, seat: int) -> dict[int, Action]:
+        """``seat``'s legal actions now, by index: what its mask shows and what :meth:`play`
+        takes. An agent's step is an observation (the mask) then an action of that mask, so
+        the answer of the engine for the position shown is kept while it is that position (the
+        same game at the same version, for the same seat; :meth:`play` drops it): the step
+        applies the action the mask offered instead of asking the engine for the legal actions
+        a second time and matching them again."""
+        game = self.game
+        assert game is not None
+        held = self._offered
+        if held is not None and held[0] is game and held[1] == game.version and held[2] == seat:
+            return held[3]
+        legal = self.legal(seat)
+        by_index: dict[int, Action] = {}
+        for i, action in zip(self.catalogue.indices(legal), legal, strict=True):
+            by_index.setdefault(i, action)
+        self._offered = (game, game.version, seat, by_index)
+        return by_index
+
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
         """1 at the index of each of ``seat``'s legal actions, else 0."""
         out = np.zeros(self.catalogue.size, dtype=np.int8)
-        legal = self.legal(seat)
-        if legal:
-            out[self.catalogue.indices(legal)] = 1
+        offered = self.offered(seat)
+        if offered:
+            out[list(offered)] = 1
         return out
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
@@ -133,13 +154,11 @@ class Match:
     def play(self, seat: int, index: int) -> None:
         """Apply ``seat``'s action ``index``: :class:`ValueError` when it is not legal now."""
         assert self.game is not None
-        legal = self.legal(seat)
-        entry = self.catalogue.entry(int(index)) if 0 <= int(index) < self.catalogue.size else None
-        found = [a for a in legal if (a.type, a.option) == entry] if entry is not None else \
-            [a for a, i in zip(legal, self.catalogue.indices(legal), strict=True) if i == index]
-        if not found:
+        action = self.offered(seat).get(int(index))
+        if action is None:
             raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)")
-        self.engine.apply(self.game, found[0], track_undo=False)  # an environment's game is never undone
+        self._offered = None
+        self.engine.apply(self.game, action, track_undo=False)  # an environment's game is never undone
         self.steps += 1
 
     # -- rewards -------------------------------------------------------------------------------

@@ -17,12 +17,13 @@ lists them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
+from attrs import define
 
-from darkroad.core import DARK_MARKET_SPACES, HUMAN, ROUNDS, RUINS_SPACES, Engine, Game, Player
+from darkroad.core import DARK_MARKET_SPACES, HUMAN, ROUNDS, RUINS_SPACES, Caravan, Engine, Game, Player
 
 MAX_SEATS = 4
 """Seat blocks in every observation (a game has 2 to 4 seats)."""
@@ -101,132 +102,187 @@ class Layout:
         self.size += width
 
 
+class _Index(dict[object, int]):
+    """An id's index in the observation; an id it does not know (or ``None``: an empty slot)
+    goes to the sink, one place past the vector's end, dropped at the end. Read as
+    ``map(index.__getitem__, ids)``: the lookups run without a Python call per id."""
+
+    __slots__ = ("sink",)
+
+    def __init__(self, items: Iterable[tuple[object, int]], sink: int) -> None:
+        super().__init__(items)
+        self.sink = sink
+
+    def __missing__(self, key: object) -> int:
+        return self.sink
+
+
 class Encoder:
     """Encodes a seat's view of a game into a ``float32`` vector of :attr:`Layout.size`.
 
-    One-hot and multi-hot features are gathered as a list of indices (a count where an index
-    comes twice: two potions), the scaled counts as a list of values at fixed places; then
-    ``numpy.bincount`` and one assignment make the vector. An environment encodes once per
-    step, so this is most of what an environment adds to the engine's work."""
+    Every one-hot and multi-hot feature is an index into the vector, gathered in one list (an
+    index that comes twice counts two: two potions), looked up through :class:`_Index` tables
+    made once for every place (each seat block, each slot); the scaled counts are values at
+    fixed places. ``numpy.bincount`` of the indices, weighted 1 each and by the counts' values
+    at theirs, makes the vector in one call. An environment encodes once per step, so this is
+    most of what an environment adds to the engine's work (benchmarks/env.py)."""
 
     def __init__(self, engine: Engine, layout: Layout) -> None:
         self.engine = engine
         self.layout = layout
-        o = layout.offset
-        self.o = o
-        lay = layout
-        self.board_scalars = np.array([o["round"], *(o["market_dice"] + i for i in range(len(lay.goods))),
-                                       o["set_aside"], *(o["commission_counts"] + t for t in range(len(lay.towns))),
-                                       o["hero_deck"], o["deed_deck"], o["companion_deck"]], dtype=np.intp)
+        lay, o = layout, layout.offset
+        self.size = lay.size
+        sink = self.sink = lay.size
+
+        def table(items: Iterable[tuple[object, int]]) -> _Index:
+            return _Index(items, sink)
+
+        self.board_scalars = [o["round"], *(o["market_dice"] + i for i in range(len(lay.goods))), o["set_aside"],
+                              *(o["commission_counts"] + t for t in range(len(lay.towns))),
+                              o["hero_deck"], o["deed_deck"], o["companion_deck"]]
         seat_scalars = ("present", "prestige", "lanterns", "quartz", "horseshoes", "spent", "removed",
                         "delivered_commissions", "delivered_heroes", "deed_count", "gifts", "coins_known", "coins")
-        per_seat = [[lay.seat_offset + k * lay.seat_width + o[f"seat.{name}"] - lay.seat_offset
-                     for name in seat_scalars] for k in range(MAX_SEATS)]
-        self.seat_scalars = [np.array(sum(per_seat[:n], []), dtype=np.intp) for n in range(MAX_SEATS + 1)]
-        # Absolute indices of every id's one-hot place in each seat block and on the board.
-        self.seat_ids: list[dict[str, dict[str, int]]] = []
+        self.seats: list[_SeatPlaces] = []
         for k in range(MAX_SEATS):
-            base = lay.seat_offset + k * lay.seat_width
-            self.seat_ids.append({
-                name: {x: base + o[f"seat.{name}"] - lay.seat_offset + i for x, i in ids.items()}
-                for name, ids in (("goods", lay.goodx_index), ("heroes", lay.heroes), ("commissions", lay.commissions),
-                                  ("steeds", lay.steeds), ("upgrades", lay.upgrades), ("deeds", lay.deeds),
-                                  ("companions", {card: lay.companions[cid] for card, cid in lay.card_companion.items()
-                                                  if cid in lay.companions}))})
-        self.seat_at = [{name: lay.seat_offset + k * lay.seat_width + o[f"seat.{name}"] - lay.seat_offset
-                         for name, _ in lay.seat_fields()} for k in range(MAX_SEATS)]
-        self.buildings = {b: o["buildings"] + i for b, i in lay.buildings.items()}
-        self.tops = {m: o["commission_tops"] + i for m, i in lay.commissions.items()}
-        self.courtyard = {d: o["courtyard"] + i for d, i in lay.deeds.items()}
-        self.upgrades = {u: o["upgrades"] + i for u, i in lay.upgrades.items()}
-        self.inn = [{h: o["inn"] + slot * len(lay.heroes) + i for h, i in lay.heroes.items()} for slot in range(4)]
-        self.row = [{card: o["companion_row"] + slot * len(lay.companions) + lay.companions[cid]
-                     for card, cid in lay.card_companion.items() if cid in lay.companions} for slot in range(3)]
+            base = lay.seat_offset + k * lay.seat_width - lay.seat_offset
+            at = {name: base + o[f"seat.{name}"] for name, _ in lay.seat_fields()}
+            faces = range(DIE_FACES)
+            self.seats.append(_SeatPlaces(
+                position=at["position"], automated=at["automated"],
+                locked=[table((d, at["locked"] + i * DIE_FACES + d) for d in faces) for i in range(3)],
+                reserve=table((d, at["reserve"] + d) for d in faces),
+                special=table((d, at["special"] + d) for d in faces),
+                pool={kind: table((d, at[f"pool_{kind}"] + d) for d in faces) for kind in ("night", "illuminated")},
+                goods=table((g, at["goods"] + i) for g, i in lay.goodx_index.items()),
+                heroes=table((h, at["heroes"] + i) for h, i in lay.heroes.items()),
+                commissions=table((m, at["commissions"] + i) for m, i in lay.commissions.items()),
+                steeds=table((s, at["steeds"] + i) for s, i in lay.steeds.items()),
+                upgrades=table((u, at["upgrades"] + i) for u, i in lay.upgrades.items()),
+                companions=table((card, at["companions"] + lay.companions[cid])
+                                 for card, cid in lay.card_companion.items() if cid in lay.companions),
+                deeds=table((d, at["deeds"] + i) for d, i in lay.deeds.items()),
+                scalars=[at[name] for name in seat_scalars],
+            ))
+        self.scalar_places = [self.board_scalars + sum((s.scalars for s in self.seats[:n]), [])
+                              for n in range(MAX_SEATS + 1)]
+        self.players = [o["players"] + n - 1 for n in range(MAX_SEATS + 1)]
+        self.start_seat, self.active_seat, self.awaiting = o["start_seat"], o["active_seat"], o["awaiting"]
+        self.wheel, self.dark_market, self.ruins = o["market_wheel"], o["dark_market"], o["ruins"]
+        self.finished, self.five_coins = o["finished"], o["five_coins"]
+        self.phase = table((p, o["phase"] + i) for p, i in lay.phases.items())
+        self.decision = table((kind, o["decision"] + i) for kind, i in lay.kinds.items())
+        self.buildings = table((b, o["buildings"] + i) for b, i in lay.buildings.items())
+        self.tops = table((m, o["commission_tops"] + i) for m, i in lay.commissions.items())
+        self.courtyard = table((d, o["courtyard"] + i) for d, i in lay.deeds.items())
+        self.upgrades = table((u, o["upgrades"] + i) for u, i in lay.upgrades.items())
+        self.inn = [table((h, o["inn"] + slot * len(lay.heroes) + i) for h, i in lay.heroes.items()) for slot in range(4)]
+        self.row = [table((card, o["companion_row"] + slot * len(lay.companions) + lay.companions[cid])
+                          for card, cid in lay.card_companion.items() if cid in lay.companions) for slot in range(3)]
+        self.towns = list(lay.towns)
+        self.caravan_town = table((t, o["caravan_town"] + i) for t, i in lay.towns.items())
+        self.caravan_dice = table((d, o["caravan_dice"] + d) for d in range(DIE_FACES))
+        self.caravan_at = (o["caravan"], o["caravan_leader"], o["caravan_shortcut"], o["caravan_members"])
 
     def encode(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded)."""
         hot: list[int] = []
-        scalars = self._board(game, seat, hot)
-        n = len(game.players)
+        values = self._board(game, seat, hot)
+        players = game.players
+        n = len(players)
         for k in range(n):
-            scalars += self._seat(game.players[(seat + k) % n], k, k == 0, hot)
-        out = np.bincount(hot, minlength=self.layout.size).astype(np.float32)
-        out[self.board_scalars] = scalars[:len(self.board_scalars)]
-        out[self.seat_scalars[n]] = scalars[len(self.board_scalars):]
-        return out
+            values += self._seat(players[(seat + k) % n], self.seats[k], k == 0, hot)
+        ones = len(hot)
+        hot += self.scalar_places[n]
+        weights = [1.0] * ones
+        weights += values
+        return np.bincount(hot, weights, self.size + 1)[:self.size].astype(np.float32)
 
     def _board(self, game: Game, seat: int, hot: list[int]) -> list[float]:
-        o, lay, b = self.o, self.layout, game.board
+        b = game.board
         n = len(game.players)
-        hot += [o["players"] + n - 1, o["start_seat"] + (game.start_seat - seat) % n,
-                o["market_wheel"] + b.wheel_offset % WHEEL, o["dark_market"] + b.dark_market % len(DARK_MARKET_SPACES),
-                o["ruins"] + b.ruins % len(RUINS_SPACES)]
+        hot += (self.players[n], self.start_seat + (game.start_seat - seat) % n, self.wheel + b.wheel_offset % WHEEL,
+                self.dark_market + b.dark_market % len(DARK_MARKET_SPACES), self.ruins + b.ruins % len(RUINS_SPACES),
+                self.phase[game.phase])
         if game.finished:
-            hot.append(o["finished"])
-        phase = lay.phases.get(game.phase)
-        if phase is not None:
-            hot.append(o["phase"] + phase)
+            hot.append(self.finished)
         if game.active is not None and game.active >= 0:
-            hot.append(o["active_seat"] + (game.active - seat) % n)
+            hot.append(self.active_seat + (game.active - seat) % n)
         awaiting = self.engine.awaiting(game)
-        hot += [o["awaiting"] + (s - seat) % n for s in awaiting]
+        hot += [self.awaiting + (s - seat) % n for s in awaiting]
         if awaiting and game.stack:
-            kind = lay.kinds.get(game.stack[-1].kind)
-            if kind is not None:
-                hot.append(o["decision"] + kind)
-        hot += [self.buildings[x] for x in b.buildings if x in self.buildings]
+            hot.append(self.decision[game.stack[-1].kind])
+        hot += map(self.buildings.__getitem__, b.buildings)
         stacks = b.commission_stacks
-        hot += [self.tops[s[0]] for s in stacks.values() if s and s[0] in self.tops]
-        hot += [self.inn[i][h] for i, h in enumerate(b.inn[:4]) if h in self.inn[i]]
-        hot += [self.courtyard[d] for d in b.courtyard if d in self.courtyard]
-        hot += [self.row[i][c] for i, c in enumerate(b.companion_row[:3]) if c in self.row[i]]
-        hot += [self.upgrades[u] for u in b.upgrades if u in self.upgrades]
+        hot += [self.tops[s[0]] for s in stacks.values() if s]
+        hot += map(dict.__getitem__, self.inn, b.inn)
+        hot += map(self.courtyard.__getitem__, b.courtyard)
+        hot += map(dict.__getitem__, self.row, b.companion_row)
+        hot += map(self.upgrades.__getitem__, b.upgrades)
         if b.five_coins:
-            hot.append(o["five_coins"])
-        self._caravan(game, seat, hot)
-        counts = [len(stacks.get(t, ())) / STACK_SIZE for t in lay.towns]
-        return [game.round / ROUNDS, *(m / 2.0 for m in b.market), b.set_aside / SCALE, *counts,
-                len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE]
-
-    def _caravan(self, game: Game, seat: int, hot: list[int]) -> None:
+            hot.append(self.five_coins)
         caravan = game.turn.caravan
-        if caravan is None:
-            return
-        o, n = self.o, len(game.players)
-        hot.append(o["caravan"])
-        hot.append(o["caravan_leader"] + (caravan.leader - seat) % n)
-        if caravan.route == "shortcut":
-            hot.append(o["caravan_shortcut"])
-        town = self.layout.towns.get(caravan.town)
-        if town is not None:
-            hot.append(o["caravan_town"] + town)
-        hot += [o["caravan_members"] + (s - seat) % n for s in caravan.members]
-        hot += [o["caravan_dice"] + d for d in caravan.dice or () if 0 <= d < DIE_FACES]
+        if caravan is not None:
+            self._caravan(caravan, seat, n, hot)
+        values = [game.round / ROUNDS]
+        values += [m / 2.0 for m in b.market]
+        values.append(b.set_aside / SCALE)
+        values += [len(stacks.get(t, ())) / STACK_SIZE for t in self.towns]
+        values += (len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE)
+        return values
 
-    def _seat(self, p: Player, k: int, own: bool, hot: list[int]) -> list[float]:
-        """Seat block ``k``'s one-hots (into ``hot``) and its scaled counts."""
-        at, ids = self.seat_at[k], self.seat_ids[k]
-        hot.append(at["position"] + p.position % POSITIONS)
+    def _caravan(self, caravan: Caravan, seat: int, n: int, hot: list[int]) -> None:
+        at, leader, shortcut, members = self.caravan_at
+        hot += (at, leader + (caravan.leader - seat) % n)
+        if caravan.route == "shortcut":
+            hot.append(shortcut)
+        hot.append(self.caravan_town[caravan.town])
+        hot += [members + (s - seat) % n for s in caravan.members]
+        if caravan.dice:
+            hot += map(self.caravan_dice.__getitem__, caravan.dice)
+
+    @staticmethod
+    def _seat(p: Player, at: _SeatPlaces, own: bool, hot: list[int]) -> list[float]:
+        """A seat block's one-hots (into ``hot``) and its scaled counts, at the places ``at``."""
+        hot.append(at.position + p.position % POSITIONS)
         if p.kind != HUMAN:
-            hot.append(at["automated"])
-        locked = at["locked"]
-        hot += [locked + i * DIE_FACES + d for i, d in enumerate(p.locked[:3]) if d is not None and 0 <= d < DIE_FACES]
-        hot += [at["reserve"] + d for d in p.reserve if 0 <= d < DIE_FACES]
-        hot += [at["special"] + d for d in p.special if 0 <= d < DIE_FACES]
-        hot += [at["pool_illuminated" if d.kind == "illuminated" else "pool_night"] + d.value for d in p.pool
-                if 0 <= d.value < DIE_FACES]
-        goods, heroes, commissions = ids["goods"], ids["heroes"], ids["commissions"]
-        hot += [goods[g] for g in p.goods if g in goods]
-        hot += [heroes[h] for h in p.heroes if h in heroes]
-        hot += [commissions[m] for m in p.commissions if m in commissions]
-        steeds, upgrades, companions = ids["steeds"], ids["upgrades"], ids["companions"]
-        hot += [steeds[x] for x in p.steeds if x in steeds]
-        hot += [upgrades[x] for x in p.upgrades if x in upgrades]
-        hot += [companions[c.card] for c in p.companions if c.card in companions]
-        gifts = sum(len(c.gifts) for c in p.companions)
+            hot.append(at.automated)
+        hot += map(dict.__getitem__, at.locked, p.locked)
+        hot += map(at.reserve.__getitem__, p.reserve)
+        hot += map(at.special.__getitem__, p.special)
+        if p.pool:
+            pool = at.pool
+            hot += [pool.get(d.kind, pool["night"])[d.value] for d in p.pool]
+        hot += map(at.goods.__getitem__, p.goods)
+        hot += map(at.heroes.__getitem__, p.heroes)
+        hot += map(at.commissions.__getitem__, p.commissions)
+        hot += map(at.steeds.__getitem__, p.steeds)
+        hot += map(at.upgrades.__getitem__, p.upgrades)
+        gifts = 0
+        if p.companions:
+            hot += [at.companions[c.card] for c in p.companions]
+            gifts = sum(len(c.gifts) for c in p.companions)
         if own:  # behind its own screen: the seat's own coins and deeds
-            deeds = ids["deeds"]
-            hot += [deeds[d] for d in p.deeds if d in deeds]
+            hot += map(at.deeds.__getitem__, p.deeds)
         return [1.0, p.prestige / SCALE, p.lanterns / SCALE, p.quartz / SCALE, p.horseshoes / SCALE, p.spent / SCALE,
                 p.removed / SCALE, len(p.delivered_commissions) / SCALE, len(p.delivered_heroes) / SCALE,
                 len(p.deeds) / SCALE, gifts / SCALE, 1.0 if own else 0.0, p.coins / SCALE if own else 0.0]
+
+
+@define(frozen=True)
+class _SeatPlaces:
+    """Where one seat block's features go (absolute indices, and :class:`_Index` tables)."""
+
+    position: int
+    automated: int
+    locked: list[_Index]
+    reserve: _Index
+    special: _Index
+    pool: dict[str, _Index]
+    goods: _Index
+    heroes: _Index
+    commissions: _Index
+    steeds: _Index
+    upgrades: _Index
+    companions: _Index
+    deeds: _Index
+    scalars: list[int]
