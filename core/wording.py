@@ -8,12 +8,11 @@ same effect reads the same everywhere, and no code, snake_case or card id reache
 random games with it).
 
 Messages are whole English sentences with named placeholders (``%(good)s``), translated from the
-core's gettext catalog (:mod:`darkroad.core.i18n`) in the language of the call. They go through
-:func:`say` and :func:`say_n` rather than ``_``: the catalogs do not translate them yet, and
-Babel extracts every ``_`` call (a marked message the Hungarian catalog lacks fails its
-completeness test). Adding ``say`` and ``say_n`` to the extraction keywords
-(``scripts/i18n.py``'s ``KEYWORDS``: ``"say": None, "say_n": (1, 2)``) makes them extracted like
-``_`` the day they are translated; until then a message is English, gettext's own fallback.
+core's gettext catalog (:mod:`darkroad.core.i18n`) in the language of the call, through
+:func:`say` and :func:`say_n` (a plugin's through its :func:`speaker`, in its own catalog): Babel
+extracts them like ``_`` (``scripts/i18n.py``'s ``KEYWORDS``), and ``tests/test_i18n.py`` fails on
+one the Hungarian catalog lacks. A message kept as data (a table of words) is marked ``N_`` (a
+plural pair :func:`N_n`) where it is written and said where it is shown.
 
 **Words of a plugin's own effects.** An effect verb the core does not know is worded by the
 first of: the ``effect_words`` of a content pack (``{"verb": "message with %(arg)s"}``: data, so
@@ -30,12 +29,24 @@ from typing import Any
 
 from . import i18n
 from .content import Content
+from .i18n import N_
 
 UP = "+"
 
 Namer = Callable[[str, str, str], str]
 """``(kind, id, printed name) -> the name in the caller's language`` (kind: ``good``, ``hero``,
 ``town``, ``event``, ``component``)."""
+
+
+def N_n(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with its plural for extraction without translating it now (``N_`` of
+    :mod:`darkroad.core.i18n` for a :func:`say_n` message kept as data)."""
+    return singular, plural
+
+
+HERO_CLASSES = {"knight": N_("knight"), "skirmisher": N_("skirmisher"), "alchemist": N_("alchemist"),
+                "bard": N_("bard"), "wizard": N_("wizard"), "loremaster": N_("loremaster")}
+"""The heroes' classes of the base game in words (messages: a card's ``hero_class``)."""
 
 
 _SOURCE = i18n.DEFAULT_LOCALE
@@ -153,21 +164,21 @@ def count(n: int, resource: str) -> str:
 
 
 _COUNTS: dict[str, tuple[str, str]] = {
-    "coins": ("%(num)d coin", "%(num)d coins"),
-    "prestige": ("%(num)d prestige", "%(num)d prestige"),
-    "lantern": ("%(num)d lantern", "%(num)d lanterns"),
-    "lanterns": ("%(num)d lantern", "%(num)d lanterns"),
-    "quartz": ("%(num)d blazing quartz", "%(num)d blazing quartz"),
-    "horseshoe": ("%(num)d horseshoe", "%(num)d horseshoes"),
-    "horseshoes": ("%(num)d horseshoe", "%(num)d horseshoes"),
-    "illuminated": ("%(num)d illuminated die", "%(num)d illuminated dice"),
-    "goods": ("%(num)d good", "%(num)d goods"),
-    "heroes": ("%(num)d hero", "%(num)d heroes"),
-    "commissions": ("%(num)d commission", "%(num)d commissions"),
-    "deeds": ("%(num)d deed", "%(num)d deeds"),
-    "spaces": ("%(num)d space", "%(num)d spaces"),
-    "market_dice": ("%(num)d market die", "%(num)d market dice"),
-    "vp": ("%(num)d victory point", "%(num)d victory points"),
+    "coins": N_n("%(num)d coin", "%(num)d coins"),
+    "prestige": N_n("%(num)d prestige", "%(num)d prestige"),
+    "lantern": N_n("%(num)d lantern", "%(num)d lanterns"),
+    "lanterns": N_n("%(num)d lantern", "%(num)d lanterns"),
+    "quartz": N_n("%(num)d blazing quartz", "%(num)d blazing quartz"),
+    "horseshoe": N_n("%(num)d horseshoe", "%(num)d horseshoes"),
+    "horseshoes": N_n("%(num)d horseshoe", "%(num)d horseshoes"),
+    "illuminated": N_n("%(num)d illuminated die", "%(num)d illuminated dice"),
+    "goods": N_n("%(num)d good", "%(num)d goods"),
+    "heroes": N_n("%(num)d hero", "%(num)d heroes"),
+    "commissions": N_n("%(num)d commission", "%(num)d commissions"),
+    "deeds": N_n("%(num)d deed", "%(num)d deeds"),
+    "spaces": N_n("%(num)d space", "%(num)d spaces"),
+    "market_dice": N_n("%(num)d market die", "%(num)d market dice"),
+    "vp": N_n("%(num)d victory point", "%(num)d victory points"),
 }
 """The resources and things counted in words, singular and plural (gettext's plural forms)."""
 
@@ -293,6 +304,11 @@ class Words:
         found = self.content.components.get(ident)
         return self.namer("component", ident, found.name) if found else ident.replace("_", " ")
 
+    def component_text(self, ident: str, text: str) -> str:
+        """A text of component ``ident`` (its text, a companion's ability, a deed's criterion) in
+        the caller's language, from the catalog of the plugin that contributed it."""
+        return self.namer("component", self.content.companion_cards.get(ident, ident), text)
+
     def commission(self, ident: str) -> str:
         """A commission card: "the Farglen commission (a potion, a book and a staff)"."""
         key = ("commission", _locale(), ident)
@@ -307,12 +323,12 @@ class Words:
         return found
 
     _SOURCES = {
-        "slot #1": "slot #1", "slot #2": "slot #2", "slot #3": "slot #3",
-        "courtyard banner": "the courtyard banner", "good fortune": "good fortune",
-        "ruins of yin": "the Ruins of Yin", "ruins die": "the ruins die", "dark market": "the Dark Market",
-        "queen's commissions": "the Queen's Commissions", "great bazaar": "the Great Bazaar",
-        "ringway inn": "the Ringway Inn", "yurg's excursions": "Yurg's Excursions", "planning": "planning",
-        "oracle die": "the oracle die", "setup": "the setup",
+        "slot #1": N_("slot #1"), "slot #2": N_("slot #2"), "slot #3": N_("slot #3"),
+        "courtyard banner": N_("the courtyard banner"), "good fortune": N_("good fortune"),
+        "ruins of yin": N_("the Ruins of Yin"), "ruins die": N_("the ruins die"), "dark market": N_("the Dark Market"),
+        "queen's commissions": N_("the Queen's Commissions"), "great bazaar": N_("the Great Bazaar"),
+        "ringway inn": N_("the Ringway Inn"), "yurg's excursions": N_("Yurg's Excursions"), "planning": N_("planning"),
+        "oracle die": N_("the oracle die"), "setup": N_("the setup"),
     }
 
     def source(self, source: str) -> str:
@@ -471,17 +487,17 @@ class Words:
         if verb == "good":
             return say("choose %(good)s to gain", good=self._good_effect(arg, chosen=True))
         simple = {
-            "upgrade_good": "choose a good to upgrade",
-            "downgrade_good": "choose an upgraded good to turn to its basic side",
-            "lose_good": ("choose your most valuable good to return" if arg == "most_valuable"
-                          else "choose a good to return"),
-            "hero": "choose a hero to gain",
-            "lose_hero": "choose a hero to lose",
-            "deliver_hero": "choose a hero to deliver",
-            "commission": "choose a commission to gain",
-            "deed": "choose a deed to gain",
-            "commission_or_deed": "choose a commission or a deed to gain",
-            "ruins_good": "choose the upgraded good to gain",
+            "upgrade_good": N_("choose a good to upgrade"),
+            "downgrade_good": N_("choose an upgraded good to turn to its basic side"),
+            "lose_good": (N_("choose your most valuable good to return") if arg == "most_valuable"
+                          else N_("choose a good to return")),
+            "hero": N_("choose a hero to gain"),
+            "lose_hero": N_("choose a hero to lose"),
+            "deliver_hero": N_("choose a hero to deliver"),
+            "commission": N_("choose a commission to gain"),
+            "deed": N_("choose a deed to gain"),
+            "commission_or_deed": N_("choose a commission or a deed to gain"),
+            "ruins_good": N_("choose the upgraded good to gain"),
         }.get(verb)
         if simple is not None:
             return say(simple)

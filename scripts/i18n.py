@@ -8,19 +8,23 @@ Usage (from the repository)::
 
 ``update`` then ``compile`` after changing a player-facing message; translate the new entries of
 ``*/locale/hu/LC_MESSAGES/*.po`` (``msgstr ""`` and ``#, fuzzy`` ones) in between. The domains (one
-for the core and the service, one per plugin package) and their sources are :data:`DOMAINS`; what
-each source's files are read with is ``babel.cfg``. A fan plugin keeps its own catalog the same way
-with ``pybabel`` (docs/plugins.md, "Translating a plugin").
+for the core and the service, one per plugin package, one for the web client of /play) and their
+sources are :data:`DOMAINS`; what each source's files are read with is ``babel.cfg``. The web
+client's catalogs compile to one JSON file its bundle imports (``web/src/messages.json``:
+:func:`web_json`), not to ``.mo``. A fan plugin keeps its own catalog the same way with
+``pybabel`` (docs/plugins.md, "Translating a plugin").
 """
 
 from __future__ import annotations
 
 import io
+import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
@@ -32,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ("hu",)
 """The languages translated from English (the source language needs no catalog)."""
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None, "Text": None,
+            "say": None, "say_n": (1, 2), "N_n": (1, 2),
             "ServiceError": (2,), "Problem": (2,), "Refusal": (2,),
             **dict.fromkeys(("DarkroadError", "BadConfig", "UnknownComponent", "BadAction", "IllegalAction",
                              "NotYourDecision", "GameFinished", "CannotUndo", "MissingPlugin"), None)}
@@ -53,6 +58,10 @@ class Domain:
     locale_dir: str
     exclude: tuple[str, ...] = ()
     package: str = ""
+    keywords: dict[str, Any] | None = None
+    """The marking functions of this domain's sources (:data:`KEYWORDS` by default)."""
+    compiled_json: str = ""
+    """Where the catalogs compile to one JSON file (the web client's), instead of ``.mo``."""
 
     def po(self, locale: str) -> Path:
         return ROOT / self.locale_dir / locale / "LC_MESSAGES" / f"{self.name}.po"
@@ -67,6 +76,10 @@ DOMAINS = (
            package="darkroad.plugins"),
     Domain("darkroad_fan_pack", ("plugins/examples/fan_pack/src",), "plugins/examples/fan_pack/src/darkroad_fan_pack/locale",
            package="darkroad_fan_pack"),
+    # The web client's marking functions (web/src/i18n.ts): t(message, params) and
+    # tn(singular, plural, n, params), with the same %(name)s placeholders as Python's.
+    Domain("darkroad_web", ("web/src",), "web/locale", keywords={"t": None, "tn": (1, 2)},
+           compiled_json="web/src/messages.json"),
 )
 
 
@@ -77,7 +90,7 @@ def template(domain: Domain) -> Catalog:
     catalog = Catalog(domain=domain.name, project="darkroad", charset="utf-8")
     for source in domain.sources:
         for filename, lineno, message, comments, context in extract_from_dir(
-            ROOT / source, method_map, options_map, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",),
+            ROOT / source, method_map, options_map, keywords=domain.keywords or KEYWORDS, comment_tags=("TRANSLATORS:",),
             strip_comment_tags=True,
         ):
             path = f"{source}/{filename}"
@@ -163,9 +176,34 @@ def compiled(catalog: Catalog) -> bytes:
     return out.getvalue()
 
 
+def web_json(domain: Domain) -> bytes:
+    """The catalogs of ``domain`` as the web client reads them: ``{locale: {message: translation}}``,
+    a plural message under its singular with the list of its forms; only what gettext would use
+    (not empty, not fuzzy: the client shows the English message otherwise). Sorted, one line per
+    message: a change of one translation is a change of one line."""
+    out: dict[str, dict[str, str | list[str]]] = {}
+    for locale in LOCALES:
+        catalog = read(domain.po(locale), locale, domain.name)
+        messages: dict[str, str | list[str]] = {}
+        for message in catalog:
+            if not message.id or not translated(message):
+                continue
+            string = message.string or ""
+            if isinstance(message.id, tuple | list):
+                messages[message.id[0]] = [string] if isinstance(string, str) else list(string)
+            else:
+                messages[message.id] = string if isinstance(string, str) else string[0]
+        out[locale] = dict(sorted(messages.items()))
+    return (json.dumps(out, ensure_ascii=False, indent=0, sort_keys=True) + "\n").encode("utf-8")
+
+
 def compile_all() -> None:
-    """``.po`` -> ``.mo`` for every domain and locale."""
+    """``.po`` -> ``.mo`` for every domain and locale (the web client's: one JSON file)."""
     for domain in DOMAINS:
+        if domain.compiled_json:
+            (ROOT / domain.compiled_json).write_bytes(web_json(domain))
+            print(domain.compiled_json)
+            continue
         for locale in LOCALES:
             catalog = read(domain.po(locale), locale, domain.name)
             domain.mo(locale).write_bytes(compiled(catalog))
@@ -199,9 +237,15 @@ def problems() -> Iterator[str]:
                     yield f"{domain.name}/{locale}: untranslated {key[1]!r}"
             for message, errors in catalog.check():
                 yield f"{domain.name}/{locale}: {message.id!r}: {'; '.join(map(str, errors))}"
+            if domain.compiled_json:
+                continue
             mo = domain.mo(locale)
             if not mo.exists() or mo.read_bytes() != compiled(catalog):
                 yield f"{domain.name}/{locale}: {mo.relative_to(ROOT)} is not the compiled catalog: run scripts/i18n.py compile"
+        compiled_json = ROOT / domain.compiled_json if domain.compiled_json else None
+        if compiled_json is not None and all(domain.po(locale).exists() for locale in LOCALES) and (
+                not compiled_json.exists() or compiled_json.read_bytes() != web_json(domain)):
+            yield f"{domain.name}: {domain.compiled_json} is not the compiled catalogs: run scripts/i18n.py compile"
 
 
 def main(argv: list[str]) -> int:

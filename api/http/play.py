@@ -23,10 +23,12 @@ from typing import Annotated, Any
 
 from litestar import Controller, MediaType, Request, Response, get
 from litestar.exceptions import NotFoundException
-from litestar.params import PathParameter
+from litestar.params import PathParameter, QueryParameter
 
 from darkroad.api.app.seating import GAME_ID_PATTERN
 from darkroad.api.http.play_guide import guide
+from darkroad.core import i18n
+from darkroad.core.i18n import _
 
 ASSETS = "play_assets"
 PLAY = "/play"
@@ -65,11 +67,20 @@ def asset(name: str) -> Asset:
     return Asset(name)
 
 
-@cache
 def page() -> str:
-    """The HTML shell of both pages: the client reads the path (and the fragment) itself."""
+    """The HTML shell of both pages in the caller's language (``Accept-Language``; the client
+    words it again in the language chosen on its switch): the client reads the path (and the
+    fragment) itself."""
+    return _page_in(i18n.current_locale())
+
+
+@cache
+def _page_in(locale: str) -> str:
+    with i18n.use_locale(locale):  # (the calls outside the f-string: Babel reads no call inside one)
+        skip, help_, how, loading = _("Skip to the decision"), _("Help and language"), _("How to play"), _("Loading the table…")
+        noscript = _("This page needs JavaScript. The API reference is at %(link)s.", link='<a href="/docs">/docs</a>')
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="{locale}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -80,10 +91,10 @@ def page() -> str:
   <script type="module" src="{asset("play.js").url}"></script>
 </head>
 <body>
-  <a class="skip" href="#decision">Skip to the decision</a>
-  <nav class="help" aria-label="Help"><a href="{GUIDE}">How to play</a></nav>
-  <main id="app" data-state="loading" aria-busy="true"><p>Loading the table…</p></main>
-  <noscript><p>This page needs JavaScript. The API reference is at <a href="/docs">/docs</a>.</p></noscript>
+  <a class="skip" href="#decision">{skip}</a>
+  <nav class="help" aria-label="{help_}"><a href="{GUIDE}?lang={locale}">{how}</a></nav>
+  <main id="app" data-state="loading" aria-busy="true"><p>{loading}</p></main>
+  <noscript><p>{noscript}</p></noscript>
 </body>
 </html>
 """
@@ -105,8 +116,15 @@ class PlayController(Controller):
         return _page()
 
     @get("/how-to-play", sync_to_thread=False)
-    def how_to_play(self) -> Response[str]:
-        """The game in plain words, quoting the rulebook by page (linked from every page)."""
+    def how_to_play(
+        self, lang: Annotated[str | None, QueryParameter(description="The language chosen on the table's switch.")] = None,
+    ) -> Response[str]:
+        """The game in plain words, quoting the rulebook by page (linked from every page), in the
+        language the table's switch chose (``?lang=``), else the caller's (``Accept-Language``)."""
+        if lang in i18n.LOCALES:
+            with i18n.use_locale(lang):
+                return Response(guide(asset("play.css").url), media_type=MediaType.HTML,
+                                headers={**_PAGE_HEADERS, "Content-Language": lang})
         return Response(guide(asset("play.css").url), media_type=MediaType.HTML, headers=_PAGE_HEADERS)
 
     @get("/{game_id:str}", sync_to_thread=False)

@@ -289,17 +289,23 @@ _VARY_LANGUAGE = (b"vary", b"Accept-Language")
 
 
 def _with_language(headers: Any, language: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
-    """An answer's headers with its ``Content-Language`` and ``Accept-Language`` in its ``Vary``
-    (added to a ``Vary`` the route sent: one header, as the other policies read it)."""
+    """An answer's headers with its ``Content-Language`` (unless the route said its own: a page
+    in the language a link chose) and ``Accept-Language`` in its ``Vary`` (added to a ``Vary``
+    the route sent: one header, as the other policies read it)."""
     out = list(headers)
-    for i, (name, value) in enumerate(out):
-        if name.lower() == b"vary":
-            if b"accept-language" not in value.lower():
-                out[i] = (b"vary", value + b", Accept-Language")
-            break
-    else:
+    vary, said = -1, False
+    for i, (name, _) in enumerate(out):
+        lowered = name.lower()
+        if lowered == b"vary":
+            vary = i
+        elif lowered == b"content-language":
+            said = True
+    if vary < 0:
         out.append(_VARY_LANGUAGE)
-    out.append(language)
+    elif b"accept-language" not in out[vary][1].lower():
+        out[vary] = (b"vary", out[vary][1] + b", Accept-Language")
+    if not said:
+        out.append(language)
     return out
 
 

@@ -13,6 +13,7 @@ from ..context import Ctx
 from ..errors import PluginError
 from ..hooks import is_bool, is_str_list
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import say
@@ -46,7 +47,7 @@ class Activate(Choice):
     districts and the connected building, in any order, each fully resolved."""
 
     kind = "activate"
-    prompt = "activate: choose what to activate next"
+    prompt = N_("activate: choose what to activate next")
     begins_phase = "activate"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

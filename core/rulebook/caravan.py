@@ -18,6 +18,7 @@ from .. import explain
 from ..context import Ctx
 from ..hooks import is_bool, is_int, is_int_list
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Caravan, CompanionCard, Task
 from ..steps import Choice, Option, Step
 from ..wording import count, say
@@ -44,7 +45,7 @@ class CaravanCompanion(Choice):
     from the deck brings its travel die."""
 
     kind = "caravan_companion"
-    prompt = "caravan: choose a companion"
+    prompt = N_("caravan: choose a companion")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         b = ctx.game.board
@@ -78,7 +79,7 @@ class CaravanRoute(Choice):
     """Declare the route (dark road, or a shortcut for 3 lanterns) and the destination."""
 
     kind = "caravan_route"
-    prompt = "caravan: declare the route and the destination town"
+    prompt = N_("caravan: declare the route and the destination town")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         routes = ["dark_road"]
@@ -128,7 +129,7 @@ class CaravanJoin(Choice):
     """Each other player, clockwise, says yes or no to joining the caravan."""
 
     kind = "caravan_join"
-    prompt = "join the caravan?"
+    prompt = N_("join the caravan?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         c = caravan(ctx)
@@ -180,7 +181,7 @@ class TravelDie(Choice):
     lantern to reroll all remaining dice, as often as you like."""
 
     kind = "travel_die"
-    prompt = "caravan: take a travel die"
+    prompt = N_("caravan: take a travel die")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         c = caravan(ctx)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import count, say
@@ -22,7 +23,7 @@ class DarkMarket(Choice):
     """Pay 1–4 coins to move the marker that many spaces clockwise (skip with no coins)."""
 
     kind = "dark_market"
-    prompt = "the Dark Market: pay coins to move the marker"
+    prompt = N_("the Dark Market: pay coins to move the marker")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         coins = ctx.player(seat).coins
@@ -38,8 +39,8 @@ class DarkMarket(Choice):
         move_dark_market(ctx, seat, n)
 
 
-SPACE_WORDS = {"north": "the north space", "east": "the east space", "south": "the south space",
-               "west": "the west space"}
+SPACE_WORDS = {"north": N_("the north space"), "east": N_("the east space"), "south": N_("the south space"),
+               "west": N_("the west space")}
 """The dark market ring's spaces in words (messages)."""
 
 

@@ -19,6 +19,7 @@ from ..context import Ctx
 from ..goods import is_upgraded
 from ..hooks import is_bool
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..seats import HUMAN
 from ..state import Task
 from ..steps import Choice, Option, Step
@@ -45,7 +46,7 @@ class Deliveries(Choice):
     In the final travel every player picks any one town (p. 13)."""
 
     kind = "deliveries"
-    prompt = "deliver commissions and heroes"
+    prompt = N_("deliver commissions and heroes")
 
     def seats(self, ctx: Ctx, task: Task) -> list[int]:
         return list(task.data["pending"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..context import Ctx
 from ..hooks import is_bool, is_int
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import count, say
@@ -22,7 +23,7 @@ class GoodFortune(Choice):
     """Step 4 (p. 13): the leader gets 1 (dark road) or 2 (shortcut) good fortunes."""
 
     kind = "good_fortune"
-    prompt = "good fortune: choose one"
+    prompt = N_("good fortune: choose one")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         b = ctx.game.board
@@ -69,7 +70,7 @@ class ChooseUpgrade(Choice):
     checked again here, as the gain resolves: at the limit it offers nothing and is skipped."""
 
     kind = "choose_upgrade"
-    prompt = "choose a wagon upgrade"
+    prompt = N_("choose a wagon upgrade")
     inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

@@ -14,6 +14,7 @@ from .. import explain
 from ..context import MAX_PER_SECTION, Ctx
 from ..hooks import is_non_negative_int
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import count, say
@@ -24,7 +25,7 @@ class GreatBazaar(Choice):
     market die to any face (max 2 per section). Then buy."""
 
     kind = "great_bazaar"
-    prompt = "the Great Bazaar: rotate the wheel, change a die, or go buying"
+    prompt = N_("the Great Bazaar: rotate the wheel, change a die, or go buying")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         opts: list[Option] = []
@@ -73,7 +74,7 @@ class BazaarBuy(Choice):
     the same section is free); the discount of the visit comes off the total."""
 
     kind = "bazaar_buy"
-    prompt = "the Great Bazaar: buy a good, or stop"
+    prompt = N_("the Great Bazaar: buy a good, or stop")
 
     def cost(self, ctx: Ctx, task: Task, kind: str) -> int:
         if kind in task.data["paid"]:

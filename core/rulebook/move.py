@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..context import Ctx
 from ..hooks import is_distances
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import count, say
@@ -20,7 +21,7 @@ class Move(Choice):
     """Step 2 (p. 7): move clockwise by one pool die's value (0 stays)."""
 
     kind = "move"
-    prompt = "move: choose a die from your action pool"
+    prompt = N_("move: choose a die from your action pool")
     begins_phase = "move"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -49,7 +50,7 @@ class Horseshoe(Choice):
     """After moving, optionally spend 1 horseshoe to move 1 space either way (max 1 per turn)."""
 
     kind = "horseshoe"
-    prompt = "spend a horseshoe to move 1 space?"
+    prompt = N_("spend a horseshoe to move 1 space?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not ctx.player(seat).horseshoes or ctx.game.turn.horseshoe:

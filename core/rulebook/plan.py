@@ -13,6 +13,7 @@ from .. import explain
 from ..context import Ctx
 from ..hooks import is_bool
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import PoolDie, Task
 from ..steps import Choice, Option, Step
 from ..wording import say
@@ -23,7 +24,7 @@ class Plan(Choice):
     (last 3 rounds: take a locked die), then the slot's special action."""
 
     kind = "plan"
-    prompt = "plan: bump a locked die into your action pool"
+    prompt = N_("plan: bump a locked die into your action pool")
     begins_phase = "plan"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
@@ -102,7 +103,7 @@ class SlotAction(Step):
 
 class Slot2(Choice):
     kind = "slot2"
-    prompt = "slot #2: gain a lantern or move an illuminated die to your action pool"
+    prompt = N_("slot #2: gain a lantern or move an illuminated die to your action pool")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         opts = [("lantern", say("gain 1 lantern"))]
@@ -129,7 +130,7 @@ def move_illuminated(ctx: Ctx, seat: int, value: int) -> None:
 
 class Slot3(Choice):
     kind = "slot3"
-    prompt = "slot #3: gain 2 coins or rotate the market wheel"
+    prompt = N_("slot #3: gain 2 coins or rotate the market wheel")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("coins", say("gain 2 coins")), ("rotate", say("rotate the market wheel 1 space clockwise"))]

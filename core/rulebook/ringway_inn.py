@@ -14,9 +14,10 @@ from __future__ import annotations
 from ..context import Ctx
 from ..goods import good_type, is_upgraded
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
-from ..wording import count, say
+from ..wording import HERO_CLASSES, count, say
 
 BONUS_WORDS = {"lantern": "1 lantern", "horseshoe": "1 horseshoe", "storage": "room for any 1 good"}
 """A hero's bonus in words (p. 10: lantern, horseshoe, storage), as messages."""
@@ -26,7 +27,7 @@ class RingwayInn(Choice):
     """Pick 1 face-up hero you can sell at least 1 requested good to."""
 
     kind = "ringway_inn"
-    prompt = "the Ringway Inn: choose a hero to sell to"
+    prompt = N_("the Ringway Inn: choose a hero to sell to")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         held = {good_type(g) for g in ctx.player(seat).goods}
@@ -37,7 +38,7 @@ class RingwayInn(Choice):
                 words = ctx.words
                 opts.append((f"hero:{i}", say("sell to %(hero)s (%(class)s, to %(town)s), who wants %(goods)s",
                                               hero=words.hero(h), town=words.town(hero.town),
-                                              goods=words.goods(hero.requests), **{"class": say(hero.hero_class)})))
+                                              goods=words.goods(hero.requests), **{"class": say(HERO_CLASSES.get(hero.hero_class, hero.hero_class))})))
         return opts
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
@@ -50,7 +51,7 @@ class InnSell(Choice):
     coin and +1 blazing quartz per upgraded good. Then the hero joins with its bonus."""
 
     kind = "inn_sell"
-    prompt = "the Ringway Inn: sell a requested good, or finish"
+    prompt = N_("the Ringway Inn: sell a requested good, or finish")
     engages = ("hero",)
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Player, Task
 from ..steps import Choice, Option, Step
 from ..wording import say
@@ -113,7 +114,7 @@ class ChooseStartingDeed(Choice):
     """Advanced setup (p. 5, step 17): draw 2 deeds, keep 1, the other to the bottom."""
 
     kind = "choose_starting_deed"
-    prompt = "keep one of two deeds"
+    prompt = N_("keep one of two deeds")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(d, say("keep %(deed)s", deed=ctx.words.component(d))) for d in task.data["deeds"]]
@@ -129,7 +130,7 @@ class Draft(Choice):
     """Drafting variant (p. 14): take a steed + starting hero stack, in turn order."""
 
     kind = "draft"
-    prompt = "draft a steed and starting hero"
+    prompt = N_("draft a steed and starting hero")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(f"stack:{i}", say("take %(steed)s with %(hero)s", steed=ctx.words.component(s), hero=ctx.words.hero(h)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..context import Ctx
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..seats import HUMAN
 from ..state import Task
 from ..state import Turn as TurnState
@@ -46,7 +47,7 @@ class FinishTurn(Choice):
     turn's fourth step); a decision only when an ability is usable."""
 
     kind = "finish_turn"
-    prompt = "end your turn (or trigger a companion ability first)"
+    prompt = N_("end your turn (or trigger a companion ability first)")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not ctx.engine.companion_options(ctx, seat):

@@ -15,6 +15,7 @@ from ..context import Ctx
 from ..goods import UP
 from ..hooks import is_int
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import count, either, say
@@ -26,7 +27,7 @@ class YurgsExcursions(Choice):
     """Travel to the Ruins of Yin or lead a caravan to an outlying town (not both)."""
 
     kind = "yurgs_excursions"
-    prompt = "Yurg's Excursions: the Ruins of Yin or a caravan?"
+    prompt = N_("Yurg's Excursions: the Ruins of Yin or a caravan?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("ruins", say("travel to the Ruins of Yin")), ("caravan", say("lead a caravan to an outlying town"))]
@@ -46,7 +47,7 @@ class RuinsMove(Choice):
     """Move the ruins marker 1 space + up to 1 more per hero on your wagon; gain the reward."""
 
     kind = "ruins_move"
-    prompt = "the Ruins of Yin: move the marker"
+    prompt = N_("the Ruins of Yin: move the marker")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         here = ctx.game.board.ruins
@@ -59,8 +60,8 @@ class RuinsMove(Choice):
         move_ruins(ctx, seat, int(option.split(":")[1]))
 
 
-SPACE_WORDS = {"top_left": "the top-left space", "top_right": "the top-right space",
-               "bottom_right": "the bottom-right space", "bottom_left": "the bottom-left space"}
+SPACE_WORDS = {"top_left": N_("the top-left space"), "top_right": N_("the top-right space"),
+               "bottom_right": N_("the bottom-right space"), "bottom_left": N_("the bottom-left space")}
 """The ruins tablet's spaces in words (messages)."""
 
 
@@ -89,7 +90,7 @@ class RuinsDieOffer(Choice):
     """Finally, you may return 1 lantern to roll the ruins die."""
 
     kind = "ruins_die_offer"
-    prompt = "the Ruins of Yin: roll the ruins die?"
+    prompt = N_("the Ruins of Yin: roll the ruins die?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         cost = ruins_die_cost(ctx, seat)

@@ -20,6 +20,7 @@ from darkroad.core import (
     describe_effect,
     expand_effect,
     good_type,
+    i18n,
     is_upgraded,
 )
 from darkroad.plugins.buildings import kit
@@ -37,7 +38,7 @@ class Pay(SpendToGain):
     """Spend 2 coins or 1 basic good valued $1, then gain 1 available hero or commission."""
 
     kind = f"{ID}_pay"
-    prompt = "The Candle & Quartz: spend 2 coins or 1 basic good valued $1 to gain a hero or a commission"
+    prompt = i18n.N_("The Candle & Quartz: spend 2 coins or 1 basic good valued $1 to gain a hero or a commission")
     building = ID
     costs = {"coins": 2}
     cost_text = "2 coins or 1 basic good with a current value of $1"
@@ -57,7 +58,7 @@ class Gain(Choice):
     """Choose the hero (from the inn or the deck top) or the commission (a town's top) to gain."""
 
     kind = f"{ID}_gain"
-    prompt = "The Candle & Quartz: gain 1 available hero or commission"
+    prompt = i18n.N_("The Candle & Quartz: gain 1 available hero or commission")
     inside_gain = True  # paid for: nothing may take the hero or commission away meanwhile
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

@@ -7,7 +7,7 @@ upgraded, pays; the player chooses which.
 
 from __future__ import annotations
 
-from darkroad.core import Component, Ctx
+from darkroad.core import Component, Ctx, i18n
 from darkroad.plugins.buildings import kit
 from darkroad.plugins.buildings.kit import SpendToGain
 
@@ -18,7 +18,7 @@ class Pay(SpendToGain):
     """Spend 2 coins or 1 good, then gain 1 upgraded good valued $1."""
 
     kind = f"{ID}_pay"
-    prompt = "The Frosted Filigree: spend 2 coins or 1 good to gain 1 upgraded good valued $1"
+    prompt = i18n.N_("The Frosted Filigree: spend 2 coins or 1 good to gain 1 upgraded good valued $1")
     building = ID
     costs = {"coins": 2}
     cost_text = "2 coins or 1 good"

@@ -13,7 +13,7 @@ quartz or a horseshoe, which can be a trade worth making.
 
 from __future__ import annotations
 
-from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, hookimpl
+from darkroad.core import EFFECT_RESOURCE, Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n
 from darkroad.plugins.buildings.kit import unused
 
 ID = "guildmasters_mansion"
@@ -41,7 +41,7 @@ class Trade(Choice):
     """Make one 1-to-1 trade, or stop trading."""
 
     kind = f"{ID}_trade"
-    prompt = "Guildmaster's Mansion: trade 1 lantern, 1 blazing quartz or 2 coins 1-to-1, or stop"
+    prompt = i18n.N_("Guildmaster's Mansion: trade 1 lantern, 1 blazing quartz or 2 coins 1-to-1, or stop")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         opts = trades(ctx, seat)

@@ -6,7 +6,7 @@ Double-sided tile 2 with Icebreaker Harbor (docs/content.md, "Double-sided build
 
 from __future__ import annotations
 
-from darkroad.core import Component
+from darkroad.core import Component, i18n
 from darkroad.plugins.buildings import kit
 from darkroad.plugins.buildings.kit import SpendToGain
 
@@ -17,7 +17,7 @@ class Pay(SpendToGain):
     """Spend 2 coins or 1 lantern, then gain 1 good of any type and 1 good valued $1."""
 
     kind = f"{ID}_pay"
-    prompt = "Merchant's Guildhall: spend 2 coins or 1 lantern to gain 2 basic goods"
+    prompt = i18n.N_("Merchant's Guildhall: spend 2 coins or 1 lantern to gain 2 basic goods")
     building = ID
     costs = {"coins": 2, "lantern": 1}
     cost_text = "2 coins or 1 lantern"

@@ -6,7 +6,7 @@ payable the player chooses which to spend; with neither the activation does noth
 
 from __future__ import annotations
 
-from darkroad.core import Component
+from darkroad.core import Component, i18n
 from darkroad.plugins.buildings import kit
 from darkroad.plugins.buildings.kit import SpendToGain
 
@@ -17,7 +17,7 @@ class Pay(SpendToGain):
     """Spend 2 coins or 1 blazing quartz, then gain 3 prestige."""
 
     kind = f"{ID}_pay"
-    prompt = "Queen's Eyes Surveyor: spend 2 coins or 1 blazing quartz to gain 3 prestige"
+    prompt = i18n.N_("Queen's Eyes Surveyor: spend 2 coins or 1 blazing quartz to gain 3 prestige")
     building = ID
     costs = {"coins": 2, "quartz": 1}
     cost_text = "2 coins or 1 blazing quartz"

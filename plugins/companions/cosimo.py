@@ -7,7 +7,7 @@ The wagon upgrade respects the owner's upgrade limit (1, unless a steed lifts it
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Ctx, Option, Task, upgrade_limit
+from darkroad.core import Choice, Ctx, Option, Task, i18n, upgrade_limit
 from darkroad.plugins.companions import kit
 
 ID = "cosimo"
@@ -21,7 +21,7 @@ class CosimoGift(kit.GiftChoice):
     """Which hero to give Cosimo."""
 
     kind = f"{ID}_gift"
-    prompt = "Cosimo: choose the hero to give (to the bottom of the hero deck)"
+    prompt = i18n.N_("Cosimo: choose the hero to give (to the bottom of the hero deck)")
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         companion.resolve(ctx, seat, card, ability)
@@ -31,7 +31,7 @@ class CosimoReward(Choice):
     """A wagon upgrade or the dark market."""
 
     kind = f"{ID}_reward"
-    prompt = "Cosimo: gain a wagon upgrade or move the dark market marker"
+    prompt = i18n.N_("Cosimo: gain a wagon upgrade or move the dark market marker")
     inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

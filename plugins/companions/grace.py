@@ -4,7 +4,7 @@ passes to the player on the left."""
 
 from __future__ import annotations
 
-from darkroad.core import Ctx
+from darkroad.core import Ctx, i18n
 from darkroad.plugins.companions import kit
 
 ID = "grace"
@@ -15,7 +15,7 @@ class GraceGift(kit.GiftChoice):
     """A basic or an upgraded potion for Grace."""
 
     kind = f"{ID}_gift"
-    prompt = "Grace: give a basic or an upgraded potion"
+    prompt = i18n.N_("Grace: give a basic or an upgraded potion")
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:
         companion.resolve(ctx, seat, card, ability)

@@ -39,6 +39,7 @@ from darkroad.core import (
     Task,
     good_type,
     hookimpl,
+    i18n,
     resolve_effect,
     wording,
 )
@@ -56,7 +57,7 @@ HORSESHOE = "horseshoe"
 HERO = "hero"
 RESOURCE_GIFTS = {QUARTZ: "quartz", HORSESHOE: "horseshoes"}
 """Gifts that are counted resources (effect name -> :class:`Player` field)."""
-GIFT_LABELS = {QUARTZ: "1 blazing quartz", HORSESHOE: "1 horseshoe", HERO: "a hero"}
+GIFT_LABELS = {QUARTZ: i18n.N_("1 blazing quartz"), HORSESHOE: i18n.N_("1 horseshoe"), HERO: i18n.N_("a hero")}
 
 
 def loyal(cid: str, name: str, texts: Sequence[str]) -> Component:
@@ -124,8 +125,10 @@ def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
             if card.card in pending:
                 break  # triggered: its owner is choosing the gift
             if usable(ctx, seat, i):
+                words = ctx.words
                 out.append((f"{card.card}:{ability['id']}",
-                            f"{comp.name} (gift {gift_label(ctx, gift)}): {ability['text']}"))
+                            say("%(companion)s (gift %(gift)s): %(ability)s", companion=words.component(cid),
+                                gift=gift_label(ctx, gift), ability=words.component_text(cid, ability["text"]))))
     return out
 
 
@@ -217,7 +220,7 @@ class GiftChoice(Choice):
     A companion module subclasses it with its own ``kind`` and ``resolve``.
     """
 
-    prompt = "choose the gift for your companion"
+    prompt = i18n.N_("choose the gift for your companion")
     inside_gain = True  # the ability triggered resolves as one act (docs/content.md, timing item 1)
 
     def resolve(self, ctx: Ctx, seat: int, card: str, ability: int) -> None:

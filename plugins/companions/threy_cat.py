@@ -9,7 +9,7 @@ core caps the face at 6.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Ctx, Option, Task, hookimpl, is_int_list, wording
+from darkroad.core import Choice, Ctx, Option, Task, hookimpl, i18n, is_int_list, wording
 from darkroad.plugins.companions import kit
 
 say = wording.speaker(__name__)
@@ -49,7 +49,7 @@ class Duplicate(Choice):
     """Which travel die value to duplicate."""
 
     kind = f"{ID}_duplicate"
-    prompt = "Threy Cat: choose the travel die value to duplicate"
+    prompt = i18n.N_("Threy Cat: choose the travel die value to duplicate")
     inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

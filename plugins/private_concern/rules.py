@@ -40,6 +40,7 @@ from darkroad.core import (
     deliver_commission,
     deliver_hero,
     describe_effect,
+    i18n,
     shortcut_cost,
 )
 
@@ -246,7 +247,7 @@ class ConcernChoice(Choice):
     """A choice for the Private Concern, made by the seat that created the game."""
 
     kind = "concern_choice"
-    prompt = "choose for the Private Concern"
+    prompt = i18n.N_("choose for the Private Concern")
     logs_answer = True  # its concern_choice event names the answer
     inside_gain = True  # part of the Private Concern's action: the creator's abilities wait
 

@@ -10,7 +10,7 @@ optional move is a decision (offered only with an illuminated die in the special
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, move_illuminated
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n, move_illuminated
 
 ID = "lamplighters_post"
 SLOT = 2
@@ -21,7 +21,7 @@ class MoveIlluminated(Choice):
     """Optionally move an illuminated die from the special reserve to the action pool."""
 
     kind = f"{ID}_illuminated"
-    prompt = "Lamplighter's Post: move an illuminated die to your action pool?"
+    prompt = i18n.N_("Lamplighter's Post: move an illuminated die to your action pool?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         special = ctx.player(seat).special

@@ -9,7 +9,7 @@ option to rotate the market wheel.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n
 
 ID = "merchants_ledger"
 SLOT = 3
@@ -20,7 +20,7 @@ class Reward(Choice):
     """Gain 3 coins or 1 prestige."""
 
     kind = f"{ID}_reward"
-    prompt = "Merchant's Ledger: gain 3 coins or 1 prestige"
+    prompt = i18n.N_("Merchant's Ledger: gain 3 coins or 1 prestige")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("coins", "gain 3 coins"), ("prestige", "gain 1 prestige")]

@@ -11,7 +11,7 @@ no player holds; the second steed works exactly like the first.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n
 
 ID = "spare_harness"
 
@@ -25,7 +25,7 @@ class ChooseSteed(Choice):
     """Gain a second steed of your choice from the unused steeds."""
 
     kind = f"{ID}_steed"
-    prompt = "Spare Harness: choose a second steed"
+    prompt = i18n.N_("Spare Harness: choose a second steed")
     inside_gain = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:

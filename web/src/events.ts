@@ -2,6 +2,7 @@
 // KnownEvent union: an event type added to the contract fails the build until it has words
 // here); fan plugins' events (those with `plugin`) are told from their type and data.
 import type { GameEvent, KnownEvent } from "./api";
+import { language, t, tn } from "./i18n";
 import { duration } from "./lobby";
 import { count, humanize, type Names } from "./names";
 
@@ -9,104 +10,165 @@ type Known = KnownEvent["type"];
 type DataOf = { [K in Known]: Extract<KnownEvent, { type: K }>["data"] };
 type Words = { [K in Known]: (data: DataOf[K], who: string, names: Names, seat: (n: number) => string) => string };
 
-const route = (id: string) => (id === "shortcut" ? "a shortcut" : "the dark road");
-const from = (names: Names, source: string) => (source ? ` (${names.source(source)})` : "");
-const dice = (values: readonly number[]) => (values.length ? values.join(", ") : "none");
+const route = (id: string) => (id === "shortcut" ? t("by a shortcut") : t("by the dark road"));
+const from = (names: Names, source: string) => (source ? " " + t("(%(source)s)", { source: names.source(source) }) : "");
+const dice = (values: readonly number[]) => (values.length ? values.join(", ") : t("none"));
+
+/** The reasons the engine gives for something that did nothing (event data: English), in words. */
+const REASONS: Record<string, () => string> = {
+  "inventory full": () => t("inventory full"),
+  "no lantern slot": () => t("no lantern slot"),
+  "max illuminated dice held": () => t("max illuminated dice held"),
+  "declined": () => t("declined"),
+  "no unused steed left": () => t("no unused steed left"),
+  "nothing to trade: needs 1 lantern, 1 blazing quartz or 2 coins": () => t("nothing to trade: needs 1 lantern, 1 blazing quartz or 2 coins"),
+};
+
+/** A reason the engine gave, in words; one these words do not know is left out in another
+ * language than English (never English words in a translated sentence). */
+function reason(text: string): string {
+  const known = REASONS[text];
+  if (known) return known();
+  return language === "en" ? text : "";
+}
+
+/** A choice of an event's data (an option id) in words. */
+const CHOICES: Record<string, () => string> = {
+  ruins: () => t("the Ruins of Yin"),
+  caravan: () => t("a caravan"),
+  illuminated: () => t("an illuminated die"),
+  deed: () => t("a deed and its bonus"),
+  coins: () => t("coins"),
+  upgrade: () => t("a wagon upgrade"),
+};
+
+function choice(id: string): string {
+  return CHOICES[id]?.() ?? humanize(id).toLowerCase();
+}
+
+/** The spaces of the dark market and the ruins (their markers' event data) in words. */
+const SPACES: Record<string, () => string> = {
+  north: () => t("the north space"), east: () => t("the east space"), south: () => t("the south space"),
+  west: () => t("the west space"), top_left: () => t("the top-left space"), top_right: () => t("the top-right space"),
+  bottom_right: () => t("the bottom-right space"), bottom_left: () => t("the bottom-left space"),
+};
+
+function space(id: string): string {
+  return SPACES[id]?.() ?? humanize(id).toLowerCase();
+}
+
+/** ``text`` with ``why`` after a colon, or alone when there is no reason to tell. */
+const because = (text: string, why: string) => (why ? t("%(what)s: %(why)s", { what: text, why }) : text);
 
 const WORDS: Words = {
-  activated: (d, who, n) => `${who} activated ${d.what === "building" ? n.component(d.target) : n.district(d.target)}.`,
-  answered: (d, who) => `${who} answered ${humanize(d.decision).toLowerCase()}: ${d.option}.`,
-  bought: (d, who, n) => `${who} bought ${n.good(d.good)} for ${count(d.cost, "coins")}.`,
-  building_unused: (d, who, n) => `${n.component(d.building)} did nothing for ${who}: ${d.reason}.`,
-  caravan_answer: (d, who) => (d.join ? `${who} joins the caravan.` : `${who} stays home.`),
-  caravan_declared: (d, who, n) => `${who} leads a caravan to ${n.town(d.town)} by ${route(d.route)}.`,
+  activated: (d, who, n) => t("%(who)s activated %(target)s.", { who, target: d.what === "building" ? n.component(d.target) : n.district(d.target) }),
+  answered: (d, who, n) => t("%(who)s answered %(decision)s: %(option)s.", { who, decision: n.decision(d.decision), option: d.option }),
+  bought: (d, who, n) => t("%(who)s bought %(good)s for %(coins)s.", { who, good: n.good(d.good), coins: count(d.cost, "coins") }),
+  building_unused: (d, who, n) => because(t("%(building)s did nothing for %(who)s", { building: n.component(d.building), who }), reason(d.reason)),
+  caravan_answer: (d, who) => (d.join ? t("%(who)s joins the caravan.", { who }) : t("%(who)s stays home.", { who })),
+  caravan_declared: (d, who, n) => t("%(who)s leads a caravan to %(town)s %(route)s.", { who, town: n.town(d.town), route: route(d.route) }),
   commission_delivered: (d, who, n) =>
-    `${who} delivered a commission (${n.commission(d.commission)}) with ${
-      d.goods ? n.goodList(d.goods) : count(d.goods_count ?? 0, "goods")
-    } for ${count(d.prestige, "prestige")}.`,
-  commission_discarded: (d, who, n) => `${who} discarded a commission (${n.commission(d.commission)}).`,
-  commission_gained: (d, who, n) => `${who} took a commission (${n.commission(d.commission)})${from(n, d.source)}.`,
-  companion_discarded: (d, who, n) => `${who} discarded ${n.component(n.companionOf(d.card))}.`,
-  companion_passed: (d, who, n, seat) => `${n.component(n.companionOf(d.card))} moved on from ${who} to ${seat(d.to)}.`,
-  companion_returned: (d, who, n) => `${who} returned ${n.component(n.companionOf(d.card))}.`,
+    t("%(who)s delivered a commission (%(commission)s) with %(goods)s for %(prestige)s.", {
+      who, commission: n.commission(d.commission),
+      goods: d.goods ? n.goodList(d.goods) : count(d.goods_count ?? 0, "goods"), prestige: count(d.prestige, "prestige"),
+    }),
+  commission_discarded: (d, who, n) => t("%(who)s discarded a commission (%(commission)s).", { who, commission: n.commission(d.commission) }),
+  commission_gained: (d, who, n) => t("%(who)s took a commission (%(commission)s)", { who, commission: n.commission(d.commission) }) + from(n, d.source),
+  companion_discarded: (d, who, n) => t("%(who)s discarded %(companion)s.", { who, companion: n.component(n.companionOf(d.card)) }),
+  companion_passed: (d, who, n, seat) => t("%(companion)s moved on from %(who)s to %(to)s.", { companion: n.component(n.companionOf(d.card)), who, to: seat(d.to) }),
+  companion_returned: (d, who, n) => t("%(who)s returned %(companion)s.", { who, companion: n.component(n.companionOf(d.card)) }),
   companion_taken: (d, who, n) =>
-    `${who} took ${n.component(d.companion)}${d.travel_die ? " with the extra travel die" : ""}.`,
-  companion_used: (d, who, n) => `${who} used ${n.component(d.companion)}: ${n.ability(d.companion, d.ability)}.`,
+    (d.travel_die ? t("%(who)s took %(companion)s with the extra travel die.", { who, companion: n.component(d.companion) })
+      : t("%(who)s took %(companion)s.", { who, companion: n.component(d.companion) })),
+  companion_used: (d, who, n) => t("%(who)s used %(companion)s: %(ability)s.", { who, companion: n.component(d.companion), ability: n.ability(d.companion, d.ability) }),
   concern_action: (d, who, n) =>
-    d.action ? `${who} resolved ${humanize(d.action).toLowerCase()}${d.district ? ` at ${n.district(d.district)}` : ""}.`
-      : `${who} applied no action of its card.`,
-  concern_card: (d, who) => `${who} drew its action card ${d.name}.`,
-  concern_choice: (d, who, _n, seat) => `${who} chose for ${seat(d.concern)}: ${humanize(d.what).toLowerCase()}, ${d.option}.`,
-  concern_deck_shuffled: (d, who) => `${who} reshuffled its action deck (${d.cards} cards).`,
-  concern_sold: (d, who, n) => `${who} sold ${count(d.goods_count, "goods")} to ${n.hero(d.hero)} for ${count(d.coins, "coins")}.`,
-  dark_market_moved: (d, _who, n) => `The dark market marker moved ${n.steps(d.steps)} to the ${d.space} space.`,
-  deed_gained: (d, who, n) => `${who} gained a deed${from(n, d.source)}.`,
-  deed_gained_private: (d, who, n) => `${who} gained the deed ${n.component(d.deed)} (secret).`,
-  deed_kept: (d, who, n) => `${who} kept the deed ${n.component(d.deed)} (secret).`,
-  deed_revealed: (d, who, n) => `${who} revealed the deed ${n.component(d.deed)}.`,
-  deliveries_done: (_d, who) => `${who} finished delivering.`,
-  dice_reset: (_d, who) => `${who} reset the locked night dice to 1, 2, 3.`,
+    (d.action
+      ? (d.district ? t("%(who)s resolved %(action)s at %(district)s.", { who, action: humanize(d.action).toLowerCase(), district: n.district(d.district) })
+        : t("%(who)s resolved %(action)s.", { who, action: humanize(d.action).toLowerCase() }))
+      : t("%(who)s applied no action of its card.", { who })),
+  concern_card: (d, who) => t("%(who)s drew its action card %(card)s.", { who, card: d.name }),
+  concern_choice: (d, who, _n, seat) => t("%(who)s chose for %(concern)s: %(what)s, %(option)s.", { who, concern: seat(d.concern), what: humanize(d.what).toLowerCase(), option: d.option }),
+  concern_deck_shuffled: (d, who) => t("%(who)s reshuffled its action deck (%(cards)s cards).", { who, cards: d.cards }),
+  concern_sold: (d, who, n) => t("%(who)s sold %(goods)s to %(hero)s for %(coins)s.", { who, goods: count(d.goods_count, "goods"), hero: n.hero(d.hero), coins: count(d.coins, "coins") }),
+  dark_market_moved: (d, _who, n) => t("The dark market marker moved %(steps)s to %(space)s.", { steps: n.steps(d.steps), space: space(d.space) }),
+  deed_gained: (d, who, n) => t("%(who)s gained a deed", { who }) + from(n, d.source),
+  deed_gained_private: (d, who, n) => t("%(who)s gained the deed %(deed)s (secret).", { who, deed: n.component(d.deed) }),
+  deed_kept: (d, who, n) => t("%(who)s kept the deed %(deed)s (secret).", { who, deed: n.component(d.deed) }),
+  deed_revealed: (d, who, n) => t("%(who)s revealed the deed %(deed)s.", { who, deed: n.component(d.deed) }),
+  deliveries_done: (_d, who) => t("%(who)s finished delivering.", { who }),
+  dice_reset: (_d, who) => t("%(who)s reset the locked night dice to 1, 2, 3.", { who }),
   die_bumped: (d, who) =>
-    `${who} bumped the ${d.to_pool} from slot #${d.slot} into the action pool${
-      d.locked === null ? "" : `, locking a ${d.locked} there`
-    }.`,
-  discarded: (d, who) => `${who} discarded ${count(d.amount, d.resource)} (${d.reason}).`,
-  event_revealed: (d) => `Event card: ${d.name}. Travel dice: ${dice(d.dice)}.`,
-  excursion: (d, who) => `${who} chose ${d.choice === "ruins" ? "the Ruins of Yin" : humanize(d.choice).toLowerCase()} at Yurg's Excursions.`,
-  gained: (d, who, n) => `${who} gained ${gainWords(d, n)}${from(n, d.source)}.`,
-  game_finished: (d, _who, _n, seat) => `The game is over. ${d.winners.length > 1 ? "Winners" : "Winner"}: ${d.winners.map(seat).join(", ")}.`,
-  game_started: (d, _who, n) => `The game was set up for ${d.players} seats, with ${d.buildings.map((b) => n.component(b)).join(", ")}.`,
-  good_flipped: (d, who, n) => `${who}'s ${n.good(d.good)} became ${n.good(d.to)}${from(n, d.source)}.`,
-  good_fortune: (d, who) => `${who} took the good fortune: ${humanize(d.choice).toLowerCase()}.`,
-  hero_delivered: (d, who, n) => `${who} delivered ${n.hero(d.hero)} to ${n.town(d.town)}.`,
-  hero_discarded: (d, who, n) => `${who} discarded ${n.hero(d.hero)}.`,
-  hero_joined: (d, who, n) => `${n.hero(d.hero)} joined ${who}${from(n, d.source)}.`,
-  hero_lost: (d, who, n) => `${n.hero(d.hero)} left ${who}${from(n, d.source)}.`,
-  illuminated_returned: (_d, who) => `${who} returned an illuminated die.`,
-  illuminated_to_pool: (d, who) => `${who} moved an illuminated ${d.value} into the action pool.`,
-  lost: (d, who, n) => `${who} lost ${gainWords(d, n)}${from(n, d.source)}.`,
-  market_die_changed: (d, _who, n) => `A market die turned from ${n.goodType(d.frm)} to ${n.goodType(d.to)}.`,
-  market_rerolled: () => "The market dice bought this turn were rerolled.",
+    (d.locked === null
+      ? t("%(who)s bumped the %(die)s from slot #%(slot)s into the action pool.", { who, die: d.to_pool, slot: d.slot })
+      : t("%(who)s bumped the %(die)s from slot #%(slot)s into the action pool, locking a %(locked)s there.", { who, die: d.to_pool, slot: d.slot, locked: d.locked })),
+  discarded: (d, who) => because(t("%(who)s discarded %(what)s", { who, what: count(d.amount, d.resource) }), reason(d.reason)),
+  event_revealed: (d, _who, n) => t("Event card: %(card)s. Travel dice: %(dice)s.", { card: n.eventCard(d.event), dice: dice(d.dice) }),
+  excursion: (d, who) => t("%(who)s chose %(choice)s at Yurg's Excursions.", { who, choice: choice(d.choice) }),
+  gained: (d, who, n) => t("%(who)s gained %(what)s", { who, what: gainWords(d, n) }) + from(n, d.source),
+  game_finished: (d, _who, _n, seat) =>
+    tn("The game is over. Winner: %(winners)s.", "The game is over. Winners: %(winners)s.", d.winners.length, { winners: d.winners.map(seat).join(", ") }),
+  game_started: (d, _who, n) => t("The game was set up for %(players)s seats, with %(buildings)s.", { players: d.players, buildings: d.buildings.map((b) => n.component(b)).join(", ") }),
+  good_flipped: (d, who, n) => t("%(who)s: %(good)s became %(to)s", { who, good: n.good(d.good), to: n.good(d.to) }) + from(n, d.source),
+  good_fortune: (d, who) => t("%(who)s took the good fortune: %(choice)s.", { who, choice: choice(d.choice) }),
+  hero_delivered: (d, who, n) => t("%(who)s delivered %(hero)s to %(town)s.", { who, hero: n.hero(d.hero), town: n.town(d.town) }),
+  hero_discarded: (d, who, n) => t("%(who)s discarded %(hero)s.", { who, hero: n.hero(d.hero) }),
+  hero_joined: (d, who, n) => t("%(hero)s joined %(who)s", { hero: n.hero(d.hero), who }) + from(n, d.source),
+  hero_lost: (d, who, n) => t("%(hero)s left %(who)s", { hero: n.hero(d.hero), who }) + from(n, d.source),
+  illuminated_returned: (_d, who) => t("%(who)s returned an illuminated die.", { who }),
+  illuminated_to_pool: (d, who) => t("%(who)s moved an illuminated %(value)s into the action pool.", { who, value: d.value }),
+  lost: (d, who, n) => t("%(who)s lost %(what)s", { who, what: gainWords(d, n) }) + from(n, d.source),
+  market_die_changed: (d, _who, n) => t("A market die turned from %(from)s to %(to)s.", { from: n.goodType(d.frm), to: n.goodType(d.to) }),
+  market_rerolled: () => t("The market dice bought this turn were rerolled."),
   moved: (d, who, n) =>
-    `${who} moved ${n.steps(d.steps)}${d.horseshoe ? " with a horseshoe" : ""} to ${n.space(d.position)}.`,
+    (d.horseshoe ? t("%(who)s moved %(steps)s with a horseshoe to %(space)s.", { who, steps: n.steps(d.steps), space: n.space(d.position) })
+      : t("%(who)s moved %(steps)s to %(space)s.", { who, steps: n.steps(d.steps), space: n.space(d.position) })),
   night_dice_refreshed: (d, who) =>
-    `${who} rerolled the spent night dice into the main reserve (${d.removed} removed): ${dice(d.reserve)}.`,
+    t("%(who)s rerolled the spent night dice into the main reserve (%(removed)s removed): %(dice)s.", { who, removed: d.removed, dice: dice(d.reserve) }),
   oracle_die_rolled: (d, who, n) =>
-    `The oracle die rolled ${d.number ?? "a face"} for ${who}: ${n.effects(d.face)}${from(n, d.source)}.`,
-  option_withdrawn: (d, who) =>
-    `An answer of ${who} (${humanize(d.decision).toLowerCase()}: ${d.option}) was withdrawn: ${d.plugin ? `plugin ${d.plugin} failed` : "it failed"} (${d.reason}).`,
-  paid: (d, who, n) => `${who} paid ${count(d.amount, d.resource)}${from(n, d.source)}.`,
-  round_ended: (d) => `Round ${d.round} ended.`,
-  ruins_die_rolled: (d, who, n) => `${who} rolled the ruins die: ${n.effect(d.face)}${d.reroll ? " (a reroll)" : ""}.`,
-  ruins_moved: (d, _who, n) => `The ruins marker moved ${n.steps(d.steps)} to the ${humanize(d.space).toLowerCase()} space.`,
-  seat_clock_low: (d, who) => `${who}'s time bank is running low: ${duration(Math.round(d.remaining))} left.`,
-  seat_joined: (d, who) => `${d.name} joined as ${who}.`,
-  seat_rejoined: (d, who) => `${d.name} joined as ${who} again (the first answer was lost).`,
-  seat_left: (_d, who) => `${who} left: the seat is open again.`,
-  seat_reclaimed: (d, who, n) => `${who} took the seat back from the bot ${n.bot(d.bot)}.`,
-  seat_replaced: (d, who, n) => `${who} took too long: the bot ${n.bot(d.bot)} plays the seat now.`,
-  seats_filled: () => "Every seat is taken: the game begins.",
-  solo_upgrade: (d, who, n) => `${who} took the wagon upgrade ${n.component(d.upgrade)}.`,
-  steed_dealt: (d, who, n) => `${who} was dealt the steed ${n.component(d.steed)}.`,
-  steed_gained: (d, who, n) => `${who} gained the steed ${n.component(d.steed)}${from(n, d.source)}.`,
-  town_visited: (d, who, n) => (d.town ? `${who} visited ${n.town(d.town)}.` : `${who} visited no town.`),
-  traded: (d, who, n) => `${who} traded ${n.effect(d.gave)} for ${n.effect(d.got)} at ${n.component(d.building)}.`,
-  travel_dice_rerolled: (d, who) => `${who} paid a lantern to reroll the travel dice: ${dice(d.dice)}.`,
-  travel_die_duplicated: (d, who, n) => `${n.component(n.companionOf(d.card))} copied a travel die ${d.value} for ${who}.`,
-  travel_die_taken: (d, who) => `${who} took the travel die ${d.die}${d.face !== d.die ? ` (counting as ${d.face})` : ""}.`,
-  turn_started: (d, who) => `${who}'s turn (round ${d.round}).`,
+    (d.number === null || d.number === undefined
+      ? t("The oracle die rolled a face for %(who)s: %(effects)s", { who, effects: n.effects(d.face) })
+      : t("The oracle die rolled %(number)s for %(who)s: %(effects)s", { number: d.number, who, effects: n.effects(d.face) })) + from(n, d.source),
+  option_withdrawn: (d, who, n) =>
+    (d.plugin
+      ? t("An answer of %(who)s (%(decision)s: %(option)s) was withdrawn: plugin %(plugin)s failed (%(reason)s).", { who, decision: n.decision(d.decision), option: d.option, plugin: d.plugin, reason: d.reason })
+      : t("An answer of %(who)s (%(decision)s: %(option)s) was withdrawn: it failed (%(reason)s).", { who, decision: n.decision(d.decision), option: d.option, reason: d.reason })),
+  paid: (d, who, n) => t("%(who)s paid %(what)s", { who, what: count(d.amount, d.resource) }) + from(n, d.source),
+  round_ended: (d) => t("Round %(round)s ended.", { round: d.round }),
+  ruins_die_rolled: (d, who, n) =>
+    (d.reroll ? t("%(who)s rolled the ruins die: %(face)s (a reroll).", { who, face: n.effect(d.face) })
+      : t("%(who)s rolled the ruins die: %(face)s.", { who, face: n.effect(d.face) })),
+  ruins_moved: (d, _who, n) => t("The ruins marker moved %(steps)s to %(space)s.", { steps: n.steps(d.steps), space: space(d.space) }),
+  seat_clock_low: (d, who) => t("%(who)s's time bank is running low: %(left)s left.", { who, left: duration(Math.round(d.remaining)) }),
+  seat_joined: (d, who) => t("%(name)s joined as %(who)s.", { name: d.name, who }),
+  seat_rejoined: (d, who) => t("%(name)s joined as %(who)s again (the first answer was lost).", { name: d.name, who }),
+  seat_left: (_d, who) => t("%(who)s left: the seat is open again.", { who }),
+  seat_reclaimed: (d, who, n) => t("%(who)s took the seat back from the bot %(bot)s.", { who, bot: n.bot(d.bot) }),
+  seat_replaced: (d, who, n) => t("%(who)s took too long: the bot %(bot)s plays the seat now.", { who, bot: n.bot(d.bot) }),
+  seats_filled: () => t("Every seat is taken: the game begins."),
+  solo_upgrade: (d, who, n) => t("%(who)s took the wagon upgrade %(upgrade)s.", { who, upgrade: n.component(d.upgrade) }),
+  steed_dealt: (d, who, n) => t("%(who)s was dealt the steed %(steed)s.", { who, steed: n.component(d.steed) }),
+  steed_gained: (d, who, n) => t("%(who)s gained the steed %(steed)s", { who, steed: n.component(d.steed) }) + from(n, d.source),
+  town_visited: (d, who, n) => (d.town ? t("%(who)s visited %(town)s.", { who, town: n.town(d.town) }) : t("%(who)s visited no town.", { who })),
+  traded: (d, who, n) => t("%(who)s traded %(gave)s for %(got)s at %(building)s.", { who, gave: n.effect(d.gave), got: n.effect(d.got), building: n.component(d.building) }),
+  travel_dice_rerolled: (d, who) => t("%(who)s paid a lantern to reroll the travel dice: %(dice)s.", { who, dice: dice(d.dice) }),
+  travel_die_duplicated: (d, who, n) => t("%(companion)s copied a travel die %(value)s for %(who)s.", { companion: n.component(n.companionOf(d.card)), value: d.value, who }),
+  travel_die_taken: (d, who) =>
+    (d.face !== d.die ? t("%(who)s took the travel die %(die)s (counting as %(face)s).", { who, die: d.die, face: d.face })
+      : t("%(who)s took the travel die %(die)s.", { who, die: d.die })),
+  turn_started: (d, who) => t("%(who)s's turn (round %(round)s).", { who, round: d.round }),
   undone: (d, who) =>
-    `${who} took back ${d.versions.length === 1 ? "their last action" : `their last actions (versions ${d.versions[0]}–${d.versions[d.versions.length - 1]})`}.`,
-  upgrade_gained: (d, who, n) => `${who} gained the wagon upgrade ${n.component(d.upgrade)}.`,
-  upgrade_unused: (d, who, n) => `${n.component(d.upgrade)} did nothing for ${who}: ${d.reason}.`,
-  wheel_rotated: (d, _who, n) => `The market wheel rotated: ${n.goodType(d.at_5)} is now worth $5.`,
+    (d.versions.length === 1 ? t("%(who)s took back their last action.", { who })
+      : t("%(who)s took back their last actions (versions %(first)s–%(last)s).", { who, first: d.versions[0] ?? "", last: d.versions[d.versions.length - 1] ?? "" })),
+  upgrade_gained: (d, who, n) => t("%(who)s gained the wagon upgrade %(upgrade)s.", { who, upgrade: n.component(d.upgrade) }),
+  upgrade_unused: (d, who, n) => because(t("%(upgrade)s did nothing for %(who)s", { upgrade: n.component(d.upgrade), who }), reason(d.reason)),
+  wheel_rotated: (d, _who, n) => t("The market wheel rotated: %(good)s is now worth $5.", { good: n.goodType(d.at_5) }),
 };
 
 function gainWords(d: { resource?: string; amount?: number; good?: string; value?: number }, n: Names): string {
   if (d.good !== undefined) return n.good(d.good);
-  if (d.resource === "illuminated") return d.value === undefined ? "an illuminated die" : `an illuminated die (${d.value})`;
+  if (d.resource === "illuminated") return d.value === undefined ? t("an illuminated die") : t("an illuminated die (%(value)s)", { value: d.value });
   if (d.resource !== undefined) return count(d.amount ?? 1, d.resource);
-  return "something";
+  return t("something");
 }
 
 /** A known event in words: ``WORDS`` indexed by the event's type takes that type's data (the
@@ -118,7 +180,7 @@ function known<K extends Known>(type: K, data: DataOf[K], who: string, names: Na
 
 /** An event in words; ``seat`` names a seat ("Player 2", "you"). */
 export function describe(event: GameEvent, names: Names, seat: (n: number) => string): string {
-  const who = event.seat === null ? "The table" : seat(event.seat);
+  const who = event.seat === null ? t("The table") : seat(event.seat);
   // Only fan plugins' events carry ``plugin``: without it, the event is a KnownEvent.
   if (!("plugin" in event)) return known(event.type, event.data, who, names, seat);
   // A fan plugin's event: its type and data, ids by name where the catalogue knows them.

@@ -5,6 +5,7 @@
 // a delivery. Drawn by the board's own panels (their ids prefixed: the board keeps its own).
 import type { GameView } from "./api";
 import { h } from "./dom";
+import { t } from "./i18n";
 import type { Names } from "./names";
 import {
   companionRow, courtyard, darkMarketAndRuins, dice, goodChip, goodChips, heroLine, inn, market, panel,
@@ -19,11 +20,11 @@ type Part = (view: GameView, names: Names, seats: Seats) => HTMLElement | null;
 const planning: Part = (view, names, seats) => {
   const me = seats.me === null ? undefined : view.players[seats.me];
   const chart = Object.entries(names.content.crafting_chart);
-  return panel(`${PREFIX}plan`, "Your dice and the crafting chart",
+  return panel(`${PREFIX}plan`, t("Your dice and the crafting chart"),
     me ? dice(me) : null,
     h("table", { class: "crafting" },
-      h("caption", { class: "muted" }, "Slot #1 crafts the good of the die newly locked there"),
-      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Die"), h("th", { scope: "col" }, "Good"))),
+      h("caption", { class: "muted" }, t("Slot #1 crafts the good of the die newly locked there")),
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, t("Die")), h("th", { scope: "col" }, t("Good")))),
       h("tbody", null, chart.map(([value, good]) => h("tr", null, h("td", null, value), h("td", null, goodChip(good, names)))))));
 };
 
@@ -31,18 +32,18 @@ const planning: Part = (view, names, seats) => {
 const deliveries: Part = (view, names, seats) => {
   const me = seats.me === null ? undefined : view.players[seats.me];
   if (!me) return null;
-  return panel(`${PREFIX}deliveries`, "What you may deliver",
-    h("h4", null, "Your commissions"),
+  return panel(`${PREFIX}deliveries`, t("What you may deliver"),
+    h("h4", null, t("Your commissions")),
     me.commissions.length
       ? h("ul", { class: "plain" }, me.commissions.map((id) => {
           const card = names.commissions.get(id);
           return h("li", null, card ? [h("strong", null, names.town(card.town)), ": ", goodChips(card.requests, names)] : names.commission(id));
         }))
-      : h("p", { class: "muted" }, "none"),
-    h("p", { class: "muted" }, "A commission gives 1, 3 or 6 prestige for 1, 2 or 3 of its goods, and 1 more for each upgraded good."),
-    h("h4", null, "Your heroes"),
-    me.heroes.length ? h("ul", { class: "plain" }, me.heroes.map((id) => h("li", null, heroLine(id, names)))) : h("p", { class: "muted" }, "none"),
-    h("h4", null, "What a hero delivered to each town gives"),
+      : h("p", { class: "muted" }, t("none")),
+    h("p", { class: "muted" }, t("A commission gives 1, 3 or 6 prestige for 1, 2 or 3 of its goods, and 1 more for each upgraded good.")),
+    h("h4", null, t("Your heroes")),
+    me.heroes.length ? h("ul", { class: "plain" }, me.heroes.map((id) => h("li", null, heroLine(id, names)))) : h("p", { class: "muted" }, t("none")),
+    h("h4", null, t("What a hero delivered to each town gives")),
     h("ul", { class: "plain" }, names.content.towns.map((town) =>
       h("li", null, h("strong", null, town.name), ": ", names.effects(town.reward)))));
 };

@@ -3,6 +3,7 @@
 // once, and the page goes straight to the table as that seat), and seats in words.
 import { api, ApiError, asProblem, idempotencyKey, sleep, type JoinedSeat, type SeatView, type WaitingGame } from "./api";
 import { fill, h, joined } from "./dom";
+import { language, t, tn } from "./i18n";
 import type { Names } from "./names";
 
 /** The table as ``seat`` (its token after the #, so it never reaches the server's logs). */
@@ -20,13 +21,13 @@ export function joinLink(game: string, seat: number): string {
 export function seatWords(seat: SeatView, names: Names): string {
   switch (seat.kind) {
     case "open":
-      return "open";
+      return t("open");
     case "bot":
-      return `${seat.name ?? names.bot(seat.bot ?? "")} (bot)`;
+      return t("%(name)s (bot)", { name: seat.name ?? names.bot(seat.bot ?? "") });
     case "private_concern":
-      return "the Private Concern";
+      return t("the Private Concern");
     default:
-      return seat.name ?? `Player ${seat.seat + 1}`;
+      return seat.name ?? t("Player %(number)s", { number: seat.seat + 1 });
   }
 }
 
@@ -34,39 +35,44 @@ export function seatWords(seat: SeatView, names: Names): string {
 export function duration(seconds: number): string {
   const parts: string[] = [];
   let left = seconds;
-  for (const [size, unit] of [[86400, "d"], [3600, "h"], [60, "min"], [1, "s"]] as const) {
+  const units: [number, (n: number) => string][] = [[86400, (n) => t("%(num)s d", { num: n })], [3600, (n) => t("%(num)s h", { num: n })],
+    [60, (n) => t("%(num)s min", { num: n })], [1, (n) => t("%(num)s s", { num: n })]];
+  for (const [size, unit] of units) {
     const count = Math.floor(left / size);
-    if (count > 0) parts.push(`${count} ${unit}`);
+    if (count > 0) parts.push(unit(count));
     left -= count * size;
   }
-  return parts.join(" ") || "0 s";
+  return parts.join(" ") || t("%(num)s s", { num: 0 });
 }
 
 /** What a game's turn timeout means, in words. */
 export function timeoutWords(seconds: number, bot: string | null, names: Names): string {
-  return `Each decision may take ${duration(seconds)}; then another player may hand the seat to the bot ` +
-    `${names.bot(bot ?? "")} until its player takes it back.`;
+  return t("Each decision may take %(time)s; then another player may hand the seat to the bot %(bot)s until its player takes it back.",
+    { time: duration(seconds), bot: names.bot(bot ?? "") });
 }
 
 /** Words for a join the server refused. */
 export function joinRefusal(error: ApiError, seat: number): string {
   switch (error.type) {
     case "seat-taken":
-      return `Someone else took seat ${seat + 1} first: choose another open seat.`;
+      return t("Someone else took seat %(number)s first: choose another open seat.", { number: seat + 1 });
     case "unknown-game":
-      return "That game is no longer there (it started, or expired).";
+      return t("That game is no longer there (it started, or expired).");
     case "game-finished":
-      return "That game is over.";
+      return t("That game is over.");
     case "rate-limited":
-      return "Too many new seats from here just now: try again in a minute.";
+      return t("Too many new seats from here just now: try again in a minute.");
     case "idempotency-key-reused":
-      return `Seat ${seat + 1} was left since this join was sent: join again.`;
+      return t("Seat %(number)s was left since this join was sent: join again.", { number: seat + 1 });
     default:
       return error.status === 422 || error.status === 400
-        ? `That name will not do: ${error.problem?.detail ?? error.message}`
-        : `The server refused: ${error.message}`;
+        ? t("That name will not do: %(reason)s", { reason: error.problem?.detail ?? error.message })
+        : t("The server refused: %(reason)s", { reason: error.message });
   }
 }
+
+/** The variants' names, as the setup page words them. */
+const VARIANTS: Record<string, () => string> = { drafting: () => t("Drafting"), advanced_deeds: () => t("Advanced deeds") };
 
 /** How many times one join is sent at most (the first time and the retries). */
 const JOIN_TRIES = 5;
@@ -97,13 +103,14 @@ async function join(game: string, seat: number, name: string, key: string,
       if (!JOIN_RETRIED.has(response.status)) throw refusal;
       const wait = retryAfter(response.headers.get("Retry-After"));
       if (!Number.isNaN(wait)) pause = wait;
-      why = `the server could not answer (${refusal.message})`;
+      why = t("the server could not answer (%(reason)s)", { reason: refusal.message });
     } catch (lost) {
       if (lost instanceof ApiError) throw lost;
-      why = "the answer was lost on the way";
+      why = t("the answer was lost on the way");
     }
     if (attempt >= JOIN_TRIES) throw new JoinLost(why);
-    trying(`Joining seat ${seat + 1}: ${why}; trying again (${attempt + 1} of ${JOIN_TRIES})…`);
+    trying(t("Joining seat %(number)s: %(why)s; trying again (%(attempt)s of %(tries)s)…",
+      { number: seat + 1, why, attempt: attempt + 1, tries: JOIN_TRIES }));
     await sleep(pause);
   }
 }
@@ -114,17 +121,17 @@ export function joinForm(game: string, seat: number, refused: (why: string) => v
   const id = `join-${game}-${seat}`;
   const input = h("input", {
     id, name: "name", type: "text", required: true, maxlength: 32, autocomplete: "nickname",
-    placeholder: "your name", class: "name",
+    placeholder: t("your name"), class: "name",
   });
-  const button = h("button", { type: "submit", class: "primary" }, `Join seat ${seat + 1}`);
+  const button = h("button", { type: "submit", class: "primary" }, t("Join seat %(number)s", { number: seat + 1 }));
   const status = h("span", { class: "muted join-status", role: "status" });
-  const form = h("form", { class: "join", "data-seat": seat, "aria-label": `Join seat ${seat + 1}` },
-    h("label", { for: id }, `Your name for seat ${seat + 1} `), input, " ", button, " ", status);
+  const form = h("form", { class: "join", "data-seat": seat, "aria-label": t("Join seat %(number)s", { number: seat + 1 }) },
+    h("label", { for: id }, t("Your name for seat %(number)s", { number: seat + 1 }), " "), input, " ", button, " ", status);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const name = input.value.trim();
     if (!name) {
-      refused("Type a name first: the other players see it.");
+      refused(t("Type a name first: the other players see it."));
       input.focus();
       return;
     }
@@ -145,8 +152,8 @@ export function joinForm(game: string, seat: number, refused: (why: string) => v
       (error: unknown) => {
         done();
         refused(error instanceof ApiError ? joinRefusal(error, seat)
-          : `Seat ${seat + 1} could not be joined: ${error instanceof Error ? error.message : String(error)} ` +
-            `(${JOIN_TRIES} tries). Check your connection and try again.`);
+          : t("Seat %(number)s could not be joined: %(reason)s (%(tries)s tries). Check your connection and try again.",
+            { number: seat + 1, reason: error instanceof Error ? error.message : String(error), tries: JOIN_TRIES }));
       },
     );
   });
@@ -177,14 +184,14 @@ export function retryAfter(header: string | null, now = Date.now()): number {
  * (see below), and is refreshed at once by its button and after a refused join. */
 export function waitingGames(names: Names): HTMLElement {
   const message = h("p", { class: "message", role: "alert", "aria-live": "assertive" });
-  const list = h("ul", { class: "plain waiting-list", "aria-label": "Games waiting for players" });
+  const list = h("ul", { class: "plain waiting-list", "aria-label": t("Games waiting for players") });
   const section = h("section", { class: "waiting", id: "waiting", "aria-labelledby": "waiting-title", "data-state": "loading" },
-    h("h2", { id: "waiting-title" }, "Join a game"),
-    h("p", { class: "muted" }, "Games waiting for players, newest first, kept up to date while this page is open."),
+    h("h2", { id: "waiting-title" }, t("Join a game")),
+    h("p", { class: "muted" }, t("Games waiting for players, newest first, kept up to date while this page is open.")),
     list, message);
-  const refresh = h("button", { type: "button", class: "refresh" }, "Refresh the list");
+  const refresh = h("button", { type: "button", class: "refresh" }, t("Refresh the list"));
   section.append(refresh);
-  const none = h("li", { class: "muted" }, "No game is waiting for players: set one up below.");
+  const none = h("li", { class: "muted" }, t("No game is waiting for players: set one up below."));
   const listed = new Map<string, Listed>();
 
   /** Show ``games`` (newest first), keeping the item of every game still listed in place, so
@@ -194,7 +201,7 @@ export function waitingGames(names: Names): HTMLElement {
     const ids = new Set(games.map((game) => game.id));
     for (const [id, item] of listed) {
       if (ids.has(id)) continue;
-      if (item.joining !== null) notes.push(`Game ${id.slice(0, 8)}… is no longer waiting for players (it started, or expired).`);
+      if (item.joining !== null) notes.push(t("Game %(game)s… is no longer waiting for players (it started, or expired).", { game: id.slice(0, 8) }));
       item.element.remove();
       listed.delete(id);
     }
@@ -210,7 +217,9 @@ export function waitingGames(names: Names): HTMLElement {
         listed.set(game.id, item);
       } else {
         const seat = item.joining;
-        if (!item.show(game) && seat !== null) notes.push(`Seat ${seat + 1} of game ${game.id.slice(0, 8)}… was taken meanwhile: choose another open seat.`);
+        if (!item.show(game) && seat !== null) {
+          notes.push(t("Seat %(number)s of game %(game)s… was taken meanwhile: choose another open seat.", { number: seat + 1, game: game.id.slice(0, 8) }));
+        }
       }
       const here = list.children[i] ?? null;
       if (here !== item.element) list.insertBefore(item.element, here);
@@ -243,8 +252,9 @@ export function waitingGames(names: Names): HTMLElement {
   /** ``why``, then when the list asks again (a <time> for assistive technology and tests). */
   const paused = (why: string): void => {
     const at = new Date(due);
-    fill(message, `${why} The list is paused: it asks again at `,
-      h("time", { datetime: at.toISOString() }, at.toLocaleTimeString()), ".");
+    // The time's element in the sentence where the translation puts it.
+    const [before = "", after = ""] = t("%(why)s The list is paused: it asks again at %(time)s.", { why }).split("%(time)s");
+    fill(message, before, h("time", { datetime: at.toISOString() }, at.toLocaleTimeString(language)), after);
     section.dataset.state = "paused";
     troubled = true;
   };
@@ -254,7 +264,7 @@ export function waitingGames(names: Names): HTMLElement {
   const load = async (why?: string): Promise<void> => {
     if (why !== undefined && Date.now() < notBefore) {
       // The server asked for quiet until then: the poll asks at once when it is over.
-      paused(why || "The server asked this page to wait before asking again.");
+      paused(why || t("The server asked this page to wait before asking again."));
       return;
     }
     const ask = ++asked;
@@ -287,15 +297,15 @@ export function waitingGames(names: Names): HTMLElement {
           notBefore = Date.now() + wait;
         }
         const problem = new ApiError(response.status, asProblem(error));
-        trouble = response.status === 429 ? "The server has had too many requests from here just now."
-          : response.status === 503 ? `The server is unavailable just now (${problem.message}).`
-            : `Cannot list the waiting games: ${problem.message}.`;
+        trouble = response.status === 429 ? t("The server has had too many requests from here just now.")
+          : response.status === 503 ? t("The server is unavailable just now (%(reason)s).", { reason: problem.message })
+            : t("Cannot list the waiting games: %(reason)s.", { reason: problem.message });
       }
     } catch (error) {
       if (ask !== asked) return;
       failures += 1;
       pause = backOff(failures);
-      trouble = `Cannot reach the server to list the waiting games (${String(error)}).`;
+      trouble = t("Cannot reach the server to list the waiting games (%(reason)s).", { reason: String(error) });
     } finally {
       if (ask === asked) list.removeAttribute("aria-busy");
     }
@@ -351,21 +361,22 @@ class Listed {
   private parts(game: WaitingGame): HTMLElement[] {
     const names = this.names;
     const config = game.config;
-    const variants = Object.entries(config.variants).filter(([, on]) => on).map(([name]) => name.replace(/_/g, " "));
+    const variants = Object.entries(config.variants).filter(([, on]) => on).map(([name]) => VARIANTS[name]?.() ?? name.replace(/_/g, " "));
     return [
       h("p", null,
-        h("strong", null, `${game.players} players`), " · ",
+        h("strong", null, tn("%(num)d player", "%(num)d players", game.players)), " · ",
         joined(game.seats.map((seat) => h("span", { class: `seat-${seat.kind}` }, `${seat.seat + 1}: ${seatWords(seat, names)}`)), ", "),
         game.turn_timeout
-          ? h("span", { class: "muted timeout" }, ` · ${duration(game.turn_timeout)} per decision, then the bot ${names.bot(game.timeout_bot ?? "")}`)
+          ? h("span", { class: "muted timeout" }, " · " + t("%(time)s per decision, then the bot %(bot)s",
+            { time: duration(game.turn_timeout), bot: names.bot(game.timeout_bot ?? "") }))
           : null),
       h("p", { class: "muted" },
-        `Buildings: ${config.buildings.map((b) => names.component(b)).join(", ")}`,
+        t("Buildings: %(buildings)s", { buildings: config.buildings.map((b) => names.component(b)).join(", ") }),
         variants.length ? ` · ${variants.join(", ")}` : "",
-        ` · game ${game.id.slice(0, 8)}…`),
+        " · " + t("game %(game)s…", { game: game.id.slice(0, 8) })),
       h("div", { class: "actions" },
         game.open_seats.map((seat) => h("button", { type: "button", class: "join-seat", "data-seat": seat, onclick: () => this.open(seat) },
-          `Join seat ${seat + 1}`))),
+          t("Join seat %(number)s", { number: seat + 1 })))),
     ];
   }
 }

@@ -6,6 +6,7 @@
 // (axe-core's scrollable-region-focusable: a keyboard reaches and scrolls it).
 import type { GameEvent } from "./api";
 import { h } from "./dom";
+import { t } from "./i18n";
 
 interface Line {
   readonly item: HTMLLIElement;
@@ -22,7 +23,7 @@ export function sentence(text: string): string {
 
 export class EventLog {
   readonly element = h("ol", {
-    class: "log", reversed: true, tabindex: 0, "aria-label": "Events, newest first",
+    class: "log", reversed: true, tabindex: 0, "aria-label": t("Events, newest first"),
   });
   /** The last event received (the stream resumes after it). */
   lastEvent = -1;
@@ -80,6 +81,6 @@ export class EventLog {
     const event = line.event;
     if (!event) return;
     line.item.replaceChildren(sentence(this.words(event, line.label)));
-    if (event.private_to !== null) line.item.append(h("span", { class: "muted" }, " (only you see this)"));
+    if (event.private_to !== null) line.item.append(h("span", { class: "muted" }, " " + t("(only you see this)")));
   }
 }

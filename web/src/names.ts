@@ -1,6 +1,7 @@
 // Ids in words: every component by its catalogue name and text (fan plugins' too, with no change
 // here), the content packs' cards by name, effects and resources in the rulebook's words.
 import type { Catalog, CatalogContent, Component } from "./api";
+import { t, tn } from "./i18n";
 
 type Hero = CatalogContent["heroes"][number];
 type Companion = Catalog["components"]["companion"][number];
@@ -8,23 +9,30 @@ type Commission = CatalogContent["commissions"][number];
 type Town = CatalogContent["towns"][number];
 type EventCard = CatalogContent["events"][number];
 
-export const DISTRICTS: Record<string, string> = {
-  great_bazaar: "Great Bazaar",
-  queens_commissions: "Queen's Commissions",
-  yurgs_excursions: "Yurg's Excursions",
-  dark_market: "Dark Market",
-  ringway_inn: "Ringway Inn",
+/** The districts, as a name (``district``) and in a sentence (``theDistrict``: "the Great Bazaar"). */
+const DISTRICT_WORDS: Record<string, [() => string, () => string]> = {
+  great_bazaar: [() => t("Great Bazaar"), () => t("the Great Bazaar")],
+  queens_commissions: [() => t("Queen's Commissions"), () => t("the Queen's Commissions")],
+  yurgs_excursions: [() => t("Yurg's Excursions"), () => t("Yurg's Excursions")],
+  dark_market: [() => t("Dark Market"), () => t("the Dark Market")],
+  ringway_inn: [() => t("Ringway Inn"), () => t("the Ringway Inn")],
 };
 
-const RESOURCES: Record<string, [string, string]> = {
-  coins: ["coin", "coins"],
-  prestige: ["prestige", "prestige"],
-  lantern: ["lantern", "lanterns"],
-  lanterns: ["lantern", "lanterns"],
-  quartz: ["blazing quartz", "blazing quartz"],
-  horseshoe: ["horseshoe", "horseshoes"],
-  horseshoes: ["horseshoe", "horseshoes"],
-  illuminated: ["illuminated die", "illuminated dice"],
+/** The districts by id, in the order of the Ringway. */
+export const DISTRICTS: Record<string, string> = Object.fromEntries(
+  Object.entries(DISTRICT_WORDS).map(([id, [name]]) => [id, name()]));
+
+/** ``n`` of each resource in words (the plural forms of the page's language). */
+const RESOURCES: Record<string, (n: number) => string> = {
+  coins: (n) => tn("%(num)d coin", "%(num)d coins", n),
+  prestige: (n) => tn("%(num)d prestige", "%(num)d prestige", n),
+  lantern: (n) => tn("%(num)d lantern", "%(num)d lanterns", n),
+  lanterns: (n) => tn("%(num)d lantern", "%(num)d lanterns", n),
+  quartz: (n) => tn("%(num)d blazing quartz", "%(num)d blazing quartz", n),
+  horseshoe: (n) => tn("%(num)d horseshoe", "%(num)d horseshoes", n),
+  horseshoes: (n) => tn("%(num)d horseshoe", "%(num)d horseshoes", n),
+  illuminated: (n) => tn("%(num)d illuminated die", "%(num)d illuminated dice", n),
+  goods: (n) => tn("%(num)d good", "%(num)d goods", n),
 };
 
 /** "snow_owl" -> "Snow owl": the words of an id nobody named. */
@@ -34,9 +42,27 @@ export function humanize(id: string): string {
 }
 
 export function count(n: number, resource: string): string {
-  const [one, many] = RESOURCES[resource] ?? [humanize(resource).toLowerCase(), humanize(resource).toLowerCase()];
-  return `${n} ${Math.abs(n) === 1 ? one : many}`;
+  const words = RESOURCES[resource];
+  return words ? words(n) : `${n} ${humanize(resource).toLowerCase()}`;
 }
+
+/** Sources the engine names in words of its own (event data), in words. */
+const SOURCES: Record<string, () => string> = {
+  ruins_of_yin: () => t("Ruins of Yin"),
+  ruins_die: () => t("the ruins die"),
+  good_fortune: () => t("good fortune"),
+  courtyard_banner: () => t("the courtyard banner"),
+  oracle_die: () => t("the oracle die"),
+  setup: () => t("the setup"),
+  starting_hero: () => t("the starting hero"),
+  starting_deed: () => t("the starting deed"),
+  horseshoe_move: () => t("a move with a horseshoe"),
+  travel_die_reroll: () => t("a reroll of the travel dice"),
+  shortcut: () => t("a shortcut"),
+  "slot_#1": () => t("slot #1"),
+  "slot_#2": () => t("slot #2"),
+  "slot_#3": () => t("slot #3"),
+};
 
 export class Names {
   readonly components = new Map<string, Component>();
@@ -94,12 +120,17 @@ export class Names {
   }
 
   district(id: string): string {
-    return DISTRICTS[id] ?? this.component(id);
+    return DISTRICT_WORDS[id]?.[0]() ?? this.component(id);
   }
 
   /** A district's name in a sentence ("the Great Bazaar", "Yurg's Excursions"). */
   theDistrict(id: string): string {
-    return id === "yurgs_excursions" || !(id in DISTRICTS) ? this.district(id) : `the ${this.district(id)}`;
+    return DISTRICT_WORDS[id]?.[1]() ?? this.district(id);
+  }
+
+  /** A decision's kind in words (an id of the engine's or a plugin's). */
+  decision(kind: string): string {
+    return humanize(kind).toLowerCase();
   }
 
   eventCard(id: string): string {
@@ -113,11 +144,11 @@ export class Names {
 
   /** A good tile ("potion+" -> "upgraded Potion"). */
   good(token: string): string {
-    return token.endsWith("+") ? `upgraded ${this.goodType(token.slice(0, -1))}` : this.goodType(token);
+    return token.endsWith("+") ? t("upgraded %(good)s", { good: this.goodType(token.slice(0, -1)) }) : this.goodType(token);
   }
 
   goodList(tokens: readonly string[]): string {
-    return tokens.length ? tokens.map((t) => this.good(t)).join(", ") : "nothing";
+    return tokens.length ? tokens.map((token) => this.good(token)).join(", ") : t("nothing");
   }
 
   commission(id: string): string {
@@ -132,7 +163,7 @@ export class Names {
     const words = this.content.effect_words ?? {};
     const all = words[effects.join("|")];
     if (all) return all;
-    if (!effects.length) return words.nothing ?? "nothing";
+    if (!effects.length) return words.nothing ?? t("nothing");
     return effects.map((e) => words[e] ?? humanize(e.replace(/:/g, " "))).join("; ");
   }
 
@@ -149,13 +180,14 @@ export class Names {
       if (kind === "hero") return this.hero(id);
       if (kind === "event") return this.eventCard(id);
       if (kind === "companion") return this.component(this.companionOf(id));
-      if (kind === "commission") return `${this.town(this.commissions.get(id)?.town ?? id)} commission`;
-      if (kind === "deliver") return `delivering ${this.hero(id)}`;
-      if (kind === "planning") return "planning";
+      if (kind === "commission") return t("%(town)s commission", { town: this.town(this.commissions.get(id)?.town ?? id) });
+      if (kind === "deliver") return t("delivering %(hero)s", { hero: this.hero(id) });
+      if (kind === "planning") return t("planning");
     }
     const key = source.toLowerCase().replace(/'/g, "").replace(/[\s-]+/g, "_");
-    if (key in DISTRICTS) return this.district(key);
-    if (key === "ruins_of_yin") return "Ruins of Yin";
+    if (key in DISTRICT_WORDS) return this.district(key);
+    const known = SOURCES[key];
+    if (known) return known();
     if (this.components.has(source)) return this.component(source);
     return humanize(source);
   }
@@ -168,15 +200,16 @@ export class Names {
 
   steps(steps: number): string {
     const n = Math.abs(steps);
-    return `${n} ${n === 1 ? "space" : "spaces"}${steps < 0 ? " counterclockwise" : ""}`;
+    return steps < 0 ? tn("%(num)d space counterclockwise", "%(num)d spaces counterclockwise", n) : tn("%(num)d space", "%(num)d spaces", n);
   }
 
   /** A wagon space of the Ringway (0 is the start space, between the Ringway Inn and the Great Bazaar). */
   space(position: number): string {
-    const ids = Object.keys(DISTRICTS);
+    const ids = Object.keys(DISTRICT_WORDS);
     const before = ids[(position + 4) % 5] ?? "";
     const after = ids[position % 5] ?? "";
-    const name = position === 0 ? "the start space" : `space ${position}`;
-    return `${name}, between ${this.theDistrict(before)} and ${this.theDistrict(after)}`;
+    const between = { before: this.theDistrict(before), after: this.theDistrict(after) };
+    return position === 0 ? t("the start space, between %(before)s and %(after)s", between)
+      : t("space %(number)s, between %(before)s and %(after)s", { number: position, ...between });
   }
 }

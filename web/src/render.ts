@@ -2,6 +2,7 @@
 // wagons (with each good's polyomino where the engine's packing put it) and the final score.
 import type { Board, GameView, PlayerView, ScoreLine, Storage } from "./api";
 import { h, joined, type Child } from "./dom";
+import { t, tn } from "./i18n";
 import { DISTRICTS, humanize, type Names } from "./names";
 
 /** How the page names seats and which one is the viewer's. */
@@ -25,8 +26,9 @@ export function pawn(seat: number, seats: Seats): HTMLElement {
 
 function die(value: number | null | undefined, kind = "night"): HTMLElement {
   return value === null || value === undefined
-    ? h("span", { class: "die empty", "aria-label": "empty" }, "–")
-    : h("span", { class: `die ${kind}`, "aria-label": `${kind === "lit" ? "illuminated" : "night"} die ${value}` }, String(value));
+    ? h("span", { class: "die empty", "aria-label": t("empty") }, "–")
+    : h("span", { class: `die ${kind}`, "aria-label": kind === "lit" ? t("illuminated die %(value)s", { value })
+      : kind === "travel" ? t("travel die %(value)s", { value }) : t("night die %(value)s", { value }) }, String(value));
 }
 
 export function panel(id: string, title: Child, ...children: Child[]): HTMLElement {
@@ -49,15 +51,15 @@ function goodIndex(type: string, names: Names): number {
 }
 
 export function goodChips(tokens: readonly string[], names: Names): Child {
-  return tokens.length ? joined(tokens.map((t) => goodChip(t, names)), " ") : h("span", { class: "muted" }, "none");
+  return tokens.length ? joined(tokens.map((token) => goodChip(token, names)), " ") : h("span", { class: "muted" }, t("none"));
 }
 
 // -- the board ---------------------------------------------------------------------------
 
 export function renderPanels(view: GameView, names: Names, seats: Seats): HTMLElement {
   const board = view.board;
-  return h("section", { id: "board", "aria-label": "The board" },
-    h("h2", { class: "visually-hidden" }, "The board"),
+  return h("section", { id: "board", "aria-label": t("The board") },
+    h("h2", { class: "visually-hidden" }, t("The board")),
     h("div", { class: "panels" },
       market(board, names),
       commissions(board, names),
@@ -82,12 +84,12 @@ export function renderRingway(view: GameView, names: Names, seats: Seats): HTMLE
       const near = view.status === "active" && adjacent.includes(index);
       cell = h("li", { class: `ring-cell district${near ? " near" : ""}`, "data-district": id },
         h("span", { class: "district-name" }, names.district(id)),
-        near ? h("span", { class: "visually-hidden" }, " (next to the active wagon)") : null);
+        near ? h("span", { class: "visually-hidden" }, " " + t("(next to the active wagon)")) : null);
     } else {
       const here = view.players.filter((p) => p.position === index);
       const building = index >= 1 ? board.buildings[index - 1] : undefined;
       cell = h("li", { class: "ring-cell space", "data-space": index },
-        h("span", { class: "space-name" }, index === 0 ? "Start" : `Space ${index}`),
+        h("span", { class: "space-name" }, index === 0 ? t("Start") : t("Space %(number)s", { number: index })),
         building ? h("span", { class: "building", title: names.text(building), "data-building": building }, names.component(building)) : null,
         h("span", { class: "pawns" }, here.length ? here.map((p) => pawn(p.seat, seats)) : null));
     }
@@ -96,37 +98,37 @@ export function renderRingway(view: GameView, names: Names, seats: Seats): HTMLE
     return cell;
   });
   const centre = h("li", { class: "ring-centre", "aria-hidden": "true" },
-    h("span", { class: "round" }, view.round ? `Round ${view.round} of 13` : "Setup"),
-    h("span", { class: "muted" }, "clockwise ↻"));
+    h("span", { class: "round" }, view.round ? t("Round %(round)s of 13", { round: view.round }) : t("Setup")),
+    h("span", { class: "muted" }, t("clockwise ↻")));
   centre.style.gridRow = "2";
   centre.style.gridColumn = "2 / span 2";
   return h("section", { class: "ringway-wrap", "aria-labelledby": "ringway-title" },
-    h("h3", { id: "ringway-title" }, "The Ringway"),
-    h("ol", { class: "ringway", "aria-label": "The Ringway, clockwise from the start space" }, cells, centre));
+    h("h3", { id: "ringway-title" }, t("The Ringway")),
+    h("ol", { class: "ringway", "aria-label": t("The Ringway, clockwise from the start space") }, cells, centre));
 }
 
 export function market(board: Board, names: Names, id = "market"): HTMLElement {
   const rows = Object.entries(board.market.wheel).sort((a, b) => b[1] - a[1]);
-  return panel(id, "Great Bazaar: the market wheel",
+  return panel(id, t("Great Bazaar: the market wheel"),
     h("table", { class: "market" },
-      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Good"), h("th", { scope: "col" }, "Price"), h("th", { scope: "col" }, "Market dice"))),
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, t("Good")), h("th", { scope: "col" }, t("Price")), h("th", { scope: "col" }, t("Market dice")))),
       h("tbody", null, rows.map(([good, price]) => {
         const dice = board.market.dice[good] ?? 0;
         return h("tr", { "data-good": good },
           h("th", { scope: "row" }, goodChip(good, names)),
           h("td", null, `$${price}`),
-          h("td", { "aria-label": `${dice} ${dice === 1 ? "die" : "dice"}` }, dice ? "■ ".repeat(dice).trim() : h("span", { class: "muted" }, "–")));
+          h("td", { "aria-label": tn("%(num)d die", "%(num)d dice", dice) }, dice ? "■ ".repeat(dice).trim() : h("span", { class: "muted" }, "–")));
       }))),
-    board.market.set_aside ? h("p", { class: "muted" }, `${board.market.set_aside} bought this turn (rerolled in Rest)`) : null);
+    board.market.set_aside ? h("p", { class: "muted" }, t("%(count)s bought this turn (rerolled in Rest)", { count: board.market.set_aside })) : null);
 }
 
 export function commissions(board: Board, names: Names, id = "commissions"): HTMLElement {
-  return panel(id, "Queen's Commissions",
+  return panel(id, t("Queen's Commissions"),
     h("ul", { class: "plain" }, Object.entries(board.commissions).map(([town, stack]) => {
       const card = stack.top ? names.commissions.get(stack.top) : undefined;
       return h("li", { "data-town": town },
         h("strong", null, names.town(town)), ` (${stack.count}): `,
-        card ? goodChips(card.requests, names) : stack.top ? names.commission(stack.top) : h("span", { class: "muted" }, "empty"));
+        card ? goodChips(card.requests, names) : stack.top ? names.commission(stack.top) : h("span", { class: "muted" }, t("empty")));
     })));
 }
 
@@ -134,17 +136,34 @@ export function heroLine(id: string, names: Names): Child[] {
   const hero = names.heroes.get(id);
   if (!hero) return [h("strong", null, names.hero(id))];
   return [
-    h("strong", null, hero.name), ` (${hero.hero_class}, to ${names.town(hero.town)}) wants `,
+    h("strong", null, hero.name), " ", t("(%(class)s, to %(town)s) wants", { class: heroClass(hero.hero_class), town: names.town(hero.town) }), " ",
     goodChips(hero.requests, names),
-    hero.bonus ? h("span", { class: "muted" }, ` · ${hero.bonus === "storage" ? "stores any 1 good" : hero.bonus}`) : null,
+    hero.bonus ? h("span", { class: "muted" }, " · " + heroBonus(hero.bonus)) : null,
   ];
 }
 
+/** A hero's class in words (the catalogue's id: the edition's words for it). */
+function heroClass(id: string): string {
+  const classes: Record<string, () => string> = {
+    knight: () => t("knight"), skirmisher: () => t("skirmisher"), alchemist: () => t("alchemist"),
+    bard: () => t("bard"), wizard: () => t("wizard"), loremaster: () => t("loremaster"),
+  };
+  return classes[id]?.() ?? humanize(id).toLowerCase();
+}
+
+/** A hero's bonus in words (the catalogue's id). */
+function heroBonus(id: string): string {
+  const bonuses: Record<string, () => string> = {
+    storage: () => t("stores any 1 good"), lantern: () => t("a lantern slot"), horseshoe: () => t("a horseshoe"),
+  };
+  return bonuses[id]?.() ?? humanize(id).toLowerCase();
+}
+
 export function inn(board: Board, names: Names, id = "inn"): HTMLElement {
-  return panel(id, "Ringway Inn",
+  return panel(id, t("Ringway Inn"),
     h("ul", { class: "plain" }, board.inn.map((hero) =>
-      h("li", { "data-hero": hero ?? "" }, hero ? heroLine(hero, names) : h("span", { class: "muted" }, "empty")))),
-    h("p", { class: "muted" }, `Hero deck: ${board.hero_deck}`));
+      h("li", { "data-hero": hero ?? "" }, hero ? heroLine(hero, names) : h("span", { class: "muted" }, t("empty"))))),
+    h("p", { class: "muted" }, t("Hero deck: %(count)s", { count: board.hero_deck })));
 }
 
 function companionCard(card: string, names: Names): Child[] {
@@ -153,79 +172,94 @@ function companionCard(card: string, names: Names): Child[] {
   const abilities = companion?.data.abilities ?? [];
   return [
     h("strong", { "data-component": id }, names.component(id)),
-    companion?.data.loyalty ? h("span", { class: "muted" }, ` (${companion.data.loyalty})`) : null,
+    companion?.data.loyalty ? h("span", { class: "muted" }, " " + (companion.data.loyalty === "loyal" ? t("(loyal)") : t("(stray)"))) : null,
     abilities.length
-      ? h("ul", { class: "abilities" }, abilities.map((a) => h("li", null, a.text, a.gift ? h("span", { class: "muted" }, ` (gift: ${a.gift})`) : null)))
+      ? h("ul", { class: "abilities" }, abilities.map((a) => h("li", null, a.text, a.gift ? h("span", { class: "muted" }, " " + t("(gift: %(gift)s)", { gift: gift(a.gift, names) })) : null)))
       : h("p", { class: "text" }, names.text(id)),
   ];
 }
 
+/** What a companion's ability takes as its gift (a good type, quartz, a horseshoe, a hero). */
+function gift(id: string, names: Names): string {
+  const gifts: Record<string, () => string> = { quartz: () => t("blazing quartz"), horseshoe: () => t("horseshoe"), hero: () => t("hero") };
+  return gifts[id]?.() ?? names.goodType(id).toLowerCase();
+}
+
 export function companionRow(board: Board, names: Names, id = "companions"): HTMLElement {
   const last = board.companion_row.length - 1;
-  return panel(id, "Companion row",
+  return panel(id, t("Companion row"),
     h("ol", { class: "plain" }, board.companion_row.map((card, i) =>
-      h("li", null, card ? companionCard(card, names) : h("span", { class: "muted" }, "empty"),
-        i === last ? h("span", { class: "badge" }, "+ travel die") : null))),
-    h("p", { class: "muted" }, `Companion deck: ${board.companion_deck}`));
+      h("li", null, card ? companionCard(card, names) : h("span", { class: "muted" }, t("empty")),
+        i === last ? h("span", { class: "badge" }, t("+ travel die")) : null))),
+    h("p", { class: "muted" }, t("Companion deck: %(count)s", { count: board.companion_deck })));
 }
 
 export function courtyard(board: Board, names: Names, id = "courtyard"): HTMLElement {
-  return panel(id, "Courtyard",
+  return panel(id, t("Courtyard"),
     h("ol", { class: "plain" }, board.courtyard.map((deed, i) => {
       const banner = board.courtyard_banners[i] ?? [];
       return h("li", { "data-deed": deed ?? "" },
-        deed ? [h("strong", null, names.component(deed)), h("p", { class: "text" }, names.text(deed))] : h("span", { class: "muted" }, "empty"),
-        h("p", { class: "banner" }, `Banner: ${banner.length ? names.effects(banner) : "no bonus"}`));
+        deed ? [h("strong", null, names.component(deed)), h("p", { class: "text" }, names.text(deed))] : h("span", { class: "muted" }, t("empty")),
+        h("p", { class: "banner" }, t("Banner: %(bonus)s", { bonus: banner.length ? names.effects(banner) : t("no bonus") })));
     })),
-    h("p", { class: "muted" }, `Deed deck: ${board.deed_deck} (its top deed comes with no banner bonus)`));
+    h("p", { class: "muted" }, t("Deed deck: %(count)s (its top deed comes with no banner bonus)", { count: board.deed_deck })));
 }
 
 export function travel(view: GameView, names: Names, seats: Seats, id = "travel"): HTMLElement {
   const board = view.board;
   const caravan = view.caravan;
   const card = caravan?.event ? names.events.get(caravan.event) : undefined;
-  return panel(id, "Travel",
-    h("p", null, joined(Object.entries(board.event_decks).map(([routeId, n]) => `${humanize(routeId)} deck: ${n}`), " · ")),
-    h("p", null, "Good fortune track: ",
-      board.upgrades.length ? joined(board.upgrades.map((u) => h("span", { title: names.text(u) }, names.component(u)))) : h("span", { class: "muted" }, "no upgrades left"),
-      board.five_coins ? " · the 5 coins" : ""),
+  return panel(id, t("Travel"),
+    h("p", null, joined(Object.entries(board.event_decks).map(([routeId, n]) => (routeId === "shortcut"
+      ? t("Shortcut deck: %(count)s", { count: n }) : routeId === "dark_road" ? t("Dark road deck: %(count)s", { count: n })
+        : `${humanize(routeId)}: ${n}`)), " · ")),
+    h("p", null, t("Good fortune track:"), " ",
+      board.upgrades.length ? joined(board.upgrades.map((u) => h("span", { title: names.text(u) }, names.component(u)))) : h("span", { class: "muted" }, t("no upgrades left")),
+      board.five_coins ? " · " + t("the 5 coins") : ""),
     caravan
-      ? h("div", { class: "caravan", "aria-label": "The caravan under way" },
-          h("p", null, h("strong", null, "Caravan: "), seats.name(caravan.leader), ` leads it to ${names.town(caravan.town)} by ${caravan.route === "shortcut" ? "a shortcut" : "the dark road"}; `,
-            "travelling: ", joined(caravan.members.map((m) => pawn(m, seats)), " "), caravan.extra_die ? " (+ the extra travel die)" : ""),
+      ? h("div", { class: "caravan", "aria-label": t("The caravan under way") },
+          h("p", null, h("strong", null, t("Caravan:"), " "), seats.name(caravan.leader), " ",
+            caravan.route === "shortcut" ? t("leads it to %(town)s by a shortcut;", { town: names.town(caravan.town) })
+              : t("leads it to %(town)s by the dark road;", { town: names.town(caravan.town) }), " ",
+            t("travelling:"), " ", joined(caravan.members.map((m) => pawn(m, seats)), " "), caravan.extra_die ? " " + t("(+ the extra travel die)") : ""),
           card
             ? h("div", null, h("p", null, h("strong", null, card.name), card.flavor ? h("span", { class: "muted" }, ` — ${card.flavor}`) : null),
                 h("ul", { class: "faces" }, Object.entries(card.faces).map(([face, effects]) => h("li", null, h("span", { class: "die travel" }, face), " ", names.effects(effects)))))
             : null,
-          caravan.dice ? h("p", null, "Travel dice left: ", caravan.dice.length ? caravan.dice.map((d) => die(d, "travel")) : "none") : null,
-          caravan.taken ? h("p", null, "Taken: ", joined(Object.entries(caravan.taken).map(([s, face]) => [pawn(Number(s), seats), ` ${face}`]))) : null)
+          caravan.dice ? h("p", null, t("Travel dice left:"), " ", caravan.dice.length ? caravan.dice.map((d) => die(d, "travel")) : t("none")) : null,
+          caravan.taken ? h("p", null, t("Taken:"), " ", joined(Object.entries(caravan.taken).map(([s, face]) => [pawn(Number(s), seats), ` ${face}`]))) : null)
       : null);
 }
 
 export function darkMarketAndRuins(board: Board, names: Names, id = "markers"): HTMLElement {
   const spaces = ["north", "east", "south", "west"];
   const tablet = ["top_left", "top_right", "bottom_right", "bottom_left"];
-  return panel(id, "Dark Market and Ruins of Yin",
-    h("p", null, h("strong", null, "Dark market ring: ")),
+  const spaceNames: Record<string, () => string> = {
+    north: () => t("North"), east: () => t("East"), south: () => t("South"), west: () => t("West"),
+    top_left: () => t("Top left"), top_right: () => t("Top right"), bottom_right: () => t("Bottom right"), bottom_left: () => t("Bottom left"),
+  };
+  const spaceName = (space: string) => spaceNames[space]?.() ?? humanize(space);
+  return panel(id, t("Dark Market and Ruins of Yin"),
+    h("p", null, h("strong", null, t("Dark market ring:"), " ")),
     h("ul", { class: "ring-spaces" }, spaces.map((space) => {
       const goods = names.content.dark_market[space];
       return h("li", { class: board.dark_market === space ? "marker" : "" },
-        `${humanize(space)}: `, goods ? goodChips(goods, names) : "a commission or a deed",
-        board.dark_market === space ? h("span", { class: "badge" }, "marker") : null);
+        `${spaceName(space)}: `, goods ? goodChips(goods, names) : t("a commission or a deed"),
+        board.dark_market === space ? h("span", { class: "badge" }, t("marker")) : null);
     })),
-    h("p", null, h("strong", null, "Ruins tablet: ")),
+    h("p", null, h("strong", null, t("Ruins tablet:"), " ")),
     h("ul", { class: "ring-spaces" }, tablet.map((space) => {
       const goods = names.content.ruins_tablet[space] ?? [];
       return h("li", { class: board.ruins === space ? "marker" : "" },
-        `${humanize(space)}: `, goods.map((g) => (g === "any" ? "any upgraded good" : `upgraded ${names.goodType(g)}`)).join(" or "),
-        board.ruins === space ? h("span", { class: "badge" }, "marker") : null);
+        `${spaceName(space)}: `, goods.map((g) => (g === "any" ? t("any upgraded good") : t("upgraded %(good)s", { good: names.goodType(g) }))).join(" " + t("or") + " "),
+        board.ruins === space ? h("span", { class: "badge" }, t("marker")) : null);
     })));
 }
 
 export function buildings(board: Board, names: Names, id = "buildings"): HTMLElement {
-  return panel(id, "Buildings",
+  return panel(id, t("Buildings"),
     h("ol", { class: "plain" }, board.buildings.map((id, i) =>
-      h("li", { "data-building": id }, h("strong", null, names.component(id)), h("span", { class: "muted" }, ` (space ${i + 1})`),
+      h("li", { "data-building": id }, h("strong", null, names.component(id)), h("span", { class: "muted" }, " " + t("(space %(number)s)", { number: i + 1 })),
         h("p", { class: "text" }, names.text(id))))));
 }
 
@@ -233,10 +267,10 @@ function pluginState(board: Board, names: Names): HTMLElement | null {
   const entries = Object.entries(board.extra).filter(([key]) => key !== "draft");
   const draft = board.extra.draft;
   if (!entries.length && !draft) return null;
-  return panel("extra", "More on the table",
+  return panel("extra", t("More on the table"),
     draft
-      ? h("div", null, h("p", null, h("strong", null, "Draft: "), "steed and starting hero stacks"),
-          h("ul", { class: "plain" }, draft.map((stack) => h("li", null, stack[0] ? names.component(stack[0]) : "taken", " + ", stack[1] ? names.hero(stack[1]) : "taken"))))
+      ? h("div", null, h("p", null, h("strong", null, t("Draft:"), " "), t("steed and starting hero stacks")),
+          h("ul", { class: "plain" }, draft.map((stack) => h("li", null, stack[0] ? names.component(stack[0]) : t("taken"), " + ", stack[1] ? names.hero(stack[1]) : t("taken")))))
       : null,
     entries.length
       ? h("dl", { class: "extra" }, entries.map(([key, value]) => [h("dt", null, names.component(key)), h("dd", null, plainValue(value, names))]))
@@ -255,8 +289,8 @@ function plainValue(value: unknown, names: Names): string {
 // -- the wagons ---------------------------------------------------------------------------
 
 export function renderPlayers(view: GameView, names: Names, seats: Seats): HTMLElement {
-  return h("section", { id: "players", "aria-label": "The wagons" },
-    h("h2", { class: "visually-hidden" }, "The wagons"),
+  return h("section", { id: "players", "aria-label": t("The wagons") },
+    h("h2", { class: "visually-hidden" }, t("The wagons")),
     view.players.map((player) => wagon(view, player, names, seats)));
 }
 
@@ -265,48 +299,48 @@ function wagon(view: GameView, p: PlayerView, names: Names, seats: Seats): HTMLE
   const active = view.status === "active" && p.seat === view.active_seat;
   const awaited = view.awaiting.includes(p.seat);
   const score = view.score?.find((line) => line.seat === p.seat);
-  const secret = (value: number | null) => (value === null ? h("span", { class: "muted", title: "secret" }, "hidden") : String(value));
+  const secret = (value: number | null) => (value === null ? h("span", { class: "muted", title: t("secret") }, t("hidden")) : String(value));
   return h("article", { class: `wagon p${p.seat}${mine ? " mine" : ""}${active ? " active" : ""}`, "data-seat": p.seat, "aria-labelledby": `wagon-${p.seat}` },
     h("header", null,
       pawn(p.seat, seats),
       h("h3", { id: `wagon-${p.seat}` }, seats.name(p.seat)),
-      active ? h("span", { class: "badge" }, "active") : null,
-      awaited ? h("span", { class: "badge awaited" }, "deciding") : null,
-      score ? h("span", { class: "badge" }, score.rank === 1 ? "winner" : `rank ${score.rank}`) : null),
+      active ? h("span", { class: "badge" }, t("active")) : null,
+      awaited ? h("span", { class: "badge awaited" }, t("deciding")) : null,
+      score ? h("span", { class: "badge" }, score.rank === 1 ? t("winner") : t("rank %(rank)s", { rank: score.rank })) : null),
     projection(view, p.seat),
     h("div", { class: "wagon-top" },
       h("div", { class: "numbers" },
         h("dl", { class: "stats" },
-          stat("Coins", secret(p.coins)),
-          stat("Prestige", String(p.prestige)),
-          stat("Lanterns", String(p.lanterns)),
-          stat("Horseshoes", String(p.horseshoes)),
-          stat("Quartz", String(p.quartz)),
-          stat("Position", p.position === 0 ? "start" : `space ${p.position}`)),
+          stat(t("Coins"), secret(p.coins)),
+          stat(t("Prestige"), String(p.prestige)),
+          stat(t("Lanterns"), String(p.lanterns)),
+          stat(t("Horseshoes"), String(p.horseshoes)),
+          stat(t("Quartz"), String(p.quartz)),
+          stat(t("Position"), p.position === 0 ? t("start") : t("space %(number)s", { number: p.position }))),
         p.concern
-          ? h("p", null, `Goods: ${p.concern.goods} · action deck: ${p.concern.deck}`,
-              p.concern.discard.length ? ` · discarded: ${p.concern.discard.map(humanize).join(", ")}` : "")
+          ? h("p", null, t("Goods: %(goods)s · action deck: %(deck)s", { goods: p.concern.goods, deck: p.concern.deck }),
+              p.concern.discard.length ? " · " + t("discarded: %(cards)s", { cards: p.concern.discard.map(humanize).join(", ") }) : "")
           : dice(p)),
       p.concern ? null : storageView(p, names)),
-    section("Heroes", p.heroes.map((id) => h("li", { "data-hero": id }, heroLine(id, names)))),
-    section("Commissions", p.commissions.map((id) => {
+    section(t("Heroes"), p.heroes.map((id) => h("li", { "data-hero": id }, heroLine(id, names)))),
+    section(t("Commissions"), p.commissions.map((id) => {
       const card = names.commissions.get(id);
       return h("li", { "data-commission": id }, card ? [h("strong", null, names.town(card.town)), ": ", goodChips(card.requests, names)] : names.commission(id));
     })),
-    section("Companions", p.companions.map((c) => {
+    section(t("Companions"), p.companions.map((c) => {
       const id = names.companionOf(c.card);
-      return h("li", null, h("strong", { title: names.text(id) }, names.component(id)), c.gifts.length ? h("span", { class: "muted" }, ` (${c.gifts.length} used)`) : null);
+      return h("li", null, h("strong", { title: names.text(id) }, names.component(id)), c.gifts.length ? h("span", { class: "muted" }, " " + t("(%(count)s used)", { count: c.gifts.length })) : null);
     })),
-    section("Steed", p.steeds.map((id) => h("li", null, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id))))),
-    section("Upgrade", p.upgrades.map((id) => h("li", null, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id))))),
-    h("p", { class: "delivered" }, `Delivered: ${p.delivered_commissions} commissions, ${p.delivered_heroes} heroes`),
+    section(t("Steed"), p.steeds.map((id) => h("li", null, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id))))),
+    section(t("Upgrade"), p.upgrades.map((id) => h("li", null, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id))))),
+    h("p", { class: "delivered" }, t("Delivered: %(commissions)s commissions, %(heroes)s heroes", { commissions: p.delivered_commissions, heroes: p.delivered_heroes })),
     p.deeds === null
-      ? h("p", { class: "deeds" }, `Deeds: ${p.deed_count} `, h("span", { class: "muted" }, "(secret)"))
+      ? h("p", { class: "deeds" }, t("Deeds: %(count)s", { count: p.deed_count }), " ", h("span", { class: "muted" }, t("(secret)")))
       : h("div", { class: "deeds mine-only", "data-deeds": p.seat },
-          h("h4", null, `Deeds (${p.deeds.length})${mine && view.status === "active" ? ": only you see them" : ""}`),
+          h("h4", null, mine && view.status === "active" ? t("Deeds (%(count)s): only you see them", { count: p.deeds.length }) : t("Deeds (%(count)s)", { count: p.deeds.length })),
           p.deeds.length
             ? h("ul", { class: "plain" }, p.deeds.map((id) => h("li", { "data-deed": id }, h("strong", null, names.component(id)), h("p", { class: "text" }, names.text(id)))))
-            : h("p", { class: "muted" }, "none")));
+            : h("p", { class: "muted" }, t("none"))));
 }
 
 type Projected = NonNullable<GameView["projected"]>[number];
@@ -316,59 +350,60 @@ type Projected = NonNullable<GameView["projected"]>[number];
 function projection(view: GameView, seat: number): HTMLElement | null {
   const line: Projected | undefined = view.projected?.find((item) => item.seat === seat);
   if (!line) return null;
-  const vp = `${line.vp} victory ${line.vp === 1 ? "point" : "points"}`;
+  const vp = tn("%(num)d victory point", "%(num)d victory points", line.vp);
   let value: string;
   let how: string;
   if (line.known) {
     value = String(line.total);
-    how = `the lower of ${line.coins} ${line.coins === 1 ? "coin" : "coins"} and ${line.prestige} prestige, plus ${vp}`;
+    how = t("the lower of %(coins)s and %(prestige)s prestige, plus %(vp)s", { coins: tn("%(num)d coin", "%(num)d coins", line.coins ?? 0), prestige: line.prestige, vp });
   } else {
-    value = line.low === line.high ? String(line.low) : `${line.low} to ${line.high}`;
-    const deeds = line.secret_deeds ? `; ${line.secret_deeds} secret ${line.secret_deeds === 1 ? "deed" : "deeds"} not counted` : "";
-    how = `coins hidden: the lower of its coins and ${line.prestige} prestige, plus ${vp}${deeds}`;
+    value = line.low === line.high ? String(line.low) : t("%(low)s to %(high)s", { low: line.low, high: line.high });
+    how = t("coins hidden: the lower of its coins and %(prestige)s prestige, plus %(vp)s", { prestige: line.prestige, vp });
+    if (line.secret_deeds) how += "; " + tn("%(num)d secret deed not counted", "%(num)d secret deeds not counted", line.secret_deeds);
   }
   return h("p", { class: "projected", "data-projected": seat },
-    h("span", { class: "label" }, view.status === "finished" ? "Final score: " : "Score if the game ended now: "),
+    h("span", { class: "label" }, view.status === "finished" ? t("Final score:") + " " : t("Score if the game ended now:") + " "),
     h("strong", null, value), h("span", { class: "muted" }, ` (${how})`));
 }
 
 function section(title: string, items: HTMLElement[]): HTMLElement {
   return h("div", { class: "wagon-part" }, h("h4", null, title),
-    items.length ? h("ul", { class: "plain" }, items) : h("p", { class: "muted" }, "none"));
+    items.length ? h("ul", { class: "plain" }, items) : h("p", { class: "muted" }, t("none")));
 }
 
 export function dice(p: PlayerView): HTMLElement {
   return h("div", { class: "dice" },
-    h("p", null, "Locked: ", p.locked.map((value, i) => h("span", { class: "slot" }, `#${i + 1} `, die(value)))),
-    h("p", null, "Reserve: ", p.reserve.length ? p.reserve.map((v) => die(v)) : h("span", { class: "muted" }, "empty"),
-      h("span", { class: "muted" }, ` · spent ${p.spent} · removed ${p.removed}`)),
-    h("p", null, "Illuminated: ", p.special_reserve.length ? p.special_reserve.map((v) => die(v, "lit")) : h("span", { class: "muted" }, "none")),
-    h("p", null, "Action pool: ", p.action_pool.length
+    h("p", null, t("Locked:"), " ", p.locked.map((value, i) => h("span", { class: "slot" }, `#${i + 1} `, die(value)))),
+    h("p", null, t("Reserve:"), " ", p.reserve.length ? p.reserve.map((v) => die(v)) : h("span", { class: "muted" }, t("empty")),
+      h("span", { class: "muted" }, " · " + t("spent %(spent)s · removed %(removed)s", { spent: p.spent, removed: p.removed }))),
+    h("p", null, t("Illuminated:"), " ", p.special_reserve.length ? p.special_reserve.map((v) => die(v, "lit")) : h("span", { class: "muted" }, t("none"))),
+    h("p", null, t("Action pool:"), " ", p.action_pool.length
       ? p.action_pool.map((d) => die(d.value, d.kind === "illuminated" ? "lit" : "night"))
-      : h("span", { class: "muted" }, "empty")));
+      : h("span", { class: "muted" }, t("empty"))));
 }
 
 /** The wagon's storage: the engine's arrangement, each good drawn as its polyomino. */
 function storageView(p: PlayerView, names: Names): HTMLElement {
   const storage = p.storage;
-  const label = `Storage of ${p.goods.length} goods: ${p.goods.length ? names.goodList(p.goods) : "empty"}`;
+  const label = tn("Storage of %(num)d good: %(goods)s", "Storage of %(num)d goods: %(goods)s", p.goods.length,
+    { goods: p.goods.length ? names.goodList(p.goods) : t("empty") });
   if (!storage) {
     return h("div", { class: "storage overflow" },
-      h("h4", null, "Storage"),
-      h("p", null, "Too many goods to fit: one must go back (the next decision). "),
+      h("h4", null, t("Storage")),
+      h("p", null, t("Too many goods to fit: one must go back (the next decision).")),
       h("p", null, goodChips(p.goods, names)));
   }
   return h("div", { class: "storage" },
-    h("h4", null, "Storage"),
+    h("h4", null, t("Storage")),
     h("div", { class: "grids" },
       grid(storage.grid, storage, p.goods, names, "storage-grid", label, true),
-      storage.extra_grids.map((g, i) => grid(g, storage, p.goods, names, "storage-grid extra", `Extra storage ${i + 1}`, false))),
+      storage.extra_grids.map((g, i) => grid(g, storage, p.goods, names, "storage-grid extra", t("Extra storage %(number)s", { number: i + 1 }), false))),
     storage.slots
-      ? h("p", { class: "slots" }, "Slots for any good: ",
+      ? h("p", { class: "slots" }, t("Slots for any good:"), " ",
           Array.from({ length: storage.slots }, (_, i) => {
             const good = storage.slot_goods[i];
             const token = good === undefined ? undefined : p.goods[good];
-            return token ? goodChip(token, names) : h("span", { class: "good empty" }, "empty");
+            return token ? goodChip(token, names) : h("span", { class: "good empty" }, t("empty"));
           }))
       : null);
 }
@@ -407,24 +442,26 @@ export function renderScore(view: GameView, seats: Seats): HTMLElement | null {
   if (!view.score) return null;
   const lines = [...view.score].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   const columns: Array<[string, (line: ScoreLine) => Child]> = [
-    ["Rank", (l) => (l.rank === 1 ? "1 (winner)" : String(l.rank))],
-    ["Player", (l) => [pawn(l.seat, seats), " ", seats.name(l.seat)]],
-    ["Total", (l) => h("strong", null, String(l.total))],
-    ["Coins", (l) => String(l.coins)],
-    ["Prestige", (l) => String(l.prestige)],
-    ["Base (the lower)", (l) => String(l.base)],
-    ["Deed VP", (l) => String(l.deed_vp)],
-    ["Illuminated VP", (l) => String(l.illuminated_vp)],
-    ["Goods VP", (l) => String(l.goods_vp)],
-    ["Quartz VP", (l) => String(l.quartz_vp)],
-    ["Tie-breaker 1: discarded (the higher)", (l) => String(l.discarded)],
-    ["2: gifts", (l) => String(l.gifts)],
-    ["3: commissions delivered", (l) => String(l.commissions_delivered)],
-    ["4: heroes delivered", (l) => String(l.heroes_delivered)],
+    [t("Rank"), (l) => (l.rank === 1 ? t("1 (winner)") : String(l.rank))],
+    [t("Player"), (l) => [pawn(l.seat, seats), " ", seats.name(l.seat)]],
+    [t("Total"), (l) => h("strong", null, String(l.total))],
+    [t("Coins"), (l) => String(l.coins)],
+    [t("Prestige"), (l) => String(l.prestige)],
+    [t("Base (the lower)"), (l) => String(l.base)],
+    [t("Deed VP"), (l) => String(l.deed_vp)],
+    [t("Illuminated VP"), (l) => String(l.illuminated_vp)],
+    [t("Goods VP"), (l) => String(l.goods_vp)],
+    [t("Quartz VP"), (l) => String(l.quartz_vp)],
+    [t("Tie-breaker 1: discarded (the higher)"), (l) => String(l.discarded)],
+    [t("2: gifts"), (l) => String(l.gifts)],
+    [t("3: commissions delivered"), (l) => String(l.commissions_delivered)],
+    [t("4: heroes delivered"), (l) => String(l.heroes_delivered)],
   ];
   const winners = view.winners ?? [];
   return h("section", { id: "score", "aria-labelledby": "score-title" },
-    h("h2", { id: "score-title" }, `Final score: ${winners.map((w) => seats.name(w)).join(" and ")} ${winners.length > 1 ? "share the victory" : "wins"}`),
+    h("h2", { id: "score-title" }, winners.length > 1
+      ? t("Final score: %(winners)s share the victory", { winners: winners.map((w) => seats.name(w)).join(" " + t("and") + " ") })
+      : t("Final score: %(winner)s wins", { winner: winners.map((w) => seats.name(w)).join("") })),
     h("div", { class: "scroll" },
       h("table", { class: "score", tabindex: 0, "aria-labelledby": "score-title" }, // a tab stop: it scrolls sideways on a phone
         h("thead", null, h("tr", null, columns.map(([title]) => h("th", { scope: "col" }, title)))),
@@ -432,5 +469,5 @@ export function renderScore(view: GameView, seats: Seats): HTMLElement | null {
           h("tr", { class: line.rank === 1 ? "winner" : "", "data-seat": line.seat }, columns.map(([, cell]) => h("td", null, cell(line)))))))),
     h("ul", { class: "plain details" }, lines.filter((l) => l.details.length).map((l) =>
       h("li", null, h("strong", null, `${seats.name(l.seat)}: `), l.details.join("; ")))),
-    h("p", { class: "muted" }, "Score = the lower of coins and prestige + victory points. Ties: the higher of coins and prestige, then gifts on loyal companions, then commissions delivered, then heroes delivered."));
+    h("p", { class: "muted" }, t("Score = the lower of coins and prestige + victory points. Ties: the higher of coins and prestige, then gifts on loyal companions, then commissions delivered, then heroes delivered.")));
 }

@@ -4,6 +4,7 @@
 // keyboard's arrows. `#at=N` in the page's fragment opens it at version N.
 import { type Api, ApiError, asProblem, type GameEvent, type GameView } from "./api";
 import { h } from "./dom";
+import { t } from "./i18n";
 
 export interface HistoryEntry {
   version: number;
@@ -107,10 +108,10 @@ export class Replay {
 export function momentWords(replay: Replay, turnOf: (seat: number) => string): string {
   const view = replay.shown?.view;
   if (!view) return "";
-  if (view.status === "finished") return "The end of the game: the final score";
-  if (view.round === 0) return `The setup, step ${replay.step}`;
-  if (view.phase === "final_travel") return `The final travel, step ${replay.step}`;
-  return `Round ${view.round} of 13, ${turnOf(view.active_seat)}, step ${replay.step}`;
+  if (view.status === "finished") return t("The end of the game: the final score");
+  if (view.round === 0) return t("The setup, step %(step)s", { step: replay.step });
+  if (view.phase === "final_travel") return t("The final travel, step %(step)s", { step: replay.step });
+  return t("Round %(round)s of 13, %(turn)s, step %(step)s", { round: view.round, turn: turnOf(view.active_seat), step: replay.step });
 }
 
 export function replayControls(replay: Replay, go: (version: number) => void, step: (unit: Unit, back: boolean) => void,
@@ -121,24 +122,24 @@ export function replayControls(replay: Replay, go: (version: number) => void, st
       onclick: () => step(unit, back) }, label);
   const slider = h("input", {
     type: "range", min: 0, max: replay.latest, value: replay.at, step: 1, class: "replay-slider",
-    "aria-label": "The moment replayed", "aria-valuetext": where,
+    "aria-label": t("The moment replayed"), "aria-valuetext": where,
   });
   slider.addEventListener("input", () => go(Number(slider.value)));
-  return h("div", { class: "replay", role: "group", "aria-label": "Replay" },
+  return h("div", { class: "replay", role: "group", "aria-label": t("Replay") },
     h("p", { class: "replay-where" }, where),
-    h("p", { class: "muted replay-version" }, `Action ${replay.at} of the game's ${replay.latest}`),
+    h("p", { class: "muted replay-version" }, t("Action %(at)s of the game's %(latest)s", { at: replay.at, latest: replay.latest })),
     slider,
     // The arrows are characters every stock font has (DejaVu Sans, Liberation: Debian's
     // Chromium); the media-control symbols (U+23EE, U+23ED) are in neither.
     h("div", { class: "actions replay-steps" },
-      button("« Round", "round", true, "PageUp"),
-      button("◀ Turn", "turn", true, "ArrowUp"),
-      button("‹ Step", "action", true, "ArrowLeft"),
-      button("Step ›", "action", false, "ArrowRight"),
-      button("Turn ▶", "turn", false, "ArrowDown"),
-      button("Round »", "round", false, "PageDown")),
-    h("p", { class: "muted" }, "Keys: ← → a step, ↑ ↓ a turn, Page Up / Page Down a round, Home / End the start / the end."),
-    h("button", { type: "button", class: "replay-leave", onclick: leave }, "Leave the replay"));
+      button("« " + t("Round"), "round", true, "PageUp"),
+      button("◀ " + t("Turn"), "turn", true, "ArrowUp"),
+      button("‹ " + t("Step"), "action", true, "ArrowLeft"),
+      button(t("Step") + " ›", "action", false, "ArrowRight"),
+      button(t("Turn") + " ▶", "turn", false, "ArrowDown"),
+      button(t("Round") + " »", "round", false, "PageDown")),
+    h("p", { class: "muted" }, t("Keys: ← → a step, ↑ ↓ a turn, Page Up / Page Down a round, Home / End the start / the end.")),
+    h("button", { type: "button", class: "replay-leave", onclick: leave }, t("Leave the replay")));
 }
 
 /** The version a key moves to in the replay (null: not a replay key). */

@@ -14,6 +14,7 @@ import {
 } from "./api";
 import { fill, h } from "./dom";
 import { describe } from "./events";
+import { language, t, tn } from "./i18n";
 import { decisionBoard } from "./focus";
 import { joinForm, seatWords, timeoutWords } from "./lobby";
 import { EventLog, sentence } from "./log";
@@ -23,13 +24,23 @@ import { atOf, keyStep, Replay, replayControls, type Unit, withAt } from "./repl
 
 type Link = "connecting" | "live" | "reconnecting" | "over" | "lost";
 
-const LINK_WORDS: Record<Link, string> = {
-  connecting: "connecting…",
-  live: "live",
-  reconnecting: "reconnecting…",
-  over: "game over",
-  lost: "not following the game",
+const LINK_WORDS: Record<Link, () => string> = {
+  connecting: () => t("connecting…"),
+  live: () => t("live"),
+  reconnecting: () => t("reconnecting…"),
+  over: () => t("game over"),
+  lost: () => t("not following the game"),
 };
+
+/** The phases of a turn and a game (the view's ``phase``), in words. */
+const PHASES: Record<string, () => string> = {
+  setup: () => t("setup"), plan: () => t("plan"), move: () => t("move"), activate: () => t("activate"),
+  rest: () => t("rest"), final_travel: () => t("final travel"), finished: () => t("game over"),
+};
+
+function phase(id: string): string {
+  return PHASES[id]?.() ?? id.replace(/_/g, " ");
+}
 
 const AUTO_TAKE = "darkroad.play.autoTake";
 
@@ -55,24 +66,24 @@ function rememberAutoTake(on: boolean): void {
 function refusal(error: ApiError): string {
   switch (error.type) {
     case "stale-version":
-      return "Someone acted before you: the table is refreshed, choose again.";
+      return t("Someone acted before you: the table is refreshed, choose again.");
     case "illegal-action":
     case "not-your-decision":
-      return "That action is no longer possible: the table is refreshed, choose again.";
+      return t("That action is no longer possible: the table is refreshed, choose again.");
     case "game-finished":
-      return "The game is over.";
+      return t("The game is over.");
     case "game-not-started":
-      return "The game waits for players: nobody may act before every seat is taken.";
+      return t("The game waits for players: nobody may act before every seat is taken.");
     case "seat-replaced":
-      return "A bot plays your seat since you took too long: take it back first.";
+      return t("A bot plays your seat since you took too long: take it back first.");
     case "not-overdue":
-      return `Not yet: ${error.problem?.detail ?? error.message}`;
+      return t("Not yet: %(reason)s", { reason: error.problem?.detail ?? error.message });
     case "game-started":
-      return "The game has started: seats can no longer be left.";
+      return t("The game has started: seats can no longer be left.");
     case "cannot-undo":
-      return `Cannot undo: ${error.problem?.detail ?? error.message}`;
+      return t("Cannot undo: %(reason)s", { reason: error.problem?.detail ?? error.message });
     default:
-      return `The server refused the action: ${error.message}`;
+      return t("The server refused the action: %(reason)s", { reason: error.message });
   }
 }
 
@@ -108,7 +119,7 @@ export class Table implements Seats {
   /** Re-draws the seats when the next seat's turn timeout runs out. */
   private timer: number | undefined;
   readonly log = new EventLog((event, label) =>
-    label ? `${this.name(event.seat ?? 0)} chose: ${label}` : describe(event, this.names, (s) => this.name(s)));
+    label ? t("%(who)s chose: %(label)s", { who: this.name(event.seat ?? 0), label }) : describe(event, this.names, (s) => this.name(s)));
   /** The seats' names the log's lines were worded with. */
   private logNames = "";
   private readonly parts = {
@@ -138,7 +149,7 @@ export class Table implements Seats {
         h("div", { class: "side" },
           this.parts.decision,
           this.parts.seats,
-          h("section", { id: "events", "aria-labelledby": "events-title" }, h("h2", { id: "events-title" }, "What happened"), this.log.element)),
+          h("section", { id: "events", "aria-labelledby": "events-title" }, h("h2", { id: "events-title" }, t("What happened")), this.log.element)),
         this.parts.ringway,
         this.parts.players,
         this.parts.board));
@@ -146,10 +157,16 @@ export class Table implements Seats {
 
   /** A seat's player by name ("Ann", "Greedy (bot)", "Player 2"), "(you)" for the viewer's. */
   name(seat: number): string {
-    if (this.view && this.view.config.private_concern === seat) return "the Private Concern";
+    const name = this.seatName(seat);
+    return seat === this.me ? t("%(name)s (you)", { name }) : name;
+  }
+
+  /** A seat's player by name, the viewer's too ("Ann", "Greedy (bot)", "Player 2"). */
+  seatName(seat: number): string {
+    if (this.view && this.view.config.private_concern === seat) return t("the Private Concern");
     const record = this.view?.seats[seat];
-    const name = record ? seatWords(record, this.names) : `Player ${seat + 1}`;
-    return `${record?.kind === "open" ? `Seat ${seat + 1} (open)` : name}${seat === this.me ? " (you)" : ""}`;
+    return record?.kind === "open" ? t("Seat %(number)s (open)", { number: seat + 1 })
+      : record ? seatWords(record, this.names) : t("Player %(number)s", { number: seat + 1 });
   }
 
   /** Load the view and the legal actions again (once more if asked while loading). */
@@ -173,7 +190,7 @@ export class Table implements Seats {
         this.trouble = "";
         this.render();
       } catch (error) {
-        this.trouble = `Cannot load the table: ${error instanceof Error ? error.message : String(error)}`;
+        this.trouble = t("Cannot load the table: %(reason)s", { reason: error instanceof Error ? error.message : String(error) });
         this.render();
         // A refusal is final, but for too many requests (429): the seat's turn would never load.
         if (error instanceof ApiError && error.status < 500 && error.status !== 429) return;
@@ -248,11 +265,11 @@ export class Table implements Seats {
           continue;
         }
         this.message = response.status === 409 ? refusal(problem)
-          : `The ${action === null ? "undo" : "action"} failed: ${problem.message}`;
+          : action === null ? t("The undo failed: %(reason)s", { reason: problem.message }) : t("The action failed: %(reason)s", { reason: problem.message });
         break;
       }
     } catch (error) {
-      this.message = `The action may not have reached the server (${error instanceof Error ? error.message : error}): the table is refreshed.`;
+      this.message = t("The action may not have reached the server (%(reason)s): the table is refreshed.", { reason: error instanceof Error ? error.message : String(error) });
     } finally {
       this.acting = false;
       this.actionsVersion = -1;
@@ -289,8 +306,8 @@ export class Table implements Seats {
   render(): void {
     const view = this.shown();
     if (!view) {
-      fill(this.parts.decision, h("h2", { id: "decision-title" }, "The table"),
-        h("p", { class: "message", role: "alert" }, this.trouble || this.message || "Loading…"));
+      fill(this.parts.decision, h("h2", { id: "decision-title" }, t("The table")),
+        h("p", { class: "message", role: "alert" }, this.trouble || this.message || t("Loading…")));
       return;
     }
     const names = this.view ? JSON.stringify([this.view.seats.map((s) => [s.kind, s.name, s.bot]), this.view.config.private_concern]) : "";
@@ -302,8 +319,8 @@ export class Table implements Seats {
     if (key === this.rendered) return;
     this.rendered = key;
     const focused = this.refocus || this.parts.decision.contains(document.activeElement);
-    document.title = view.status === "waiting" ? "darkroad: waiting for players"
-      : `darkroad: round ${view.round}, ${view.status === "finished" ? "game over" : this.waitingFor(view)}`;
+    document.title = view.status === "waiting" ? t("darkroad: waiting for players")
+      : t("darkroad: round %(round)s, %(what)s", { round: view.round, what: view.status === "finished" ? t("game over") : this.waitingFor(view) });
     this.renderHeader();
     if (this.replay) this.renderReplay(view);
     else this.renderDecision(view);
@@ -320,8 +337,8 @@ export class Table implements Seats {
   }
 
   private waitingFor(view: GameView): string {
-    if (this.me !== null && view.awaiting.includes(this.me)) return "your decision";
-    return view.awaiting.length ? `waiting for ${view.awaiting.map((s) => this.name(s)).join(", ")}` : "";
+    if (this.me !== null && view.awaiting.includes(this.me)) return t("your decision");
+    return view.awaiting.length ? t("waiting for %(seats)s", { seats: view.awaiting.map((s) => this.name(s)).join(", ") }) : "";
   }
 
   private renderHeader(): void {
@@ -329,12 +346,12 @@ export class Table implements Seats {
     fill(this.parts.header,
       h("h1", null, h("a", { href: "/play" }, "darkroad")),
       h("p", { class: "where" },
-        h("span", null, `Game ${this.gameId.slice(0, 8)}…`),
-        view ? h("span", null, view.round ? `Round ${view.round} of 13` : "Setup") : null,
-        view ? h("span", null, `Phase: ${view.phase.replace(/_/g, " ")}`) : null,
-        view && view.status === "active" ? h("span", null, "Turn: ", pawn(view.active_seat, this), " ", this.name(view.active_seat)) : null,
-        h("span", null, this.me === null ? "You are watching" : ["You are ", pawn(this.me, this), " ", this.name(this.me).replace(/ \(you\)$/, "")])),
-      h("p", { class: `link ${this.link}`, role: "status" }, "● ", LINK_WORDS[this.link]));
+        h("span", null, t("Game %(game)s…", { game: this.gameId.slice(0, 8) })),
+        view ? h("span", null, view.round ? t("Round %(round)s of 13", { round: view.round }) : t("Setup")) : null,
+        view ? h("span", null, t("Phase: %(phase)s", { phase: phase(view.phase) })) : null,
+        view && view.status === "active" ? h("span", null, t("Turn:"), " ", pawn(view.active_seat, this), " ", this.name(view.active_seat)) : null,
+        h("span", null, this.me === null ? t("You are watching") : [t("You are"), " ", pawn(this.me, this), " ", this.seatName(this.me)])),
+      h("p", { class: `link ${this.link}`, role: "status" }, "● ", LINK_WORDS[this.link]()));
   }
 
   private renderDecision(view: GameView): void {
@@ -345,16 +362,16 @@ export class Table implements Seats {
     if (view.status === "waiting") {
       const open = view.seats.filter((s) => s.kind === "open").length;
       fill(this.parts.decision,
-        h("h2", { id: "decision-title", tabindex: -1 }, "Waiting for players"),
-        h("p", { class: "prompt" }, `The game begins when every seat is taken: ${open} ${open === 1 ? "seat is" : "seats are"} open.`),
+        h("h2", { id: "decision-title", tabindex: -1 }, t("Waiting for players")),
+        h("p", { class: "prompt" }, tn("The game begins when every seat is taken: %(num)d seat is open.", "The game begins when every seat is taken: %(num)d seats are open.", open)),
         h("p", { class: "message", role: "alert" }, this.trouble || this.message),
-        this.me === null ? h("p", { class: "muted" }, "To play, join an open seat under a name (below).") : null);
+        this.me === null ? h("p", { class: "muted" }, t("To play, join an open seat under a name (below).")) : null);
       return;
     }
-    if (view.status === "finished") title = "The game is over";
-    else if (mine && view.seats[this.me ?? 0]?.replaced) title = "A bot plays your seat";
-    else if (mine) title = "Your decision";
-    else title = `Waiting for ${view.awaiting.map((s) => this.name(s)).join(" and ") || "the game"}`;
+    if (view.status === "finished") title = t("The game is over");
+    else if (mine && view.seats[this.me ?? 0]?.replaced) title = t("A bot plays your seat");
+    else if (mine) title = t("Your decision");
+    else title = view.awaiting.length ? t("Waiting for %(seats)s", { seats: view.awaiting.map((s) => this.name(s)).join(" " + t("and") + " ") }) : t("Waiting for the game");
     const actions = mine && ready ? this.actions : [];
     const main = actions.filter((a) => a.type !== "companion");
     const companions = actions.filter((a) => a.type === "companion");
@@ -370,24 +387,24 @@ export class Table implements Seats {
       decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(decision.prompt)) : null,
       h("p", { class: "message", role: "alert" }, this.trouble || this.message),
       shared ? h("p", { class: "details shared" }, shared) : null,
-      main.length ? h("div", { class: "actions", id: "actions", role: "group", "aria-label": "Your legal actions" }, main.map(button)) : null,
+      main.length ? h("div", { class: "actions", id: "actions", role: "group", "aria-label": t("Your legal actions") }, main.map(button)) : null,
       companions.length
-        ? h("div", { class: "actions companions", role: "group", "aria-label": "Companion abilities" },
-            h("p", { class: "muted" }, "Or first use a companion:"), companions.map(button))
+        ? h("div", { class: "actions companions", role: "group", "aria-label": t("Companion abilities") },
+            h("p", { class: "muted" }, t("Or first use a companion:")), companions.map(button))
         : null,
       mine && view.undo_available && view.status === "active"
         ? h("p", { class: "undo-row" },
             h("button", { type: "button", class: "undo", "aria-keyshortcuts": "Control+Z", title: "Ctrl+Z", onclick: () => void this.undo() },
-              "Undo your last action"),
-            h("span", { class: "muted" }, " (until something is revealed or rolled)"))
+              t("Undo your last action")),
+            h("span", { class: "muted" }, " " + t("(until something is revealed or rolled)")))
         : null,
-      mine && !ready ? h("p", { class: "muted" }, "Loading your actions…") : null,
+      mine && !ready ? h("p", { class: "muted" }, t("Loading your actions…")) : null,
       mine && ready && decision && view.status === "active" ? decisionBoard(decision.type, view, this.names, this) : null,
       this.me !== null && view.status === "active" ? this.autoTakeChoice() : null,
-      this.me === null && view.status === "active" ? h("p", { class: "muted" }, "Spectators see only what is public.") : null,
+      this.me === null && view.status === "active" ? h("p", { class: "muted" }, t("Spectators see only what is public.")) : null,
       view.status === "finished"
         ? h("button", { type: "button", class: "primary replay-start", onclick: () => void this.goTo(0) },
-            this.me === null ? "Replay the game" : "Replay the game as you saw it")
+            this.me === null ? t("Replay the game") : t("Replay the game as you saw it"))
         : null);
   }
 
@@ -396,8 +413,8 @@ export class Table implements Seats {
     const box = h("input", { type: "checkbox", id: "auto-take", checked: this.autoTake });
     box.addEventListener("change", () => this.setAutoTake(box.checked));
     return h("p", { class: "setting" }, box,
-      h("label", { for: "auto-take" }, " Take a decision with a single answer for me"),
-      h("span", { class: "muted" }, " (the log says so; Undo still takes it back)"));
+      h("label", { for: "auto-take" }, " " + t("Take a decision with a single answer for me")),
+      h("span", { class: "muted" }, " " + t("(the log says so; Undo still takes it back)")));
   }
 
   // -- the replay of a finished game ----------------------------------------------------
@@ -409,12 +426,12 @@ export class Table implements Seats {
     const events = replay.shown?.events ?? [];
     const focused = this.parts.decision.contains(document.activeElement) ? document.activeElement?.className : null;
     fill(this.parts.decision,
-      h("h2", { id: "decision-title", tabindex: -1 }, this.me === null ? "Replay" : "Replay, as you saw it"),
+      h("h2", { id: "decision-title", tabindex: -1 }, this.me === null ? t("Replay") : t("Replay, as you saw it")),
       replayControls(replay, (v) => void this.goTo(v), (unit, back) => void this.step(unit, back), () => this.leaveReplay(),
         (seat) => this.turnOf(seat)),
       view.decision && view.status === "active" ? h("p", { class: "prompt" }, sentence(view.decision.prompt)) : null,
       h("p", { class: "message", role: "alert" }, this.trouble || this.message),
-      h("h3", null, replay.at === 0 ? "The setup" : "What this action did"),
+      h("h3", null, replay.at === 0 ? t("The setup") : t("What this action did")),
       h("ul", { class: "plain replay-events" }, events.map((event) =>
         h("li", { "data-n": event.n }, sentence(describe(event, this.names, (s) => this.name(s)))))));
     if (focused) this.parts.decision.querySelector<HTMLElement>(`.${focused.split(" ")[0]}`)?.focus();
@@ -424,9 +441,9 @@ export class Table implements Seats {
   /** Whose turn it is, in words: "your turn", "Ann's turn", "the Private Concern's turn". */
   turnOf(seat: number): string {
     const record = this.view?.seats[seat];
-    if (seat === this.me) return "your turn";
-    if (record?.kind === "bot") return `${record.name ?? this.names.bot(record.bot ?? "")}'s turn (a bot)`;
-    return `${this.name(seat)}'s turn`;
+    if (seat === this.me) return t("your turn");
+    if (record?.kind === "bot") return t("%(name)s's turn (a bot)", { name: record.name ?? this.names.bot(record.bot ?? "") });
+    return t("%(name)s's turn", { name: this.name(seat) });
   }
 
   /** Show version ``at`` of the finished game (entering the replay if need be). */
@@ -439,7 +456,7 @@ export class Table implements Seats {
       this.message = "";
       window.history.replaceState(null, "", withAt(window.location.hash, this.replay.at) || window.location.pathname);
     } catch (error) {
-      this.message = `Cannot show that version: ${error instanceof Error ? error.message : String(error)}`;
+      this.message = t("Cannot show that version: %(reason)s", { reason: error instanceof Error ? error.message : String(error) });
     } finally {
       this.replaying = false;
       this.rendered = "";
@@ -510,29 +527,29 @@ export class Table implements Seats {
         }
         controls = form;
       } else if (seat.seat === this.me && waiting) {
-        controls = h("button", { type: "button", class: "leave", onclick: () => void this.leave() }, "Leave the seat");
+        controls = h("button", { type: "button", class: "leave", onclick: () => void this.leave() }, t("Leave the seat"));
       } else if (seat.seat === this.me && seat.replaced && view.status === "active") {
         controls = h("button", { type: "button", class: "primary reclaim", onclick: () => void this.seatCall("reclaim", seat.seat) },
-          "Take your seat back");
+          t("Take your seat back"));
       } else if (others && !Number.isNaN(due)) {
         if (due <= now) {
           controls = h("button", { type: "button", class: "claim-timeout", onclick: () => void this.seatCall("timeout", seat.seat) },
-            `${seatWords(seat, this.names)} took too long: hand the seat to a bot`);
+            t("%(seat)s took too long: hand the seat to a bot", { seat: seatWords(seat, this.names) }));
         } else {
           next = Math.min(next, due);
-          controls = h("span", { class: "muted" }, ` may be handed to a bot from ${new Date(due).toLocaleTimeString()}`);
+          controls = h("span", { class: "muted" }, " " + t("may be handed to a bot from %(time)s", { time: new Date(due).toLocaleTimeString(language) }));
         }
       }
       return h("li", { "data-seat": seat.seat, "data-kind": seat.kind, class: seat.replaced ? "replaced" : "" },
         pawn(seat.seat, this), " ", this.name(seat.seat),
-        seat.replaced ? h("span", { class: "badge" }, `the bot ${this.names.bot(seat.bot ?? "")} plays for them`) : null,
-        view.awaiting.includes(seat.seat) && view.status === "active" ? h("span", { class: "badge awaited" }, "deciding") : null,
+        seat.replaced ? h("span", { class: "badge" }, t("the bot %(bot)s plays for them", { bot: this.names.bot(seat.bot ?? "") })) : null,
+        view.awaiting.includes(seat.seat) && view.status === "active" ? h("span", { class: "badge awaited" }, t("deciding")) : null,
         controls ? [" ", controls] : null);
     };
     // A name half typed keeps its form, and its focus, when someone else joins meanwhile.
     const typing = this.parts.seats.contains(document.activeElement) ? document.activeElement as HTMLElement : null;
     fill(this.parts.seats,
-      h("h2", { id: "seats-title" }, waiting ? "Seats" : "Players"),
+      h("h2", { id: "seats-title" }, waiting ? t("Seats") : t("Players")),
       h("ul", { class: "plain seat-list" }, view.seats.map(item)),
       view.turn_timeout ? h("p", { class: "muted timeout-words" }, timeoutWords(view.turn_timeout, view.timeout_bot, this.names)) : null);
     if (typing?.isConnected) typing.focus();
@@ -555,10 +572,10 @@ export class Table implements Seats {
       if (data) [this.view, this.etag] = [data, response.headers.get("ETag")];
       else {
         const problem = new ApiError(response.status, asProblem(error));
-        this.message = response.status === 409 ? refusal(problem) : `The server refused: ${problem.message}`;
+        this.message = response.status === 409 ? refusal(problem) : t("The server refused: %(reason)s", { reason: problem.message });
       }
     } catch (error) {
-      this.message = `The request may not have reached the server (${error instanceof Error ? error.message : error}): the table is refreshed.`;
+      this.message = t("The request may not have reached the server (%(reason)s): the table is refreshed.", { reason: error instanceof Error ? error.message : String(error) });
     } finally {
       this.acting = false;
       this.actionsVersion = -1;
@@ -580,9 +597,9 @@ export class Table implements Seats {
       window.location.assign(`${window.location.origin}/play/${this.gameId}`);
       return;
     }
-    this.message = response === null ? `The request may not have reached the server: ${String(error)}`
+    this.message = response === null ? t("The request may not have reached the server: %(reason)s", { reason: String(error) })
       : response.status === 409 ? refusal(new ApiError(response.status, asProblem(error)))
-      : `The server refused: ${new ApiError(response.status, asProblem(error)).message}`;
+      : t("The server refused: %(reason)s", { reason: new ApiError(response.status, asProblem(error)).message });
     this.rendered = "";
     this.refresh();
   }
@@ -602,7 +619,7 @@ export class Table implements Seats {
     if (this.me === null || view.status !== "active" || !view.awaiting.includes(this.me) || view.seats[this.me]?.replaced) return;
     if (this.actionsVersion !== view.version || view.version === this.autoTaken || view.version === this.undoneTo) return;
     this.autoTaken = view.version;
-    this.log.note(`The only answer, taken for you: ${only.label || only.option}`);
+    this.log.note(t("The only answer, taken for you: %(answer)s", { answer: only.label || only.option }));
     void this.commit(only);
   }
 
@@ -634,7 +651,7 @@ export class Table implements Seats {
         if (!response.ok || !data) {
           const problem = new ApiError(response.status, asProblem(error));
           if (response.status !== 503) {
-            this.trouble = `Cannot follow the game: ${problem.message}`;
+            this.trouble = t("Cannot follow the game: %(reason)s", { reason: problem.message });
             this.setLink("lost");
             this.render();
             this.settle();

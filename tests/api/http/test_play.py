@@ -32,7 +32,7 @@ async def test_the_pages_need_no_other_host(client: httpx.AsyncClient, path: str
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
     assert "://" not in response.text  # air-gapped: everything from this server
     assert LOCAL.findall(response.text) == [
-        "data:,", asset("play.css").url, asset("play.js").url, "#decision", "/play/how-to-play", "/docs"]
+        "data:,", asset("play.css").url, asset("play.js").url, "#decision", "/play/how-to-play?lang=en", "/docs"]
     policy = response.headers["content-security-policy"]
     assert "default-src 'none'" in policy and "script-src 'self'" in policy and "connect-src 'self'" in policy
     assert response.headers["referrer-policy"] == "no-referrer"

@@ -1,0 +1,234 @@
+"""``/play`` in a Hungarian browser (Debian's Chromium with the ``hu-HU`` locale, driven by
+Playwright, as ``test_play_browser.py``, whose server and browser it uses):
+
+* **No English on the table**: the setup page, then a game against the greedy bot set up on it
+  and played by clicks into its third round, at every kind of decision met, at desktop and
+  phone widths: no English word in the text a player reads nor in an accessible name (buttons,
+  landmarks, live regions, images, titles), and ``<html lang="hu">``.
+* **The switch**: English chosen on the switch is the page's language (``lang="en"``, English
+  words) and stays chosen on the next page; Magyar chosen again, Hungarian again.
+
+An English word is a word of the English messages (of the core's, the base game's and the web
+client's catalogs) that no Hungarian translation uses: the proper names the edition keeps
+(docs/hu-glossary.md: buildings, companions, steeds, towns) are in the translations, so they
+are not English words here; placeholders are no words.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import test_play_browser
+from apiutil import ApiServer
+from babel.messages.pofile import read_po
+from test_play_browser import PHONE, SEED, SETTLE, WIDE, game_state
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+# The browser and the server of test_play_browser, as fixtures of this module.
+browser = test_play_browser.browser
+server = test_play_browser.server
+screenshots = test_play_browser.screenshots
+
+ROOT = Path(__file__).resolve().parents[3]
+CATALOGS = ("core/locale/hu/LC_MESSAGES/darkroad.po", "plugins/locale/hu/LC_MESSAGES/darkroad_basegame.po",
+            "web/locale/hu/LC_MESSAGES/darkroad_web.po")
+WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%[sd]")
+TITLE = "Merchants of the Dark Road"
+"""The game's title, printed in English on the Hungarian edition too."""
+ROUNDS_PLAYED = 3
+"""The game is played by clicks until this round (every phase, the caravan included)."""
+
+# Every text a player reads or hears: the rendered text, and every element's accessible name
+# and description (aria-label, title, alt, placeholder), the language switch's options aside
+# (each language is named in itself there).
+READ = """() => {
+  const texts = [document.body.innerText, document.title];
+  for (const el of document.querySelectorAll('[aria-label], [title], [alt], [placeholder], [aria-description]')) {
+    if (el.closest('#language')) continue;
+    for (const name of ['aria-label', 'title', 'alt', 'placeholder', 'aria-description'])
+      if (el.hasAttribute(name)) texts.push(el.getAttribute(name));
+  }
+  const switcher = document.querySelector('#language');
+  const named = switcher ? [...switcher.options].map((o) => o.text) : [];
+  return {texts, named, lang: document.documentElement.lang};
+}"""
+
+
+IDENT = re.compile(r"\w+(?:[-_]\w+)+")
+"""An id (a plugin's, ``fan-pack-snow-owl``): no word of any language."""
+
+
+def words(text: str) -> set[str]:
+    """The words of ``text``, lowercased; a letter alone is no word (a good's initial on a
+    wagon's storage, "H" for *hangszer*)."""
+    return {w.lower() for w in WORD.findall(IDENT.sub(" ", PLACEHOLDER.sub(" ", text))) if len(w) > 1}
+
+
+class English:
+    """What counts as English on a Hungarian page: the words of the catalogs' English messages
+    that no Hungarian translation uses, once the names the edition keeps as printed (a message
+    whose translation is itself: "The Oracle of Lumi", "Farglen"; and the game's title) are
+    taken out of the text."""
+
+    def __init__(self) -> None:
+        source: set[str] = set()
+        translations: list[str] = []
+        kept = {TITLE}
+        for path in CATALOGS:
+            with (ROOT / path).open("rb") as f:
+                catalog = read_po(f)
+            for message in catalog:
+                if not message.id:
+                    continue
+                ids = list(message.id) if isinstance(message.id, list | tuple) else [message.id]
+                strings = list(message.string) if isinstance(message.string, list | tuple) else [message.string]
+                for text in ids:
+                    source |= words(text)
+                if strings == ids:
+                    kept.update(PLACEHOLDER.sub(" ", text).strip() for text in ids)
+                else:
+                    translations += strings
+        # Case aside: a name kept as printed is a common noun in a sentence too ("egy staff").
+        self.kept = re.compile("|".join(re.escape(name) for name in sorted(kept - {""}, key=len, reverse=True)),
+                               re.IGNORECASE)
+        hungarian = set().union(*(words(self.kept.sub(" ", text)) for text in translations))
+        self.words = frozenset(source - hungarian)
+        assert {"the", "your", "round", "choose", "gain", "coins", "and"} <= self.words, "the vocabulary is not English"
+
+    def found(self, text: str) -> list[str]:
+        """The English words of ``text``."""
+        return sorted(words(self.kept.sub(" ", text)) & self.words)
+
+
+@pytest.fixture(scope="module")
+def english() -> English:
+    return English()
+
+
+@pytest.fixture
+def hungarian_browser(browser: Any, server: ApiServer) -> Iterator[Any]:
+    """A browser context of a Hungarian reader (``hu-HU``: navigator.languages and
+    Accept-Language), every other host cut off, page errors recorded."""
+    context = browser.new_context(viewport=WIDE, locale="hu-HU")
+    here = urlsplit(server.url).netloc
+    elsewhere: list[str] = []
+    errors: list[str] = []
+
+    def only_here(route: Any, request: Any) -> None:
+        if urlsplit(request.url).netloc == here or request.url.startswith("data:"):
+            route.continue_()
+        else:
+            elsewhere.append(request.url)
+            route.abort()
+
+    context.route("**/*", only_here)
+    context.on("page", lambda page: page.on("pageerror", lambda error: errors.append(str(error))))
+    yield context
+    context.close()
+    assert elsewhere == [] and errors == [], (elsewhere, errors)
+
+
+def english_on(page: Any, english: English, where: str) -> list[str]:
+    """The English words the page shows or names (``where``: what the page is, for the message)."""
+    read = page.evaluate(READ)
+    assert read["lang"] == "hu", f"{where}: <html lang={read['lang']!r}>"
+    found: list[str] = []
+    for text in read["texts"]:
+        shown = english.found(text)
+        if shown:
+            lines = [line for line in text.splitlines() if english.found(line)]
+            found.append(f"{where}: {shown} in {lines[:3]!r}")
+    return found
+
+
+def at_both_widths(page: Any, english: English, where: str) -> list[str]:
+    found = english_on(page, english, f"{where} (desktop)")
+    page.set_viewport_size(PHONE)
+    found += english_on(page, english, f"{where} (phone)")
+    page.set_viewport_size(WIDE)
+    return found
+
+
+def test_a_game_in_a_hungarian_browser_shows_no_english(hungarian_browser: Any, server: ApiServer,
+                                                       english: English, screenshots: Path) -> None:
+    """The setup page, then a game against the greedy bot played by clicks into round 3: at the
+    first decision of each kind, no English word on the page nor in its accessible names, at
+    desktop and phone widths. The table of round 2's first decision is the README's Hungarian
+    screenshot (``play-hu.png``: scripts/screenshots)."""
+    page = hungarian_browser.new_page()
+    page.goto(f"{server.url}/play")
+    page.wait_for_selector("#app[data-state=ready]")
+    found = at_both_widths(page, english, "setup")
+    page.fill("#seat-0-name", "Anna")
+    page.select_option("#seat-1-kind", "bot")
+    page.select_option("#seat-1-bot", "greedy")
+    page.fill("#seed", str(SEED))
+    page.click("text=A játék létrehozása")
+    page.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
+    game = page.url.split("/play/")[1].split("#")[0]
+    token = page.url.split("token=")[1]
+    http = httpx.Client(base_url=server.url, timeout=30)
+    auth = {"Authorization": f"Bearer {token}"}
+    rng = random.Random(SEED)
+    kinds: list[str] = []
+    shot = False
+    while True:
+        view = game_state(http, game, token)
+        if view["status"] == "finished" or view["round"] > ROUNDS_PLAYED:
+            break
+        if 0 not in view["awaiting"]:
+            page.wait_for_timeout(20)  # the bot's move, made by the server's worker
+            continue
+        version = view["version"]
+        ready = f'#app[data-state=ready][data-version="{version}"] #decision button.action'
+        for _ in range(int(SETTLE / 20)):  # its buttons, or the page took the only answer itself
+            if page.locator(ready).count() or game_state(http, game)["version"] != version:
+                break
+            page.wait_for_timeout(20)
+        if game_state(http, game)["version"] != version:
+            continue
+        kind = view["decision"]["type"]
+        if view["round"] == 2 and not shot:
+            page.screenshot(path=str(screenshots / "play-hu.png"))
+            shot = True
+        if kind not in kinds:
+            kinds.append(kind)
+            found += at_both_widths(page, english, f"round {view['round']}, {kind}")
+        buttons = page.locator("#decision button.action")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        page.wait_for_selector(f'#app:not([data-version="{version}"])', timeout=SETTLE)
+    assert len(kinds) > 8, kinds
+    listed = http.get(f"/v1/games/{game}/actions", headers={**auth, "Accept-Language": "hu"})
+    assert listed.headers["Content-Language"] == "hu"
+    assert not found, "\n".join(found)
+
+
+def test_the_switch_chooses_english_and_remembers_it(hungarian_browser: Any, server: ApiServer,
+                                                   english: English) -> None:
+    """Chosen on the switch, English is the page's language and stays chosen for the next
+    page of the same browser; Magyar chosen again, the page is Hungarian again."""
+    page = hungarian_browser.new_page()
+    page.goto(f"{server.url}/play")
+    page.wait_for_selector("#app[data-state=ready]")
+    assert page.evaluate(READ)["named"] == ["English", "Magyar"]
+    assert page.get_attribute("html", "lang") == "hu" and "Nyelv" in page.inner_text("nav.help")
+    with page.expect_navigation():
+        page.select_option("#language", "en")
+    page.wait_for_selector("#app[data-state=ready]")
+    assert page.get_attribute("html", "lang") == "en" and "Create the game" in page.inner_text("#app")
+    again = hungarian_browser.new_page()
+    again.goto(f"{server.url}/play")
+    again.wait_for_selector("#app[data-state=ready]")
+    assert again.get_attribute("html", "lang") == "en" and "Language" in again.inner_text("nav.help")
+    with again.expect_navigation():
+        again.select_option("#language", "hu")
+    again.wait_for_selector("#app[data-state=ready]")
+    assert english_on(again, english, "setup, Magyar chosen again") == []
