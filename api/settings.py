@@ -148,9 +148,6 @@ class Settings:
     public_url: str | None = None
     """The service's public URL (``https://darkroad.example``): webhook messages then link to the
     table with an absolute URL (else the path, ``/play/<id>``)."""
-    action_endpoint: bool = True
-    """Answer ``POST .../actions`` with its lean ASGI endpoint (``darkroad.api.http.games.action_endpoint``);
-    ``False`` lets Litestar's handler answer, with the same results (tests compare the two)."""
 
     def __post_init__(self) -> None:
         positive = {

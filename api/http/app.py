@@ -17,14 +17,12 @@ from litestar.di import Provide
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
 from darkroad.api.app.webhook_delivery import Deliverer
-from darkroad.api.http.actions import action_endpoint
 from darkroad.api.http.catalog import CatalogController, catalog_bodies
 from darkroad.api.http.docs import DocsController
 from darkroad.api.http.follow_routes import FollowingController
 from darkroad.api.http.games import GamesController
 from darkroad.api.http.openapi import openapi_config
 from darkroad.api.http.operations import OperationsController
-from darkroad.api.http.params import GAMES
 from darkroad.api.http.play import PlayController
 from darkroad.api.http.policy import PolicedApp
 from darkroad.api.http.problems import problem_details_plugin
@@ -167,7 +165,6 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         # whose field or view keys clash with the API's refuses the app here).
         state=State({"engine": engine, "settings": settings, "new_game": SeatKindSurface(engine.seat_kinds).new_game}),
         metrics=metrics,
-        endpoints={("POST", f"{GAMES}/{{game_id}}/actions"): action_endpoint},
     )
     return app
 

@@ -21,11 +21,17 @@ from litestar.status_codes import HTTP_201_CREATED, HTTP_304_NOT_MODIFIED
 
 from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
+from darkroad.api.app.values import ActResult, Seating, SeatSpec
 from darkroad.api.app.values import CreatedGame as Created
-from darkroad.api.app.values import Seating, SeatSpec
-from darkroad.api.http.actions import SubmitActionOperation, Submitted, act_headers, submit
 from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
-from darkroad.api.http.guards import DEPENDENCIES, expected_versions, if_none_match
+from darkroad.api.http.guards import (
+    DEPENDENCIES,
+    expected_versions,
+    if_none_match,
+    parse_action,
+    prefers_minimal,
+    seat_token,
+)
 from darkroad.api.http.guards import idempotency_key as checked_key
 from darkroad.api.http.params import (
     ACT,
@@ -40,8 +46,10 @@ from darkroad.api.http.params import (
     SECRET,
     GameId,
     encoded,
+    game_headers,
     idempotency_key_header,
     location,
+    text_header,
 )
 from darkroad.api.http.problems import problem_responses
 from darkroad.api.http.schemas import (
@@ -57,7 +65,9 @@ from darkroad.api.http.schemas import (
     SeatToken,
     WaitingGames,
 )
+from darkroad.core import errors
 from darkroad.core.i18n import N_
+from darkroad.core.undo import UNDO
 
 
 class GamesController(Controller):
@@ -214,7 +224,6 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/actions",
         operation_id="submitAction",
-        operation_class=SubmitActionOperation,
         summary="Act",
         status_code=200,
         security=ACT,
@@ -250,17 +259,51 @@ class GamesController(Controller):
             )
         },
     )
-    async def submit_action(self, request: Request[Any, Any, Any]) -> Response[GameView]:
+    async def submit_action(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        if_match: Annotated[
+            str | None,
+            text_header("If-Match", "Act only if the game is still at this version (`ETag`); otherwise 409 "
+                                    "`stale-version`."),
+        ] = None,
+        prefer: Annotated[
+            str | None,
+            text_header("Prefer", "`return=minimal` (RFC 7240): answer `204` without the view, for a client that "
+                                  "follows the game's stream or long poll anyway (the view is not even worked out); "
+                                  "`ETag` still names the new version and `Preference-Applied: return=minimal` "
+                                  "confirms it. Other preferences are ignored."),
+        ] = None,
+        idempotency_key: Annotated[
+            str | None,
+            idempotency_key_header(
+                "A unique key per intended action: a retry with the same key returns the first answer and does "
+                "not act twice (remembered for a day)."
+            ),
+        ] = None,
+    ) -> Response[GameView]:
         """Submit one action for the caller's seat; answers with the caller's new view.
 
         The body is one of the objects `GET .../actions` listed. Without `If-Match`, the
         action is applied to the current version if it is legal there.
         """
-        # Normally answered by ``action_endpoint`` (from the policy layer) instead of this
-        # handler; both run ``submit`` and answer alike.
+        # The request clients make most: no dependency injected (the service is the app's), the body
+        # read and decoded here straight into the action's fields (``bodies.parse_action``).
         service: GameService = request.app.state.service
-        answer = await submit(service, request.path_params["game_id"], request.scope, request.receive)
-        return _handler_answer(answer)
+        key = checked_key(idempotency_key)
+        headers = request.headers
+        require_json(headers.get("content-type"))
+        body = await read_body(request.receive, headers.get("content-length"), service.settings.request_max_body_size)
+        token = seat_token(headers.get("authorization"))
+        action = parse_action(service.engine, body)
+        if action.type == UNDO:  # recorded by an undo, never an answer (the app layer would undo)
+            raise errors.IllegalAction(
+                "`undo` answers no decision: `POST /v1/games/{game_id}/undo` takes back your last action."
+            )
+        minimal = prefers_minimal(prefer)
+        result = await service.acting.act(game_id, token, action, expected_versions(if_match), key, minimal)
+        return act_answer(result, minimal)
 
     @post(
         "/{game_id:str}/undo",
@@ -320,7 +363,7 @@ class GamesController(Controller):
         """
         key = checked_key(idempotency_key)
         result = await service.acting.undo(game_id, seat_token, expected_versions(if_match), key)
-        return _handler_answer(Submitted(result, minimal=False))
+        return act_answer(result, minimal=False)
 
     @get(
         "/{game_id:str}/score",
@@ -361,10 +404,21 @@ def created_answer(created: Created) -> Response[CreatedGame]:
     return Response(body, status_code=HTTP_201_CREATED, headers={"Location": f"{GAMES}/{created.id}"})
 
 
-def _handler_answer(answer: Submitted) -> Response[Any]:
-    if answer.minimal:
-        return Response(None, status_code=204, headers=act_headers(answer))
-    return Response(answer.result.view, media_type="application/json", headers=act_headers(answer))
+def act_answer(result: ActResult, minimal: bool) -> Response[Any]:
+    """The answer to an action or an undo: the seat's new view (``204`` without it when the client
+    prefers ``return=minimal``), the game's headers, and whether it was replayed or minimal."""
+    headers = game_headers(result.version)
+    if result.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    if minimal:
+        headers["Preference-Applied"] = "return=minimal"
+        return Response(None, status_code=204, headers=headers)
+    # Given here rather than left to Litestar's ASGIResponse, which fills in a missing Content-Type
+    # and Content-Length each through a failed look-up (an exception apiece) on the request
+    # clients make most.
+    headers["Content-Type"] = "application/json"
+    headers["Content-Length"] = str(len(result.view))
+    return Response(result.view, media_type="application/json", headers=headers)
 
 
 def _seating(data: NewGame) -> Seating:

@@ -2,8 +2,8 @@
 versions the request is made for (``If-Match``), its ``Idempotency-Key`` and its action.
 
 Controllers get them as Litestar dependencies (:data:`DEPENDENCIES`) and pass them to the
-services; the fast action endpoint (``darkroad.api.http.actions``) reads the same values with
-the same functions from the raw ASGI scope.
+services; the action handler (``GamesController.submit_action``, the request clients make most)
+calls the same functions itself, without dependency injection.
 """
 
 from __future__ import annotations

@@ -82,6 +82,12 @@ def idempotency_key_header(description: str) -> HeaderParameter:
     )
 
 
+def text_header(name: str, description: str) -> HeaderParameter:
+    """An optional request header the handler reads itself, documented as text: a string (absent,
+    not null, when there is none)."""
+    return HeaderParameter(name=name, description=description, schema_extra={"one_of": None, "type": OpenAPIType.STRING})
+
+
 def location(description: str) -> ResponseHeader:
     """The documented ``Location`` of a route's 201: the game's URL."""
     return ResponseHeader(

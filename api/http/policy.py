@@ -28,9 +28,7 @@ test_api_policies.py`` walks every operation of the committed document against e
 The **request deadline** (head and body within ``Settings.request_timeout``) is enforced
 beneath this layer, by the server's protocol (``darkroad.api.http.server``), for every request.
 
-Once a request has passed its policies, it goes to Litestar, or to a route's fast endpoint
-(:data:`FastEndpoint`, only ``POST .../actions``: see ``darkroad.api.http.actions``), which
-gets exactly the same policies.
+Once a request has passed its policies, it goes to Litestar.
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,16 +56,12 @@ from litestar.types import (
     Send,
 )
 
-from darkroad.api.app.service import GameService
 from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, Problem, problem_for
 from darkroad.api.http.ratelimit import RateLimiter, client_key
 from darkroad.api.metrics import Metrics
 from darkroad.core import i18n
 
 logger = logging.getLogger("darkroad.api")
-
-FastEndpoint = Callable[[GameService, Mapping[str, str], HTTPScope, Receive, Send], Awaitable[None]]
-"""A route's endpoint outside Litestar: the service, the path's parameters, and the ASGI call."""
 
 PRIVATE = b"private, no-store"
 UNLIMITED = "unlimited"
@@ -149,13 +143,11 @@ class RouteTable:
         table.documented = documented
         return table
 
-    def match(self, path: str) -> tuple[RoutePolicy, dict[str, str]] | None:
-        """The route of ``path`` and its parameters, if any (only the routes of the path's depth
-        are tried)."""
+    def match(self, path: str) -> RoutePolicy | None:
+        """The route of ``path``, if any (only the routes of the path's depth are tried)."""
         for route in self._by_depth.get(_depth(path), ()):
-            found = route.pattern.match(path)
-            if found is not None:
-                return route, found.groupdict()
+            if route.pattern.match(path) is not None:
+                return route
         return None
 
 
@@ -169,7 +161,7 @@ def _pattern(template: str) -> re.Pattern[str]:
     route itself), a trailing slash allowed."""
     parts, position = [], 0
     for parameter in _PARAMETER.finditer(template):
-        parts += [re.escape(template[position : parameter.start()]), f"(?P<{parameter.group(1)}>[^/]+)"]
+        parts += [re.escape(template[position : parameter.start()]), "[^/]+"]
         position = parameter.end()
     parts.append(re.escape(template[position:].rstrip("/")))
     return re.compile("^" + "".join(parts) + "/?$")
@@ -184,27 +176,18 @@ class _Exchange:
 
 
 class PolicyLayer:
-    """The policies of ``app``'s requests, then Litestar or a fast endpoint (:class:`PolicedApp`)."""
+    """The policies of ``app``'s requests, then Litestar (:class:`PolicedApp`)."""
 
-    def __init__(
-        self,
-        app: Litestar,
-        metrics: Metrics,
-        endpoints: Mapping[tuple[str, str], FastEndpoint],
-    ) -> None:
+    def __init__(self, app: Litestar, metrics: Metrics) -> None:
         self.app = app
         self.metrics = metrics
         self.table = RouteTable.of(app)
-        self.endpoints = endpoints
-        """Fast endpoints by ``(method, template)``."""
 
     async def handle(self, scope: HTTPScope, receive: Receive, send: Send, litestar: ASGIApp) -> None:
-        """Answer an HTTP request: its policies, then ``litestar`` (the app's own handling) or
-        the route's fast endpoint."""
+        """Answer an HTTP request: its policies, then ``litestar`` (the app's own handling)."""
         began = time.perf_counter()
         method: str = scope["method"]
-        matched = self.table.match(scope["path"])
-        route, params = matched if matched is not None else (None, {})
+        route = self.table.match(scope["path"])
         authenticates = False
         languages: bytes | None = None
         for name, value in scope["headers"]:
@@ -242,7 +225,7 @@ class PolicyLayer:
             if limited:
                 assert limiter is not None
                 limiter.admit(budget or "requests", client, authenticates)
-            await self._route(route, params, scope, receive, answer, litestar)  # no coroutine of its own
+            await self._route(route, scope, receive, answer, litestar)  # no coroutine of its own
         except Exception as exc:  # every error, raised anywhere, is a problem
             if exchange.started:
                 raise  # too late to answer: the server closes the connection
@@ -256,14 +239,9 @@ class PolicyLayer:
             self.metrics.requests.inc(method, label, str(exchange.status))
             self.metrics.latency.observe(time.perf_counter() - began, method, label)
 
+    @staticmethod
     def _route(
-        self,
-        route: RoutePolicy | None,
-        params: Mapping[str, str],
-        scope: HTTPScope,
-        receive: Receive,
-        send: Send,
-        litestar: ASGIApp,
+        route: RoutePolicy | None, scope: HTTPScope, receive: Receive, send: Send, litestar: ASGIApp
     ) -> Awaitable[None]:
         """What answers the request, to await (not a coroutine itself: one frame less for every
         request to pass through each time it waits)."""
@@ -277,10 +255,6 @@ class PolicyLayer:
                     "%(path)s answers %(allowed)s, not %(method)s.", path=scope["path"], allowed=route.allow, method=method,
                     headers={"Allow": route.allow},
                 )
-            endpoint = self.endpoints.get((method, route.template))
-            service: GameService | None = self.app.state.get("service")
-            if endpoint is not None and service is not None and service.settings.action_endpoint:
-                return endpoint(service, params, scope, receive, send)
         return litestar(scope, receive, send)
 
 
@@ -314,18 +288,11 @@ _HTTP = ScopeType.HTTP
 
 
 class PolicedApp(Litestar):
-    """A Litestar application whose every HTTP request passes :class:`PolicyLayer` first;
-    ``endpoints``: the fast endpoints of its routes, by ``(method, path template)``."""
+    """A Litestar application whose every HTTP request passes :class:`PolicyLayer` first."""
 
-    def __init__(
-        self,
-        *args: Any,
-        metrics: Metrics,
-        endpoints: Mapping[tuple[str, str], FastEndpoint],
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *args: Any, metrics: Metrics, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.policies = PolicyLayer(self, metrics, endpoints)
+        self.policies = PolicyLayer(self, metrics)
         self._handle = self.policies.handle
         # Litestar's own handling of this app, bound once (not a super() object per request).
         self._litestar: ASGIApp = super().__call__

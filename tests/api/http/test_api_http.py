@@ -351,6 +351,34 @@ async def test_idempotency_keys_are_per_seat(client: httpx.AsyncClient) -> None:
         assert "idempotent-replayed" not in response.headers
 
 
+async def test_prefer_return_minimal_answers_without_the_view(client: httpx.AsyncClient) -> None:
+    """``Prefer: return=minimal`` (RFC 7240): 204, no body, the new version in ``ETag`` and
+    ``Preference-Applied``; its retry is the same; the same retry wanting the view gets it; a
+    preference the server does not know is ignored."""
+    game = await create_game(client)
+    seat = await awaited_seat(client, game)
+    action = (await legal(client, game, seat))[0]
+    headers = {**game.auth(seat), "Idempotency-Key": "k2"}
+    minimal = await client.post(f"{game.url}/actions", json=action, headers={**headers, "Prefer": 'return="minimal"'})
+    assert (minimal.status_code, minimal.content) == (204, b"")
+    assert minimal.headers["preference-applied"] == "return=minimal"
+    assert minimal.headers["etag"] == f'"{game.version + 1}"'
+    assert "content-type" not in minimal.headers and "idempotent-replayed" not in minimal.headers
+    again = await client.post(f"{game.url}/actions", json=action,
+                              headers={**headers, "Prefer": "handling=lenient, return=minimal"})
+    assert (again.status_code, again.content) == (204, b"")
+    assert again.headers["idempotent-replayed"] == "true" and again.headers["etag"] == minimal.headers["etag"]
+    full = await client.post(f"{game.url}/actions", json=action, headers=headers)
+    assert full.status_code == 200 and full.headers["idempotent-replayed"] == "true"
+    assert f'"{full.json()["version"]}"' == minimal.headers["etag"] == full.headers["etag"]
+    assert full.headers["content-type"] == "application/json" and "preference-applied" not in full.headers
+    seat = await awaited_seat(client, game)
+    action = (await legal(client, game, seat))[0]
+    other = await client.post(f"{game.url}/actions", json=action, headers={**game.auth(seat), "Prefer": "respond-async"})
+    assert other.status_code == 200 and other.headers["etag"] == f'"{other.json()["version"]}"'
+    assert "preference-applied" not in other.headers
+
+
 @pytest.mark.stores("memory")
 @pytest.mark.parametrize("key", ["", "x" * 256])
 async def test_idempotency_key_format(client: httpx.AsyncClient, key: str) -> None:
