@@ -17,12 +17,11 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-import hiredis
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
-from redis.asyncio.connection import AbstractConnection, SSLConnection, parse_url
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
@@ -90,25 +89,21 @@ POOL_TIMEOUT = 5.0
 """Seconds a request waits for a free pooled connection before answering 503."""
 PROBE_TIMEOUT = 2.0
 """Seconds a topology or health probe waits for one node."""
-_KEPT_CONNECTIONS = 8
-"""Most connections a node keeps between pipelines (:meth:`Node.pipeline`): the batcher has
-a few pipelines in flight at a time."""
+NO_RETRY = Retry(NoBackoff(), 0)
+"""redis-py's own resends (``Retry``; by default 3 in redis-py >= 6) left out: the batcher sends a
+failed command again itself, within its retry window, after a topology refresh if need be."""
 
 
-def _reusable(connection: AbstractConnection) -> bool:
-    """Whether a connection that served a pipeline may serve the next one: still connected, and
-    not marked for a reconnect (redis-py >= 6 marks connections so after a maintenance event;
-    the floor version, 5.3, has no such mark)."""
-    should_reconnect = getattr(connection, "should_reconnect", None)
-    return connection.is_connected and not (should_reconnect is not None and should_reconnect())
+def _as_sent(response: Any, **options: Any) -> Any:
+    return response
 
 
 class Node:
     """One Redis server the store sends commands to.
 
-    ``pool`` serves requests (the :class:`Batcher`'s pipelines and single commands, through
-    ``client``); event streams have their own ``streams`` client, whose blocking reads hold
-    a connection while they wait, so that followers can never starve the players.
+    ``client`` serves requests (the :class:`Batcher`'s pipelines and single commands) from a
+    blocking connection pool; event streams have their own ``streams`` client, whose blocking
+    reads hold a connection while they wait, so that followers can never starve the players.
     """
 
     def __init__(
@@ -117,89 +112,35 @@ class Node:
         self.name = name
         self.host = host
         """The host it is reached at (``None``: a socket path, or wherever Sentinels say)."""
-        self.pool = requests
         self.client = Redis.from_pool(requests)
         self.streams = Redis.from_pool(streams)
-        self._idle: list[AbstractConnection] = []
-        """Connections of ``pool`` that :meth:`pipeline` keeps between pipelines (see there)."""
-        self._keep = min(_KEPT_CONNECTIONS, requests.max_connections // 2)
+        # The same pool, its replies as Redis sent them: the batcher serves every part of the
+        # store, which reads Redis's own replies (redis-py's parsing is for its typed methods).
+        self._replies = Redis(connection_pool=requests)
+        for command in list(self._replies.response_callbacks):
+            self._replies.set_response_callback(str(command), _as_sent)
 
     def __repr__(self) -> str:
         return f"<Node {self.name}>"
 
     async def pipeline(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
-        """Send ``commands`` on one pooled connection and read their replies, in order.
+        """Send ``commands`` in one redis-py pipeline (not a transaction) and read their replies,
+        in order.
 
         A reply that is an error is returned in its place (a ``ResponseError``); a failing
-        connection raises, and is dropped. redis-py's ``Pipeline`` would do the same through
-        several layers per command, and its Python packer; here hiredis packs (in C), one
-        write sends everything and the parser reads each reply.
-
-        A connection that served a pipeline well is kept for the next one (up to ``_keep``
-        of them, the rest go back to the pool): redis-py's blocking pool hands a connection
-        out and takes it back through a condition, a timeout, a deprecation check and its
-        observability hooks, on every pipeline (docs/performance.md). A kept
-        connection still counts against the pool's ``max_connections`` (half of which at
-        most are kept, so the pool's other users are never starved), and one that fails is
-        dropped and released as before; one closed while kept fails its next pipeline, which
-        the batcher sends again at once on a new connection.
-
-        The pipeline has one deadline, the connection's ``socket_timeout``, for its write and
-        all its replies (``asyncio.timeout``): redis-py would wrap the write in
-        ``asyncio.wait_for`` (a task of its own) and each reply in a timer, several times the
-        cost of the one. A pipeline past its deadline fails with redis-py's ``TimeoutError``,
-        as before.
+        connection raises (redis-py drops it). Each read waits at most the connection's
+        ``socket_timeout`` (then redis-py's ``TimeoutError``, which the batcher retries).
         """
-        packed = b"".join([hiredis.pack_command(args) for args in commands])
-        idle = self._idle
-        connection = idle.pop() if idle else await self.pool.get_connection()
-        loop = asyncio.get_running_loop()
-        timeout = connection.socket_timeout
-        connection.socket_timeout = None  # the deadline below, for the whole pipeline
-        # redis-py notes the next health check after each reply it reads, asking for the running
-        # loop each time: it is noted once, after them all.
-        interval = connection.health_check_interval
-        connection.health_check_interval = 0
+        pipe = self._replies.pipeline(transaction=False)
+        for args in commands:
+            pipe.execute_command(*args)
         try:
-            async with asyncio.timeout(timeout):  # None: no deadline
-                await connection.send_packed_command(packed, check_health=False)
-                replies: list[Any] = []
-                for _ in commands:
-                    try:
-                        replies.append(await connection.read_response())
-                    except redis_errors.ResponseError as exc:
-                        replies.append(exc)
-        except TimeoutError as exc:  # the deadline's (redis-py's TimeoutError is not a builtin one)
-            await self._drop(connection, timeout, interval)
-            raise redis_errors.TimeoutError(f"{self.name}: no reply within {timeout} s") from exc
+            return await pipe.execute(raise_on_error=False)
         except RuntimeError as exc:  # uvloop: the transport closed under us (see UNAVAILABLE)
-            await self._drop(connection, timeout, interval)
             raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
-        except BaseException:
-            await self._drop(connection, timeout, interval)  # replies may be left unread: the connection is unusable
-            raise
-        connection.socket_timeout = timeout
-        connection.health_check_interval = interval
-        if interval:
-            connection.next_health_check = loop.time() + interval
-        if len(idle) < self._keep and _reusable(connection):
-            idle.append(connection)
-        else:
-            await self.pool.release(connection)
-        return replies
-
-    async def _drop(self, connection: AbstractConnection, timeout: float | None, interval: float) -> None:
-        """Disconnect a connection that failed a pipeline and give it back to the pool (with
-        its read timeout and health-check interval)."""
-        connection.socket_timeout = timeout
-        connection.health_check_interval = interval
-        await connection.disconnect()
-        await self.pool.release(connection)
 
     async def close(self) -> None:
-        idle, self._idle = self._idle, []
-        for connection in idle:
-            await self.pool.release(connection)
+        await self._replies.aclose()  # not its pool: ``client``'s
         await self.client.aclose()
         await self.streams.aclose()
 
@@ -226,6 +167,7 @@ class PoolOptions:
             "socket_connect_timeout": self.timeout,
             "socket_timeout": self.timeout,
             "health_check_interval": 30,
+            "retry": NO_RETRY,
             **self.connection,
         }
         requests = BlockingConnectionPool(
@@ -257,7 +199,7 @@ def split_url(url: str, default_port: int = 6379) -> tuple[list[tuple[str, int]]
         if not host:
             raise StoreConfigError(f"{redact(url)}: empty host in the URL")
         try:
-            options = dict(parse_url(urlunsplit(parts._replace(netloc=f"{userinfo}{at}{host}"))))
+            options = dict(parse_url(_with_netloc(parts, f"{userinfo}{at}{host}")))
         except ValueError as exc:
             raise StoreConfigError(f"{redact(url)}: {exc}") from None
         addresses.append((str(options.pop("host", "localhost")), int(options.pop("port", default_port))))
@@ -270,7 +212,11 @@ def redact(url: str) -> str:
     userinfo, at, hosts = parts.netloc.rpartition("@")
     if not at or ":" not in userinfo:
         return url
-    return urlunsplit(parts._replace(netloc=f"{userinfo.partition(':')[0]}:***@{hosts}"))
+    return _with_netloc(parts, f"{userinfo.partition(':')[0]}:***@{hosts}")
+
+
+def _with_netloc(parts: SplitResult, netloc: str) -> str:
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _address(host: str, port: int) -> str:
@@ -411,7 +357,8 @@ class SentinelPrimary(_OneNode):
         addresses, connection = split_url(url, default_port=26379)
         connection = {**connection, **options.connection}
         self.service = service
-        self._sentinels_text = ", ".join(_address(host, port) for host, port in addresses)
+        self._sentinel_addresses = [_address(host, port) for host, port in addresses]
+        self._sentinels_text = ", ".join(self._sentinel_addresses)
         self.description = f"Redis primary {service!r} of the Sentinels at {self._sentinels_text}"
         ssl = connection.pop("connection_class", None) is SSLConnection
         # The URL's credentials and database are the primary's; the Sentinels' are their own
@@ -431,25 +378,23 @@ class SentinelPrimary(_OneNode):
             "socket_connect_timeout": options.timeout,
             "socket_timeout": options.timeout,
             "health_check_interval": 30,
+            "retry": NO_RETRY,
             "ssl": ssl,
             **connection,
         }
-        requests = self._sentinel.master_for(
-            service,
-            connection_pool_class=_BlockingSentinelPool,
-            **{"max_connections": options.max_connections, "timeout": options.timeout, **common},
+        requests = _BlockingSentinelPool(  # type: ignore[no-untyped-call]
+            service, self._sentinel, max_connections=options.max_connections, timeout=options.timeout, **common
         )
-        streams = self._sentinel.master_for(
-            service,
-            **{"max_connections": options.max_streams, **common, "socket_timeout": options.stream_timeout},
+        streams = SentinelConnectionPool(  # type: ignore[no-untyped-call]
+            service, self._sentinel, **{"max_connections": options.max_streams, **common,
+                                        "socket_timeout": options.stream_timeout}
         )
-        self._node = self.single = Node(f"sentinel:{service}", requests.connection_pool, streams.connection_pool)
+        self._node = self.single = Node(f"sentinel:{service}", requests, streams)
 
     async def start(self) -> None:
         reachable, errors = [], []
-        for sentinel in self._sentinel.sentinels:
-            kwargs = sentinel.connection_pool.connection_kwargs
-            where = _address(kwargs["host"], kwargs["port"])
+        # Sentinel makes one client per address, in the order given.
+        for where, sentinel in zip(self._sentinel_addresses, self._sentinel.sentinels, strict=True):
             try:
                 masters = await asyncio.wait_for(sentinel.sentinel_masters(), PROBE_TIMEOUT)
             except LOGIN_REFUSED as exc:
@@ -492,7 +437,7 @@ class ClusterNodes(Topology):
 
     redis-py's ``RedisCluster`` routes one command at a time and its cluster pipeline does
     a lot of Python work per command; here the :class:`Batcher` groups a loop turn's commands
-    by node and sends one hiredis-packed pipeline per node, so the map is kept here. It is
+    by node and sends one pipeline per node, so the map is kept here. It is
     learnt at start-up from the seed nodes, corrected by each ``MOVED`` redirection, and
     learnt again (the map most nodes give) when a node fails or the cluster reports itself
     down: a failover shows as the replica taking over its primary's slots.
