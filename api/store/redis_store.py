@@ -87,6 +87,7 @@ from darkroad.api.store.base import (
     StoreUnavailable,
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
+from darkroad.api.store.cluster import ClusterNodes
 from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, RedisHooks, hook_args, hooks_key
 from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
@@ -95,7 +96,6 @@ from darkroad.api.store.topology import (
     POOL_TIMEOUT,
     PROBE_TIMEOUT,
     UNAVAILABLE,
-    ClusterNodes,
     Node,
     PoolOptions,
     SentinelPrimary,

@@ -26,8 +26,9 @@ from darkroad.api.store.base import (
     StoreUnavailable,
 )
 from darkroad.api.store.batcher import Batcher
+from darkroad.api.store.cluster import ClusterNodes
 from darkroad.api.store.redis_store import RedisStore, game_key
-from darkroad.api.store.topology import UNAVAILABLE, ClusterNodes, Node, PoolOptions, Standalone
+from darkroad.api.store.topology import UNAVAILABLE, Node, PoolOptions, Standalone
 
 SETUP_EVENTS = [
     StoredEvent(0, None, b'{"n":0,"type":"game_started"}'),
