@@ -158,6 +158,21 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = registry = CollectorRegistry(auto_describe=True)
+        # Registered in this order: the order of /metrics.
+        self._requests_and_games(registry)
+        self._bots(registry)
+        self._webhooks(registry)
+        self.redis_resends = Counter(
+            registry, "darkroad_redis_resends_total",
+            "Redis commands sent again, by reason: moved, ask (cluster slots moving), tryagain, "
+            "clusterdown, noscript, readonly, connection (failover, restart).",
+            ("reason",),
+        )
+        self.rate_limited = Counter(
+            registry, "darkroad_rate_limited_total", "Requests refused with 429, by the budget they exceeded.", ("budget",)
+        )
+
+    def _requests_and_games(self, registry: CollectorRegistry) -> None:
         self.requests = Counter(
             registry, "darkroad_http_requests_total", "HTTP requests answered.", ("method", "route", "status")
         )
@@ -178,6 +193,8 @@ class Metrics:
             "or reclaimed.",
             ("change",),
         )
+
+    def _bots(self, registry: CollectorRegistry) -> None:
         self.bot_moves = Counter(
             registry, "darkroad_bot_moves_total",
             "Moves bots made in games' seats, by bot and outcome: chosen, failed (the bot or the rules "
@@ -209,6 +226,8 @@ class Metrics:
             registry, "darkroad_bot_oldest_job_age_seconds",
             "Age of the oldest bot job not yet picked up (0: none): jobs waiting with no worker taking them.",
         )
+
+    def _webhooks(self, registry: CollectorRegistry) -> None:
         self.webhooks = Counter(
             registry, "darkroad_webhook_deliveries_total",
             "Webhook delivery attempts, by outcome: delivered (2xx), retried (failed: tried again later), "
@@ -219,15 +238,6 @@ class Metrics:
         self.webhook_latency = Histogram(
             registry, "darkroad_webhook_delivery_seconds", "Time a webhook receiver took to answer (or fail), by outcome.",
             ("outcome",),
-        )
-        self.redis_resends = Counter(
-            registry, "darkroad_redis_resends_total",
-            "Redis commands sent again, by reason: moved, ask (cluster slots moving), tryagain, "
-            "clusterdown, noscript, readonly, connection (failover, restart).",
-            ("reason",),
-        )
-        self.rate_limited = Counter(
-            registry, "darkroad_rate_limited_total", "Requests refused with 429, by the budget they exceeded.", ("budget",)
         )
 
     def render(self) -> bytes:

@@ -34,6 +34,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Tag
 
 from darkroad.api.app import lobby
 from darkroad.api.http.docs import SwaggerDocsPlugin
+from darkroad.api.http.openapi_links import response_links
 from darkroad.api.http.problems import PROBLEM_TYPES
 from darkroad.api.http.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN, SOLO, NewGame, refused_sizes
 from darkroad.api.http.seat_kinds import SeatKindSurface
@@ -193,7 +194,7 @@ def complete(generated: dict[str, Any], engine: Engine) -> dict[str, Any]:
     doc["components"].setdefault("parameters", {})["AcceptLanguage"] = copy.deepcopy(ACCEPT_LANGUAGE)
     doc["components"].setdefault("headers", {}).update(copy.deepcopy(_LANGUAGE_HEADERS))
     _headers(doc["paths"])
-    for operation, links in _links().items():
+    for operation, links in response_links().items():
         path, method, status = operation
         doc["paths"][path][method]["responses"][status]["links"] = links
     return doc
@@ -530,75 +531,6 @@ def _problem_headers(codes: list[str]) -> dict[str, Any]:
                 "schema": {"type": "string"},
             }
     return headers
-
-
-def _links() -> dict[tuple[str, str, str], dict[str, Any]]:
-    """Where a response leads: create → the game's operations; legal actions → act; act → next."""
-    created = {"game_id": "$response.body#/id"}
-    same = {"game_id": "$request.path.game_id"}
-
-    def link(operation_id: str, parameters: dict[str, str], description: str, **extra: Any) -> dict[str, Any]:
-        return {"operationId": operation_id, "parameters": parameters, "description": description, **extra}
-
-    seat = {"game_id": "$request.path.game_id", "seat": "$request.path.seat"}
-    seats = f"{_GAME}/seats/{{seat}}"
-    return {
-        ("/v1/games", "get", "200"): {
-            "joinSeat": link(
-                "joinSeat",
-                {"game_id": "$response.body#/games/0/id", "seat": "$response.body#/games/0/open_seats/0"},
-                "Join the first open seat of the newest waiting game.",
-            ),
-        },
-        (f"{seats}/join", "post", "201"): {
-            "listActions": link("listActions", same, "The joined seat's legal actions (with its new token)."),
-            "getGame": link("getGame", same, "View the game (with the joined seat's token)."),
-            "leaveSeat": link("leaveSeat", seat, "Leave the seat again (with its token), while the game waits."),
-        },
-        ("/v1/games", "post", "201"): {
-            "joinSeat": link(
-                "joinSeat",
-                {"game_id": "$response.body#/id", "seat": "$response.body#/open_seats/0"},
-                "Join the new game's first open seat.",
-            ),
-            "getGame": link("getGame", created, "View the new game."),
-            "listActions": link("listActions", created, "The legal actions of a seat of the new game."),
-            "submitAction": link("submitAction", created, "Act in the new game (with a seat token)."),
-            "getLog": link("getLog", created, "The new game's event log."),
-            "getScore": link("getScore", created, "The new game's final score (once finished)."),
-            "getRecord": link("getRecord", created, "The new game's record (once finished)."),
-            "getHistory": link("getHistory", {**created, "version": "$response.body#/version"},
-                               "The new game at the version it was created at."),
-        },
-        ("/v1/games/import", "post", "201"): {
-            "getGame": link("getGame", created, "View the imported game."),
-            "getRecord": link("getRecord", created, "The imported game's record (once finished)."),
-            "getHistory": link("getHistory", {**created, "version": "$response.body#/version"},
-                               "The imported game at its last version."),
-        },
-        (f"{_GAME}/record", "get", "200"): {
-            "importGame": link("importGame", {"query.at": "$response.body#/version"},
-                               "Import the record again: a new game replayed from it, to its end.",
-                               requestBody="$response.body"),
-        },
-        (f"{_GAME}/history/{{version}}", "get", "200"): {
-            "getHistory": link("getHistory", {**same, "version": "$response.body#/latest"},
-                               "The game at its latest version."),
-        },
-        (f"{_GAME}/actions", "get", "200"): {
-            "submitFirstAction": link(
-                "submitAction",
-                {**same, "header.If-Match": "$response.header.ETag"},
-                "Submit the first legal action (with the same seat token), for the version it was listed at.",
-                requestBody="$response.body#/actions/0",
-            ),
-        },
-        (f"{_GAME}/actions", "post", "200"): {
-            "listActions": link("listActions", same, "The next legal actions."),
-            "getGame": link("getGame", same, "View the game."),
-            "getLog": link("getLog", same, "The events so far."),
-        },
-    }
 
 
 def _ref(name: str) -> dict[str, str]:

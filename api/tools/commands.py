@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from darkroad.api.tools.simulation import UnknownBot, seat_bots, simulate, solo_kind
+from darkroad.api.tools.simulation import GameResult, UnknownBot, seat_bots, simulate, solo_kind
 from darkroad.core import BadConfig, Engine, GameConfig, PluginError
 
 
@@ -45,11 +46,7 @@ def simulate_command(
     """Play complete games in-process with bots and summarise them (who wins with what, and
     how often each building, plugin decision option and companion ability is used)."""
     console = Console(stderr=True)
-    engine = Engine.load()
-    # A plugin that failed to load is missing from every game: say so before the results.
-    for name, reason in sorted(engine.plugins.failed.items()):
-        console.print(f"plugin {name!r} failed to load and was skipped: {reason}", style="red", markup=False,
-                      highlight=False)
+    engine = _loaded(console)
     bots = _split(bot)
     try:
         seat_bots(engine, bots)
@@ -65,22 +62,33 @@ def simulate_command(
         hint = "--companions" if "companion" in exc.reason else "--buildings" if chosen else "--players"
         raise typer.BadParameter(exc.reason, param_hint=hint) from exc
     variants = {k: True for k, on in (("drafting", drafting), ("advanced_deeds", advanced_deeds)) if on}
+    def play(progress: Callable[[GameResult], None] | None = None) -> dict[str, Any]:
+        return simulate(engine, games, players, seed, bots, chosen, variants, progress=progress,
+                        seat_kind=seat_kind, companions=fan_companions)
+
     if as_json or not console.is_terminal:
-        summary = simulate(engine, games, players, seed, bots, chosen, variants, seat_kind=seat_kind,
-                           companions=fan_companions)
+        summary = play()
     else:
         with Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console) as bar:
             task = bar.add_task("games", total=games)
-            summary = simulate(engine, games, players, seed, bots, chosen, variants,
-                               progress=lambda r: bar.advance(task), seat_kind=seat_kind,
-                               companions=fan_companions)
+            summary = play(lambda r: bar.advance(task))
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
         _print_summary(Console(), summary)
     if summary["errors"]:
         raise typer.Exit(1)
+
+
+def _loaded(console: Console) -> Engine:
+    """The installed plugins' engine; a plugin that failed to load is missing from every game:
+    said before the results."""
+    engine = Engine.load()
+    for name, reason in sorted(engine.plugins.failed.items()):
+        console.print(f"plugin {name!r} failed to load and was skipped: {reason}", style="red", markup=False,
+                      highlight=False)
+    return engine
 
 
 def _seat_kind(engine: Engine, players: int, seat_kind: str | None, flags: list[str]) -> str | None:
