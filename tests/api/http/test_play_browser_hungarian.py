@@ -5,6 +5,8 @@ Playwright, as ``test_play_browser.py``, whose server and browser it uses):
   and played by clicks into its third round, at every kind of decision met, at desktop and
   phone widths: no English word in the text a player reads nor in an accessible name (buttons,
   landmarks, live regions, images, titles), and ``<html lang="hu">``.
+* **How to play** in Hungarian, from the help link: the rulebook quoted in the Hungarian
+  edition's words.
 * **The switch**: English chosen on the switch is the page's language (``lang="en"``, English
   words) and stays chosen on the next page; Magyar chosen again, Hungarian again.
 
@@ -232,3 +234,17 @@ def test_the_switch_chooses_english_and_remembers_it(hungarian_browser: Any, ser
         again.select_option("#language", "hu")
     again.wait_for_selector("#app[data-state=ready]")
     assert english_on(again, english, "setup, Magyar chosen again") == []
+
+
+def test_how_to_play_in_hungarian_quotes_the_hungarian_rulebook(hungarian_browser: Any, server: ApiServer,
+                                                                english: English) -> None:
+    """How to play, opened from the page's help link, is in Hungarian: its plain words translated
+    and the rulebook quoted in the Hungarian edition's own words (page 13's tie-breakers)."""
+    page = hungarian_browser.new_page()
+    page.goto(f"{server.url}/play")
+    page.wait_for_selector("#app[data-state=ready]")
+    with page.expect_navigation():
+        page.click("nav.help a")
+    assert page.url.endswith("/play/how-to-play?lang=hu")
+    assert "a holtversenyt az alábbi tételek döntik el" in page.inner_text("#end")
+    assert at_both_widths(page, english, "how to play") == []
