@@ -21,7 +21,12 @@ Workloads:
   action-hu  the same in Hungarian (``Accept-Language`` of a Hungarian browser: the answer's
            texts translated; a baseline before languages ignores the header)
 
+``--without NAME`` counts the workloads twice more, with what the core remembers under NAME
+switched off (:data:`SWITCHES`), and prints the share of each workload it saves: the figure a
+memo's docstring gives (docs/performance.md).
+
     python benchmarks/instructions.py [--workloads engine,greedy,view,action,action-hu] [--baseline DIR]
+    python benchmarks/instructions.py --workloads engine,view --without placements
 """
 
 from __future__ import annotations
@@ -63,6 +68,59 @@ def played(players, seed, steps, every=0, rollout=False, **config):
     return game, copies
 """
 
+_NEVER = """
+class _Never(dict):
+    # A table that keeps nothing: every look-up misses.
+    def get(self, key, default=None):
+        return default
+    def keep(self, key, value):
+        return value
+"""
+SWITCHES = {
+    "specs": _NEVER + """
+from darkroad.core import engine as _e
+_init = _e.Engine.__init__
+def _no_specs(self, plugins):
+    _init(self, plugins)
+    self._specs = _Never()
+_e.Engine.__init__ = _no_specs
+""",
+    "packer-setups": _NEVER + """
+from darkroad.core import storage as _s
+_init = _s.Packer.__init__
+def _no_setups(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self._setups = _Never()
+_s.Packer.__init__ = _no_setups
+""",
+    "placements": """
+from darkroad.core import storage as _s
+_placements = _s._Board.placements
+def _afresh(self, shape, main_only):
+    self._placements.pop((shape, main_only), None)
+    return _placements(self, shape, main_only)
+_s._Board.placements = _afresh
+""",
+    "boards": """
+from darkroad.core import storage as _s
+_s._board = _s._board.__wrapped__
+""",
+    "view-arranged": """
+from darkroad.core import view as _v
+_v._arranged = _v._arranged.__wrapped__
+""",
+    "view-storage-encoded": """
+from darkroad.core import view as _v
+_v._storage_encoded = _v._storage_encoded.__wrapped__
+""",
+    "view-encoded-players": """
+from darkroad.core import view as _v
+_v.EncodedPlayers.FROM_PLAYERS = 99
+""",
+}
+"""What the core remembers, each switched off by name (``--without``): the code runs before
+the workload builds its engine."""
+
 WORKLOADS = {
     "engine": ("""
 for i in range(N):
@@ -90,8 +148,9 @@ for k in range(N * 200):
 }
 
 
-def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0, language: str = "") -> int:
-    """Instructions of one run (cachegrind's ``I refs``)."""
+def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0, language: str = "",
+          switch: str = "") -> int:
+    """Instructions of one run (cachegrind's ``I refs``); ``switch``: code run first (:data:`SWITCHES`)."""
     # One hash seed (dict and set orders), no in-process bot worker polling on the wall clock.
     env = dict(os.environ, PYTHONHASHSEED="0", DARKROAD_BOTS="0")
     if pythonpath:
@@ -108,12 +167,13 @@ for name in ("darkroad.api.http.ratelimit", "darkroad.api.ratelimit"):
     except ImportError:
         continue
     module.SYNC_INTERVAL = 1e9
+{switch}
 sys.argv = ["action_cpu.py", "--batches", "{action_batches}", "--games", "4"{f', "--language", "{language}"' if language else ""}]
 runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
 """
         args = ["-c", wrapper]
     else:
-        args = ["-c", PRELUDE + code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
+        args = ["-c", switch + PRELUDE + code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
     run = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable, *args],
         capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
@@ -124,21 +184,23 @@ runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
     return int(found.group(1).replace(",", ""))
 
 
-def per_unit(workload: str, pythonpath: str) -> tuple[float, str]:
+def per_unit(workload: str, pythonpath: str, switch: str = "") -> tuple[float, str]:
     """Instructions per unit of ``workload`` and the unit's name."""
     if workload in ("action", "action-hu"):
         # Two batches minus one: one batch of 4 games x 200 actions (its games' creation included).
         language = workload.partition("-")[2]
-        small, large = count(None, 0, pythonpath, 1, language), count(None, 0, pythonpath, 2, language)
+        small = count(None, 0, pythonpath, 1, language, switch)
+        large = count(None, 0, pythonpath, 2, language, switch)
         return (large - small) / 800, "POST .../actions through the app" + (f" in {language}" if language else "")
     code, (a, b), unit = WORKLOADS[workload]
-    return (count(code, b, pythonpath) - count(code, a, pythonpath)) / (b - a), unit
+    return (count(code, b, pythonpath, switch=switch) - count(code, a, pythonpath, switch=switch)) / (b - a), unit
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workloads", default="engine,greedy,view")
     parser.add_argument("--baseline", default="", help="a baseline installation (pip install --target DIR)")
+    parser.add_argument("--without", default="", help=f"switch off one of: {', '.join(SWITCHES)}")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
@@ -148,6 +210,9 @@ def main() -> None:
         if args.baseline:
             theirs, _ = per_unit(workload, args.baseline)
             line += f"; baseline {theirs / 1e6:.3f} M: {theirs / ours:.2f}x fewer"
+        if args.without:
+            without, _ = per_unit(workload, "", SWITCHES[args.without])
+            line += f"; without {args.without} {without / 1e6:.3f} M: it saves {(without - ours) / without:.1%}"
         print(line, flush=True)
 
 

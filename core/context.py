@@ -52,9 +52,6 @@ class Ctx:
         """Plugins whose hooks or steps answered during this action (for blame)."""
         self.overflows: list[tuple[str, int]] = []
         """Overflow discards called for by the step resolving now: ``(step kind, seat)``."""
-        self.settled: dict[int, list[Any]] | None = None
-        """The options (seat -> options) of the decision the game settled at, as far as the
-        engine worked them out (for the engine's memo)."""
         self.checkpoints: list[str] = []
         """Why this action was declared a checkpoint (:meth:`checkpoint`)."""
 
@@ -158,7 +155,7 @@ class Ctx:
         ``"phoenix-2"``, ``card.gifts`` the indexes of the abilities already triggered)."""
         owner = self.content.companion_cards
         out = []
-        for c in self.game.players[seat].companions:  # a loop: no comprehension's frame, asked often
+        for c in self.game.players[seat].companions:
             if owner.get(c.card) == component:
                 out.append(c)
         return out

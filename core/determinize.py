@@ -47,7 +47,6 @@ def determinize(engine: Engine, game: Game, seat: int, rng: random.Random) -> Ga
     the copy depends only on what ``seat`` can see and on ``rng``: two games ``seat`` cannot
     tell apart give the same sample from the same ``rng`` state."""
     g = engine.copy(game)
-    engine.edited(g)  # drawn again below: nothing worked out about game holds for the sample
     if g.finished:
         return g  # everything is revealed at the end
     b = g.board

@@ -60,7 +60,7 @@ def is_options(v: Any) -> bool:
     """``(option, label)`` string pairs within the lengths a client may send back."""
     if not isinstance(v, list | tuple):
         return False
-    for x in v:  # a loop, not generators: checked on every plugin's answer
+    for x in v:
         if not (isinstance(x, list | tuple) and len(x) == 2):
             return False
         option, label = x
@@ -99,7 +99,7 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     out = []
     for plugin, fn, argnames in impls:
         try:
-            # (ctx, seat) mostly: called with no iterator to unpack; a comprehension would make a frame.
+            # Most hooks take (ctx, seat): called with the two arguments themselves.
             result = fn(arg(argnames[0]), arg(argnames[1])) if len(argnames) == 2 else fn(*map(arg, argnames))
         except DarkroadError:
             raise

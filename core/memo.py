@@ -1,8 +1,11 @@
-"""A table of values worked out before, that starts again when full: the one memo of the hot
-paths (the storage search, the legal actions, views, the stored state, the API's request
-parsing). Starting again costs one clear per ``size`` new keys, where an eviction order
-(``functools.lru_cache``'s) costs bookkeeping on every hit; the keys these tables see come
-back soon or not at all."""
+"""A bounded table of values worked out before, that starts again when full.
+
+What the core remembers is keyed by values that are the whole input of what it keeps (never by
+an object's identity), and stays only with a measured gain (docs/performance.md, "What the core
+remembers"); a table whose keys come from the games played is bounded with this one. Starting
+again costs one clear per ``size``
+new keys, where an eviction order (``functools.lru_cache``'s) costs bookkeeping on every hit;
+the keys these tables see come back soon or not at all."""
 
 from __future__ import annotations
 

@@ -92,6 +92,10 @@ class Registry:
         are asked only of the plugins providing a card the seat holds."""
         for impl in self.hook_impls["darkroad_companion_options"]:
             self.companion_impls.setdefault(impl[0], []).append(impl)
+        comps = self.content.components
+        self.card_plugins: dict[str, str] = {card: comps[cid].plugin for card, cid in
+                                             self.content.companion_cards.items() if cid in comps}
+        """Companion card id -> the plugin providing its companion."""
 
     def step_is_builtin(self, kind: str) -> bool:
         """Whether step ``kind`` is the rulebook's or a built-in plugin's."""

@@ -1,11 +1,10 @@
 """The one cattrs converter of the state, actions and events, and their JSON form.
 
 The stored blob of a game (:meth:`Serde.pack`: MessagePack; JSON in :meth:`Serde.dumps`)
-is written and read by msgspec's native support of attrs classes: measured on a mid-game
-4-player state, encoding JSON takes ~15 µs and typed decoding ~40 µs, against ~100 µs and
-~230 µs through cattrs (the blob is read and written on every API request, and copied on
-every greedy-bot trial). Decoding is typed: a blob of the wrong
-shape is refused, never half-read. The cattrs converter serves everything else (views,
+is written and read by msgspec's native support of attrs classes, several times faster than
+cattrs (the blob is read and written on every API request, and copied on every trial of a
+greedy bot; docs/performance.md). Decoding is typed: a blob of the wrong shape is refused,
+never half-read. The cattrs converter serves everything else (views,
 events, actions, replay configs). A client's action is read strictly by hand: exact types,
 and an unknown field (a misspelt one) is a clear error rather than a silent no-op.
 
@@ -24,7 +23,6 @@ from cattrs.preconf.json import make_converter
 
 from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH, Action
 from .errors import BadAction
-from .memo import Memo
 from .state import (
     CONFIG_FIELDS,
     SCHEMA_VERSION,
@@ -110,7 +108,6 @@ class Serde:
         structure_config = make_dict_structure_fn(GameConfig, c)
         c.register_structure_hook(GameConfig, lambda obj, _: structure_config(config_from_fields(obj), GameConfig))
         self.c = c
-        self._configs: Memo[int, tuple[GameConfig, msgspec.Raw]] = Memo(self.CONFIGS)
 
     def unstructure(self, obj: Any) -> Any:
         return self.c.unstructure(obj)
@@ -118,37 +115,14 @@ class Serde:
     def dumps(self, game: Game) -> bytes:
         return _encode(game)
 
-    CONFIGS = 2048
-    """Games whose config :meth:`pack` keeps packed (it starts again when full): as many as
-    the API's cache of games holds by default."""
-
     def pack(self, game: Game) -> bytes:
-        """``game`` as MessagePack: smaller than its JSON (about 5.6 against 6.8 KB mid-game)
-        and faster to write (11 against 17 µs), for a store that writes a game on every
-        action. A state MessagePack refuses (an integer over 64 bits in a plugin's value) is
-        JSON instead. :meth:`loads` reads both.
-
-        The config, a quarter of the bytes and the same at every version (a game's config is
-        immutable after creation), is packed once per config object and kept: the map
-        msgspec writes for a ``Game`` is written with the config's bytes in their place, the
-        same bytes as ``msgpack_encode(game)``."""
+        """``game`` as MessagePack: smaller than its JSON and faster to write, for a store that
+        writes a game on every action. A state MessagePack refuses (an integer over 64 bits in
+        a plugin's value) is JSON instead. :meth:`loads` reads both."""
         try:
-            return msgpack_encode(self._packable(game))
+            return msgpack_encode(game)
         except MSGPACK_REFUSED:
             return _encode(game)
-
-    def _packable(self, game: Game) -> dict[str, Any]:
-        """``game`` as the map MessagePack holds, the config packed."""
-        config = game.config
-        kept = self._configs.get(id(config))
-        if kept is None:  # the config held: its id stays its own
-            kept = self._configs.keep(id(config), (config, msgspec.Raw(msgpack_encode(config))))
-        # Game's fields, in the order msgspec writes them (by name; a test compares the bytes
-        # with msgpack_encode(game)'s).
-        return {"active": game.active, "board": game.board, "config": kept[1], "events": game.events,
-                "phase": game.phase, "players": game.players, "rng": game.rng, "round": game.round,
-                "schema_version": game.schema_version, "score": game.score, "stack": game.stack,
-                "start_seat": game.start_seat, "turn": game.turn, "version": game.version, "winners": game.winners}
 
     def loads(self, blob: bytes | str) -> Game:
         packed = isinstance(blob, bytes) and blob[:1] in _PACKED_GAME  # pack()'s (a map), not JSON
@@ -209,5 +183,5 @@ class Serde:
     @staticmethod
     def encode(obj: Event | Action) -> bytes:
         """An event or action as JSON text: the same object as ``*_to_json`` gives, encoded
-        straight from the attrs instance (a quarter of the time, on every API action)."""
+        straight from the attrs instance (not through the converter's dicts)."""
         return _encode(obj)

@@ -8,8 +8,8 @@ A :class:`StorageSpec` adds capacity beyond the main grid: any-slots (each holds
 good of any shape), small extra grids (e.g. a saddle bag), and fixed tiles that must
 also be placed in the main grid.
 
-The check runs on every gain of a good and on every legal-action enumeration, so
-:class:`Packer` memoises results per (multiset, spec).
+The check runs on every gain of a good and on every legal-action enumeration: an exact
+search, made short by what :class:`Packer` works out once per shape and storage.
 
 This module deliberately imports nothing from the rest of the package.
 """
@@ -53,7 +53,6 @@ def orientations(shape: Iterable[Sequence[int]]) -> list[Shape]:
     return list(_orientations(normalise(shape)))
 
 
-@functools.cache
 def _orientations(shape: Shape) -> tuple[Shape, ...]:
     seen: dict[Shape, None] = {}
     for mirrored in (False, True):
@@ -155,6 +154,10 @@ class _Board:
         main_offset, main_cols, main_rows = self.regions[0]
         self.main = ((1 << main_cols * main_rows) - 1) << main_offset
         self._placements: dict[tuple[Shape, bool], tuple[tuple[int, ...], ...]] = {}
+        """(shape, main grid only) -> :meth:`placements`: a board's shapes are few (the goods' and
+        the fixed tiles'), and laying out every placement of one is much of a search. Saves 9.0%
+        of the ``engine`` workload (``benchmarks/instructions.py --workloads engine --without
+        placements``)."""
 
     def placements(self, shape: Shape, main_only: bool) -> tuple[tuple[int, ...], ...]:
         """For each board cell, the masks of every placement of ``shape`` whose lowest cell it is."""
@@ -191,6 +194,8 @@ class _Board:
 
 @functools.lru_cache(maxsize=64)
 def _board(cols: int, rows: int, extra_grids: tuple[tuple[int, int], ...]) -> _Board:
+    """The board of a storage's grids, one per size (its placements kept with it): saves 8.7% of
+    the ``engine`` workload (``benchmarks/instructions.py --workloads engine --without boards``)."""
     return _Board(((cols, rows), *extra_grids))
 
 
@@ -250,12 +255,14 @@ def _pack(
 class Packer:
     """Answers "does this multiset of goods fit?" for one set of good footprints.
 
-    Results are memoised per (multiset of shapes, spec) in a bounded LRU cache, so
-    one long-lived :class:`Packer` per content set is the intended use.
+    What a search of some shapes in some storage needs (the placements of each shape, the
+    choices of goods for the any-slots) is worked out once and kept, per value, so one
+    long-lived :class:`Packer` per content set is the intended use.
     """
 
     def __init__(self, footprints: Mapping[str, Iterable[Sequence[int]]], *, cache_size: int = 65536) -> None:
-        """``footprints`` maps each good type id to its shape."""
+        """``footprints`` maps each good type id to its shape; ``cache_size`` bounds each table
+        of what the searches need."""
         self._shapes: list[Shape] = []
         self._shape_of: dict[str, int] = {}
         for good, footprint in footprints.items():
@@ -267,37 +274,14 @@ class Packer:
         # _beats[a][b]: putting b in an any-slot instead of a never hurts, as a fits where b was.
         self._beats = [[len(a) < len(b) and _embeds(a, b) for b in self._shapes] for a in self._shapes]
         self._monomino = next((s for s, area in enumerate(self._areas) if area == 1), None)
-        self._solve = functools.lru_cache(maxsize=cache_size)(self._solve_uncached)
         self._setups: Memo[tuple[StorageSpec, tuple[int, ...]], _Setup] = Memo(cache_size)
-        self._choices: Memo[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = Memo(cache_size)
-        self._loose: Memo[tuple[tuple[int, ...], StorageSpec], list[int]] = Memo(cache_size)
-        """(counts without the single-cell goods, spec) -> [most single-cell goods known to fit
-        with them, fewest known not to]: goods that fit still fit with one fewer, so most
-        questions that differ only in loose single-cell goods are answered without a search."""
-        self._loose_hits = 0
+        """(spec, shapes present) -> what a search of them needs (:meth:`_setup`): saves 3.4% of
+        the ``engine`` workload (``benchmarks/instructions.py --workloads engine --without
+        packer-setups``)."""
 
     def fits(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> bool:
         """Whether all ``goods`` (good type ids, in any order) fit in storage ``spec``."""
-        counts = self._count(goods)
-        mono = self._monomino
-        if mono is None:
-            return self._solve(counts, spec) is not None
-        n = counts[mono]
-        key = (counts[:mono] + (0,) + counts[mono + 1:], spec)
-        known = self._loose.get(key)
-        if known is None:
-            known = self._loose.keep(key, [-1, 1 << 30])
-        elif n <= known[0]:
-            self._loose_hits += 1
-            return True
-        elif n >= known[1]:
-            self._loose_hits += 1
-            return False
-        if self._solve(counts, spec) is not None:
-            known[0] = n
-            return True
-        known[1] = n
-        return False
+        return self._solve(self._count(goods), spec) is not None
 
     def arrangement(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> dict[str, Any] | None:
         """One legal arrangement of ``goods`` in ``spec``, or ``None`` if they don't fit.
@@ -338,16 +322,8 @@ class Packer:
         return {"grid": grids[0], "extra": grids[1:], "any_slots": any_slots}
 
     def cache_clear(self) -> None:
-        """Forget all memoised results."""
-        self._solve.cache_clear()
-        self._loose.clear()
-        self._loose_hits = 0
-
-    def cache_info(self) -> Any:
-        """Hit/miss statistics of the memo (a :func:`functools.lru_cache` info tuple; a hit
-        is a question answered without a search)."""
-        info = self._solve.cache_info()
-        return info._replace(hits=info.hits + self._loose_hits)
+        """Forget what the searches worked out."""
+        self._setups.clear()
 
     def _count(self, goods: Iterable[str]) -> tuple[int, ...]:
         counts = [0] * len(self._shapes)
@@ -360,15 +336,10 @@ class Packer:
         return tuple(counts)
 
     def _slot_choices_of(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
-        """:meth:`_slot_choices`, worked out once per ``k`` and counts capped at ``k + 1`` (on
-        which alone they depend: at most ``k`` goods of a shape go in slots, and a shape left
-        with goods outside them is all that matters for domination). Do not change the list."""
-        capped = tuple([n if n <= k else k + 1 for n in counts])
-        key = (capped, k)
-        choices = self._choices.get(key)
-        if choices is None:
-            choices = self._choices.keep(key, self._slot_choices(capped, k))
-        return choices
+        """:meth:`_slot_choices` of counts capped at ``k + 1`` (on which alone they depend: at
+        most ``k`` goods of a shape go in slots, and a shape left with goods outside them is all
+        that matters for domination)."""
+        return self._slot_choices(tuple([n if n <= k else k + 1 for n in counts]), k)
 
     def _slot_choices(self, counts: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
         """The sub-multisets of ``k`` goods worth trying in the any-slots, largest area first.
@@ -431,7 +402,8 @@ class Packer:
         )
         return self._setups.keep(key, setup)
 
-    def _solve_uncached(self, counts: tuple[int, ...], spec: StorageSpec) -> _Solution | None:
+    def _solve(self, counts: tuple[int, ...], spec: StorageSpec) -> _Solution | None:
+        """A solution of goods ``counts`` (per shape) in ``spec``, or ``None`` when they do not fit."""
         areas_of = self._areas
         setup = self._setup(spec, tuple(s for s, n in enumerate(counts) if n and areas_of[s] > 1))
         board, labels, tables, areas = setup.board, setup.labels, setup.tables, setup.areas

@@ -93,7 +93,6 @@ class Table:
     # -- reading -------------------------------------------------------------------
     @property
     def awaiting(self) -> list[int]:
-        self.engine.edited(self.game)  # a test may have changed the game by hand
         return self.engine.awaiting(self.game)
 
     @property
@@ -102,7 +101,6 @@ class Table:
 
     def legal(self, seat: int | None = None) -> list[Action]:
         seat = self.awaiting[0] if seat is None else seat
-        self.engine.edited(self.game)
         return self.engine.legal_actions(self.game, seat)
 
     def options(self, seat: int | None = None) -> list[str]:
@@ -149,7 +147,6 @@ class Table:
         raise AssertionError(f"{type}/{option} of seat {seat} was applied, not refused")
 
     def apply(self, action: Action) -> list[Event]:
-        self.engine.edited(self.game)
         ev = self.engine.apply(self.game, action)
         self.events += ev
         return ev

@@ -96,7 +96,7 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     :func:`unchanged` compares it with the game as it is, without building it again."""
     b = game.board
     others = []
-    for p in game.players:  # a loop, not a comprehension: no frame of its own
+    for p in game.players:
         if p.seat != seat:
             others.append((p.coins, p.deeds[:], _encode(p.extra) if p.extra else b""))
     return (
@@ -111,7 +111,7 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
 
 def _hidden_tasks(game: Game, seat: int) -> list[bytes]:
     out = []
-    for t in game.stack:  # a loop, not a comprehension: no frame of its own, on every action
+    for t in game.stack:
         if t.data and t.seat != -1 and t.seat != seat:
             out.append(_encode(t.data))
     return out
@@ -163,50 +163,43 @@ def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
 def automated(game: Game) -> bytes:
     """The automated seats' whole state, encoded: it changes when one of them acts."""
     for player in game.players:
-        if player.kind != HUMAN:  # (players only: no list built, on every action)
+        if player.kind != HUMAN:
             return _encode([p for p in game.players if p.kind != HUMAN])
     return b""
 
 
-def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool,
-          seen: tuple[int, tuple[Any, ...]] | None = None) -> Probe:
+def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_turn: bool) -> Probe:
     """Note, before ``action`` resolves, what :func:`track` compares afterwards. ``seats``:
     the seats the answered decision waits for; ``own_turn``: whether the game is in a phase of
-    the active seat's own turn; ``seen``: what :func:`track` returned after the action that
-    made this very version of this very game (the engine keeps it in the game's memo), if any."""
+    the active seat's own turn."""
     if action.seat != game.active:
         return "other-seat", [], (), b""
     if len(seats) != 1:
         return "simultaneous", [], (), b""
     if not own_turn:
         return "not-your-turn", [], (), b""
-    # What track() found hidden after this seat's last action, if that made this very version
-    # of this very game: the same, without building it again (most actions follow an undoable one).
-    before = seen[1] if seen is not None and seen[0] == action.seat else hidden(engine, game, action.seat)
-    return "", list(game.rng), before, automated(game)
+    return "", list(game.rng), hidden(engine, game, action.seat), automated(game)
 
 
-def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> tuple[int, tuple[Any, ...]] | None:
+def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> None:
     """After ``action`` resolved (``game.version`` counted): extend the acting seat's undo
-    chain, or mark the action a checkpoint. Returns, for an undoable action, the seat and what
-    is hidden from it now (unchanged: :func:`probe`'s ``seen`` for this version's next action)."""
+    chain, or mark the action a checkpoint."""
     turn = game.turn
     if game.finished:
         turn.undo = None
-        return None
+        return
     seat = action.seat
     before = game.version - 1
     reason = noted[0] or checkpoint_reason(engine, game, seat, noted, ctx)
     if reason:
         turn.undo = {"seat": seat, "at": game.version, "checkpoint": reason}
-        return None
+        return
     chain = turn.undo
     if isinstance(chain, dict) and chain.get("seat") == seat and chain.get("at") == before:
         versions = [*chain.get("versions", ()), before]  # none before it after a checkpoint
     else:
         versions = [before]
     turn.undo = {"seat": seat, "at": game.version, "versions": versions}
-    return seat, noted[2]  # unchanged: what is hidden now
 
 
 def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: Ctx) -> str:

@@ -29,7 +29,7 @@ from .undo import available as undo_available
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .state import Caravan, Game, GameConfig, Player, ScoreLine
+    from .state import Caravan, Game, Player, ScoreLine
 
 _encode = msgspec.json.encode
 _KIND = operator.attrgetter("kind")
@@ -62,7 +62,7 @@ def _storage(packer: Packer, spec_of: Callable[[int], StorageSpec], p: Player,
 def _storage_block(found: tuple[Any, ...], spec: StorageSpec) -> dict[str, Any]:
     """The storage block of an arrangement (:func:`_arranged`)."""
     grid, fixed, extra, slotted = found
-    # list(map(list, ...)): the copies made in C, without a comprehension's frame per level.
+    # The view's own lists: the arrangement is shared by every view that shows it.
     return {"grid": list(map(list, grid)), "fixed_tiles": [list(map(list, tile)) for tile in fixed] if fixed else [],
             "extra_grids": [list(map(list, g)) for g in extra] if extra else [], "slots": spec.any_slots,
             "slot_goods": list(slotted)}
@@ -81,8 +81,9 @@ def _storage_encoded(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) 
 @functools.lru_cache(maxsize=4096)
 def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tuple[Any, ...] | None:
     """:meth:`Packer.arrangement` of the good tokens ``goods`` as the view shows it (fixed tiles
-    apart), memoised: views are built on every request, and laying out the grids costs more
-    than the rest of a view."""
+    apart), kept per goods and storage: views are built on every request, and laying out the
+    grids costs more than the rest of a view. Saves 48.6% of the ``view`` workload
+    (``benchmarks/instructions.py --workloads view --without view-arranged``)."""
     found = packer.arrangement([good_type(g) for g in goods], spec)
     if found is None:
         return None
@@ -154,26 +155,21 @@ def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, sh
 
 
 class EncodedPlayers:
-    """The players' blocks of views, and each game's ``config`` block (:meth:`config`), kept
-    encoded between views by a caller that encodes every view it builds as JSON (the API, on
-    every request): ``view(..., encoded=...)``.
+    """The players' blocks of views kept encoded between views, by a caller that encodes every
+    view it builds as JSON (the API, on every request): ``view(..., encoded=...)``.
 
     From one view of a game to the next most wagons are unchanged (all but the acting seat's),
-    and building and encoding a wagon's block costs about a third of a view. A block is kept
-    under an exact key: the player's whole state (encoded), its storage spec, whether its coins
-    and deeds are shown, and its name; an equal key gives the same JSON. A view built with them
-    holds ``msgspec.Raw`` blocks, for msgspec to encode (``msgspec.json.encode``). Bounded: the
-    table starts again when full. One engine's: blocks come from its content and seat kinds.
+    and building and encoding a wagon's block is a large part of a view. A block is kept under
+    an exact key, by value: the player's whole state (encoded), its storage spec, whether its
+    coins and deeds are shown, and its name; an equal key gives the same JSON, whatever game or
+    object it comes from. A view built with them holds ``msgspec.Raw`` blocks, for msgspec to
+    encode (``msgspec.json.encode``). Bounded: the table starts again when full. One engine's:
+    blocks come from its content and seat kinds.
 
-    Only for games of :attr:`FROM_PLAYERS` players or more. A key costs about as much as the
-    block it stands for (the player's state encoded, a lookup), so the table pays only when a
-    view has several unchanged blocks. Timed per call inside a loaded server
-    (``benchmarks/server_calls.py --players N [--followers]``, against a tree using the table
-    for every game): in 2-player games a view took 1.4 µs (the other seat reading its view
-    after each action) to 2.7 µs (the acting seat's answer alone) longer with the table than
-    without it; in 3-player games 1.5 µs longer for the answer alone, and 2.5 µs shorter with
-    the other seats reading theirs; in 4-player games about the same for the answer alone,
-    4.6 µs shorter with the others reading."""
+    Only for games of :attr:`FROM_PLAYERS` players or more: a key costs about as much as the
+    block it stands for (the player's state encoded, a look-up), so the table pays only when a
+    view has several unchanged blocks. docs/performance.md gives what it saves, and how it is
+    measured."""
 
     SIZE = 4096
     FROM_PLAYERS = 3
@@ -182,7 +178,6 @@ class EncodedPlayers:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._kept: Memo[tuple[Any, ...], msgspec.Raw] = Memo(self.SIZE)
-        self._configs: Memo[int, tuple[GameConfig, tuple[str, ...], msgspec.Raw]] = Memo(self.SIZE)
         # The board's parts that are the engine's own, the same in every view, encoded once.
         self.ringway = msgspec.Raw(_encode(DISTRICTS))
         self.courtyard_banners = msgspec.Raw(_encode(engine.content.courtyard_banners))
@@ -190,17 +185,6 @@ class EncodedPlayers:
         self.wheels = tuple(msgspec.Raw(_encode(dict(zip(goods, _wheel(offset, len(goods)), strict=True))))
                             for offset in range(len(MARKET_VALUES)))
         """The market's ``wheel`` block at each offset of the wheel."""
-
-    def config(self, game: Game) -> msgspec.Raw:
-        """``game``'s ``config`` block of a view (:func:`_config`), encoded: the same in every view
-        of a game, and a third of its JSON (the version of every plugin). Kept by the config
-        object itself (a game's config is immutable after creation) and the seats' kinds."""
-        config = game.config
-        kinds = tuple(map(_KIND, game.players))
-        kept = self._configs.get(id(config))
-        if kept is not None and kept[1] == kinds:  # (the config held: its id stays its own)
-            return kept[2]
-        return self._configs.keep(id(config), (config, kinds, msgspec.Raw(_encode(_config(self.engine, game)))))[2]
 
     def player(self, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
                name: str | None | _NoName) -> msgspec.Raw:
@@ -233,8 +217,7 @@ def score_line(line: ScoreLine) -> dict[str, Any]:
 
 
 def _seats_of_kinds(engine: Engine, game: Game) -> dict[str, int | None]:
-    """Every installed seat kind: its first seat in ``game``, or ``None`` (a loop over the seats,
-    not a generator per kind: on every view)."""
+    """Every installed seat kind: its first seat in ``game``, or ``None``."""
     seats: dict[str, int | None] = dict.fromkeys(engine.seat_kinds)
     for p in game.players:
         if p.kind in seats and seats[p.kind] is None:
@@ -270,42 +253,14 @@ def _caravan(c: Caravan, shared: bool) -> dict[str, Any]:
 def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | None] | None = None,
          encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` (``None``: a spectator's). ``names``: a display name per seat,
-    each player's ``name`` (none without); ``encoded``: the players' and config blocks kept
-    encoded between views (:class:`EncodedPlayers`; the view is then for msgspec to encode at
-    once: it shares lists with the game, and holds the blocks the engine's content gives
-    encoded already)."""
-    table = encoded
-    if encoded is not None:
-        if encoded.engine is not engine:
-            raise ValueError("these encoded players belong to another engine")
-        if len(game.players) < encoded.FROM_PLAYERS:
-            table = None
-    b = game.board
-    spec_of = engine.storage_specs(Ctx(engine, game))
-    goods = engine.content.good_ids
+    each player's ``name`` (none without); ``encoded``: the players' blocks kept encoded between
+    views (:class:`EncodedPlayers`; the view is then for msgspec to encode at once: it shares
+    lists with the game, and holds the blocks the engine's content gives encoded already)."""
+    if encoded is not None and encoded.engine is not engine:
+        raise ValueError("these encoded players belong to another engine")
     decision = engine.decision(game)
     caravan = game.turn.caravan
-    finished = game.finished  # (a property: read once)
-    commissions = {}
-    for t, s in b.commission_stacks.items():  # loops, not comprehensions: no frame of their own
-        commissions[t] = {"top": s[0] if s else None, "count": len(s)}
-    players: list[Any] = []
-    for i, p in enumerate(game.players):
-        name = NO_NAME if names is None else names[i]
-        if table is None:
-            players.append(_player(engine, spec_of, p, finished or p.seat == seat, name, encoded is not None))
-        else:
-            players.append(table.player(spec_of, p, finished or p.seat == seat, name))
-    if encoded is None:
-        ringway: Any = list(DISTRICTS)
-        banners: Any = list(map(list, engine.content.courtyard_banners))
-        # Ctx.value of each good (its index in good_ids, less the wheel's offset), inline.
-        wheel: Any = dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True))
-        # Lists of the view's own (a view to be encoded at once shares the board's).
-        buildings, inn, courtyard, row = list(b.buildings), list(b.inn), list(b.courtyard), list(b.companion_row)
-    else:
-        ringway, banners, wheel = encoded.ringway, encoded.courtyard_banners, encoded.wheels[b.wheel_offset % len(encoded.wheels)]
-        buildings, inn, courtyard, row = b.buildings, b.inn, b.courtyard, b.companion_row
+    finished = game.finished
     return {
         "schema_version": game.schema_version,
         "version": game.version,
@@ -318,35 +273,66 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "awaiting": decision["seats"] if decision else [],
         "undo_available": undo_available(game, seat),
         "decision": decision,
-        "config": _config(engine, game) if encoded is None else encoded.config(game),
-        "board": {
-            "ringway": ringway,
-            "buildings": buildings,
-            "market": {
-                "wheel": wheel,
-                "dice": dict(zip(goods, b.market, strict=True)),
-                "set_aside": b.set_aside,
-            },
-            "commissions": commissions,
-            "inn": inn,
-            "hero_deck": len(b.hero_deck),
-            "courtyard": courtyard,
-            "courtyard_banners": banners,
-            "deed_deck": len(b.deed_deck),
-            "companion_row": row,
-            "companion_deck": len(b.companion_deck),
-            "event_decks": dict(zip(b.events, map(len, b.events.values()), strict=True)),
-            "upgrades": sorted(b.upgrades),
-            "five_coins": b.five_coins,
-            "dark_market": ("north", "east", "south", "west")[b.dark_market],
-            "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
-            "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
-        },
+        "config": _config(engine, game),
+        "board": _board(engine, game, encoded),
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
-        "players": players,
+        "players": _players(engine, game, seat, names, encoded),
         "projected": projected(engine, game, seat),
         "score": [score_line(s) for s in game.score] if finished else None,
         "winners": list(game.winners) if finished else None,
+    }
+
+
+def _players(engine: Engine, game: Game, seat: int | None, names: Sequence[str | None] | None,
+             encoded: EncodedPlayers | None) -> list[Any]:
+    """The view's ``players``: every seat's block, its coins and deeds shown to its own seat
+    (and to everyone once the game is over)."""
+    table = encoded if encoded is not None and len(game.players) >= encoded.FROM_PLAYERS else None
+    spec_of = engine.storage_specs(Ctx(engine, game))
+    finished = game.finished
+    players: list[Any] = []
+    for i, p in enumerate(game.players):
+        name = NO_NAME if names is None else names[i]
+        if table is None:
+            players.append(_player(engine, spec_of, p, finished or p.seat == seat, name, encoded is not None))
+        else:
+            players.append(table.player(spec_of, p, finished or p.seat == seat, name))
+    return players
+
+
+def _board(engine: Engine, game: Game, encoded: EncodedPlayers | None) -> dict[str, Any]:
+    """The view's ``board``: what is public of it (the decks by their sizes)."""
+    b = game.board
+    goods = engine.content.good_ids
+    commissions = {}
+    for t, s in b.commission_stacks.items():
+        commissions[t] = {"top": s[0] if s else None, "count": len(s)}
+    if encoded is None:  # lists of the view's own
+        ringway: Any = list(DISTRICTS)
+        banners: Any = list(map(list, engine.content.courtyard_banners))
+        wheel: Any = dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True))
+        buildings, inn, courtyard, row = list(b.buildings), list(b.inn), list(b.courtyard), list(b.companion_row)
+    else:  # to be encoded at once: the board's own lists, the engine's blocks encoded already
+        ringway, banners, wheel = encoded.ringway, encoded.courtyard_banners, encoded.wheels[b.wheel_offset % len(encoded.wheels)]
+        buildings, inn, courtyard, row = b.buildings, b.inn, b.courtyard, b.companion_row
+    return {
+        "ringway": ringway,
+        "buildings": buildings,
+        "market": {"wheel": wheel, "dice": dict(zip(goods, b.market, strict=True)), "set_aside": b.set_aside},
+        "commissions": commissions,
+        "inn": inn,
+        "hero_deck": len(b.hero_deck),
+        "courtyard": courtyard,
+        "courtyard_banners": banners,
+        "deed_deck": len(b.deed_deck),
+        "companion_row": row,
+        "companion_deck": len(b.companion_deck),
+        "event_decks": dict(zip(b.events, map(len, b.events.values()), strict=True)),
+        "upgrades": sorted(b.upgrades),
+        "five_coins": b.five_coins,
+        "dark_market": ("north", "east", "south", "west")[b.dark_market],
+        "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
+        "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
     }
 
 

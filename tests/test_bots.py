@@ -169,7 +169,7 @@ def test_the_information_state_is_what_the_seat_knows(engine: Engine) -> None:
     Recorder.states.clear()
     answer = engine.bot_choice(game, seat, Recorder())
     state = Recorder.states[0]
-    assert answer is engine.legal_actions(game, seat)[-1]
+    assert answer == engine.legal_actions(game, seat)[-1]
     assert (state.seat, state.engine) == (seat, engine)
     assert state.legal == tuple(engine.legal_actions(game, seat))
     assert state.view == engine.view(game, seat)
@@ -193,7 +193,7 @@ def test_a_forced_move_is_played_without_asking(engine: Engine) -> None:
             break
         engine.apply(game, r.choice(legal))
     Recorder.states.clear()
-    assert engine.bot_choice(game, seat, Recorder()) is legal[0]
+    assert engine.bot_choice(game, seat, Recorder()) == legal[0]
     assert Recorder.states == []
 
 
@@ -226,7 +226,7 @@ def test_an_answer_that_is_not_legal_is_the_bots_error(engine: Engine) -> None:
         def decide(self, state: InfoState) -> Action:
             return Action(legal[1].type, legal[1].seat, legal[1].option)
 
-    assert engine.bot_choice(game, seat, Unlabelled()) is legal[1]
+    assert engine.bot_choice(game, seat, Unlabelled()) == legal[1]
 
 
 def test_greedy_takes_a_number_of_samples(engine: Engine) -> None:

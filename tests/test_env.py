@@ -145,14 +145,12 @@ def test_the_observation_shows_what_changes_in_the_view(engine: Engine) -> None:
     before = match.observation(0)
     game.players[0].coins += 3
     game.players[0].goods.append("potion")
-    engine.edited(game)
     after = match.observation(0)
     coins = lay.seat_offset + next(o for n, o, _ in lay.fields if n == "seat.coins") - lay.seat_offset
     assert after[coins] - before[coins] == pytest.approx(0.3)
     assert not np.array_equal(before, after)
     hidden = match.observation(1)
     game.players[0].coins += 5  # seat 0's coins are behind its screen for seat 1
-    engine.edited(game)
     assert np.array_equal(hidden, match.observation(1))
 
 

@@ -72,20 +72,14 @@ def test_views_of_two_player_games_build_every_block(engine: Engine) -> None:
     assert len(encoded._kept) == 3
 
 
-def test_the_config_block_is_encoded_once_per_game(engine: Engine) -> None:
-    """A third of a view's JSON is its ``config`` (every plugin's version), the same in every view
-    of a game: kept encoded per config object, it follows the seats' kinds (the seat of each
-    installed seat kind is in it), and another game's config never stands in."""
+def test_a_config_changed_by_hand_shows_in_the_next_view(engine: Engine) -> None:
+    """The ``config`` block is built from the game as it is: a seat's kind changed by hand (no
+    rule does it) shows at once, in a view to encode as in any other."""
     encoded = EncodedPlayers(engine)
     game, _ = engine.create(GameConfig(players=2, seed=9, options={"private_concern": True}))
     plain = encode(engine.view(game, 0))
     assert encode(engine.view(game, 0, encoded=encoded)) == plain
-    block = encoded.config(game)
-    assert encoded.config(game) is block and len(encoded._configs) == 1
-    other, _ = engine.create(GameConfig(players=3, seed=9))
-    assert encode(engine.view(other, 1, encoded=encoded)) == encode(engine.view(other, 1))
-    assert len(encoded._configs) == 2
-    game.players[1].kind = HUMAN  # (no rule changes a seat's kind: the key does not rely on it)
+    game.players[1].kind = HUMAN
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0)) != plain
 
 
@@ -97,8 +91,7 @@ def test_a_block_changes_with_the_storage_its_seat_has(engine: Engine, monkeypat
     before = encode(engine.view(game, 0, encoded=encoded))
     assert before == encode(engine.view(game, 0))
     slots = StorageSpec(any_slots=2)
-    monkeypatch.setattr(engine, "_storage_spec", lambda ctx, seat: slots)
-    engine.edited(game)  # the game's memo kept the specs it had
+    monkeypatch.setattr(engine, "storage_spec", lambda ctx, seat: slots)
     after = engine.view(game, 0)
     assert [p["storage"]["slots"] for p in after["players"]] == [2, 2, 2]
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(after) != before
@@ -108,7 +101,6 @@ def test_a_player_state_msgpack_refuses_is_shown_without_being_kept(engine: Engi
     encoded = EncodedPlayers(engine)
     game, _ = engine.create(GameConfig(players=3, seed=6))
     game.players[1].extra["huge"] = 2**70  # JSON takes it (as the stored blob does), msgpack not
-    engine.edited(game)
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
     assert len(encoded._kept) == 2  # seats 0 and 2: not seat 1's
 

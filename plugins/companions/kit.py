@@ -141,7 +141,7 @@ def gifts_pending(ctx: Ctx) -> list[Any]:
     """The cards triggered whose owners are still choosing the gift (one look at the stack)."""
     steps = ctx.engine.steps
     out = []
-    for t in ctx.game.stack:  # a loop: no comprehension's frame, asked at every decision
+    for t in ctx.game.stack:
         if isinstance(steps[t.kind], GiftChoice):
             out.append(t.data.get("card"))
     return out
