@@ -143,8 +143,9 @@ class Settings:
     webhook_concurrency: int = 16
     """Deliveries a worker makes at once (each waits on its receiver, not on the CPU)."""
     webhook_claim_timeout: float = 60.0
-    """Seconds a message may stay taken and unacknowledged before another worker claims it (its
-    worker was killed); more than ``webhook_timeout``."""
+    """Seconds a message may stay taken, unacknowledged and not kept by its worker (a live worker
+    keeps the messages it is delivering, at least every second) before another worker claims it
+    and sends it again (its worker was killed). Independent of ``webhook_timeout``."""
     public_url: str | None = None
     """The service's public URL (``https://darkroad.example``): webhook messages then link to the
     table with an absolute URL (else the path, ``/play/<id>``)."""

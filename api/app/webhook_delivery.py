@@ -14,7 +14,9 @@ receiver, at the address checked at that moment (``webhook_urls.resolve_target``
 
 At least once: a message is acknowledged only after its answer, so one whose worker is killed
 mid-delivery is claimed by another after ``webhook_claim_timeout`` and sent again, with the
-same ``webhook-id``. Receivers tell a repeat by that id. Nothing here runs inside a request:
+same ``webhook-id``. A live worker keeps the messages it is delivering (a few times per claim
+timeout, ``HookStore.keep_deliveries``) and never starts one it is already delivering, so a
+receiver slower than the claim timeout is not sent the same message twice at once. Receivers tell a repeat by that id. Nothing here runs inside a request:
 acting only enqueues (in its commit), and never waits for a receiver.
 """
 
@@ -61,7 +63,8 @@ class Deliverer:
     BLOCK = 2.0
     """Seconds a read of the queue waits for a message (then looks again: a stop, claimable ones)."""
     RELEASE_INTERVAL = 1.0
-    """Seconds between moves of the messages due again back to the queue."""
+    """Seconds between moves of the messages due again back to the queue, and between keepings
+    of the messages being delivered (more often with a claim timeout under four of them)."""
 
     def __init__(
         self,
@@ -81,11 +84,13 @@ class Deliverer:
         self.sender = sender
         self._slots = asyncio.Semaphore(settings.webhook_concurrency)
         self._running: set[asyncio.Task[None]] = set()
+        self._delivering: dict[str, set[str]] = {}
+        """Per shard, the refs of the messages this worker is delivering (kept, not started twice)."""
 
     async def run(self, stop: asyncio.Event) -> None:
         """Deliver until ``stop`` is set (or cancelled)."""
         loops = [asyncio.create_task(self._take(shard, stop)) for shard in self.store.job_shards()]
-        loops.append(asyncio.create_task(self._release(stop)))
+        loops.append(asyncio.create_task(self._tend(stop)))
         try:
             await stop.wait()
         finally:
@@ -114,29 +119,39 @@ class Deliverer:
                 logger.exception("webhooks %s: reading messages failed", self.name)
                 found = []
                 await asyncio.sleep(0.5)
+            delivering = self._delivering.setdefault(shard, set())
             for delivery in found:
+                if delivery.ref in delivering:  # claimed back from this very worker: on its way already
+                    continue
+                delivering.add(delivery.ref)
                 task = asyncio.create_task(self._deliver_safely(delivery))
                 self._running.add(task)
                 task.add_done_callback(self._running.discard)
 
-    async def _release(self, stop: asyncio.Event) -> None:
+    async def _tend(self, stop: asyncio.Event) -> None:
+        interval = min(self.RELEASE_INTERVAL, self.settings.webhook_claim_timeout / 4)
         while not stop.is_set():
             try:
+                for shard, refs in list(self._delivering.items()):
+                    if refs:
+                        await self.store.keep_deliveries(shard, self.name, sorted(refs))
                 for shard in self.store.job_shards():
                     await self.store.release_deliveries(shard, self.clock(), 100)
             except (StoreUnavailable, ReplicationTimeout, OSError) as exc:  # an outage: no traceback
-                logger.warning("webhooks %s: cannot move the messages due again (%s)", self.name, exc)
+                logger.warning("webhooks %s: cannot keep or move messages (%s)", self.name, exc)
             except Exception:
-                logger.exception("webhooks %s: moving the messages due again failed", self.name)
+                logger.exception("webhooks %s: keeping or moving messages failed", self.name)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.RELEASE_INTERVAL)
+                await asyncio.wait_for(stop.wait(), interval)
 
     async def _deliver_safely(self, delivery: Delivery) -> None:
-        async with self._slots:
-            try:
+        try:
+            async with self._slots:
                 await self.deliver(delivery)
-            except Exception:  # left unacknowledged: claimed again after the claim timeout
-                logger.exception("webhooks %s: message %s failed", self.name, delivery.id)
+        except Exception:  # left unacknowledged: claimed again after the claim timeout
+            logger.exception("webhooks %s: message %s failed", self.name, delivery.id)
+        finally:
+            self._delivering.get(delivery.shard, set()).discard(delivery.ref)
 
     async def deliver(self, delivery: Delivery) -> str:
         """Send ``delivery`` once and settle it (acknowledged, tried again later, given up); the

@@ -10,7 +10,9 @@ lost by a crash between the commit and its enqueuing, and never sent for a commi
 The queue is a stream per shard of the bot jobs (Redis: ``darkroad:hooks:{<shard>}``, the
 shard's slot, so a Cluster game's commit writes it), read by the workers' consumer group
 ``deliverers``: a message taken and not acknowledged (its worker was killed) is claimed by
-another after the claim timeout. A failed delivery is acknowledged and scheduled again in
+another after the claim timeout. A worker keeps the messages it is delivering
+(:meth:`HookStore.keep_deliveries`), so a slow receiver's message is not claimed from a live
+worker and sent twice at once: the claim timeout need not exceed the receivers' timeout. A failed delivery is acknowledged and scheduled again in
 the same atomic step (``darkroad:hooks:retry:{<shard>}``, a sorted set by due time), whence
 the workers move due messages back to the stream. A message keeps its id (the
 ``webhook-id`` header) through all of it.
@@ -19,6 +21,7 @@ the workers move due messages back to the stream. A message keeps its id (the
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 HOOK_GROUP = "deliverers"
@@ -110,6 +113,12 @@ class HookStore(abc.ABC):
         """Up to ``count`` messages of ``shard`` for worker ``consumer``: those taken more than
         ``claim_after`` seconds ago and never acknowledged first, then new ones, waiting up to
         ``block`` seconds for one."""
+
+    @abc.abstractmethod
+    async def keep_deliveries(self, shard: str, consumer: str, refs: Sequence[str]) -> None:
+        """``consumer`` is still delivering the messages ``refs`` of ``shard`` (taken and not
+        acknowledged): none of them is claimed by another worker for ``claim_after`` seconds
+        from now. A message acknowledged meanwhile is left alone."""
 
     @abc.abstractmethod
     async def ack_delivery(self, delivery: Delivery) -> None:

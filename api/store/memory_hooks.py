@@ -10,7 +10,7 @@ import heapq
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from darkroad.api.store.hooks import Delivery, HookNotice, HookStore, message_id
 
@@ -122,6 +122,12 @@ class MemoryHooks(HookStore):
             self._taken[ref] = (delivery, time.time())
             taken.append(delivery)
         return taken
+
+    async def keep_deliveries(self, shard: str, consumer: str, refs: Sequence[str]) -> None:
+        now = time.time()
+        for ref in refs:
+            if (found := self._taken.get(ref)) is not None:
+                self._taken[ref] = (found[0], now)
 
     async def ack_delivery(self, delivery: Delivery) -> None:
         self._taken.pop(delivery.ref, None)

@@ -206,6 +206,14 @@ class RedisHooks(HookStore):
         entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
         return self._deliveries(shard, entries)
 
+    async def keep_deliveries(self, shard: str, consumer: str, refs: Sequence[str]) -> None:
+        if not refs:
+            return
+        key = hooks_key(shard)
+        # XCLAIM with no minimum idle time restarts the entries' idle time (JUSTID: without
+        # counting a delivery); an entry acknowledged meanwhile is no longer pending, so untouched.
+        await self._hook_command(key, "XCLAIM", key, HOOK_GROUP, consumer, 0, *refs, "JUSTID", write=True)
+
     async def ack_delivery(self, delivery: Delivery) -> None:
         key = hooks_key(delivery.shard)
         await self._eval(_ACK, [key], HOOK_GROUP, delivery.ref)

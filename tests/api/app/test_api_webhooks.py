@@ -133,6 +133,32 @@ async def test_a_failing_receiver_gets_the_message_again_with_its_id(
     assert bodies[0]["text"] == bodies[0]["content"] == bodies[0]["data"]["text"]  # "chat": true
 
 
+@pytest.mark.stores("memory", "redis")
+async def test_a_receiver_slower_than_the_claim_timeout_gets_the_message_once(
+    make_app: Callable[[Settings], Litestar], settings: Settings
+) -> None:
+    """A live worker keeps the message it is delivering: a receiver that takes five claim
+    timeouts to answer is not sent the same message again meanwhile (the worker claimed its
+    own message back and sent it twice at once before it kept them)."""
+    settings = dataclasses.replace(settings, **{**FAST, "webhook_timeout": 10.0, "webhook_claim_timeout": 0.4})
+    rnd = random.Random(3)
+    with receiver(delays=[2.0]) as hook:
+        async with serve(make_app(settings)) as client:
+            game = await create_game(client, seed=5)
+            await subscribe(client, game, 1, hook.url)
+            while 1 not in (await act(client, game, rnd))["awaiting"]:
+                pass
+            await asyncio.to_thread(hook.wait_for, 1)
+            for _ in range(200):  # answered after 2 s
+                shown = (await client.get(hook_url(game, 1), headers=game.auth(1))).json()
+                if shown["delivery"]["delivered"]:
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+    assert shown["delivery"]["delivered"] == 1 and shown["delivery"]["failures"] == 0
+    assert len(hook.ids()) == 1
+
+
 async def test_410_gone_ends_the_subscription(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
     settings = dataclasses.replace(settings, **FAST)
     rnd = random.Random(3)
@@ -328,6 +354,7 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
                 if n == 10:
                     held = hook.wait_for(1)[0]  # the first message, held by the receiver
                     first.kill()
+                    killed = time.monotonic()
                     second = BotProcess(redis_url, env=env).start()
             assert second is not None
             # Wait for every message *and* the held one's second sending: the second worker sends
@@ -342,6 +369,10 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
                 time.sleep(0.1)
             assert got == expected
             assert ids.count(held.headers["webhook-id"]) >= 2  # sent again, with its id
+            # ... by the second worker: the first kept the message it was delivering, however
+            # long the receiver held it (DARKROAD_WEBHOOK_TIMEOUT is 30 claim timeouts).
+            again = [item.at for item in hook.received if item.headers["webhook-id"] == held.headers["webhook-id"]]
+            assert min(again[1:]) > killed
     finally:
         for process in (first, second):
             if process is not None:
