@@ -39,6 +39,10 @@ class Change:
     """The lobby after the change, when it changed (a turn clock, a seat); else ``None``."""
     token_hashes: tuple[str, ...] | None = None
     """The seats' token hashes after the change, when they changed; else ``None``."""
+    at: float | None = None
+    """When the change tracked the seats' clocks (Unix seconds): the commit stamps the entry
+    with it, so that a clock game's history replays its banks exactly (``clock_history``);
+    ``None``: when it is committed."""
 
 
 def action_entry(action: Action) -> bytes:
@@ -63,4 +67,4 @@ def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Chang
         lobby.track(engine.awaiting(game), action.seat, now)
     else:
         lobby = None  # unchanged
-    return Change(game, expected, action_entry(action), events, lobby)
+    return Change(game, expected, action_entry(action), events, lobby, at=now if lobby is not None else None)

@@ -168,7 +168,9 @@ class Lobby(msgspec.Struct, omit_defaults=True):
         """Note which human seats are awaited since when (only with a turn timeout or a clock): a
         seat newly awaited, or awaited again after its own action, starts counting now. With a
         clock, a bank runs only while its seat is awaited, and each decision of the seat
-        (``acted``) adds the increment, up to ``initial``."""
+        (``acted``), its player's or the bot's playing it, adds the increment, up to
+        ``initial``: so a seat handed to its bot when its bank ran out can be reclaimed with the
+        time its bot's decisions earned (a hand-over and a reclaim are no decision: ``None``)."""
         if not self.timed or not self.started:
             return
         waited = set(awaiting)
@@ -177,7 +179,7 @@ class Lobby(msgspec.Struct, omit_defaults=True):
             playing = n in waited and record.kind == "human" and not record.replaced
             if clock is not None and record.kind == "human" and (n == acted or not playing):
                 self.spend(n, now)
-                if n == acted and not record.replaced:  # a decision (not a hand-over to a bot)
+                if n == acted:  # a decision, whoever made it
                     record.bank = min(clock.initial, self.bank(n) + clock.increment)
                     record.warned = record.warned and record.bank < clock.initial / 10
             if playing:

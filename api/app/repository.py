@@ -199,7 +199,7 @@ class GameRepository:
         new_lobby = base.lobby if lobby is None else lobby
         bot_job, deadline = self.awaited(game, new_lobby)
         keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
-        now = self.clock()
+        now = self.clock() if change.at is None else change.at
         return Commit(
             game_id=game_id,
             expected_version=change.expected,

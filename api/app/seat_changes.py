@@ -28,8 +28,9 @@ class SeatChange:
     token: str | None = None
     """A join's new token."""
     acted: bool = True
-    """The seat's player acted (a turn timeout counts from now); not so for a rejoin, which only
-    replaces the token."""
+    """The seat's player acted (a turn timeout counts from now; a time bank gets the increment);
+    not so for a rejoin, which only replaces the token, a hand-over to a bot or a reclaim (a
+    seat awaited again counts from now all the same)."""
 
 
 def seat_change(games: GameRepository, taken: CachedGame, change: SeatChange, lobby: Lobby,
@@ -41,8 +42,9 @@ def seat_change(games: GameRepository, taken: CachedGame, change: SeatChange, lo
     expected = game.version
     # The core's log numbers the events and the version (ActionLog.record).
     record, events = games.engine.log.record(game, lobbies.SEAT_CHANGE, change.kind, change.seat, change.events)
-    lobby.track(games.engine.awaiting(game), change.seat if change.acted else None, games.clock())
-    return Change(game, expected, record.encode(), events, lobby, token_hashes)
+    now = games.clock()
+    lobby.track(games.engine.awaiting(game), change.seat if change.acted else None, now)
+    return Change(game, expected, record.encode(), events, lobby, token_hashes, at=now)
 
 
 class KeyUsed(Exception):
@@ -98,7 +100,7 @@ class SeatChanges:
         record = lobby.seats[seat]
         record.replaced, record.bot, record.since = True, lobby.timeout_bot, None
         self.games.metrics.seats.inc("replaced")
-        return SeatChange("replaced", seat, [("seat_replaced", seat, {"bot": lobby.timeout_bot})])
+        return SeatChange("replaced", seat, [("seat_replaced", seat, {"bot": lobby.timeout_bot})], acted=False)
 
     def clock_low(self, lobby: Lobby, seat: int) -> SeatChange:
         """Tell ``seat`` (and everyone) that its time bank fell under a tenth, in ``lobby``

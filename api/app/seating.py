@@ -347,7 +347,7 @@ class Seats:
             record = lobby.seats[seat]
             bot = record.bot
             record.replaced, record.bot = False, None
-            return SeatChange("reclaimed", seat, [("seat_reclaimed", seat, {"bot": bot})])
+            return SeatChange("reclaimed", seat, [("seat_reclaimed", seat, {"bot": bot})], acted=False)
 
         stored, change = await self.changes.change(game_id, decide)
         if change is not None:

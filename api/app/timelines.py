@@ -22,8 +22,8 @@ from typing import Any
 
 import msgspec
 
+from darkroad.api.app import clock_history, records
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app import records
 from darkroad.api.app.lobby import Lobby
 from darkroad.api.app.reading import Reading
 from darkroad.api.app.repository import GameRepository
@@ -53,6 +53,12 @@ class Timeline:
     entries: list[dict[str, Any]]
     """The action list's entries (entry ``i`` made version ``i + 1``), without their times."""
     log: list[StoredEvent]
+    times: list[float | None] = field(default_factory=list)
+    """The entries' times (Unix seconds; ``None`` where an entry has none)."""
+    awaited: list[tuple[int, ...]] | None = None
+    """A clock game's seats awaited at each version (``None``: not a clock game)."""
+    clocks: list[clock_history.SeatClocks] | None = None
+    """A clock game's seat clocks at each version, once a view asked (``clock_history``)."""
     views: OrderedDict[tuple[int, int | None, str], bytes] = field(default_factory=OrderedDict)
     """Views rendered lately, by version, seat and language (a view's texts are in the language of
     the call it was made for)."""
@@ -143,7 +149,15 @@ class History:
         view = timeline.views.get(key)
         if view is None:
             game = self.state(timeline, version)
-            lobby = lobby_at(lobbies.decode(stored.lobby), timeline.entries, version)
+            current = lobbies.decode(stored.lobby)
+            lobby = lobby_at(current, timeline.entries, version)
+            if current is not None and lobby is not None and lobby.clock is not None and timeline.awaited is not None:
+                if timeline.clocks is None:  # the banks as they were, not as they are
+                    start = lobby_at(current, timeline.entries, 0)
+                    assert start is not None
+                    timeline.clocks = clock_history.clocks_by_version(start, timeline.entries, timeline.times,
+                                                                      timeline.awaited)
+                clock_history.set_clocks(lobby, timeline.clocks[version])
             view = self.reading.view_of(game, seat, lobby)
             timeline.views[key] = view
             if len(timeline.views) > VIEWS_PER_TIMELINE:
@@ -174,7 +188,11 @@ class History:
 
     async def _replay(self, stored: StoredGame, kept: Timeline | None) -> Timeline:
         engine = self.engine
-        entries = records.entries_of((await self.games.store.actions(stored.id))[: stored.version])
+        decoded = [msgspec.json.decode(raw) for raw in (await self.games.store.actions(stored.id))[: stored.version]]
+        entries = [records.stored_action(entry) for entry in decoded]
+        times = [records.action_time(entry) for entry in decoded]
+        lobby = lobbies.decode(stored.lobby)
+        clocked = lobby is not None and lobby.clock is not None
         if len(entries) < stored.version:
             raise ServiceError("unknown-version", "The game's action list holds %(held)d of its %(versions)d versions; "
                                                   "its history is incomplete.", held=len(entries), versions=stored.version)
@@ -184,12 +202,16 @@ class History:
             states = [zlib.compress(engine.pack(game), 1)]
             ends = [game.events]
             log: list[StoredEvent] = []
+            awaited = [tuple(engine.awaiting(game))] if clocked else None
         else:
             game = self.state(kept, kept.version)
             states, ends, log = list(kept.states), list(kept.ends), list(kept.log)
+            awaited = None if kept.awaited is None else list(kept.awaited)
         def each(game: Game, record: object, events: object) -> None:
             states.append(zlib.compress(engine.pack(game), 1))
             ends.append(game.events)
+            if awaited is not None:
+                awaited.append(tuple(engine.awaiting(game)))
 
         # The core's one replay loop; an undo goes back to a version this timeline holds.
         lobbies.register(engine)
@@ -204,7 +226,7 @@ class History:
             after = page[-1].n
         # The log's positions are the events' numbers; an imported game's log may lack the
         # events of its changes of seats, so index by number, filling the gaps.
-        return Timeline(stored.tag, states, ends, entries, _by_number(log, ends[-1]))
+        return Timeline(stored.tag, states, ends, entries, _by_number(log, ends[-1]), times, awaited)
 
     async def record(self, caller: Caller) -> records.GameRecord:
         """The record of the caller's game (``game-not-finished`` while it is played: its seed

@@ -143,3 +143,60 @@ async def test_a_retried_action_answers_the_first_answer_s_banks(make_app: Calla
         again = await client.post(f"{game.url}/actions", json=first[0], headers=first[1])
     assert again.status_code == 200 and again.headers.get("idempotent-replayed") == "true"
     assert again.content == first[2]
+
+
+async def test_history_shows_the_banks_as_they_were(make_app: Callable[[Settings], Litestar]) -> None:
+    """``GET .../history/{version}`` shows every seat's bank as that version's answer showed it
+    (replayed from the action list's times), not as it is now."""
+    async with serve(make_app(Settings())) as client:
+        game = await create_game(client, seed=5, clock={"initial": 600})
+        rnd = random.Random(4)
+        answered: dict[int, list[dict[str, Any]]] = {}
+        for _ in range(10):
+            view = (await client.get(game.url)).json()
+            seat = view["awaiting"][0]
+            await asyncio.sleep(0.3)  # the bank runs: every version's banks differ
+            actions = (await client.get(f"{game.url}/actions", headers=game.auth(seat))).json()["actions"]
+            answer = (await client.post(f"{game.url}/actions", json=rnd.choice(actions), headers=game.auth(seat))).json()
+            answered[answer["version"]] = [other["clock"] for other in answer["seats"]]
+        now = (await client.get(game.url)).json()
+        for version, clocks in answered.items():
+            shown = (await client.get(f"{game.url}/history/{version}")).json()["view"]["seats"]
+            for was, then in zip(clocks, (seat["clock"] for seat in shown), strict=True):
+                # The entry's time is stamped to the millisecond.
+                assert then["running"] == was["running"] and abs(then["remaining"] - was["remaining"]) < 0.002
+                assert (then["ends_at"] is None) == (was["ends_at"] is None)
+        first = (await client.get(f"{game.url}/history/0")).json()["view"]["seats"]
+    assert [seat["clock"]["remaining"] for seat in first] == [600, 600]
+    assert sorted(seat["clock"]["remaining"] for seat in now["seats"])[0] < 599.5  # now is not then
+
+
+async def test_a_seat_reclaimed_after_its_bank_ran_out_has_what_its_bot_earned(
+    make_app: Callable[[Settings], Litestar], settings: Settings
+) -> None:
+    """Each decision of a seat adds the increment, its bot's too while the bot plays it; a
+    hand-over and a reclaim are no decision. So a seat whose bank ran out comes back with what
+    its bot's decisions earned (capped at the initial time), and the history shows each version's
+    banks through the hand-over and the reclaim as their answers did."""
+    async with serve(make_app(settings)) as client:
+        game = await create_game(client, seed=5, clock={"initial": 3, "increment": 1})
+        seat = (await client.get(game.url)).json()["awaiting"][0]
+        for _ in range(300):  # the bank runs out (3 s), the bot plays on and earns increments
+            view = (await client.get(game.url)).json()
+            if view["seats"][seat]["replaced"] and view["seats"][seat]["clock"]["remaining"] >= 2:
+                break
+            await asyncio.sleep(0.05)
+        assert view["seats"][seat]["replaced"] and not view["seats"][seat]["clock"]["running"]
+        reclaimed = await client.post(f"{game.url}/seats/{seat}/reclaim", headers=game.auth(seat))
+        assert reclaimed.status_code == 200, reclaimed.text
+        after = reclaimed.json()
+        kept = after["seats"][seat]["clock"]
+        # The bank it had at the reclaim, not one increment more (and not a fresh one).
+        assert kept["remaining"] == (await client.get(f"{game.url}/history/{after['version'] - 1}")).json()[
+            "view"]["seats"][seat]["clock"]["remaining"]
+        assert 2 <= kept["remaining"] <= 3
+        assert kept["running"] == (seat in after["awaiting"])
+        then = (await client.get(f"{game.url}/history/{after['version']}")).json()["view"]["seats"]
+        for was, shown in zip(after["seats"], then, strict=True):
+            assert shown["clock"]["running"] == was["clock"]["running"]
+            assert abs(shown["clock"]["remaining"] - was["clock"]["remaining"]) < 0.002
