@@ -21,7 +21,9 @@
 -- made: answered {'notice'}, nothing written, when seats are subscribed), ARGV[23]
 -- the seats told their time bank runs low, with the seconds left ('1:12.5,3:4.0'),
 -- then one (stream id, audience, event json) triple per event
--- Returns {'missing'} | {'replayed', result} | {'notice'} | {'committed', '1' when seats are subscribed}
+-- Returns {'missing'} | {'replayed', result} | {'notice'}
+--       | {'committed', '1' when seats are subscribed, then without KEYS[8] one (seat, kind, data)
+--          triple per webhook message, for the store to enqueue}
 --       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
 -- A game written before tags existed has none: its tag is ''.
 local current = redis.call('HMGET', KEYS[1], 'version', 'tag', 'job')
@@ -84,6 +86,7 @@ if #KEYS >= 8 then
     redis.call('ZREM', KEYS[7], ARGV[15])
   end
 end
+local messages = {}
 if hooked and ARGV[22] ~= '' then
   -- A seat subscribed: its messages are enqueued with the version, so that none is lost by a
   -- crash nor sent for a commit that failed. 'turn' to each seat newly awaited (not awaited
@@ -92,28 +95,33 @@ if hooked and ARGV[22] ~= '' then
   local now = ',' .. ARGV[20] .. ','
   redis.call('HSET', KEYS[5], 'awaited', ARGV[20])
   redis.call('PEXPIRE', KEYS[5], ARGV[6])
-  if #KEYS >= 8 then
-    for seat, remaining in string.gmatch(ARGV[23], '(%d+):([^,]+)') do
-      if redis.call('HEXISTS', KEYS[5], seat) == 1 then
-        redis.call('XADD', KEYS[8], '*', 'i', 'msg_' .. ARGV[15] .. '.' .. ARGV[2] .. '.' .. seat .. '.clock',
-          'g', ARGV[15], 's', seat, 'v', ARGV[2], 'k', 'clock', 't', ARGV[22], 'd', '{"remaining":' .. remaining .. '}',
-          'a', '0')
-      end
+  for seat, remaining in string.gmatch(ARGV[23], '(%d+):([^,]+)') do
+    if redis.call('HEXISTS', KEYS[5], seat) == 1 then
+      table.insert(messages, {seat, 'clock', '{"remaining":' .. remaining .. '}'})
     end
-    for _, seat in ipairs(redis.call('HKEYS', KEYS[5])) do
-      if string.match(seat, '^%d+$') then
-        local kind, data = nil, ARGV[21]
-        if ARGV[4] == '1' then
-          kind, data = 'finished', 'null'
-        elseif string.find(now, ',' .. seat .. ',', 1, true) and not string.find(before, ',' .. seat .. ',', 1, true) then
-          kind = 'turn'
-        end
-        if kind then
-          redis.call('XADD', KEYS[8], '*', 'i', 'msg_' .. ARGV[15] .. '.' .. ARGV[2] .. '.' .. seat .. '.' .. kind,
-            'g', ARGV[15], 's', seat, 'v', ARGV[2], 'k', kind, 't', ARGV[22], 'd', data, 'a', '0')
-        end
+  end
+  for _, seat in ipairs(redis.call('HKEYS', KEYS[5])) do
+    if string.match(seat, '^%d+$') then
+      if ARGV[4] == '1' then
+        table.insert(messages, {seat, 'finished', 'null'})
+      elseif string.find(now, ',' .. seat .. ',', 1, true) and not string.find(before, ',' .. seat .. ',', 1, true) then
+        table.insert(messages, {seat, 'turn', ARGV[21]})
       end
     end
   end
 end
-return {'committed', hooked and '1' or ''}
+local reply = {'committed', hooked and '1' or ''}
+for _, message in ipairs(messages) do
+  local seat, kind, data = message[1], message[2], message[3]
+  if #KEYS >= 8 then
+    redis.call('XADD', KEYS[8], '*', 'i', 'msg_' .. ARGV[15] .. '.' .. ARGV[2] .. '.' .. seat .. '.' .. kind,
+      'g', ARGV[15], 's', seat, 'v', ARGV[2], 'k', kind, 't', ARGV[22], 'd', data, 'a', '0')
+  else
+    -- A Cluster game whose slot has no shard (created before game ids were drawn for one):
+    -- the store enqueues its messages after this commit (redis_store.py).
+    table.insert(reply, seat)
+    table.insert(reply, kind)
+    table.insert(reply, data)
+  end
+end
+return reply

@@ -21,7 +21,7 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 
-from darkroad.api.store.hooks import HOOK_GROUP, Delivery, HookNotice, HookStore
+from darkroad.api.store.hooks import HOOK_GROUP, Delivery, HookNotice, HookStore, message_id
 from darkroad.api.store.redis_jobs import JobQueue
 from darkroad.api.store.topology import UNAVAILABLE, Topology
 
@@ -213,6 +213,20 @@ class RedisHooks(HookStore):
         # XCLAIM with no minimum idle time restarts the entries' idle time (JUSTID: without
         # counting a delivery); an entry acknowledged meanwhile is no longer pending, so untouched.
         await self._hook_command(key, "XCLAIM", key, HOOK_GROUP, consumer, 0, *refs, "JUSTID", write=True)
+
+    async def enqueue_after(self, game_id: str, version: int, created: str, messages: Sequence[bytes]) -> None:
+        """Enqueue the webhook messages ``commit.lua`` answered (``seat, kind, data`` triples) for a
+        Cluster game whose slot has no shard of jobs (created before game ids were drawn for one):
+        its script cannot write a shard's stream, so they are written just after its commit, to
+        the shard its jobs go to. A crash between the two loses them (not so for any other game)."""
+        shard = self._hook_jobs.any_shard(game_id)
+        key = hooks_key(shard)
+        for n in range(0, len(messages) - 2, 3):
+            seat, kind, data = (item.decode() if isinstance(item, bytes) else str(item) for item in messages[n:n + 3])
+            await self._hook_command(
+                key, "XADD", key, "*", "i", message_id(game_id, version, int(seat), kind), "g", game_id, "s", seat,
+                "v", version, "k", kind, "t", created, "d", data, "a", "0", write=True,
+            )  # fmt: skip
 
     async def ack_delivery(self, delivery: Delivery) -> None:
         key = hooks_key(delivery.shard)

@@ -71,14 +71,16 @@ class JobQueue:
             return STANDALONE_SHARD
         return self._shards.get(key_slot(game_id.encode()))
 
-    def _any_shard(self, game_id: str) -> str:
+    def any_shard(self, game_id: str) -> str:
+        """The game's own shard, or (a Cluster game whose slot has none) the one its writes after
+        each commit go to (jobs, clocks, webhook messages)."""
         return self.own_shard(game_id) or self._shard_names[zlib.crc32(game_id.encode()) % len(self._shard_names)]
 
     async def after_write(
         self, game_id: str, version: int, bot: str | None, deadline: float | None, *, clear: bool
     ) -> None:
         """The job and clock of a game whose slot has no shard, written after its commit."""
-        shard = self._any_shard(game_id)
+        shard = self.any_shard(game_id)
         if bot is not None:
             await self._command(jobs_key(shard), "XADD", jobs_key(shard), "*", "g", game_id, "v", version, "b", bot,
                                write=True)

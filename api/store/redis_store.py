@@ -451,9 +451,11 @@ class RedisStore(RedisHooks, GameStore):
         args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP, "" if job is None else job.consumer]
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard), hooks_key(shard)]
-        reply = await self._commit(keys, [*args, *hook_args(commit.hooks, commit.notice is not None)], commit)
+        hooks = hook_args(commit.hooks, commit.notice is not None)
+        reply = await self._commit(keys, [*args, *hooks], commit)
         if reply[0] == b"notice":  # seats subscribed: the script wrote nothing, and wants the notice
-            reply = await self._commit(keys, [*args, *hook_args(commit.notice() if commit.notice else None)], commit)
+            hooks = hook_args(commit.notice() if commit.notice else None)
+            reply = await self._commit(keys, [*args, *hooks], commit)
         outcome = _OUTCOMES[reply[0]]
         if outcome is Outcome.STALE:
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
@@ -464,6 +466,8 @@ class RedisStore(RedisHooks, GameStore):
             await self.jobs.after_write(commit.game_id, commit.version, bot_job, commit.deadline, clear=True)
         if job is not None and not here:
             await self.jobs.ack(job)
+        if len(reply) > 2:  # webhook messages of a game whose slot has no shard: enqueued now
+            await self.enqueue_after(commit.game_id, commit.version, str(hooks[2]), reply[2:])
         return CommitResult(outcome, kept=keep, hooked=len(reply) > 1 and reply[1] == b"1")
 
     async def _commit(self, keys: list[str], args: list[Any], commit: Commit) -> Any:

@@ -159,6 +159,46 @@ async def test_a_receiver_slower_than_the_claim_timeout_gets_the_message_once(
     assert len(hook.ids()) == 1
 
 
+@pytest.mark.stores("cluster")
+async def test_a_cluster_game_whose_slot_has_no_shard_gets_its_messages(
+    make_app: Callable[[Settings], Litestar], settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Redis Cluster game made before game ids were drawn for a shard's slot: its commit's
+    script cannot write a shard's stream, so the store enqueues the messages the script
+    answers just after the commit (they were never sent before)."""
+    import secrets as random_ids
+
+    from darkroad.api.store.redis_store import RedisStore
+
+    app = make_app(dataclasses.replace(settings, **FAST))
+    rnd = random.Random(7)
+    with receiver() as hook:
+        async with serve(app) as client:
+            store = app.state.service.store
+            assert isinstance(store, RedisStore)
+
+            def old_game_id() -> str:  # as ids were drawn then: anywhere in the key space
+                while store.jobs.own_shard(game_id := random_ids.token_urlsafe(16)) is not None:
+                    pass
+                return game_id
+
+            monkeypatch.setattr(store, "new_game_id", old_game_id)
+            game = await create_game(client, seed=5)
+            assert store.jobs.own_shard(game.id) is None
+            await subscribe(client, game, 0, hook.url)
+            await subscribe(client, game, 1, hook.url)
+            expected = set()
+            before = set((await client.get(game.url)).json()["awaiting"])
+            for _ in range(20):
+                view = await act(client, game, rnd)
+                expected |= {(seat, view["version"]) for seat in set(view["awaiting"]) - before}
+                before = set(view["awaiting"])
+            assert expected
+            await asyncio.to_thread(hook.wait_for, len(expected))
+    got = {(int(i.split(".")[-2]), int(i.split(".")[-3])) for i in hook.ids()}
+    assert got == expected
+
+
 async def test_410_gone_ends_the_subscription(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
     settings = dataclasses.replace(settings, **FAST)
     rnd = random.Random(3)
