@@ -65,9 +65,10 @@ async def test_turn_messages_are_signed_and_one_per_turn(
     Standard Webhooks says, with the game, seat, version, decision, name and table's link."""
     settings = dataclasses.replace(settings, **FAST)
     rnd = random.Random(7)
+    names = ["Ann", "Bo"]
     with receiver() as hook:
         async with serve(make_app(settings)) as client:
-            game = await create_game(client, seed=5)
+            game = await create_game(client, seed=5, seats=[{"kind": "human", "name": name} for name in names])
             secrets = {seat: await subscribe(client, game, seat, hook.url) for seat in (0, 1)}
             before = set((await client.get(game.url)).json()["awaiting"])
             expected = []
@@ -97,6 +98,7 @@ async def test_turn_messages_are_signed_and_one_per_turn(
         decision = next(d for s, v, d in expected if (s, v) == (data["seat"], data["version"]))
         assert data["decision"] == {"type": decision["type"], "prompt": decision["prompt"]}
         assert data["game_id"] == game.id and data["url"] == f"/play/{game.id}"
+        assert data["name"] == names[data["seat"]]
         assert "token" not in item.body.decode().lower()
         assert decision["prompt"] in data["text"] and data["url"] in data["text"]
         assert "text" not in message  # only with "chat": true
