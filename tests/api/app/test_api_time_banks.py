@@ -77,7 +77,8 @@ async def test_an_empty_bank_hands_the_seat_to_the_bot_with_nobody_reading(
             assert ("seat_clock_low", seat) in kinds and ("seat_replaced", seat) in kinds
             assert kinds.index(("seat_clock_low", seat)) < kinds.index(("seat_replaced", seat))
             after = (await client.get(game.url)).json()
-            assert after["seats"][seat]["replaced"] and after["seats"][seat]["clock"]["remaining"] == 0
+            # Empty when handed over; since then each of the bot's decisions for it added 1 s, up to 2.
+            assert after["seats"][seat]["replaced"] and 0 <= after["seats"][seat]["clock"]["remaining"] <= 2
             assert not after["seats"][seat]["clock"]["running"]
             assert after["version"] > view["version"] + 2  # the bot played on
             assert time.monotonic() - started < 10
