@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from attrs import Factory, asdict, frozen
 
+from . import i18n
 from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .memo import Memo
 from .projection import projected
 from .rulebook.activate import DISTRICTS
+from .rulebook.scoring import worded_details
 from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
 from .storage import Packer, StorageSpec
@@ -216,6 +218,18 @@ def score_line(line: ScoreLine) -> dict[str, Any]:
     return asdict(line)
 
 
+def _final_score(engine: Engine, game: Game) -> list[dict[str, Any]]:
+    """The finished game's score lines; in another language than English the deeds' lines are
+    worded again in it (a game keeps them as worded when it finished, in English)."""
+    lines = [score_line(s) for s in game.score]
+    if i18n.current_locale() != i18n.DEFAULT_LOCALE:
+        ctx = Ctx(engine, game)
+        for line in lines:
+            if game.players[line["seat"]].kind == HUMAN:
+                line["details"] = worded_details(ctx, line["seat"])
+    return lines
+
+
 def _seats_of_kinds(engine: Engine, game: Game) -> dict[str, int | None]:
     """Every installed seat kind: its first seat in ``game``, or ``None``."""
     seats: dict[str, int | None] = dict.fromkeys(engine.seat_kinds)
@@ -278,7 +292,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
         "players": _players(engine, game, seat, names, encoded),
         "projected": projected(engine, game, seat),
-        "score": [score_line(s) for s in game.score] if finished else None,
+        "score": _final_score(engine, game) if finished else None,
         "winners": list(game.winners) if finished else None,
     }
 

@@ -21,6 +21,7 @@ from ..hookspecs import hookimpl
 from ..seats import HUMAN, TIEBREAKERS
 from ..state import ScoreLine, Task
 from ..steps import Step
+from ..wording import count, say
 
 
 def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
@@ -51,6 +52,24 @@ def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
         commissions_delivered=len(p.delivered_commissions), heroes_delivered=len(p.delivered_heroes),
         details=details,
     )
+
+
+_GOT = {"coins": "coins", "prestige": "prestige", "vp": "vp"}
+"""What a deed gives -> the thing counted in words (:func:`darkroad.core.wording.count`)."""
+
+
+def worded_details(ctx: Ctx, seat: int) -> list[str]:
+    """The deeds' lines of ``seat``'s final score in the caller's language ("Full Wagon: +6
+    coins", "Renowned: not met"), worded again from the finished game: the score line a game
+    keeps has them in English, as it finished (a player reads them in their own language)."""
+    words = ctx.words
+    details = []
+    for deed in ctx.player(seat).deeds:
+        got = ctx.first("darkroad_deed_score", is_score, seat=seat, deed=deed) or {}
+        gains = [say("+%(what)s", what=count(int(v), _GOT.get(k, k))) for k, v in got.items() if v]
+        details.append(say("%(deed)s: %(result)s", deed=words.component(deed),
+                           result=", ".join(gains) if gains else say("not met")))
+    return details
 
 
 Tiebreakers = Mapping[int, Sequence[str]]

@@ -59,6 +59,8 @@ const SOURCES: Record<string, () => string> = {
   horseshoe_move: () => t("a move with a horseshoe"),
   travel_die_reroll: () => t("a reroll of the travel dice"),
   shortcut: () => t("a shortcut"),
+  sold_at_the_ringway_inn: () => t("sold at the Ringway Inn"),
+  storage_full: () => t("storage full"),
   "slot_#1": () => t("slot #1"),
   "slot_#2": () => t("slot #2"),
   "slot_#3": () => t("slot #3"),

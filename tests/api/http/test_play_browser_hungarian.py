@@ -5,6 +5,8 @@ Playwright, as ``test_play_browser.py``, whose server and browser it uses):
   and played by clicks into its third round, at every kind of decision met, at desktop and
   phone widths: no English word in the text a player reads nor in an accessible name (buttons,
   landmarks, live regions, images, titles), and ``<html lang="hu">``.
+* **The end and the replay**: a finished game's table (the final score, the whole log) and its
+  replay viewer at the setup, mid-game and the end, with no English word, at both widths.
 * **How to play** in Hungarian, from the help link: the rulebook quoted in the Hungarian
   edition's words.
 * **The switch**: English chosen on the switch is the page's language (``lang="en"``, English
@@ -30,7 +32,8 @@ import pytest
 import test_play_browser
 from apiutil import ApiServer
 from babel.messages.pofile import read_po
-from test_play_browser import PHONE, SEED, SETTLE, WIDE, game_state
+from test_play_browser import PHONE, SEED, SETTLE, WIDE, game_state, settled
+from test_play_browser_replay import finished_game
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
 # The browser and the server of test_play_browser, as fixtures of this module.
@@ -138,12 +141,15 @@ def hungarian_browser(browser: Any, server: ApiServer) -> Iterator[Any]:
     assert elsewhere == [] and errors == [], (elsewhere, errors)
 
 
-def english_on(page: Any, english: English, where: str) -> list[str]:
-    """The English words the page shows or names (``where``: what the page is, for the message)."""
+def english_on(page: Any, english: English, where: str, names: tuple[str, ...] = ()) -> list[str]:
+    """The English words the page shows or names (``where``: what the page is, for the message;
+    ``names``: the seats' names, which their creator chose)."""
     read = page.evaluate(READ)
     assert read["lang"] == "hu", f"{where}: <html lang={read['lang']!r}>"
     found: list[str] = []
     for text in read["texts"]:
+        for name in names:
+            text = text.replace(name, " ")
         shown = english.found(text)
         if shown:
             lines = [line for line in text.splitlines() if english.found(line)]
@@ -151,10 +157,10 @@ def english_on(page: Any, english: English, where: str) -> list[str]:
     return found
 
 
-def at_both_widths(page: Any, english: English, where: str) -> list[str]:
-    found = english_on(page, english, f"{where} (desktop)")
+def at_both_widths(page: Any, english: English, where: str, names: tuple[str, ...] = ()) -> list[str]:
+    found = english_on(page, english, f"{where} (desktop)", names)
     page.set_viewport_size(PHONE)
-    found += english_on(page, english, f"{where} (phone)")
+    found += english_on(page, english, f"{where} (phone)", names)
     page.set_viewport_size(WIDE)
     return found
 
@@ -248,3 +254,27 @@ def test_how_to_play_in_hungarian_quotes_the_hungarian_rulebook(hungarian_browse
     assert page.url.endswith("/play/how-to-play?lang=hu")
     assert "a holtversenyt az alábbi tételek döntik el" in page.inner_text("#end")
     assert at_both_widths(page, english, "how to play") == []
+
+
+def test_a_finished_game_and_its_replay_in_hungarian(hungarian_browser: Any, server: ApiServer,
+                                                    english: English) -> None:
+    """A finished game's table (the final score, the whole log of a game: every kind of event of
+    it) and its replay viewer at the setup, mid-game and the end: no English word, at desktop and
+    phone widths."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        game, tokens, latest = finished_game(http, 43)
+        # The bot's seat is named by the (English) client that created the game: a name.
+        names = tuple(seat["name"] for seat in game_state(http, game)["seats"] if seat["name"])
+    page = hungarian_browser.new_page()
+    page.goto(f"{server.url}/play/{game}#seat=0&token={tokens[0]}")
+    settled(page, latest)
+    page.wait_for_selector("#score", timeout=SETTLE)
+    found = at_both_widths(page, english, "the end", names)
+    page.click(".replay-start")
+    settled(page, 0)
+    found += at_both_widths(page, english, "replay, the setup", names)
+    for at in (latest // 2, latest):
+        page.eval_on_selector(".replay-slider", f"(s) => {{ s.value = '{at}'; s.dispatchEvent(new Event('input')); }}")
+        settled(page, at)
+        found += at_both_widths(page, english, f"replay, version {at}", names)
+    assert not found, "\n".join(found)
