@@ -410,3 +410,8 @@ def test_the_fences_see_a_long_function_class_and_module(tmp_path: Path) -> None
     f.write_text(f"class C:\n    def long(self):\n{body}\n\n    def short(self):\n        pass\n" + "\n" * 600,
                  encoding="utf-8")
     assert over_fences(f, "m.py") == {"m.py": 665, "m.py::C.long": 61}
+
+
+def test_no_module_class_or_function_of_the_api_is_over_its_fence() -> None:
+    """The same fences in api/ (issue 39: each module does one job)."""
+    assert {k: n for path in modules(API) for k, n in over_fences(path).items()} == {}

@@ -8,8 +8,8 @@ import msgspec
 from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 
+from darkroad.api.http.catalog_schemas import Catalog
 from darkroad.api.http.problems import problem_responses
-from darkroad.api.http.schemas import Catalog
 from darkroad.core import Engine, i18n
 from darkroad.core.content import COMPONENT_KINDS
 

@@ -52,19 +52,10 @@ from darkroad.api.http.params import (
     text_header,
 )
 from darkroad.api.http.problems import problem_responses
-from darkroad.api.http.schemas import (
-    MAX_SEED,
-    UNSET,
-    ActionList,
-    BotSeat,
-    CreatedGame,
-    FinalScore,
-    GameView,
-    HumanSeat,
-    NewGame,
-    SeatToken,
-    WaitingGames,
-)
+from darkroad.api.http.schema_types import UNSET
+from darkroad.api.http.schemas import FinalScore, WaitingGames
+from darkroad.api.http.setup_schemas import MAX_SEED, BotSeat, CreatedGame, HumanSeat, NewGame, SeatToken
+from darkroad.api.http.view_schemas import ActionList, GameView
 from darkroad.core import errors
 from darkroad.core.i18n import N_
 from darkroad.core.undo import UNDO

@@ -19,7 +19,8 @@ from darkroad.api.http.games import created_answer
 from darkroad.api.http.guards import DEPENDENCIES
 from darkroad.api.http.params import CACHE_CONTROL, CREATES, GAMES, READ, SECRET, GameId, encoded, location
 from darkroad.api.http.problems import problem_responses
-from darkroad.api.http.schemas import CreatedGame, HistoryEntry
+from darkroad.api.http.schemas import HistoryEntry
+from darkroad.api.http.setup_schemas import CreatedGame
 
 MAX_RECORD_BODY = 4 * 1024 * 1024
 """Largest record ``POST /v1/games/import`` accepts, in bytes (a 4-player game's is about 60 KB)."""

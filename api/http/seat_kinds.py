@@ -19,15 +19,9 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from darkroad.api.http.schemas import (
-    Caravan,
-    GameConfig,
-    GameSummary,
-    NewGame,
-    PlayerView,
-    solo_kinds,
-    the,
-)
+from darkroad.api.http.schemas import GameSummary
+from darkroad.api.http.setup_schemas import NewGame, solo_kinds, the
+from darkroad.api.http.view_schemas import Caravan, GameConfig, PlayerView
 from darkroad.core import TIEBREAKERS, SeatKind, ViewBlock
 
 _REF = "#/components/schemas/{name}"

@@ -30,7 +30,8 @@ from darkroad.api.http.params import (
     location,
 )
 from darkroad.api.http.problems import problem_responses
-from darkroad.api.http.schemas import GameView, JoinedSeat, JoinSeat
+from darkroad.api.http.setup_schemas import JoinedSeat, JoinSeat
+from darkroad.api.http.view_schemas import GameView
 
 
 class SeatsController(Controller):

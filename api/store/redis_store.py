@@ -88,6 +88,7 @@ from darkroad.api.store.base import (
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
 from darkroad.api.store.cluster import ClusterNodes
+from darkroad.api.store.redis_events import decode_entries, decode_raw_entries, event_args, stream_id
 from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, RedisHooks, hook_args, hooks_key
 from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
@@ -105,7 +106,6 @@ from darkroad.api.store.topology import (
     refused_login,
 )
 
-_EVERYONE = b"*"
 _FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby", "job"]
 WAITING_KEY = "lobby:{waiting}"
 def game_key(game_id: str) -> str:
@@ -113,52 +113,8 @@ def game_key(game_id: str) -> str:
     return f"game:{{{game_id}}}"
 
 
-def _stream_id(n: int) -> str:
-    # Stream ids must be greater than 0-0, so event n is stored under 0-(n+1).
-    return f"0-{n + 1}"
-
-
-def _event_n(stream_id: bytes) -> int:
-    return int(stream_id.partition(b"-")[2]) - 1
-
-
-def _encode_audience(audience: frozenset[int] | None) -> bytes:
-    if audience is None:
-        return _EVERYONE
-    return ",".join(str(seat) for seat in sorted(audience)).encode()
-
-
-def _decode_audience(raw: bytes) -> frozenset[int] | None:
-    if raw == _EVERYONE:
-        return None
-    return frozenset(int(seat) for seat in raw.split(b",") if seat)
-
-
 _OUTCOMES = {outcome.value.encode(): outcome for outcome in Outcome}
 """The outcome of each reply of ``commit.lua``."""
-
-
-def _event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
-    args: list[str | bytes] = []
-    for event in events:
-        args += [_stream_id(event.n), _encode_audience(event.audience), event.payload]
-    return args
-
-
-def _decode_entries(entries: Sequence[tuple[bytes, dict[bytes, bytes]]]) -> list[StoredEvent]:
-    return [
-        StoredEvent(n=_event_n(entry_id), audience=_decode_audience(fields[b"a"]), payload=fields[b"e"])
-        for entry_id, fields in entries
-    ]
-
-
-def _decode_raw_entries(entries: Sequence[Sequence[Any]]) -> list[StoredEvent]:
-    """Stream entries as Redis sends them (``[id, [field, value, ...]]``)."""
-    decoded = []
-    for entry_id, flat in entries:
-        fields = dict(zip(flat[::2], flat[1::2], strict=True))
-        decoded.append(StoredEvent(_event_n(entry_id), _decode_audience(fields[b"a"]), fields[b"e"]))
-    return decoded
 
 
 def _stored_game(
@@ -392,7 +348,7 @@ class RedisStore(RedisHooks, GameStore):
             keys += [jobs_key(shard), clocks_key(shard)]
         try:
             created = await self._batch.call(
-                key, "EVALSHA", self._create_sha, len(keys), *keys, *args, *_event_args(game.events),
+                key, "EVALSHA", self._create_sha, len(keys), *keys, *args, *event_args(game.events),
                 write=True,
             )  # fmt: skip
         except Unreplicated as exc:
@@ -474,7 +430,7 @@ class RedisStore(RedisHooks, GameStore):
         """``commit.lua``'s reply to ``args`` (the events' after them)."""
         try:
             return await self._batch.call(
-                keys[0], "EVALSHA", self._commit_sha, len(keys), *keys, *args, *_event_args(commit.events), write=True
+                keys[0], "EVALSHA", self._commit_sha, len(keys), *keys, *args, *event_args(commit.events), write=True
             )
         except Unreplicated as exc:
             if exc.reply[0] in (b"committed", b"replayed"):
@@ -519,8 +475,8 @@ class RedisStore(RedisHooks, GameStore):
     async def events(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         key = f"{game_key(game_id)}:events"
         async with _reachable():
-            entries = await self._batch.call(key, "XRANGE", key, f"({_stream_id(after)}", "+", "COUNT", limit)
-        return _decode_raw_entries(entries)
+            entries = await self._batch.call(key, "XRANGE", key, f"({stream_id(after)}", "+", "COUNT", limit)
+        return decode_raw_entries(entries)
 
     async def wait_events(self, game_id: str, after: int, limit: int, timeout: float) -> list[StoredEvent]:
         found = await self.events(game_id, after, limit)
@@ -537,7 +493,7 @@ class RedisStore(RedisHooks, GameStore):
         while not reply and (remaining := deadline - loop.time()) > 0:
             try:
                 block = max(1, int(min(remaining, self._max_block) * 1000))
-                reply = await node.streams.xread({stream: _stream_id(after)}, count=limit, block=block)
+                reply = await node.streams.xread({stream: stream_id(after)}, count=limit, block=block)
             except redis_errors.AskError as exc:  # the slot moved since the events were read
                 redirections += 1
                 try:
@@ -555,7 +511,7 @@ class RedisStore(RedisHooks, GameStore):
         # One stream asked for: [[name, entries]] in RESP2, {name: [entries]} in RESP3.
         streams: Any = reply
         entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
-        return _decode_entries(entries)
+        return decode_entries(entries)
 
     async def count(self, key: str, amount: int, ttl: float) -> int:
         # Not ``write=True``: a counter need not wait for replicas (``WAIT``).

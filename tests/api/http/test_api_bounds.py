@@ -13,7 +13,7 @@ import pytest
 from apiutil import awaited_seat, create_game, legal
 from litestar import Litestar
 
-from darkroad.api.http.schemas import MAX_COMPANIONS, MAX_COMPONENT_ID
+from darkroad.api.http.setup_schemas import MAX_COMPANIONS, MAX_COMPONENT_ID
 from darkroad.core import Engine, hookimpl
 from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from darkroad.core.errors import PluginError
