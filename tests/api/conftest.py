@@ -38,15 +38,17 @@ def pytest_sessionfinish() -> None:
 STORES = [
     "memory",
     "redis",
-    pytest.param("cluster", marks=pytest.mark.slow),
-    pytest.param("sentinel", marks=pytest.mark.slow),
+    pytest.param("cluster", marks=[pytest.mark.slow, pytest.mark.xdist_group("store-cluster")]),
+    pytest.param("sentinel", marks=[pytest.mark.slow, pytest.mark.xdist_group("store-sentinel")]),
 ]
 """The store kinds a test taking ``store_kind`` (or ``store``, ``settings``, ``app``,
 ``client``) runs on, unless it is marked ``stores(...)`` with fewer: a test of what the HTTP
 layer refuses before any store is asked (``stores("memory")``), or of whole games whose moves
 reach a Redis Cluster and Sentinels only as the store contract does (``stores("memory",
 "redis")``: that contract is ``test_api_store.py``'s, on every kind, and the HA tests play
-whole games on those deployments)."""
+whole games on those deployments). Under ``--dist loadgroup`` (CI) the tests of each of the two
+deployments run on one worker: one Cluster (6 servers) and one Sentinel group (5) for the run,
+not one of each per worker, each started in a few seconds and idling beside the suite after."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -226,6 +226,7 @@ async def test_a_worker_follows_a_sentinel_failover(sentinel: SentinelGroup, eng
         server.stop()
 
 
+@pytest.mark.xdist_group("store-cluster")  # on the worker holding the Cluster (tests/api/conftest.py)
 async def test_cluster_jobs_spread_over_shards(redis_cluster: ClusterNodes, engine: Engine) -> None:
     """In a Redis Cluster, games' ids fall in the slots of the job shards: their jobs go to
     several streams (on several primaries), one worker reads them all and plays every game out."""
