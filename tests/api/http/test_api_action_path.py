@@ -28,12 +28,13 @@ import uvicorn.protocols.http.httptools_impl as uvicorn_httptools
 from apiutil import RedisServer, free_port
 from prometheus_client import CollectorRegistry, generate_latest
 from redis import exceptions as redis_errors
+from redis.asyncio.connection import Connection
 
 from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import HttpProtocol, _OneWrite
 from darkroad.api.metrics import LATENCY_BUCKETS, Metrics
-from darkroad.api.store.topology import PoolOptions, Standalone
+from darkroad.api.store.topology import PoolOptions, Standalone, packing
 from darkroad.core import Action, BadAction, Engine
 
 BODIES = [
@@ -313,3 +314,18 @@ async def test_a_pipeline_cancelled_from_outside_stays_cancelled(redis_url: str)
         assert await node.pipeline([("SET", "k", "v"), ("GET", "k")]) == [b"OK", b"v"]
     finally:
         await topology.close()
+
+
+def test_the_store_connections_pack_as_redis_py_does() -> None:
+    """``topology.packing``: hiredis packs the same bytes as redis-py's own connection, a command
+    name of two words (redis-py's typed methods send ``"SCRIPT LOAD"``) included."""
+    ours, theirs = packing(Connection)(host="localhost"), Connection(host="localhost")
+    for args in [
+        ("SET", "k", "v"),
+        ("EVALSHA", "0" * 40, 2, "game:{a}", "game:{a}:events", b"\x00\xff\r\n", "é", -1, 2**53),
+        ("SCRIPT LOAD", "return 1"),
+        (b"CLIENT SETNAME", "x"),
+        ("XINFO", "GROUPS", "jobs:{0}"),
+        ("ZADD", "clocks:{0}", repr(1.5), "g"),
+    ]:
+        assert b"".join(ours.pack_command(*args)) == b"".join(theirs.pack_command(*args)), args
