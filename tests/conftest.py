@@ -82,3 +82,28 @@ def add_entry_point(monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], Non
 
     monkeypatch.setattr(md, "entry_points", entry_points)
     return lambda name, module: added.append(md.EntryPoint(name=name, value=module, group="darkroad"))
+
+
+CONCERN_PLANNING_BEFORE_ISSUE_40 = {
+    "pc-01": {"space": 2, "reward": ["coins:1"], "illuminated": ["prestige:1"]},
+    "pc-02": {"space": 1, "reward": ["lantern:1"]},
+    "pc-03": {"space": 4, "reward": ["coins:1"]},
+    "pc-04": {"space": 3, "reward": ["lantern:1"], "illuminated": ["coins:2", "prestige:1"]},
+    "pc-05": {"space": 0, "reward": ["coins:1"]},
+    "pc-06": {"space": 2, "reward": ["lantern:1"], "illuminated": ["prestige:1"]},
+    "pc-07": {"space": 3, "reward": ["coins:1"]},
+    "pc-08": {"space": 1, "reward": ["coins:1"]},
+    "pc-09": {"space": 4, "reward": ["coins:1"], "illuminated": ["coins:2", "prestige:1"]},
+    "pc-10": {"space": 2, "reward": ["coins:1"]},
+}
+"""The Private Concern's planning sections before its retune against the default bot (issue 40:
+one prestige more in each): the cards the stored games of tests/data were played with."""
+
+
+@pytest.fixture
+def concern_cards_as_stored(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Private Concern's cards as the stored games of tests/data were played with them (for
+    a test that replays their actions to compare with the stored state); restored after the test."""
+    cards = engine.content.extra["private_concern_cards"]
+    for cid, planning in CONCERN_PLANNING_BEFORE_ISSUE_40.items():
+        monkeypatch.setitem(cards, cid, {**cards[cid], "planning": planning})

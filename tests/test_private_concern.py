@@ -741,11 +741,11 @@ def test_any_other_decision_for_it_is_relayed_to_the_creator(solo):
     assert t.game.players[pc].lanterns == 1 and t.events_of("ruins_die_rolled")
 
 
-def test_a_game_stored_before_the_seat_kind_plugin_loads_and_plays_on(engine):
+def test_a_game_stored_before_the_seat_kind_plugin_loads_and_plays_on(engine, concern_cards_as_stored):
     """A game stored by the version that kept the Private Concern in the core (schema_version
     1: ``config.private_concern``, ``config.private_concern_seat``, ``players[i].concern``)
     loads as the same game: equal to the same seed and actions replayed now (but the plugins
-    it records), and it plays on."""
+    it records; its cards as it was played with them), and it plays on."""
     import json
     from pathlib import Path
 

@@ -143,10 +143,12 @@ def _v2_positions() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("position", _v2_positions(), ids=lambda p: f"{p['feature']}-{p['format']}")
+@pytest.mark.usefixtures("concern_cards_as_stored")
 def test_a_game_stored_by_version_2_loads_as_the_same_game(engine: Engine, position: dict[str, Any]) -> None:
     """A game stored by darkroad c41aef6 (schema version 2: the turn and its caravan dicts, a
     plugin's keys among the engine's) loads as the game its actions reach now: the same state,
-    the plugins' keys in the ``extra`` of the turn or the caravan; and it plays on alike."""
+    the plugins' keys in the ``extra`` of the turn or the caravan; and it plays on alike (the
+    Private Concern's cards as the games were played with them)."""
     blob: bytes | str = base64.b64decode(position["blob"]) if position["format"] == "msgpack" else position["blob"]
     stored = msgspec.msgpack.decode(blob) if isinstance(blob, bytes) else json.loads(blob)
     assert stored["schema_version"] == 2 and isinstance(stored["turn"], dict)
