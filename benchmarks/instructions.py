@@ -93,6 +93,19 @@ def _no_setups(self, *args, **kwargs):
     self._setups = _Never()
 _s.Packer.__init__ = _no_setups
 """,
+    "legality-options": """
+from darkroad.core import kernel as _k
+_k.Kernel._is_step_option = lambda self, ctx, task, step, action: True
+""",
+    "undo-snapshot": """
+from darkroad.core import undo as _u
+_u.hidden = lambda engine, game, seat: ()
+_u.unchanged = lambda game, seat, before: True
+""",
+    "invariants": """
+from darkroad.core import invariants as _i
+_i.broken = lambda game, steps: None
+""",
     "placements": """
 from darkroad.core import storage as _s
 _placements = _s._Board.placements
@@ -119,7 +132,11 @@ _v.EncodedPlayers.FROM_PLAYERS = 99
 """,
 }
 """What the core remembers, each switched off by name (``--without``): the code runs before
-the workload builds its engine."""
+the workload builds its engine. Three more switch off work, not memory, to say what it costs (the
+answers are then wrong for an illegal action or an undo, never for the random games counted):
+``legality-options`` (the options :meth:`Kernel.apply` works out to check an answer),
+``undo-snapshot`` (what is hidden from the acting seat, noted and compared for undo) and
+``invariants``."""
 
 WORKLOADS = {
     "engine": ("""
