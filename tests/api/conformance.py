@@ -2,7 +2,7 @@
 
 A JSON Schema validator says whether a value is valid; this says *what* is missing from the
 document: a member the engine sends that no schema names ("add it to `Board` in
-api/schemas.py"), a leaf of another type than documented, and, over many values, which
+api/http/view_schemas.py"), a leaf of another type than documented, and, over many values, which
 documented members never showed up (documentation of something the engine does not send).
 Objects are checked closed: a member is documented by ``properties`` or by a typed
 ``additionalProperties``; ``additionalProperties: true`` marks the open objects plugins fill.

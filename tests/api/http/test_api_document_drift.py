@@ -7,7 +7,7 @@ event, the final score and the catalogue. A member the engine sends that the doc
 not name fails with where it was seen and which schema to extend; so does a documented
 member no game ever sent.
 
-Adding a member to a view: add it to the struct named in the failure (api/schemas.py),
+Adding a member to a view: add it to the struct named in the failure (api/http/view_schemas.py),
 regenerate the document (``darkroad openapi --output openapi/openapi.json``).
 """
 
@@ -131,7 +131,7 @@ def test_everything_sent_is_documented_and_everything_documented_is_sent(base_en
             break
     problems += conformance.check(json.loads(catalog_body(base_engine)), "Catalog", "catalog")
     assert not problems, (
-        "document it (the views' structs: api/schemas.py; event data: EVENTS in core/view.py), then "
+        "document it (the views' structs: api/http/view_schemas.py; event data: EVENTS in core/view.py), then "
         "regenerate openapi/openapi.json:\n" + "\n".join(problems[:20])
     )
 
