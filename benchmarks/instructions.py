@@ -122,10 +122,6 @@ _s._board = _s._board.__wrapped__
 from darkroad.core import view as _v
 _v._arranged = _v._arranged.__wrapped__
 """,
-    "view-storage-encoded": """
-from darkroad.core import view as _v
-_v._storage_encoded = _v._storage_encoded.__wrapped__
-""",
     "view-encoded-players": """
 from darkroad.core import view as _v
 _v.EncodedPlayers.FROM_PLAYERS = 99

@@ -70,12 +70,9 @@ def _storage_block(found: tuple[Any, ...], spec: StorageSpec) -> dict[str, Any]:
             "slot_goods": list(slotted)}
 
 
-@functools.lru_cache(maxsize=4096)
 def _storage_encoded(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> msgspec.Raw | None:
-    """:func:`_storage`'s block of ``goods`` in ``spec``, encoded, memoised: the grids are most
-    of a player's block, and the same goods in the same storage show the same block, so a view
-    that is to be encoded neither copies nor encodes them again (about 1.5 µs of each block in
-    a loaded server: ``benchmarks/server_calls.py``)."""
+    """:func:`_storage`'s block of ``goods`` in ``spec``, encoded, from the arrangement
+    :func:`_arranged` keeps."""
     found = _arranged(packer, goods, spec)
     return None if found is None else msgspec.Raw(_encode(_storage_block(found, spec)))
 
