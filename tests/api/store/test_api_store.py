@@ -223,19 +223,22 @@ async def test_games_expire(store: GameStore) -> None:
 
 
 async def test_commit_refreshes_expiry(store: GameStore) -> None:
-    await store.create(new_game(ttl=1))
-    await asyncio.sleep(0.6)
+    # Margins of whole seconds: a worker of a loaded CI machine may lose a few tenths between a
+    # reply and its next request. Fails without the refresh: the last load is past the first TTL.
+    await store.create(new_game(ttl=2))
+    await asyncio.sleep(0.5)
     await store.commit(commit(0))  # ttl 60
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(1.7)
     assert await store.load("g1") is not None
 
 
 async def test_a_replayed_commit_refreshes_its_record(store: GameStore) -> None:
     await store.create(new_game())
-    await store.commit(commit(0, key="short", record_ttl=1))
-    await asyncio.sleep(0.6)
+    # As above: the replay comes well within the first TTL, the last load well past it.
+    await store.commit(commit(0, key="short", record_ttl=2))
+    await asyncio.sleep(0.5)
     assert (await store.commit(commit(1, key="short", record_ttl=60))).outcome is Outcome.REPLAYED
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(1.7)
     assert (await store.load("g1", "short")).replay == b"result-1"  # type: ignore[union-attr]
 
 
