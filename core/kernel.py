@@ -81,6 +81,13 @@ class Kernel:
         self._extra_options = registry.hook_impls["darkroad_decision_options"]
         self._companion_impls = registry.companion_impls
         self._card_plugins = registry.card_plugins
+        fan = frozenset(name for name, p in engine.plugins.plugins.items() if not p.builtin)
+        with_components = {c.plugin for c in registry.content.components.values()}
+        with_components |= {impl.plugin_name for impl in engine.pm.hook.darkroad_content.get_hookimpls()}
+        self._fan = fan
+        """The plugins not shipped with darkroad (fans', tests'): code the property tests do not cover."""
+        self._fan_everywhere = bool(fan - with_components)
+        """Whether a fan plugin without components is installed: its hooks may act in any game."""
 
     # -- a new game ------------------------------------------------------------------------
     def create(self, config: GameConfig) -> tuple[Game, list[Event]]:
@@ -345,7 +352,7 @@ class Kernel:
         try:
             self._resolve(ctx, task, step, action)
             self.settle(ctx)
-            broken = invariants.broken(game, self.steps)
+            broken = invariants.broken(game, self.steps) if self.checks_invariants(game) else None
             if broken:
                 blamed = sorted(ctx.answered - self.registry.essential)  # the plugins, not the rulebook
                 raise PluginError(f"the game broke an invariant ({broken}) while resolving {action.type}/"
@@ -359,6 +366,18 @@ class Kernel:
         if noted is not None:
             undo.track(engine, game, action, noted, ctx)
         return ctx.events
+
+    def checks_invariants(self, game: Game) -> bool:
+        """Whether :meth:`apply` checks the invariants (core/invariants.py) after an action of
+        ``game``: when code the property tests do not cover can touch it (a fan plugin the game
+        uses, or one without components: its hooks may act in any game), when the testing kit
+        watches the engine (a plugin author's tests), and in every game when
+        ``engine.check_invariants`` is set (``DARKROAD_CHECK_INVARIANTS=1``, ``darkroad
+        simulate --check``). The rulebook and darkroad's own plugins are proven instead by
+        ``tests/test_properties.py`` (``--random-games 5000``: no violation), not at every
+        action of every game."""
+        return self.engine.check_invariants or bool(self.monitors) or self._fan_everywhere \
+            or not self._fan.isdisjoint(game.config.plugins)
 
     @staticmethod
     def _resolve(ctx: Ctx, task: Task, step: Step, action: Action) -> None:
