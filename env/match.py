@@ -107,19 +107,21 @@ class Match:
         if held is not None and held[0] is game and held[1] == game.version and held[2] == seat:
             return held[3]
         legal = self.legal(seat)
-        by_index: dict[int, Action] = {}
-        for i, action in zip(self.catalogue.indices(legal), legal, strict=True):
-            by_index.setdefault(i, action)
+        indices = self.catalogue.indices(legal)
+        by_index = dict(zip(indices, legal, strict=True))
+        if len(by_index) < len(legal):  # two actions of one index: the first is offered
+            by_index = {}
+            for i, action in zip(indices, legal, strict=True):
+                by_index.setdefault(i, action)
         self._offered = (game, game.version, seat, by_index)
         return by_index
 
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
-        """1 at the index of each of ``seat``'s legal actions, else 0."""
-        out = np.zeros(self.catalogue.size, dtype=np.int8)
-        offered = self.offered(seat)
-        if offered:
-            out[list(offered)] = 1
-        return out
+        """1 at the index of each of ``seat``'s legal actions, else 0 (a new array)."""
+        out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
+        for i in self.offered(seat):
+            out[i] = 1
+        return np.frombuffer(out, np.int8)
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         assert self.game is not None
