@@ -233,5 +233,4 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
                 self.rewards[agent] += r
 
     def _select(self) -> None:
-        awaiting = self.engine.awaiting(self.game)
-        self.agent_selection = self._agent[awaiting[0]]
+        self.agent_selection = self._agent[self.match.awaiting()[0]]

@@ -75,6 +75,7 @@ class Match:
         self.steps = 0
         self.seeds = random.Random()
         self._offered: tuple[Game, int, int, dict[int, Action]] | None = None
+        self._awaiting: tuple[Game, int, list[int]] | None = None
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(players=self.seats_total, seed=seed, **self.settings)
@@ -86,7 +87,7 @@ class Match:
         game, _ = self.engine.create(self.config(self.seeds.randrange(2**31)))
         self.game = game
         self.steps = 0
-        self._offered = None
+        self._offered = self._awaiting = None
         return game
 
     # -- what a seat sees and may do ---------------------------------------------------------
@@ -123,9 +124,22 @@ class Match:
             out[i] = 1
         return np.frombuffer(out, np.int8)
 
+    def awaiting(self) -> list[int]:
+        """The seats the game awaits now. Asked twice a step, for the agent to act and for the
+        observation's ``awaiting`` (a decision several seats answer asks each seat's options),
+        so it is kept while it is that position, as :meth:`offered` keeps the legal actions."""
+        game = self.game
+        assert game is not None
+        held = self._awaiting
+        if held is not None and held[0] is game and held[1] == game.version:
+            return held[2]
+        seats = self.engine.awaiting(game)
+        self._awaiting = (game, game.version, seats)
+        return seats
+
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         assert self.game is not None
-        return self.encoder.encode(self.game, seat)
+        return self.encoder.encode(self.game, seat, self.awaiting())
 
     def action_of(self, seat: int, index: int) -> Action:
         """The engine action index ``index`` stands for, for ``seat`` now. :class:`ValueError`

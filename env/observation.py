@@ -251,7 +251,7 @@ class Encoder:
         """The seat blocks of the seats a game of ``n`` has not, as bytes."""
         self._kept_seats: dict[int, _KeptSeat] = {}
 
-    def encode(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
+    def encode(self, game: Game, seat: int, awaiting: Sequence[int] | None = None) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded), a new array.
 
         Assembled from the bytes of its blocks in one join: the board's (the market, the
@@ -261,10 +261,11 @@ class Encoder:
         made once (:meth:`_head`, :meth:`_caravan_block`). NumPy is called once per block made
         and once for the result: a call into NumPy costs more than the few features most of
         them set. The same vector as :meth:`encode_full` (``tests/test_env.py`` compares them
-        over random games)."""
+        over random games). ``awaiting``: the seats the game awaits, when the caller knows them
+        (:meth:`Engine.awaiting`)."""
         players = game.players
         n = len(players)
-        parts = self._head(game, seat, n)
+        parts = self._head(game, seat, n, self.engine.awaiting(game) if awaiting is None else awaiting)
         parts.append(self._board_block(game.board))
         caravan = game.turn.caravan
         parts.append(self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n))
@@ -299,8 +300,8 @@ class Encoder:
         features are the same. Its key is their value (:func:`_board_key`), so a board changed
         in any way, by the rules or by hand, gets its block made again.
 
-        Kept because most actions leave the board as it was: 38% of the encoding's work saved
-        in ``benchmarks/env.py`` (see :meth:`_seat_block`)."""
+        Kept because most actions leave the board as it was (a quarter of the steps of random
+        2-player games change it); docs/agents.md, "Speed", gives what the kept blocks save."""
         key = _key(self._board_key(board))
         kept = self._kept_board
         if kept is not None and key is not None and kept[0] == key:
@@ -322,9 +323,8 @@ class Encoder:
         again.
 
         An action changes one seat or none, and an agent observes after each, so most blocks
-        are those of the observation before. What the kept blocks save, measured with
-        ``.venv/bin/python benchmarks/env.py --games 20 --rounds 3``: the raw environment's
-        encoding went from about 24 us to 9 us a step (the phase's CPU time with and without)."""
+        are those of the observation before (in random 2-player games, 0.78 blocks are made a
+        step of the 2 an observation has); docs/agents.md, "Speed", gives what they save."""
         key = _key((_PLAYER_INPUTS(p), p.pool, p.companions) if p.pool or p.companions else _PLAYER_INPUTS(p))
         kept = self._kept_seats.get(seat)
         if kept is None or key is None or kept.key != key:
@@ -362,12 +362,11 @@ class Encoder:
                 block[i - lo] += 1.0
         return block
 
-    def _head(self, game: Game, seat: int, n: int) -> list[bytes]:
+    def _head(self, game: Game, seat: int, n: int, awaiting: Sequence[int]) -> list[bytes]:
         """The turn's features (:attr:`head` places), as bytes of ``float32``: the round, the
         seats, the phase, who is awaited and for what."""
         one = self.one
         active = game.active
-        awaiting = self.engine.awaiting(game)
         return [_F32(game.round / ROUNDS), one[1][0] if game.finished else self.zero[1], one[MAX_SEATS][n - 1],
                 self.phase_hot.get(game.phase, self.zero[len(PHASES)]),
                 one[MAX_SEATS][(active - seat) % n] if active is not None and active >= 0 else self.zero[MAX_SEATS],

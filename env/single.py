@@ -132,7 +132,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
         """The bots play until the seat is awaited or the game ends."""
         game = self.game
         while not game.finished and self.match.steps < self.match.max_steps:
-            awaiting = self.engine.awaiting(game)
+            awaiting = self.match.awaiting()
             if self.seat in awaiting:
                 return
             other = awaiting[0]
