@@ -59,12 +59,14 @@ class BotSeat(msgspec.Struct, tag_field="kind", tag="bot", forbid_unknown_fields
     """A seat an installed bot plays (in the service's bot workers, apart from requests)."""
 
     bot: BotId
-    name: Annotated[Name | Unset, doc("The seat's name (default: the bot's name).")] = UNSET
+    name: Annotated[Name | Unset, doc("The seat's name (default: the bot's name, in the reader's language).")] = UNSET
     think_time: Annotated[
         float,
         msgspec.Meta(gt=0, le=MAX_THINK_TIME, description=(
-            "Seconds the bot may think per decision: what a bot that searches against the clock takes (the "
-            "`search` bot; 1 s by default), a budget the other bots are always within. It must be below the "
+            "Seconds the bot may think per decision. A bot that can search against the clock (the `search` "
+            "bot) then thinks up to that long, and its answers depend on the machine's speed; without it, the "
+            "`search` bot thinks to a fixed budget of trials (the same answers on every machine, a decision "
+            "within a fraction of a second). The other bots are always within it. It must be below the "
             "server's bot move timeout (`DARKROAD_BOT_MOVE_TIMEOUT`, 30 s by default), else `bad-bot-option`.")),
     ] | Unset = UNSET
 
