@@ -346,6 +346,13 @@ class Seats:
                 return None  # the player already plays it
             record = lobby.seats[seat]
             bot = record.bot
+            clock = lobby.clock
+            if clock is not None and clock.increment <= 0 and lobby.bank(seat) <= 0:
+                # Awaited again, it would be handed straight back: its bank can never fill (issue 41).
+                raise ServiceError("bank-empty", "Seat %(seat)d's time bank is empty, and this game's clock adds "
+                                                 "nothing for a decision: the seat would be handed to the bot again "
+                                                 "as soon as the game waits for it. The bot `%(bot)s` plays it to the end.",
+                                   seat=seat, bot=bot)
             record.replaced, record.bot = False, None
             return SeatChange("reclaimed", seat, [("seat_reclaimed", seat, {"bot": bot})], acted=False)
 
