@@ -35,8 +35,8 @@ def test_a_request_of_every_field_is_that_config(engine: Engine) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_two_to_four_players_sit_at_the_table(engine: Engine, players: int) -> None:
-    """The rulebook's multiplayer game (RULES.md: players 1–4, 1 = solo against the Private
-    Concern): a game of 2 to 4 players is a game of that many seats, each a player's."""
+    """The rulebook's game of 2 to 4 players ("Unless noted below, play the solo game exactly as you
+    would the 2-player game", its solo rules say of the smallest): that many seats, each a player's."""
     config = config_of(engine, players=players, seats=players)
     assert config.players == players and config.options == {}
 
