@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 from urllib.parse import SplitResult, urlsplit, urlunsplit
@@ -34,6 +34,7 @@ from darkroad.api.store.base import (
     StoreConfigError,
     StoreUnavailable,
 )
+from darkroad.api.store.redis_adapter import Pipelines, pipeline_options
 
 logger = logging.getLogger("darkroad.api.redis")
 
@@ -97,10 +98,6 @@ NO_RETRY = Retry(NoBackoff(), 0)
 failed command again itself, within its retry window, after a topology refresh if need be."""
 
 
-def _as_sent(response: Any, **options: Any) -> Any:
-    return response
-
-
 class _HiredisPacking(AbstractConnection):
     """A connection that packs its commands with hiredis, in C. redis-py's synchronous connections
     do so when hiredis is installed; its asyncio ones pack in Python, argument by argument, which
@@ -128,46 +125,39 @@ def packing(kind: type[AbstractConnection]) -> type[AbstractConnection]:
 class Node:
     """One Redis server the store sends commands to.
 
-    ``client`` serves requests (the :class:`Batcher`'s pipelines and single commands) from a
-    blocking connection pool; event streams have their own ``streams`` client, whose blocking
-    reads hold a connection while they wait, so that followers can never starve the players.
+    The :class:`Batcher`'s pipelines go through ``pipelines`` (:mod:`.redis_adapter`), single
+    commands through ``client``, each from a blocking connection pool of its own; event
+    streams have their own ``streams`` client, whose blocking reads hold a connection while
+    they wait, so that followers can never starve the players.
     """
 
     def __init__(
-        self, name: str, requests: ConnectionPool, streams: ConnectionPool, host: str | None = None
+        self,
+        name: str,
+        requests: ConnectionPool,
+        streams: ConnectionPool,
+        host: str | None = None,
+        *,
+        pipelines: ConnectionPool,
+        timeout: float | None,
     ) -> None:
         self.name = name
         self.host = host
         """The host it is reached at (``None``: a socket path, or wherever Sentinels say)."""
         self.client = Redis.from_pool(requests)
         self.streams = Redis.from_pool(streams)
-        # The same pool, its replies as Redis sent them: the batcher serves every part of the
-        # store, which reads Redis's own replies (redis-py's parsing is for its typed methods).
-        self._replies = Redis(connection_pool=requests)
-        for command in list(self._replies.response_callbacks):
-            self._replies.set_response_callback(str(command), _as_sent)
+        self._pipelines = Pipelines(name, pipelines, timeout)
 
     def __repr__(self) -> str:
         return f"<Node {self.name}>"
 
-    async def pipeline(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
-        """Send ``commands`` in one redis-py pipeline (not a transaction) and read their replies,
-        in order.
-
-        A reply that is an error is returned in its place (a ``ResponseError``); a failing
-        connection raises (redis-py drops it). Each read waits at most the connection's
-        ``socket_timeout`` (then redis-py's ``TimeoutError``, which the batcher retries).
-        """
-        pipe = self._replies.pipeline(transaction=False)
-        for args in commands:
-            pipe.execute_command(*args)
-        try:
-            return await pipe.execute(raise_on_error=False)
-        except RuntimeError as exc:  # uvloop: the transport closed under us (see UNAVAILABLE)
-            raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
+    def pipeline(self, commands: Sequence[tuple[Any, ...]]) -> Awaitable[list[Any]]:
+        """Send ``commands`` in one pipeline (not a transaction) and read their replies, in order
+        (:meth:`Pipelines.send`: an error reply in its place, a failing connection raises)."""
+        return self._pipelines.send(commands)
 
     async def close(self) -> None:
-        await self._replies.aclose()  # not its pool: ``client``'s
+        await self._pipelines.close()
         await self.client.aclose()
         await self.streams.aclose()
 
@@ -201,9 +191,12 @@ class PoolOptions:
         requests = BlockingConnectionPool(
             max_connections=self.max_connections, timeout=self.timeout, **options, **address
         )
+        pipelines = BlockingConnectionPool(
+            max_connections=self.max_connections, timeout=self.timeout, **pipeline_options(options, self.timeout), **address
+        )
         options["socket_timeout"] = self.stream_timeout
         streams = ConnectionPool(max_connections=self.max_streams, **options, **address)
-        return Node(name, requests, streams, address.get("host"))
+        return Node(name, requests, streams, address.get("host"), pipelines=pipelines, timeout=self.timeout)
 
     @property
     def stream_timeout(self) -> float:
@@ -414,11 +407,16 @@ class SentinelPrimary(_OneNode):
         requests = _BlockingSentinelPool(  # type: ignore[no-untyped-call]
             service, self._sentinel, max_connections=options.max_connections, timeout=options.timeout, **common
         )
+        pipelines = _BlockingSentinelPool(  # type: ignore[no-untyped-call]
+            service, self._sentinel, max_connections=options.max_connections, timeout=options.timeout,
+            **pipeline_options(common, options.timeout),
+        )
         streams = SentinelConnectionPool(  # type: ignore[no-untyped-call]
             service, self._sentinel, **{"max_connections": options.max_streams, **common,
                                         "socket_timeout": options.stream_timeout}
         )
-        self._node = self.single = Node(f"sentinel:{service}", requests, streams)
+        self._node = self.single = Node(f"sentinel:{service}", requests, streams, pipelines=pipelines,
+                                        timeout=options.timeout)
 
     async def start(self) -> None:
         reachable, errors = [], []

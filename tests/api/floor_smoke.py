@@ -1,6 +1,8 @@
 """Run by ``test_api_redis_floor.py`` in a process whose ``redis`` and ``hiredis`` are the
-floor versions of ``pyproject.toml``: the store's every kind of command against a real
-Redis (``sys.argv[1]``). Prints the versions it ran with."""
+floor versions of ``pyproject.toml`` (or the newest the project is tested with): the store's
+every kind of command against a real Redis (``sys.argv[1]``), and the paths of the one module
+that drives redis-py's connections itself (``darkroad.api.store.redis_adapter``): a connection
+Redis dropped, a pipeline past its deadline, one cancelled. Prints the versions it ran with."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import redis
 
 from darkroad.api.store.base import Commit, IdempotencyRecord, NewGame, Outcome, StoredEvent
 from darkroad.api.store.redis_store import RedisStore
+from darkroad.api.store.topology import PoolOptions, Standalone
 
 
 def commit(expected: int, key: str) -> Commit:
@@ -43,7 +46,48 @@ async def main(url: str) -> None:
         assert [event.n for event in await waiting] == [3]
         assert await store.count("ratelimit:{floor}:1", 2, 10) == 2
         assert len(await store.actions("g1")) == 3
+    await adapter(url)
     print(f"redis {redis.__version__}, hiredis {hiredis.__version__}: ok")
+
+
+async def adapter(url: str) -> None:
+    """The adapter's pipelines (``Node.pipeline``) on this redis-py: replies as Redis sent them,
+    errors in their place, and every way a pipeline fails leaving the next one sound."""
+    topology = Standalone(url, PoolOptions({}, timeout=0.5))
+    try:
+        node = topology.single
+        assert node is not None
+        await node.pipeline([("DEL", "n", "z")])
+        assert sorted(await asyncio.gather(*(node.pipeline([("INCR", "n")]) for _ in range(3)))) == [[1], [2], [3]]
+        replies = await node.pipeline([("SET", "s", "v"), ("ZADD", "z", 1, "m"), ("INCR", "z"), ("GET", "n")])
+        assert replies[:2] == [b"OK", 1] and isinstance(replies[2], redis.ResponseError) and replies[3] == b"3"
+        await node.client.client_kill_filter(_type="normal", skipme=True)  # Redis drops the kept connections
+        try:
+            await node.pipeline([("INCR", "n")])
+        except redis.ConnectionError:
+            pass
+        else:
+            raise AssertionError("a dropped connection answered")
+        assert await node.pipeline([("GET", "s")]) == [b"v"]  # the next pipeline: a new connection
+        try:
+            await node.pipeline([("BLPOP", "nothing", 2)])  # blocks past the deadline
+        except redis.TimeoutError:
+            pass
+        else:
+            raise AssertionError("a pipeline outlived its deadline")
+        assert await node.pipeline([("GET", "s")]) == [b"v"]
+        task = asyncio.create_task(node.pipeline([("BLPOP", "nothing", 2)]))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("a cancelled pipeline answered")
+        assert await node.pipeline([("SET", "k", "v"), ("GET", "k")]) == [b"OK", b"v"]
+    finally:
+        await topology.close()
 
 
 if __name__ == "__main__":

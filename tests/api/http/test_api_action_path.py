@@ -231,9 +231,10 @@ async def test_access_log_arguments_are_built_only_when_the_line_is_logged(
 
 
 async def test_a_connection_redis_dropped_fails_its_pipeline_once(redis_server: RedisServer, redis_url: str) -> None:
-    """A node's pipelines take their connections from redis-py's pool and give them back; one
-    Redis dropped fails the pipeline that meets it with redis-py's ``ConnectionError`` (no resend
-    of redis-py's own: the batcher sends it again), and the next pipeline gets a new one."""
+    """A node's pipelines take their connections from redis-py's pool and keep a few between
+    pipelines; Redis dropping them fails the pipeline that meets one with redis-py's
+    ``ConnectionError`` (no resend of redis-py's own: the batcher sends it again), the others
+    kept are dropped with it, and the next pipeline gets a new one."""
     topology = Standalone(redis_url, PoolOptions({}))
     try:
         node = topology.single
@@ -283,9 +284,9 @@ def test_metrics_kept_in_plain_numbers_read_as_prometheus_client_writes_its_own(
 
 
 async def test_a_pipeline_past_its_deadline_fails_and_drops_its_connection(redis_url: str) -> None:
-    """A pipeline's reads wait at most the connection's ``socket_timeout`` (redis-py's, from
-    ``PoolOptions.timeout``): past it, redis-py's ``TimeoutError`` (which the batcher retries),
-    and the next pipeline gets a connection that answers."""
+    """A pipeline (its write and every reply) has one deadline, ``PoolOptions.timeout``
+    (``redis_adapter.Pipelines``): past it, redis-py's ``TimeoutError`` (which the batcher
+    retries), and the next pipeline gets a connection that answers."""
     topology = Standalone(redis_url, PoolOptions({}, timeout=0.3))
     try:
         node = topology.single

@@ -1,6 +1,9 @@
-"""The ``redis`` and ``hiredis`` floors of ``pyproject.toml`` run: CI installs exactly those
-versions into a directory of their own and runs the store against a real Redis with them
-(``floor_smoke.py``), so a floor the code no longer fits fails here, not in production."""
+"""The ``redis`` and ``hiredis`` floors of ``pyproject.toml`` run, and so does the newest
+redis-py the project is tested with: CI installs exactly those versions into a directory of
+their own and runs the store against a real Redis with them (``floor_smoke.py``), so a version
+the code no longer fits fails here, not in production. The store's adapter module
+(``darkroad.api.store.redis_adapter``, which drives redis-py's connections itself) is tested so
+against both ends (issue 39)."""
 
 from __future__ import annotations
 
@@ -24,9 +27,16 @@ def floor(package: str) -> str:
     return found.group(1)
 
 
+NEWEST = {"redis": "8.1.0", "hiredis": "3.5.0"}
+"""The newest ``redis`` and ``hiredis`` the store is tested with (raise it with an upgrade)."""
+
+
 @pytest.mark.slow
-def test_the_store_runs_on_the_floor_versions(redis_server: RedisServer, redis_url: str, tmp_path: Path) -> None:
-    versions = {"redis": floor("redis"), "hiredis": floor("hiredis")}
+@pytest.mark.parametrize("end", ["floor", "newest"])
+def test_the_store_runs_on_the_floor_and_newest_versions(
+    end: str, redis_server: RedisServer, redis_url: str, tmp_path: Path
+) -> None:
+    versions = {"redis": floor("redis"), "hiredis": floor("hiredis")} if end == "floor" else NEWEST
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", str(tmp_path),
          f"redis=={versions['redis']}", f"hiredis=={versions['hiredis']}"],
