@@ -44,9 +44,10 @@ from darkroad.api.http.params import (
     MAX_LISTING_PAGE,
     READ,
     SECRET,
+    EncodedResponse,
     GameId,
+    answer_headers,
     encoded,
-    game_headers,
     idempotency_key_header,
     location,
     text_header,
@@ -56,7 +57,7 @@ from darkroad.api.http.schema_types import UNSET
 from darkroad.api.http.schemas import FinalScore, WaitingGames
 from darkroad.api.http.setup_schemas import MAX_SEED, BotSeat, CreatedGame, HumanSeat, NewGame, SeatToken
 from darkroad.api.http.view_schemas import ActionList, GameView
-from darkroad.core import BadConfig, GameConfig, errors, game_setup
+from darkroad.core import errors
 from darkroad.core.i18n import N_
 from darkroad.core.undo import UNDO
 
@@ -105,9 +106,10 @@ class GamesController(Controller):
         )
         new_game: type[NewGame] = request.app.state.new_game  # with the installed seat kinds' fields
         data = parse_model(raw, new_game)
-        config = game_setup.game_config(service.engine, data.setup(seed=secrets.randbelow(MAX_SEED + 1)))
-        if not isinstance(config, GameConfig):
-            raise setup_problem(config)
+        errors = [body_error(message.translated(), key) for message, key in data.schema_errors(service.engine)]
+        if errors:
+            raise invalid_body(errors, N_("Invalid body: %(reasons)s"), reasons="; ".join(error["message"] for error in errors))
+        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
         return created_answer(await service.seats.create(config, _seating(data)))
 
     @get(
@@ -378,23 +380,6 @@ class GamesController(Controller):
         return Response(msgspec.convert(service.reading.score(caller), FinalScore))
 
 
-DOCUMENTED = frozenset({game_setup.REPEATED_ID, game_setup.BUILDING_COUNT, game_setup.TILE_SIDES,
-                        game_setup.KIND_SIZE, game_setup.KIND_REFUSED_SOLO, game_setup.SEAT_COUNT})
-"""The setup problems the document's schema states (``uniqueItems`` and ``NewGame``'s ``not``
-clauses, :mod:`darkroad.api.http.openapi`): a ``400 bad-request`` as every other schema violation,
-so that a client validating against the document sees the same."""
-
-
-def setup_problem(found: list[game_setup.SetupProblem]) -> Exception:
-    """The problem detail of a refused setup: ``400 bad-request`` listing each problem the document
-    states (its ``key`` the member the pointer names), else ``422 bad-config`` with the first."""
-    errors = [body_error(problem.message.translated(), problem.pointer.removeprefix("/").replace("/", "."))
-              for problem in found if problem.code in DOCUMENTED]
-    if errors:
-        return invalid_body(errors, N_("Invalid body: %(reasons)s"), reasons="; ".join(e["message"] for e in errors))
-    return BadConfig(found[0].message)
-
-
 def created_answer(created: Created) -> Response[CreatedGame]:
     """The ``201`` of a new game: its seats' tokens (shown only here) and its ``Location``."""
     body = CreatedGame(
@@ -414,18 +399,18 @@ def created_answer(created: Created) -> Response[CreatedGame]:
 def act_answer(result: ActResult, minimal: bool) -> Response[Any]:
     """The answer to an action or an undo: the seat's new view (``204`` without it when the client
     prefers ``return=minimal``), the game's headers, and whether it was replayed or minimal."""
-    headers = game_headers(result.version)
+    body = None if minimal else result.view
+    headers = answer_headers(result.version, body)
     if result.replayed:
-        headers["Idempotent-Replayed"] = "true"
+        headers.append(_REPLAYED)
     if minimal:
-        headers["Preference-Applied"] = "return=minimal"
-        return Response(None, status_code=204, headers=headers)
-    # Given here rather than left to Litestar's ASGIResponse, which fills in a missing Content-Type
-    # and Content-Length each through a failed look-up (an exception apiece) on the request
-    # clients make most.
-    headers["Content-Type"] = "application/json"
-    headers["Content-Length"] = str(len(result.view))
-    return Response(result.view, media_type="application/json", headers=headers)
+        headers.append(_MINIMAL)
+        return EncodedResponse(None, headers, 204)
+    return EncodedResponse(body, headers)
+
+
+_REPLAYED = (b"idempotent-replayed", b"true")
+_MINIMAL = (b"preference-applied", b"return=minimal")
 
 
 def _seating(data: NewGame) -> Seating:

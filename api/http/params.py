@@ -3,16 +3,20 @@ families of problems, and the response of encoded JSON with the game's headers."
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from litestar import Response
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.spec import OpenAPIType
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
+from litestar.response.base import ASGIResponse
 
 from darkroad.api.app.seating import GAME_ID_LENGTH, GAME_ID_PATTERN
 from darkroad.api.http.guards import MAX_IDEMPOTENCY_KEY
 from darkroad.api.http.problems import entity_tag
+
+if TYPE_CHECKING:
+    from litestar.types import Receive, Scope, Send
 
 GAMES = "/v1/games"
 MAX_EVENT = 2**53 - 1
@@ -109,11 +113,62 @@ COMMITS = ("plugin-error", "missing-plugin", "store-unavailable", "replication-t
 """A route that plays the game on (an action, or the bots' moves after a change of seats) and commits."""
 
 
-def game_headers(version: int | None) -> dict[str, str]:
-    """``Vary`` and the game's ``ETag`` when ``version`` is given: the headers of every game read."""
-    if version is None:
-        return {"Vary": "Authorization"}
-    return {"ETag": entity_tag(version), "Vary": "Authorization"}
+_JSON = (b"content-type", b"application/json")
+_VARY = (b"vary", b"Authorization")
+
+
+class EncodedResponse(Response[Any]):
+    """A response of JSON encoded already (``None``: no body) and headers known as bytes, handed
+    to the server as they are: Litestar's own ``File``, ``Stream`` and ``Redirect`` responses
+    override :meth:`to_asgi_response` the same way. A plain ``Response`` would merge its headers
+    into a dictionary, render its content, and copy everything into an ``ASGIResponse`` header
+    by header, on the requests clients make most (views and actions); here the body needs no
+    rendering and the headers no merging (the routes that answer with it add no headers or
+    cookies of their own: their documented headers are documentation only)."""
+
+    __slots__ = ("raw_headers",)
+
+    def __init__(self, content: bytes | None, raw_headers: list[tuple[bytes, bytes]], status_code: int = 200) -> None:
+        # Not Response.__init__: no cookies, headers or encoders to merge (``headers`` stays
+        # empty: the answer's own are ``raw_headers``).
+        self.content = content
+        self.raw_headers = raw_headers
+        self.status_code = status_code
+        self.background = None
+        self.cookies = []
+        self.encoding = "utf-8"
+        self.headers = {}
+        self.media_type = "application/json"
+        self.response_type_encoders = {}
+
+    def to_asgi_response(self, app: Any, request: Any, **kwargs: Any) -> ASGIResponse:
+        """The ASGI response: the status, ``raw_headers`` and body, sent as they are."""
+        return _EncodedASGIResponse(self.status_code or 200, self.raw_headers, self.content)
+
+
+class _EncodedASGIResponse(ASGIResponse):
+    """:class:`EncodedResponse` as an ASGI application: two messages."""
+
+    __slots__ = ("raw_headers",)
+
+    def __init__(self, status_code: int, raw_headers: list[tuple[bytes, bytes]], body: bytes | None) -> None:
+        # Not ASGIResponse.__init__: the headers are complete and encoded already.
+        self.status_code = status_code
+        self.raw_headers = raw_headers
+        self.body = body or b""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body, "more_body": False})
+
+
+def answer_headers(version: int | None, body: bytes | None) -> list[tuple[bytes, bytes]]:
+    """The headers of a game's answer: its ``ETag`` when ``version`` is given, ``Vary``, and the
+    body's ``Content-Type`` and ``Content-Length`` when there is one (none for a 204 or a 304)."""
+    headers = [_VARY] if version is None else [(b"etag", entity_tag(version).encode()), _VARY]
+    if body is not None:
+        headers += [_JSON, (b"content-length", b"%d" % len(body))]
+    return headers
 
 
 def encoded(content: bytes | None, *, version: int | None = None, status_code: int = 200) -> Response[Any]:
@@ -123,4 +178,4 @@ def encoded(content: bytes | None, *, version: int | None = None, status_code: i
     Handlers declare the model their JSON follows (``Response[GameView]``) for the
     OpenAPI document; the body is encoded once, without converting to the model.
     """
-    return Response(content, status_code=status_code, media_type="application/json", headers=game_headers(version))
+    return EncodedResponse(content, answer_headers(version, content), status_code)
