@@ -16,6 +16,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from darkroad.core import Action, Engine, Game
 
@@ -32,78 +33,58 @@ def env(players: int = 2, seed: int | None = None, options: Mapping[str, Any] | 
     Private Concern) to 4; ``seed``: the first game's seed (later resets without a seed draw
     the next from it); ``options``: game settings (``buildings``, ``random_buildings``,
     ``variants``, ``companions``, ``options``); the other keywords are :class:`raw_env`'s."""
-    raw = raw_env(players=players, seed=seed, options=options, render_mode=render_mode, **kwargs)
-    return _OrderEnforcing(_AssertOutOfBounds(_TerminateIllegal(raw, illegal_reward=-1)))
+    return _Classic(raw_env(players=players, seed=seed, options=options, render_mode=render_mode, **kwargs),
+                    illegal_reward=-1)
 
 
-def _read(name: str, checked: bool = False) -> property:
-    """The raw environment's attribute ``name``, read directly; ``checked``: an AttributeError
-    before ``reset``, as OrderEnforcingWrapper makes it."""
+def _read(name: str) -> property:
+    """The raw environment's attribute ``name``, read directly; an AttributeError before
+    ``reset``, as OrderEnforcingWrapper makes it."""
 
     def read(self: Any) -> Any:
-        if checked and not self._has_reset:
+        if not self._has_reset:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self._raw, name)
 
     return property(read)
 
 
-class _Direct:
-    """PettingZoo's wrappers, reading the game's bookkeeping (the agent to act, rewards,
-    terminations...) straight from the raw environment, where it lives (the wrappers write it
-    there too, through ``env.unwrapped``). A PettingZoo wrapper finds an attribute it does not
-    define by ``__getattr__`` on the wrapper inside it, one call per layer: three layers made
-    those reads most of what the wrapped environment added to a step (benchmarks/env.py)."""
+class _Classic(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """What PettingZoo's classic games wrap their raw environment in, in one layer:
+    ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw, -1)))``.
 
-    _raw: raw_env
+    This is PettingZoo's OrderEnforcingWrapper (its checks of order, and its agent iterator),
+    whose ``step`` and ``observe`` also do what the two inner wrappers do, as their code does
+    it: an action out of the action space is an AssertionError; an illegal action (0 in the
+    mask of the agent's last observation) ends the game for every agent, -1 for the agent that
+    played it, with PettingZoo's warning. Written out here because the three layers, each
+    calling the next and reading the game's bookkeeping through it, cost more than a sixth of
+    the engine's work a step (benchmarks/env.py --instructions: 57,850 instructions a step
+    against the bare engine's 306,455); ``tests/test_env.py`` plays the same games, illegal
+    actions included, through both and compares every answer."""
+
+    def __init__(self, env: raw_env, illegal_reward: float) -> None:
+        super().__init__(env)
+        self._raw = env
+        self._illegal_reward = float(illegal_reward)
+        self._size = env.match.catalogue.size
+        self._prev_mask: npt.NDArray[Any] | None = None
+        self._terminated = False  # by an illegal action
+
     agent_selection = _read("agent_selection")
     agents = _read("agents")
     rewards = _read("rewards")
     terminations = _read("terminations")
     truncations = _read("truncations")
     infos = _read("infos")
-    _cumulative_rewards = _read("_cumulative_rewards")
-    possible_agents = _read("possible_agents")
 
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._raw._cumulative_rewards
 
-class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
-    def __init__(self, env: raw_env, illegal_reward: float) -> None:
-        self._raw = env
-        super().__init__(env, illegal_reward)
-
-
-class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
-    def __init__(self, env: _TerminateIllegal) -> None:
-        self._raw = env._raw
-        super().__init__(env)
-        self._size = env._raw.match.catalogue.size
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._raw.action_spaces[agent]
-
-    def step(self, action: int | None) -> None:
-        # Discrete.contains makes a NumPy integer of the action on every call (most of this
-        # wrapper's cost): a Python int in range is checked here, anything else by the space.
-        if type(action) is int and 0 <= action < self._size:
-            self.env.step(action)
-        else:
-            super().step(action)
-
-
-class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's OrderEnforcingWrapper: its bookkeeping attributes, before ``reset``, are an
-    AttributeError as it makes them."""
-
-    def __init__(self, env: _AssertOutOfBounds) -> None:
-        self._raw = env._raw
-        super().__init__(env)
-
-    agent_selection = _read("agent_selection", checked=True)
-    agents = _read("agents", checked=True)
-    rewards = _read("rewards", checked=True)
-    terminations = _read("terminations", checked=True)
-    truncations = _read("truncations", checked=True)
-    infos = _read("infos", checked=True)
+    @property
+    def possible_agents(self) -> list[str]:
+        return self._raw.possible_agents
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         return self._raw.action_spaces[agent]
@@ -111,6 +92,60 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._raw.observation_spaces[agent]
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        self._prev_mask = None
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> ObsDict:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        obs = self._raw.observe(agent)
+        if agent == self._raw.agent_selection:  # the mask the agent's step is checked against
+            self._prev_mask = obs["action_mask"]
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
+        raw = self._raw
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
+
+    def step(self, action: int | None) -> None:
+        raw = self._raw
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        # AssertOutOfBoundsWrapper (a Python int in range needs no Discrete.contains, which
+        # makes a NumPy integer of it)
+        if not (type(action) is int and 0 <= action < self._size):
+            assert (action is None and done) or raw.action_spaces[agent].contains(action), \
+                "action is not in action space"
+        # TerminateIllegalWrapper
+        mask = self._prev_mask
+        if mask is None:
+            mask = raw.observe(agent)["action_mask"]
+        self._prev_mask = None
+        if self._terminated and done:
+            raw._was_dead_step(action)
+        elif not done and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
 
 
 class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo ships no types; its name for the unwrapped class

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,9 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 from gymnasium.utils.env_checker import check_env
+from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
 
 import darkroad.env as denv
 from darkroad.core import Action, Engine, Game, GameConfig
@@ -197,6 +200,54 @@ def test_the_environments_expose_the_engine_and_the_game_and_render_text(engine:
     action = raw.action_of(agent, index)
     assert action in engine.legal_actions(raw.game, int(agent.removeprefix("seat_")))
     assert raw.index_of(action) == index
+
+
+def pettingzoos_wrapping(engine: Engine, players: int, seed: int) -> AECEnv[str, Any, int]:
+    """raw_env in the three wrappers of PettingZoo's classic games, nested as they nest them."""
+    raw = denv.raw_env(players=players, seed=seed, engine=engine)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, -1)))
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_the_wrapped_env_answers_as_pettingzoos_three_wrappers(engine: Engine, players: int) -> None:
+    """env() does in one layer what PettingZoo's OrderEnforcingWrapper, AssertOutOfBoundsWrapper
+    and TerminateIllegalWrapper do: the same games, an illegal action in every other one,
+    give the same agents, observations, rewards and ends at every step."""
+    ours, theirs = denv.env(players=players, seed=players, engine=engine), pettingzoos_wrapping(engine, players, players)
+    for env in (ours, theirs):
+        with pytest.raises(AttributeError):
+            env.agent_selection  # noqa: B018
+        with pytest.raises(AssertionError):
+            env.step(0)
+    for game in range(4):
+        ours.reset(seed=game)
+        theirs.reset(seed=game)
+        r = random.Random(game)
+        illegal_at = r.randrange(20, 200) if game % 2 else -1
+        size = ours.action_space(ours.agent_selection).n
+        with pytest.raises(AssertionError):
+            ours.step(size)
+        with pytest.raises(AssertionError):
+            theirs.step(size)
+        for k, (agent, other) in enumerate(zip(ours.agent_iter(), theirs.agent_iter(), strict=False)):
+            assert agent == other
+            mine, expected = ours.last(), theirs.last()
+            assert np.array_equal(mine[0]["observation"], expected[0]["observation"])
+            assert np.array_equal(mine[0]["action_mask"], expected[0]["action_mask"])
+            assert mine[1:] == expected[1:]
+            if mine[2] or mine[3]:
+                action = None
+            elif k == illegal_at:
+                action = int(np.flatnonzero(mine[0]["action_mask"] == 0)[0])
+            else:
+                action = r.choice(np.flatnonzero(mine[0]["action_mask"]).tolist())
+            ours.step(action)
+            theirs.step(action)
+            assert (ours.rewards, ours._cumulative_rewards, ours.terminations, ours.truncations) == \
+                (theirs.rewards, theirs._cumulative_rewards, theirs.terminations, theirs.truncations)
+        assert ours.agents == theirs.agents == []
+        if game % 2:
+            assert ours.unwrapped.game.finished is False  # ended by the illegal action
 
 
 def test_an_illegal_action_is_refused_by_the_raw_env_and_ends_the_wrapped_one(engine: Engine) -> None:
