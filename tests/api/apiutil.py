@@ -71,6 +71,13 @@ def free_port() -> int:
     raise RuntimeError("no free loopback port left in this worker's block")
 
 
+LONG_WINDOW = 3600.0
+"""A rate-limit window (``Settings.rate_limit_window``, ``DARKROAD_RATE_LIMIT_WINDOW``) for a
+test that spends a budget on the wall clock: :func:`fresh_window` then waits (up to 20 s) in
+one run in 180, where with the minute of the default it waited in one run in three (10 s on
+average when it did). What such a test checks does not depend on the window's length."""
+
+
 def fresh_window_wait(window: float = 60.0, need: float = 20.0) -> float:
     """Seconds to wait so that at least ``need`` seconds of the current rate-limit window are
     left (windows start at multiples of ``window`` since the epoch, the same in every

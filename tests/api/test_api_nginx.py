@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, free_port, fresh_window_wait, parse_response, wait_for_port
+from apiutil import LONG_WINDOW, ApiServer, free_port, fresh_window_wait, parse_response, wait_for_port
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,8 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ApiSer
         pytest.skip("nginx is not installed")
     folder = tmp_path_factory.mktemp("nginx")
     folder.chmod(0o777)  # nginx's workers run as an unprivileged user
-    env = {"DARKROAD_RATE_LIMIT_CREATES": "3", "DARKROAD_TRUSTED_PROXIES": "127.0.0.1"}
+    env = {"DARKROAD_RATE_LIMIT_CREATES": "3", "DARKROAD_TRUSTED_PROXIES": "127.0.0.1",
+           "DARKROAD_RATE_LIMIT_WINDOW": str(LONG_WINDOW)}
     api = ApiServer(None, env=env).start()
     port = free_port()
     (folder / "site.conf").write_text(site(api.port, port))
@@ -72,7 +73,7 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ApiSer
 def test_the_api_counts_the_address_nginx_forwards(edge: tuple[str, ApiServer]) -> None:
     url, _ = edge
     with httpx.Client(base_url=url, timeout=10) as client:
-        time.sleep(fresh_window_wait())
+        time.sleep(fresh_window_wait(LONG_WINDOW))
         statuses = []
         for n in range(4):  # a new X-Forwarded-For each time: nginx replaces it by the peer
             spoofed = {"X-Forwarded-For": f"203.0.113.{n}"}

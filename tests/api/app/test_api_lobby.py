@@ -16,7 +16,17 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, bearer, fresh_window, played_out, problem, read_log, serve
+from apiutil import (
+    LONG_WINDOW,
+    ApiServer,
+    RedisServer,
+    bearer,
+    fresh_window,
+    played_out,
+    problem,
+    read_log,
+    serve,
+)
 from conformance import Conformance
 from litestar import Litestar
 
@@ -367,10 +377,11 @@ async def test_leaving_someone_elses_seat_or_without_a_token(client: httpx.Async
 async def test_joins_count_against_the_creation_budget(make_app: Any, settings: Settings) -> None:
     """A join hands a new seat token to anyone who asks, without a token: it is counted with
     game creation (``DARKROAD_RATE_LIMIT_CREATES``), not with the far larger request budget."""
-    limits = {"rate_limit_requests": 1000, "rate_limit_creates": 3, "rate_limit_auth_failures": 0}
+    limits = {"rate_limit_requests": 1000, "rate_limit_creates": 3, "rate_limit_auth_failures": 0,
+              "rate_limit_window": LONG_WINDOW}
     app: Litestar = make_app(dataclasses.replace(settings, **limits))
     async with serve(app) as client:
-        await fresh_window()
+        await fresh_window(LONG_WINDOW)
         created = await create(client, players=4, seats=[{"kind": "human"}] + [{"kind": "open"}] * 3)
         assert (await join(client, created["id"], 1)).status_code == 201
         assert (await join(client, created["id"], 2)).status_code == 201

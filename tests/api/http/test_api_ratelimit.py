@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from apiutil import ApiServer, bearer, create_game, fresh_window, serve
+from apiutil import LONG_WINDOW, ApiServer, bearer, create_game, fresh_window, serve
 from litestar import Litestar
 
 from darkroad.api.http.problems import Problem
@@ -173,14 +173,15 @@ def test_client_keys() -> None:
 async def test_the_client_behind_a_trusted_proxy(redis_url: str) -> None:
     """A real server: behind a trusted proxy the client is the one ``X-Forwarded-For``
     names; from an untrusted peer the header is ignored, so it cannot dodge its budget."""
-    env = {"DARKROAD_RATE_LIMIT_CREATES": "2", "DARKROAD_TRUSTED_PROXIES": "127.0.0.1"}
-    untrusted = {"DARKROAD_RATE_LIMIT_CREATES": "2", "DARKROAD_TRUSTED_PROXIES": "192.0.2.1"}
+    window = {"DARKROAD_RATE_LIMIT_WINDOW": str(LONG_WINDOW)}
+    env = {"DARKROAD_RATE_LIMIT_CREATES": "2", "DARKROAD_TRUSTED_PROXIES": "127.0.0.1", **window}
+    untrusted = {"DARKROAD_RATE_LIMIT_CREATES": "2", "DARKROAD_TRUSTED_PROXIES": "192.0.2.1", **window}
     body = {"players": 2}
     for variables, forwarded_counts in ((env, True), (untrusted, False)):
         server = ApiServer(redis_url, env=variables).start()
         try:
             async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
-                await fresh_window()
+                await fresh_window(LONG_WINDOW)
                 for n in range(3):
                     forwarded = {"X-Forwarded-For": f"203.0.113.{n}"}  # a new client every time
                     response = await client.post("/v1/games", json=body, headers=forwarded)
