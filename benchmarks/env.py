@@ -3,7 +3,10 @@ against the engine's random-play actions per CPU-second, the phases alternating 
 
 * **engine**: random play on the bare engine, as ``darkroad simulate`` plays it: the first
   awaited seat, its legal actions, one at random, applied (``track_undo=False``, as the
-  environments apply theirs: a game no seat will undo);
+  environments apply theirs: a game no seat will undo). The legal actions are put in the
+  action catalogue's order (by type, then option) before the draw, so that the engine and the
+  environments draw the same action from the same random numbers: every phase plays the very
+  same games (the run checks that their steps are equal), and the ratio compares the same work;
 * **env**: the same games through ``darkroad.env.env`` (the wrapped AEC environment users
   get): ``env.last()`` (the agent's observation, with its action mask), a random action of the
   mask, ``env.step``;
@@ -17,32 +20,59 @@ The goal: env >= 0.7x engine. Usage::
 
 CPU time (``time.process_time``) of this process only, so other load on the machine counts
 less than in wall time; each round plays every phase once, on the same seeds.
+
+``--instructions`` counts instead, with valgrind (``--tool=cachegrind --cache-sim=no``), the
+instructions of each phase per step: a figure the machine's load leaves alone (as
+benchmarks/instructions.py counts the engine's). Each phase runs twice, playing one game and
+``1 + --games`` games, so that start-up and imports cancel out in the difference::
+
+    .venv/bin/python benchmarks/env.py --instructions [--games 4] [--players 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from operator import attrgetter
 
 import numpy as np
+import numpy.typing as npt
 
 import darkroad.env as denv
 from darkroad.core import Engine, GameConfig
+
+_CATALOGUE_ORDER = attrgetter("type", "option")
+"""The order of the action catalogue's indices (decision kinds by name, options sorted): the
+mask's order of the same actions."""
 
 
 def engine_phase(engine: Engine, players: int, seeds: range) -> int:
     actions = 0
     for seed in seeds:
-        game, _ = engine.create(GameConfig(players=players, seed=seed))
+        # the game an environment reset with ``seed`` plays (Match.new_game draws its seed)
+        game, _ = engine.create(GameConfig(players=players, seed=random.Random(seed).randrange(2**31)))
         r = random.Random(seed)
         while not game.finished:
             seat = engine.awaiting(game)[0]
-            engine.apply(game, r.choice(engine.legal_actions(game, seat)), track_undo=False)
+            legal = engine.legal_actions(game, seat)
+            legal.sort(key=_CATALOGUE_ORDER)
+            engine.apply(game, r.choice(legal), track_undo=False)
             actions += 1
     return actions
+
+
+def legal_indices(mask: npt.NDArray[np.int8]) -> list[int]:
+    """The indices a mask allows, as a masked random agent finds them: NumPy finds the nonzero
+    entries of a boolean array several times faster than of an int8 one (its fast path), and a
+    mask is 0 or 1, so it is read as booleans."""
+    return mask.view(np.bool_).nonzero()[0].tolist()
 
 
 def aec_phase(make: Callable[[], object], seeds: range) -> int:
@@ -56,7 +86,7 @@ def aec_phase(make: Callable[[], object], seeds: range) -> int:
             if term or trunc:
                 env.step(None)  # type: ignore[attr-defined]
                 continue
-            env.step(r.choice(np.flatnonzero(obs["action_mask"]).tolist()))  # type: ignore[attr-defined]
+            env.step(r.choice(legal_indices(obs["action_mask"])))  # type: ignore[attr-defined]
             steps += 1
     return steps
 
@@ -69,11 +99,50 @@ def single_phase(engine: Engine, players: int, seeds: range) -> int:
         r = random.Random(seed)
         done = False
         while not done:
-            action = r.choice(np.flatnonzero(info["action_mask"]).tolist())
+            action = r.choice(legal_indices(info["action_mask"]))
             _, _, done, truncated, info = env.step(action)
             done = done or truncated
             steps += 1
     return steps
+
+
+def play_phase(name: str, engine: Engine, players: int, seeds: range) -> int:
+    """Play phase ``name`` over ``seeds``: the number of steps."""
+    if name == "engine":
+        return engine_phase(engine, players, seeds)
+    if name == "single":
+        return single_phase(engine, players, seeds)
+    make = denv.env if name == "env" else denv.raw_env
+    return aec_phase(lambda: make(players=players, engine=engine), seeds)
+
+
+def count_instructions(name: str, games: int, players: int) -> tuple[int, int]:
+    """Instructions and steps of this script playing ``games`` games of phase ``name`` under
+    valgrind."""
+    run = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable,
+         __file__, "--play", name, "--games", str(games), "--players", str(players)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
+    steps = re.search(r"^steps (\d+)$", run.stdout, re.M)
+    if run.returncode or found is None or steps is None:
+        raise SystemExit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
+    return int(found.group(1).replace(",", "")), int(steps.group(1))
+
+
+def instructions(games: int, players: int) -> dict[str, object]:
+    """Instructions per step of each phase (the difference of a run of ``1 + games`` games and
+    of one game) and the ratio of the engine's to each."""
+    per_step: dict[str, float] = {}
+    steps: dict[str, int] = {}
+    for name in ("engine", "raw", "env"):
+        small, small_steps = count_instructions(name, 1, players)
+        large, large_steps = count_instructions(name, 1 + games, players)
+        steps[name] = large_steps - small_steps
+        per_step[name] = (large - small) / steps[name]
+    return {"players": players, "games": games, "steps": steps,
+            "instructions_per_step": {k: round(v) for k, v in per_step.items()},
+            "ratio_to_engine": {k: round(per_step["engine"] / v, 3) for k, v in per_step.items()}}
 
 
 def main() -> None:
@@ -81,9 +150,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games per phase per round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each playing every phase once")
     parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind instead")
+    parser.add_argument("--play", help=argparse.SUPPRESS)  # one phase's games (what --instructions counts)
     args = parser.parse_args()
-    engine = Engine.load()
     players = args.players
+    if args.instructions:
+        print(json.dumps(instructions(args.games, players), indent=2))
+        return
+    engine = Engine.load()
+    if args.play:
+        print(f"steps {play_phase(args.play, engine, players, range(args.games))}")
+        return
     phases: dict[str, Callable[[range], int]] = {
         "engine": lambda seeds: engine_phase(engine, players, seeds),
         "env": lambda seeds: aec_phase(lambda: denv.env(players=players, engine=engine), seeds),
@@ -98,6 +175,8 @@ def main() -> None:
             n = phase(seeds)
             totals[name][0] += n
             totals[name][1] += time.process_time() - t0
+    if not totals["engine"][0] == totals["env"][0] == totals["raw"][0]:
+        raise SystemExit(f"the phases played different games: steps {totals}")
     rate = {name: n / s for name, (n, s) in totals.items()}
     out = {name: {"steps": n, "cpu_seconds": round(s, 3), "per_cpu_second": round(rate[name], 1),
                   "ratio_to_engine": round(rate[name] / rate["engine"], 3)} for name, (n, s) in totals.items()}

@@ -220,9 +220,15 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent whose game ended")
         self._cumulative_rewards[agent] = 0.0
-        self.match.play(self._seat[agent], action)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        match = self.match
+        match.play(self._seat[agent], action)
         game = self.game
+        if match.reward == "win" and not game.finished and match.steps < match.max_steps:
+            # Most steps: the game goes on and nobody is rewarded (with "win" rewards every
+            # reward is 0 until the end, so self.rewards is all zeros already).
+            self._select()
+            return
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if game.finished:
             if self.match.reward == "win":
                 self._give(self.match.outcome())
@@ -262,5 +268,4 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
                 self.rewards[agent] += r
 
     def _select(self) -> None:
-        awaiting = self.engine.awaiting(self.game)
-        self.agent_selection = self._agent[awaiting[0]]
+        self.agent_selection = self._agent[self.match.awaiting()[0]]

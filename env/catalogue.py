@@ -27,10 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import product
-from typing import Any
+from operator import attrgetter
+from typing import Any, cast
 
 from darkroad.core import EFFECT_RESOURCE, Action, Content, Engine
 
+_KEY = attrgetter("type", "option")
+"""An action's catalogue key."""
 OVERFLOW = 32
 """Slots at the end of the catalogue for actions no form names (see the module's docstring)."""
 SMALL = range(10)
@@ -234,6 +237,9 @@ class ActionCatalogue:
         """The index of each of ``legal`` (one position's legal actions): its catalogued index,
         or the next free overflow slot in the order given. :class:`OverflowError` when more
         actions than :data:`OVERFLOW` have none."""
+        found = list(map(self._index.get, map(_KEY, legal)))
+        if None not in found:
+            return cast(list[int], found)  # the usual case: every action catalogued
         out = []
         spare = len(self.entries)
         for action in legal:

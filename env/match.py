@@ -75,6 +75,7 @@ class Match:
         self.steps = 0
         self.seeds = random.Random()
         self._offered: tuple[Game, int, int, dict[int, Action]] | None = None
+        self._awaiting: tuple[Game, int, list[int]] | None = None
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(players=self.seats_total, seed=seed, **self.settings)
@@ -86,7 +87,7 @@ class Match:
         game, _ = self.engine.create(self.config(self.seeds.randrange(2**31)))
         self.game = game
         self.steps = 0
-        self._offered = None
+        self._offered = self._awaiting = None
         return game
 
     # -- what a seat sees and may do ---------------------------------------------------------
@@ -107,23 +108,38 @@ class Match:
         if held is not None and held[0] is game and held[1] == game.version and held[2] == seat:
             return held[3]
         legal = self.legal(seat)
-        by_index: dict[int, Action] = {}
-        for i, action in zip(self.catalogue.indices(legal), legal, strict=True):
-            by_index.setdefault(i, action)
+        indices = self.catalogue.indices(legal)
+        by_index = dict(zip(indices, legal, strict=True))
+        if len(by_index) < len(legal):  # two actions of one index: the first is offered
+            by_index = {}
+            for i, action in zip(indices, legal, strict=True):
+                by_index.setdefault(i, action)
         self._offered = (game, game.version, seat, by_index)
         return by_index
 
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
-        """1 at the index of each of ``seat``'s legal actions, else 0."""
-        out = np.zeros(self.catalogue.size, dtype=np.int8)
-        offered = self.offered(seat)
-        if offered:
-            out[list(offered)] = 1
-        return out
+        """1 at the index of each of ``seat``'s legal actions, else 0 (a new array)."""
+        out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
+        for i in self.offered(seat):
+            out[i] = 1
+        return np.frombuffer(out, np.int8)
+
+    def awaiting(self) -> list[int]:
+        """The seats the game awaits now. Asked twice a step, for the agent to act and for the
+        observation's ``awaiting`` (a decision several seats answer asks each seat's options),
+        so it is kept while it is that position, as :meth:`offered` keeps the legal actions."""
+        game = self.game
+        assert game is not None
+        held = self._awaiting
+        if held is not None and held[0] is game and held[1] == game.version:
+            return held[2]
+        seats = self.engine.awaiting(game)
+        self._awaiting = (game, game.version, seats)
+        return seats
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         assert self.game is not None
-        return self.encoder.encode(self.game, seat)
+        return self.encoder.encode(self.game, seat, self.awaiting())
 
     def action_of(self, seat: int, index: int) -> Action:
         """The engine action index ``index`` stands for, for ``seat`` now. :class:`ValueError`

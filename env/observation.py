@@ -17,13 +17,26 @@ lists them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import struct
+from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 from attrs import define
 
-from darkroad.core import DARK_MARKET_SPACES, HUMAN, ROUNDS, RUINS_SPACES, Caravan, Engine, Game, Player
+from darkroad.core import (
+    DARK_MARKET_SPACES,
+    HUMAN,
+    ROUNDS,
+    RUINS_SPACES,
+    Board,
+    Caravan,
+    Engine,
+    Game,
+    Player,
+)
 
 MAX_SEATS = 4
 """Seat blocks in every observation (a game has 2 to 4 seats)."""
@@ -39,6 +52,39 @@ WHEEL = 6
 """The market wheel's rotation (``board.wheel_offset``) one-hot: which good is worth what."""
 STACK_SIZE = 5.0
 """A commission stack's size is divided by this."""
+
+_PLAYER_INPUTS = attrgetter("kind", "position", "prestige", "lanterns", "quartz", "horseshoes", "spent", "removed",
+                            "coins", "locked", "reserve", "special", "goods", "heroes", "commissions", "steeds",
+                            "upgrades", "delivered_commissions", "delivered_heroes", "deeds")
+"""What of a :class:`Player` its seat block is made of (:meth:`Encoder._seat`), with its pool
+and its companions: the plain values, read in one call."""
+_BOARD_INPUTS = attrgetter("wheel_offset", "dark_market", "ruins", "buildings", "commission_stacks", "inn",
+                           "courtyard", "companion_row", "upgrades", "five_coins", "market", "set_aside")
+"""What of the :class:`Board` its block is made of, with its decks' sizes (:meth:`Encoder._middle`)."""
+_ENCODE = msgspec.msgpack.Encoder().encode
+_F32 = struct.Struct("=f").pack
+"""A number as the bytes of a ``float32`` (rounded as NumPy rounds it)."""
+
+
+class _Packers(dict[int, Callable[..., bytes]]):
+    """``_F32S[w](*values)``: ``w`` numbers as the bytes of ``float32``s."""
+
+    def __missing__(self, width: int) -> Callable[..., bytes]:
+        pack = self[width] = struct.Struct(f"={width}f").pack
+        return pack
+
+
+_F32S = _Packers()
+
+
+def _key(inputs: object) -> bytes | None:
+    """A block's inputs as a value (their msgpack bytes: a copy, so a list changed in place
+    afterwards makes another key), or ``None`` when a plugin put there something msgpack
+    cannot encode (then the block is made every time)."""
+    try:
+        return _ENCODE(inputs)
+    except TypeError:
+        return None
 
 
 class Layout:
@@ -182,13 +228,65 @@ class Encoder:
         self.caravan_town = table((t, o["caravan_town"] + i) for t, i in lay.towns.items())
         self.caravan_dice = table((d, o["caravan_dice"] + d) for d in range(DIE_FACES))
         self.caravan_at = (o["caravan"], o["caravan_leader"], o["caravan_shortcut"], o["caravan_members"])
+        self.middle = (o["market_wheel"], o["caravan"])
+        """The board's block: from the market wheel to the ruins (:meth:`_board_block`)."""
+        self.middle_scalars = self.board_scalars[1:]
+        self.round_at = o["round"]
+        self.seat_lo, self.width = lay.seat_offset, lay.seat_width
+        scalars = self.seats[0].scalars
+        self.own_at = (scalars[-2] - self.seat_lo, scalars[-1] - self.seat_lo)
+        """The places of ``coins_known`` and ``coins`` in a seat's block."""
+        self._kept_board: tuple[bytes | None, bytes] | None = None
+        widths = {1, MAX_SEATS, len(PHASES), len(lay.kinds), len(lay.towns)}
+        self.zero = {w: bytes(4 * w) for w in widths}
+        """``w`` zeros as bytes of ``float32``."""
+        self.one = {w: [_F32S[w](*(1.0 if j == i else 0.0 for j in range(w))) for i in range(w)] for w in widths}
+        """``one[w][i]``: a one-hot of width ``w`` at ``i``, as bytes."""
+        self.phase_hot = {p: self.one[len(PHASES)][i] for p, i in lay.phases.items()}
+        self.decision_hot = {k: self.one[len(lay.kinds)][i] for k, i in lay.kinds.items()}
+        self.no_decision = self.zero[len(lay.kinds)]
+        self.town_hot = {t: self.one[len(lay.towns)][i] for t, i in lay.towns.items()}
+        self.no_caravan = bytes(4 * (lay.seat_offset - o["caravan"]))
+        self.absent = [bytes(4 * lay.seat_width * (MAX_SEATS - n)) for n in range(MAX_SEATS + 1)]
+        """The seat blocks of the seats a game of ``n`` has not, as bytes."""
+        self._kept_seats: dict[int, _KeptSeat] = {}
 
-    def encode(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
-        """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded)."""
-        hot: list[int] = []
-        values = self._board(game, seat, hot)
+    def encode(self, game: Game, seat: int, awaiting: Sequence[int] | None = None) -> npt.NDArray[np.float32]:
+        """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded), a new array.
+
+        Assembled from the bytes of its blocks in one join: the board's (the market, the
+        buildings, the decks' sizes...) and each seat's, kept from one observation to the next
+        while what they are made of is the same (:meth:`_board_block`, :meth:`_seat_block`);
+        the turn's features (the phase, the seats awaited, the caravan) from one-hot pieces
+        made once (:meth:`_head`, :meth:`_caravan_block`). NumPy is called once per block made
+        and once for the result: a call into NumPy costs more than the few features most of
+        them set. The same vector as :meth:`encode_full` (``tests/test_env.py`` compares them
+        over random games). ``awaiting``: the seats the game awaits, when the caller knows them
+        (:meth:`Engine.awaiting`)."""
         players = game.players
         n = len(players)
+        parts = self._head(game, seat, n, self.engine.awaiting(game) if awaiting is None else awaiting)
+        parts.append(self._board_block(game.board))
+        caravan = game.turn.caravan
+        parts.append(self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n))
+        for k in range(n):
+            s = (seat + k) % n
+            parts.append(self._seat_block(players[s], s, k == 0))
+        parts.append(self.absent[n])
+        return np.frombuffer(bytearray().join(parts), np.float32)
+
+    def encode_full(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
+        """The observation of ``seat`` encoded from scratch, every feature at once: what
+        :meth:`encode` returns, without its kept blocks."""
+        hot: list[int] = []
+        players = game.players
+        n = len(players)
+        self._head_hot(game, seat, n, hot)
+        values = [game.round / ROUNDS]
+        values += self._middle(game.board, hot)
+        caravan = game.turn.caravan
+        if caravan is not None:
+            self._caravan(caravan, seat, n, hot)
         for k in range(n):
             values += self._seat(players[(seat + k) % n], self.seats[k], k == 0, hot)
         ones = len(hot)
@@ -197,12 +295,107 @@ class Encoder:
         weights += values
         return np.bincount(hot, weights, self.size + 1)[:self.size].astype(np.float32)
 
-    def _board(self, game: Game, seat: int, hot: list[int]) -> list[float]:
-        b = game.board
-        n = len(game.players)
-        hot += (self.players[n], self.start_seat + (game.start_seat - seat) % n, self.wheel + b.wheel_offset % WHEEL,
-                self.dark_market + b.dark_market % len(DARK_MARKET_SPACES), self.ruins + b.ruins % len(RUINS_SPACES),
-                self.phase[game.phase])
+    def _board_block(self, board: Board) -> bytes:
+        """The board's block of the vector (:attr:`middle`), kept while the board's encoded
+        features are the same. Its key is their value (:func:`_board_key`), so a board changed
+        in any way, by the rules or by hand, gets its block made again.
+
+        Kept because most actions leave the board as it was (a quarter of the steps of random
+        2-player games change it); docs/agents.md, "Speed", gives what the kept blocks save."""
+        key = _key(self._board_key(board))
+        kept = self._kept_board
+        if kept is not None and key is not None and kept[0] == key:
+            return kept[1]
+        hot: list[int] = []
+        values = self._middle(board, hot)
+        lo, hi = self.middle
+        hot += self.middle_scalars
+        weights = [1.0] * (len(hot) - len(values))
+        weights += values
+        block = np.bincount(hot, weights, self.size + 1)[lo:hi].astype(np.float32).tobytes()
+        self._kept_board = (key, block)
+        return block
+
+    def _seat_block(self, p: Player, seat: int, own: bool) -> bytes:
+        """Seat ``seat``'s block as any seat sees it, or (``own``) as the seat itself does (its
+        coins and deeds too), kept while the seat's encoded features are the same: the key is
+        their value (:data:`_PLAYER_INPUTS`), so a seat changed in any way gets its blocks made
+        again.
+
+        An action changes one seat or none, and an agent observes after each, so most blocks
+        are those of the observation before (in random 2-player games, 0.78 blocks are made a
+        step of the 2 an observation has); docs/agents.md, "Speed", gives what they save."""
+        key = _key((_PLAYER_INPUTS(p), p.pool, p.companions) if p.pool or p.companions else _PLAYER_INPUTS(p))
+        kept = self._kept_seats.get(seat)
+        if kept is None or key is None or kept.key != key:
+            kept = self._kept_seats[seat] = _KeptSeat(key)
+        if own:
+            if kept.own is None:
+                kept.own = self._own_block(p, self._public_block(p, kept)).tobytes()
+            return kept.own
+        if kept.public_bytes is None:
+            kept.public_bytes = self._public_block(p, kept).tobytes()
+        return kept.public_bytes
+
+    def _public_block(self, p: Player, kept: _KeptSeat) -> npt.NDArray[np.float32]:
+        """The seat's block as the other seats see it, made once per ``kept`` key."""
+        if kept.public is None:
+            hot: list[int] = []
+            values = self._seat(p, self.seats[0], False, hot)
+            weights = [1.0] * len(hot)
+            hot += self.seats[0].scalars
+            weights += values
+            lo = self.seat_lo
+            kept.public = np.bincount(hot, weights, self.size + 1)[lo:lo + self.width].astype(np.float32)
+        return kept.public
+
+    def _own_block(self, p: Player, public: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The seat's block as it sees itself: the public one with its coins and deeds (what
+        :meth:`_seat` adds for ``own``)."""
+        block = public.copy()
+        at = self.own_at
+        block[at[0]] = 1.0
+        block[at[1]] = p.coins / SCALE
+        lo, sink, deeds = self.seat_lo, self.sink, self.seats[0].deeds
+        for i in map(deeds.__getitem__, p.deeds):
+            if i != sink:
+                block[i - lo] += 1.0
+        return block
+
+    def _head(self, game: Game, seat: int, n: int, awaiting: Sequence[int]) -> list[bytes]:
+        """The turn's features (:attr:`head` places), as bytes of ``float32``: the round, the
+        seats, the phase, who is awaited and for what."""
+        one = self.one
+        active = game.active
+        return [_F32(game.round / ROUNDS), one[1][0] if game.finished else self.zero[1], one[MAX_SEATS][n - 1],
+                self.phase_hot.get(game.phase, self.zero[len(PHASES)]),
+                one[MAX_SEATS][(active - seat) % n] if active is not None and active >= 0 else self.zero[MAX_SEATS],
+                one[MAX_SEATS][(game.start_seat - seat) % n], self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
+                self.decision_hot.get(game.stack[-1].kind, self.no_decision) if awaiting and game.stack
+                else self.no_decision]
+
+    def _caravan_block(self, caravan: Caravan, seat: int, n: int) -> bytes:
+        """The caravan's features (:attr:`middle`'s end to the seat blocks), as bytes."""
+        one = self.one
+        dice = [0.0] * DIE_FACES
+        for d in caravan.dice or ():
+            if 0 <= d < DIE_FACES:
+                dice[d] += 1.0
+        return b"".join((one[1][0], one[MAX_SEATS][(caravan.leader - seat) % n],
+                         one[1][0] if caravan.route == "shortcut" else self.zero[1],
+                         self.town_hot.get(caravan.town, self.zero[len(self.towns)]),
+                         self._hots(MAX_SEATS, [(s - seat) % n for s in caravan.members]), _F32S[DIE_FACES](*dice)))
+
+    def _hots(self, width: int, places: list[int]) -> bytes:
+        """``width`` counts as bytes: how many times each place comes in ``places``."""
+        counts = [0.0] * width
+        for i in places:
+            counts[i] += 1.0
+        return _F32S[width](*counts)
+
+    def _head_hot(self, game: Game, seat: int, n: int, hot: list[int]) -> None:
+        """The turn's one-hots as places (:meth:`encode_full`'s, the same as :meth:`_head`)."""
+        hot += (self.players[n], self.start_seat + (game.start_seat - seat) % n, self.phase[game.phase])
         if game.finished:
             hot.append(self.finished)
         if game.active is not None and game.active >= 0:
@@ -211,6 +404,11 @@ class Encoder:
         hot += [self.awaiting + (s - seat) % n for s in awaiting]
         if awaiting and game.stack:
             hot.append(self.decision[game.stack[-1].kind])
+
+    def _middle(self, b: Board, hot: list[int]) -> list[float]:
+        """The board's one-hots (into ``hot``) and its scaled counts (at :attr:`middle_scalars`)."""
+        hot += (self.wheel + b.wheel_offset % WHEEL, self.dark_market + b.dark_market % len(DARK_MARKET_SPACES),
+                self.ruins + b.ruins % len(RUINS_SPACES))
         hot += map(self.buildings.__getitem__, b.buildings)
         stacks = b.commission_stacks
         hot += [self.tops[s[0]] for s in stacks.values() if s]
@@ -220,15 +418,16 @@ class Encoder:
         hot += map(self.upgrades.__getitem__, b.upgrades)
         if b.five_coins:
             hot.append(self.five_coins)
-        caravan = game.turn.caravan
-        if caravan is not None:
-            self._caravan(caravan, seat, n, hot)
-        values = [game.round / ROUNDS]
-        values += [m / 2.0 for m in b.market]
+        values = [m / 2.0 for m in b.market]
         values.append(b.set_aside / SCALE)
         values += [len(stacks.get(t, ())) / STACK_SIZE for t in self.towns]
         values += (len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE)
         return values
+
+    @staticmethod
+    def _board_key(b: Board) -> tuple[object, ...]:
+        """What the board's block is made of (the decks by their sizes)."""
+        return (_BOARD_INPUTS(b), len(b.hero_deck), len(b.deed_deck), len(b.companion_deck))
 
     def _caravan(self, caravan: Caravan, seat: int, n: int, hot: list[int]) -> None:
         at, leader, shortcut, members = self.caravan_at
@@ -266,6 +465,18 @@ class Encoder:
         return [1.0, p.prestige / SCALE, p.lanterns / SCALE, p.quartz / SCALE, p.horseshoes / SCALE, p.spent / SCALE,
                 p.removed / SCALE, len(p.delivered_commissions) / SCALE, len(p.delivered_heroes) / SCALE,
                 len(p.deeds) / SCALE, gifts / SCALE, 1.0 if own else 0.0, p.coins / SCALE if own else 0.0]
+
+
+@define
+class _KeptSeat:
+    """A seat's blocks kept while ``key`` (what they are made of) is the same: as the others
+    see it (an array, and its bytes) and as the seat sees itself (bytes); each made when first
+    asked for."""
+
+    key: bytes | None
+    public: npt.NDArray[np.float32] | None = None
+    public_bytes: bytes | None = None
+    own: bytes | None = None
 
 
 @define(frozen=True)

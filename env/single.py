@@ -95,7 +95,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
         """Play ``action``, then the bots until the seat is awaited again or the game ends. An
         action that is not legal (its mask is 0) ends the episode with a reward of -1, as
         PettingZoo's classic games do (``info["illegal"]``); the game stays as it was."""
-        if not 0 <= int(action) < self.match.catalogue.size or not self.match.mask(self.seat)[int(action)]:
+        if int(action) not in self.match.offered(self.seat):
             return self.match.observation(self.seat), -1.0, True, False, {**self._info(), "illegal": True}
         self.match.play(self.seat, int(action))
         self._play_others()
@@ -132,7 +132,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
         """The bots play until the seat is awaited or the game ends."""
         game = self.game
         while not game.finished and self.match.steps < self.match.max_steps:
-            awaiting = self.engine.awaiting(game)
+            awaiting = self.match.awaiting()
             if self.seat in awaiting:
                 return
             other = awaiting[0]
