@@ -1,0 +1,104 @@
+"""Where the test suite's time goes: each test's wall time and CPU, and a summary.
+
+As a pytest plugin (``-p suite_cpu``, with ``scripts`` on ``PYTHONPATH``) it writes one JSON
+line per test to ``$SUITE_CPU_DIR/<xdist worker>.jsonl``: the test's wall time (setup, call and
+teardown), the CPU of its process and of the children reaped meanwhile (``getrusage``: servers,
+browsers, node, Go and Java a test started and stopped; a module fixture's show in its last
+test), and whether it is marked slow. CPU is the figure to compare on a shared machine; wall
+times there depend on everyone's load::
+
+    SUITE_CPU_DIR=/tmp/suite-cpu PYTHONPATH=scripts nice -n 10 \\
+        .venv/bin/python -m pytest -p suite_cpu -n 2 --dist loadgroup -q
+    .venv/bin/python scripts/suite_cpu.py /tmp/suite-cpu [--top N]
+
+The summary: the totals, CPU by module, the tests taking the most CPU, and the makespan of
+xdist's ``loadgroup`` scheduling over these wall times at 4 workers (the units handed out as
+xdist does: groups by their number of tests, then single tests in collection order).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import heapq
+import json
+import os
+import resource
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+_out: IO[str] | None = None
+
+
+def _cpu() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    """Record ``item``'s wall time and CPU (its own process's and reaped children's)."""
+    global _out
+    if _out is None:
+        folder = Path(os.environ.get("SUITE_CPU_DIR", "suite-cpu"))
+        folder.mkdir(parents=True, exist_ok=True)
+        _out = open(folder / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.jsonl", "a")  # noqa: SIM115
+    started, (own, children) = time.monotonic(), _cpu()
+    try:
+        return (yield)
+    finally:
+        own_after, children_after = _cpu()
+        record = {"id": item.nodeid, "wall": time.monotonic() - started, "self": own_after - own,
+                  "kids": children_after - children, "slow": item.get_closest_marker("slow") is not None}
+        _out.write(json.dumps(record) + "\n")
+        _out.flush()
+
+
+def makespan(rows: list[dict[str, Any]], workers: int) -> float:
+    """The run's time over these tests' wall times with ``workers`` xdist workers, as
+    ``--dist loadgroup`` hands out its units (a group, ``@name`` in the id, or a single test):
+    the largest groups first, each unit to the worker free first."""
+    units: dict[str, list[float]] = collections.OrderedDict()
+    for row in sorted(rows, key=lambda row: not row["slow"]):
+        name = row["id"].split("@", 1)[1] if "@" in row["id"] else row["id"]
+        unit = units.setdefault(name, [0.0, 0])
+        unit[0] += row["wall"]
+        unit[1] += 1
+    free = [(0.0, worker) for worker in range(workers)]
+    for wall, _ in sorted(units.values(), key=lambda unit: -unit[1]):
+        at, worker = heapq.heappop(free)
+        heapq.heappush(free, (at + wall, worker))
+    return max(at for at, _ in free)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="the SUITE_CPU_DIR of a run")
+    parser.add_argument("--top", type=int, default=25, help="modules and tests to list")
+    args = parser.parse_args()
+    rows = [json.loads(line) for path in sorted(args.folder.glob("*.jsonl")) for line in path.open()]
+    cpu = sum(row["self"] + row["kids"] for row in rows)
+    print(f"{len(rows)} tests: {sum(row['wall'] for row in rows):.0f} s of test time, {cpu:.0f} s of CPU "
+          f"({sum(row['self'] for row in rows):.0f} s in the workers, {sum(row['kids'] for row in rows):.0f} s "
+          f"in reaped children); loadgroup makespan at 4 workers {makespan(rows, 4):.0f} s")
+    modules: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0])
+    for row in rows:
+        module = modules[row["id"].split("::")[0]]
+        module[0] += row["self"] + row["kids"]
+        module[1] += row["wall"]
+        module[2] += 1
+    print(f"\n{'CPU s':>8} {'wall s':>8} {'tests':>6}  module")
+    for name, (module_cpu, wall, count) in sorted(modules.items(), key=lambda item: -item[1][0])[: args.top]:
+        print(f"{module_cpu:8.1f} {wall:8.1f} {count:6d}  {name}")
+    print(f"\n{'CPU s':>8} {'wall s':>8}  test")
+    for row in sorted(rows, key=lambda row: -(row["self"] + row["kids"]))[: args.top]:
+        print(f"{row['self'] + row['kids']:8.1f} {row['wall']:8.1f}  {row['id']}")
+
+
+if __name__ == "__main__":
+    main()
