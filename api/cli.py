@@ -359,7 +359,7 @@ async def _export(settings: Settings, game_id: str, running: bool) -> bytes:
             raise ServiceError("game-not-finished", "game %(game)s is still being played (--running exports it all the "
                                                     "same)", game=game_id)
         game = engine.loads(stored.state)
-        seat_names = {kind_id: kind.name for kind_id, kind in engine.seat_kinds.items()}
+        seat_names = lobbies.SeatNames(engine)
         record = records.build(engine, game_id, game, lobbies.decode(stored.lobby),
                                (await store.actions(game_id))[: stored.version], seat_names)
     return msgspec.json.format(msgspec.json.encode(record), indent=2)

@@ -10,6 +10,7 @@ game of it starts with.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import BadConfig, UnknownComponent
@@ -60,6 +61,18 @@ def _check_buildings(engine: Engine, chosen: list[str]) -> None:
             raise BadConfig("'%(one)s' and '%(other)s' are the two sides of building tile %(tile)s: a game uses "
                             "at most one side of each double-sided tile", one=sides[tile], other=b, tile=tile)
         sides.setdefault(tile, b)
+
+
+def tile_clashes(engine: Engine, ids: Iterable[str]) -> list[list[str]]:
+    """The double-sided building tiles of which ``ids`` names both sides: the ids of each one's
+    sides, sorted, the tiles in the order of their first side's id (ids of no building ignored)."""
+    comps = engine.content.components
+    tiles: dict[Any, list[str]] = {}
+    for b in sorted(set(ids)):
+        comp = comps.get(b)
+        if comp is not None and comp.kind == "building" and comp.data.get("tile") is not None:
+            tiles.setdefault(comp.data["tile"], []).append(b)
+    return [sides for sides in tiles.values() if len(sides) > 1]
 
 
 def seat_assignment(engine: Engine, config: GameConfig) -> dict[int, SeatKind]:

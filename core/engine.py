@@ -23,6 +23,7 @@ merged (:mod:`~darkroad.core.registry`), the decision stack machine
 from __future__ import annotations
 
 import logging
+import os
 import random
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -72,6 +73,10 @@ class Engine:
         self.event_types = registry.event_types
         self.steps = registry.steps
         self.hook_impls = registry.hook_impls
+        self.check_invariants = os.environ.get("DARKROAD_CHECK_INVARIANTS", "") not in ("", "0")
+        """Check the invariants after every action of every game (:meth:`Kernel.checks_invariants
+        <darkroad.core.kernel.Kernel.checks_invariants>` says when they are checked otherwise);
+        ``DARKROAD_CHECK_INVARIANTS=1`` sets it."""
         self.monitors: list[Any] = []
         """Callables ``(hook name, kwargs, result)`` told of every rule-point hook call
         (the testing kit's :class:`HookRecorder`)."""

@@ -161,6 +161,16 @@ class PluginStep(Step):
                               f"(option, label) string pairs: {opts!r}", plugin=self.plugin)
         return opts  # type: ignore[no-any-return]
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        if type(self.step).has_options is Step.has_options:
+            return bool(self.options(ctx, task, seat))  # its options, checked
+        return bool(self._guard("has_options", lambda: self.step.has_options(ctx, task, seat)))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        if type(self.step).allows is Step.allows:
+            return Step.allows(self, ctx, task, seat, option)  # its options, checked
+        return bool(self._guard("allows", lambda: self.step.allows(ctx, task, seat, option)))
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         ctx.answered.add(self.plugin)
         if self.checkpoint:

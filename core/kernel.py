@@ -24,7 +24,10 @@ no answer depends on an object surviving from one call to the next. Remembering 
 key that says the position is the same, and the only key that says so is the position itself:
 its MessagePack costs more instructions than working out the options it would key
 (docs/performance.md gives the figures). Within one call, what it worked out is passed along,
-not looked up. What the core does remember is keyed by values that are the whole input of a
+not looked up. And what a call needs is asked of the steps as narrowly as it is needed:
+settling asks a decision only whether a seat has an answer (:meth:`Step.has_options`), checking
+an answer only whether its id is one (:meth:`Step.allows`); only :meth:`legal_actions` lists and
+words every option. What the core does remember is keyed by values that are the whole input of a
 pure function (the storage search, :mod:`~darkroad.core.storage`), each with its measured worth
 in its docstring.
 """
@@ -78,6 +81,13 @@ class Kernel:
         self._extra_options = registry.hook_impls["darkroad_decision_options"]
         self._companion_impls = registry.companion_impls
         self._card_plugins = registry.card_plugins
+        fan = frozenset(name for name, p in engine.plugins.plugins.items() if not p.builtin)
+        with_components = {c.plugin for c in registry.content.components.values()}
+        with_components |= {impl.plugin_name for impl in engine.pm.hook.darkroad_content.get_hookimpls()}
+        self._fan = fan
+        """The plugins not shipped with darkroad (fans', tests'): code the property tests do not cover."""
+        self._fan_everywhere = bool(fan - with_components)
+        """Whether a fan plugin without components is installed: its hooks may act in any game."""
 
     # -- a new game ------------------------------------------------------------------------
     def create(self, config: GameConfig) -> tuple[Game, list[Event]]:
@@ -126,7 +136,7 @@ class Kernel:
                 step.run(ctx, task)
                 continue
             for s in (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task):
-                if self.options(ctx, task, step, s):
+                if self.has_option(ctx, task, step, s):
                     return
             stack.pop()
 
@@ -195,6 +205,14 @@ class Kernel:
                 opts = [o for o in opts if [seat, task.kind, o[0]] not in withdrawn]
         return opts
 
+    def has_option(self, ctx: Ctx, task: Task, step: Step, seat: int) -> bool:
+        """Whether ``seat`` has an answer at ``task`` (``bool(options(...))``): the step says so
+        without wording its options (:meth:`Step.has_options`) unless plugins may add options
+        or some were withdrawn."""
+        if self._extra_options or self.monitors or task.data.get(WITHDRAWN_KEY):
+            return bool(self.options(ctx, task, step, seat))
+        return step.has_options(ctx, task, seat)
+
     def awaiting(self, game: Game) -> list[int]:
         """The seats the game is waiting for (several for simultaneous steps)."""
         top = self.top(game)
@@ -207,7 +225,7 @@ class Kernel:
         seats = list(step.seats(ctx, task))
         if len(seats) == 1:
             return seats  # settling skipped the decision if it had no option
-        return [s for s in seats if self.options(ctx, task, step, s)]
+        return [s for s in seats if self.has_option(ctx, task, step, s)]
 
     def decision(self, game: Game) -> dict[str, Any] | None:
         """The pending decision: its type, awaited seats and a human prompt."""
@@ -300,7 +318,13 @@ class Kernel:
             return False
         if seat not in ((task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task)):
             return False
-        return action.option in map(_OPTION, self.options(ctx, task, step, seat))
+        option = action.option
+        if option.startswith("x:") or self.monitors:  # a plugin's extra option (or calls watched)
+            return option in map(_OPTION, self.options(ctx, task, step, seat))
+        withdrawn = task.data.get(WITHDRAWN_KEY)
+        if withdrawn and [seat, task.kind, option] in withdrawn:
+            return False
+        return step.allows(ctx, task, seat, option)
 
     def _check_legal(self, game: Game, task: Task, step: Step, action: Action) -> None:
         """The full legality check (companion abilities), raising with the reason."""
@@ -328,7 +352,7 @@ class Kernel:
         try:
             self._resolve(ctx, task, step, action)
             self.settle(ctx)
-            broken = invariants.broken(game, self.steps)
+            broken = invariants.broken(game, self.steps) if self.checks_invariants(game) else None
             if broken:
                 blamed = sorted(ctx.answered - self.registry.essential)  # the plugins, not the rulebook
                 raise PluginError(f"the game broke an invariant ({broken}) while resolving {action.type}/"
@@ -342,6 +366,18 @@ class Kernel:
         if noted is not None:
             undo.track(engine, game, action, noted, ctx)
         return ctx.events
+
+    def checks_invariants(self, game: Game) -> bool:
+        """Whether :meth:`apply` checks the invariants (core/invariants.py) after an action of
+        ``game``: when code the property tests do not cover can touch it (a fan plugin the game
+        uses, or one without components: its hooks may act in any game), when the testing kit
+        watches the engine (a plugin author's tests), and in every game when
+        ``engine.check_invariants`` is set (``DARKROAD_CHECK_INVARIANTS=1``, ``darkroad
+        simulate --check``). The rulebook and darkroad's own plugins are proven instead by
+        ``tests/test_properties.py`` (``--random-games 5000``: no violation), not at every
+        action of every game."""
+        return self.engine.check_invariants or bool(self.monitors) or self._fan_everywhere \
+            or not self._fan.isdisjoint(game.config.plugins)
 
     @staticmethod
     def _resolve(ctx: Ctx, task: Task, step: Step, action: Action) -> None:

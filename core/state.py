@@ -48,7 +48,8 @@ class GameConfig:
 class PoolDie:
     """A die in a player's action pool."""
 
-    kind: str  # "night" | "illuminated"
+    # Described for the HTTP API's document, which derives the view's ActionDie from this class.
+    kind: Annotated[str, Meta(description="`night` or `illuminated`.")]
     value: int
 
 
@@ -58,10 +59,12 @@ CONFIG_FIELDS = frozenset(a.name for a in fields(GameConfig))
 
 @define(kw_only=True)
 class CompanionCard:
-    """A companion card on a player's wagon; ``gifts`` marks the used abilities (loyal)."""
+    """A companion card on a wagon."""
 
-    card: str
-    gifts: list[int] = Factory(list)
+    # Described for the HTTP API's document, which derives the view's WagonCompanion from this class.
+    card: Annotated[str, Meta(description="The card id (`<companion id>-<copy>`).")]
+    gifts: Annotated[list[int], Meta(description="The abilities already used (their indexes), for a loyal "
+                                                 "companion.")] = Factory(list)
     """Indexes of abilities already triggered (a blazing quartz sits on each)."""
 
 

@@ -69,6 +69,20 @@ class Step:
         """Every legal answer of ``seat``."""
         raise NotImplementedError
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        """Whether ``seat`` has at least one answer: ``bool(options(...))``, which a step may
+        say without listing and wording every option. The engine asks it while settling (a
+        decision with no option for any seat is skipped); an override must agree with
+        :meth:`options` at every position (``tests/test_step_shortcuts.py`` checks the
+        rulebook's over random games)."""
+        return bool(self.options(ctx, task, seat))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        """Whether ``option`` is the id of one of ``seat``'s answers (:meth:`options`), which a
+        step may say without wording every option. The engine asks it to check an answer
+        before resolving it; an override must agree with :meth:`options`, as above."""
+        return any(o == option for o, _ in self.options(ctx, task, seat))
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         """Apply ``seat``'s answer ``option`` (the task was popped)."""
         raise NotImplementedError

@@ -93,6 +93,9 @@ class Checker:
         self.counts(game)
         self.cards(game)
         self.limits(game)
+        broken = self.engine.broken_invariants(game)  # the engine's own (checked in play for fan plugins only)
+        if broken:
+            self.fail(game, broken)
 
     def fail(self, game: Game, what: str) -> None:
         raise Broken(f"{what} (config {self.config}, version {game.version}, round {game.round}, "

@@ -34,12 +34,12 @@ not extend it), so entries older than that are removed without reading their gam
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
-from darkroad.core import Engine, Game, GameConfig
+from darkroad.core import Engine, Game, GameConfig, i18n
 from darkroad.core.view import EncodedPlayers
 
 MAX_NAME_LENGTH = 32
@@ -239,10 +239,46 @@ def created_at(lobby: Lobby) -> datetime.datetime:
     return _when(lobby.created)
 
 
+class SeatNames(Mapping[str, str]):
+    """The names of the seats nobody named: each installed seat kind's display name, by its id
+    (its automated seats'), and each installed bot's (:meth:`bot`: a bot seat created without a
+    name), worded at read time, in the language of the call (a stored game keeps no name for it)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._kinds = {kind_id: kind.name for kind_id, kind in engine.seat_kinds.items()}
+        self._bots = {bot_id: (bot.name, engine.plugins.plugins.get(engine.bot_plugins.get(bot_id, "")))
+                      for bot_id, bot in engine.bots.items()}
+
+    def __getitem__(self, kind: str) -> str:
+        return self._kinds[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def bot(self, bot_id: str) -> str:
+        """Bot ``bot_id``'s name in the language of the call, from its plugin's catalog (as the
+        catalogue's ``bots`` say it); its id when it has none or is not installed."""
+        name, plugin = self._bots.get(bot_id, ("", None))
+        if not name:
+            return bot_id
+        return i18n.messages(plugin.module if plugin is not None else "").gettext(name)
+
+
+def _name(record: LobbySeat, seat_names: Mapping[str, str] | None) -> str | None:
+    """A seat's name as shown: the one it was given; a bot seat given none, its bot's (worded now)."""
+    if record.name is not None or record.kind != "bot" or record.bot is None:
+        return record.name
+    return seat_names.bot(record.bot) if isinstance(seat_names, SeatNames) else record.bot
+
+
 def seat_views(lobby: Lobby | None, kinds: Sequence[str],
                seat_names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """The ``SeatView`` of every seat (``kinds``: the players' seat kinds, for a game without
-    lobby; ``seat_names``: the display name of each seat kind, naming its automated seats)."""
+    lobby; ``seat_names``: the display name of each seat kind, naming its automated seats, and
+    with :class:`SeatNames` the bots', naming the bot seats created without a name)."""
     if lobby is None:
         return [
             {
@@ -264,7 +300,7 @@ def seat_views(lobby: Lobby | None, kinds: Sequence[str],
             {
                 "seat": n,
                 "kind": record.kind,
-                "name": record.name,
+                "name": _name(record, seat_names),
                 "bot": lobby.bot_of(n),
                 "replaced": record.replaced,
                 "timeout_at": timeout_at,
@@ -343,13 +379,13 @@ def config_summary(game: Game, seat_kinds: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def listing(game_id: str, lobby: Lobby) -> dict[str, Any]:
-    """A ``WaitingGame`` of the listing."""
+def listing(game_id: str, lobby: Lobby, seat_names: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A ``WaitingGame`` of the listing (``seat_names``: :func:`seat_views`')."""
     return {
         "id": game_id,
         "players": len(lobby.seats),
         "open_seats": lobby.open_seats(),
-        "seats": seat_views(lobby, []),
+        "seats": seat_views(lobby, [], seat_names),
         "config": lobby.config,
         "created": created_at(lobby),
         "turn_timeout": lobby.turn_timeout,

@@ -24,8 +24,9 @@ class Reading:
     def __init__(self, games: GameRepository) -> None:
         self.games = games
         self.engine = games.engine
-        self.seat_names = {kind_id: kind.name for kind_id, kind in self.engine.seat_kinds.items()}
-        """Display name of each installed seat kind (the automated seats' names in views)."""
+        self.seat_names = lobbies.SeatNames(self.engine)
+        """Display name of each installed seat kind (the automated seats' names in views) and bot
+        (a bot seat's created without a name)."""
         self.encoded = EncodedPlayers(self.engine)
         """The players' blocks (from 3 players) and games' config blocks of the views answered
         lately, encoded: most are the same in the next view."""

@@ -15,7 +15,7 @@ version or a result other than the replay's) is refused before anything is store
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
@@ -134,7 +134,7 @@ def stored_action(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(engine: Engine, game_id: str, game: Game, lobby: Lobby | None, entries: Sequence[bytes],
-          seat_names: dict[str, str]) -> GameRecord:
+          seat_names: Mapping[str, str]) -> GameRecord:
     """The record of ``game`` (stored as ``game_id`` with ``lobby``), from its action list ``entries``."""
     config = game.config
     actions = []

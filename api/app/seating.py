@@ -116,8 +116,8 @@ class Seats:
             kind, name, bot, think_time = next(specs)
             if kind == "bot":
                 assert bot is not None
-                seats.append(LobbySeat("bot", name=name or self.engine.bots[bot].name or bot, bot=bot,
-                                       think_time=think_time))
+                # No name given: none stored; views name it after its bot, in the reader's language.
+                seats.append(LobbySeat("bot", name=name, bot=bot, think_time=think_time))
             else:
                 seats.append(LobbySeat(kind, name=name if kind == "human" else None))
         opened = any(seat.kind == "open" for seat in seats)
@@ -161,7 +161,7 @@ class Seats:
             for entry, game_id, raw in zip(entries, ids, await self.games.store.lobbies(ids), strict=True):
                 lobby = lobbies.decode(raw)
                 if lobby is not None and lobby.waiting and lobby.listed and lobby.entry(game_id) == entry:
-                    shown.append((entry, lobbies.listing(game_id, lobby)))
+                    shown.append((entry, lobbies.listing(game_id, lobby, self.reading.seat_names)))
                 else:
                     stale.append(entry)
             if stale:
@@ -346,6 +346,13 @@ class Seats:
                 return None  # the player already plays it
             record = lobby.seats[seat]
             bot = record.bot
+            clock = lobby.clock
+            if clock is not None and clock.increment <= 0 and lobby.bank(seat) <= 0:
+                # Awaited again, it would be handed straight back: its bank can never fill (issue 41).
+                raise ServiceError("bank-empty", "Seat %(seat)d's time bank is empty, and this game's clock adds "
+                                                 "nothing for a decision: the seat would be handed to the bot again "
+                                                 "as soon as the game waits for it. The bot `%(bot)s` plays it to the end.",
+                                   seat=seat, bot=bot)
             record.replaced, record.bot = False, None
             return SeatChange("reclaimed", seat, [("seat_reclaimed", seat, {"bot": bot})], acted=False)
 

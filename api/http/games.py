@@ -57,7 +57,7 @@ from darkroad.api.http.schema_types import UNSET
 from darkroad.api.http.schemas import FinalScore, WaitingGames
 from darkroad.api.http.setup_schemas import MAX_SEED, BotSeat, CreatedGame, HumanSeat, NewGame, SeatToken
 from darkroad.api.http.view_schemas import ActionList, GameView
-from darkroad.core import errors
+from darkroad.core import BadConfig, GameConfig, errors, game_setup
 from darkroad.core.i18n import N_
 from darkroad.core.undo import UNDO
 
@@ -106,10 +106,9 @@ class GamesController(Controller):
         )
         new_game: type[NewGame] = request.app.state.new_game  # with the installed seat kinds' fields
         data = parse_model(raw, new_game)
-        errors = [body_error(message.translated(), key) for message, key in data.schema_errors(service.engine)]
-        if errors:
-            raise invalid_body(errors, N_("Invalid body: %(reasons)s"), reasons="; ".join(error["message"] for error in errors))
-        config = data.to_config(seed=secrets.randbelow(MAX_SEED + 1))
+        config = game_setup.game_config(service.engine, data.setup(seed=secrets.randbelow(MAX_SEED + 1)))
+        if not isinstance(config, GameConfig):
+            raise setup_problem(config)
         return created_answer(await service.seats.create(config, _seating(data)))
 
     @get(
@@ -378,6 +377,23 @@ class GamesController(Controller):
         """Each seat's final score and its breakdown, and the winners; 409 until the game is over."""
         caller = await service.reading.caller(game_id, token)
         return Response(msgspec.convert(service.reading.score(caller), FinalScore))
+
+
+DOCUMENTED = frozenset({game_setup.REPEATED_ID, game_setup.BUILDING_COUNT, game_setup.TILE_SIDES,
+                        game_setup.KIND_SIZE, game_setup.KIND_REFUSED_SOLO, game_setup.SEAT_COUNT})
+"""The setup problems the document's schema states (``uniqueItems`` and ``NewGame``'s ``not``
+clauses, :mod:`darkroad.api.http.openapi`): a ``400 bad-request`` as every other schema violation,
+so that a client validating against the document sees the same."""
+
+
+def setup_problem(found: list[game_setup.SetupProblem]) -> Exception:
+    """The problem detail of a refused setup: ``400 bad-request`` listing each problem the document
+    states (its ``key`` the member the pointer names), else ``422 bad-config`` with the first."""
+    errors = [body_error(problem.message.translated(), problem.pointer.removeprefix("/").replace("/", "."))
+              for problem in found if problem.code in DOCUMENTED]
+    if errors:
+        return invalid_body(errors, N_("Invalid body: %(reasons)s"), reasons="; ".join(e["message"] for e in errors))
+    return BadConfig(found[0].message)
 
 
 def created_answer(created: Created) -> Response[CreatedGame]:

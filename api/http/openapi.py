@@ -38,8 +38,9 @@ from darkroad.api.http.openapi_links import response_links
 from darkroad.api.http.problems import PROBLEM_TYPES
 from darkroad.api.http.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN
 from darkroad.api.http.seat_kinds import SeatKindSurface
-from darkroad.api.http.setup_schemas import SOLO, NewGame, refused_sizes
+from darkroad.api.http.setup_schemas import NewGame
 from darkroad.core import Engine
+from darkroad.core.game_setup import SOLO, refused_sizes
 from darkroad.core.i18n import LOCALES
 
 SECURITY_SCHEME = "seatToken"

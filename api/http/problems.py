@@ -174,6 +174,14 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
             "which, and when it will be overdue).",
         ),
         ProblemType(
+            "bank-empty",
+            409,
+            N_("Time bank empty"),
+            "The seat's time bank ran out and the game's clock adds nothing for a decision (`increment` 0): "
+            "reclaimed, it would be handed to the bot again as soon as the game waits for it, so its bot plays "
+            "it to the end. Nothing changed.",
+        ),
+        ProblemType(
             "game-not-finished",
             409,
             N_("Game not finished"),

@@ -20,9 +20,10 @@ import msgspec
 from msgspec import Meta
 
 from darkroad.api.http.schemas import GameSummary
-from darkroad.api.http.setup_schemas import NewGame, solo_kinds, the
+from darkroad.api.http.setup_schemas import NewGame, the
 from darkroad.api.http.view_schemas import Caravan, GameConfig, PlayerView
 from darkroad.core import TIEBREAKERS, SeatKind, ViewBlock
+from darkroad.core.game_setup import solo_kinds
 
 _REF = "#/components/schemas/{name}"
 _SEAT = {"type": "integer", "minimum": 0, "maximum": 3}

@@ -171,6 +171,7 @@ class SeatsController(Controller):
         responses=problem_responses(
             *SEAT_HOLDER,
             "game-finished",
+            "bank-empty",
             "stale-version",
             *COMMITS,
         ),
@@ -184,7 +185,8 @@ class SeatsController(Controller):
     ) -> Response[GameView]:
         """With the seat's own token: take the seat back from the bot that played it since it
         timed out (`seat_reclaimed`); the player decides again from the next decision. A seat
-        no bot plays is left as it is. Answers the caller's view."""
+        no bot plays is left as it is. Answers the caller's view. A seat whose time bank ran out
+        in a game whose clock adds nothing for a decision cannot be reclaimed (`bank-empty`)."""
         caller = await service.seats.reclaim(game_id, seat, seat_token)
         return encoded(service.reading.view(caller), version=caller.stored.version)
 

@@ -17,6 +17,8 @@ from msgspec import Meta
 from darkroad.api.http.schema_types import UNSET, Count, Instant, Seat, Unset, doc
 from darkroad.api.http.setup_schemas import SeatKind
 from darkroad.core import Caravan as EngineCaravan
+from darkroad.core import CompanionCard as EngineCompanionCard
+from darkroad.core import PoolDie as EnginePoolDie
 
 
 class Decision(msgspec.Struct):
@@ -131,11 +133,12 @@ class Board(msgspec.Struct):
     extra: BoardExtra
 
 
-def _view_of(cls: type[Any]) -> type[msgspec.Struct]:
-    """The view's struct of a core state class (attrs): its fields with their core types and
-    descriptions (``typing.Annotated`` on the class), a field that is ``None`` until set absent
-    until set, ``extra`` (the plugins' keys, shown beside the fields) left out. Derived, so the
-    document describes what the core keeps, written once."""
+def _view_of(cls: type[Any], name: str | None = None) -> type[msgspec.Struct]:
+    """The view's struct of a core state class (attrs), named ``name`` in the document (default:
+    the class's name): its fields with their core types and descriptions (``typing.Annotated`` on
+    the class), a field that is ``None`` until set absent until set, ``extra`` (the plugins' keys,
+    shown beside the fields) left out. Derived, so the document describes what the core keeps,
+    written once."""
     hints = typing.get_type_hints(cls, include_extras=True)
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for a in attrs.fields(cls):
@@ -146,7 +149,7 @@ def _view_of(cls: type[Any]) -> type[msgspec.Struct]:
             fields.append((a.name, present | msgspec.UnsetType, msgspec.UNSET))
         else:
             fields.append((a.name, hints[a.name]))
-    return msgspec.defstruct(cls.__name__, fields, omit_defaults=True, module=__name__,
+    return msgspec.defstruct(name or cls.__name__, fields, omit_defaults=True, module=__name__,
                              namespace={"__doc__": cls.__doc__})
 
 
@@ -159,18 +162,17 @@ else:
     Caravan = _view_of(EngineCaravan)
 
 
-class ActionDie(msgspec.Struct):
-    """A die in a player's action pool."""
+if TYPE_CHECKING:
 
-    kind: Annotated[str, doc("`night` or `illuminated`.")]
-    value: int
+    class ActionDie(msgspec.Struct):
+        """A die in a player's action pool (``darkroad.core.PoolDie``)."""
 
+    class WagonCompanion(msgspec.Struct):
+        """A companion card on a wagon (``darkroad.core.CompanionCard``)."""
 
-class WagonCompanion(msgspec.Struct):
-    """A companion card on a wagon."""
-
-    card: Annotated[str, doc("The card id (`<companion id>-<copy>`).")]
-    gifts: Annotated[list[int], doc("The abilities already used (their indexes), for a loyal companion.")]
+else:
+    ActionDie = _view_of(EnginePoolDie, "ActionDie")
+    WagonCompanion = _view_of(EngineCompanionCard, "WagonCompanion")
 
 
 Cell = Annotated[

@@ -42,11 +42,15 @@ def simulate_command(
                                                        "field in the API's request, as an option (--<field>, dashes "
                                                        "for underscores), is short for it with 3-4 players.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    check: Annotated[bool, typer.Option(help="Check the rules' invariants after every action of every game (a "
+                                             "broken one is an error of that game); otherwise only games a fan "
+                                             "plugin can touch are checked.")] = False,
 ) -> None:
     """Play complete games in-process with bots and summarise them (who wins with what, and
     how often each building, plugin decision option and companion ability is used)."""
     console = Console(stderr=True)
     engine = _loaded(console)
+    engine.check_invariants = engine.check_invariants or check
     bots = _split(bot)
     try:
         seat_bots(engine, bots)

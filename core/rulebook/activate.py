@@ -68,6 +68,34 @@ class Activate(Choice):
             opts += [(f"building:{b}", say("activate %(building)s", building=ctx.words.component(b))) for b in targets]
         return opts
 
+    def _targets(self, ctx: Ctx, seat: int, space: int) -> list[str]:
+        """The buildings a night and an illuminated die activate: the connected one and the
+        plugins' (``darkroad_building_targets``)."""
+        connected = connected_building(ctx, space)
+        targets = [connected] if connected else []
+        for extra in ctx.call("darkroad_building_targets", is_str_list, seat=seat, connected=connected):
+            targets += [t for t in extra if t not in targets and ctx.in_play(t)]
+        return targets
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        p = ctx.player(seat)
+        done = task.data.get("done", ())
+        if not any(d.kind == "illuminated" for d in p.pool):
+            return not done
+        left, right = adjacent(p.position)
+        return left not in done or right not in done or (
+            "building" not in done and bool(self._targets(ctx, seat, p.position)))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        p = ctx.player(seat)
+        done = task.data.get("done", ())
+        what, _, target = option.partition(":")
+        if what == "district":
+            both = any(d.kind == "illuminated" for d in p.pool)
+            return target in adjacent(p.position) and (target not in done if both else not done)
+        return what == "building" and "building" not in done and any(d.kind == "illuminated" for d in p.pool) \
+            and target in self._targets(ctx, seat, p.position)
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         what, _, target = option.partition(":")
         done = list(task.data.get("done", ()))

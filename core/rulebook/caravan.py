@@ -206,6 +206,28 @@ class TravelDie(Choice):
             opts.append(("reroll", say("pay 1 lantern to reroll the remaining dice")))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return bool(caravan(ctx).dice)  # each die is taken as it shows, at least
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        dice = caravan(ctx).dice or []
+        if option == "reroll":
+            return bool(ctx.player(seat).lanterns and dice)
+        verb, _, rest = option.partition(":")
+        die = rest.partition(":")[0]
+        v = next((d for d in dice if str(d) == die), None)
+        if verb != "take" or v is None:
+            return False
+        bonuses = sorted({0} | {b for bs in ctx.call("darkroad_travel_die_bonus", is_int_list, seat=seat) for b in bs})
+        faces = set()
+        for bonus in bonuses:  # as options words them: a bonus beyond the cap is no answer
+            face = min(TRAVEL_DIE_MAX, v + bonus)
+            if face not in faces:
+                faces.add(face)
+                if option == f"take:{v}" + (f":+{bonus}" if bonus else ""):
+                    return True
+        return False
+
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """The event card's faces (p. 12: "compare the die's face value with the event card")."""
         event = caravan(ctx).event

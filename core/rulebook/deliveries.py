@@ -74,6 +74,23 @@ class Deliveries(Choice):
         opts.append(("done", say("finish delivering")))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True  # passing, or being done
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        town = task.data["town"].get(str(seat))
+        kind, _, rest = option.partition(":")
+        if town is None:
+            return option == "pass" or (kind == "town" and rest in self.towns(ctx, task, seat))
+        if option == "done":
+            return True
+        p, c = ctx.player(seat), ctx.content
+        if kind == "hero":
+            return rest in p.heroes and c.heroes[rest].town == town
+        m, _, goods = rest.partition(":")
+        return kind == "commission" and m in p.commissions and c.commissions[m].town == town \
+            and any(goods == ",".join(g) for g in commission_options(ctx, seat, m))
+
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """A commission's prestige rule (p. 12), a town's reward for heroes (p. 19)."""
         out = {}

@@ -268,6 +268,14 @@ class ChooseEffect(Choice):
         # An abstract option with nothing behind it (no deed left) is no option.
         return [(o, describe(ctx, o)) for o in opts if expand(ctx, seat, o) != []]
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        fresh = expand(ctx, seat, task.data["effect"])
+        return any(expand(ctx, seat, o) != [] for o in (fresh if fresh is not None else task.data["opts"]))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        fresh = expand(ctx, seat, task.data["effect"])
+        return option in (fresh if fresh is not None else task.data["opts"]) and expand(ctx, seat, option) != []
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         resolve(ctx, seat, option, task.data.get("source", ""))
 

@@ -46,6 +46,23 @@ class GreatBazaar(Choice):
         opts.append(("buy", say("go buying")))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True  # going buying is always an answer
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        if option == "buy":
+            return True
+        if option == "rotate":
+            return not task.data.get("rotated")
+        verb, _, rest = option.partition(":")
+        src, _, dst = rest.partition(":")
+        idx = ctx.content.good_index
+        if verb != "change" or task.data.get("changed") or src == dst or src not in idx or dst not in idx \
+                or option != f"change:{src}:{dst}":
+            return False
+        market = ctx.game.board.market
+        return bool(market[idx[src]]) and market[idx[dst]] < MAX_PER_SECTION
+
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """The wheel's prices and dice now, and after a rotation or a change."""
         return {option: explain.market_after(ctx, option) for option, _ in self.options(ctx, task, seat)}
@@ -94,6 +111,17 @@ class BazaarBuy(Choice):
                                  if c else say("buy %(good)s at no cost", good=good)))
         opts.append(("done", say("stop buying")))
         return opts
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True  # stopping is always an answer
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        if option == "done":
+            return True
+        verb, _, kind = option.partition(":")
+        i = ctx.content.good_index.get(kind)
+        return verb == "buy" and i is not None and bool(ctx.game.board.market[i]) \
+            and self.cost(ctx, task, kind) <= ctx.player(seat).coins
 
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """The price of each good and why (a section paid once), and the wheel."""

@@ -37,6 +37,18 @@ class Move(Choice):
                     labels[v] = say("move exactly %(spaces)s", spaces=count(v, "spaces"))
         return [(f"move:{v}", labels[v]) for v in sorted(dists)]
 
+    def _distances(self, ctx: Ctx, seat: int) -> set[int]:
+        dists = {d.value for d in ctx.player(seat).pool}
+        for extra in ctx.call("darkroad_movement_options", is_distances, seat=seat):
+            dists.update(extra)
+        return dists
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return bool(self._distances(ctx, seat))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return any(option == f"move:{v}" for v in self._distances(ctx, seat))
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         p = ctx.player(seat)
         n = int(option.split(":")[1])

@@ -39,6 +39,15 @@ class Discard(Choice):
             return []
         return _HELD[self.what](ctx, seat)
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return over(ctx, seat, self.what) and ctx.limited(seat, _LIMIT[self.what]) \
+            and any(_held_ids(ctx, seat, self.what))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        verb, _, held = option.partition(":")
+        return verb == "discard" and held in _held_ids(ctx, seat, self.what) and over(ctx, seat, self.what) \
+            and ctx.limited(seat, _LIMIT[self.what])
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         _DROP[self.what](ctx, seat, option.split(":", 1)[1])
         if over(ctx, seat, self.what):
@@ -58,6 +67,18 @@ def over(ctx: Ctx, seat: int, what: str) -> bool:
     if what == "hero":
         return len(p.heroes) > ctx.capacity(seat, "heroes")
     return len(p.commissions) > ctx.capacity(seat, "commissions")
+
+
+def _held_ids(ctx: Ctx, seat: int, what: str) -> list[str]:
+    """What ``seat`` may discard of ``what``: the ids of :data:`_HELD`'s options, unworded."""
+    p = ctx.player(seat)
+    if what == "good":
+        return p.goods
+    if what == "hero":
+        return p.heroes
+    if what == "commission":
+        return p.commissions
+    return (["quartz"] if p.quartz else []) + (["horseshoes"] if p.horseshoes else [])
 
 
 def _goods(ctx: Ctx, seat: int) -> list[Option]:

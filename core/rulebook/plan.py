@@ -47,6 +47,23 @@ class Plan(Choice):
                                                      die=locked[slot - 1], slot=slot)))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        locked = ctx.player(seat).locked
+        return locked.count(None) < len(locked)  # a die to bump or take; a reset needs all three
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        p = ctx.player(seat)
+        locked = p.locked
+        if option == "reset":
+            return not task.data.get("reset") and None not in locked and len(set(locked)) == 1 \
+                and locked != [1, 2, 3]
+        parts = option.split(":")
+        if len(parts) < 2 or parts[1] not in ("1", "2", "3") or locked[int(parts[1]) - 1] is None:
+            return False
+        if p.reserve:
+            return len(parts) == 3 and parts[0] == "bump" and any(option == f"bump:{parts[1]}:{v}" for v in p.reserve)
+        return len(parts) == 2 and parts[0] == "take"
+
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """What each slot does, the good slot #1 would craft, and the die it bumps (p. 6)."""
         p = ctx.player(seat)
@@ -111,6 +128,12 @@ class Slot2(Choice):
                  for v in sorted(set(ctx.player(seat).special))]
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True  # a lantern
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option == "lantern" or any(option == f"illuminated:{v}" for v in ctx.player(seat).special)
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "lantern":
             ctx.add(seat, "lanterns", 1, "slot #2")
@@ -134,6 +157,12 @@ class Slot3(Choice):
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("coins", say("gain 2 coins")), ("rotate", say("rotate the market wheel 1 space clockwise"))]
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in ("coins", "rotate")
 
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         return {"rotate": explain.market_after(ctx, "rotate")}

@@ -41,6 +41,20 @@ class RingwayInn(Choice):
                                               goods=words.goods(hero.requests), **{"class": say(HERO_CLASSES.get(hero.hero_class, hero.hero_class))})))
         return opts
 
+    def _sells(self, ctx: Ctx, seat: int, hero: str | None) -> bool:
+        """Whether ``seat`` holds a good ``hero`` (an inn slot's, or none) requests."""
+        if not hero:
+            return False
+        requests = ctx.content.heroes[hero].requests
+        return any(good_type(g) in requests for g in ctx.player(seat).goods)
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return any(self._sells(ctx, seat, h) for h in ctx.game.board.inn)
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        inn = ctx.game.board.inn
+        return any(option == f"hero:{i}" and self._sells(ctx, seat, h) for i, h in enumerate(inn))
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         slot = int(option.split(":")[1])
         ctx.push("inn_sell", seat, slot=slot, hero=ctx.game.board.inn[slot], sold=[])

@@ -201,6 +201,17 @@ class _Cookieless(httpx.Cookies):
             super().extract_cookies(response)
 
 
+def hold_the_clock(*apps: Litestar) -> None:
+    """Hold the started ``apps``' rate-limit clock still, a second into the current window: a
+    test that spends a budget and expects the next request refused must not see a new window
+    start in between (the sliding count then forgives a little of the last window)."""
+    limiters = [app.state.limiter for app in apps]
+    window = limiters[0].window
+    now = (time.time() // window) * window + 1.0
+    for limiter in limiters:
+        limiter.clock = lambda: now
+
+
 @asynccontextmanager
 async def serve(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
     """Start ``app`` (lifespan included) and yield a client calling it in this event loop.

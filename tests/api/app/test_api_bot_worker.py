@@ -110,7 +110,7 @@ async def test_a_game_of_bots_is_played_to_its_end_by_the_worker(engine: Engine,
 
 @pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
 async def test_a_bot_seat_thinks_for_its_think_time(engine: Engine, store: GameStore, processes: bool) -> None:
-    """A bot seat created with a ``think_time`` (the search bot: 0.1 s by default) is played with
+    """A bot seat created with a ``think_time`` (the search bot then thinks to that clock) is played with
     it, in the worker's threads and in its thinking processes alike."""
     settings = Settings()
     service = GameService(engine, store, settings, Metrics())

@@ -189,6 +189,33 @@ async def test_games_created_in_one_millisecond_list_newest_first(client: httpx.
     assert created == sorted(created, reverse=True) and len(set(created)) == len(created)
 
 
+@pytest.mark.stores("memory")
+async def test_a_bot_seat_given_no_name_is_named_after_its_bot_in_the_reader_s_language(
+    client: httpx.AsyncClient, app: Litestar
+) -> None:
+    """Issue 43: every human-readable text of an answer is in the caller's language. A bot seat
+    created without a name stores none (it once stored the bot's English name): views, the
+    creation's answer and the listing name it after its bot as the catalogue does, in the
+    reader's language; a name given is kept as given in every language."""
+    hu = {"Accept-Language": "hu"}
+    response = await client.post("/v1/games", headers=hu, json={"players": 3, "seed": 7, "seats": [
+        {"kind": "open"}, {"kind": "bot", "bot": "search"}, {"kind": "bot", "bot": "greedy", "name": "Gus"}]})
+    assert response.status_code == 201, response.text
+    created = response.json()
+    assert [seat["name"] for seat in created["seats"]] == [None, "Kutató", "Gus"]
+    stored = await app.state.service.games.store.load(created["id"])
+    assert [seat.name for seat in decode(stored.lobby).seats] == [None, None, "Gus"]
+    for headers, search in ((hu, "Kutató"), ({"Accept-Language": "en"}, "Search")):
+        view = (await client.get(f"/v1/games/{created['id']}", headers=headers)).json()
+        assert [seat["name"] for seat in view["seats"]] == [None, search, "Gus"]
+        assert [player["name"] for player in view["players"]] == [None, search, "Gus"]
+        bots = {bot["id"]: bot["name"] for bot in (await client.get("/v1/catalog", headers=headers)).json()["bots"]}
+        assert bots["search"] == search
+        listed = (await client.get("/v1/games", params={"status": "waiting"}, headers=headers)).json()["games"]
+        assert [[seat["name"] for seat in game["seats"]] for game in listed if game["id"] == created["id"]] == [
+            [None, search, "Gus"]]
+
+
 async def test_listing_newest_first_paginated(client: httpx.AsyncClient) -> None:
     waiting = [await create(client, players=2, seats=[{"kind": "human", "name": f"G{n}"}, {"kind": "open"}])
                for n in range(5)]

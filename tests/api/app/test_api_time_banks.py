@@ -201,3 +201,28 @@ async def test_a_seat_reclaimed_after_its_bank_ran_out_has_what_its_bot_earned(
         for was, shown in zip(after["seats"], then, strict=True):
             assert shown["clock"]["running"] == was["clock"]["running"]
             assert abs(shown["clock"]["remaining"] - was["clock"]["remaining"]) < 0.002
+
+
+async def test_a_seat_whose_bank_ran_out_with_no_increment_is_not_reclaimed(
+    make_app: Callable[[Settings], Litestar], settings: Settings
+) -> None:
+    """With no increment an empty bank stays empty (issue 41: a bank runs only while its seat is
+    awaited, each decision adds the increment, an empty one hands the seat to the bot): reclaimed,
+    the seat would be handed straight back as soon as the game waits for it. The reclaim is a
+    clear ``409 bank-empty`` and changes nothing; the bot plays the seat on."""
+    async with serve(make_app(settings)) as client:
+        game = await create_game(client, seed=5, clock={"initial": 1})
+        seat = (await client.get(game.url)).json()["awaiting"][0]
+        for _ in range(300):  # the bank runs out (1 s), the workers hand the seat to the bot
+            view = (await client.get(game.url)).json()
+            if view["seats"][seat]["replaced"]:
+                break
+            await asyncio.sleep(0.05)
+        assert view["seats"][seat]["replaced"] and view["seats"][seat]["clock"]["remaining"] == 0
+        refused = await client.post(f"{game.url}/seats/{seat}/reclaim", headers=game.auth(seat))
+        assert_problem(refused, 409, "bank-empty")
+        assert f"`{lobbies.DEFAULT_TIMEOUT_BOT}`" in refused.json()["detail"]
+        after = (await client.get(game.url)).json()
+        assert after["seats"][seat]["replaced"] and after["seats"][seat]["bot"] == lobbies.DEFAULT_TIMEOUT_BOT
+        events = (await client.get(f"{game.url}/log", params={"after": -1, "limit": 500})).json()["events"]
+        assert not any(event["type"] == "seat_reclaimed" for event in events)

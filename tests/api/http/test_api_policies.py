@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import PROBLEM, ApiServer, NewGame, create_game, parse_response, serve
+from apiutil import PROBLEM, ApiServer, NewGame, create_game, hold_the_clock, parse_response, serve
 from litestar import Litestar
 
 from darkroad.api.http.policy import RouteTable
@@ -143,6 +143,9 @@ async def table(make_app: Callable[[Settings], Litestar], *, fresh: bool = False
     if app is None:
         app = _APPS[settings] = make_app(settings)
     async with serve(app) as client:
+        # A test that spends a budget expects the next request refused: no new window may start
+        # in between (a window's edge, every minute of the wall clock, forgives the last one).
+        hold_the_clock(app)
         game = await create_game(client, seed=3)
         view = (await client.get(game.url)).json()
         seat = view["awaiting"][0]

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from apiutil import LONG_WINDOW, ApiServer, bearer, create_game, fresh_window, serve
+from apiutil import LONG_WINDOW, ApiServer, bearer, create_game, fresh_window, hold_the_clock, serve
 from litestar import Litestar
 
 from darkroad.api.http.problems import Problem
@@ -34,17 +33,6 @@ def assert_limited(response: httpx.Response) -> int:
     retry_after = int(response.headers["retry-after"])
     assert retry_after >= 1
     return retry_after
-
-
-def hold_the_clock(*apps: Litestar) -> None:
-    """Hold the started ``apps``' rate-limit clock still, a second into the current window: a
-    test that spends a budget and expects the next request refused must not see a new window
-    start in between (the sliding count then forgives a little of the last window)."""
-    limiters = [app.state.limiter for app in apps]
-    window = limiters[0].window
-    now = (time.time() // window) * window + 1.0
-    for limiter in limiters:
-        limiter.clock = lambda: now
 
 
 @asynccontextmanager

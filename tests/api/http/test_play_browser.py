@@ -43,7 +43,13 @@ from apiutil import ApiServer, RedisServer
 
 from darkroad.core import ROUNDS
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+pytestmark = pytest.mark.slow
+TABLE = pytest.mark.xdist_group("play-browser")
+"""The xdist group of most tests here: one worker runs them, sharing the module's browser and
+server (module fixtures). Each browser module is a group of its own, and the two longest tests
+here another (LONG, with a browser and server of their own on its worker): in one group, the
+browser tests were the suite's longest chain, on one worker for most of the run."""
+LONG = pytest.mark.xdist_group("play-browser-long")
 CHROMIUM = "/usr/bin/chromium"
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -236,6 +242,7 @@ def shows(page: Any, component: dict[str, Any]) -> bool:
 # -- play -----------------------------------------------------------------------------------
 
 
+@TABLE
 def test_play_a_whole_game_by_clicks(pages: Pages, server: ApiServer, screenshots: Path) -> None:
     """Ann sets up a game on the page with seat 2 open, Bob joins it from the waiting list (Cy,
     too late, is told the seat is taken), and both play it by clicks to the final score."""
@@ -331,6 +338,7 @@ def list_asks(page: Any, since: float) -> int:
       .filter((e) => e.name.includes("/v1/games?") && e.startTime > since).length""", since))
 
 
+@TABLE
 def test_the_waiting_list_follows_the_lobby_while_visible(pages: Pages, server: ApiServer) -> None:
     """An open /play page shows a game another client created without a click, keeps a join
     form's half-typed name and its focus meanwhile, asks nothing while hidden, and catches up
@@ -363,6 +371,7 @@ def test_the_waiting_list_follows_the_lobby_while_visible(pages: Pages, server: 
     assert f"Game {first[:8]}… is no longer waiting for players" in lister.inner_text("#waiting .message")
 
 
+@TABLE
 def test_the_waiting_list_backs_off_when_the_server_is_busy(pages: Pages, server: ApiServer) -> None:
     """The list's asks answered 429 (Retry-After: 2), then 503 (no Retry-After) twice, then 429
     (Retry-After: 90), then 200 again: on the page's own clock (Playwright's, run by hand), it
@@ -482,6 +491,7 @@ def join_as(visitor: Any, game: str, seat: int, name: str) -> None:
     assert f"{name} (you)" in visitor.inner_text(f'#seats li[data-seat="{seat}"]')
 
 
+@TABLE
 def test_a_join_link_seats_a_visitor_who_may_leave_again(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     game = unlisted_waiting_game(http, SEED + 8)
@@ -503,6 +513,7 @@ def test_a_join_link_seats_a_visitor_who_may_leave_again(pages: Pages, server: A
     assert game_state(http, game)["seats"][2]["kind"] == "open"
 
 
+@TABLE
 def test_a_join_whose_answer_is_lost_is_retried_with_its_key(pages: Pages, server: ApiServer) -> None:
     """The first join reaches the server (the seat is taken) but its answer never reaches the
     page (the connection drops): the page sends the same join again, same Idempotency-Key and
@@ -542,6 +553,7 @@ def test_a_join_whose_answer_is_lost_is_retried_with_its_key(pages: Pages, serve
     assert game_state(http, game)["seats"][1]["kind"] == "open"
 
 
+@LONG
 def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     bots = {b["id"]: b for b in http.get("/v1/catalog").json()["bots"]}
@@ -600,6 +612,7 @@ def hand_a_late_seat_to_a_bot(pages: Pages, server: ApiServer, http: httpx.Clien
     return late, away, waiter
 
 
+@TABLE
 def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: Pages, server: ApiServer) -> None:
     timeout = 5
     http = httpx.Client(base_url=server.url, timeout=30)
@@ -620,6 +633,7 @@ def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: P
     waiter.wait_for_selector(f"{seat}:not(.replaced)", timeout=SETTLE)
 
 
+@TABLE
 def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: Pages, server: ApiServer) -> None:
     """A turn timeout (5 seconds: shorter, the pages' own reads may hand the seat over before
     they show it) and its bot (Random, not the default Search) chosen on the setup form with the
@@ -788,6 +802,7 @@ def mid_game_checks(page: Any, screenshots: Path) -> None:
     page.set_viewport_size(WIDE)
 
 
+@TABLE
 def test_setting_up_solo_and_four_players_with_the_private_concern(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     setup = pages.open(f"{server.url}/play")
@@ -814,6 +829,7 @@ def test_setting_up_solo_and_four_players_with_the_private_concern(pages: Pages,
     assert game_state(http, game)["config"] == {**game_state(http, game)["config"], "players": 4, "private_concern": 3}
 
 
+@TABLE
 def test_an_unknown_game_or_a_wrong_token_says_so(pages: Pages, server: ApiServer) -> None:
     unknown = pages.open(f"{server.url}/play/{'x' * 22}")
     unknown.wait_for_selector("#app[data-state=error] #decision .message:has-text('Unknown game')", timeout=SETTLE)
@@ -827,6 +843,7 @@ def test_an_unknown_game_or_a_wrong_token_says_so(pages: Pages, server: ApiServe
 # -- spectate --------------------------------------------------------------------------------
 
 
+@LONG
 def test_a_spectator_follows_live_and_resumes_after_a_drop(browser: Any, redis_server: RedisServer) -> None:
     # A server of its own: it is restarted on the same port (and Redis) to drop the stream.
     server = ApiServer(redis_server.url).start()
@@ -884,6 +901,7 @@ def test_a_spectator_follows_live_and_resumes_after_a_drop(browser: Any, redis_s
 # -- secrets ---------------------------------------------------------------------------------
 
 
+@TABLE
 def test_a_seat_never_sees_another_seats_deeds(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     game, tokens = create(http, players=2, seed=SEED + 2)
@@ -919,6 +937,7 @@ def test_a_seat_never_sees_another_seats_deeds(pages: Pages, server: ApiServer) 
 # -- a fan plugin, and the keyboard ----------------------------------------------------------
 
 
+@TABLE
 def test_a_fan_building_shows_by_its_catalogue_name_and_text(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     buildings = {c["id"]: c for c in http.get("/v1/catalog").json()["components"]["building"]}
@@ -969,6 +988,7 @@ def test_a_fan_building_shows_by_its_catalogue_name_and_text(pages: Pages, serve
 # -- a stale click ---------------------------------------------------------------------------
 
 
+@TABLE
 def test_a_stale_click_is_refused_and_the_table_refreshed(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     game, tokens = create(http, players=2, seed=SEED + 3)

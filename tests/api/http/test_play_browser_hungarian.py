@@ -35,7 +35,7 @@ from babel.messages.pofile import read_po
 from test_play_browser import PHONE, SEED, SETTLE, WIDE, game_state, settled
 from test_play_browser_replay import finished_game
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser-hungarian")]  # one worker: module fixtures
 # The browser and the server of test_play_browser, as fixtures of this module.
 browser = test_play_browser.browser
 server = test_play_browser.server

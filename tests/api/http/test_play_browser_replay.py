@@ -15,7 +15,7 @@ import test_play_browser
 from apiutil import ApiServer
 from test_play_browser import SEED, SETTLE, Pages, act_randomly, create, settled
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser-replay")]  # one worker: module fixtures
 # The browser, the server and the pages of test_play_browser, as fixtures of this module.
 browser = test_play_browser.browser
 server = test_play_browser.server

@@ -38,7 +38,12 @@ from test_play_browser import PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, cr
 
 from darkroad.core import ROUNDS
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+pytestmark = pytest.mark.slow
+TABLE = pytest.mark.xdist_group("play-browser-table")
+"""The xdist group of the tests here but the whole game in plain words (PLAIN, the longest), a
+group of its own beside it on another worker: each runs on one worker, sharing the module's
+browser and server."""
+PLAIN = pytest.mark.xdist_group("play-browser-plain-words")
 # The browser, the server and the pages of test_play_browser, as fixtures of this module.
 browser = test_play_browser.browser
 server = test_play_browser.server
@@ -57,6 +62,7 @@ def auth(token: str) -> dict[str, str]:
 # -- names, however early -------------------------------------------------------------------
 
 
+@TABLE
 def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, server: ApiServer) -> None:
     """The first view is answered 503 (then read again a second later): the stream's events
     come first and are written before anyone is named; once the view names the seats, every
@@ -86,6 +92,7 @@ def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, serv
     assert "Ann" in log and "Bob" in log
 
 
+@TABLE
 def test_a_view_refused_for_too_many_requests_is_read_again(pages: Pages, server: ApiServer) -> None:
     """A 429 on the view is not the last word: the table reads it again after a pause. With no
     event to come (the stream answers 204 here, as for a game that is over; in a game, none
@@ -139,6 +146,7 @@ def single_answer_with_undo(http: httpx.Client, seed: int) -> tuple[list[tuple[i
         played.append((seat, action))
 
 
+@TABLE
 def test_a_single_answer_is_taken_by_the_page_and_left_after_an_undo(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     before, seat = single_answer_with_undo(http, SEED + 51)
@@ -189,6 +197,7 @@ def mid_game(http: httpx.Client, seed: int, until: Any = None) -> tuple[str, dic
     return game, tokens, view
 
 
+@TABLE
 def test_the_event_log_is_reached_and_scrolled_by_keyboard(pages: Pages, server: ApiServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     game, tokens, view = mid_game(http, SEED + 52)
@@ -268,6 +277,7 @@ def violations(page: Any, axe_source: str) -> list[str]:
     return [str(v) for v in found] + ([f"no stock font draws {sorted(glyphs)}"] if glyphs else [])
 
 
+@TABLE
 def test_axe_finds_nothing_serious_on_any_page(pages: Pages, server: ApiServer, axe_source: str) -> None:
     http = httpx.Client(base_url=server.url, timeout=30)
     found: dict[str, list[str]] = {}
@@ -330,6 +340,7 @@ def catalog_ids(http: httpx.Client) -> list[str]:
     return ids
 
 
+@PLAIN
 def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer,
                                                                           axe_source: str) -> None:
     """Set up on the page against the greedy bot (the table opens at once), then every decision

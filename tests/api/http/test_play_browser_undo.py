@@ -14,7 +14,7 @@ import httpx
 import pytest
 from test_play_browser import SEED, Pages, act_randomly, browser, create, game_state, pages, server, settled
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser-undo")]  # one worker: module fixtures
 __all__ = ["browser", "pages", "server"]  # the fixtures, shared with test_play_browser
 
 ROTATE = "#actions button.action:has-text('rotate the market wheel')"
