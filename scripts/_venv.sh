@@ -43,9 +43,10 @@ if [ "${#_targets[@]}" -gt 0 ]; then
   # seconds of CPU; pip took a minute of a clean clone's CI (22 s of CPU, ~100 packages, the
   # editable builds one after the other). The same packages either way (PyPI's newest within
   # pyproject's bounds); pip is upgraded in the same pass, since tests run `python -m pip`.
-  # Without uv (no index reachable for it), pip as before.
-  if "$VENV_PY" -m pip install -q uv >/dev/null 2>&1 && [ -x .venv/bin/uv ]; then
-    .venv/bin/uv pip install -q --python "$VENV_PY" --upgrade pip "${_targets[@]}"
+  # Without uv, or when uv fails (it reads PyPI only, not pip's configured indexes), pip as before.
+  if "$VENV_PY" -m pip install -q uv >/dev/null 2>&1 && [ -x .venv/bin/uv ] \
+      && .venv/bin/uv pip install -q --python "$VENV_PY" --upgrade pip "${_targets[@]}"; then
+    :
   else
     "$VENV_PY" -m pip install -q --upgrade pip >/dev/null
     "$VENV_PY" -m pip install -q "${_targets[@]}"
