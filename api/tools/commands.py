@@ -42,15 +42,13 @@ def simulate_command(
                                                        "field in the API's request, as an option (--<field>, dashes "
                                                        "for underscores), is short for it with 3-4 players.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    check: Annotated[bool, typer.Option(help="Check the rules' invariants after every action of every game (a "
-                                             "broken one is an error of that game); otherwise only games a fan "
-                                             "plugin can touch are checked.")] = False,
+    check: Annotated[bool, typer.Option(help="Check the invariants after every action of every game (a broken "
+                                             "one is an error), not only of those a fan plugin can touch.")] = False,
 ) -> None:
     """Play complete games in-process with bots and summarise them (who wins with what, and
     how often each building, plugin decision option and companion ability is used)."""
     console = Console(stderr=True)
-    engine = _loaded(console)
-    engine.check_invariants = engine.check_invariants or check
+    engine = _loaded(console, check)
     bots = _split(bot)
     try:
         seat_bots(engine, bots)
@@ -85,10 +83,11 @@ def simulate_command(
         raise typer.Exit(1)
 
 
-def _loaded(console: Console) -> Engine:
+def _loaded(console: Console, check: bool = False) -> Engine:
     """The installed plugins' engine; a plugin that failed to load is missing from every game:
-    said before the results."""
+    said before the results. ``check``: its invariants checked in every game."""
     engine = Engine.load()
+    engine.check_invariants = engine.check_invariants or check
     for name, reason in sorted(engine.plugins.failed.items()):
         console.print(f"plugin {name!r} failed to load and was skipped: {reason}", style="red", markup=False,
                       highlight=False)
