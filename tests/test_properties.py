@@ -94,9 +94,9 @@ def test_random_games_keep_every_invariant(engine: Engine, chunk: Chunk, request
 
 
 ABILITY_GAMES = 12
-"""Games of the CI-sized version of the abilities test (about 0.8 s each: every ability is
-tried in a branch); the slow one plays a share of the random games' budget (or one in ten of
-``--random-games``)."""
+"""Games of the smaller abilities test (every ability is tried in a branch, and the engine's
+invariants asked after every action: slow); the budgeted one plays a share of the random
+games' budget (or one in ten of ``--random-games``)."""
 
 
 def check_trying_abilities(engine: Engine, seeds: Iterable[int]) -> tuple[int, int]:
@@ -112,6 +112,7 @@ def check_trying_abilities(engine: Engine, seeds: Iterable[int]) -> tuple[int, i
     return tried, checked
 
 
+@pytest.mark.slow
 def test_every_ability_tried_at_every_decision_keeps_every_invariant(engine: Engine,
                                                                       request: pytest.FixtureRequest):
     """"You may only trigger companion abilities on your own turn, but may do so at any time"

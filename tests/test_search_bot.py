@@ -248,6 +248,7 @@ def _slow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(thread_time=lambda: next(readings) * 0.005))
 
 
+@pytest.mark.slow  # 60 decisions of the default bot, twice
 def test_the_default_bot_answers_the_same_however_fast_the_machine(engine: Engine,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The lobby's default bot (``search`` with its defaults) thinks to a budget of trials, not
