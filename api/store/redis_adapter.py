@@ -10,6 +10,10 @@ says what it saves (issue 39 allows such a lever only for at least 10% of the se
 action); tests/api/store/test_api_redis_floor.py runs it on the oldest redis-py the project
 supports, the rest of the suite on the newest.
 
+It also gives the store's connections a ``pack_command`` of hiredis (:func:`packing`, their
+pools' ``connection_class``): the commands redis-py's client sends itself (event streams, bot
+jobs, script loads) are packed in C too.
+
 What it uses of a redis-py connection: ``send_packed_command``, ``read_response``,
 ``disconnect``, ``is_connected`` and, where it exists (redis-py >= 6), ``should_reconnect``; of a
 pool: ``get_connection`` and ``release``. The pool's connections are made without a read timeout
@@ -121,3 +125,26 @@ class Pipelines:
         for connection in idle:
             await self.pool.release(connection)
         await self.pool.disconnect()
+
+
+class _HiredisPacking(AbstractConnection):
+    """A connection that packs its commands with hiredis, in C. redis-py's synchronous connections
+    do so when hiredis is installed; its asyncio ones pack in Python, argument by argument."""
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        first = args[0]
+        # "SCRIPT LOAD", as redis-py's typed methods send it: Redis takes the words apart.
+        if (isinstance(first, str) and " " in first) or (isinstance(first, bytes) and b" " in first):
+            args = (*first.split(), *args[1:])
+        return [hiredis.pack_command(args)]
+
+
+_PACKING: dict[type[AbstractConnection], type[AbstractConnection]] = {}
+
+
+def packing(kind: type[AbstractConnection]) -> type[AbstractConnection]:
+    """``kind`` of connection (TCP, TLS, a socket path, one a Sentinel finds) packing with hiredis:
+    the ``connection_class`` of the store's pools."""
+    if kind not in _PACKING:
+        _PACKING[kind] = type(f"Hiredis{kind.__name__}", (_HiredisPacking, kind), {})
+    return _PACKING[kind]

@@ -17,10 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-import hiredis
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
-from redis.asyncio.connection import AbstractConnection, Connection, SSLConnection, parse_url
+from redis.asyncio.connection import Connection, SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import (
     Sentinel,
@@ -34,7 +33,7 @@ from darkroad.api.store.base import (
     StoreConfigError,
     StoreUnavailable,
 )
-from darkroad.api.store.redis_adapter import Pipelines, pipeline_options
+from darkroad.api.store.redis_adapter import Pipelines, packing, pipeline_options
 
 logger = logging.getLogger("darkroad.api.redis")
 
@@ -96,30 +95,6 @@ PROBE_TIMEOUT = 2.0
 NO_RETRY = Retry(NoBackoff(), 0)
 """redis-py's own resends (``Retry``; by default 3 in redis-py >= 6) left out: the batcher sends a
 failed command again itself, within its retry window, after a topology refresh if need be."""
-
-
-class _HiredisPacking(AbstractConnection):
-    """A connection that packs its commands with hiredis, in C. redis-py's synchronous connections
-    do so when hiredis is installed; its asyncio ones pack in Python, argument by argument, which
-    for the commit script's arguments was the largest part of the store's time per action."""
-
-    def pack_command(self, *args: Any) -> list[bytes]:
-        first = args[0]
-        # "SCRIPT LOAD", as redis-py's typed methods send it: Redis takes the words apart.
-        if (isinstance(first, str) and " " in first) or (isinstance(first, bytes) and b" " in first):
-            args = (*first.split(), *args[1:])
-        return [hiredis.pack_command(args)]
-
-
-_PACKING: dict[type[AbstractConnection], type[AbstractConnection]] = {}
-
-
-def packing(kind: type[AbstractConnection]) -> type[AbstractConnection]:
-    """``kind`` of connection (TCP, TLS, a socket path, one a Sentinel finds) packing with hiredis:
-    the ``connection_class`` of the store's pools."""
-    if kind not in _PACKING:
-        _PACKING[kind] = type(f"Hiredis{kind.__name__}", (_HiredisPacking, kind), {})
-    return _PACKING[kind]
 
 
 class Node:

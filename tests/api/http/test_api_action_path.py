@@ -34,7 +34,8 @@ from darkroad.api.http.bodies import parse_action, parse_json
 from darkroad.api.http.problems import Problem
 from darkroad.api.http.server import HttpProtocol, _OneWrite
 from darkroad.api.metrics import LATENCY_BUCKETS, Metrics
-from darkroad.api.store.topology import PoolOptions, Standalone, packing
+from darkroad.api.store.redis_adapter import packing
+from darkroad.api.store.topology import PoolOptions, Standalone
 from darkroad.core import Action, BadAction, Engine
 
 BODIES = [
@@ -318,7 +319,7 @@ async def test_a_pipeline_cancelled_from_outside_stays_cancelled(redis_url: str)
 
 
 def test_the_store_connections_pack_as_redis_py_does() -> None:
-    """``topology.packing``: hiredis packs the same bytes as redis-py's own connection, a command
+    """``redis_adapter.packing``: hiredis packs the same bytes as redis-py's own connection, a command
     name of two words (redis-py's typed methods send ``"SCRIPT LOAD"``) included."""
     ours, theirs = packing(Connection)(host="localhost"), Connection(host="localhost")
     for args in [
