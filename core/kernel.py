@@ -38,7 +38,7 @@ import operator
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from . import configs, invariants, undo
+from . import configs, i18n, invariants, undo
 from .actionlog import WITHDRAWN
 from .actions import Action
 from .context import Ctx
@@ -379,15 +379,15 @@ class Kernel:
         return self.engine.check_invariants or bool(self.monitors) or self._fan_everywhere \
             or not self._fan.isdisjoint(game.config.plugins)
 
-    @staticmethod
-    def _resolve(ctx: Ctx, task: Task, step: Step, action: Action) -> None:
+    def _resolve(self, ctx: Ctx, task: Task, step: Step, action: Action) -> None:
         """Resolve ``action``, a legal answer of ``task`` (on top, ``step``'s): an answer of the
         step itself, a plugin's extra option (``x:``) or a companion ability."""
         kind, option, seat = action.type, action.option, action.seat
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
-        # the seat's log: the rulebook's own decisions log what they do (moved, bought, ...).
+        # the seat's log, in words: the rulebook's own decisions log what they do (moved, bought, ...).
         if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
-            ctx.emit("answered", seat, private=True, decision=kind, option=option)
+            ctx.emit("answered", seat, private=True, decision=kind, option=option,
+                     **self._answer_words(ctx, task, step, action))
         if kind == "companion":
             if not ctx.first("darkroad_companion_use", is_bool, seat=seat, option=option):
                 raise PluginError(f"no plugin resolved companion option {option!r}")
@@ -397,6 +397,22 @@ class Kernel:
         else:
             ctx.game.stack.pop()
             step.choose(ctx, task, seat, option)
+
+    def _answer_words(self, ctx: Ctx, task: Task, step: Step, action: Action) -> dict[str, Any]:
+        """``{"labels": {language: label}}``: the answer's label as its decision lists it (the one
+        wording of the option, its plugin's) in every language the engine speaks, so that the
+        event is the same whoever's call applied it and is read in its reader's language (the
+        seat's log after a reload, a replay); empty when no label is found."""
+        labels = {}
+        for locale in i18n.LOCALES:
+            with i18n.use_locale(locale):
+                options = (self.companion_options(ctx, action.seat) if action.type == "companion"
+                           else self.options(ctx, task, step, action.seat))
+            label = next((label for option, label in options if option == action.option), None)
+            if label is None:
+                return {}
+            labels[locale] = label
+        return {"labels": labels}
 
     def withdraw(self, game: Game, action: Action, reason: str = "", plugin: str = "") -> tuple[Action, list[Event]]:
         """Take ``action`` out of the answers of the pending decision, after a plugin failed

@@ -433,7 +433,12 @@ EVENTS: dict[str, EventType] = {
     "answered": E("The seat's answer to a decision a plugin contributes: its step, an `x:` option, a "
                   "companion ability (seen by that seat only: an option may name a secret). The core's own "
                   "decisions log what they do instead (`moved`, `bought`, ...).", {"decision": _d(STR, "The decision's type (its step kind, or `companion`)."),
-                                      "option": _d(STR, "The option chosen.")}),
+                                      "option": _d(STR, "The option chosen."),
+                                      "labels?": _d({"type": "object", "additionalProperties": STR},
+                                                    "The option's label as the decision listed it, in each language "
+                                                    "the service speaks, by language tag (`en`, `hu`): the answer "
+                                                    "in words, whoever reads it. Absent from events logged before it "
+                                                    "was added.")}),
     "bought": E("A good was bought at the Great Bazaar.", {"good": _GOOD, "cost": _d(INT, "Coins paid.")}),
     "caravan_answer": E("A seat said whether it joins the caravan.", {"join": BOOL}),
     "caravan_declared": E("A seat leads a caravan.", {

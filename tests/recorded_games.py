@@ -128,17 +128,25 @@ def replay(engine: Engine, config: GameConfig, actions: Sequence[Action],
     """Replay ``actions`` and return the final digest; raises :class:`Diverged`.
 
     ``without``: event types left out of the event digest, the others numbered as if they
-    had never been emitted (how the log looked before those events were added)."""
+    had never been emitted (how the log looked before those events were added), and
+    ``TYPE.FIELD`` data fields left out of that type's events (before that field was added)."""
     game, events = engine.create(_fresh(config))
     sha = hashlib.sha256()
     count = 0
+    types = {name for name in without if "." not in name}
+    fields: dict[str, set[str]] = {}
+    for name in without - types:
+        kind, _, key = name.partition(".")
+        fields.setdefault(kind, set()).add(key)
 
     def digest(events: Sequence[Event]) -> None:
         nonlocal count
         for e in events:
-            if e.type in without:
+            if e.type in types:
                 continue
-            sha.update(engine.encode(attrs.evolve(e, n=count) if without else e) + b"\n")
+            if e.type in fields:
+                e = attrs.evolve(e, data={k: v for k, v in e.data.items() if k not in fields[e.type]})
+            sha.update(engine.encode(attrs.evolve(e, n=count) if types else e) + b"\n")
             count += 1
 
     digest(events)
@@ -272,8 +280,9 @@ def refresh_state(engine: Engine, data: dict[str, Any]) -> int:
 
 def refresh_added_events(engine: Engine, data: dict[str, Any], added: frozenset[str]) -> int:
     """Rewrite the event and state digests of games whose play is unchanged except for new
-    events of the types ``added``: without them, the events replay to the recorded digest,
-    with the same scores, winners, version and round. Refuse (SystemExit) otherwise."""
+    events of the types ``added`` (or new data fields, ``TYPE.FIELD``): without them, the events
+    replay to the recorded digest, with the same scores, winners, version and round. Refuse
+    (SystemExit) otherwise."""
     changed = 0
     for i, rec in enumerate(data["games"]):
         config, actions = decode_game(engine, rec)
@@ -299,9 +308,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                       help="compare a recorded corpus with the current engine (writes nothing)")
     mode.add_argument("--refresh-state", action="store_true",
                       help="rewrite only the state digests of --output (the games must play identically)")
-    mode.add_argument("--refresh-added-events", metavar="TYPE[,TYPE]",
-                      help="rewrite the event and state digests of --output after new event types were added "
-                           "(the games must play identically without them)")
+    mode.add_argument("--refresh-added-events", metavar="TYPE[,TYPE.FIELD]",
+                      help="rewrite the event and state digests of --output after new event types (or data "
+                           "fields of a type's events) were added (the games must play identically without them)")
     args = ap.parse_args(argv)
     engine = Engine.load(strict=True)
     t0 = time.perf_counter()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from darkroad.core import Engine, GameConfig
+from darkroad.core import Engine, GameConfig, i18n
 from darkroad.core.state import CompanionCard
 from darkroad.testing import Table
 
@@ -275,7 +275,11 @@ def test_owl_options_and_events_in_order(engine: Engine) -> None:
     t.choose("snow_owl_scout", f"hero:{first}")
     t.choose("companion", "snow_owl-1:1")
     source = "companion:snow_owl-1"
-    assert [(e.type, e.seat, e.private_to, e.data) for e in t.events[start:]] == [
+    seen = t.events[start:]
+    # Each answer with its label in every language (the English one as listed above).
+    assert [e.data["labels"]["en"] for e in seen if e.type == "answered"] == [
+        scout[2], f"gain {heroes[first].name}", perch[2]]
+    assert [(e.type, e.seat, e.private_to, {k: v for k, v in e.data.items() if k != "labels"}) for e in seen] == [
         ("answered", 0, 0, {"decision": "companion", "option": "snow_owl-1:0"}),
         ("companion_used", 0, None, {"card": "snow_owl-1", "companion": OWL, "ability": "0"}),
         ("paid", 0, None, {"resource": "quartz", "amount": 1, "source": source}),
@@ -415,3 +419,38 @@ def test_a_complete_game_over_the_api(engine: Engine) -> None:
     assert sorted(view["config"]["buildings"]) == sorted(BUILDINGS)
     assert {plugin: view["config"]["plugins"][plugin] for plugin in PLUGINS.values()} == dict.fromkeys(
         PLUGINS.values(), "0.1.0")
+
+
+def test_an_answer_to_a_fan_decision_is_logged_in_words_in_every_language(engine: Engine) -> None:
+    """Issue 42: every label in plain words, from the one wording of an option (its plugin's);
+    issue 43: in the reader's language. The seat's log of its answer to a fan plugin's decision
+    carries the option's label as the decision listed it, in each language the engine speaks
+    (the same event whoever's call applied it), so that the table words the line after a reload
+    or in a replay without showing the option's id."""
+    t = new_table(engine)
+    t.setup_wagon(0, lanterns=3)
+    t.activate_building(0, GUILD)
+    listed = {}
+    for locale in i18n.LOCALES:
+        with i18n.use_locale(locale):
+            listed[locale] = {action.option: action.label for action in t.legal(0)}
+    with i18n.use_locale("hu"):  # the language of the call that applies it changes nothing
+        t.choose("lamplighters_guild_light", "light:2")
+    (answered,) = t.events_of("answered")
+    assert (answered.data["decision"], answered.data["option"]) == ("lamplighters_guild_light", "light:2")
+    assert answered.data["labels"] == {locale: listed[locale]["light:2"] for locale in i18n.LOCALES}
+    assert answered.data["labels"]["en"] == "spend 2 lanterns: gain 4 prestige"
+    assert "light" not in answered.data["labels"]["hu"] and answered.data["labels"]["hu"] != answered.data["labels"]["en"]
+
+
+def test_an_owl_ability_is_logged_in_words(engine: Engine) -> None:
+    """A fan companion's ability, answered, is logged with its label in every language too."""
+    t = new_table(engine)
+    give_owl(t, 0)
+    t.setup_wagon(0, quartz=1)
+    abilities = [action for action in t.legal(0) if action.type == "companion"]
+    assert abilities, "the Snow Owl offers an ability with a blazing quartz"
+    t.choose("companion", abilities[0].option)
+    answered = [e for e in t.events_of("answered") if e.data["decision"] == "companion"]
+    assert answered[-1].data["labels"]["en"] == abilities[0].label
+    assert set(answered[-1].data["labels"]) == set(i18n.LOCALES)

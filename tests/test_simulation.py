@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from darkroad.api import cli
 from darkroad.api.tools.simulation import GameResult, UnknownBot, play_game, seat_bots, simulate
-from darkroad.core import Engine, GameConfig
+from darkroad.core import Engine, GameConfig, i18n
 from darkroad.testing import Table
 
 runner = CliRunner()
@@ -149,7 +149,10 @@ def test_answers_to_plugin_decisions_are_in_the_event_log(engine: Engine) -> Non
             continue
         first = events[0]
         assert (first.type, first.seat, first.private_to) == ("answered", seat, seat)
-        assert first.data == {"decision": action.type, "option": action.option}
+        # With the option's label, as the seat was shown it, in every language (issue 42/43).
+        assert first.data == {"decision": action.type, "option": action.option,
+                              "labels": {**first.data["labels"], "en": action.label}}
+        assert set(first.data["labels"]) == set(i18n.LOCALES)
         assert not engine.visible(first, 1 - seat) and not engine.visible(first, None)
         kinds[action.type] += 1
     assert len(kinds) == 3

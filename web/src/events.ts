@@ -62,9 +62,15 @@ const because = (text: string, why: string) => (why ? t("%(what)s: %(why)s", { w
 
 const WORDS: Words = {
   activated: (d, who, n) => t("%(who)s activated %(target)s.", { who, target: d.what === "building" ? n.component(d.target) : n.district(d.target) }),
-  answered: (d, who, n) => (d.decision === "companion"  // a companion ability: its card, then the ability's index
-    ? t("%(who)s chose an ability of %(companion)s.", { who, companion: n.component(n.companionOf(d.option.split(":")[0] ?? "")) })
-    : t("%(who)s answered %(decision)s: %(option)s.", { who, decision: n.decision(d.decision), option: d.option })),
+  answered: (d, who, n) => {
+    // The answer as its decision listed it, worded by the engine in every language: the page words nothing.
+    const label = d.labels?.[language];
+    if (label) return t("%(who)s chose: %(label)s", { who, label });
+    // An event logged before the labels: a companion ability by its card, else the option's id.
+    return d.decision === "companion"
+      ? t("%(who)s chose an ability of %(companion)s.", { who, companion: n.component(n.companionOf(d.option.split(":")[0] ?? "")) })
+      : t("%(who)s answered %(decision)s: %(option)s.", { who, decision: n.decision(d.decision), option: d.option });
+  },
   bought: (d, who, n) => t("%(who)s bought %(good)s for %(coins)s.", { who, good: n.good(d.good), coins: count(d.cost, "coins") }),
   building_unused: (d, who, n) => because(t("%(building)s did nothing for %(who)s", { building: n.component(d.building), who }), reason(d.reason)),
   caravan_answer: (d, who) => (d.join ? t("%(who)s joins the caravan.", { who }) : t("%(who)s stays home.", { who })),
