@@ -328,7 +328,7 @@ def record_verify(
 
 @record_app.command("export")
 def record_export(
-    game_id: Annotated[str, typer.Argument(help="The game's id.")],
+    game_id: Annotated[str, typer.Argument(help="The game's id (after `--` when it begins with `-`).")],
     redis_url: Annotated[str, typer.Option(envvar="DARKROAD_REDIS_URL", help="The Redis the games live in.")],
     redis_mode: RedisModeOption = RedisMode.standalone,
     redis_service: RedisService = None,

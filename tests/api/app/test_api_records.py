@@ -325,13 +325,14 @@ async def test_record_export_writes_the_games_record(engine: Engine, redis_url: 
         service.close()
         want = msgspec.json.encode(await service.history.record(await caller(service, created.id)))
     target = tmp_path / "game.json"
-    result = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", created.id, "--redis-url", redis_url,
-                                                              "--output", str(target)])
+    # A game id may begin with "-" (URL-safe base64): after "--", never read as an option.
+    result = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", "--redis-url", redis_url,
+                                                              "--output", str(target), "--", created.id])
     assert result.exit_code == 0, result.output
     assert msgspec.json.decode(target.read_bytes()) == msgspec.json.decode(want)
     assert runner.invoke(cli.app, ["record", "verify", str(target)]).exit_code == 0
-    refused = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", running.id, "--redis-url",
-                                                               redis_url, "--output", str(tmp_path / "r.json")])
+    refused = await asyncio.to_thread(runner.invoke, cli.app, ["record", "export", "--redis-url", redis_url,
+                                                               "--output", str(tmp_path / "r.json"), "--", running.id])
     assert refused.exit_code == 1 and "still being played" in refused.output
 
 
