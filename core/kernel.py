@@ -235,18 +235,18 @@ class Kernel:
         task, step = top
         return {"type": task.kind, "seats": self.awaiting(game), "prompt": step.describe(Ctx(self.engine, game), task)}
 
-    def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
+    def companion_options(self, ctx: Ctx, seat: int, card: str | None = None) -> list[Option]:
         """``seat``'s companion abilities usable now, asked of the plugins providing a
         companion card it holds, in the order of their names (abilities belong to cards: no
-        card, no ability)."""
+        card, no ability); with ``card``, of that card's plugin only."""
         cards = ctx.game.players[seat].companions
         if not cards:
             return []
         card_plugins = self._card_plugins
         plugins: list[str] = []
-        for card in cards:
-            name = card_plugins.get(card.card)
-            if name is not None and name not in plugins:
+        for held in cards:
+            name = card_plugins.get(held.card)
+            if name is not None and name not in plugins and (card is None or name == card_plugins.get(card)):
                 plugins.append(name)
         plugins.sort()
         asked: list[Impl] = []
@@ -350,7 +350,7 @@ class Kernel:
             seats = (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task)
             noted = undo.probe(engine, game, action, seats, game.phase in OWN_TURN_PHASES)
         try:
-            self._resolve(ctx, task, step, action)
+            self._resolve(ctx, task, step, action, words=track_undo)
             self.settle(ctx)
             broken = invariants.broken(game, self.steps) if self.checks_invariants(game) else None
             if broken:
@@ -379,15 +379,16 @@ class Kernel:
         return self.engine.check_invariants or bool(self.monitors) or self._fan_everywhere \
             or not self._fan.isdisjoint(game.config.plugins)
 
-    def _resolve(self, ctx: Ctx, task: Task, step: Step, action: Action) -> None:
+    def _resolve(self, ctx: Ctx, task: Task, step: Step, action: Action, words: bool = True) -> None:
         """Resolve ``action``, a legal answer of ``task`` (on top, ``step``'s): an answer of the
-        step itself, a plugin's extra option (``x:``) or a companion ability."""
+        step itself, a plugin's extra option (``x:``) or a companion ability. Without ``words``
+        (a what-if copy's action, whose events nobody reads) an answer's labels are left out."""
         kind, option, seat = action.type, action.option, action.seat
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log, in words: the rulebook's own decisions log what they do (moved, bought, ...).
         if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
             ctx.emit("answered", seat, private=True, decision=kind, option=option,
-                     **self._answer_words(ctx, task, step, action))
+                     **(self._answer_words(ctx, task, step, action) if words else {}))
         if kind == "companion":
             if not ctx.first("darkroad_companion_use", is_bool, seat=seat, option=option):
                 raise PluginError(f"no plugin resolved companion option {option!r}")
@@ -406,8 +407,8 @@ class Kernel:
         labels = {}
         for locale in i18n.LOCALES:
             with i18n.use_locale(locale):
-                options = (self.companion_options(ctx, action.seat) if action.type == "companion"
-                           else self.options(ctx, task, step, action.seat))
+                options = (self.companion_options(ctx, action.seat, action.option.partition(":")[0])
+                           if action.type == "companion" else self.options(ctx, task, step, action.seat))
             label = next((label for option, label in options if option == action.option), None)
             if label is None:
                 return {}
