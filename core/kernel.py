@@ -235,18 +235,18 @@ class Kernel:
         task, step = top
         return {"type": task.kind, "seats": self.awaiting(game), "prompt": step.describe(Ctx(self.engine, game), task)}
 
-    def companion_options(self, ctx: Ctx, seat: int, card: str | None = None) -> list[Option]:
+    def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
         """``seat``'s companion abilities usable now, asked of the plugins providing a
         companion card it holds, in the order of their names (abilities belong to cards: no
-        card, no ability); with ``card``, of that card's plugin only."""
+        card, no ability)."""
         cards = ctx.game.players[seat].companions
         if not cards:
             return []
         card_plugins = self._card_plugins
         plugins: list[str] = []
-        for held in cards:
-            name = card_plugins.get(held.card)
-            if name is not None and name not in plugins and (card is None or name == card_plugins.get(card)):
+        for card in cards:
+            name = card_plugins.get(card.card)
+            if name is not None and name not in plugins:
                 plugins.append(name)
         plugins.sort()
         asked: list[Impl] = []
@@ -403,12 +403,15 @@ class Kernel:
         """``{"labels": {language: label}}``: the answer's label as its decision lists it (the one
         wording of the option, its plugin's) in every language the engine speaks, so that the
         event is the same whoever's call applied it and is read in its reader's language (the
-        seat's log after a reload, a replay); empty when no label is found."""
+        seat's log after a reload, a replay); empty when no label is found. A companion ability
+        has none: its card names it (asking every companion's abilities again for their labels
+        cost 2.8% of a random game's instructions; the table says "chose an ability of <card>")."""
+        if action.type == "companion":
+            return {}
         labels = {}
         for locale in i18n.LOCALES:
             with i18n.use_locale(locale):
-                options = (self.companion_options(ctx, action.seat, action.option.partition(":")[0])
-                           if action.type == "companion" else self.options(ctx, task, step, action.seat))
+                options = self.options(ctx, task, step, action.seat)
             label = next((label for option, label in options if option == action.option), None)
             if label is None:
                 return {}

@@ -437,8 +437,9 @@ EVENTS: dict[str, EventType] = {
                                       "labels?": _d({"type": "object", "additionalProperties": STR},
                                                     "The option's label as the decision listed it, in each language "
                                                     "the service speaks, by language tag (`en`, `hu`): the answer "
-                                                    "in words, whoever reads it. Absent from events logged before it "
-                                                    "was added.")}),
+                                                    "in words, whoever reads it. Absent from a companion ability's "
+                                                    "(its card names it) and from events logged before it was "
+                                                    "added.")}),
     "bought": E("A good was bought at the Great Bazaar.", {"good": _GOOD, "cost": _d(INT, "Coins paid.")}),
     "caravan_answer": E("A seat said whether it joins the caravan.", {"join": BOOL}),
     "caravan_declared": E("A seat leads a caravan.", {

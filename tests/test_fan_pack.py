@@ -276,9 +276,10 @@ def test_owl_options_and_events_in_order(engine: Engine) -> None:
     t.choose("companion", "snow_owl-1:1")
     source = "companion:snow_owl-1"
     seen = t.events[start:]
-    # Each answer with its label in every language (the English one as listed above).
-    assert [e.data["labels"]["en"] for e in seen if e.type == "answered"] == [
-        scout[2], f"gain {heroes[first].name}", perch[2]]
+    # The scouting's answer with its label in every language (the English one as listed above);
+    # the abilities are named by their card.
+    assert [e.data.get("labels", {}).get("en") for e in seen if e.type == "answered"] == [
+        None, f"gain {heroes[first].name}", None]
     assert [(e.type, e.seat, e.private_to, {k: v for k, v in e.data.items() if k != "labels"}) for e in seen] == [
         ("answered", 0, 0, {"decision": "companion", "option": "snow_owl-1:0"}),
         ("companion_used", 0, None, {"card": "snow_owl-1", "companion": OWL, "ability": "0"}),
@@ -443,14 +444,20 @@ def test_an_answer_to_a_fan_decision_is_logged_in_words_in_every_language(engine
     assert "light" not in answered.data["labels"]["hu"] and answered.data["labels"]["hu"] != answered.data["labels"]["en"]
 
 
-def test_an_owl_ability_is_logged_in_words(engine: Engine) -> None:
-    """A fan companion's ability, answered, is logged with its label in every language too."""
+def test_the_owl_s_scouting_is_logged_in_words(engine: Engine) -> None:
+    """A fan companion's own decision (the Snow Owl's scouting), answered, is logged with its
+    label in every language; the ability itself is named by its card (``companion_used``)."""
     t = new_table(engine)
     give_owl(t, 0)
     t.setup_wagon(0, quartz=1)
-    abilities = [action for action in t.legal(0) if action.type == "companion"]
-    assert abilities, "the Snow Owl offers an ability with a blazing quartz"
-    t.choose("companion", abilities[0].option)
-    answered = [e for e in t.events_of("answered") if e.data["decision"] == "companion"]
-    assert answered[-1].data["labels"]["en"] == abilities[0].label
-    assert set(answered[-1].data["labels"]) == set(i18n.LOCALES)
+    t.choose("companion", "snow_owl-1:0")
+    listed = {}
+    for locale in i18n.LOCALES:
+        with i18n.use_locale(locale):
+            listed[locale] = {action.option: action.label for action in t.legal(0)}
+    hero = t.options(0)[0]
+    t.choose("snow_owl_scout", hero)
+    ability, scouted = t.events_of("answered")
+    assert "labels" not in ability.data and ability.data["option"] == "snow_owl-1:0"
+    assert scouted.data["labels"] == {locale: listed[locale][hero] for locale in i18n.LOCALES}
+    assert scouted.data["labels"]["en"].startswith("gain ")

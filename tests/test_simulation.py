@@ -149,10 +149,11 @@ def test_answers_to_plugin_decisions_are_in_the_event_log(engine: Engine) -> Non
             continue
         first = events[0]
         assert (first.type, first.seat, first.private_to) == ("answered", seat, seat)
-        # With the option's label, as the seat was shown it, in every language (issue 42/43).
-        assert first.data == {"decision": action.type, "option": action.option,
-                              "labels": {**first.data["labels"], "en": action.label}}
-        assert set(first.data["labels"]) == set(i18n.LOCALES)
+        # With the option's label, as the seat was shown it, in every language (issue 42/43); a
+        # companion's ability is named by its card.
+        labels = {} if action.type == "companion" else {"labels": {**first.data["labels"], "en": action.label}}
+        assert first.data == {"decision": action.type, "option": action.option, **labels}
+        assert action.type == "companion" or set(first.data["labels"]) == set(i18n.LOCALES)
         assert not engine.visible(first, 1 - seat) and not engine.visible(first, None)
         kinds[action.type] += 1
     assert len(kinds) == 3
