@@ -404,8 +404,9 @@ class Kernel:
         wording of the option, its plugin's) in every language the engine speaks, so that the
         event is the same whoever's call applied it and is read in its reader's language (the
         seat's log after a reload, a replay); empty when no label is found. A companion ability
-        has none: its card names it (asking every companion's abilities again for their labels
-        cost 2.8% of a random game's instructions; the table says "chose an ability of <card>")."""
+        has none: its card names it ("chose an ability of <card>"), and its label would ask every
+        companion the seat holds whether its abilities are usable again, once per language, at
+        every ability used."""
         if action.type == "companion":
             return {}
         labels = {}
