@@ -186,8 +186,7 @@ class Engine:
         ``track_undo=False`` is for a what-if copy no seat will ever undo on (a bot trying
         actions out, a search's rollouts): the engine skips classifying the action for undo
         (core/undo.py), about a tenth of a greedy bot's work. The copy's undo chain then no
-        longer describes it (nothing can be undone on it), so such a copy is never stored; nor
-        are its events read, so an answer's ``answered`` event leaves its labels out.
+        longer describes it (nothing can be undone on it), so such a copy is never stored.
         """
         return self.kernel.apply(game, action, track_undo=track_undo)
 

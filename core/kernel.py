@@ -350,7 +350,7 @@ class Kernel:
             seats = (task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task)
             noted = undo.probe(engine, game, action, seats, game.phase in OWN_TURN_PHASES)
         try:
-            self._resolve(ctx, task, step, action, words=track_undo)
+            self._resolve(ctx, task, step, action)
             self.settle(ctx)
             broken = invariants.broken(game, self.steps) if self.checks_invariants(game) else None
             if broken:
@@ -379,16 +379,15 @@ class Kernel:
         return self.engine.check_invariants or bool(self.monitors) or self._fan_everywhere \
             or not self._fan.isdisjoint(game.config.plugins)
 
-    def _resolve(self, ctx: Ctx, task: Task, step: Step, action: Action, words: bool = True) -> None:
+    def _resolve(self, ctx: Ctx, task: Task, step: Step, action: Action) -> None:
         """Resolve ``action``, a legal answer of ``task`` (on top, ``step``'s): an answer of the
-        step itself, a plugin's extra option (``x:``) or a companion ability. Without ``words``
-        (a what-if copy's action, whose events nobody reads) an answer's labels are left out."""
+        step itself, a plugin's extra option (``x:``) or a companion ability."""
         kind, option, seat = action.type, action.option, action.seat
         # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
         # the seat's log, in words: the rulebook's own decisions log what they do (moved, bought, ...).
         if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
             ctx.emit("answered", seat, private=True, decision=kind, option=option,
-                     **(self._answer_words(ctx, task, step, action) if words else {}))
+                     **self._answer_words(ctx, task, step, action))
         if kind == "companion":
             if not ctx.first("darkroad_companion_use", is_bool, seat=seat, option=option):
                 raise PluginError(f"no plugin resolved companion option {option!r}")
