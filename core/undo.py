@@ -93,14 +93,16 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs on most
     actions: the face-down decks and the other seats' deeds as list copies (copied and compared
     in C, element by element), the rest (plugin state, other seats' pending tasks) encoded.
+    Every sequence in it is a list, whatever its type in the game (a deck a plugin set to a
+    tuple), so two values are equal exactly when their contents are.
     :func:`unchanged` compares it with the game as it is, without building it again."""
     b = game.board
     others = []
     for p in game.players:
         if p.seat != seat:
-            others.append((p.coins, p.deeds[:], _encode(p.extra) if p.extra else b""))
+            others.append((p.coins, list(p.deeds), _encode(p.extra) if p.extra else b""))
     return (
-        b.hero_deck[:], b.companion_deck[:], b.deed_deck[:],
+        list(b.hero_deck), list(b.companion_deck), list(b.deed_deck),
         list(b.events), list(map(list, b.events.values())),
         list(b.commission_stacks), list(map(list, b.commission_stacks.values())),
         others,
@@ -128,17 +130,11 @@ def _hidden_extra(extra: dict[str, Any]) -> bytes:
     return _encode(pairs)
 
 
-def _exact(h: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``h`` with its sequences as tuples: :func:`hidden`'s value compared for equal contents
-    whatever the sequences' types (a deck a plugin set to a tuple holding the same cards)."""
-    return (tuple(h[0]), tuple(h[1]), tuple(h[2]), tuple(h[3]), tuple(map(tuple, h[4])), tuple(h[5]),
-            tuple(map(tuple, h[6])), tuple((c, tuple(d), x) for c, d, x in h[7]), tuple(h[8]), h[9])
-
-
 def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
     """Whether what is hidden from ``seat`` is still ``before`` (``hidden(engine, game, seat) ==
     before``, as lists), compared part by part with the live game: no copy of the decks, and the
-    first difference ends it. ``False`` is only a hint: compare :func:`_exact` forms to be sure."""
+    first difference ends it. ``False`` is only a hint (a deck a plugin set to a tuple holding the
+    same cards differs from its list): compare :func:`hidden`'s values to be sure."""
     b = game.board
     events, stacks = b.events, b.commission_stacks
     if (before[0] != b.hero_deck or before[1] != b.companion_deck or before[2] != b.deed_deck
@@ -213,7 +209,7 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
         return "declared"
     if automated(game) != noted[3]:
         return "automated"
-    if not unchanged(game, seat, noted[2]) and _exact(hidden(engine, game, seat)) != _exact(noted[2]):
+    if not unchanged(game, seat, noted[2]) and hidden(engine, game, seat) != noted[2]:
         return "revealed"
     if game.active != seat or engine.awaiting(game) != [seat]:
         return "passed"

@@ -281,10 +281,26 @@ class Harmless(Choice):
             ctx.checkpoint("the test says so")
 
 
+class Retype(Choice):
+    """A fan decision that keeps the face-down hero deck and another seat's deeds as tuples:
+    the same cards, or the deck's order reversed, as ``board.extra["undo_test_retype"]`` says."""
+
+    kind = "undo_test_retype"
+
+    def options(self, ctx: Ctx, task: Task, seat: int) -> list[tuple[str, str]]:
+        return [("retype", "retype")]
+
+    def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
+        board, other = ctx.game.board, ctx.game.players[(seat + 1) % len(ctx.game.players)]
+        deck = board.hero_deck[::-1] if board.extra["undo_test_retype"] == "reversed" else board.hero_deck
+        board.hero_deck = tuple(deck)  # type: ignore[assignment]  # a plugin's choice of sequence
+        other.deeds = tuple(other.deeds)  # type: ignore[assignment]
+
+
 class PeekPlugin:
     @hookimpl
     def darkroad_steps(self) -> list[Any]:
-        return [Peek(), Harmless()]
+        return [Peek(), Harmless(), Retype()]
 
 
 def test_a_plugin_step_may_declare_itself_a_checkpoint() -> None:
@@ -300,6 +316,23 @@ def test_a_plugin_step_may_declare_itself_a_checkpoint() -> None:
         table.apply(engine.legal_actions(game, seat)[0])
         reason = engine.undo_refusal(game, seat)
         assert (reason is not None) == declared and (not declared or "a rule of the game" in reason)
+
+
+def test_hidden_cards_kept_in_another_sequence_type_are_the_same_cards() -> None:
+    """What is hidden is compared by its contents: a plugin keeping a face-down deck and another
+    seat's deeds as tuples holding the same cards revealed nothing (undoable); reversing the
+    deck's order did (a checkpoint)."""
+    table = Table.new(players=2, seed=1, plugins=[("undo-test", PeekPlugin())])
+    engine, game = table.engine, table.game
+    table.play(until=lambda t: t.decision == "great_bazaar")
+    seat = game.active
+    for how, revealed in (("same", False), ("reversed", True)):
+        game.board.extra["undo_test_retype"] = how
+        game.board.hero_deck = list(game.board.hero_deck)
+        table.push("undo_test_retype", seat)
+        table.apply(engine.legal_actions(game, seat)[0])
+        reason = engine.undo_refusal(game, seat)
+        assert (reason is not None) == revealed and (not revealed or "revealed hidden information" in reason)
 
 
 def test_nothing_to_undo_and_no_client_undo_action(engine: Engine) -> None:
