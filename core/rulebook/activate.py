@@ -61,11 +61,8 @@ class Activate(Choice):
         opts = [(f"district:{d}", say("activate %(district)s", district=say(DISTRICT_NAMES[d])))
                 for d in (left, right) if d not in done]
         if "building" not in done:
-            connected = connected_building(ctx, p.position)
-            targets = [connected] if connected else []
-            for extra in ctx.call("darkroad_building_targets", is_str_list, seat=seat, connected=connected):
-                targets += [t for t in extra if t not in targets and ctx.in_play(t)]
-            opts += [(f"building:{b}", say("activate %(building)s", building=ctx.words.component(b))) for b in targets]
+            opts += [(f"building:{b}", say("activate %(building)s", building=ctx.words.component(b)))
+                     for b in self._targets(ctx, seat, p.position)]
         return opts
 
     def _targets(self, ctx: Ctx, seat: int, space: int) -> list[str]:

@@ -25,17 +25,11 @@ class Move(Choice):
     begins_phase = "move"
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        p = ctx.player(seat)
-        dists = {d.value for d in p.pool}
         labels = {d.value: say("move %(spaces)s with your illuminated die", spaces=count(d.value, "spaces"))
                   if d.kind == "illuminated" else say("move %(spaces)s with your night die",
-                                                       spaces=count(d.value, "spaces")) for d in p.pool}
-        for extra in ctx.call("darkroad_movement_options", is_distances, seat=seat):
-            for v in extra:
-                if v not in dists:
-                    dists.add(v)
-                    labels[v] = say("move exactly %(spaces)s", spaces=count(v, "spaces"))
-        return [(f"move:{v}", labels[v]) for v in sorted(dists)]
+                                                       spaces=count(d.value, "spaces")) for d in ctx.player(seat).pool}
+        return [(f"move:{v}", labels[v] if v in labels else say("move exactly %(spaces)s", spaces=count(v, "spaces")))
+                for v in sorted(self._distances(ctx, seat))]
 
     def _distances(self, ctx: Ctx, seat: int) -> set[int]:
         dists = {d.value for d in ctx.player(seat).pool}
