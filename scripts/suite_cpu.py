@@ -2,9 +2,10 @@
 
 As a pytest plugin (``-p suite_cpu``, with ``scripts`` on ``PYTHONPATH``) it writes one JSON
 line per test to ``$SUITE_CPU_DIR/<xdist worker>.jsonl``: the test's wall time (setup, call and
-teardown), the CPU of its process and of the children reaped meanwhile (``getrusage``: servers,
-browsers, node, Go and Java a test started and stopped; a module fixture's show in its last
-test), and whether it is marked slow. CPU is the figure to compare on a shared machine; wall
+teardown), the CPU of its process and of its descendants meanwhile (servers, browsers, node, Go
+and Java it or a fixture started: those reaped, by ``getrusage``, and those still running, from
+/proc, so a module fixture's server counts in each test while it runs), and whether it is
+marked slow. CPU is the figure to compare on a shared machine; wall
 times there depend on everyone's load::
 
     SUITE_CPU_DIR=/tmp/suite-cpu PYTHONPATH=scripts nice -n 10 \\
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import heapq
 import json
 import os
@@ -34,15 +36,41 @@ import pytest
 _out: IO[str] | None = None
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _live_descendants() -> float:
+    """CPU seconds of this process's live descendants so far (their own and their reaped
+    children's, from /proc): with the reaped children's, a child's CPU counts in the test during
+    which it ran, not in the later one during which it happened to be reaped."""
+    total, stack = 0.0, [os.getpid()]
+    while stack:
+        pid = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            with contextlib.suppress(OSError):
+                stack += [int(child) for child in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+        if pid != os.getpid():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(field) for field in fields[11:15]) / _TICK  # utime stime cutime cstime
+    return total
+
+
 def _cpu() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + _live_descendants()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
-    """Record ``item``'s wall time and CPU (its own process's and reaped children's)."""
+    """Record ``item``'s wall time and CPU (its own process's and its descendants')."""
     global _out
     if _out is None:
         folder = Path(os.environ.get("SUITE_CPU_DIR", "suite-cpu"))
@@ -85,7 +113,7 @@ def main() -> None:
     cpu = sum(row["self"] + row["kids"] for row in rows)
     print(f"{len(rows)} tests: {sum(row['wall'] for row in rows):.0f} s of test time, {cpu:.0f} s of CPU "
           f"({sum(row['self'] for row in rows):.0f} s in the workers, {sum(row['kids'] for row in rows):.0f} s "
-          f"in reaped children); loadgroup makespan at 4 workers {makespan(rows, 4):.0f} s")
+          f"in their descendants); loadgroup makespan at 4 workers {makespan(rows, 4):.0f} s")
     modules: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0])
     for row in rows:
         module = modules[row["id"].split("::")[0]]
