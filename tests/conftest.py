@@ -29,6 +29,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          f"(default {RANDOM_GAMES_SECONDS:g})")
     group.addoption("--random-games-seed", type=int, default=0, metavar="S",
                     help="the first game's seed (game i has seed S + i)")
+    group.addoption("--full-properties", action="store_true",
+                    help="the property suites sized by a count of games play their full count (a nightly run "
+                         "or a change of what they check), not CI's smaller one; see full_size")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -52,6 +55,16 @@ def _xdist_groups_hold(request: pytest.FixtureRequest) -> None:
             and "@" not in node.nodeid:
         pytest.fail(f"--dist loadgroup does not group {node.nodeid}: pytest {pytest.__version__} with this "
                     "pytest-xdist ignores xdist_group (pytest-dev/pytest-xdist#1386)")
+
+
+@pytest.fixture(scope="session")
+def full_size(request: pytest.FixtureRequest) -> Callable[[int, int], int]:
+    """``size(ci, full)``: how many games a property suite sized by a count plays: ``ci`` in
+    CI and the fast loop, ``full`` with ``--full-properties``. CI's count keeps the suite's
+    CPU in check (the whole suite is bounded by its CPU on 2 cores); the full one is the
+    suite's reach before this option existed."""
+    full = bool(request.config.getoption("full_properties"))
+    return lambda ci, whole: whole if full else ci
 
 
 @pytest.fixture(scope="session")

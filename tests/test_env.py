@@ -5,7 +5,8 @@ legal actions; the observation shows what the seat's view shows and nothing else
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,11 +46,12 @@ def test_gymnasiums_check_env_passes(engine: Engine) -> None:
         check_env(denv.single(players=2, opponents="greedy", seed=3, engine=engine, render_mode="ansi"))
 
 
-def random_games(engine: Engine, n: int) -> Iterator[Game]:
-    """``n`` random games of mixed configurations: 2-4 seats, the solo game, the variants,
-    random buildings; each yielded at every step until it ends."""
+def random_games(engine: Engine, n: int, start: int = 0) -> Iterator[Game]:
+    """Random games ``start`` to ``n - 1`` of mixed configurations: 2-4 seats, the solo game,
+    the variants, random buildings; each yielded at every step until it ends (game ``i`` is
+    the same whatever the range it is played in)."""
     solo = {"private_concern": True}
-    for i in range(n):
+    for i in range(start, n):
         variants = [{}, {"advanced_deeds": True}, {"drafting": True}][i % 3]
         config = GameConfig(players=2 + i % 3, seed=1000 + i, random_buildings=True, variants=variants,
                             options=solo if i % 7 == 0 else {})
@@ -63,37 +65,100 @@ def random_games(engine: Engine, n: int) -> Iterator[Game]:
             engine.apply(game, r.choice(engine.legal_actions(game, seat)), track_undo=False)
 
 
-@pytest.mark.slow
-def test_the_mask_is_the_legal_actions_over_200_random_games(engine: Engine, catalogue: ActionCatalogue) -> None:
-    """At every step of 200 random games, for every awaited seat: each legal action has a
-    catalogued index (none overflows with the base game's content), the indices of two legal
-    actions differ, and each index maps back to its action."""
+@dataclass
+class Walked:
+    """What the checks of :func:`walk` found in one random game: its steps, the observations
+    compared, and the first failure of each check (none: it held at every step)."""
+
+    steps: int = 0
+    observations: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+_WALKED: list[Walked] = []
+"""This process's walk so far: one entry a game, in order (module state, not a fixture: the
+tests asking for fewer games read the first ones of a longer walk)."""
+
+
+def walk(engine: Engine, catalogue: ActionCatalogue, games: int) -> list[Walked]:
+    """The mask and the kept blocks checked at every step of the first ``games`` random games,
+    played once in this process: each property is checked at every position of one set of
+    games rather than each test playing its own (a test asking for fewer games reads the
+    first ones of a longer walk; one asking for more plays on from where it ended).
+
+    At every step, for every awaited seat (``mask``): each legal action has a catalogued index
+    (none overflows with the base game's content), the indices of two legal actions differ,
+    the mask is exactly those indices, and each index maps back to its action. For every seat
+    (``blocks``): the observation assembled from kept blocks (one encoder for all the games)
+    is the one encoded afresh."""
     match = Match(2, None, "win", engine, 10)
-    steps = 0
-    for game in random_games(engine, 200):
+    encoder = match.encoder
+    walked, current = Walked(), None
+    for game in random_games(engine, games, start=len(_WALKED)):
+        if game is not current:  # the next game (each step of a game yields the same object)
+            if current is not None:
+                _WALKED.append(walked)
+            walked, current = Walked(), game
+        walked.steps += 1
         match.game = game
-        for seat in engine.awaiting(game):
-            legal = engine.legal_actions(game, seat)
-            indices = catalogue.indices(legal)
-            assert all(i < len(catalogue.entries) for i in indices), [a for a, i in zip(legal, indices, strict=True)
-                                                                       if i >= len(catalogue.entries)]
-            assert len(set(indices)) == len(legal)
-            mask = match.mask(seat)
-            assert sorted(np.flatnonzero(mask).tolist()) == sorted(indices)
-            for action, i in zip(legal, indices, strict=True):
-                assert match.action_of(seat, i) == action and match.index_of(action) == i
-        steps += 1
-    assert steps > 200 * 100
+        if "mask" not in walked.failed:
+            try:
+                for seat in engine.awaiting(game):
+                    legal = engine.legal_actions(game, seat)
+                    indices = catalogue.indices(legal)
+                    assert all(i < len(catalogue.entries) for i in indices), \
+                        [a for a, i in zip(legal, indices, strict=True) if i >= len(catalogue.entries)]
+                    assert len(set(indices)) == len(legal), legal
+                    mask = match.mask(seat)
+                    assert sorted(np.flatnonzero(mask).tolist()) == sorted(indices), legal
+                    for action, i in zip(legal, indices, strict=True):
+                        assert match.action_of(seat, i) == action and match.index_of(action) == i, action
+            except AssertionError as exc:
+                walked.failed["mask"] = f"{game.config} at version {game.version}: {exc}"
+        if "blocks" not in walked.failed:
+            try:
+                for seat in range(len(game.players)):
+                    kept = encoder.encode(game, seat)
+                    assert kept.dtype == np.float32 and kept.shape == (match.layout.size,) and kept.flags.writeable
+                    assert np.array_equal(kept, encoder.encode_full(game, seat)), seat
+                    walked.observations += 1
+            except AssertionError as exc:
+                walked.failed["blocks"] = f"{game.config} at version {game.version}: {exc}"
+    if current is not None:
+        _WALKED.append(walked)
+    return _WALKED[:games]
 
 
+def held(walked: list[Walked], check: str) -> None:
+    """Fail with the first failure of ``check`` in ``walked``."""
+    failures = [w.failed[check] for w in walked if check in w.failed]
+    assert not failures, failures[0]
+
+
+WALK_GROUP = pytest.mark.xdist_group("env-random-games")
+"""The tests reading :func:`walk` run on one worker under ``--dist loadgroup`` (CI), so that
+the games are played and checked once for all of them (the slow ones first: the others then
+read the first games of their walk)."""
+
+
+@pytest.mark.slow
+@WALK_GROUP
+def test_the_mask_is_the_legal_actions_over_many_random_games(engine: Engine, catalogue: ActionCatalogue,
+                                                              full_size: Callable[[int, int], int]) -> None:
+    """At every step of random games (50 in CI, 200 with ``--full-properties``), for every
+    awaited seat: each legal action has a catalogued index (none overflows with the base
+    game's content), the indices of two legal actions differ, and each index maps back to its
+    action."""
+    games = full_size(50, 200)
+    walked = walk(engine, catalogue, games)
+    held(walked, "mask")
+    assert sum(w.steps for w in walked) > games * 100
+
+
+@WALK_GROUP
 def test_the_mask_is_the_legal_actions(engine: Engine, catalogue: ActionCatalogue) -> None:
     """The fast subset's share of the check above: 12 games."""
-    for game in random_games(engine, 12):
-        for seat in engine.awaiting(game):
-            legal = engine.legal_actions(game, seat)
-            indices = catalogue.indices(legal)
-            assert all(i < len(catalogue.entries) for i in indices)
-            assert len(set(indices)) == len(legal)
+    held(walk(engine, catalogue, 12), "mask")
 
 
 def test_no_index_names_two_actions(catalogue: ActionCatalogue) -> None:
@@ -140,31 +205,24 @@ def test_a_seats_observation_is_unchanged_when_determinize_redraws_what_it_canno
     assert checked >= 10
 
 
-def encodings_agree(engine: Engine, games: int) -> int:
-    """Every seat's observation at every step of ``games`` random games, as the environments
-    encode it (the kept blocks, one encoder for all the games) and from scratch; the number
-    of observations compared."""
-    match = Match(2, None, "win", engine, 10)
-    encoder = match.encoder
-    compared = 0
-    for game in random_games(engine, games):
-        for seat in range(len(game.players)):
-            kept = encoder.encode(game, seat)
-            assert kept.dtype == np.float32 and kept.shape == (match.layout.size,) and kept.flags.writeable
-            assert np.array_equal(kept, encoder.encode_full(game, seat)), (game.config, game.version, seat)
-            compared += 1
-    return compared
-
-
-def test_the_kept_blocks_encode_what_encoding_from_scratch_does(engine: Engine) -> None:
+@WALK_GROUP
+def test_the_kept_blocks_encode_what_encoding_from_scratch_does(engine: Engine, catalogue: ActionCatalogue) -> None:
     """The observation assembled from kept blocks is the one encoded afresh: 6 random games of
-    2-4 seats, the solo game and the variants, every seat at every step."""
-    assert encodings_agree(engine, 6) > 1500
+    2-4 seats, the solo game and the variants, every seat at every step (:func:`walk`)."""
+    walked = walk(engine, catalogue, 6)
+    held(walked, "blocks")
+    assert sum(w.observations for w in walked) > 1500
 
 
 @pytest.mark.slow
-def test_the_kept_blocks_encode_what_encoding_from_scratch_does_over_200_games(engine: Engine) -> None:
-    assert encodings_agree(engine, 200) > 100_000
+@WALK_GROUP
+def test_the_kept_blocks_encode_what_encoding_from_scratch_does_over_many_games(
+        engine: Engine, catalogue: ActionCatalogue, full_size: Callable[[int, int], int]) -> None:
+    """The same over 50 random games (200 with ``--full-properties``)."""
+    games = full_size(50, 200)
+    walked = walk(engine, catalogue, games)
+    held(walked, "blocks")
+    assert sum(w.observations for w in walked) > games * 500
 
 
 def test_a_kept_block_is_made_again_when_the_game_is_changed_by_hand(engine: Engine) -> None:
