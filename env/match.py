@@ -74,8 +74,8 @@ class Match:
         self.game: Game | None = None
         self.steps = 0
         self.seeds = random.Random()
-        self._offered: tuple[Game, int, int, dict[int, Action]] | None = None
-        self._awaiting: tuple[Game, int, list[int]] | None = None
+        self._offered: tuple[int, int, list[int], list[Action]] | None = None
+        self._awaiting: tuple[int, list[int]] | None = None
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(players=self.seats_total, seed=seed, **self.settings)
@@ -95,46 +95,45 @@ class Match:
         assert self.game is not None
         return self.engine.legal_actions(self.game, seat)
 
-    def offered(self, seat: int) -> dict[int, Action]:
-        """``seat``'s legal actions now, by index: what its mask shows and what :meth:`play`
-        takes. An agent's step is an observation (the mask) then an action of that mask, so
-        the answer of the engine for the position shown is kept while it is that position (the
-        same game at the same version, for the same seat; :meth:`play` drops it): the step
-        applies the action the mask offered instead of asking the engine for the legal actions
-        a second time and matching them again."""
+    def offered(self, seat: int) -> tuple[list[int], list[Action]]:
+        """``seat``'s legal actions now and their indices (in the engine's order): what its mask
+        shows and what :meth:`play` takes. An agent's step is an observation (the mask) then an
+        action of that mask, so the engine's answer is kept until the game's next action (the
+        same version of the game, for the same seat; :meth:`play` and :meth:`new_game` drop
+        it): the step applies the action the mask offered instead of asking the engine for the
+        legal actions a second time and matching them again."""
         game = self.game
         assert game is not None
         held = self._offered
-        if held is not None and held[0] is game and held[1] == game.version and held[2] == seat:
-            return held[3]
+        if held is not None and held[0] == game.version and held[1] == seat:
+            return held[2], held[3]
         legal = self.legal(seat)
         indices = self.catalogue.indices(legal)
-        by_index = dict(zip(indices, legal, strict=True))
-        if len(by_index) < len(legal):  # two actions of one index: the first is offered
-            by_index = {}
-            for i, action in zip(indices, legal, strict=True):
-                by_index.setdefault(i, action)
-        self._offered = (game, game.version, seat, by_index)
-        return by_index
+        self._offered = (game.version, seat, indices, legal)
+        return indices, legal
 
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
         """1 at the index of each of ``seat``'s legal actions, else 0 (a new array)."""
         out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
-        for i in self.offered(seat):
+        for i in self.offered(seat)[0]:
             out[i] = 1
         return np.frombuffer(out, np.int8)
+
+    def allows(self, seat: int, index: int) -> bool:
+        """Whether ``index`` is one of ``seat``'s legal actions now (1 in its mask)."""
+        return index in self.offered(seat)[0]
 
     def awaiting(self) -> list[int]:
         """The seats the game awaits now. Asked twice a step, for the agent to act and for the
         observation's ``awaiting`` (a decision several seats answer asks each seat's options),
-        so it is kept while it is that position, as :meth:`offered` keeps the legal actions."""
+        so it is kept until the game's next action, as :meth:`offered` keeps the legal actions."""
         game = self.game
         assert game is not None
         held = self._awaiting
-        if held is not None and held[0] is game and held[1] == game.version:
-            return held[2]
+        if held is not None and held[0] == game.version:
+            return held[1]
         seats = self.engine.awaiting(game)
-        self._awaiting = (game, game.version, seats)
+        self._awaiting = (game.version, seats)
         return seats
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
@@ -170,10 +169,12 @@ class Match:
     def play(self, seat: int, index: int) -> None:
         """Apply ``seat``'s action ``index``: :class:`ValueError` when it is not legal now."""
         assert self.game is not None
-        action = self.offered(seat).get(int(index))
-        if action is None:
-            raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)")
-        self._offered = None
+        indices, legal = self.offered(seat)
+        try:
+            action = legal[indices.index(index)]  # of two actions of one index, the first is offered
+        except ValueError:
+            raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)") from None
+        self._offered = self._awaiting = None
         self.engine.apply(self.game, action, track_undo=False)  # an environment's game is never undone
         self.steps += 1
 

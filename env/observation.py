@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter
 
-import msgspec
 import numpy as np
 import numpy.typing as npt
 from attrs import define
@@ -38,30 +36,18 @@ from darkroad.core import (
     Player,
 )
 
+from . import blocks
+from .blocks import DIE_FACES, SCALE, STACK_SIZE
+
 MAX_SEATS = 4
 """Seat blocks in every observation (a game has 2 to 4 seats)."""
-SCALE = 10.0
-"""Counts (coins, prestige, goods, deck sizes) are divided by this."""
 PHASES = ("setup", "plan", "move", "activate", "caravan", "end", "final", "finished")
 """Phases of a turn one-hot (``game.phase``); any other phase sets none."""
-DIE_FACES = 7
-"""Die values 0-6 (a locked slot: one-hot of its value, none when empty)."""
 POSITIONS = 10
 """Ringway positions one-hot."""
 WHEEL = 6
 """The market wheel's rotation (``board.wheel_offset``) one-hot: which good is worth what."""
-STACK_SIZE = 5.0
-"""A commission stack's size is divided by this."""
 
-_PLAYER_INPUTS = attrgetter("kind", "position", "prestige", "lanterns", "quartz", "horseshoes", "spent", "removed",
-                            "coins", "locked", "reserve", "special", "goods", "heroes", "commissions", "steeds",
-                            "upgrades", "delivered_commissions", "delivered_heroes", "deeds")
-"""What of a :class:`Player` its seat block is made of (:meth:`Encoder._seat`), with its pool
-and its companions: the plain values, read in one call."""
-_BOARD_INPUTS = attrgetter("wheel_offset", "dark_market", "ruins", "buildings", "commission_stacks", "inn",
-                           "courtyard", "companion_row", "upgrades", "five_coins", "market", "set_aside")
-"""What of the :class:`Board` its block is made of, with its decks' sizes (:meth:`Encoder._middle`)."""
-_ENCODE = msgspec.msgpack.Encoder().encode
 _F32 = struct.Struct("=f").pack
 """A number as the bytes of a ``float32`` (rounded as NumPy rounds it)."""
 
@@ -75,16 +61,6 @@ class _Packers(dict[int, Callable[..., bytes]]):
 
 
 _F32S = _Packers()
-
-
-def _key(inputs: object) -> bytes | None:
-    """A block's inputs as a value (their msgpack bytes: a copy, so a list changed in place
-    afterwards makes another key), or ``None`` when a plugin put there something msgpack
-    cannot encode (then the block is made every time)."""
-    try:
-        return _ENCODE(inputs)
-    except TypeError:
-        return None
 
 
 class Layout:
@@ -236,42 +212,50 @@ class Encoder:
         scalars = self.seats[0].scalars
         self.own_at = (scalars[-2] - self.seat_lo, scalars[-1] - self.seat_lo)
         """The places of ``coins_known`` and ``coins`` in a seat's block."""
-        self._kept_board: tuple[bytes | None, bytes] | None = None
+        self._board = blocks.Block(blocks.board_width(lay), blocks.board_fields(lay))
+        seat_fields = blocks.seat_fields(lay)
+        self._seat_blocks = [blocks.SeatBlock(lay, seat_fields) for _ in range(MAX_SEATS)]
+        """Each seat's block, by seat number (kept up to date by value: env/blocks.py)."""
         widths = {1, MAX_SEATS, len(PHASES), len(lay.kinds), len(lay.towns)}
         self.zero = {w: bytes(4 * w) for w in widths}
         """``w`` zeros as bytes of ``float32``."""
         self.one = {w: [_F32S[w](*(1.0 if j == i else 0.0 for j in range(w))) for i in range(w)] for w in widths}
         """``one[w][i]``: a one-hot of width ``w`` at ``i``, as bytes."""
         self.phase_hot = {p: self.one[len(PHASES)][i] for p, i in lay.phases.items()}
+        self.no_phase = self.zero[len(PHASES)]
+        self.seat_hot = self.one[MAX_SEATS]
+        """``seat_hot[i]``: a seat's one-hot (relative seat ``i``), as bytes."""
+        self.no_seat = self.zero[MAX_SEATS]
+        self.finished_hot, self.zero_one = self.one[1][0], self.zero[1]
         self.decision_hot = {k: self.one[len(lay.kinds)][i] for k, i in lay.kinds.items()}
         self.no_decision = self.zero[len(lay.kinds)]
         self.town_hot = {t: self.one[len(lay.towns)][i] for t, i in lay.towns.items()}
         self.no_caravan = bytes(4 * (lay.seat_offset - o["caravan"]))
         self.absent = [bytes(4 * lay.seat_width * (MAX_SEATS - n)) for n in range(MAX_SEATS + 1)]
         """The seat blocks of the seats a game of ``n`` has not, as bytes."""
-        self._kept_seats: dict[int, _KeptSeat] = {}
 
     def encode(self, game: Game, seat: int, awaiting: Sequence[int] | None = None) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded), a new array.
 
-        Assembled from the bytes of its blocks in one join: the board's (the market, the
-        buildings, the decks' sizes...) and each seat's, kept from one observation to the next
-        while what they are made of is the same (:meth:`_board_block`, :meth:`_seat_block`);
-        the turn's features (the phase, the seats awaited, the caravan) from one-hot pieces
-        made once (:meth:`_head`, :meth:`_caravan_block`). NumPy is called once per block made
-        and once for the result: a call into NumPy costs more than the few features most of
-        them set. The same vector as :meth:`encode_full` (``tests/test_env.py`` compares them
-        over random games). ``awaiting``: the seats the game awaits, when the caller knows them
-        (:meth:`Engine.awaiting`)."""
+        Joined from bytes: the board's block and each seat's, kept up to date field by field
+        by the value of what they are made of (env/blocks.py: only the fields whose value
+        changed since the last observation are written again), and the turn's features (the
+        phase, the seats awaited, the caravan) from one-hot pieces made once (:meth:`_head`,
+        :meth:`_caravan_block`). The same vector as :meth:`encode_full` (``tests/test_env.py``
+        compares them over random games). ``awaiting``: the seats the game awaits, when the
+        caller knows them (:meth:`Engine.awaiting`)."""
         players = game.players
         n = len(players)
         parts = self._head(game, seat, n, self.engine.awaiting(game) if awaiting is None else awaiting)
-        parts.append(self._board_block(game.board))
+        board = self._board
+        board.update(blocks.board_values(game.board))
+        parts.append(board.buf)
         caravan = game.turn.caravan
         parts.append(self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n))
+        kept = self._seat_blocks
         for k in range(n):
             s = (seat + k) % n
-            parts.append(self._seat_block(players[s], s, k == 0))
+            parts.append(kept[s].own(players[s]) if k == 0 else kept[s].public(players[s]))
         parts.append(self.absent[n])
         return np.frombuffer(bytearray().join(parts), np.float32)
 
@@ -295,84 +279,19 @@ class Encoder:
         weights += values
         return np.bincount(hot, weights, self.size + 1)[:self.size].astype(np.float32)
 
-    def _board_block(self, board: Board) -> bytes:
-        """The board's block of the vector (:attr:`middle`), kept while the board's encoded
-        features are the same. Its key is their value (:func:`_board_key`), so a board changed
-        in any way, by the rules or by hand, gets its block made again.
-
-        Kept because most actions leave the board as it was (a quarter of the steps of random
-        2-player games change it); docs/agents.md, "Speed", gives what the kept blocks save."""
-        key = _key(self._board_key(board))
-        kept = self._kept_board
-        if kept is not None and key is not None and kept[0] == key:
-            return kept[1]
-        hot: list[int] = []
-        values = self._middle(board, hot)
-        lo, hi = self.middle
-        hot += self.middle_scalars
-        weights = [1.0] * (len(hot) - len(values))
-        weights += values
-        block = np.bincount(hot, weights, self.size + 1)[lo:hi].astype(np.float32).tobytes()
-        self._kept_board = (key, block)
-        return block
-
-    def _seat_block(self, p: Player, seat: int, own: bool) -> bytes:
-        """Seat ``seat``'s block as any seat sees it, or (``own``) as the seat itself does (its
-        coins and deeds too), kept while the seat's encoded features are the same: the key is
-        their value (:data:`_PLAYER_INPUTS`), so a seat changed in any way gets its blocks made
-        again.
-
-        An action changes one seat or none, and an agent observes after each, so most blocks
-        are those of the observation before (in random 2-player games, 0.78 blocks are made a
-        step of the 2 an observation has); docs/agents.md, "Speed", gives what they save."""
-        key = _key((_PLAYER_INPUTS(p), p.pool, p.companions) if p.pool or p.companions else _PLAYER_INPUTS(p))
-        kept = self._kept_seats.get(seat)
-        if kept is None or key is None or kept.key != key:
-            kept = self._kept_seats[seat] = _KeptSeat(key)
-        if own:
-            if kept.own is None:
-                kept.own = self._own_block(p, self._public_block(p, kept)).tobytes()
-            return kept.own
-        if kept.public_bytes is None:
-            kept.public_bytes = self._public_block(p, kept).tobytes()
-        return kept.public_bytes
-
-    def _public_block(self, p: Player, kept: _KeptSeat) -> npt.NDArray[np.float32]:
-        """The seat's block as the other seats see it, made once per ``kept`` key."""
-        if kept.public is None:
-            hot: list[int] = []
-            values = self._seat(p, self.seats[0], False, hot)
-            weights = [1.0] * len(hot)
-            hot += self.seats[0].scalars
-            weights += values
-            lo = self.seat_lo
-            kept.public = np.bincount(hot, weights, self.size + 1)[lo:lo + self.width].astype(np.float32)
-        return kept.public
-
-    def _own_block(self, p: Player, public: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        """The seat's block as it sees itself: the public one with its coins and deeds (what
-        :meth:`_seat` adds for ``own``)."""
-        block = public.copy()
-        at = self.own_at
-        block[at[0]] = 1.0
-        block[at[1]] = p.coins / SCALE
-        lo, sink, deeds = self.seat_lo, self.sink, self.seats[0].deeds
-        for i in map(deeds.__getitem__, p.deeds):
-            if i != sink:
-                block[i - lo] += 1.0
-        return block
-
-    def _head(self, game: Game, seat: int, n: int, awaiting: Sequence[int]) -> list[bytes]:
+    def _head(self, game: Game, seat: int, n: int, awaiting: Sequence[int]) -> list[bytes | bytearray]:
         """The turn's features (:attr:`head` places), as bytes of ``float32``: the round, the
         seats, the phase, who is awaited and for what."""
-        one = self.one
+        hot = self.seat_hot
         active = game.active
-        return [_F32(game.round / ROUNDS), one[1][0] if game.finished else self.zero[1], one[MAX_SEATS][n - 1],
-                self.phase_hot.get(game.phase, self.zero[len(PHASES)]),
-                one[MAX_SEATS][(active - seat) % n] if active is not None and active >= 0 else self.zero[MAX_SEATS],
-                one[MAX_SEATS][(game.start_seat - seat) % n], self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
-                self.decision_hot.get(game.stack[-1].kind, self.no_decision) if awaiting and game.stack
-                else self.no_decision]
+        stack = game.stack
+        return [_F32(game.round / ROUNDS), self.finished_hot if game.finished else self.zero_one, hot[n - 1],
+                self.phase_hot.get(game.phase, self.no_phase),
+                hot[(active - seat) % n] if active is not None and active >= 0 else self.no_seat,
+                hot[(game.start_seat - seat) % n],
+                hot[(awaiting[0] - seat) % n] if len(awaiting) == 1  # most decisions: one seat's
+                else self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
+                self.decision_hot.get(stack[-1].kind, self.no_decision) if awaiting and stack else self.no_decision]
 
     def _caravan_block(self, caravan: Caravan, seat: int, n: int) -> bytes:
         """The caravan's features (:attr:`middle`'s end to the seat blocks), as bytes."""
@@ -424,11 +343,6 @@ class Encoder:
         values += (len(b.hero_deck) / SCALE, len(b.deed_deck) / SCALE, len(b.companion_deck) / SCALE)
         return values
 
-    @staticmethod
-    def _board_key(b: Board) -> tuple[object, ...]:
-        """What the board's block is made of (the decks by their sizes)."""
-        return (_BOARD_INPUTS(b), len(b.hero_deck), len(b.deed_deck), len(b.companion_deck))
-
     def _caravan(self, caravan: Caravan, seat: int, n: int, hot: list[int]) -> None:
         at, leader, shortcut, members = self.caravan_at
         hot += (at, leader + (caravan.leader - seat) % n)
@@ -465,18 +379,6 @@ class Encoder:
         return [1.0, p.prestige / SCALE, p.lanterns / SCALE, p.quartz / SCALE, p.horseshoes / SCALE, p.spent / SCALE,
                 p.removed / SCALE, len(p.delivered_commissions) / SCALE, len(p.delivered_heroes) / SCALE,
                 len(p.deeds) / SCALE, gifts / SCALE, 1.0 if own else 0.0, p.coins / SCALE if own else 0.0]
-
-
-@define
-class _KeptSeat:
-    """A seat's blocks kept while ``key`` (what they are made of) is the same: as the others
-    see it (an array, and its bytes) and as the seat sees itself (bytes); each made when first
-    asked for."""
-
-    key: bytes | None
-    public: npt.NDArray[np.float32] | None = None
-    public_bytes: bytes | None = None
-    own: bytes | None = None
 
 
 @define(frozen=True)

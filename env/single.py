@@ -95,7 +95,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
         """Play ``action``, then the bots until the seat is awaited again or the game ends. An
         action that is not legal (its mask is 0) ends the episode with a reward of -1, as
         PettingZoo's classic games do (``info["illegal"]``); the game stays as it was."""
-        if int(action) not in self.match.offered(self.seat):
+        if not self.match.allows(self.seat, int(action)):
             return self.match.observation(self.seat), -1.0, True, False, {**self._info(), "illegal": True}
         self.match.play(self.seat, int(action))
         self._play_others()

@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
 import darkroad.env as denv
-from darkroad.core import Action, Engine, Game, GameConfig
+from darkroad.core import Action, CompanionCard, Engine, Game, GameConfig, PoolDie
 from darkroad.env.catalogue import OVERFLOW, ActionCatalogue
 from darkroad.env.match import Match
 
@@ -232,9 +232,16 @@ def test_a_kept_block_is_made_again_when_the_game_is_changed_by_hand(engine: Eng
     game = match.new_game(5)
     encoder = match.encoder
     encoder.encode(game, 0)
+    town = next(t for t, stack in game.board.commission_stacks.items() if stack)
+    companion = min(engine.content.companion_cards)
     changes = [lambda: game.players[1].goods.append("potion"), lambda: game.players[0].deeds.append("d"),
                lambda: game.players[2].locked.__setitem__(0, None), lambda: game.board.market.__setitem__(2, 2),
-               lambda: game.board.inn.__setitem__(1, None), lambda: setattr(game, "round", 3)]
+               lambda: game.board.inn.__setitem__(1, None), lambda: setattr(game, "round", 3),
+               lambda: game.board.commission_stacks[town].pop(0), lambda: game.players[0].__setattr__("coins", 9),
+               lambda: game.players[1].pool.append(PoolDie(kind="night", value=3)),
+               lambda: setattr(game.players[1].pool[0], "value", 5),  # a record changed in place
+               lambda: game.players[2].companions.append(CompanionCard(card=companion)),
+               lambda: game.players[2].companions[0].gifts.append(0)]
     for change in changes:
         before = encoder.encode(game, 0)
         change()
