@@ -10,7 +10,7 @@ enumeration explodes.
 
 from __future__ import annotations
 
-from attrs import frozen
+import msgspec
 
 MAX_TYPE_LENGTH = 100
 MAX_OPTION_LENGTH = 200
@@ -22,12 +22,21 @@ MAX_DETAILS_LENGTH = 1000
 :meth:`~darkroad.core.engine.Engine.details`); a client may send it back, and it is ignored."""
 
 
-@frozen
-class Action:
+class Action(msgspec.Struct, frozen=True):
+    """An answer: the decision ``type`` it answers, the acting ``seat``, the chosen ``option``
+    and its ``label`` (words for a reader; ignored when matching an answer: :meth:`key`).
+
+    Immutable and hashable; equal to another ``Action`` of the same four fields; encoded (JSON,
+    MessagePack) as the object ``{"type", "seat", "option", "label"}``. A ``msgspec.Struct``,
+    whose ``__init__`` is C: ``legal_actions`` makes one per option at every decision, and an
+    attrs frozen class's ``__init__`` (each field set through ``object.__setattr__``) cost six
+    times as much. ``msgspec.structs.replace`` makes a changed copy (``attrs.evolve`` did)."""
+
     type: str
     seat: int
     option: str
     label: str = ""
 
     def key(self) -> tuple[str, int, str]:
+        """What identifies the answer: ``(type, seat, option)``, the label aside."""
         return (self.type, self.seat, self.option)

@@ -100,11 +100,18 @@ def upgrade(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "schema_version": SCHEMA_VERSION, "turn": turn}
 
 
+def _action_dict(action: Action) -> dict[str, Any]:
+    """An action as the JSON object its encoding is (an ``Action`` is a ``msgspec.Struct``)."""
+    return {"type": action.type, "seat": action.seat, "option": action.option, "label": action.label}
+
+
 class Serde:
     def __init__(self) -> None:
         c = make_converter()
         for cls in (Game, GameConfig, Player, Board, Task, PoolDie, ScoreLine, Turn, Caravan):
             c.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, c, _cattrs_omit_if_default=True))
+        c.register_unstructure_hook(Action, _action_dict)
+        c.register_structure_hook(Action, lambda obj, _: Action(**obj))
         structure_config = make_dict_structure_fn(GameConfig, c)
         c.register_structure_hook(GameConfig, lambda obj, _: structure_config(config_from_fields(obj), GameConfig))
         self.c = c
