@@ -6,17 +6,12 @@ import importlib.metadata as md
 from collections.abc import Callable, Iterator
 
 import pytest
+from invariants import FULL_RANDOM_GAMES_SECONDS, RANDOM_GAMES_SECONDS
 
 from darkroad.core import Engine
 from darkroad.core.testing import Table
 
 FIRST_GAME = ["blazing_quartz_mine", "oracle_of_lumi", "othos_lanternworks", "yedls_workshop"]
-RANDOM_GAMES_SECONDS = 40.0
-"""CPU seconds the invariant suite (tests/test_properties.py) spends on random games by default,
-in chunks that pytest-xdist spreads over its workers: a game costs about 60 ms of CPU with its
-checks, so about 650 games here; an error that shows in 1% of games escapes them with a
-probability of 0.15%. A budget rather than a count, so that the suite's time does not grow as
-the rules do; ``--random-games N`` plays exactly N games instead (5000 for a rules change)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -24,9 +19,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--random-games", type=int, default=None, metavar="N",
                     help="random games of mixed configurations the invariant suite plays (default: as many as "
                          "--random-games-seconds allows)")
-    group.addoption("--random-games-seconds", type=float, default=RANDOM_GAMES_SECONDS, metavar="S",
+    group.addoption("--random-games-seconds", type=float, default=None, metavar="S",
                     help=f"CPU seconds the invariant suite plays random games for, without --random-games "
-                         f"(default {RANDOM_GAMES_SECONDS:g})")
+                         f"(default {RANDOM_GAMES_SECONDS:g}, {FULL_RANDOM_GAMES_SECONDS:g} with --full-properties)")
     group.addoption("--random-games-seed", type=int, default=0, metavar="S",
                     help="the first game's seed (game i has seed S + i)")
     group.addoption("--full-properties", action="store_true",

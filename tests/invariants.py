@@ -265,6 +265,17 @@ class Checker:
 
 # -- random games ------------------------------------------------------------------------------
 
+RANDOM_GAMES_SECONDS = 25.0
+"""CPU seconds the invariant suite (tests/test_properties.py) spends on random games by default,
+in chunks that pytest-xdist spreads over its workers: a game costs about 87 ms of CPU with its
+checks and its replay, so about 290 games here; an error that shows in 1% of games escapes them
+with a probability of 5.5%. A budget rather than a count, so that the suite's time does not grow
+as the rules do; ``--full-properties`` spends :data:`FULL_RANDOM_GAMES_SECONDS` (about 460
+games: 1%), ``--random-games N`` plays exactly N games instead (5000 for a rules change)."""
+FULL_RANDOM_GAMES_SECONDS = 40.0
+"""The invariant suite's budget with ``--full-properties``: CI's before that option existed."""
+
+
 
 def random_config(r: random.Random, seed: int) -> GameConfig:
     """A mixed configuration: 2-4 players, solo, the Private Concern in a 3-4 player game,

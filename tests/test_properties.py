@@ -7,7 +7,8 @@ first-game buildings) and checks after every action every wagon limit (an overfl
 while the discard for that very gain is pending), card conservation, no negative count and
 the version; then it replays each game through a store/reload round trip at every action
 and compares every state (``tests/invariants.py``). CI plays games for a budget of CPU time
-(``RANDOM_GAMES_SECONDS`` in conftest.py, ``--random-games-seconds``) in chunks that
+(``RANDOM_GAMES_SECONDS`` in tests/invariants.py, ``--random-games-seconds``; more with
+``--full-properties``) in chunks that
 pytest-xdist spreads over its workers, each chunk's seeds in order from its own start; a given
 number in one go (a rules change: 5000)::
 
@@ -26,7 +27,15 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from invariants import Broken, Checker, check_replay, play_checked, play_trying_abilities
+from invariants import (
+    FULL_RANDOM_GAMES_SECONDS,
+    RANDOM_GAMES_SECONDS,
+    Broken,
+    Checker,
+    check_replay,
+    play_checked,
+    play_trying_abilities,
+)
 
 from darkroad.core import Engine, GameConfig
 from darkroad.core.actions import Action
@@ -71,7 +80,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "chunk" in metafunc.fixturenames:
         games = metafunc.config.getoption("random_games")
         if games is None:
-            share = metafunc.config.getoption("random_games_seconds") / BUDGET_CHUNKS
+            seconds = metafunc.config.getoption("random_games_seconds")
+            if seconds is None:
+                full = metafunc.config.getoption("full_properties")
+                seconds = FULL_RANDOM_GAMES_SECONDS if full else RANDOM_GAMES_SECONDS
+            share = seconds / BUDGET_CHUNKS
             chunks = [Chunk(n * SPAN, SPAN, share) for n in range(BUDGET_CHUNKS)]
             ids = [f"budget{n}" for n in range(BUDGET_CHUNKS)]
         else:
