@@ -274,12 +274,23 @@ def test_its_budget_of_trials_bounds_each_decision(engine: Engine) -> None:
         assert thoughts[0].stop in ("budget", "settled")
 
 
+FOUR_PLAYER_DECISIONS = 250
+"""The decisions of the 4-player game of :func:`test_a_game_of_default_bots_replays_from_its_seed`
+in CI (about a third of the game: 775 decisions, 14 s of CPU each time it is played); the whole
+game with ``--full-properties``."""
+
+
 @pytest.mark.slow
-def test_a_game_of_default_bots_replays_from_its_seed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whole games, at 2 and 4 players: the same choices from the same seed, on a slow clock too."""
-    for players, seed in ((2, 21), (4, 22)):
+def test_a_game_of_default_bots_replays_from_its_seed(engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                                      request: pytest.FixtureRequest) -> None:
+    """A whole game at 2 players and a 4-player game (its first :data:`FOUR_PLAYER_DECISIONS`
+    decisions in CI, the whole game with ``--full-properties``): the same choices from the same
+    seed, on a slow clock too."""
+    four = None if request.config.getoption("full_properties") else FOUR_PLAYER_DECISIONS
+    for players, seed, decisions in ((2, 21, None), (4, 22, four)):
         bots = [engine.bots["search"]] * players
-        first = _bot_game(engine, bots, seed, None)
+        first = _bot_game(engine, bots, seed, decisions)
+        assert decisions is None or len(first) == decisions
         with monkeypatch.context() as m:
             _slow_clock(m)
-            assert _bot_game(engine, bots, seed, None) == first
+            assert _bot_game(engine, bots, seed, decisions) == first
