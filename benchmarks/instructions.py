@@ -162,8 +162,10 @@ for k in range(N * 200):
 
 
 def count(code: str | None, n: int, pythonpath: str, action_batches: int = 0, language: str = "",
-          switch: str = "") -> int:
-    """Instructions of one run (cachegrind's ``I refs``); ``switch``: code run first (:data:`SWITCHES`)."""
+          switch: str = "", parallel: int = 1, callgrind: str = "") -> int:
+    """Instructions of one run (cachegrind's ``I refs``); ``switch``: code run first (:data:`SWITCHES`);
+    ``parallel``: the action path's games played at once; ``callgrind``: the run under callgrind
+    instead, its profile written to that file (``callgrind_annotate --inclusive=yes FILE``)."""
     # One hash seed (dict and set orders), no in-process bot worker polling on the wall clock.
     env = dict(os.environ, PYTHONHASHSEED="0", DARKROAD_BOTS="0")
     if pythonpath:
@@ -181,30 +183,39 @@ for name in ("darkroad.api.http.ratelimit", "darkroad.api.ratelimit"):
         continue
     module.SYNC_INTERVAL = 1e9
 {switch}
-sys.argv = ["action_cpu.py", "--batches", "{action_batches}", "--games", "4"{f', "--language", "{language}"' if language else ""}]
+sys.argv = ["action_cpu.py", "--batches", "{action_batches}", "--games", "{_games(parallel)}", "--parallel", "{parallel}"{f', "--language", "{language}"' if language else ""}]
 runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
 """
         args = ["-c", wrapper]
     else:
         args = ["-c", switch + PRELUDE + code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
+    tool = ["--tool=callgrind", f"--callgrind-out-file={callgrind}"] if callgrind else \
+        ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     run = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable, *args],
+        ["valgrind", *tool, sys.executable, *args],
         capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
     )  # fmt: skip
-    found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
+    found = re.search(r"(?:I\s+refs|Collected)\s*:\s+([\d,]+)", run.stderr)
     if run.returncode != 0 or found is None:
         sys.exit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
     return int(found.group(1).replace(",", ""))
 
 
-def per_unit(workload: str, pythonpath: str, switch: str = "") -> tuple[float, str]:
-    """Instructions per unit of ``workload`` and the unit's name."""
+def _games(parallel: int) -> int:
+    """The games of an action batch: 4, or as many as are played at once."""
+    return max(4, parallel)
+
+
+def per_unit(workload: str, pythonpath: str, switch: str = "", parallel: int = 1) -> tuple[float, str]:
+    """Instructions per unit of ``workload`` and the unit's name (``parallel``: the action path's
+    games played at once, their commits sharing Redis pipelines)."""
     if workload in ("action", "action-hu"):
         # Two batches minus one: one batch of 4 games x 200 actions (its games' creation included).
         language = workload.partition("-")[2]
-        small = count(None, 0, pythonpath, 1, language, switch)
-        large = count(None, 0, pythonpath, 2, language, switch)
-        return (large - small) / 800, "POST .../actions through the app" + (f" in {language}" if language else "")
+        small = count(None, 0, pythonpath, 1, language, switch, parallel)
+        large = count(None, 0, pythonpath, 2, language, switch, parallel)
+        unit = "POST .../actions through the app" + (f" in {language}" if language else "")
+        return (large - small) / (200 * _games(parallel)), unit + (f", {parallel} games at once" if parallel > 1 else "")
     code, (a, b), unit = WORKLOADS[workload]
     return (count(code, b, pythonpath, switch=switch) - count(code, a, pythonpath, switch=switch)) / (b - a), unit
 
@@ -214,17 +225,25 @@ def main() -> None:
     parser.add_argument("--workloads", default="engine,greedy,view")
     parser.add_argument("--baseline", default="", help="a baseline installation (pip install --target DIR)")
     parser.add_argument("--without", default="", help=f"switch off one of: {', '.join(SWITCHES)}")
+    parser.add_argument("--parallel", type=int, default=1,
+                        help="action workloads: games played at once (their commits share pipelines)")
+    parser.add_argument("--callgrind", metavar="FILE", default="",
+                        help="write a callgrind profile of one action batch (its start-up included) to FILE")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
+    if args.callgrind:
+        count(None, 0, args.baseline, 1, parallel=args.parallel, callgrind=args.callgrind)
+        print(f"callgrind_annotate --inclusive=yes {args.callgrind}")
+        return
     for workload in args.workloads.split(","):
-        ours, unit = per_unit(workload, "")
+        ours, unit = per_unit(workload, "", parallel=args.parallel)
         line = f"{workload:7s} {ours / 1e6:9.3f} M instructions per {unit}"
         if args.baseline:
-            theirs, _ = per_unit(workload, args.baseline)
+            theirs, _ = per_unit(workload, args.baseline, parallel=args.parallel)
             line += f"; baseline {theirs / 1e6:.3f} M: {theirs / ours:.2f}x fewer"
         if args.without:
-            without, _ = per_unit(workload, "", SWITCHES[args.without])
+            without, _ = per_unit(workload, "", SWITCHES[args.without], args.parallel)
             line += f"; without {args.without} {without / 1e6:.3f} M: it saves {(without - ours) / without:.1%}"
         print(line, flush=True)
 
