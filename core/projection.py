@@ -40,7 +40,8 @@ def projected(engine: Engine, game: Game, viewer: int | None) -> list[dict[str, 
 def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
     p = ctx.player(seat)
     if known:
-        line = ctx.game.score[seat] if ctx.game.finished and len(ctx.game.score) > seat else score_seat(ctx, seat)
+        finished = ctx.game.finished and len(ctx.game.score) > seat
+        line = ctx.game.score[seat] if finished else score_seat(ctx, seat, worded=False)
         vp = line.total - line.base
         return {"seat": seat, "known": True, "total": line.total, "low": line.total, "high": line.total,
                 "coins": line.coins, "prestige": line.prestige, "base": line.base, "vp": vp, "secret_deeds": 0}
@@ -49,7 +50,7 @@ def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
     else:
         # An automated seat's kind counts its victory points from what is public (the Private
         # Concern: 1 per good, blazing quartz, illuminated die and deed); its coins stay hidden.
-        line = score_seat(ctx, seat)
+        line = score_seat(ctx, seat, worded=False)
         vp, secret = line.total - line.base, 0
     return {"seat": seat, "known": False, "total": None, "low": vp, "high": p.prestige + vp,
             "coins": None, "prestige": p.prestige, "base": None, "vp": vp, "secret_deeds": secret}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -45,16 +45,15 @@ NO_NAME = _NoName()
 """A player's block without a ``name`` field (a view built without names)."""
 
 
-def _storage(packer: Packer, spec_of: Callable[[int], StorageSpec], p: Player,
-             goods: list[str], encoded: bool = False) -> dict[str, Any] | msgspec.Raw | None:
-    """One arrangement of ``goods`` (the view's list) in ``p``'s storage (``spec_of`` its seat),
-    cells naming goods by their index in that list; ``None`` for an automated seat (a seat
-    kind keeps goods its own way: the Private Concern's are a count) and while the goods do
-    not fit (an overflow discard is the next decision). ``encoded``: as JSON
-    (:func:`_storage_encoded`), for a view that is to be encoded."""
-    if p.kind != HUMAN:
+def _storage(packer: Packer, spec: StorageSpec | None, goods: list[str],
+             encoded: bool = False) -> dict[str, Any] | msgspec.Raw | None:
+    """One arrangement of ``goods`` (the view's list) in a player's storage (``spec``, ``None``
+    for an automated seat: a seat kind keeps goods its own way, the Private Concern's are a
+    count), cells naming goods by their index in that list; ``None`` for an automated seat
+    and while the goods do not fit (an overflow discard is the next decision). ``encoded``: as
+    JSON (:func:`_storage_encoded`), for a view that is to be encoded."""
+    if spec is None:
         return None
-    spec = spec_of(p.seat)
     if encoded:
         return _storage_encoded(packer, tuple(goods), spec)
     found = _arranged(packer, tuple(goods), spec)
@@ -74,7 +73,13 @@ def _storage_encoded(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) 
     """:func:`_storage`'s block of ``goods`` in ``spec``, encoded, from the arrangement
     :func:`_arranged` keeps."""
     found = _arranged(packer, goods, spec)
-    return None if found is None else msgspec.Raw(_encode(_storage_block(found, spec)))
+    if found is None:
+        return None
+    grid, fixed, extra, slotted = found
+    # The arrangement's tuples as they are: encoded at once, they read as the lists of
+    # :func:`_storage_block` (JSON has arrays only).
+    return msgspec.Raw(_encode({"grid": grid, "fixed_tiles": fixed, "extra_grids": extra, "slots": spec.any_slots,
+                                "slot_goods": slotted}))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -107,10 +112,11 @@ _PLAYER_LISTS = ("locked", "reserve", "special_reserve", "heroes", "commissions"
 once (copying them would only be undone by the encoding), and copies in any other view."""
 
 
-def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
+def _player(engine: Engine, spec: StorageSpec | None, p: Player, shown: bool,
             name: str | None | _NoName = NO_NAME, encoded: bool = False) -> dict[str, Any]:
-    """``p``'s part of a view; ``shown``: with its coins and deeds (its own seat's view, or the
-    game is over); ``name``: its ``name`` field (none without); ``encoded``: for a view that is
+    """``p``'s part of a view; ``spec``: its storage, ``None`` for an automated seat; ``shown``: with its coins and
+    deeds (its own seat's view, or the game is over); ``name``: its ``name`` field (none
+    without); ``encoded``: for a view that is
     to be encoded at once (its storage block is JSON already, and it shares the player's lists:
     :data:`_PLAYER_LISTS`)."""
     goods = sorted(p.goods)
@@ -129,7 +135,7 @@ def _player(engine: Engine, spec_of: Callable[[int], StorageSpec], p: Player, sh
         "quartz": p.quartz,
         "horseshoes": p.horseshoes,
         "goods": goods,
-        "storage": _storage(engine.packer, spec_of, p, goods, encoded),
+        "storage": _storage(engine.packer, spec, goods, encoded),
         "heroes": p.heroes,
         "commissions": p.commissions,
         "steeds": p.steeds,
@@ -165,13 +171,15 @@ class EncodedPlayers:
     encode (``msgspec.json.encode``). Bounded: the table starts again when full. One engine's:
     blocks come from its content and seat kinds.
 
-    Only for games of :attr:`FROM_PLAYERS` players or more: a key costs about as much as the
-    block it stands for (the player's state encoded, a look-up), so the table pays only when a
-    view has several unchanged blocks. docs/performance.md gives what it saves, and how it is
-    measured."""
+    Only for games of :attr:`FROM_PLAYERS` players or more. A key (the player's state encoded,
+    a look-up) costs less than the block it stands for, whose storage spec it shares: in a
+    2-player game a seat takes several decisions in a row, and the other seat's block is the
+    same from one of its views to the next. It saves 3.8% of an action through the app
+    (``benchmarks/instructions.py --workloads action --without view-encoded-players``;
+    docs/performance.md)."""
 
     SIZE = 4096
-    FROM_PLAYERS = 3
+    FROM_PLAYERS = 2
     """The fewest players a game has for its views to use the table."""
 
     def __init__(self, engine: Engine) -> None:
@@ -185,29 +193,31 @@ class EncodedPlayers:
                             for offset in range(len(MARKET_VALUES)))
         """The market's ``wheel`` block at each offset of the wheel."""
 
-    def player(self, spec_of: Callable[[int], StorageSpec], p: Player, shown: bool,
-               name: str | None | _NoName) -> msgspec.Raw:
-        """``p``'s block (:func:`_player`), encoded."""
-        spec = spec_of(p.seat) if p.kind == HUMAN else None
+    def player(self, spec: StorageSpec | None, p: Player, shown: bool, name: str | None | _NoName) -> msgspec.Raw:
+        """``p``'s block (:func:`_player`; ``spec``: its storage, ``None`` for an automated seat), encoded."""
         try:
             key: tuple[Any, ...] | None = (msgpack_encode(p), spec, shown, name)
         except MSGPACK_REFUSED:  # a plugin's value msgpack refuses: not kept
             key = None
         block = None if key is None else self._kept.get(key)
         if block is None:
-            block = msgspec.Raw(_encode(_player(self.engine, spec_of, p, shown, name, True)))
+            block = msgspec.Raw(_encode(_player(self.engine, spec, p, shown, name, True)))
             if key is not None:
                 self._kept.keep(key, block)
         return block
 
 
-def _config(engine: Engine, game: Game) -> dict[str, Any]:
-    """The view's ``config`` block."""
+def _config(engine: Engine, game: Game, shared: bool = False) -> dict[str, Any]:
+    """The view's ``config`` block; ``shared``: for a view encoded at once (the config's own
+    collections, not copies)."""
     config = game.config
-    return {"players": config.players, "variants": dict(config.variants),
+    variants, buildings, plugins = config.variants, config.buildings, config.plugins
+    if not shared:
+        variants, buildings, plugins = dict(variants), list(buildings), dict(plugins)
+    return {"players": config.players, "variants": variants,
             # Every installed seat kind: its seat in this game, or null.
             **_seats_of_kinds(engine, game),
-            "buildings": list(config.buildings), "plugins": dict(config.plugins)}
+            "buildings": buildings, "plugins": plugins}
 
 
 def score_line(line: ScoreLine) -> dict[str, Any]:
@@ -284,7 +294,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "awaiting": decision["seats"] if decision else [],
         "undo_available": undo_available(game, seat),
         "decision": decision,
-        "config": _config(engine, game),
+        "config": _config(engine, game, encoded is not None),
         "board": _board(engine, game, encoded),
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
         "players": _players(engine, game, seat, names, encoded),
@@ -304,10 +314,12 @@ def _players(engine: Engine, game: Game, seat: int | None, names: Sequence[str |
     players: list[Any] = []
     for i, p in enumerate(game.players):
         name = NO_NAME if names is None else names[i]
+        # Worked out once per player: the storage block's arrangement and a kept block's key.
+        spec = spec_of(p.seat) if p.kind == HUMAN else None
         if table is None:
-            players.append(_player(engine, spec_of, p, finished or p.seat == seat, name, encoded is not None))
+            players.append(_player(engine, spec, p, finished or p.seat == seat, name, encoded is not None))
         else:
-            players.append(table.player(spec_of, p, finished or p.seat == seat, name))
+            players.append(table.player(spec, p, finished or p.seat == seat, name))
     return players
 
 

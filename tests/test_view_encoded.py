@@ -25,7 +25,7 @@ CONFIGS = [
     GameConfig(players=2, seed=11),
     GameConfig(players=3, seed=12, random_buildings=True),
     GameConfig(players=4, seed=13, random_buildings=True),
-    GameConfig(players=2, seed=14, options={"private_concern": True}),  # an automated seat (no table)
+    GameConfig(players=2, seed=14, options={"private_concern": True}),  # an automated seat, 2 seats
     GameConfig(players=3, seed=15, options={"private_concern": True}),  # an automated seat's block
 ]
 
@@ -59,10 +59,11 @@ def test_encoded_views_are_the_views_byte_for_byte(engine: Engine) -> None:
     assert len(encoded._kept) < asked / 4
 
 
-def test_views_of_two_player_games_build_every_block(engine: Engine) -> None:
-    """In a 2-player game a key costs about what it saves (``EncodedPlayers.FROM_PLAYERS``): the
-    table is left alone, and the views are the same; a 3-player game's fill it."""
+def test_views_of_games_below_the_threshold_build_every_block(engine: Engine) -> None:
+    """Below ``EncodedPlayers.FROM_PLAYERS`` players the table is left alone, and the views are
+    the same; a game of that many players fills it (here with the threshold at 3)."""
     encoded = EncodedPlayers(engine)
+    encoded.FROM_PLAYERS = 3  # type: ignore[misc]
     game, _ = engine.create(GameConfig(players=2, seed=8))
     for viewer in (None, 0, 1):
         assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
@@ -145,3 +146,27 @@ def test_a_view_to_keep_shares_nothing_with_the_game(engine: Engine) -> None:
         seat = r.choice(engine.awaiting(game))
         engine.apply(game, r.choice(engine.legal_actions(game, seat)))
     assert shared_when_encoded  # what the test looks for is there to find
+
+
+def test_a_two_player_view_keeps_the_block_of_the_seat_that_did_not_change(engine: Engine) -> None:
+    """A 2-player game uses the table (``FROM_PLAYERS`` is 2): a seat's next decision in a row
+    builds only its own block again, the other seat's comes from the table."""
+    assert EncodedPlayers.FROM_PLAYERS <= 2
+    encoded = EncodedPlayers(engine)
+    game, _ = engine.create(GameConfig(players=2, seed=8))
+    r = random.Random(8)
+    for _ in range(200):  # to a decision whose answer leaves the other seat's wagon alone
+        seat = engine.awaiting(game)[0]
+        encode(engine.view(game, seat, encoded=encoded))
+        before = [msgspec.msgpack.encode(p) for p in game.players]
+        kept = len(encoded._kept)
+        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
+        other = 1 - seat
+        if game.finished or engine.awaiting(game) != [seat]:
+            continue
+        if msgspec.msgpack.encode(game.players[other]) != before[other]:
+            continue
+        assert encode(engine.view(game, seat, encoded=encoded)) == encode(engine.view(game, seat))
+        assert len(encoded._kept) <= kept + 1  # at most the acting seat's block is new
+        return
+    pytest.fail("no two decisions of one seat in a row left the other seat alone")

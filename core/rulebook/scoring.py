@@ -24,7 +24,9 @@ from ..steps import Step
 from ..wording import count, say
 
 
-def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
+def score_seat(ctx: Ctx, seat: int, worded: bool = True) -> ScoreLine:
+    """``seat``'s final score line if the game ended now; ``worded``: with its deeds' ``details``
+    in words (a projection leaves them out: none of its fields shows them)."""
     p = ctx.player(seat)
     if p.kind != HUMAN:
         line = ctx.engine.seat_kinds[p.kind].score(ctx, seat)
@@ -37,8 +39,9 @@ def score_seat(ctx: Ctx, seat: int) -> ScoreLine:
         coins += int(got.get("coins", 0))
         prestige += int(got.get("prestige", 0))
         vp += int(got.get("vp", 0))
-        name = ctx.content.components[deed].name if deed in ctx.content.components else deed
-        details.append(f"{name}: " + (", ".join(f"+{v} {k}" for k, v in got.items() if v) or "not met"))
+        if worded:
+            name = ctx.content.components[deed].name if deed in ctx.content.components else deed
+            details.append(f"{name}: " + (", ".join(f"+{v} {k}" for k, v in got.items() if v) or "not met"))
     illuminated = len(p.special)
     gifts = sum(
         len(c.gifts) for c in p.companions
