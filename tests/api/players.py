@@ -120,18 +120,23 @@ class Table:
         """Play ``game`` until it is finished or ``keep_going()`` is false."""
         url = f"/v1/games/{game.id}"
         turn = rnd.randrange(len(self.clients))
+        state: dict[str, Any] | None = None
+        """The game's view: as an applied action answered it (a client reads the view its action
+        answers with, not the game again), else read (at the start, and after anything else)."""
         while keep_going():
             turn += 1
-            view = await self.request(turn, "GET", url)
-            if view.status_code != 200:
-                self.errors[f"GET {view.status_code}"] += 1
-                await asyncio.sleep(RETRY_PAUSE)
-                continue
-            state = view.json()
+            if state is None:
+                view = await self.request(turn, "GET", url)
+                if view.status_code != 200:
+                    self.errors[f"GET {view.status_code}"] += 1
+                    await asyncio.sleep(RETRY_PAUSE)
+                    continue
+                state = view.json()
             if state["status"] == "finished":
                 game.finished = True
                 return
             seat = rnd.choice(state["awaiting"])
+            state = None
             listed = await self.request(turn + 1, "GET", f"{url}/actions", headers=game.auth(seat))
             if listed.status_code != 200:
                 self.errors[f"GET actions {listed.status_code}"] += 1
@@ -145,7 +150,8 @@ class Table:
             headers = {**game.auth(seat), "Idempotency-Key": uuid.uuid4().hex}
             response = await self.request(turn, "POST", f"{url}/actions", json=action, headers=headers)
             if response.status_code == 200:
-                game.acks.append(Ack(response.json()["version"], action, time.monotonic()))
+                state = response.json()
+                game.acks.append(Ack(state["version"], action, time.monotonic()))
             elif response.status_code in (409, 422):
                 self.conflicts[response.json()["type"]] += 1
             else:
