@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from darkroad.core import Action, Engine, Game
 
@@ -107,9 +108,19 @@ class _Classic(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def last(self, observe: bool = True) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
         raw = self._raw
-        agent = self.agent_selection
-        return (self.observe(agent) if observe else None, raw._cumulative_rewards[agent], raw.terminations[agent],
-                raw.truncations[agent], raw.infos[agent])
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        agent = raw.agent_selection
+        obs = None
+        if observe:  # the agent to act's observation: its mask is what its step is checked against
+            obs = raw.observe(agent)
+            self._prev_mask = obs["action_mask"]
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable[str, ObsDict, int]:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Agents(self, max_iter)
 
     def step(self, action: int | None) -> None:
         raw = self._raw
@@ -148,6 +159,27 @@ class _Classic(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
             raw.step(action)
 
 
+class _Agents(AECOrderEnforcingIterable):  # type: ignore[misc]
+    """PettingZoo's ``agent_iter`` of an order-enforcing wrapper, reading the raw environment
+    directly (its iterator reads the wrapper's properties, two calls more an agent)."""
+
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        agent: str = raw.agent_selection
+        return agent
+
+
 class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo ships no types; its name for the unwrapped class
     """A darkroad game as a PettingZoo AEC environment (unwrapped).
 
@@ -158,6 +190,7 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "darkroad_v0", "is_parallelizable": False}
+    agent_selection: str
 
     def __init__(self, players: int = 2, seed: int | None = None, options: Mapping[str, Any] | None = None,
                  render_mode: str | None = None, reward: str = "win", engine: Engine | None = None,
@@ -199,7 +232,8 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
     def observe(self, agent: str) -> ObsDict:
         """``agent``'s observation (its view, encoded) and action mask (its legal actions)."""
         seat = self._seat[agent]
-        return {"observation": self.match.observation(seat), "action_mask": self.match.mask(seat)}
+        match = self.match
+        return {"observation": match.observation(seat), "action_mask": match.mask(seat)}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.match.new_game(seed)
@@ -222,11 +256,12 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
         self._cumulative_rewards[agent] = 0.0
         match = self.match
         match.play(self._seat[agent], action)
-        game = self.game
+        game = match.game
+        assert game is not None
         if match.reward == "win" and not game.finished and match.steps < match.max_steps:
             # Most steps: the game goes on and nobody is rewarded (with "win" rewards every
             # reward is 0 until the end, so self.rewards is all zeros already).
-            self._select()
+            self.agent_selection = self._agent[match.awaiting()[0]]
             return
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if game.finished:

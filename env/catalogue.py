@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import product
 from operator import attrgetter
-from typing import Any, cast
+from typing import Any
 
 from darkroad.core import EFFECT_RESOURCE, Action, Content, Engine
 
@@ -237,9 +237,9 @@ class ActionCatalogue:
         """The index of each of ``legal`` (one position's legal actions): its catalogued index,
         or the next free overflow slot in the order given. :class:`OverflowError` when more
         actions than :data:`OVERFLOW` have none."""
-        found = list(map(self._index.get, map(_KEY, legal)))
+        found: list[int] = list(map(self._index.get, map(_KEY, legal)))  # type: ignore[arg-type]
         if None not in found:
-            return cast(list[int], found)  # the usual case: every action catalogued
+            return found  # the usual case: every action catalogued
         out = []
         spare = len(self.entries)
         for action in legal:

@@ -39,6 +39,10 @@ def solo_options(engine: Engine) -> dict[str, Any]:
     return dict(kinds[0].game_options())
 
 
+_INT8 = np.dtype(np.int8)
+"""The mask's type (NumPy reads a type given as an instance faster than as a class)."""
+
+
 class Match:
     """A game of darkroad as an environment sees it: seats, masks, observations, rewards."""
 
@@ -107,7 +111,7 @@ class Match:
         held = self._offered
         if held is not None and held[0] == game.version and held[1] == seat:
             return held[2], held[3]
-        legal = self.legal(seat)
+        legal = self.engine.legal_actions(game, seat)
         indices = self.catalogue.indices(legal)
         self._offered = (game.version, seat, indices, legal)
         return indices, legal
@@ -117,7 +121,7 @@ class Match:
         out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
         for i in self.offered(seat)[0]:
             out[i] = 1
-        return np.frombuffer(out, np.int8)
+        return np.frombuffer(out, _INT8)
 
     def allows(self, seat: int, index: int) -> bool:
         """Whether ``index`` is one of ``seat``'s legal actions now (1 in its mask)."""
@@ -137,8 +141,10 @@ class Match:
         return seats
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
-        assert self.game is not None
-        return self.encoder.encode(self.game, seat, self.awaiting())
+        """``seat``'s observation now (:meth:`Encoder.encode`), a new array."""
+        game = self.game
+        assert game is not None
+        return self.encoder.encode(game, seat, self.awaiting())
 
     def action_of(self, seat: int, index: int) -> Action:
         """The engine action index ``index`` stands for, for ``seat`` now. :class:`ValueError`

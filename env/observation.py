@@ -48,6 +48,8 @@ POSITIONS = 10
 WHEEL = 6
 """The market wheel's rotation (``board.wheel_offset``) one-hot: which good is worth what."""
 
+_FLOAT32 = np.dtype(np.float32)
+"""The observation's type (NumPy reads a type given as an instance faster than as a class)."""
 _F32 = struct.Struct("=f").pack
 """A number as the bytes of a ``float32`` (rounded as NumPy rounds it)."""
 
@@ -226,7 +228,12 @@ class Encoder:
         self.seat_hot = self.one[MAX_SEATS]
         """``seat_hot[i]``: a seat's one-hot (relative seat ``i``), as bytes."""
         self.no_seat = self.zero[MAX_SEATS]
-        self.finished_hot, self.zero_one = self.one[1][0], self.zero[1]
+        self.size_hot = [[self.zero[1] + self.one[MAX_SEATS][n - 1] for n in range(MAX_SEATS + 1)],
+                         [self.one[1][0] + self.one[MAX_SEATS][n - 1] for n in range(MAX_SEATS + 1)]]
+        """``size_hot[finished][n]``: the ``finished`` and ``players`` features, as bytes."""
+        self.turn_hot = [[active + start for start in self.seat_hot] for active in [*self.seat_hot, self.no_seat]]
+        """``turn_hot[active][start]``: the active seat (:data:`MAX_SEATS`: none) and the start
+        player (relative seats), as bytes."""
         self.decision_hot = {k: self.one[len(lay.kinds)][i] for k, i in lay.kinds.items()}
         self.no_decision = self.zero[len(lay.kinds)]
         self.town_hot = {t: self.one[len(lay.towns)][i] for t, i in lay.towns.items()}
@@ -257,7 +264,7 @@ class Encoder:
             s = (seat + k) % n
             parts.append(kept[s].own(players[s]) if k == 0 else kept[s].public(players[s]))
         parts.append(self.absent[n])
-        return np.frombuffer(bytearray().join(parts), np.float32)
+        return np.frombuffer(bytearray().join(parts), _FLOAT32)
 
     def encode_full(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` encoded from scratch, every feature at once: what
@@ -282,14 +289,13 @@ class Encoder:
     def _head(self, game: Game, seat: int, n: int, awaiting: Sequence[int]) -> list[bytes | bytearray]:
         """The turn's features (:attr:`head` places), as bytes of ``float32``: the round, the
         seats, the phase, who is awaited and for what."""
-        hot = self.seat_hot
         active = game.active
         stack = game.stack
-        return [_F32(game.round / ROUNDS), self.finished_hot if game.finished else self.zero_one, hot[n - 1],
-                self.phase_hot.get(game.phase, self.no_phase),
-                hot[(active - seat) % n] if active is not None and active >= 0 else self.no_seat,
-                hot[(game.start_seat - seat) % n],
-                hot[(awaiting[0] - seat) % n] if len(awaiting) == 1  # most decisions: one seat's
+        phase = game.phase
+        return [_F32(game.round / ROUNDS), self.size_hot[phase == "finished"][n], self.phase_hot.get(phase, self.no_phase),
+                self.turn_hot[(active - seat) % n if active is not None and active >= 0 else MAX_SEATS]
+                [(game.start_seat - seat) % n],
+                self.seat_hot[(awaiting[0] - seat) % n] if len(awaiting) == 1  # most decisions: one seat's
                 else self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
                 self.decision_hot.get(stack[-1].kind, self.no_decision) if awaiting and stack else self.no_decision]
 
