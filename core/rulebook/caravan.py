@@ -59,6 +59,16 @@ class CaravanCompanion(Choice):
             opts.append(("deck", say("take the top card of the companion deck")))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        b = ctx.game.board
+        return any(b.companion_row) or bool(b.companion_deck)
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        b = ctx.game.board
+        if option == "deck":
+            return bool(b.companion_deck)
+        return option in [f"row:{i}" for i, card in enumerate(b.companion_row) if card]
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         b = ctx.game.board
         card: str | None
@@ -100,6 +110,15 @@ class CaravanRoute(Choice):
                 opts.append((f"{route}:{town}", label))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return bool(ctx.content.towns)  # the dark road to any town
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        route, _, town = option.partition(":")
+        if town not in ctx.content.towns:
+            return False
+        return route == "dark_road" or (route == "shortcut" and ctx.player(seat).lanterns >= shortcut_cost(ctx, seat))
+
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """What a hero delivered to each town gives (p. 19)."""
         return {option: explain.town_reward(ctx, option.partition(":")[2]) for option, _ in self.options(ctx, task, seat)}
@@ -137,6 +156,12 @@ class CaravanJoin(Choice):
         join = say("join the caravan to %(town)s by the dark road", town=town) if c.route == "dark_road" \
             else say("join the caravan to %(town)s by a shortcut", town=town)
         return [("yes", join), ("no", say("stay home"))]
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in ("yes", "no")
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "yes":

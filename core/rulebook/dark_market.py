@@ -17,6 +17,8 @@ from ..steps import Choice, Option, Step
 from ..wording import count, say
 
 DARK_MARKET_SPACES = ("north", "east", "south", "west")
+_MOVES = ("move:1", "move:2", "move:3", "move:4")
+"""The ids of a move of 1 to 4 spaces."""
 
 
 class DarkMarket(Choice):
@@ -32,6 +34,12 @@ class DarkMarket(Choice):
                                   coins=count(n, "coins"), space=say(SPACE_WORDS[DARK_MARKET_SPACES[(here + n) % 4]]),
                                   reward=_reward(ctx, (here + n) % 4)))
                 for n in range(1, min(4, coins) + 1)]
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return ctx.player(seat).coins >= 1
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in _MOVES[:max(0, min(4, ctx.player(seat).coins))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         n = int(option.split(":")[1])

@@ -36,6 +36,17 @@ class GoodFortune(Choice):
             opts.append(("upgrade", say("gain 1 available wagon upgrade")))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True  # an illuminated die, always
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        b = ctx.game.board
+        if option in ("illuminated", "coins"):
+            return True
+        if option == "deed":
+            return bool(any(b.courtyard) or b.deed_deck)
+        return option == "upgrade" and bool(b.upgrades) and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat)
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if task.data["left"] > 1:
             ctx.push("good_fortune", seat, left=task.data["left"] - 1)

@@ -64,6 +64,12 @@ class Horseshoe(Choice):
         return [("keep", say("do not spend a horseshoe")), ("cw", say("spend a horseshoe: 1 space clockwise")),
                 ("ccw", say("spend a horseshoe: 1 space counterclockwise"))]
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return bool(ctx.player(seat).horseshoes and not ctx.game.turn.horseshoe)
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in ("keep", "cw", "ccw") and self.has_options(ctx, task, seat)
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "keep":
             return

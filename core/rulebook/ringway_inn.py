@@ -86,6 +86,21 @@ class InnSell(Choice):
                          if bonus else say("finish: %(hero)s joins your wagon", hero=name)))
         return opts
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return bool(task.data["sold"]) or bool(self._sellable(ctx, task, seat))
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        if option == "done":
+            return bool(task.data["sold"])
+        return option[:5] == "sell:" and option[5:] in self._sellable(ctx, task, seat)
+
+    @staticmethod
+    def _sellable(ctx: Ctx, task: Task, seat: int) -> set[str]:
+        """The goods :meth:`options` offers to sell (a good each of the hero's requests not sold yet)."""
+        requests = ctx.content.heroes[task.data["hero"]].requests
+        sold = {good_type(g) for g in task.data["sold"]}
+        return {g for g in ctx.player(seat).goods if good_type(g) in requests and good_type(g) not in sold}
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "done":
             self.finish(ctx, task, seat)

@@ -32,6 +32,12 @@ class YurgsExcursions(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("ruins", say("travel to the Ruins of Yin")), ("caravan", say("lead a caravan to an outlying town"))]
 
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in ("ruins", "caravan")
+
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option == "ruins":
             ctx.push("ruins_die_offer", seat)
@@ -55,6 +61,12 @@ class RuinsMove(Choice):
         return [(f"move:{n}", say("move the marker %(spaces)s to %(space)s: %(reward)s", spaces=count(n, "spaces"),
                                   space=say(SPACE_WORDS[RUINS_SPACES[(here + n) % 4]]), reward=_reward(ctx, (here + n) % 4)))
                 for n in range(1, most + 1)]
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return True  # one space at least
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in [f"move:{n}" for n in range(1, 2 + len(ctx.player(seat).heroes))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         move_ruins(ctx, seat, int(option.split(":")[1]))
@@ -99,6 +111,12 @@ class RuinsDieOffer(Choice):
         roll = say("pay %(lanterns)s to roll the ruins die", lanterns=count(cost, "lanterns")) if cost \
             else say("roll the ruins die at no cost")
         return [("roll", roll), ("skip", say("do not roll"))]
+
+    def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
+        return ctx.player(seat).lanterns >= ruins_die_cost(ctx, seat)
+
+    def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in ("roll", "skip") and self.has_options(ctx, task, seat)
 
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """The ruins die's faces (p. 11)."""
