@@ -63,7 +63,7 @@ def test_views_of_games_below_the_threshold_build_every_block(engine: Engine) ->
     """Below ``EncodedPlayers.FROM_PLAYERS`` players the table is left alone, and the views are
     the same; a game of that many players fills it (here with the threshold at 3)."""
     encoded = EncodedPlayers(engine)
-    encoded.FROM_PLAYERS = 3  # type: ignore[misc]
+    encoded.FROM_PLAYERS = 3
     game, _ = engine.create(GameConfig(players=2, seed=8))
     for viewer in (None, 0, 1):
         assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
