@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from invariants import FULL_RANDOM_GAMES_SECONDS, RANDOM_GAMES_SECONDS
@@ -62,14 +63,15 @@ def full_size(request: pytest.FixtureRequest) -> Callable[[int, int], int]:
     return lambda ci, whole: whole if full else ci
 
 
-_AS_LOADED: dict[str, bool] = {}
-"""The session engine's ``check_invariants`` as loaded (DARKROAD_CHECK_INVARIANTS may set it)."""
+_AS_LOADED: dict[str, Any] = {}
+"""The session engine (``"engine"``) and its ``check_invariants`` as loaded
+(DARKROAD_CHECK_INVARIANTS may set it), once a test of the worker asked for it."""
 
 
 @pytest.fixture(scope="session")
 def engine() -> Engine:
     loaded = Engine.load(strict=True)
-    _AS_LOADED["check_invariants"] = loaded.check_invariants
+    _AS_LOADED.update(engine=loaded, check_invariants=loaded.check_invariants)
     return loaded
 
 
@@ -86,6 +88,8 @@ def _session_engine_left_as_found(request: pytest.FixtureRequest) -> Iterator[No
     if "engine" not in request.fixturenames:
         return
     engine: Engine = request.getfixturevalue("engine")
+    if engine is not _AS_LOADED.get("engine"):
+        return  # a module's own engine (its own ``engine`` fixture) is the module's business
     left = [f"{len(engine.monitors)} hook monitor(s)"] if engine.monitors else []
     if engine.check_invariants != _AS_LOADED["check_invariants"]:
         left.append("check_invariants changed")
