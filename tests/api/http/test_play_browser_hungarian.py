@@ -69,12 +69,16 @@ READ = """() => {
 
 IDENT = re.compile(r"\w+(?:[-_]\w+)+")
 """An id (a plugin's, ``fan-pack-snow-owl``): no word of any language."""
+WITH_DIGITS = re.compile(r"\w*\d\w*")
+"""Letters and digits run together (a game's id in the page's title, ``ZxRA8Not…``): an id, not
+words (its letters read as "not" once failed a run, 1 game id in some hundreds)."""
 
 
 def words(text: str) -> set[str]:
     """The words of ``text``, lowercased; a letter alone is no word (a good's initial on a
     wagon's storage, "H" for *hangszer*)."""
-    return {w.lower() for w in WORD.findall(IDENT.sub(" ", PLACEHOLDER.sub(" ", text))) if len(w) > 1}
+    text = WITH_DIGITS.sub(" ", IDENT.sub(" ", PLACEHOLDER.sub(" ", text)))
+    return {w.lower() for w in WORD.findall(text) if len(w) > 1}
 
 
 class English:
