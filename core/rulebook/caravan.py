@@ -85,6 +85,12 @@ class CaravanCompanion(Choice):
         ctx.game.turn.extra_die = extra
 
 
+def _routes(ctx: Ctx, seat: int) -> list[str]:
+    """The routes ``seat`` can lead a caravan by: the dark road, and a shortcut while it has the
+    lanterns to pay for one."""
+    return ["dark_road", "shortcut"] if ctx.player(seat).lanterns >= shortcut_cost(ctx, seat) else ["dark_road"]
+
+
 class CaravanRoute(Choice):
     """Declare the route (dark road, or a shortcut for 3 lanterns) and the destination."""
 
@@ -92,10 +98,8 @@ class CaravanRoute(Choice):
     prompt = N_("caravan: declare the route and the destination town")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        routes = ["dark_road"]
+        routes = _routes(ctx, seat)
         cost = shortcut_cost(ctx, seat)
-        if ctx.player(seat).lanterns >= cost:
-            routes.append("shortcut")
         words = ctx.words
         opts = []
         for route in routes:
@@ -115,9 +119,7 @@ class CaravanRoute(Choice):
 
     def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
         route, _, town = option.partition(":")
-        if town not in ctx.content.towns:
-            return False
-        return route == "dark_road" or (route == "shortcut" and ctx.player(seat).lanterns >= shortcut_cost(ctx, seat))
+        return town in ctx.content.towns and route in _routes(ctx, seat)
 
     def details(self, ctx: Ctx, task: Task, seat: int) -> dict[str, str]:
         """What a hero delivered to each town gives (p. 19)."""

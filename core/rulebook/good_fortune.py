@@ -28,24 +28,30 @@ class GoodFortune(Choice):
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         b = ctx.game.board
         first, later = ctx.content.good_fortune_coins
-        opts = [("illuminated", say("gain 1 illuminated die"))]
-        if any(b.courtyard) or b.deed_deck:
-            opts.append(("deed", say("gain 1 available deed and its bonus")))
-        opts.append(("coins", say("gain %(coins)s", coins=count(first if b.five_coins else later, "coins"))))
-        if b.upgrades and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat):
-            opts.append(("upgrade", say("gain 1 available wagon upgrade")))
-        return opts
+        words = {"illuminated": say("gain 1 illuminated die"), "deed": say("gain 1 available deed and its bonus"),
+                 "coins": say("gain %(coins)s", coins=count(first if b.five_coins else later, "coins")),
+                 "upgrade": say("gain 1 available wagon upgrade")}
+        return [(option, words[option]) for option in self._available(ctx, seat)]
 
     def has_options(self, ctx: Ctx, task: Task, seat: int) -> bool:
         return True  # an illuminated die, always
 
     def allows(self, ctx: Ctx, task: Task, seat: int, option: str) -> bool:
+        return option in self._available(ctx, seat)
+
+    @staticmethod
+    def _available(ctx: Ctx, seat: int) -> list[str]:
+        """The good fortunes there are now, in the order :meth:`options` lists them: an illuminated
+        die and coins always; a deed while one is available; an upgrade while one is left and the
+        wagon has room for it."""
         b = ctx.game.board
-        if option in ("illuminated", "coins"):
-            return True
-        if option == "deed":
-            return bool(any(b.courtyard) or b.deed_deck)
-        return option == "upgrade" and bool(b.upgrades) and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat)
+        available = ["illuminated"]
+        if any(b.courtyard) or b.deed_deck:
+            available.append("deed")
+        available.append("coins")
+        if b.upgrades and len(ctx.player(seat).upgrades) < upgrade_limit(ctx, seat):
+            available.append("upgrade")
+        return available
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if task.data["left"] > 1:

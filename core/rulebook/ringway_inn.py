@@ -70,15 +70,12 @@ class InnSell(Choice):
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         hero = ctx.content.heroes[task.data["hero"]]
-        sold = {good_type(g) for g in task.data["sold"]}
         opts = []
-        for g in sorted(set(ctx.player(seat).goods)):
-            k = good_type(g)
-            if k in hero.requests and k not in sold:
-                value = ctx.value(k) + (1 if is_upgraded(g) else 0)
-                good, coins = ctx.words.a_good(g), count(value, "coins")
-                opts.append((f"sell:{g}", say("sell %(good)s for %(coins)s and 1 blazing quartz", good=good, coins=coins)
-                             if is_upgraded(g) else say("sell %(good)s for %(coins)s", good=good, coins=coins)))
+        for g in sorted(self._sellable(ctx, task, seat)):
+            value = ctx.value(good_type(g)) + (1 if is_upgraded(g) else 0)
+            good, coins = ctx.words.a_good(g), count(value, "coins")
+            opts.append((f"sell:{g}", say("sell %(good)s for %(coins)s and 1 blazing quartz", good=good, coins=coins)
+                         if is_upgraded(g) else say("sell %(good)s for %(coins)s", good=good, coins=coins)))
         if task.data["sold"]:
             name = ctx.words.hero(task.data["hero"])
             bonus = BONUS_WORDS.get(hero.bonus or "")

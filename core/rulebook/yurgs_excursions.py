@@ -105,9 +105,9 @@ class RuinsDieOffer(Choice):
     prompt = N_("the Ruins of Yin: roll the ruins die?")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        cost = ruins_die_cost(ctx, seat)
-        if ctx.player(seat).lanterns < cost:
+        if not self.has_options(ctx, task, seat):
             return []
+        cost = ruins_die_cost(ctx, seat)
         roll = say("pay %(lanterns)s to roll the ruins die", lanterns=count(cost, "lanterns")) if cost \
             else say("roll the ruins die at no cost")
         return [("roll", roll), ("skip", say("do not roll"))]
