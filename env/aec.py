@@ -223,6 +223,15 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
             raise RuntimeError("no game yet: call reset() first")
         return self.match.game
 
+    @game.setter
+    def game(self, game: Game) -> None:
+        """Put ``game`` (a position to play from: a copy, a game edited by hand, a stored one)
+        in place of the game under way, after :meth:`reset`: the agent to act is the seat it
+        awaits."""
+        self.match.replace(game)
+        if not game.finished:
+            self._select()
+
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 

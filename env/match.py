@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from darkroad.core import Action, Engine, Game, GameConfig
+from darkroad.core import Action, Engine, Game, GameConfig, IllegalAction
 
 from .catalogue import ActionCatalogue
 from .observation import Encoder, Layout
@@ -78,8 +78,6 @@ class Match:
         self.game: Game | None = None
         self.steps = 0
         self.seeds = random.Random()
-        self._offered: tuple[int, int, list[int], list[Action]] | None = None
-        self._awaiting: tuple[int, list[int]] | None = None
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(players=self.seats_total, seed=seed, **self.settings)
@@ -91,35 +89,39 @@ class Match:
         game, _ = self.engine.create(self.config(self.seeds.randrange(2**31)))
         self.game = game
         self.steps = 0
-        self._offered = self._awaiting = None
         return game
 
+    def replace(self, game: Game) -> None:
+        """Play ``game`` from now on instead of the game under way (``env.unwrapped.game = ...``)."""
+        if self.game is None:
+            raise RuntimeError("no game yet: call reset() first")
+        if len(game.players) != self.seats_total:
+            raise ValueError(f"the environment plays {self.seats_total} seats, the game has {len(game.players)}")
+        automated = self.engine.automated(game)
+        if [s for s in range(self.seats_total) if s not in automated] != self.seats:
+            raise ValueError(f"the environment's agents play seats {self.seats}; the game's automated seats "
+                             f"are {sorted(automated)}")
+        self.game = game
+
     # -- what a seat sees and may do ---------------------------------------------------------
+    # Nothing of the game is kept between calls: a game edited by hand, or another game put in
+    # its place (``env.unwrapped.game = copy``), is read as it is now. An agent's step asks the
+    # engine for the legal actions once (its mask), as the engine's random player does: the
+    # action is applied by its catalogued (type, option), which the engine checks as it checks
+    # any answer, so the step needs no second listing.
     def legal(self, seat: int) -> list[Action]:
         assert self.game is not None
         return self.engine.legal_actions(self.game, seat)
 
     def offered(self, seat: int) -> tuple[list[int], list[Action]]:
-        """``seat``'s legal actions now and their indices (in the engine's order): what its mask
-        shows and what :meth:`play` takes. An agent's step is an observation (the mask) then an
-        action of that mask, so the engine's answer is kept until the game's next action (the
-        same version of the game, for the same seat; :meth:`play` and :meth:`new_game` drop
-        it): the step applies the action the mask offered instead of asking the engine for the
-        legal actions a second time and matching them again."""
-        game = self.game
-        assert game is not None
-        held = self._offered
-        if held is not None and held[0] == game.version and held[1] == seat:
-            return held[2], held[3]
-        legal = self.engine.legal_actions(game, seat)
-        indices = self.catalogue.indices(legal)
-        self._offered = (game.version, seat, indices, legal)
-        return indices, legal
+        """``seat``'s legal actions now and their indices (in the engine's order)."""
+        legal = self.legal(seat)
+        return self.catalogue.indices(legal), legal
 
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
-        """1 at the index of each of ``seat``'s legal actions, else 0 (a new array)."""
+        """1 at the index of each of ``seat``'s legal actions now, else 0 (a new array)."""
         out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
-        for i in self.offered(seat)[0]:
+        for i in self.catalogue.indices(self.legal(seat)):
             out[i] = 1
         return np.frombuffer(out, _INT8)
 
@@ -128,17 +130,9 @@ class Match:
         return index in self.offered(seat)[0]
 
     def awaiting(self) -> list[int]:
-        """The seats the game awaits now. Asked twice a step, for the agent to act and for the
-        observation's ``awaiting`` (a decision several seats answer asks each seat's options),
-        so it is kept until the game's next action, as :meth:`offered` keeps the legal actions."""
-        game = self.game
-        assert game is not None
-        held = self._awaiting
-        if held is not None and held[0] == game.version:
-            return held[1]
-        seats = self.engine.awaiting(game)
-        self._awaiting = (game.version, seats)
-        return seats
+        """The seats the game awaits now."""
+        assert self.game is not None
+        return self.engine.awaiting(self.game)
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation now (:meth:`Encoder.encode`), a new array."""
@@ -173,15 +167,26 @@ class Match:
         raise ValueError(f"{action} has no catalogued index and is not a legal action now")
 
     def play(self, seat: int, index: int) -> None:
-        """Apply ``seat``'s action ``index``: :class:`ValueError` when it is not legal now."""
-        assert self.game is not None
-        indices, legal = self.offered(seat)
+        """Apply ``seat``'s action ``index``: :class:`ValueError` when it is not legal now (the
+        game is then left as it was)."""
+        game = self.game
+        assert game is not None
+        if not 0 <= index < self.catalogue.size:
+            raise ValueError(f"action {index} is out of the action space (0-{self.catalogue.size - 1})")
+        entry = self.catalogue.entry(index)
+        if entry is not None:
+            action = Action(entry[0], seat, entry[1])  # its label is words for a reader: not read
+        else:  # an overflow slot: the legal action that takes it now (the first, of two)
+            indices, legal = self.offered(seat)
+            if index not in indices:
+                raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)")
+            action = legal[indices.index(index)]
         try:
-            action = legal[indices.index(index)]  # of two actions of one index, the first is offered
-        except ValueError:
+            # an environment's game is never undone; the engine checks the answer as it checks
+            # any client's, and leaves the game as it was when it is not legal
+            self.engine.apply(game, action, track_undo=False)
+        except IllegalAction:
             raise ValueError(f"action {index} is not legal for seat {seat} now (mask it with action_mask)") from None
-        self._offered = self._awaiting = None
-        self.engine.apply(self.game, action, track_undo=False)  # an environment's game is never undone
         self.steps += 1
 
     # -- rewards -------------------------------------------------------------------------------

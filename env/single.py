@@ -84,6 +84,15 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
             raise RuntimeError("no game yet: call reset() first")
         return self.match.game
 
+    @game.setter
+    def game(self, game: Game) -> None:
+        """Put ``game`` (a position to play from: a copy, a game edited by hand, a stored one)
+        in place of the game under way, after :meth:`reset`; the bots then play until the
+        seat is awaited, as after a reset."""
+        self.match.replace(game)
+        self._play_others()
+        self._standing = self.match.standing()[self.seat]
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
         super().reset(seed=seed)
         self.match.new_game(seed)
@@ -95,9 +104,10 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
         """Play ``action``, then the bots until the seat is awaited again or the game ends. An
         action that is not legal (its mask is 0) ends the episode with a reward of -1, as
         PettingZoo's classic games do (``info["illegal"]``); the game stays as it was."""
-        if not self.match.allows(self.seat, int(action)):
+        try:
+            self.match.play(self.seat, int(action))  # the engine checks it: no listing of the legal actions
+        except ValueError:
             return self.match.observation(self.seat), -1.0, True, False, {**self._info(), "illegal": True}
-        self.match.play(self.seat, int(action))
         self._play_others()
         game = self.game
         reward = 0.0

@@ -455,3 +455,94 @@ def test_a_fan_step_that_lists_its_options_gets_fixed_indices() -> None:
     assert bell == [("test_bell_ring", "done"), ("test_bell_ring", "ring:1"), ("test_bell_ring", "ring:2")]
     assert "test_bell_ring" not in catalogue.uncatalogued
     assert catalogue.index(Action("test_bell_ring", 0, "ring:2")) == catalogue.entries.index(bell[2])
+
+
+def _mask_of_engine(raw: Any, agent: str) -> np.ndarray:
+    """The mask the engine's legal actions make for ``agent`` now (the reference)."""
+    legal = raw.engine.legal_actions(raw.game, raw._seat[agent])
+    mask = np.zeros(raw.match.catalogue.size, np.int8)
+    mask[raw.match.catalogue.indices(legal)] = 1
+    return mask
+
+
+def _at_a_move(raw: Any, seed: int) -> tuple[str, PoolDie]:
+    """Play ``raw`` (reset with ``seed``) at random to a ``move`` decision: the agent and the
+    night die that sets how far it moves."""
+    raw.reset(seed=seed)
+    r = random.Random(seed)
+    while raw.game.stack[-1].kind != "move":
+        agent = raw.agent_selection
+        raw.step(r.choice(np.flatnonzero(raw.observe(agent)["action_mask"]).tolist()))
+    agent = raw.agent_selection
+    die = next(d for d in raw.game.players[raw._seat[agent]].pool if d.kind == "night")
+    return agent, die
+
+
+def test_a_game_edited_by_hand_between_observe_and_step_is_read_as_it_is(engine: Engine) -> None:
+    """Nothing is kept by the game's version: a die's value changed by hand after the agent's
+    observation (the version unchanged) changes the mask, and the step plays the game as it is
+    now: the old distance is refused, the new one moves."""
+    raw = denv.raw_env(players=2, engine=engine)
+    agent, die = _at_a_move(raw, 3)
+    seat = raw._seat[agent]
+    game = raw.game
+    before = raw.observe(agent)["action_mask"]
+    assert np.array_equal(before, _mask_of_engine(raw, agent))
+    old = raw.index_of(Action("move", seat, f"move:{die.value}"))
+    assert before[old] == 1
+    version = game.version
+    die.value = die.value % 6 + 1  # by hand: the game's version stays
+    assert game.version == version
+    new = raw.index_of(Action("move", seat, f"move:{die.value}"))
+    after = raw.observe(agent)["action_mask"]
+    assert np.array_equal(after, _mask_of_engine(raw, agent))
+    assert after[new] == 1 and after[old] == 0
+    frozen = engine.dumps(game)
+    with pytest.raises(ValueError, match="not legal"):
+        raw.step(old)  # what the first observation offered: no longer legal
+    assert engine.dumps(game) == frozen
+    raw.step(new)
+    assert game.players[seat].position != engine.loads(frozen).players[seat].position
+
+
+def test_a_game_put_in_place_of_the_game_under_way_is_played(engine: Engine) -> None:
+    """``env.unwrapped.game = other``: another game at the same version, whose legal actions
+    differ, gets its own mask at once, the agent it awaits acts, and the walk of random play
+    goes on in it with every mask the engine's legal actions."""
+    env = denv.env(players=2, engine=engine)
+    env.reset(seed=11)
+    raw = env.unwrapped
+    other = denv.raw_env(players=2, engine=engine)
+    agent, die = _at_a_move(other, 3)
+    replacement = engine.loads(engine.dumps(other.game))
+    replacement.players[other._seat[agent]].pool[0].value = die.value % 6 + 1  # unlike any game's own
+    first, _, _, _, _ = env.last()
+    while raw.game.version < replacement.version:
+        env.step(random.Random(raw.game.version).choice(np.flatnonzero(env.last()[0]["action_mask"]).tolist()))
+    assert raw.game.version == replacement.version
+    env.last()  # an observation of the old game, as an agent would have made
+    raw.game = replacement
+    assert raw.game is replacement and env.agent_selection == agent
+    r = random.Random(5)
+    for _ in range(60):
+        if raw.game.finished:
+            break
+        obs, _, _, _, _ = env.last()
+        assert np.array_equal(obs["action_mask"], _mask_of_engine(raw, env.agent_selection))
+        env.step(r.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    with pytest.raises(ValueError, match="seats"):
+        raw.game = engine.create(GameConfig(players=3, seed=1))[0]
+
+
+def test_a_game_put_in_place_of_the_one_seat_environments(engine: Engine) -> None:
+    env = denv.single(players=2, opponents="random", seed=2, engine=engine)
+    env.reset()
+    other = denv.raw_env(players=2, engine=engine)
+    _at_a_move(other, 3)
+    env.unwrapped.game = engine.loads(engine.dumps(other.game))  # type: ignore[attr-defined]
+    assert env.seat in engine.awaiting(env.game)
+    legal = engine.legal_actions(env.game, env.seat)
+    expected = np.zeros(env.action_space.n, bool)
+    expected[env.match.catalogue.indices(legal)] = True
+    assert np.array_equal(env.action_masks(), expected)
+    env.step(int(np.flatnonzero(expected)[0]))
