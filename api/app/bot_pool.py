@@ -6,6 +6,13 @@ A CPU-bound bot cannot stall the worker's event loop, and a bot that hangs is gi
 ``Settings.bot_move_timeout`` (its process killed: the next move gets a new one). A bot that
 raises, answers something not legal or thinks too long has the first legal action stand in for
 it (:func:`safe_choice`), so a game never waits on a broken bot.
+
+A process that ends before answering (killed from outside: an operator, the OOM killer, a
+signal to the worker's process group as it stops) is let go and a new process thinks over the
+same move (choosing changes nothing, so asking again is safe) within what is left of the move's
+time; a process found ended while idle is let go before it is asked. A move whose second
+process ends too (a bot that ends its own process) is the bot's failure: the first legal action
+stands in, as for a bot that raises, and the job is not lost.
 """
 
 from __future__ import annotations
@@ -224,24 +231,42 @@ class BotPool:
                 return await asyncio.wait_for(call, timeout)
             except TimeoutError:
                 return self._timed_out(game_id, seat, bot_id, legal)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         for attempt in range(2):
-            thinker = self._idle.pop() if self._idle else self._thinker()
+            # A retry always forks a new process: the idle ones may have ended of the same cause
+            # (a signal to the worker's whole process group ends them all at once).
+            thinker = self._thinker() if attempt else self._idle_thinker()
             try:
-                index, how = await asyncio.wait_for(thinker.choose(state, seat, bot_id, options), timeout)
+                index, how = await asyncio.wait_for(thinker.choose(state, seat, bot_id, options),
+                                                    max(0.0, deadline - loop.time()))
             except TimeoutError:  # kill the stuck process: the next move gets a new one
                 thinker.kill()
                 return self._timed_out(game_id, seat, bot_id, legal)
-            except ThinkerGone:  # killed from outside: a new one tries once more
+            except ThinkerGone as gone:  # it ended before answering: killed, or its bot ended it
                 thinker.kill()
-                if attempt:
-                    raise
-                continue
+                if not attempt:
+                    logger.warning("game %s: the process thinking for seat %d (bot %r) ended before answering "
+                                   "(%s); a new process thinks again", game_id, seat, bot_id, gone)
+                    continue
+                logger.error("game %s: bot %r's process ended again before answering for seat %d (%s); its "
+                             "first legal action stands in", game_id, bot_id, seat, gone)
+                return legal[0], "failed"
             except BaseException:  # cancelled (the worker stops) mid-request: its answer is lost
                 thinker.kill()
                 raise
             self._idle.append(thinker)
             return legal[index], how
         raise AssertionError("unreachable")
+
+    def _idle_thinker(self) -> Thinker:
+        """An idle process still alive (one that ended while idle is let go), or a new one."""
+        while self._idle:
+            thinker = self._idle.pop()
+            if thinker.process.is_alive():
+                return thinker
+            thinker.close()
+        return self._thinker()
 
     def _timed_out(self, game_id: str, seat: int, bot_id: str, legal: list[Action]) -> tuple[Action, str]:
         logger.error("game %s: bot %r gave no move for seat %d within %g s; its first legal action stands in",
