@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import hooks, rng
 from .goods import good_type, is_upgraded
+from .i18n import current_locale as _locale
 from .state import CompanionCard, Event, Game, Player, Task
 
 if TYPE_CHECKING:
@@ -58,8 +59,9 @@ class Ctx:
     @property
     def words(self) -> Words:
         """The engine's words (:class:`~darkroad.core.wording.Words`): effects, cards, goods and
-        sources in plain words, in the language of the call, for labels and prompts."""
-        return self.engine.words
+        sources in plain words, in the language of the call, for labels and prompts (none
+        where words are not read: :func:`~darkroad.core.i18n.set_wordless`)."""
+        return self.engine.words if _locale() else self.engine.no_words
 
     # -- hooks -----------------------------------------------------------------------
     def call(self, name: str, check: Callable[[Any], bool] | None = None, **kwargs: Any) -> list[Any]:

@@ -50,7 +50,7 @@ from .state import Event, Game, GameConfig
 from .steps import Option
 from .storage import Packer, StorageSpec
 from .view import EncodedPlayers, view
-from .wording import Words, plugin_namer
+from .wording import NoWords, Words, plugin_namer
 
 logger = logging.getLogger("darkroad.core")
 BUILDING_SPACES = configs.BUILDING_SPACES
@@ -84,6 +84,8 @@ class Engine:
         self.words = Words(self.content, plugin_namer(self.content, {n: p.module for n, p in plugins.plugins.items()}))
         """The engine's words for its content: every label and prompt names effects, cards and
         goods through them (:mod:`~darkroad.core.wording`)."""
+        self.no_words = NoWords(self.content)
+        """The words where none are read (:meth:`legal_actions` with ``words=False``)."""
         self.serde = Serde()
         self.log = ActionLog(self)
         """The action log of this engine's games: its records, read, made and replayed."""
@@ -166,9 +168,13 @@ class Engine:
         """The pending decision: its type, awaited seats and a human prompt."""
         return self.kernel.decision(game)
 
-    def legal_actions(self, game: Game, seat: int) -> list[Action]:
-        """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
-        return self.kernel.legal_actions(game, seat)
+    def legal_actions(self, game: Game, seat: int, *, words: bool = True) -> list[Action]:
+        """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision).
+
+        ``words=False`` lists the same answers in the same order with empty labels, and words
+        none of them: for a caller that reads only what the answers are (an agent's
+        environment), since wording the labels is a fifth to a quarter of the listing."""
+        return self.kernel.legal_actions(game, seat, words=words)
 
     def details(self, game: Game, seat: int) -> dict[str, str]:
         """What ``seat``'s answers to the pending decision give, in words: option -> details

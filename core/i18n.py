@@ -68,6 +68,18 @@ def set_locale(locale: str) -> Token[str]:
     return _LOCALE.set(locale)
 
 
+WORDLESS = ""
+"""The language of a call that reads no words (:func:`set_wordless`)."""
+
+
+def set_wordless() -> Token[str]:
+    """Make the current context's words empty, until :func:`reset_locale` with the token: the
+    core's ``say``, ``say_n`` and names answer ``""`` without wording anything (a plugin's
+    catalog answers its message). For a listing of answers whose words nobody reads
+    (:meth:`~darkroad.core.engine.Engine.legal_actions` with ``words=False``)."""
+    return _LOCALE.set(WORDLESS)
+
+
 def reset_locale(token: Token[str]) -> None:
     """Restore the language :func:`set_locale` replaced."""
     _LOCALE.reset(token)

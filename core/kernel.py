@@ -35,7 +35,7 @@ in its docstring.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from . import configs, i18n, invariants, undo
@@ -257,8 +257,18 @@ class Kernel:
             out += map(tuple, opts)
         return out
 
-    def legal_actions(self, game: Game, seat: int) -> list[Action]:
-        """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision)."""
+    def legal_actions(self, game: Game, seat: int, *, words: bool = True) -> list[Action]:
+        """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision);
+        ``words=False``: with no labels (``""``), which are then not worded."""
+        if words:
+            return self._legal(game, seat, self._actions)
+        token = i18n.set_wordless()
+        try:
+            return self._legal(game, seat, self._bare)
+        finally:
+            i18n.reset_locale(token)
+
+    def _legal(self, game: Game, seat: int, actions: Callable[[str, int, Iterable[Option]], list[Action]]) -> list[Action]:
         top = self.top(game)
         if top is None or game.finished:
             return []
@@ -267,7 +277,7 @@ class Kernel:
         if (seat != task.seat if type(step).seats is _TASK_SEAT else seat not in step.seats(ctx, task)) \
                 or self.is_automated(game, seat):
             return []
-        acts = self._actions(task.kind, seat, self.options(ctx, task, step, seat))
+        acts = actions(task.kind, seat, self.options(ctx, task, step, seat))
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
                 and not step.inside_gain and game.players[seat].companions:
             companions = self.companion_options(ctx, seat)
@@ -275,7 +285,7 @@ class Kernel:
             if withdrawn:
                 companions = [(o, lbl) for o, lbl in companions if [seat, "companion", o] not in withdrawn]
             if companions:
-                acts += self._actions("companion", seat, companions)
+                acts += actions("companion", seat, companions)
         return acts
 
     def details(self, game: Game, seat: int) -> dict[str, str]:
@@ -294,6 +304,11 @@ class Kernel:
     def _actions(kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
         """``Action(kind, seat, option, label)`` of each option."""
         return [Action(kind, seat, option, label) for option, label in options]
+
+    @staticmethod
+    def _bare(kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
+        """``Action(kind, seat, option)`` of each option: no label."""
+        return [Action(kind, seat, option) for option, _ in options]
 
     # -- answering -------------------------------------------------------------------------
     def answering(self, ctx: Ctx, action: Action) -> tuple[Task, Step]:

@@ -58,17 +58,20 @@ _locale = i18n.current_locale
 def say(message: str, /, **params: Any) -> str:
     """``message`` in the caller's language, its ``%(name)s`` placeholders filled from
     ``params`` (the core's catalog; English until translated). English, the source language,
-    is the message itself: no catalog asked (labels are made at every decision, bots' included)."""
-    if _locale() == _SOURCE:
+    is the message itself: no catalog asked (labels are made at every decision, bots' included).
+    No words at all (``""``) where words are not read (:func:`i18n.set_wordless`)."""
+    locale = _locale()
+    if locale == _SOURCE:
         return message % params if params else message
-    return i18n.gettext(message, **params)
+    return i18n.gettext(message, **params) if locale else ""
 
 
 def say_n(singular: str, plural: str, n: int, /, **params: Any) -> str:
     """The plural form of the caller's language for ``n`` (``%(num)d`` is ``n``)."""
-    if _locale() == _SOURCE:
+    locale = _locale()
+    if locale == _SOURCE:
         return (singular if n == 1 else plural) % {"num": n, **params}
-    return i18n.ngettext(singular, plural, n, **params)
+    return i18n.ngettext(singular, plural, n, **params) if locale else ""
 
 
 def speaker(module: str) -> Callable[..., str]:
@@ -77,9 +80,10 @@ def speaker(module: str) -> Callable[..., str]:
     domain = i18n.messages(module)
 
     def speak(message: str, /, **params: Any) -> str:
-        if _locale() == _SOURCE:
+        locale = _locale()
+        if locale == _SOURCE:
             return message % params if params else message
-        return domain.gettext(message, **params)
+        return domain.gettext(message, **params) if locale else ""
 
     return speak
 
@@ -91,8 +95,11 @@ def plugin_namer(content: Content, modules: Mapping[str, str]) -> Namer:
     domains: dict[str, i18n.Domain] = {}
 
     def namer(kind: str, ident: str, name: str) -> str:
-        if _locale() == _SOURCE:
+        locale = _locale()
+        if locale == _SOURCE:
             return name  # as printed
+        if not locale:
+            return ""
         if kind == "component":
             found = content.components.get(ident)
             owner = found.plugin if found else ""
@@ -562,3 +569,19 @@ _ACTS: Mapping[str, Callable[[Words, str, Any], str]] = {
     "commission_or_deed": lambda words, arg, board: say("gain a commission or a deed and its bonus"),
 }
 """The words of the effects that do something (the gains are worded by :meth:`Words.phrase`)."""
+
+
+def _nothing(self: Words, *args: Any, **kwargs: Any) -> str:
+    return ""
+
+
+class NoWords(Words):
+    """The words of a call that reads none (:func:`i18n.set_wordless`): every name, effect and
+    list is ``""``, worded from nothing (:attr:`Ctx.words <darkroad.core.context.Ctx.words>`
+    there)."""
+
+    good_type = good = a_good = goods = hero = town = event = component = _nothing
+    component_text = commission = source = effects = things = effect = choose = _nothing
+
+    def phrase(self, effect: str, board: Any = None) -> tuple[str, str]:
+        return "", ""
