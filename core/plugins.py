@@ -99,6 +99,7 @@ def make_plugin_manager(
                           plugin=blocked[0])
     _register_essential(out)
     if entry_points:
+        about: dict[md.Distribution, tuple[str, str]] = {}
         for ep in sorted(md.entry_points(group=GROUP), key=lambda e: e.name):
             if ep.name in skip or pm.has_plugin(ep.name):
                 continue
@@ -112,11 +113,12 @@ def make_plugin_manager(
                     raise PluginError(f"plugin {ep.name!r} failed to load: {msg}", plugin=ep.name) from exc
                 out.failed[ep.name] = msg
                 continue
+            dist_name, version = _name_and_version(dist, about)
             out.plugins[ep.name] = LoadedPlugin(
                 name=ep.name,
-                version=dist.version if dist else "0",
+                version=version,
                 module=ep.value,
-                dist=dist.name if dist else "",
+                dist=dist_name,
                 builtin=ep.value.startswith("darkroad.plugins."),
             )
     for name, obj in extra:
@@ -129,6 +131,19 @@ def make_plugin_manager(
         out.reject(name, reason)
     pm.check_pending()
     return out
+
+
+def _name_and_version(dist: md.Distribution | None, about: dict[md.Distribution, tuple[str, str]]) -> tuple[str, str]:
+    """``dist``'s name and version (``("", "0")`` without one), its METADATA read once into
+    ``about``: ``Distribution.name`` and ``.version`` parse that file again at every access
+    (importlib.metadata keeps nothing), which twice for each of the base game's 61 entry
+    points was half the CPU of an Engine.load (every server process loads one, and many tests)."""
+    if dist is None:
+        return "", "0"
+    if dist not in about:
+        meta = dist.metadata
+        about[dist] = (meta["Name"], meta["Version"])
+    return about[dist]
 
 
 def _register_essential(out: PluginSet) -> None:
