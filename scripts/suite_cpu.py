@@ -68,6 +68,28 @@ def _cpu() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + _live_descendants()
 
 
+_current = ""
+_spawned: list[str] = []
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    # Every process a test starts (subprocess, os.exec*, os.posix_spawn): its program and first
+    # arguments, recorded with the test during which it started.
+    if event in ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork"):
+        # An audit hook that raises makes the audited call raise: read the arguments warily.
+        with contextlib.suppress(Exception):
+            argv = args[1] if len(args) > 1 else ()
+            words = [str(word) for word in list(argv)[:4]] if argv else [str(arg) for arg in args[:1]] or [event]
+            _spawned.append(" ".join(words)[:160])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Record the processes the tests start (an audit hook: Popen, posix_spawn, exec)."""
+    import sys
+
+    sys.addaudithook(_audit)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
     """Record ``item``'s wall time and CPU (its own process's and its descendants')."""
@@ -76,13 +98,15 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         folder = Path(os.environ.get("SUITE_CPU_DIR", "suite-cpu"))
         folder.mkdir(parents=True, exist_ok=True)
         _out = open(folder / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.jsonl", "a")  # noqa: SIM115
+    _spawned.clear()
     started, (own, children) = time.monotonic(), _cpu()
     try:
         return (yield)
     finally:
         own_after, children_after = _cpu()
         record = {"id": item.nodeid, "wall": time.monotonic() - started, "self": own_after - own,
-                  "kids": children_after - children, "slow": item.get_closest_marker("slow") is not None}
+                  "kids": children_after - children, "slow": item.get_closest_marker("slow") is not None,
+                  "spawned": list(_spawned)}
         _out.write(json.dumps(record) + "\n")
         _out.flush()
 
