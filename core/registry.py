@@ -93,6 +93,10 @@ class Registry:
         for impl in self.hook_impls["darkroad_companion_options"]:
             self.companion_impls.setdefault(impl[0], []).append(impl)
         comps = self.content.components
+        self.deed_impls: dict[str, list[Impl]] = _deed_impls(self.hook_impls["darkroad_deed_score"], comps)
+        """Deed id -> the ``darkroad_deed_score`` implementations, the plugin providing the deed
+        first: its own answer ends the call, so every view's projected score asks one plugin a
+        deed instead of each in turn (a deed no plugin provides: :attr:`hook_impls`' order)."""
         self.card_plugins: dict[str, str] = {card: comps[cid].plugin for card, cid in
                                              self.content.companion_cards.items() if cid in comps}
         """Companion card id -> the plugin providing its companion."""
@@ -141,6 +145,18 @@ class Registry:
                 files[file] = name
         found = [files[f.filename] for f in reversed(traceback.extract_tb(exc.__traceback__)) if f.filename in files]
         return next((name for name in found if name not in self.essential), found[0] if found else None)
+
+
+def _deed_impls(impls: list[Impl], components: Mapping[str, Component]) -> dict[str, list[Impl]]:
+    """Each deed's ``darkroad_deed_score`` implementations, those of the plugin providing it
+    first, then the others in calling order (the hook says only the provider answers: a
+    plugin that does not still gets asked, after it)."""
+    out: dict[str, list[Impl]] = {}
+    for deed, comp in components.items():
+        if comp.kind == "deed":
+            own = [impl for impl in impls if impl[0] == comp.plugin]
+            out[deed] = own + [impl for impl in impls if impl[0] != comp.plugin]
+    return out
 
 
 def merge(plugins: PluginSet) -> Registrations:

@@ -1174,14 +1174,14 @@ def test_hook_darkroad_decision_choose() -> None:
 
 def test_hook_darkroad_deed_score() -> None:
     """Asked at final scoring for every deed held; the plugin providing the deed answers
-    ``{"coins"|"prestige"|"vp": n}``, the others None. Stops at first non-None result."""
+    ``{"coins"|"prestige"|"vp": n}``, the others None. Stops at first non-None result. The
+    plugin providing a deed is asked first, so the others are not asked once it answers."""
     t = new_table("darkroad_deed_score", deeds=["test_deed", "collector"], coins=4, prestige=4)
     t.push("final_scoring", -1)
     calls = {c.kwargs["deed"]: c for c in log(t, "darkroad_deed_score") if c.kwargs["seat"] == 0}
-    assert set(calls) == {"test_deed", "collector"}
+    assert set(calls) == {"test_deed"}  # the Collector's own plugin answers it, asked first
     check_ctx(t, calls["test_deed"])
     assert calls["test_deed"].result == {"vp": recorder.DEED_VP}
-    assert calls["collector"].result is None  # the Collector's own plugin answers it
     line = t.game.score[0]
     assert (line.deed_vp, line.base, line.total) == (recorder.DEED_VP, 4, 4 + recorder.DEED_VP)
     assert line.details == [f"Test Deed: +{recorder.DEED_VP} vp", "Collector: not met"]
@@ -1189,6 +1189,33 @@ def test_hook_darkroad_deed_score() -> None:
     t = new_table(deeds=["test_deed"])
     t.push("final_scoring", -1)
     assert t.game.score[0].deed_vp == 0 and t.game.score[0].details == ["Test Deed: not met"]
+
+
+class _DeedCard:
+    """Provides a deed and scores none (a content pack's deed)."""
+
+    @hookimpl
+    def darkroad_components(self) -> list[Component]:
+        return [Component("deed", "borrowed_deed", "Borrowed Deed", "At the end of the game: gain 2 VP.")]
+
+
+class _DeedScorer:
+    """Scores the deed another plugin provides."""
+
+    @hookimpl
+    def darkroad_deed_score(self, ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+        return {"vp": 2} if deed == "borrowed_deed" else None
+
+
+def test_hook_darkroad_deed_score_asks_the_others_when_the_provider_does_not_answer() -> None:
+    """The plugin providing a deed is asked first; a deed it does not score is still scored by
+    the plugin that does (as when every implementation was asked in turn)."""
+    t = new_table(extra=[("deed-card", _DeedCard()), ("deed-scorer", _DeedScorer())], deeds=["borrowed_deed"])
+    impls = t.engine.registry.deed_impls
+    assert impls["collector"][0][0] == "deed-collector"  # the provider first
+    assert "deed-scorer" in [impl[0] for impl in impls["borrowed_deed"]]
+    t.push("final_scoring", -1)
+    assert t.game.score[0].deed_vp == 2 and t.game.score[0].details == ["Borrowed Deed: +2 vp"]
 
 
 def test_hook_darkroad_game_end() -> None:

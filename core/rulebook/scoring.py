@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from .. import hooks
 from ..context import Ctx
 from ..hooks import is_score
 from ..hookspecs import hookimpl
@@ -35,7 +36,7 @@ def score_seat(ctx: Ctx, seat: int, worded: bool = True) -> ScoreLine:
     coins, prestige, vp = p.coins, p.prestige, 0
     details = []
     for deed in p.deeds:
-        got = ctx.first("darkroad_deed_score", is_score, seat=seat, deed=deed) or {}
+        got = deed_score(ctx, seat, deed)
         coins += int(got.get("coins", 0))
         prestige += int(got.get("prestige", 0))
         vp += int(got.get("vp", 0))
@@ -57,6 +58,15 @@ def score_seat(ctx: Ctx, seat: int, worded: bool = True) -> ScoreLine:
     )
 
 
+def deed_score(ctx: Ctx, seat: int, deed: str) -> Mapping[str, int]:
+    """What ``deed`` pays ``seat`` now (``darkroad_deed_score``; empty when no plugin answers),
+    asked of the plugin providing the deed first (:attr:`Registry.deed_impls
+    <darkroad.core.registry.Registry.deed_impls>`)."""
+    impls = ctx.engine.registry.deed_impls.get(deed)
+    got = hooks.call(ctx, "darkroad_deed_score", is_score, True, {"seat": seat, "deed": deed}, impls)
+    return got[0] if got else {}
+
+
 _GOT = {"coins": "coins", "prestige": "prestige", "vp": "vp"}
 """What a deed gives -> the thing counted in words (:func:`darkroad.core.wording.count`)."""
 
@@ -68,7 +78,7 @@ def worded_details(ctx: Ctx, seat: int) -> list[str]:
     words = ctx.words
     details = []
     for deed in ctx.player(seat).deeds:
-        got = ctx.first("darkroad_deed_score", is_score, seat=seat, deed=deed) or {}
+        got = deed_score(ctx, seat, deed)
         gains = [say("+%(what)s", what=count(int(v), _GOT.get(k, k))) for k, v in got.items() if v]
         details.append(say("%(deed)s: %(result)s", deed=words.component(deed),
                            result=", ".join(gains) if gains else say("not met")))
