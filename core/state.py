@@ -267,22 +267,33 @@ class Event:
 
 @define(kw_only=True)
 class ScoreLine:
-    seat: int
-    coins: int
-    prestige: int
-    base: int
-    deed_vp: int
-    illuminated_vp: int
-    total: int
-    discarded: int
-    gifts: int
-    commissions_delivered: int
-    heroes_delivered: int
-    rank: int = 0
-    details: list[str] = Factory(list)
-    goods_vp: int = 0
+    """One seat's final score, field by field.
+
+    `total = base + deed_vp + illuminated_vp + goods_vp + quartz_vp`, where
+    `base = min(coins, prestige)`. Ties are broken by `discarded`, then `gifts`,
+    `commissions_delivered` and `heroes_delivered`; `rank` says the outcome.
+    """
+
+    # Described for the HTTP API's document, which derives the view's ScoreLine from this class.
+    seat: Annotated[int, Meta(ge=0, le=3)]
+    coins: Annotated[int, Meta(description="Coins at the end, the deeds' coins included.")]
+    prestige: Annotated[int, Meta(description="Prestige at the end, the deeds' prestige included.")]
+    base: Annotated[int, Meta(description="`min(coins, prestige)`: the base score.")]
+    deed_vp: Annotated[int, Meta(description="VP from deeds.")]
+    illuminated_vp: Annotated[int, Meta(description="1 VP per illuminated die held but not used.")]
+    total: Annotated[int, Meta(description="`base + deed_vp + illuminated_vp + goods_vp + quartz_vp`.")]
+    discarded: Annotated[int, Meta(description="`max(coins, prestige)`: the first tie-breaker.")]
+    gifts: Annotated[int, Meta(description="Gifts on loyal companions: the second tie-breaker.")]
+    commissions_delivered: Annotated[int, Meta(description="The third tie-breaker.")]
+    heroes_delivered: Annotated[int, Meta(description="The fourth tie-breaker.")]
+    rank: Annotated[int, Meta(description="1 for the winners; seats equal on every tie-breaker share a rank.")] = 0
+    """0 until the game is ranked (:func:`~darkroad.core.rulebook.scoring.rank`)."""
+    details: Annotated[list[str], Meta(description="Each deed's contribution, in words.")] = Factory(list)
+    goods_vp: Annotated[int, Meta(description="An automated seat only: VP for the goods it holds (0 for "
+                                              "players).")] = 0
     """VP for the goods held, for a seat kind that scores them (0 for players)."""
-    quartz_vp: int = 0
+    quartz_vp: Annotated[int, Meta(description="An automated seat only: VP for its blazing quartz (0 for "
+                                               "players).")] = 0
     """VP for the blazing quartz held, for a seat kind that scores them (0 for players)."""
 
 

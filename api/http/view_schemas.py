@@ -19,6 +19,7 @@ from darkroad.api.http.setup_schemas import SeatKind
 from darkroad.core import Caravan as EngineCaravan
 from darkroad.core import CompanionCard as EngineCompanionCard
 from darkroad.core import PoolDie as EnginePoolDie
+from darkroad.core import ScoreLine as EngineScoreLine
 
 
 class Decision(msgspec.Struct):
@@ -133,12 +134,13 @@ class Board(msgspec.Struct):
     extra: BoardExtra
 
 
-def _view_of(cls: type[Any], name: str | None = None) -> type[msgspec.Struct]:
+def _view_of(cls: type[Any], name: str | None = None, refined: dict[str, Meta] | None = None) -> type[msgspec.Struct]:
     """The view's struct of a core state class (attrs), named ``name`` in the document (default:
     the class's name): its fields with their core types and descriptions (``typing.Annotated`` on
     the class), a field that is ``None`` until set absent until set, ``extra`` (the plugins' keys,
     shown beside the fields) left out. Derived, so the document describes what the core keeps,
-    written once."""
+    written once. ``refined``: constraints the view promises beyond the core's type, by field (a
+    score line's ``rank`` is 0 in the core until the game is ranked, from 1 in every view)."""
     hints = typing.get_type_hints(cls, include_extras=True)
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for a in attrs.fields(cls):
@@ -148,7 +150,8 @@ def _view_of(cls: type[Any], name: str | None = None) -> type[msgspec.Struct]:
             (present,) = [t for t in typing.get_args(hints[a.name]) if t is not type(None)]
             fields.append((a.name, present | msgspec.UnsetType, msgspec.UNSET))
         else:
-            fields.append((a.name, hints[a.name]))
+            kind = hints[a.name]
+            fields.append((a.name, Annotated[kind, refined[a.name]] if refined and a.name in refined else kind))
     return msgspec.defstruct(name or cls.__name__, fields, omit_defaults=True, module=__name__,
                              namespace={"__doc__": cls.__doc__})
 
@@ -238,30 +241,14 @@ class PlayerView(msgspec.Struct):
     name: Annotated[str | None, doc("The seat's name (see `GameView.seats`); null if none.")]
 
 
-class ScoreLine(msgspec.Struct):
-    """One seat's final score, field by field.
+if TYPE_CHECKING:
 
-    `total = base + deed_vp + illuminated_vp + goods_vp + quartz_vp`, where
-    `base = min(coins, prestige)`. Ties are broken by `discarded`, then `gifts`,
-    `commissions_delivered` and `heroes_delivered`; `rank` says the outcome.
-    """
+    class ScoreLine(msgspec.Struct):
+        """One seat's final score, field by field (``darkroad.core.ScoreLine``)."""
 
-    seat: Seat
-    coins: Annotated[int, doc("Coins at the end, the deeds' coins included.")]
-    prestige: Annotated[int, doc("Prestige at the end, the deeds' prestige included.")]
-    base: Annotated[int, doc("`min(coins, prestige)`: the base score.")]
-    # The installed seat kinds' score notes are added to these (darkroad.api.http.seat_kinds).
-    deed_vp: Annotated[int, doc("VP from deeds.")]
-    illuminated_vp: Annotated[int, doc("1 VP per illuminated die held but not used.")]
-    goods_vp: Annotated[int, doc("An automated seat only: VP for the goods it holds (0 for players).")]
-    quartz_vp: Annotated[int, doc("An automated seat only: VP for its blazing quartz (0 for players).")]
-    total: Annotated[int, doc("`base + deed_vp + illuminated_vp + goods_vp + quartz_vp`.")]
-    discarded: Annotated[int, doc("`max(coins, prestige)`: the first tie-breaker.")]
-    gifts: Annotated[int, doc("Gifts on loyal companions: the second tie-breaker.")]
-    commissions_delivered: Annotated[int, doc("The third tie-breaker.")]
-    heroes_delivered: Annotated[int, doc("The fourth tie-breaker.")]
-    rank: Annotated[int, Meta(ge=1, description="1 for the winners; seats equal on every tie-breaker share a rank.")]
-    details: Annotated[list[str], doc("Each deed's contribution, in words.")]
+else:
+    # The installed seat kinds' score notes are added to its descriptions (darkroad.api.http.seat_kinds).
+    ScoreLine = _view_of(EngineScoreLine, refined={"rank": Meta(ge=1)})
 
 
 class ProjectedScore(msgspec.Struct):
