@@ -409,7 +409,8 @@ def darkroad_deed_score(ctx: Ctx, seat: int, deed: str) -> Mapping[str, int] | N
     Return ``{"coins": n}``, ``{"prestige": n}`` and/or ``{"vp": n}`` (0 when the
     criterion is not met); the plugin providing the deed answers, others return
     ``None``. Stops at first non-None result. The plugin providing the deed (its
-    component's) is asked first; the others only when it does not answer.
+    component's) is asked first, after any implementation marked ``tryfirst`` (one
+    overriding another plugin's deed); the others only when it does not answer.
     """
 
 

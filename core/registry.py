@@ -93,10 +93,13 @@ class Registry:
         for impl in self.hook_impls["darkroad_companion_options"]:
             self.companion_impls.setdefault(impl[0], []).append(impl)
         comps = self.content.components
-        self.deed_impls: dict[str, list[Impl]] = _deed_impls(self.hook_impls["darkroad_deed_score"], comps)
+        overriding = {impl.plugin_name for impl in self.pm.hook.darkroad_deed_score.get_hookimpls() if impl.tryfirst}
+        self.deed_impls: dict[str, list[Impl]] = _deed_impls(self.hook_impls["darkroad_deed_score"], comps,
+                                                             overriding)
         """Deed id -> the ``darkroad_deed_score`` implementations, the plugin providing the deed
-        first: its own answer ends the call, so every view's projected score asks one plugin a
-        deed instead of each in turn (a deed no plugin provides: :attr:`hook_impls`' order)."""
+        first (after any marked ``tryfirst``: a plugin overriding another's deed): its own answer
+        ends the call, so every view's projected score asks one plugin a deed instead of each in
+        turn (a deed no plugin provides: :attr:`hook_impls`' order)."""
         self.card_plugins: dict[str, str] = {card: comps[cid].plugin for card, cid in
                                              self.content.companion_cards.items() if cid in comps}
         """Companion card id -> the plugin providing its companion."""
@@ -147,15 +150,19 @@ class Registry:
         return next((name for name in found if name not in self.essential), found[0] if found else None)
 
 
-def _deed_impls(impls: list[Impl], components: Mapping[str, Component]) -> dict[str, list[Impl]]:
-    """Each deed's ``darkroad_deed_score`` implementations, those of the plugin providing it
-    first, then the others in calling order (the hook says only the provider answers: a
-    plugin that does not still gets asked, after it)."""
+def _deed_impls(impls: list[Impl], components: Mapping[str, Component],
+                overriding: set[str]) -> dict[str, list[Impl]]:
+    """Each deed's ``darkroad_deed_score`` implementations: those marked ``tryfirst`` (the
+    plugins in ``overriding``: pluggy's way to answer before the others, e.g. a variant scoring
+    a base deed its own way), then those of the plugin providing it, then the others, each
+    group in calling order (the hook says only the provider answers: a plugin that does not
+    still gets asked, after it)."""
     out: dict[str, list[Impl]] = {}
     for deed, comp in components.items():
         if comp.kind == "deed":
-            own = [impl for impl in impls if impl[0] == comp.plugin]
-            out[deed] = own + [impl for impl in impls if impl[0] != comp.plugin]
+            first = [impl for impl in impls if impl[0] in overriding]
+            own = [impl for impl in impls if impl[0] == comp.plugin and impl[0] not in overriding]
+            out[deed] = first + own + [impl for impl in impls if impl[0] != comp.plugin and impl[0] not in overriding]
     return out
 
 

@@ -1218,6 +1218,23 @@ def test_hook_darkroad_deed_score_asks_the_others_when_the_provider_does_not_ans
     assert t.game.score[0].deed_vp == 2 and t.game.score[0].details == ["Borrowed Deed: +2 vp"]
 
 
+class _CollectorVariant:
+    """A variant scoring a base deed its own way: it answers first by pluggy's ``tryfirst``."""
+
+    @hookimpl(tryfirst=True)
+    def darkroad_deed_score(self, ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
+        return {"vp": 9} if deed == "collector" else None
+
+
+def test_hook_darkroad_deed_score_a_tryfirst_implementation_answers_before_the_provider() -> None:
+    """Asking the provider first keeps pluggy's order for ``tryfirst``: a plugin that overrides
+    another's deed still answers before it."""
+    t = new_table(extra=[("collector-variant", _CollectorVariant())], deeds=["collector"])
+    assert t.engine.registry.deed_impls["collector"][0][0] == "collector-variant"
+    t.push("final_scoring", -1)
+    assert t.game.score[0].deed_vp == 9 and t.game.score[0].details == ["Collector: +9 vp"]
+
+
 def test_hook_darkroad_game_end() -> None:
     """Called once after final scoring, with ``ctx.game.score`` filled; return ignored."""
     t = Table.new(players=2, seed=1, plugins=[RECORDER])
