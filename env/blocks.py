@@ -280,17 +280,21 @@ class SeatBlock:
 
     def own(self, p: Player) -> bytes:
         """The block as seat ``p`` sees itself."""
-        if self.block.update(seat_values(p)) or self._own is None:
-            self._public = None
-            self._own = bytes(self.block.buf)
+        if self.block.update(seat_values(p)):
+            self._public = None  # both views are of the values before
+        elif self._own is not None:
+            return self._own
+        self._own = bytes(self.block.buf)
         return self._own
 
     def public(self, p: Player) -> bytes:
         """The block as the other seats see seat ``p``."""
-        if self.block.update(seat_values(p)) or self._public is None:
-            self._own = None
-            buf, c = self.block.buf, self.coins
-            self._public = b"".join((buf[:c], _NO_COINS, buf[c + 8:self.deeds], self.zero_deeds))
+        if self.block.update(seat_values(p)):
+            self._own = None  # both views are of the values before
+        elif self._public is not None:
+            return self._public
+        buf, c = self.block.buf, self.coins
+        self._public = b"".join((buf[:c], _NO_COINS, buf[c + 8:self.deeds], self.zero_deeds))
         return self._public
 
 
