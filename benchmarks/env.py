@@ -21,10 +21,13 @@ The goal: env >= 0.7x engine. Usage::
 CPU time (``time.process_time``) of this process only, so other load on the machine counts
 less than in wall time; each round plays every phase once, on the same seeds.
 
-``--instructions`` counts instead, with valgrind (``--tool=cachegrind --cache-sim=no``), the
-instructions of each phase per step: a figure the machine's load leaves alone (as
-benchmarks/instructions.py counts the engine's). Each phase runs twice, playing one game and
-``1 + --games`` games, so that start-up and imports cancel out in the difference::
+``--instructions`` counts instead, with valgrind's callgrind, the instructions of each phase per
+step: a figure the machine's load leaves alone (as benchmarks/instructions.py counts the
+engine's), and the same run after run. Each phase's games are played inside
+``functools.reduce`` and only what runs inside it is counted
+(``--toggle-collect=functools_reduce``), so start-up, imports and the making of the
+environment are left out (counting whole runs and subtracting a short run from a long one
+moved by tens of thousands of instructions a step from run to run)::
 
     .venv/bin/python benchmarks/env.py --instructions [--games 4] [--players 2]
 """
@@ -32,6 +35,8 @@ benchmarks/instructions.py counts the engine's). Each phase runs twice, playing 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import functools
 import json
 import os
 import random
@@ -41,6 +46,7 @@ import sys
 import time
 from collections.abc import Callable
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -91,9 +97,9 @@ def aec_phase(make: Callable[[], object], seeds: range) -> int:
     return steps
 
 
-def single_phase(engine: Engine, players: int, seeds: range) -> int:
+def single_phase(engine: Engine, players: int, seeds: range, env: Any = None) -> int:
     steps = 0
-    env = denv.single(players=players, opponents="random", engine=engine)
+    env = env or denv.single(players=players, opponents="random", engine=engine)
     for seed in seeds:
         _, info = env.reset(seed=seed)
         r = random.Random(seed)
@@ -106,27 +112,32 @@ def single_phase(engine: Engine, players: int, seeds: range) -> int:
     return steps
 
 
-def play_phase(name: str, engine: Engine, players: int, seeds: range) -> int:
-    """Play phase ``name`` over ``seeds``: the number of steps."""
+def play_counted(name: str, engine: Engine, players: int, games: int) -> int:
+    """Phase ``name``'s games, each played inside ``functools.reduce``: what callgrind counts
+    with ``--toggle-collect=functools_reduce`` (a C function of CPython's), so that start-up,
+    imports, the engine's loading and the environment's making are left out. One game is
+    played first, outside it, so that every module and table is ready."""
     if name == "engine":
-        return engine_phase(engine, players, seeds)
-    if name == "single":
-        return single_phase(engine, players, seeds)
-    make = denv.env if name == "env" else denv.raw_env
-    return aec_phase(lambda: make(players=players, engine=engine), seeds)
+        def play(seed: int) -> int:
+            return engine_phase(engine, players, range(seed, seed + 1))
+    else:
+        made = (denv.env if name == "env" else denv.raw_env)(players=players, engine=engine)
+
+        def play(seed: int) -> int:
+            return aec_phase(lambda: made, range(seed, seed + 1))
+    play(games)  # a game of a seed after the counted ones
+    return functools.reduce(lambda steps, seed: steps + play(seed), range(games), 0)
 
 
 def count_instructions(name: str, games: int, players: int) -> tuple[int, int]:
-    """Instructions and steps of this script playing ``games`` games of phase ``name`` under
-    valgrind."""
+    """Instructions and steps of phase ``name``'s ``games`` games (:func:`play_counted`),
+    counted by valgrind's callgrind."""
     run = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable,
-         __file__, "--play", name, "--games", str(games), "--players", str(players)],
-        # Bytecode written by neither run: a module compiled (a source changed since its .pyc)
-        # is compiled by both the short and the long run, and cancels out in the difference.
+        ["valgrind", "--tool=callgrind", "--toggle-collect=functools_reduce", "--callgrind-out-file=/dev/null",
+         sys.executable, __file__, "--play", name, "--games", str(games), "--players", str(players)],
         capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"},
         check=False)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
+    found = re.search(r"Collected\s*:\s*([\d,]+)", run.stderr)
     steps = re.search(r"^steps (\d+)$", run.stdout, re.M)
     if run.returncode or found is None or steps is None:
         raise SystemExit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
@@ -134,18 +145,19 @@ def count_instructions(name: str, games: int, players: int) -> tuple[int, int]:
 
 
 def instructions(games: int, players: int) -> dict[str, object]:
-    """Instructions per step of each phase (the difference of a run of ``1 + games`` games and
-    of one game) and the ratio of the engine's to each."""
-    per_step: dict[str, float] = {}
-    steps: dict[str, int] = {}
-    for name in ("engine", "raw", "env"):
-        small, small_steps = count_instructions(name, 1, players)
-        large, large_steps = count_instructions(name, 1 + games, players)
-        steps[name] = large_steps - small_steps
-        per_step[name] = (large - small) / steps[name]
-    return {"players": players, "games": games, "steps": steps,
+    """Instructions per step of each phase and the ratio of the engine's to each; the phases
+    are counted two at a time (valgrind runs one thread a process)."""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        counted = dict(zip(PHASES, pool.map(lambda name: count_instructions(name, games, players), PHASES),
+                           strict=True))
+    per_step = {name: ir / steps for name, (ir, steps) in counted.items()}
+    return {"players": players, "games": games, "steps": {name: steps for name, (_, steps) in counted.items()},
             "instructions_per_step": {k: round(v) for k, v in per_step.items()},
             "ratio_to_engine": {k: round(per_step["engine"] / v, 3) for k, v in per_step.items()}}
+
+
+PHASES = ("engine", "raw", "env")
+"""The phases ``--instructions`` counts."""
 
 
 def main() -> None:
@@ -162,13 +174,18 @@ def main() -> None:
         return
     engine = Engine.load()
     if args.play:
-        print(f"steps {play_phase(args.play, engine, players, range(args.games))}")
+        print(f"steps {play_counted(args.play, engine, players, args.games)}")
         return
+    # Each environment is made once, before the rounds, as the engine is loaded once: a
+    # training loop makes its environment once and resets it for each game, and the counts of
+    # --instructions leave the making out too (it is in both of their runs).
+    made = {"env": denv.env(players=players, engine=engine), "raw": denv.raw_env(players=players, engine=engine),
+            "single": denv.single(players=players, opponents="random", engine=engine)}
     phases: dict[str, Callable[[range], int]] = {
         "engine": lambda seeds: engine_phase(engine, players, seeds),
-        "env": lambda seeds: aec_phase(lambda: denv.env(players=players, engine=engine), seeds),
-        "raw": lambda seeds: aec_phase(lambda: denv.raw_env(players=players, engine=engine), seeds),
-        "single": lambda seeds: single_phase(engine, players, seeds),
+        "env": lambda seeds: aec_phase(lambda: made["env"], seeds),
+        "raw": lambda seeds: aec_phase(lambda: made["raw"], seeds),
+        "single": lambda seeds: single_phase(engine, players, seeds, made["single"]),
     }
     totals = {name: [0, 0.0] for name in phases}
     for k in range(args.rounds):
