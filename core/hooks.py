@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 Impl = tuple[str, Callable[..., Any], tuple[str, ...]]
 Check = Callable[[Any], bool]
+_SEQUENCES = (list, tuple)
+"""(A tuple, not ``list | tuple``: the checks run on every hook's answer, and the union is built
+again at each evaluation.)"""
 
 
 def impls_of(pm: pluggy.PluginManager, name: str) -> list[Impl]:
@@ -45,23 +48,23 @@ def is_bool(v: Any) -> bool:
 
 
 def is_int_list(v: Any) -> bool:
-    return isinstance(v, list | tuple) and all(is_int(x) for x in v)
+    return isinstance(v, _SEQUENCES) and all(is_int(x) for x in v)
 
 
 def is_str_list(v: Any) -> bool:
-    return isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
+    return isinstance(v, _SEQUENCES) and all(isinstance(x, str) for x in v)
 
 
 def is_dict_list(v: Any) -> bool:
-    return isinstance(v, list | tuple) and all(isinstance(x, dict) for x in v)
+    return isinstance(v, _SEQUENCES) and all(isinstance(x, dict) for x in v)
 
 
 def is_options(v: Any) -> bool:
     """``(option, label)`` string pairs within the lengths a client may send back."""
-    if not isinstance(v, list | tuple):
+    if not isinstance(v, _SEQUENCES):
         return False
     for x in v:
-        if not (isinstance(x, list | tuple) and len(x) == 2):
+        if not (isinstance(x, _SEQUENCES) and len(x) == 2):
             return False
         option, label = x
         if not (isinstance(option, str) and isinstance(label, str)
@@ -95,22 +98,20 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     if not impls and not ctx.engine.monitors:
         return []
     kwargs["ctx"] = ctx
-    arg = kwargs.__getitem__
     out = []
     for plugin, fn, argnames in impls:
         try:
             # Most hooks take (ctx, seat): called with the two arguments themselves.
-            result = fn(arg(argnames[0]), arg(argnames[1])) if len(argnames) == 2 else fn(*map(arg, argnames))
+            result = fn(kwargs[argnames[0]], kwargs[argnames[1]]) if len(argnames) == 2 \
+                else fn(*map(kwargs.__getitem__, argnames))
         except DarkroadError:
             raise
         except Exception as exc:
-            raise PluginError(f"plugin {plugin!r} failed in {name}: {type(exc).__name__}: {exc}",
-                              plugin=plugin) from exc
+            raise _failed(plugin, name, exc) from exc
         if result is None:
             continue
         if check is not None and not check(result):
-            raise PluginError(f"plugin {plugin!r} returned {result!r} from {name}, which is not what the hook "
-                              f"expects ({check.__name__.removeprefix('is_').replace('_', ' ')})", plugin=plugin)
+            raise _refused(plugin, name, result, check)
         ctx.answered.add(plugin)
         out.append(result)
         if first:
@@ -118,6 +119,38 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     for monitor in ctx.engine.monitors:
         monitor(name, kwargs, (out[0] if out else None) if first else out)
     return out
+
+
+def call_seat(ctx: Ctx, name: str, check: Check, seat: int, impls: list[Impl]) -> list[Any]:
+    """:func:`call` of a merged hook that takes ``(ctx, seat)``, with no monitor watching: the
+    same results and failures, without the keyword arguments' plumbing (the kernel asks the
+    companions' hook on every decision of a seat's own turn)."""
+    out = []
+    for plugin, fn, argnames in impls:
+        try:
+            result = fn(ctx, seat) if argnames == _CTX_SEAT else fn(*map({"ctx": ctx, "seat": seat}.__getitem__, argnames))
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise _failed(plugin, name, exc) from exc
+        if result is not None:
+            if not check(result):
+                raise _refused(plugin, name, result, check)
+            ctx.answered.add(plugin)
+            out.append(result)
+    return out
+
+
+_CTX_SEAT = ("ctx", "seat")
+
+
+def _failed(plugin: str, name: str, exc: Exception) -> PluginError:
+    return PluginError(f"plugin {plugin!r} failed in {name}: {type(exc).__name__}: {exc}", plugin=plugin)
+
+
+def _refused(plugin: str, name: str, result: Any, check: Check) -> PluginError:
+    return PluginError(f"plugin {plugin!r} returned {result!r} from {name}, which is not what the hook "
+                       f"expects ({check.__name__.removeprefix('is_').replace('_', ' ')})", plugin=plugin)
 
 
 class PluginStep(Step):

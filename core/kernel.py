@@ -43,7 +43,7 @@ from .actionlog import WITHDRAWN
 from .actions import Action
 from .context import Ctx
 from .errors import DarkroadError, GameFinished, IllegalAction, NotYourDecision, PluginError
-from .hooks import Impl, PluginStep, is_bool, is_extra_options, is_options
+from .hooks import PluginStep, call_seat, is_bool, is_extra_options, is_options
 from .hooks import call as call_hook
 from .rng import seed_state
 from .seats import HUMAN, SeatKind
@@ -243,18 +243,21 @@ class Kernel:
         if not cards:
             return []
         card_plugins = self._card_plugins
-        plugins: list[str] = []
-        for card in cards:
-            name = card_plugins.get(card.card)
-            if name is not None and name not in plugins:
-                plugins.append(name)
-        plugins.sort()
-        asked: list[Impl] = []
-        for name in plugins:
-            asked += self._companion_impls.get(name, ())
+        if len(cards) == 1:
+            name = card_plugins.get(cards[0].card)
+            asked = self._companion_impls.get(name, []) if name is not None else []
+        else:
+            asked = []
+            for name in sorted({n for card in cards if (n := card_plugins.get(card.card)) is not None}):
+                asked += self._companion_impls.get(name, ())
+        if self.monitors:
+            results = call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, asked)
+        else:
+            results = call_seat(ctx, "darkroad_companion_options", is_options, seat, asked)
         out: list[Option] = []
-        for opts in call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, asked):
-            out += map(tuple, opts)
+        for opts in results:
+            if opts:  # (usually none: no ability usable now)
+                out += map(tuple, opts)
         return out
 
     def legal_actions(self, game: Game, seat: int, *, words: bool = True) -> list[Action]:
@@ -275,7 +278,7 @@ class Kernel:
         task, step = top
         ctx = Ctx(self.engine, game)
         if (seat != task.seat if type(step).seats is _TASK_SEAT else seat not in step.seats(ctx, task)) \
-                or self.is_automated(game, seat):
+                or (0 <= seat < len(game.players) and game.players[seat].kind != HUMAN):  # (is_automated)
             return []
         acts = actions(task.kind, seat, self.options(ctx, task, step, seat))
         if acts and seat == game.active and game.phase in OWN_TURN_PHASES and not step.settles_overflow \
@@ -329,7 +332,8 @@ class Kernel:
     def _is_step_option(self, ctx: Ctx, task: Task, step: Step, action: Action) -> bool:
         """The usual case of the legality check: an answer of the pending step itself."""
         seat = action.seat
-        if action.type != task.kind or self.is_automated(ctx.game, seat):
+        players = ctx.game.players
+        if action.type != task.kind or (0 <= seat < len(players) and players[seat].kind != HUMAN):  # (is_automated)
             return False
         if seat not in ((task.seat,) if type(step).seats is _TASK_SEAT else step.seats(ctx, task)):
             return False
@@ -378,6 +382,9 @@ class Kernel:
             raise
         except Exception as exc:
             raise self.failure(exc) from exc
+        finally:
+            if noted is not None:
+                undo.done(noted)
         if noted is not None:
             undo.track(engine, game, action, noted, ctx)
         return ctx.events

@@ -56,16 +56,20 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from . import tracked
 from .actionlog import UNDO as UNDO  # (re-exported: its home before the action log had one)
 from .actions import Action
 from .errors import CannotUndo, IllegalAction
 from .i18n import N_, Text
 from .seats import HUMAN
+from .tracked import Journal, TrackedDict, TrackedList
 
 if TYPE_CHECKING:
+    from contextvars import Token
+
     from .context import Ctx
     from .engine import Engine
-    from .state import Event, Game
+    from .state import Board, Event, Game, Player
 
 REASONS = {
     "chance": N_("it drew on chance (a die roll, a card drawn or a shuffle)"),
@@ -83,77 +87,170 @@ REASONS = {
 _encode = msgspec.json.Encoder().encode
 
 
-Probe = tuple[str, list[int], tuple[Any, ...], bytes]
+Probe = tuple[str, list[int], tuple[Any, ...], bytes, "Token[Any] | None"]
 """What :func:`probe` notes before an action: a checkpoint reason known already (or ``""``),
-the RNG state, what is hidden from the acting seat and the automated seats' state."""
+the RNG state, what is hidden from the acting seat (:func:`hidden`), the automated seats' state,
+and the journal's watch (:func:`done` ends it)."""
 
 
 def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
-    """What ``seat``'s view leaves out (but the RNG), as a value to compare: an action that
-    changes it moved something hidden from ``seat``, or showed it. Cheap, as it runs on most
-    actions: the face-down decks and the other seats' deeds as list copies (copied and compared
-    in C, element by element), the rest (plugin state, other seats' pending tasks) encoded.
-    Every sequence in it is a list, whatever its type in the game (a deck a plugin set to a
-    tuple), so two values are equal exactly when their contents are.
-    :func:`unchanged` compares it with the game as it is, without building it again."""
+    """What ``seat``'s view leaves out (but the RNG), noted to compare after an action
+    (:func:`unchanged`): an action that changes it moved something hidden from ``seat``, or
+    showed it. It runs before most actions, and its cost is the interpreter's work per object
+    made and per call, so it copies nothing it need not: the face-down decks, the route events'
+    and commission stacks' lists and the other seats' deeds are put in tracked lists and dicts
+    (:mod:`~darkroad.core.tracked`; a plain list or dict is replaced by an equal tracked one) and
+    noted as references, with the journal that keeps what any of them held before it changed;
+    a sequence of another type (a plugin's tuple) is copied as a list. The other seats' coins
+    are noted as they are, and the plugin state hidden from ``seat`` encoded
+    (:func:`_plugin_state`). The value is ``(journal, marks, encoded)``, ``marks`` being the five
+    decks' then each other seat's deeds and coins."""
     b = game.board
-    others = []
+    hero, companion, deed, events, stacks = b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks
+    if not (type(hero) is TrackedList and type(companion) is TrackedList and type(deed) is TrackedList
+            and type(events) is TrackedDict and events.tracked and type(stacks) is TrackedDict and stacks.tracked):
+        hero, companion, deed = _list_mark(b, "hero_deck"), _list_mark(b, "companion_deck"), _list_mark(b, "deed_deck")
+        events, stacks = _map_mark(b, "events"), _map_mark(b, "commission_stacks")
+    marks: list[Any] = [hero, companion, deed, events, stacks]
+    state: list[Any] = []  # the other seats' own plugin state (read in the same pass)
     for p in game.players:
         if p.seat != seat:
-            others.append((p.coins, list(p.deeds), _encode(p.extra) if p.extra else b""))
-    return (
-        list(b.hero_deck), list(b.companion_deck), list(b.deed_deck),
-        list(b.events), list(map(list, b.events.values())),
-        list(b.commission_stacks), list(map(list, b.commission_stacks.values())),
-        others,
-        _hidden_tasks(game, seat),
-        _hidden_extra(b.extra),
-    )
+            deeds = p.deeds
+            marks.append(deeds if type(deeds) is TrackedList else _deeds_mark(p))
+            marks.append(p.coins)
+            if p.extra:
+                state.append((p.seat, p.extra))
+    journal: Journal = []
+    return journal, marks, _plugin_state(game, seat, state)
 
 
-def _hidden_tasks(game: Game, seat: int) -> list[bytes]:
-    out = []
+def _plugin_state(game: Game, seat: int, state: list[Any]) -> bytes:
+    """The plugin state hidden from ``seat``, encoded as one value: ``state``, the other seats'
+    own state (``(seat, Player.extra)`` of each that has some), then the other seats' pending
+    tasks' data, and last the board's hidden keys (``board.extra`` keys starting with ``_``;
+    ``None`` when it has none)."""
     for t in game.stack:
-        if t.data and t.seat != -1 and t.seat != seat:
-            out.append(_encode(t.data))
-    return out
+        if t.data and t.seat != seat and t.seat != -1:
+            state.append(t.data)
+    extra = game.board.extra
+    if extra:
+        for k in extra:
+            if k[0] != "_":
+                state.append([(k, v) for k, v in extra.items() if k[0] == "_"])
+                break
+        else:
+            state.append(extra)  # (the usual case: every key is a plugin's hidden bookkeeping)
+    else:
+        state.append(None)
+    return _encode(state)
 
 
-def _hidden_extra(extra: dict[str, Any]) -> bytes:
-    """The board's hidden plugin state (keys starting with ``_``), encoded."""
-    if not extra:
-        return b""
-    pairs = []
-    for k, v in extra.items():
-        if k[0] == "_":
-            pairs.append((k, v))
-    return _encode(pairs)
+def _deeds_mark(player: Player) -> list[str]:
+    """A seat's deeds as noted: the tracked list itself, or a list copy."""
+    if type(player.deeds) is TrackedList:
+        return player.deeds
+    if type(player.deeds) is list:
+        player.deeds = TrackedList(player.deeds)
+        return player.deeds
+    return list(player.deeds)
+
+
+def _list_mark(board: Board, name: str) -> list[Any]:
+    """The board's sequence ``name`` as noted: the tracked list itself, or a list copy."""
+    value = getattr(board, name)
+    if type(value) is TrackedList:
+        return value
+    if type(value) is list:
+        value = TrackedList(value)
+        setattr(board, name, value)
+        return value
+    return list(value)
+
+
+def _map_mark(board: Board, name: str) -> Any:
+    """The board's map of sequences ``name`` as noted: the tracked dict itself (every sequence in
+    it tracked), or a copy (its keys, and its sequences as lists)."""
+    value = getattr(board, name)
+    if type(value) is TrackedDict and value.tracked:
+        return value
+    if type(value) is dict or type(value) is TrackedDict:
+        items = [(k, TrackedList(v) if type(v) is list else v) for k, v in value.items()]
+        if all(type(v) is TrackedList for _, v in items):
+            value = TrackedDict(items)
+            setattr(board, name, value)
+            return value
+    return list(value), [list(v) for v in value.values()]
 
 
 def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
-    """Whether what is hidden from ``seat`` is still ``before`` (``hidden(engine, game, seat) ==
-    before``, as lists), compared part by part with the live game: no copy of the decks, and the
-    first difference ends it. ``False`` is only a hint (a deck a plugin set to a tuple holding the
-    same cards differs from its list): compare :func:`hidden`'s values to be sure."""
+    """Whether what is hidden from ``seat`` is what :func:`hidden` noted as ``before``, compared
+    by value (sequences as lists). When no tracked object changed (the journal is empty) and the
+    noted decks and deeds are still in place, their contents are unchanged without a look;
+    otherwise each is compared with what the journal says it held (or its copy)."""
+    journal, marks, state = before
     b = game.board
-    events, stacks = b.events, b.commission_stacks
-    if (before[0] != b.hero_deck or before[1] != b.companion_deck or before[2] != b.deed_deck
-            or before[3] != list(events) or before[4] != list(events.values())
-            or before[5] != list(stacks) or before[6] != list(stacks.values())):
+    if not journal and marks[0] is b.hero_deck and marks[1] is b.companion_deck and marks[2] is b.deed_deck \
+            and marks[3] is b.events and marks[4] is b.commission_stacks:
+        i = 5
+        now: list[Any] = []
+        for p in game.players:
+            if p.seat != seat:
+                if i == len(marks) or marks[i] is not p.deeds or marks[i + 1] != p.coins:
+                    break
+                i += 2
+                if p.extra:
+                    now.append((p.seat, p.extra))
+        else:
+            if i == len(marks):
+                return bool(state == _plugin_state(game, seat, now))
+    return _unchanged_by_value(game, seat, before)
+
+
+def _unchanged_by_value(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
+    journal, marks, state = before
+    b = game.board
+    hero, companion, deed, events, stacks = marks[:5]
+    if not (_same_list(hero, b.hero_deck, journal) and _same_list(companion, b.companion_deck, journal)
+            and _same_list(deed, b.deed_deck, journal) and _same_map(events, b.events, journal)
+            and _same_map(stacks, b.commission_stacks, journal)):
         return False
-    others = before[7]
-    i = 0
+    i = 5
+    now: list[Any] = []
     for p in game.players:
         if p.seat != seat:
-            if i == len(others):
+            if i == len(marks) or not _same_list(marks[i], p.deeds, journal) or marks[i + 1] != p.coins:
                 return False
-            coins, deeds, extra = others[i]
-            if p.coins != coins or p.deeds != deeds or (_encode(p.extra) if p.extra else b"") != extra:
-                return False
-            i += 1
-    if i != len(others) or before[8] != _hidden_tasks(game, seat):
-        return False
-    return bool(before[9] == _hidden_extra(b.extra))
+            i += 2
+            if p.extra:
+                now.append((p.seat, p.extra))
+    return i == len(marks) and bool(state == _plugin_state(game, seat, now))
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else list(value)
+
+
+def _same_list(mark: list[Any], now: Any, journal: Journal) -> bool:
+    """Whether the sequence noted as ``mark`` holds what ``now`` holds (as lists)."""
+    if type(mark) is TrackedList:
+        if now is mark and not (journal and tracked.changed(mark, journal)):
+            return True
+        return bool(tracked.before(mark, journal) == _as_list(now))
+    return mark == _as_list(now)
+
+
+def _same_map(mark: Any, now: Any, journal: Journal) -> bool:
+    """Whether the map of sequences noted as ``mark`` holds what ``now`` holds: the same keys
+    in the same order, the same sequences (as lists)."""
+    if type(mark) is TrackedDict:
+        if now is mark and not (journal and (tracked.changed(mark, journal)
+                                             or any(tracked.changed(v, journal) for v in mark.values()))):
+            return True
+        was = tracked.before(mark, journal)
+        keys, values = list(was), [_as_list(tracked.before(v, journal)) for v in was.values()]
+    else:
+        keys, values = mark
+    return bool(keys == list(now) and values == [_as_list(v) for v in now.values()])
 
 
 def automated(game: Game) -> bytes:
@@ -169,12 +266,19 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
     the seats the answered decision waits for; ``own_turn``: whether the game is in a phase of
     the active seat's own turn."""
     if action.seat != game.active:
-        return "other-seat", [], (), b""
+        return "other-seat", [], (), b"", None
     if len(seats) != 1:
-        return "simultaneous", [], (), b""
+        return "simultaneous", [], (), b"", None
     if not own_turn:
-        return "not-your-turn", [], (), b""
-    return "", list(game.rng), hidden(engine, game, action.seat), automated(game)
+        return "not-your-turn", [], (), b"", None
+    noted = hidden(engine, game, action.seat)
+    return "", list(game.rng), noted, automated(game), tracked.watch(noted[0]) if noted else None
+
+
+def done(noted: Probe) -> None:
+    """The action resolved (or failed): stop the journal :func:`probe` started."""
+    if noted[4] is not None:
+        tracked.unwatch(noted[4])
 
 
 def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) -> None:
@@ -209,7 +313,7 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
         return "declared"
     if automated(game) != noted[3]:
         return "automated"
-    if not unchanged(game, seat, noted[2]) and hidden(engine, game, seat) != noted[2]:
+    if not unchanged(game, seat, noted[2]):
         return "revealed"
     if game.active != seat or engine.awaiting(game) != [seat]:
         return "passed"

@@ -101,23 +101,40 @@ def can_gain(ctx: Ctx, seat: int, effect: str) -> bool:
     return expand(ctx, seat, effect) != []
 
 
+def can_give(player: Any, gift: str) -> bool:
+    """Whether ``player`` has something to give as ``gift`` (``bool(gift_options(...))``, without
+    listing them: the engine asks on every decision of a seat's own turn)."""
+    field = RESOURCE_GIFTS.get(gift)
+    if field is not None:
+        return bool(getattr(player, field))
+    if gift == HERO:
+        return bool(player.heroes)
+    return any(good_type(g) == gift for g in player.goods)
+
+
 def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
-    """The abilities of ``seat``'s ``cid`` cards that are unused, payable and useful now."""
-    cards = ctx.companion_cards(seat, cid)
-    if not cards:
-        return []
-    comp = ctx.content.components[cid]
+    """The abilities of ``seat``'s ``cid`` cards that are unused, payable and useful now. Asked
+    on every decision of the seat's own turn and usually finding none (an ability used, no
+    blazing quartz to give), so the cheap checks come first and nothing is listed or worded
+    until an ability passes them."""
+    player = ctx.game.players[seat]
+    owner = ctx.content.companion_cards
     out: list[Option] = []
+    abilities: Any = None
     pending: list[Any] | None = None  # looked at once, when an ability is unused and its gift there
     givable: dict[str, bool] = {}  # gift -> whether seat has one to give (asked once per gift)
-    for card in cards:
-        for i, ability in enumerate(comp.data["abilities"]):
+    for card in player.companions:
+        if owner.get(card.card) != cid:
+            continue
+        if abilities is None:
+            abilities = ctx.content.components[cid].data["abilities"]
+        for i, ability in enumerate(abilities):
             if i in card.gifts:
                 continue
             gift = ability["gift"]
             can = givable.get(gift)
             if can is None:
-                can = givable[gift] = bool(gift_options(ctx, seat, gift))
+                can = givable[gift] = can_give(player, gift)
             if not can:
                 continue
             if pending is None:
@@ -249,6 +266,10 @@ class Companion:
         self.cid = component.id
         self.all_steps = list(steps)
         self.gift_step = gift_step
+        gifts = {ability["gift"] for ability in component.data["abilities"]}
+        self._resource = RESOURCE_GIFTS.get(gifts.pop()) if len(gifts) == 1 else None
+        """The :class:`Player` field of the one resource every ability takes as its gift (a loyal
+        companion's blazing quartz), if so: without one, no ability is offered."""
 
     def usable(self, ctx: Ctx, seat: int, ability: int) -> bool:
         """Whether ability ``ability`` would do something for ``seat`` now (default: always)."""
@@ -268,6 +289,8 @@ class Companion:
 
     @hookimpl(specname="darkroad_companion_options")
     def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
+        if self._resource is not None and not getattr(ctx.game.players[seat], self._resource):
+            return []  # (the usual answer: a loyal companion's owner without a blazing quartz)
         return options(ctx, seat, self.cid, self.usable)
 
     @hookimpl(specname="darkroad_companion_use")
