@@ -53,6 +53,22 @@ function check(ok: boolean, what: string): void {
 const keys = (problem: Problem | undefined) => (problem?.errors ?? []).map((e: FieldError) => `${e.source}:${e.key}`);
 
 async function main(url: string): Promise<void> {
+  // A validator ajv compiles from the server's own document (a function generated from the
+  // document: its `Event` schema), for one message of the stream below. Made first, on a
+  // connection closed after the document: compiling blocks Node's event loop (seconds on a
+  // loaded machine), and a kept-alive connection idle meanwhile can be closed by the server
+  // (uvicorn's 5 s keep-alive) unseen, so that the next request on it fails with "other side
+  // closed" (undici's `connection: close` ends the connection with the response).
+  const document: unknown = await (await fetch(`${url}/schema/openapi.json`, { headers: { connection: "close" } })).json();
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  if (typeof document !== "object" || document === null) throw new Error("no document");
+  ajv.addSchema(document, "darkroad");
+  const isEvent = ajv.compile<Event>({ $ref: "darkroad#/components/schemas/Event" });
+  const parseEvent = (data: string): Event => {
+    const value: unknown = JSON.parse(data);
+    if (!isEvent(value)) throw new Error(`not an Event: ${ajv.errorsText(isEvent.errors)}`);
+    return value;
+  };
   const api = createClient<paths>({ baseUrl: url });
 
   const tooMany = await api.POST("/v1/games", { body: { players: 5 } });
@@ -68,18 +84,7 @@ async function main(url: string): Promise<void> {
   check(early.response.status === 409 && early.error !== undefined && early.error.errors === undefined &&
     (early.error.errors ?? []).length === 0, "a 409 has no errors member (absent, not null)");
 
-  // One message of the stream, parsed and checked by a validator ajv compiles from the server's
-  // own document (a function generated from the document: its `Event` schema).
-  const document: unknown = await (await fetch(`${url}/schema/openapi.json`)).json();
-  const ajv = new Ajv2020({ strict: false, validateFormats: false });
-  if (typeof document !== "object" || document === null) throw new Error("no document");
-  ajv.addSchema(document, "darkroad");
-  const isEvent = ajv.compile<Event>({ $ref: "darkroad#/components/schemas/Event" });
-  const parseEvent = (data: string): Event => {
-    const value: unknown = JSON.parse(data);
-    if (!isEvent(value)) throw new Error(`not an Event: ${ajv.errorsText(isEvent.errors)}`);
-    return value;
-  };
+  // One message of the stream, parsed and checked by the validator above.
   const stream = await api.GET("/v1/games/{game_id}/stream", {
     params: { path: { game_id }, header: { "Last-Event-ID": "0" } }, parseAs: "stream",
   });
