@@ -20,6 +20,7 @@ The committed ``openapi/openapi.json`` is this document for the base installatio
 from __future__ import annotations
 
 import copy
+import inspect
 import itertools
 import json
 import re
@@ -209,7 +210,14 @@ def _complete_schemas(schemas: dict[str, Any], engine: Engine) -> None:
     # request that creates a game has the installed seat kinds' fields.
     seat_kinds = SeatKindSurface(engine.seat_kinds)
     models = tuple(seat_kinds.new_game if model is NewGame else model for model in MODELS)
-    schemas.update(msgspec.json.schema_components(models, ref_template=_REF)[1])
+    components = msgspec.json.schema_components(models, ref_template=_REF)[1]
+    # A schema's description is its class's docstring: msgspec gives it as written before 0.23
+    # and cleaned (``inspect.cleandoc``) since; cleaned here, so that the document is the same
+    # whichever msgspec a fresh install gets.
+    for schema in components.values():
+        if "description" in schema:
+            schema["description"] = inspect.cleandoc(schema["description"])
+    schemas.update(components)
     seat_kinds.complete(schemas)
     for model in OPEN:
         schemas[model.__name__]["additionalProperties"] = True
