@@ -25,7 +25,7 @@ Options are ``"<card id>:<ability id>"``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from darkroad.core import (
@@ -80,12 +80,21 @@ def gift_of(ctx: Ctx, card: str, ability: int) -> str:
 def gift_options(ctx: Ctx, seat: int, gift: str) -> list[str]:
     """What ``seat`` can give as ``gift``: the resource itself, one of its heroes, or one
     of its goods of the requested type (basic or upgraded)."""
-    p = ctx.player(seat)
-    if gift in RESOURCE_GIFTS:
-        return [gift] if getattr(p, RESOURCE_GIFTS[gift]) else []
-    if gift == HERO:
-        return list(p.heroes)
-    return sorted({g for g in p.goods if good_type(g) == gift})
+    found = _givable(ctx.player(seat), gift)
+    return list(found) if gift in RESOURCE_GIFTS or gift == HERO else sorted(set(found))
+
+
+def _givable(player: Any, gift: str) -> Iterator[str]:
+    """What ``player`` has to give as ``gift``, one by one (the rule :func:`gift_options` lists
+    and :func:`can_give` asks about)."""
+    field = RESOURCE_GIFTS.get(gift)
+    if field is not None:
+        if getattr(player, field):
+            yield gift
+    elif gift == HERO:
+        yield from player.heroes
+    else:
+        yield from (g for g in player.goods if good_type(g) == gift)
 
 
 def gift_label(ctx: Ctx, gift: str, choice: str | None = None) -> str:
@@ -104,12 +113,7 @@ def can_gain(ctx: Ctx, seat: int, effect: str) -> bool:
 def can_give(player: Any, gift: str) -> bool:
     """Whether ``player`` has something to give as ``gift`` (``bool(gift_options(...))``, without
     listing them: the engine asks on every decision of a seat's own turn)."""
-    field = RESOURCE_GIFTS.get(gift)
-    if field is not None:
-        return bool(getattr(player, field))
-    if gift == HERO:
-        return bool(player.heroes)
-    return any(good_type(g) == gift for g in player.goods)
+    return next(_givable(player, gift), None) is not None
 
 
 def options(ctx: Ctx, seat: int, cid: str, usable: Usable) -> list[Option]:
