@@ -129,10 +129,6 @@ class Match:
             out[i] = 1
         return np.frombuffer(out, _INT8)
 
-    def allows(self, seat: int, index: int) -> bool:
-        """Whether ``index`` is one of ``seat``'s legal actions now (1 in its mask)."""
-        return index in self.offered(seat)[0]
-
     def awaiting(self) -> list[int]:
         """The seats the game awaits now."""
         assert self.game is not None
