@@ -67,7 +67,8 @@ logger = logging.getLogger("darkroad.api.bots")
 class Played:
     """What became of a job: ``played``, ``stood_in`` (the first legal action stood in for a bot
     that failed or timed out), ``stale`` (dropped), ``missing`` (the bot is not installed here:
-    left to a worker that has it)."""
+    left to a worker that has it), ``left`` (the game still awaits a bot under the job after
+    every attempt of this worker: left unacknowledged, for a reclaim)."""
 
     outcome: str
     stored: StoredGame | None = None
@@ -75,6 +76,12 @@ class Played:
     """Bot moves committed under the job (several when bots were awaited again)."""
     acked: bool = False
     """The job was acknowledged with the last move's commit."""
+
+
+def _current(stored: StoredGame, job: BotJob) -> bool:
+    """Whether ``job`` is still the game's to play: at the job's version, or a later one of
+    the run of moves keeping it (:attr:`StoredGame.job` names it)."""
+    return not stored.finished and (stored.version == job.version or stored.job == job.ref)
 
 
 class BotWorker:
@@ -235,7 +242,7 @@ class BotWorker:
         """Play ``job`` (if still current) and acknowledge it; what became of it."""
         self.metrics.bot_job_age.observe(max(0.0, time.time() - job.enqueued), job.bot)
         played = await self._play(job)
-        if not played.acked and played.outcome != "missing":
+        if not played.acked and played.outcome not in ("missing", "left"):
             await self.store.ack_job(job)
         self.metrics.bot_jobs.inc(job.bot, played.outcome)
         return played
@@ -245,9 +252,12 @@ class BotWorker:
         :attr:`chain` moves: each its own commit, keeping the job instead of enqueuing one)."""
         stored = await self.store.load(job.game_id)
         moves, stood_in = 0, False
-        while True:
-            current = stored is not None and (stored.version == job.version or stored.job == job.ref)
-            if stored is None or stored.finished or not current:
+        # A stale commit does not end the run while the game is still the job's: a failover
+        # that lost this worker's last commits (asynchronous replication) leaves the game at an
+        # earlier version of the run, awaiting the bot under this very job. Acknowledging the
+        # job then would leave that game with no job at all (played by nobody, ever).
+        for _attempt in range(2 * self.chain):
+            if stored is None or not _current(stored, job):
                 break
             lobby = lobbies.decode(stored.lobby)
             awaiting = self.engine.awaiting(self.games.game(stored))
@@ -264,14 +274,21 @@ class BotWorker:
             options = {}  # a think time is a budget: a bot that does not search against the clock is within it
             if record.think_time is not None and not record.replaced and "think_time" in self.engine.bots[bot_id].options:
                 options["think_time"] = record.think_time
+            before = stored
             outcome, stored, committed = await self._move(stored, seat, bot_id, options, job,
                                                           keep=moves + 1 < self.chain)
             if not committed:
+                if outcome == "stale" and stored is not before:  # the game as it is now: still the job's?
+                    continue
                 break
             moves += 1
             stood_in = stood_in or outcome == "stood_in"
             if stored.job != job.ref:  # not kept: acknowledged with this commit
                 return Played("stood_in" if stood_in else "played", stored, moves=moves, acked=True)
+        else:  # the game stayed the job's through every attempt: left for a reclaim
+            logger.warning("game %s: job %s is still awaited after %d attempts of worker %s; left for "
+                           "another claim", job.game_id, job.ref, 2 * self.chain, self.name)
+            return Played("left", stored, moves=moves)
         if not moves:
             return Played("stale", stored)
         return Played("stood_in" if stood_in else "played", stored, moves=moves)

@@ -5,6 +5,7 @@ hang given up, turn clocks that run with nobody reading the game."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from prometheus_client import generate_latest
@@ -24,6 +26,7 @@ from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import BotJob, GameStore, ReplicationTimeout
+from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
 
@@ -230,6 +233,45 @@ async def test_a_worker_dying_in_a_run_of_moves_leaves_the_job_to_another(engine
     assert played.outcome == "played" and played.moves >= 1
     stored = await store.load(game_id)
     assert stored is not None and stored.version == version + 1 + played.moves and stored.job is None
+    assert len(await store.actions(game_id)) == stored.version - version
+    assert await no_job_left(store)
+    assert await replays(engine, store, game_id)
+
+
+@pytest.mark.stores("memory")
+async def test_a_run_of_moves_whose_commit_a_failover_lost_is_played_again(engine: Engine, store: GameStore) -> None:
+    """A failover with asynchronous replication loses the worker's last commit of a run of
+    moves: its next commit is stale, and the game, as the new primary has it, is back at the
+    job's version, still awaiting the bot under this very job. The worker plays the move
+    again from there and on; it must not take the stale commit for the end of its job and
+    acknowledge it, which left the game with no job, played by nobody (the worker then stayed
+    silent: the flake of tests/api/app/test_api_bot_processes.py's Sentinel failover)."""
+    assert isinstance(store, MemoryStore)
+    settings = Settings()
+    _, game_id, version = await bot_then_human(engine, store, settings)
+    (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
+    (job,) = await store.take_jobs(shard, "w", 1, 0.1, 60.0)
+    worker = BotWorker(engine, store, settings, Metrics(), processes=False)
+    commit = worker.games.commit
+    lost = 0
+
+    async def commit_lost_once(game_id: str, *args: Any, **kwargs: Any) -> Any:
+        nonlocal lost
+        record = store._games[game_id]
+        saved = dataclasses.replace(record, events=list(record.events), actions=list(record.actions))
+        result = await commit(game_id, *args, **kwargs)
+        if not lost:  # acknowledged to the worker, then gone with the old primary
+            lost += 1
+            store._games[game_id] = saved
+        return result
+
+    worker.games.commit = commit_lost_once  # type: ignore[method-assign]
+    played = await worker.play(job)
+    assert lost == 1
+    assert played.outcome == "played" and played.acked
+    stored = await store.load(game_id)
+    assert stored is not None and stored.job is None
+    assert 1 in engine.awaiting(engine.loads(stored.state))  # the human's turn: the bot's moves all played
     assert len(await store.actions(game_id)) == stored.version - version
     assert await no_job_left(store)
     assert await replays(engine, store, game_id)
