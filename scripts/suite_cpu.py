@@ -12,7 +12,7 @@ times there depend on everyone's load::
         .venv/bin/python -m pytest -p suite_cpu -n 2 --dist loadgroup -q
     .venv/bin/python scripts/suite_cpu.py /tmp/suite-cpu [--top N]
 
-The summary: the totals, CPU by module, the tests taking the most CPU, and the makespan of
+The summary: the totals, CPU by kind (:data:`KINDS`) and by module, the tests taking the most CPU, and the makespan of
 xdist's ``loadgroup`` scheduling over these wall times at 4 workers (the units handed out as
 xdist does: groups by their number of tests, then single tests in collection order).
 """
@@ -128,6 +128,26 @@ def makespan(rows: list[dict[str, Any]], workers: int) -> float:
     return max(at for at, _ in free)
 
 
+KINDS = [
+    ("browser (chromium, node, the server)", ("tests/api/http/test_play_browser", "tests/api/http/test_api_docs_browser")),
+    ("schemathesis", ("tests/api/http/test_api_schemathesis.py",)),
+    ("Redis Cluster and Sentinel HA", ("tests/api/store/test_api_cluster_ha.py", "tests/api/store/test_api_sentinel_ha.py")),
+    ("generated clients (Python, TypeScript, Go)", ("tests/api/http/test_api_generated_clients.py",)),
+    ("invariant games and properties", ("tests/test_properties.py",)),
+    ("scaffold and fan pack (pip, inner pytest, mypy)", ("tests/test_scaffold.py", "tests/test_fan_pack.py")),
+    ("search bot", ("tests/test_search_bot.py",)),
+    ("API tests not listed above", ("tests/api/",)),
+    ("core tests not listed above", ("",)),
+]
+"""The kinds of test the summary adds up (docs/performance.md's table): the first whose prefix
+a test's id starts with."""
+
+
+def kind(test_id: str) -> str:
+    """The kind (:data:`KINDS`) of the test ``test_id``."""
+    return next(name for name, prefixes in KINDS if test_id.startswith(prefixes))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="the SUITE_CPU_DIR of a run")
@@ -138,6 +158,15 @@ def main() -> None:
     print(f"{len(rows)} tests: {sum(row['wall'] for row in rows):.0f} s of test time, {cpu:.0f} s of CPU "
           f"({sum(row['self'] for row in rows):.0f} s in the workers, {sum(row['kids'] for row in rows):.0f} s "
           f"in their descendants); loadgroup makespan at 4 workers {makespan(rows, 4):.0f} s")
+    kinds: dict[str, list[float]] = {name: [0.0, 0.0, 0] for name, _ in KINDS}
+    for row in rows:
+        total = kinds[kind(row["id"])]
+        total[0] += row["self"] + row["kids"]
+        total[1] += row["self"]
+        total[2] += 1
+    print(f"\n{'CPU s':>8} {'workers':>8} {'children':>8} {'tests':>6}  kind")
+    for name, (kind_cpu, own, count) in kinds.items():
+        print(f"{kind_cpu:8.1f} {own:8.1f} {kind_cpu - own:8.1f} {count:6d}  {name}")
     modules: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0])
     for row in rows:
         module = modules[row["id"].split("::")[0]]
