@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_scaffold import INNER_PYTEST
 
 from darkroad.core import Engine, GameConfig, i18n
 from darkroad.core.state import CompanionCard
@@ -384,8 +385,7 @@ def test_a_random_game_records_the_fan_hooks() -> None:
 def test_the_packs_own_example_test_passes() -> None:
     """What a fan copies first: the pack's own tests, run as its author would run them."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")} | {"PYTHONDONTWRITEBYTECODE": "1"}
-    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "tests"]
-    done = subprocess.run([sys.executable, *args], cwd=PACK, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, *INNER_PYTEST], cwd=PACK, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -91,8 +91,15 @@ def plugins_json(env: dict[str, str]) -> dict[str, Any]:
     return dict(json.loads(done.stdout))
 
 
+INNER_PYTEST = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark",
+                "-p", "no:faker", "-p", "no:schemathesis", "-p", "no:anyio", "tests"]
+"""A fan's pytest run of a package's own tests, in this environment: without the pytest plugins
+of darkroad's test extras that a fan's tests do not use and pyproject.toml turns off for
+darkroad's own (loading faker, schemathesis and anyio took 0.6 of a run's 1.1 s of CPU)."""
+
+
 def run_generated_tests(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "tests"], env, cwd=folder)
+    return run(INNER_PYTEST, env, cwd=folder)
 
 
 # -- names -------------------------------------------------------------------------------------------
