@@ -102,9 +102,9 @@ def texts(value: Any) -> list[str]:
     return []
 
 
-# Whole games on memory and one Redis (tests/api/conftest.py's STORES): the language changes
-# nothing a store is asked, and the Cluster and Sentinels play whole games in the HA tests.
-@pytest.mark.stores("memory", "redis")
+# Whole games in memory: the language changes nothing a store is asked (whole games on one
+# Redis: test_api_games.py; on the Cluster and Sentinels: the HA tests).
+@pytest.mark.stores("memory")
 @pytest.mark.parametrize("players", [2, 1])
 async def test_both_languages_play_the_same_game(client: httpx.AsyncClient, players: int) -> None:
     """Two games of one seed played with the same choices, one in English and one in Hungarian:
