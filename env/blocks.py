@@ -17,7 +17,7 @@ import struct
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import compress
-from operator import attrgetter, ne
+from operator import ne
 from typing import TYPE_CHECKING, Any
 
 from darkroad.core import HUMAN, Board, Player
@@ -195,22 +195,23 @@ class _Fields:
         return scalar(self.at[field][0], lambda v: len(v) / scale)
 
 
-_SEAT_VALUES = attrgetter("kind", "prestige", "position", "locked", "reserve", "special", "spent", "removed",
-                          "lanterns", "quartz", "horseshoes", "goods", "heroes", "commissions", "steeds", "upgrades",
-                          "delivered_commissions", "delivered_heroes", "deeds", "coins")
-"""What of a :class:`Player` its seat block is made of, read in one call; its dice in play and
-its companions follow (:func:`seat_values`)."""
 _NONE = ()
 (KIND, PRESTIGE, POSITION, LOCKED, RESERVE, SPECIAL, SPENT, REMOVED, LANTERNS, QUARTZ, HORSESHOES, GOODS, HEROES,
  COMMISSIONS, STEEDS, UPGRADES, DELIVERED_COMMISSIONS, DELIVERED_HEROES, DEEDS, COINS, POOL, COMPANIONS) = range(22)
 
 
 def seat_values(p: Player) -> tuple[Any, ...]:
-    """A seat block's values: :data:`_SEAT_VALUES`, then its dice in play and its companions
-    as ``(kind, value)`` and ``(card, gifts used)`` pairs (their records may change in place)."""
+    """A seat block's values, in the order of the names above: its fields, then its dice in
+    play and its companions as ``(kind, value)`` and ``(card, gifts used)`` pairs (their
+    records may change in place). Read attribute by attribute, not with one
+    ``operator.attrgetter``: on a slotted class the interpreter's specialised attribute reads
+    are cheaper than the generic lookup ``attrgetter`` makes for each name."""
     pool, companions = p.pool, p.companions
-    return _SEAT_VALUES(p) + ([(d.kind, d.value) for d in pool] if pool else _NONE,
-                              [(c.card, len(c.gifts)) for c in companions] if companions else _NONE)
+    return (p.kind, p.prestige, p.position, p.locked, p.reserve, p.special, p.spent, p.removed, p.lanterns,
+            p.quartz, p.horseshoes, p.goods, p.heroes, p.commissions, p.steeds, p.upgrades,
+            p.delivered_commissions, p.delivered_heroes, p.deeds, p.coins,
+            [(d.kind, d.value) for d in pool] if pool else _NONE,
+            [(c.card, len(c.gifts)) for c in companions] if companions else _NONE)
 
 
 def seat_fields(layout: Layout) -> list[tuple[int, Write]]:
@@ -301,16 +302,16 @@ class SeatBlock:
 _ONE = struct.pack("=f", 1.0)
 _NO_COINS = bytes(8)
 
-_BOARD_VALUES = attrgetter("wheel_offset", "dark_market", "ruins", "buildings", "inn", "courtyard", "companion_row",
-                           "upgrades", "five_coins", "market", "set_aside", "commission_stacks")
 (WHEEL, DARK_MARKET, RUINS, BUILDINGS, INN, COURTYARD, COMPANION_ROW, BOARD_UPGRADES, FIVE_COINS, MARKET, SET_ASIDE,
  STACKS, HERO_DECK, DEED_DECK, COMPANION_DECK) = range(15)
 
 
 def board_values(b: Board) -> tuple[Any, ...]:
-    """The board block's values: :data:`_BOARD_VALUES`, the commission stacks, the decks'
-    sizes."""
-    return _BOARD_VALUES(b) + (len(b.hero_deck), len(b.deed_deck), len(b.companion_deck))
+    """The board block's values, in the order of the names above (the decks by their sizes:
+    their order is hidden); read attribute by attribute, as :func:`seat_values`."""
+    return (b.wheel_offset, b.dark_market, b.ruins, b.buildings, b.inn, b.courtyard, b.companion_row, b.upgrades,
+            b.five_coins, b.market, b.set_aside, b.commission_stacks, len(b.hero_deck), len(b.deed_deck),
+            len(b.companion_deck))
 
 
 def board_fields(layout: Layout) -> list[tuple[int, Write]]:
