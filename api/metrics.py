@@ -207,7 +207,8 @@ class Metrics:
             registry, "darkroad_bot_jobs_total",
             "Bot jobs a worker finished, by bot and outcome: played, stood_in (the bot failed, answered "
             "something not legal or thought past DARKROAD_BOT_MOVE_TIMEOUT: the first legal action stood in), "
-            "stale (the game had moved on: dropped), missing (the bot is not installed in this worker).",
+            "stale (the game had moved on: dropped), missing (the bot is not installed in this worker), left "
+            "(the game still awaited the bot under the job after every attempt: left for a reclaim).",
             ("bot", "outcome"),
         )
         self.bot_job_age = Histogram(

@@ -25,7 +25,7 @@ from darkroad.api.app.service import GameService
 from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
-from darkroad.api.store.base import BotJob, GameStore, ReplicationTimeout
+from darkroad.api.store.base import BotJob, CommitResult, GameStore, Outcome, ReplicationTimeout, StoredGame
 from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
@@ -275,6 +275,38 @@ async def test_a_run_of_moves_whose_commit_a_failover_lost_is_played_again(engin
     assert len(await store.actions(game_id)) == stored.version - version
     assert await no_job_left(store)
     assert await replays(engine, store, game_id)
+
+
+async def test_a_job_the_game_still_awaits_after_every_attempt_is_left_for_a_reclaim(
+    engine: Engine, store: GameStore
+) -> None:
+    """Commits that are stale every time while the game still awaits the bot under the job
+    (as a failover that keeps losing them would make): the worker stops after its attempts
+    and leaves the job unacknowledged, for a claim once the worker is gone; it does not
+    acknowledge a job the game still needs."""
+    settings = Settings()
+    _, game_id, version = await bot_then_human(engine, store, settings)
+    (shard,) = [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]
+    (job,) = await store.take_jobs(shard, "w", 1, 0.1, 60.0)
+    worker = BotWorker(engine, store, settings, Metrics(), processes=False, chain=2)
+    attempts = 0
+
+    async def always_stale(game_id: str, *args: Any, **kwargs: Any) -> tuple[CommitResult, StoredGame]:
+        nonlocal attempts
+        attempts += 1
+        current = await store.load(game_id)
+        assert current is not None
+        return CommitResult(Outcome.STALE, current), current
+
+    worker.games.commit = always_stale  # type: ignore[method-assign]
+    played = await worker.play(job)
+    assert played.outcome == "left" and not played.acked and played.moves == 0
+    assert attempts == 4  # 2 x chain
+    stored = await store.load(game_id)
+    assert stored is not None and stored.version == version
+    await asyncio.sleep(0.2)
+    (claimed,) = await store.take_jobs(shard, "other", 1, 0.1, 0.1)  # still there, for another worker
+    assert claimed.ref == job.ref
 
 
 async def test_a_job_is_acknowledged_by_the_commit_of_its_move(engine: Engine, store: GameStore) -> None:
