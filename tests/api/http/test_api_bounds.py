@@ -18,6 +18,10 @@ from darkroad.core import Engine, hookimpl
 from darkroad.core.actions import MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from darkroad.core.errors import PluginError
 
+# What this module tests is the HTTP layer's (the store holds what every other game's does): in
+# memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
+pytestmark = pytest.mark.stores("memory", "redis")
+
 DOCUMENT = json.loads((Path(__file__).parents[3] / "openapi" / "openapi.json").read_text())
 PROBLEM = "application/problem+json"
 

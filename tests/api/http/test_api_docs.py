@@ -11,6 +11,10 @@ import pytest
 
 from darkroad.api.http.docs import swagger_version
 
+# What this module tests is the HTTP layer's (the store holds what every other game's does): in
+# memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
+pytestmark = pytest.mark.stores("memory", "redis")
+
 LOCAL = re.compile(r'(?:src|href)=["\']([^"\']+)["\']')
 
 

@@ -17,6 +17,10 @@ from litestar import Litestar
 
 from darkroad.api.settings import Settings
 
+# What this module tests is the HTTP layer's (the store holds what every other game's does): in
+# memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
+pytestmark = pytest.mark.stores("memory", "redis")
+
 HU = {"Accept-Language": "hu-HU,hu;q=0.9,en;q=0.8"}
 EN = {"Accept-Language": "en-US,en;q=0.9"}
 

@@ -19,6 +19,10 @@ from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
 from darkroad.api.settings import Settings
 from darkroad.core import Engine
 
+# What this module tests is the HTTP layer's (the store holds what every other game's does): in
+# memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
+pytestmark = pytest.mark.stores("memory", "redis")
+
 COMMITTED = Path(__file__).parents[3] / "openapi" / "openapi.json"
 METHODS = {"get", "post", "put", "patch", "delete"}
 

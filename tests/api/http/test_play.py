@@ -21,6 +21,10 @@ import pytest
 from darkroad.api.http.play import asset, page
 from darkroad.api.http.play_guide import PARTS
 
+# What this module tests is the HTTP layer's (the store holds what every other game's does): in
+# memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
+pytestmark = pytest.mark.stores("memory", "redis")
+
 ROOT = Path(__file__).resolve().parents[3]
 LOCAL = re.compile(r'(?:src|href)=["\']([^"\']+)["\']')
 GAME = "A" * 22
