@@ -103,8 +103,9 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     noted as references, with the journal that keeps what any of them held before it changed;
     a sequence of another type (a plugin's tuple) is copied as a list. The other seats' coins
     are noted as they are, and the plugin state hidden from ``seat`` encoded
-    (:func:`_plugin_state`). The value is ``(journal, marks, encoded)``, ``marks`` being the five
-    decks' then each other seat's deeds and coins."""
+    (:func:`_plugin_state`). The value is ``(journal, marks, encoded, automated)``, ``marks``
+    being the five decks' then each other seat's deeds and coins (as :func:`_now` reads them),
+    and ``automated`` the automated seats' state (:func:`automated`), read in the same pass."""
     b = game.board
     hero, companion, deed, events, stacks = b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks
     if not (type(hero) is TrackedList and type(companion) is TrackedList and type(deed) is TrackedList
@@ -113,15 +114,33 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
         events, stacks = _map_mark(b, "events"), _map_mark(b, "commission_stacks")
     marks: list[Any] = [hero, companion, deed, events, stacks]
     state: list[Any] = []  # the other seats' own plugin state (read in the same pass)
+    auto = False
     for p in game.players:
         if p.seat != seat:
             deeds = p.deeds
-            marks.append(deeds if type(deeds) is TrackedList else _deeds_mark(p))
-            marks.append(p.coins)
+            marks += (deeds if type(deeds) is TrackedList else _deeds_mark(p)), p.coins
             if p.extra:
                 state.append((p.seat, p.extra))
-    journal: Journal = []
-    return journal, marks, _plugin_state(game, seat, state)
+        if p.kind != HUMAN:
+            auto = True
+    return [], marks, _plugin_state(game, seat, state), automated(game) if auto else b""
+
+
+def _now(game: Game, seat: int) -> tuple[list[Any], bytes, bytes]:
+    """What :func:`hidden` noted, read from the game as it is now (nothing converted or copied):
+    the marks, the hidden plugin state encoded and the automated seats' state."""
+    b = game.board
+    marks: list[Any] = [b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks]
+    state: list[Any] = []
+    auto = False
+    for p in game.players:
+        if p.seat != seat:
+            marks += p.deeds, p.coins
+            if p.extra:
+                state.append((p.seat, p.extra))
+        if p.kind != HUMAN:
+            auto = True
+    return marks, _plugin_state(game, seat, state), automated(game) if auto else b""
 
 
 def _plugin_state(game: Game, seat: int, state: list[Any]) -> bytes:
@@ -182,32 +201,23 @@ def _map_mark(board: Board, name: str) -> Any:
     return list(value), [list(v) for v in value.values()]
 
 
-def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
+def unchanged(game: Game, seat: int, before: tuple[Any, ...], now: tuple[Any, ...] | None = None) -> bool:
     """Whether what is hidden from ``seat`` is what :func:`hidden` noted as ``before``, compared
-    by value (sequences as lists). When no tracked object changed (the journal is empty) and the
-    noted decks and deeds are still in place, their contents are unchanged without a look;
-    otherwise each is compared with what the journal says it held (or its copy)."""
-    journal, marks, state = before
-    b = game.board
-    if not journal and marks[0] is b.hero_deck and marks[1] is b.companion_deck and marks[2] is b.deed_deck \
-            and marks[3] is b.events and marks[4] is b.commission_stacks:
-        i = 5
-        now: list[Any] = []
-        for p in game.players:
-            if p.seat != seat:
-                if i == len(marks) or marks[i] is not p.deeds or marks[i + 1] != p.coins:
-                    break
-                i += 2
-                if p.extra:
-                    now.append((p.seat, p.extra))
-        else:
-            if i == len(marks):
-                return bool(state == _plugin_state(game, seat, now))
+    by value (sequences as lists); ``now``: :func:`_now` of the game, when read already. When no
+    tracked object changed (the journal is empty), every noted deck and deeds list still holds
+    what it held, so the marks read now equal the noted ones (compared in one step: the same
+    objects, the same coins) exactly when nothing hidden changed; the maps of decks must be the
+    same objects too (their keys' order counts). Otherwise each is compared with what the journal
+    says it held (or its copy)."""
+    journal, marks, state = before[:3]
+    now_marks, now_state, _ = _now(game, seat) if now is None else now
+    if not journal and now_marks == marks and now_marks[3] is marks[3] and now_marks[4] is marks[4]:
+        return bool(now_state == state)
     return _unchanged_by_value(game, seat, before)
 
 
 def _unchanged_by_value(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
-    journal, marks, state = before
+    journal, marks, state = before[:3]
     b = game.board
     hero, companion, deed, events, stacks = marks[:5]
     if not (_same_list(hero, b.hero_deck, journal) and _same_list(companion, b.companion_deck, journal)
@@ -272,7 +282,9 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
     if not own_turn:
         return "not-your-turn", [], (), b"", None
     noted = hidden(engine, game, action.seat)
-    return "", list(game.rng), noted, automated(game), tracked.watch(noted[0]) if noted else None
+    if not noted:  # (nothing noted: benchmarks/instructions.py switching the snapshot off)
+        return "", list(game.rng), noted, b"", None
+    return "", list(game.rng), noted, noted[3], tracked.watch(noted[0])
 
 
 def done(noted: Probe) -> None:
@@ -311,11 +323,12 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
             return "private"
     if ctx.checkpoints:
         return "declared"
-    if automated(game) != noted[3]:
+    now = _now(game, seat)  # (one pass for both)
+    if now[2] != noted[3]:
         return "automated"
-    if not unchanged(game, seat, noted[2]):
+    if not unchanged(game, seat, noted[2], now):
         return "revealed"
-    if game.active != seat or engine.awaiting(game) != [seat]:
+    if game.active != seat or engine.kernel.awaiting(game) != [seat]:
         return "passed"
     return ""
 
