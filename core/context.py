@@ -288,7 +288,7 @@ class Ctx:
     def fits(self, seat: int, goods: Iterable[str]) -> bool:
         """Whether the good tokens ``goods`` (``"potion"``, ``"potion+"``) fit ``seat``'s storage
         together (an exact packing of their shapes)."""
-        return self.engine.packer.fits(list(map(good_type, goods)), self.storage_spec(seat))
+        return self.engine.packer.fits(goods, self.storage_spec(seat))
 
     def gain_good(self, seat: int, good: str, source: str = "") -> None:
         """Store ``good``; if it does not fit, the player discards goods until it does."""

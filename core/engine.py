@@ -38,7 +38,7 @@ from .content import Component
 from .context import Ctx
 from .errors import MissingPlugin
 from .hooks import call as call_hook
-from .hooks import is_dict_list
+from .hooks import call_seat, is_dict_list
 from .kernel import OWN_TURN_PHASES as OWN_TURN_PHASES  # (re-exported, as WITHDRAWN)
 from .kernel import WITHDRAWN_KEY as WITHDRAWN_KEY
 from .kernel import Kernel
@@ -260,7 +260,12 @@ class Engine:
                 any_slots += 1
         grids: list[tuple[int, int]] = []
         fixed: list[tuple[tuple[int, int], ...]] = []
-        for exts in call_hook(ctx, "darkroad_storage_extensions", is_dict_list, False, {"seat": seat}):
+        impls = self.hook_impls["darkroad_storage_extensions"]
+        if self.monitors:  # (watched: through the hook call that tells the monitors)
+            found = call_hook(ctx, "darkroad_storage_extensions", is_dict_list, False, {"seat": seat})
+        else:
+            found = call_seat(ctx, "darkroad_storage_extensions", is_dict_list, seat, impls) if impls else []
+        for exts in found:
             for ext in exts:
                 any_slots += int(ext.get("any_slots", 0))
                 if "extra_grid" in ext:

@@ -23,6 +23,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
+from .goods import upgraded
 from .memo import Memo
 
 Shape: TypeAlias = tuple[tuple[int, int], ...]
@@ -262,7 +263,9 @@ class Packer:
 
     def __init__(self, footprints: Mapping[str, Iterable[Sequence[int]]], *, cache_size: int = 65536) -> None:
         """``footprints`` maps each good type id to its shape; ``cache_size`` bounds each table
-        of what the searches need."""
+        of what the searches need. Goods are asked about by type id or as tokens: a tile's
+        upgraded side (``"potion+"``, :mod:`~darkroad.core.goods`) has its type's shape, so a
+        wagon's goods are counted as they are held."""
         self._shapes: list[Shape] = []
         self._shape_of: dict[str, int] = {}
         for good, footprint in footprints.items():
@@ -270,6 +273,8 @@ class Packer:
             if canon not in self._shapes:
                 self._shapes.append(canon)
             self._shape_of[good] = self._shapes.index(canon)
+        for good, shape in list(self._shape_of.items()):
+            self._shape_of.setdefault(upgraded(good), shape)
         self._areas = [len(s) for s in self._shapes]
         # _beats[a][b]: putting b in an any-slot instead of a never hurts, as a fits where b was.
         self._beats = [[len(a) < len(b) and _embeds(a, b) for b in self._shapes] for a in self._shapes]
@@ -280,7 +285,7 @@ class Packer:
         packer-setups``)."""
 
     def fits(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> bool:
-        """Whether all ``goods`` (good type ids, in any order) fit in storage ``spec``."""
+        """Whether all ``goods`` (good type ids or tokens, in any order) fit in storage ``spec``."""
         return self._solve(self._count(goods), spec) is not None
 
     def arrangement(self, goods: Iterable[str], spec: StorageSpec = StorageSpec()) -> dict[str, Any] | None:
