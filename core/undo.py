@@ -93,6 +93,10 @@ the RNG state, what is hidden from the acting seat (:func:`hidden`), the automat
 and the journal's watch (:func:`done` ends it)."""
 
 
+_TRACKED = (TrackedList, TrackedList, TrackedList, TrackedDict, TrackedDict)
+"""The types of the board's hidden sequences once :func:`hidden` has tracked them."""
+
+
 def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     """What ``seat``'s view leaves out (but the RNG), noted to compare after an action
     (:func:`unchanged`): an action that changes it moved something hidden from ``seat``, or
@@ -108,8 +112,8 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     and ``automated`` the automated seats' state (:func:`automated`), read in the same pass."""
     b = game.board
     hero, companion, deed, events, stacks = b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks
-    if not (type(hero) is TrackedList and type(companion) is TrackedList and type(deed) is TrackedList
-            and type(events) is TrackedDict and events.tracked and type(stacks) is TrackedDict and stacks.tracked):
+    if (type(hero), type(companion), type(deed), type(events), type(stacks)) != _TRACKED \
+            or not (events.tracked and stacks.tracked):
         hero, companion, deed = _list_mark(b, "hero_deck"), _list_mark(b, "companion_deck"), _list_mark(b, "deed_deck")
         events, stacks = _map_mark(b, "events"), _map_mark(b, "commission_stacks")
     marks: list[Any] = [hero, companion, deed, events, stacks]
