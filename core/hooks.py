@@ -144,6 +144,31 @@ def call_seat(ctx: Ctx, name: str, check: Check, seat: int, impls: list[Impl]) -
 _CTX_SEAT = ("ctx", "seat")
 
 
+def call_with(ctx: Ctx, name: str, check: Check, first: bool, names: tuple[str, ...], args: tuple[Any, ...],
+              impls: list[Impl]) -> list[Any]:
+    """:func:`call` with no monitor watching, the hook's arguments given as ``args`` in the
+    order of its specification's ``names`` (``ctx`` first): an implementation taking them all
+    is called with them as they are, one taking some with those. The same results and
+    failures, without the keyword arguments' plumbing (a view's projected score asks a deed's
+    score per deed)."""
+    out = []
+    for plugin, fn, argnames in impls:
+        try:
+            result = fn(*args) if argnames == names else fn(*map(dict(zip(names, args)).__getitem__, argnames))
+        except DarkroadError:
+            raise
+        except Exception as exc:
+            raise _failed(plugin, name, exc) from exc
+        if result is not None:
+            if not check(result):
+                raise _refused(plugin, name, result, check)
+            ctx.answered.add(plugin)
+            out.append(result)
+            if first:
+                break
+    return out
+
+
 def _failed(plugin: str, name: str, exc: Exception) -> PluginError:
     return PluginError(f"plugin {plugin!r} failed in {name}: {type(exc).__name__}: {exc}", plugin=plugin)
 

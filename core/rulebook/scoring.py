@@ -62,9 +62,17 @@ def deed_score(ctx: Ctx, seat: int, deed: str) -> Mapping[str, int]:
     """What ``deed`` pays ``seat`` now (``darkroad_deed_score``; empty when no plugin answers),
     asked of the plugin providing the deed first (:attr:`Registry.deed_impls
     <darkroad.core.registry.Registry.deed_impls>`)."""
-    impls = ctx.engine.registry.deed_impls.get(deed)
-    got = hooks.call(ctx, "darkroad_deed_score", is_score, True, {"seat": seat, "deed": deed}, impls)
+    engine = ctx.engine
+    impls = engine.registry.deed_impls.get(deed)
+    if impls is None or engine.monitors:  # (a deed nobody provides: every implementation; or watched)
+        got = hooks.call(ctx, "darkroad_deed_score", is_score, True, {"seat": seat, "deed": deed}, impls)
+    else:
+        got = hooks.call_with(ctx, "darkroad_deed_score", is_score, True, _DEED_ARGS, (ctx, seat, deed), impls)
     return got[0] if got else {}
+
+
+_DEED_ARGS = ("ctx", "seat", "deed")
+"""``darkroad_deed_score``'s arguments, in its specification's order."""
 
 
 _GOT = {"coins": "coins", "prestige": "prestige", "vp": "vp"}
