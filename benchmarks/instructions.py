@@ -100,8 +100,7 @@ _k.Kernel._is_step_option = lambda self, ctx, task, step, action: True
     "undo-snapshot": """
 from darkroad.core import undo as _u
 _u.hidden = lambda engine, game, seat: ()
-_u._now = lambda game, seat: ([], b"", b"")
-_u.unchanged = lambda game, seat, before, now=None: True
+_u._compare = lambda game, seat, before: (True, b"")
 """,
     "invariants": """
 from darkroad.core import invariants as _i

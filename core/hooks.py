@@ -154,7 +154,7 @@ def call_with(ctx: Ctx, name: str, check: Check, first: bool, names: tuple[str, 
     out = []
     for plugin, fn, argnames in impls:
         try:
-            result = fn(*args) if argnames == names else fn(*map(dict(zip(names, args)).__getitem__, argnames))
+            result = fn(*args) if argnames == names else fn(*map(dict(zip(names, args, strict=True)).__getitem__, argnames))
         except DarkroadError:
             raise
         except Exception as exc:

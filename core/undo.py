@@ -62,6 +62,7 @@ from .actions import Action
 from .errors import CannotUndo, IllegalAction
 from .i18n import N_, Text
 from .seats import HUMAN
+from .steps import Step
 from .tracked import Journal, TrackedDict, TrackedList
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ REASONS = {
 """Why an action is a checkpoint, by code (the reasons a refused undo gives)."""
 
 _encode = msgspec.json.Encoder().encode
+_snapshot = msgspec.msgpack.Encoder().encode
+"""A value noted to compare after an action, encoded: MessagePack, which costs less to write
+than JSON and is as faithful to what it encodes."""
 
 
 Probe = tuple[str, list[int], tuple[Any, ...], bytes, "Token[Any] | None"]
@@ -108,8 +112,8 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     a sequence of another type (a plugin's tuple) is copied as a list. The other seats' coins
     are noted as they are, and the plugin state hidden from ``seat`` encoded
     (:func:`_plugin_state`). The value is ``(journal, marks, encoded, automated)``, ``marks``
-    being the five decks' then each other seat's deeds and coins (as :func:`_now` reads them),
-    and ``automated`` the automated seats' state (:func:`automated`), read in the same pass."""
+    being the five decks' then each other seat's deeds and coins, and ``automated`` the
+    automated seats' state (:func:`automated`), read in the same pass."""
     b = game.board
     hero, companion, deed, events, stacks = b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks
     if (type(hero), type(companion), type(deed), type(events), type(stacks)) != _TRACKED \
@@ -122,29 +126,13 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     for p in game.players:
         if p.seat != seat:
             deeds = p.deeds
-            marks += (deeds if type(deeds) is TrackedList else _deeds_mark(p)), p.coins
+            marks.append(deeds if type(deeds) is TrackedList else _deeds_mark(p))
+            marks.append(p.coins)
             if p.extra:
                 state.append((p.seat, p.extra))
         if p.kind != HUMAN:
             auto = True
     return [], marks, _plugin_state(game, seat, state), automated(game) if auto else b""
-
-
-def _now(game: Game, seat: int) -> tuple[list[Any], bytes, bytes]:
-    """What :func:`hidden` noted, read from the game as it is now (nothing converted or copied):
-    the marks, the hidden plugin state encoded and the automated seats' state."""
-    b = game.board
-    marks: list[Any] = [b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks]
-    state: list[Any] = []
-    auto = False
-    for p in game.players:
-        if p.seat != seat:
-            marks += p.deeds, p.coins
-            if p.extra:
-                state.append((p.seat, p.extra))
-        if p.kind != HUMAN:
-            auto = True
-    return marks, _plugin_state(game, seat, state), automated(game) if auto else b""
 
 
 def _plugin_state(game: Game, seat: int, state: list[Any]) -> bytes:
@@ -153,7 +141,7 @@ def _plugin_state(game: Game, seat: int, state: list[Any]) -> bytes:
     tasks' data, and last the board's hidden keys (``board.extra`` keys starting with ``_``;
     ``None`` when it has none)."""
     for t in game.stack:
-        if t.data and t.seat != seat and t.seat != -1:
+        if t.seat != seat and t.seat != -1 and t.data:
             state.append(t.data)
     extra = game.board.extra
     if extra:
@@ -165,7 +153,7 @@ def _plugin_state(game: Game, seat: int, state: list[Any]) -> bytes:
             state.append(extra)  # (the usual case: every key is a plugin's hidden bookkeeping)
     else:
         state.append(None)
-    return _encode(state)
+    return _snapshot(state)
 
 
 def _deeds_mark(player: Player) -> list[str]:
@@ -205,19 +193,38 @@ def _map_mark(board: Board, name: str) -> Any:
     return list(value), [list(v) for v in value.values()]
 
 
-def unchanged(game: Game, seat: int, before: tuple[Any, ...], now: tuple[Any, ...] | None = None) -> bool:
+def unchanged(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
     """Whether what is hidden from ``seat`` is what :func:`hidden` noted as ``before``, compared
-    by value (sequences as lists); ``now``: :func:`_now` of the game, when read already. When no
-    tracked object changed (the journal is empty), every noted deck and deeds list still holds
-    what it held, so the marks read now equal the noted ones (compared in one step: the same
-    objects, the same coins) exactly when nothing hidden changed; the maps of decks must be the
-    same objects too (their keys' order counts). Otherwise each is compared with what the journal
-    says it held (or its copy)."""
+    by value (sequences as lists): :func:`_compare`'s answer."""
+    return _compare(game, seat, before)[0]
+
+
+def _compare(game: Game, seat: int, before: tuple[Any, ...]) -> tuple[bool, bytes]:
+    """Whether what is hidden from ``seat`` is what :func:`hidden` noted as ``before``, and the
+    automated seats' state now (:func:`automated`; read in the same pass). When no tracked
+    object changed (the journal is empty) and the noted decks and deeds are still in place, their
+    contents are unchanged without a look; otherwise each is compared with what the journal says
+    it held (or its copy)."""
     journal, marks, state = before[:3]
-    now_marks, now_state, _ = _now(game, seat) if now is None else now
-    if not journal and now_marks == marks and now_marks[3] is marks[3] and now_marks[4] is marks[4]:
-        return bool(now_state == state)
-    return _unchanged_by_value(game, seat, before)
+    b = game.board
+    if not journal and marks[0] is b.hero_deck and marks[1] is b.companion_deck and marks[2] is b.deed_deck \
+            and marks[3] is b.events and marks[4] is b.commission_stacks:
+        i = 5
+        now: list[Any] = []
+        auto = False
+        for p in game.players:
+            if p.seat != seat:
+                if i == len(marks) or marks[i] is not p.deeds or marks[i + 1] != p.coins:
+                    break
+                i += 2
+                if p.extra:
+                    now.append((p.seat, p.extra))
+            if p.kind != HUMAN:
+                auto = True
+        else:
+            if i == len(marks):
+                return state == _plugin_state(game, seat, now), automated(game) if auto else b""
+    return _unchanged_by_value(game, seat, before), automated(game)
 
 
 def _unchanged_by_value(game: Game, seat: int, before: tuple[Any, ...]) -> bool:
@@ -271,7 +278,7 @@ def automated(game: Game) -> bytes:
     """The automated seats' whole state, encoded: it changes when one of them acts."""
     for player in game.players:
         if player.kind != HUMAN:
-            return _encode([p for p in game.players if p.kind != HUMAN])
+            return _snapshot([p for p in game.players if p.kind != HUMAN])
     return b""
 
 
@@ -327,14 +334,17 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
             return "private"
     if ctx.checkpoints:
         return "declared"
-    now = _now(game, seat)  # (one pass for both)
-    if now[2] != noted[3]:
+    same, auto = _compare(game, seat, noted[2])
+    if auto != noted[3]:
         return "automated"
-    if not unchanged(game, seat, noted[2], now):
+    if not same:
         return "revealed"
-    if game.active != seat or engine.kernel.awaiting(game) != [seat]:
+    if game.active != seat:
         return "passed"
-    return ""
+    stack = game.stack
+    if stack and stack[-1].seat == seat and type(engine.kernel.steps[stack[-1].kind]).seats is Step.seats:
+        return ""  # a decision of the seat alone (what awaiting answers without a look)
+    return "passed" if engine.kernel.awaiting(game) != [seat] else ""
 
 
 def refusal(game: Game, seat: int) -> str | None:
