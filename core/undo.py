@@ -114,7 +114,7 @@ def hidden(engine: Engine, game: Game, seat: int) -> tuple[Any, ...]:
     (:func:`_plugin_state`). The value is ``(journal, marks, encoded, automated)``, ``marks``
     being the five decks' then each other seat's deeds and coins, and ``automated`` the
     automated seats' state (:func:`automated`), read in the same pass."""
-    b = game.board
+    b: Any = game.board  # (its sequences' types are checked here, by comparison: mypy cannot follow)
     hero, companion, deed, events, stacks = b.hero_deck, b.companion_deck, b.deed_deck, b.events, b.commission_stacks
     if (type(hero), type(companion), type(deed), type(events), type(stacks)) != _TRACKED \
             or not (events.tracked and stacks.tracked):
