@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import hooks, rng
 from .goods import good_type, is_upgraded
-from .i18n import current_locale as _locale
+from .i18n import locale_now as _locale
 from .state import CompanionCard, Event, Game, Player, Task
 
 if TYPE_CHECKING:
@@ -43,6 +43,11 @@ class Ctx:
     Attributes: ``game`` (the :class:`Game`), ``engine``, ``content`` (the merged card
     data and components), ``events`` (the events of this action so far).
     """
+
+    # Its own attributes in slots: the kernel makes a Ctx for every call. ``__dict__`` keeps the
+    # freedom to set any other (made only when one is set), ``__weakref__`` weak references.
+    __slots__ = ("engine", "game", "content", "events", "answered", "overflows", "checkpoints",
+                 "__dict__", "__weakref__")
 
     def __init__(self, engine: Engine, game: Game) -> None:
         self.engine = engine

@@ -60,6 +60,11 @@ def current_locale() -> str:
     return _LOCALE.get()
 
 
+locale_now = _LOCALE.get
+""":func:`current_locale` as the context variable's own ``get``: no Python call, for the words
+made at every decision (each label asks it)."""
+
+
 def set_locale(locale: str) -> Token[str]:
     """Make ``locale`` the language of the current context (until :func:`reset_locale` with the
     token). An unknown language is refused: :func:`negotiate` first."""

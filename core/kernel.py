@@ -61,6 +61,8 @@ _TASK_SEAT = Step.seats
 WITHDRAWN_KEY = "_withdrawn"
 """``task.data`` key of a decision's withdrawn answers: ``[seat, type, option]`` triples."""
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
+FINISHED = "finished"
+"""The phase of a finished game (:attr:`Game.finished <darkroad.core.state.Game.finished>`)."""
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
 
 
@@ -215,10 +217,11 @@ class Kernel:
 
     def awaiting(self, game: Game) -> list[int]:
         """The seats the game is waiting for (several for simultaneous steps)."""
-        top = self.top(game)
-        if top is None:
+        stack = game.stack  # (the top, read here: asked before every answer)
+        if not stack:
             return []
-        task, step = top
+        task = stack[-1]
+        step = self.steps[task.kind]
         if type(step).seats is _TASK_SEAT:
             return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self.engine, game)
@@ -272,10 +275,11 @@ class Kernel:
             i18n.reset_locale(token)
 
     def _legal(self, game: Game, seat: int, actions: Callable[[str, int, Iterable[Option]], list[Action]]) -> list[Action]:
-        top = self.top(game)
-        if top is None or game.finished:
+        stack = game.stack  # (the top, read here: asked before every answer)
+        if not stack or game.phase == FINISHED:
             return []
-        task, step = top
+        task = stack[-1]
+        step = self.steps[task.kind]
         ctx = Ctx(self.engine, game)
         if (seat != task.seat if type(step).seats is _TASK_SEAT else seat not in step.seats(ctx, task)) \
                 or (0 <= seat < len(game.players) and game.players[seat].kind != HUMAN):  # (is_automated)
@@ -318,12 +322,13 @@ class Kernel:
         """The pending decision of ``ctx.game`` that ``action`` legally answers, or the
         :class:`IllegalAction` (or subclass) saying why it does not; the game is not touched."""
         game = ctx.game
-        if game.finished:
+        if game.phase == FINISHED:  # (game.finished, read here: every answer asks)
             raise GameFinished("the game is over")
-        top = self.top(game)
-        if top is None:
+        stack = game.stack
+        if not stack:
             raise IllegalAction("the game is not waiting for any decision")
-        task, step = top
+        task = stack[-1]
+        step = self.steps[task.kind]
         if not self._is_step_option(ctx, task, step, action):
             self._check_legal(game, task, step, action)
         ctx.answered.clear()  # who answered the questions is not who resolved the action

@@ -308,7 +308,7 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
     """After ``action`` resolved (``game.version`` counted): extend the acting seat's undo
     chain, or mark the action a checkpoint."""
     turn = game.turn
-    if game.finished:
+    if game.phase == "finished":  # (game.finished, read here: every action asks)
         turn.undo = None
         return
     seat = action.seat

@@ -52,7 +52,7 @@ HERO_CLASSES = {"knight": N_("knight"), "skirmisher": N_("skirmisher"), "alchemi
 
 
 _SOURCE = i18n.DEFAULT_LOCALE
-_locale = i18n.current_locale
+_locale = i18n.locale_now
 
 
 def say(message: str, /, **params: Any) -> str:
