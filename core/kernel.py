@@ -220,8 +220,7 @@ class Kernel:
         stack = game.stack  # (the top, read here: asked before every answer)
         if not stack:
             return []
-        task = stack[-1]
-        step = self.steps[task.kind]
+        task, step = stack[-1], self.steps[stack[-1].kind]
         if type(step).seats is _TASK_SEAT:
             return [task.seat]  # one seat: settling skipped the decision if it had no option
         ctx = Ctx(self.engine, game)
@@ -278,8 +277,7 @@ class Kernel:
         stack = game.stack  # (the top, read here: asked before every answer)
         if not stack or game.phase == FINISHED:
             return []
-        task = stack[-1]
-        step = self.steps[task.kind]
+        task, step = stack[-1], self.steps[stack[-1].kind]
         ctx = Ctx(self.engine, game)
         if (seat != task.seat if type(step).seats is _TASK_SEAT else seat not in step.seats(ctx, task)) \
                 or (0 <= seat < len(game.players) and game.players[seat].kind != HUMAN):  # (is_automated)
@@ -327,8 +325,7 @@ class Kernel:
         stack = game.stack
         if not stack:
             raise IllegalAction("the game is not waiting for any decision")
-        task = stack[-1]
-        step = self.steps[task.kind]
+        task, step = stack[-1], self.steps[stack[-1].kind]
         if not self._is_step_option(ctx, task, step, action):
             self._check_legal(game, task, step, action)
         ctx.answered.clear()  # who answered the questions is not who resolved the action
