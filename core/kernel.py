@@ -119,7 +119,11 @@ class Kernel:
         """Run automatic steps and skip decisions without options until a decision waits.
         An overflow called for is settled first, before anything else."""
         game = ctx.game
-        automated = self.automated(game)
+        automated: dict[int, SeatKind] = {}
+        for p in game.players:  # (players only, as a rule: no call to make the empty answer)
+            if p.kind != HUMAN:
+                automated = self.automated(game)
+                break
         steps = self.steps
         while True:
             if ctx.overflows:
@@ -411,7 +415,7 @@ class Kernel:
         # the seat's log, in words: the rulebook's own decisions log what they do (moved, bought, ...).
         if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
             ctx.emit("answered", seat, private=True, decision=kind, option=option,
-                     **self._answer_words(ctx, task, step, action))
+                     **_answer_words(self, ctx, task, step, action))
         if kind == "companion":
             if not ctx.first("darkroad_companion_use", is_bool, seat=seat, option=option):
                 raise PluginError(f"no plugin resolved companion option {option!r}")
@@ -421,26 +425,6 @@ class Kernel:
         else:
             ctx.game.stack.pop()
             step.choose(ctx, task, seat, option)
-
-    def _answer_words(self, ctx: Ctx, task: Task, step: Step, action: Action) -> dict[str, Any]:
-        """``{"labels": {language: label}}``: the answer's label as its decision lists it (the one
-        wording of the option, its plugin's) in every language the engine speaks, so that the
-        event is the same whoever's call applied it and is read in its reader's language (the
-        seat's log after a reload, a replay); empty when no label is found. A companion ability
-        has none: its card names it ("chose an ability of <card>"), and its label would ask every
-        companion the seat holds whether its abilities are usable again, once per language, at
-        every ability used."""
-        if action.type == "companion":
-            return {}
-        labels = {}
-        for locale in i18n.LOCALES:
-            with i18n.use_locale(locale):
-                options = self.options(ctx, task, step, action.seat)
-            label = next((label for option, label in options if option == action.option), None)
-            if label is None:
-                return {}
-            labels[locale] = label
-        return {"labels": labels}
 
     def withdraw(self, game: Game, action: Action, reason: str = "", plugin: str = "") -> tuple[Action, list[Event]]:
         """Take ``action`` out of the answers of the pending decision, after a plugin failed
@@ -465,3 +449,24 @@ class Kernel:
         plugin = self.registry.blame(exc)
         where = f"plugin {plugin!r}" if plugin else "the engine"
         return PluginError(f"{where} failed: {type(exc).__name__}: {exc}", plugin=plugin or "")
+
+
+def _answer_words(kernel: Kernel, ctx: Ctx, task: Task, step: Step, action: Action) -> dict[str, Any]:
+    """``{"labels": {language: label}}``: the answer's label as its decision lists it (the one
+    wording of the option, its plugin's) in every language the engine speaks, so that the
+    event is the same whoever's call applied it and is read in its reader's language (the
+    seat's log after a reload, a replay); empty when no label is found. A companion ability
+    has none: its card names it ("chose an ability of <card>"), and its label would ask every
+    companion the seat holds whether its abilities are usable again, once per language, at
+    every ability used."""
+    if action.type == "companion":
+        return {}
+    labels = {}
+    for locale in i18n.LOCALES:
+        with i18n.use_locale(locale):
+            options = kernel.options(ctx, task, step, action.seat)
+        label = next((label for option, label in options if option == action.option), None)
+        if label is None:
+            return {}
+        labels[locale] = label
+    return {"labels": labels}
