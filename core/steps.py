@@ -99,6 +99,8 @@ class Step:
         (its plugin's catalog; the core's for the rulebook's steps)."""
         if not self.prompt:
             return self.kind.replace("_", " ")
+        if i18n.locale_now() == i18n.DEFAULT_LOCALE:
+            return self.prompt  # English, the source language, is the message itself (as ``say``'s)
         domain = i18n.domain_of(type(self).__module__)
         return self.prompt if domain is None else domain.gettext(self.prompt)
 
