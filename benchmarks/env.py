@@ -30,6 +30,14 @@ environment are left out (counting whole runs and subtracting a short run from a
 moved by tens of thousands of instructions a step from run to run)::
 
     .venv/bin/python benchmarks/env.py --instructions [--games 4] [--players 2]
+
+``--cache`` counts the same way with callgrind's cache and branch simulation (a 32 KiB
+first-level instruction and data cache, as this machine's): per step, the instructions, the
+first-level instruction and data cache misses and the mispredicted branches of each phase, and
+of the instructions an environment adds to the engine's, those events per 1,000: what makes an
+instruction of one phase cost more time than one of the other (docs/agents.md, Speed)::
+
+    .venv/bin/python benchmarks/env.py --cache [--games 3] [--players 2]
 """
 
 from __future__ import annotations
@@ -129,19 +137,32 @@ def play_counted(name: str, engine: Engine, players: int, games: int) -> int:
     return functools.reduce(lambda steps, seed: steps + play(seed), range(games), 0)
 
 
-def count_instructions(name: str, games: int, players: int) -> tuple[int, int]:
-    """Instructions and steps of phase ``name``'s ``games`` games (:func:`play_counted`),
-    counted by valgrind's callgrind."""
+CACHE_SIM = ("--cache-sim=yes", "--branch-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64")
+"""Callgrind's cache and branch simulation (``--cache``): the first-level caches of this
+machine's cores, and a last level given (callgrind reads a shared cache's size wrongly here)."""
+
+
+def count_events(name: str, games: int, players: int, sim: tuple[str, ...] = ()) -> tuple[dict[str, int], int]:
+    """Callgrind's events (``Ir``: instructions; with ``sim``, cache misses and branches too)
+    and steps of phase ``name``'s ``games`` games (:func:`play_counted`)."""
     run = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--toggle-collect=functools_reduce", "--callgrind-out-file=/dev/null",
+        ["valgrind", "--tool=callgrind", "--toggle-collect=functools_reduce", "--callgrind-out-file=/dev/null", *sim,
          sys.executable, __file__, "--play", name, "--games", str(games), "--players", str(players)],
         capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"},
         check=False)
-    found = re.search(r"Collected\s*:\s*([\d,]+)", run.stderr)
+    events = re.search(r"Events\s*:\s*([\w ]+)$", run.stderr, re.M)
+    found = re.search(r"Collected\s*:\s*([\d ]+)$", run.stderr, re.M)
     steps = re.search(r"^steps (\d+)$", run.stdout, re.M)
-    if run.returncode or found is None or steps is None:
+    if run.returncode or events is None or found is None or steps is None:
         raise SystemExit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
-    return int(found.group(1).replace(",", "")), int(steps.group(1))
+    return dict(zip(events.group(1).split(), map(int, found.group(1).split()), strict=True)), int(steps.group(1))
+
+
+def count_instructions(name: str, games: int, players: int) -> tuple[int, int]:
+    """Instructions and steps of phase ``name``'s ``games`` games (:func:`play_counted`),
+    counted by valgrind's callgrind."""
+    events, steps = count_events(name, games, players)
+    return events["Ir"], steps
 
 
 def instructions(games: int, players: int) -> dict[str, object]:
@@ -156,6 +177,27 @@ def instructions(games: int, players: int) -> dict[str, object]:
             "ratio_to_engine": {k: round(per_step["engine"] / v, 3) for k, v in per_step.items()}}
 
 
+def cache(games: int, players: int) -> dict[str, object]:
+    """Per step of the engine's and the wrapped environment's phases: instructions, first-level
+    cache misses (instruction; data, read and written) and mispredicted branches (conditional
+    and indirect); and, of what the environment adds to the engine's step, those events per
+    1,000 instructions against the engine's own rate."""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        counted = dict(zip(("engine", "env"), pool.map(lambda name: count_events(name, games, players, CACHE_SIM),
+                                                       ("engine", "env")), strict=True))
+    kinds = {"instructions": ("Ir",), "I1_misses": ("I1mr",), "D1_misses": ("D1mr", "D1mw"),
+             "mispredicted_branches": ("Bcm", "Bim")}
+    per_step = {name: {k: sum(events[e] for e in names) / steps for k, names in kinds.items()}
+                for name, (events, steps) in counted.items()}
+    engine, env = per_step["engine"], per_step["env"]
+    added = env["instructions"] - engine["instructions"]
+    return {"players": players, "games": games,
+            "per_step": {name: {k: round(v) for k, v in row.items()} for name, row in per_step.items()},
+            "per_1000_instructions": {
+                "engine": {k: round(1000 * engine[k] / engine["instructions"], 1) for k in kinds if k != "instructions"},
+                "env_added": {k: round(1000 * (env[k] - engine[k]) / added, 1) for k in kinds if k != "instructions"}}}
+
+
 PHASES = ("engine", "raw", "env")
 """The phases ``--instructions`` counts."""
 
@@ -166,11 +208,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each playing every phase once")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind instead")
+    parser.add_argument("--cache", action="store_true",
+                        help="simulate the caches and branches with valgrind: misses per step, engine and env")
     parser.add_argument("--play", help=argparse.SUPPRESS)  # one phase's games (what --instructions counts)
     args = parser.parse_args()
     players = args.players
     if args.instructions:
         print(json.dumps(instructions(args.games, players), indent=2))
+        return
+    if args.cache:
+        print(json.dumps(cache(args.games, players), indent=2))
         return
     engine = Engine.load()
     if args.play:
