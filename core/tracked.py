@@ -39,7 +39,8 @@ _JOURNALS: ContextVar[tuple[Journal, ...]] = ContextVar("darkroad_tracked_journa
 
 def watch(journal: Journal) -> Token[tuple[Journal, ...]]:
     """Start noting every tracked object's first change into ``journal`` (until :func:`unwatch`)."""
-    return _JOURNALS.set((*_JOURNALS.get(), journal))
+    kept = _JOURNALS.get()
+    return _JOURNALS.set(kept + (journal,) if kept else (journal,))
 
 
 def unwatch(token: Token[tuple[Journal, ...]]) -> None:

@@ -294,8 +294,8 @@ def probe(engine: Engine, game: Game, action: Action, seats: Sequence[int], own_
         return "not-your-turn", [], (), b"", None
     noted = hidden(engine, game, action.seat)
     if not noted:  # (nothing noted: benchmarks/instructions.py switching the snapshot off)
-        return "", list(game.rng), noted, b"", None
-    return "", list(game.rng), noted, noted[3], tracked.watch(noted[0])
+        return "", game.rng[:], noted, b"", None
+    return "", game.rng[:], noted, noted[3], tracked.watch(noted[0])
 
 
 def done(noted: Probe) -> None:
