@@ -31,10 +31,17 @@ FIELDS = ("seat", "known", "total", "low", "high", "coins", "prestige", "base", 
 """The fields of a projection (each always present)."""
 
 
-def projected(engine: Engine, game: Game, viewer: int | None) -> list[dict[str, Any]]:
-    """Every seat's projected final score as ``viewer`` may see it (``None``: a spectator)."""
-    ctx = Ctx(engine, game)
-    return [_seat(ctx, p.seat, game.finished or p.seat == viewer) for p in game.players]
+def projected(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None = None) -> list[dict[str, Any]]:
+    """Every seat's projected final score as ``viewer`` may see it (``None``: a spectator);
+    ``ctx``: the game's context, when the caller has one already (a view asks the engine
+    several things of the same game)."""
+    if ctx is None:
+        ctx = Ctx(engine, game)
+    finished = game.finished
+    out = []
+    for p in game.players:  # (a loop: no comprehension's frame, on every view)
+        out.append(_seat(ctx, p.seat, finished or p.seat == viewer))
+    return out
 
 
 def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:

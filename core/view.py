@@ -282,6 +282,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
     decision = engine.decision(game)
     caravan = game.turn.caravan
     finished = game.finished
+    ctx = Ctx(engine, game)  # one for every question the view asks of this game
     return {
         "schema_version": game.schema_version,
         "version": game.version,
@@ -297,25 +298,26 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "config": _config(engine, game, encoded is not None),
         "board": _board(engine, game, encoded),
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
-        "players": _players(engine, game, seat, names, encoded),
-        "projected": projected(engine, game, seat),
+        "players": _players(engine, ctx, seat, names, encoded),
+        "projected": projected(engine, game, seat, ctx),
         "score": _final_score(engine, game) if finished else None,
         "winners": list(game.winners) if finished else None,
     }
 
 
-def _players(engine: Engine, game: Game, seat: int | None, names: Sequence[str | None] | None,
+def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | None] | None,
              encoded: EncodedPlayers | None) -> list[Any]:
-    """The view's ``players``: every seat's block, its coins and deeds shown to its own seat
-    (and to everyone once the game is over)."""
+    """The view's ``players`` of ``ctx``'s game: every seat's block, its coins and deeds shown
+    to its own seat (and to everyone once the game is over)."""
+    game = ctx.game
     table = encoded if encoded is not None and len(game.players) >= encoded.FROM_PLAYERS else None
-    spec_of = engine.storage_specs(Ctx(engine, game))
+    storage_spec = engine.storage_spec
     finished = game.finished
     players: list[Any] = []
     for i, p in enumerate(game.players):
         name = NO_NAME if names is None else names[i]
         # Worked out once per player: the storage block's arrangement and a kept block's key.
-        spec = spec_of(p.seat) if p.kind == HUMAN else None
+        spec = storage_spec(ctx, p.seat) if p.kind == HUMAN else None
         if table is None:
             players.append(_player(engine, spec, p, finished or p.seat == seat, name, encoded is not None))
         else:
@@ -350,7 +352,7 @@ def _board(engine: Engine, game: Game, encoded: EncodedPlayers | None) -> dict[s
         "deed_deck": len(b.deed_deck),
         "companion_row": row,
         "companion_deck": len(b.companion_deck),
-        "event_decks": dict(zip(b.events, map(len, b.events.values()), strict=True)),
+        "event_decks": {route: len(deck) for route, deck in b.events.items()},
         "upgrades": sorted(b.upgrades),
         "five_coins": b.five_coins,
         "dark_market": ("north", "east", "south", "west")[b.dark_market],
