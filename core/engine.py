@@ -37,8 +37,8 @@ from .bots import Bot
 from .content import Component
 from .context import Ctx
 from .errors import MissingPlugin
+from .hooks import SEAT_ARGS, call_with, is_dict_list
 from .hooks import call as call_hook
-from .hooks import call_seat, is_dict_list
 from .kernel import OWN_TURN_PHASES as OWN_TURN_PHASES  # (re-exported, as WITHDRAWN)
 from .kernel import WITHDRAWN_KEY as WITHDRAWN_KEY
 from .kernel import Kernel
@@ -264,7 +264,7 @@ class Engine:
         if self.monitors:  # (watched: through the hook call that tells the monitors)
             found = call_hook(ctx, "darkroad_storage_extensions", is_dict_list, False, {"seat": seat})
         else:
-            found = call_seat(ctx, "darkroad_storage_extensions", is_dict_list, seat, impls) if impls else []
+            found = call_with(ctx, "darkroad_storage_extensions", is_dict_list, False, SEAT_ARGS, (ctx, seat), impls) if impls else []
         for exts in found:
             for ext in exts:
                 any_slots += int(ext.get("any_slots", 0))

@@ -121,27 +121,8 @@ def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str
     return out
 
 
-def call_seat(ctx: Ctx, name: str, check: Check, seat: int, impls: list[Impl]) -> list[Any]:
-    """:func:`call` of a merged hook that takes ``(ctx, seat)``, with no monitor watching: the
-    same results and failures, without the keyword arguments' plumbing (the kernel asks the
-    companions' hook on every decision of a seat's own turn)."""
-    out = []
-    for plugin, fn, argnames in impls:
-        try:
-            result = fn(ctx, seat) if argnames == _CTX_SEAT else fn(*map({"ctx": ctx, "seat": seat}.__getitem__, argnames))
-        except DarkroadError:
-            raise
-        except Exception as exc:
-            raise _failed(plugin, name, exc) from exc
-        if result is not None:
-            if not check(result):
-                raise _refused(plugin, name, result, check)
-            ctx.answered.add(plugin)
-            out.append(result)
-    return out
-
-
-_CTX_SEAT = ("ctx", "seat")
+SEAT_ARGS = ("ctx", "seat")
+"""The arguments of a hook asked of one seat, ``(ctx, seat)``, for :func:`call_with`."""
 
 
 def call_with(ctx: Ctx, name: str, check: Check, first: bool, names: tuple[str, ...], args: tuple[Any, ...],

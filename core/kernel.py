@@ -43,7 +43,7 @@ from .actionlog import WITHDRAWN
 from .actions import Action
 from .context import Ctx
 from .errors import DarkroadError, GameFinished, IllegalAction, NotYourDecision, PluginError
-from .hooks import PluginStep, call_seat, is_bool, is_extra_options, is_options
+from .hooks import SEAT_ARGS, PluginStep, call_with, is_bool, is_extra_options, is_options
 from .hooks import call as call_hook
 from .rng import seed_state
 from .seats import HUMAN, SeatKind
@@ -259,7 +259,7 @@ class Kernel:
         if self.monitors:
             results = call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, asked)
         else:
-            results = call_seat(ctx, "darkroad_companion_options", is_options, seat, asked)
+            results = call_with(ctx, "darkroad_companion_options", is_options, False, SEAT_ARGS, (ctx, seat), asked)
         out: list[Option] = []
         for opts in results:
             if opts:  # (usually none: no ability usable now)

@@ -1,6 +1,6 @@
 """The companions' hook asked on every decision of a seat's own turn (``Kernel.companion_options``):
 with no monitor watching the engine, the kernel calls the implementations directly
-(``hooks.call_seat``) instead of through the general hook call. The answers, the failures and the
+(``hooks.call_with``) instead of through the general hook call. The answers, the failures and the
 plugins named must be the same either way."""
 
 from __future__ import annotations
