@@ -38,7 +38,6 @@ from .content import Component
 from .context import Ctx
 from .errors import MissingPlugin
 from .hooks import SEAT_ARGS, call_with, is_dict_list
-from .hooks import call as call_hook
 from .kernel import OWN_TURN_PHASES as OWN_TURN_PHASES  # (re-exported, as WITHDRAWN)
 from .kernel import WITHDRAWN_KEY as WITHDRAWN_KEY
 from .kernel import Kernel
@@ -260,11 +259,8 @@ class Engine:
                 any_slots += 1
         grids: list[tuple[int, int]] = []
         fixed: list[tuple[tuple[int, int], ...]] = []
-        impls = self.hook_impls["darkroad_storage_extensions"]
-        if self.monitors:  # (watched: through the hook call that tells the monitors)
-            found = call_hook(ctx, "darkroad_storage_extensions", is_dict_list, False, {"seat": seat})
-        else:
-            found = call_with(ctx, "darkroad_storage_extensions", is_dict_list, False, SEAT_ARGS, (ctx, seat), impls) if impls else []
+        found = call_with(ctx, "darkroad_storage_extensions", is_dict_list, False, SEAT_ARGS, (ctx, seat),
+                          self.hook_impls["darkroad_storage_extensions"])
         for exts in found:
             for ext in exts:
                 any_slots += int(ext.get("any_slots", 0))

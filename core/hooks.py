@@ -127,11 +127,14 @@ SEAT_ARGS = ("ctx", "seat")
 
 def call_with(ctx: Ctx, name: str, check: Check, first: bool, names: tuple[str, ...], args: tuple[Any, ...],
               impls: list[Impl]) -> list[Any]:
-    """:func:`call` with no monitor watching, the hook's arguments given as ``args`` in the
-    order of its specification's ``names`` (``ctx`` first): an implementation taking them all
-    is called with them as they are, one taking some with those. The same results and
-    failures, without the keyword arguments' plumbing (a view's projected score asks a deed's
-    score per deed)."""
+    """:func:`call` of ``impls``, the hook's arguments given as ``args`` in the order of its
+    specification's ``names`` (``ctx`` first): an implementation taking them all is called with
+    them as they are, one taking some with those. The same results and failures, without the
+    keyword arguments' plumbing when no monitor watches (the hooks asked on every decision and
+    every view: the companions' options, storage extensions, a deed's score); with one, through
+    :func:`call`, which tells the monitors."""
+    if ctx.engine.monitors:
+        return call(ctx, name, check, first, dict(zip(names[1:], args[1:], strict=True)), impls)
     out = []
     for plugin, fn, argnames in impls:
         try:

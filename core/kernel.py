@@ -44,10 +44,9 @@ from .actions import Action
 from .context import Ctx
 from .errors import DarkroadError, GameFinished, IllegalAction, NotYourDecision, PluginError
 from .hooks import SEAT_ARGS, PluginStep, call_with, is_bool, is_extra_options, is_options
-from .hooks import call as call_hook
 from .rng import seed_state
 from .seats import HUMAN, SeatKind
-from .state import Event, Game, GameConfig, Task
+from .state import FINISHED, Event, Game, GameConfig, Task
 from .steps import Option, Step
 
 if TYPE_CHECKING:
@@ -61,8 +60,6 @@ _TASK_SEAT = Step.seats
 WITHDRAWN_KEY = "_withdrawn"
 """``task.data`` key of a decision's withdrawn answers: ``[seat, type, option]`` triples."""
 OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
-FINISHED = "finished"
-"""The phase of a finished game (:attr:`Game.finished <darkroad.core.state.Game.finished>`)."""
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
 
 
@@ -256,10 +253,7 @@ class Kernel:
             asked = []
             for name in sorted({n for card in cards if (n := card_plugins.get(card.card)) is not None}):
                 asked += self._companion_impls.get(name, ())
-        if self.monitors:
-            results = call_hook(ctx, "darkroad_companion_options", is_options, False, {"seat": seat}, asked)
-        else:
-            results = call_with(ctx, "darkroad_companion_options", is_options, False, SEAT_ARGS, (ctx, seat), asked)
+        results = call_with(ctx, "darkroad_companion_options", is_options, False, SEAT_ARGS, (ctx, seat), asked)
         out: list[Option] = []
         for opts in results:
             if opts:  # (usually none: no ability usable now)

@@ -22,6 +22,10 @@ an ``extra`` mapping for plugins' keys. Version 2: the settings and seat state o
 seat kind's) moved from fields of their own into ``GameConfig.options`` and ``Player.extra``.
 :func:`serde.upgrade` reads both older versions."""
 
+FINISHED = "finished"
+"""The phase of a finished game (:attr:`Game.finished`): the one spelling, which the hot paths
+compare with directly."""
+
 
 @define(kw_only=True)
 class GameConfig:
@@ -326,7 +330,7 @@ class Game:
 
     @property
     def finished(self) -> bool:
-        return self.phase == "finished"
+        return self.phase == FINISHED
 
     def player(self, seat: int) -> Player:
         return self.players[seat]

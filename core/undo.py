@@ -62,6 +62,7 @@ from .actions import Action
 from .errors import CannotUndo, IllegalAction
 from .i18n import N_, Text
 from .seats import HUMAN
+from .state import FINISHED
 from .steps import Step
 from .tracked import Journal, TrackedDict, TrackedList
 
@@ -308,7 +309,7 @@ def track(engine: Engine, game: Game, action: Action, noted: Probe, ctx: Ctx) ->
     """After ``action`` resolved (``game.version`` counted): extend the acting seat's undo
     chain, or mark the action a checkpoint."""
     turn = game.turn
-    if game.phase == "finished":  # (game.finished, read here: every action asks)
+    if game.phase == FINISHED:  # (game.finished, read here: every action asks)
         turn.undo = None
         return
     seat = action.seat

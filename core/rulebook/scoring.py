@@ -20,7 +20,7 @@ from ..context import Ctx
 from ..hooks import is_score
 from ..hookspecs import hookimpl
 from ..seats import HUMAN, TIEBREAKERS
-from ..state import ScoreLine, Task
+from ..state import FINISHED, ScoreLine, Task
 from ..steps import Step
 from ..wording import count, say
 
@@ -62,10 +62,9 @@ def deed_score(ctx: Ctx, seat: int, deed: str) -> Mapping[str, int]:
     """What ``deed`` pays ``seat`` now (``darkroad_deed_score``; empty when no plugin answers),
     asked of the plugin providing the deed first (:attr:`Registry.deed_impls
     <darkroad.core.registry.Registry.deed_impls>`)."""
-    engine = ctx.engine
-    impls = engine.registry.deed_impls.get(deed)
-    if impls is None or engine.monitors:  # (a deed nobody provides: every implementation; or watched)
-        got = hooks.call(ctx, "darkroad_deed_score", is_score, True, {"seat": seat, "deed": deed}, impls)
+    impls = ctx.engine.registry.deed_impls.get(deed)
+    if impls is None:  # (a deed nobody provides: every implementation)
+        got = hooks.call(ctx, "darkroad_deed_score", is_score, True, {"seat": seat, "deed": deed})
     else:
         got = hooks.call_with(ctx, "darkroad_deed_score", is_score, True, _DEED_ARGS, (ctx, seat, deed), impls)
     return got[0] if got else {}
@@ -137,7 +136,7 @@ class FinalScoring(Step):
         g.score = [score_seat(ctx, s) for s in range(len(g.players))]
         kinds = ctx.engine.automated(g)
         g.winners = rank(g.score, {seat: kind.tiebreakers for seat, kind in kinds.items()})
-        g.phase = "finished"
+        g.phase = FINISHED
         for s in g.score:
             for deed in g.players[s.seat].deeds:
                 ctx.emit("deed_revealed", s.seat, deed=deed)
