@@ -104,7 +104,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         own_after, children_after = _cpu()
-        record = {"id": item.nodeid, "wall": time.monotonic() - started, "self": own_after - own,
+        record = {"id": item.nodeid, "start": time.time() - (time.monotonic() - started),
+                  "wall": time.monotonic() - started, "self": own_after - own,
                   "kids": children_after - children, "slow": item.get_closest_marker("slow") is not None,
                   "spawned": list(_spawned)}
         _out.write(json.dumps(record) + "\n")

@@ -437,7 +437,11 @@ class ApiServer:
             env.pop("DARKROAD_REDIS_URL", None)
         self._stderr.seek(0)
         self._stderr.truncate()
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env)
+        # In a session of its own, so that what the server starts (uvicorn's worker processes with
+        # --workers, the bot pool's processes) goes with it: a server killed -9, or stopped after
+        # its shutdown timed out, left those running, orphaned (a leftover beside a finished run).
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._stderr, env=env,
+                                        start_new_session=True)
         _RUNNING.add(self)
         # Wait until this very process listens: a port taken by another program meanwhile
         # (another test run on the machine) would accept connections too, and the test would
@@ -460,11 +464,13 @@ class ApiServer:
         assert self.process is not None
         self.process.kill()
         self.process.wait(timeout=10)
+        _kill_group(self.process)
         self.process = None
         _RUNNING.discard(self)
 
     def stop(self) -> str:
-        """Stop the server (SIGTERM, then SIGKILL); returns what it wrote to stderr."""
+        """Stop the server (SIGTERM, then SIGKILL) and whatever it started that outlived it
+        (SIGKILL); returns what it wrote to stderr."""
         if self.process is not None:
             self.process.terminate()
             try:
@@ -472,6 +478,7 @@ class ApiServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+            _kill_group(self.process)
             self.process = None
         _RUNNING.discard(self)
         return self.log()
@@ -485,6 +492,13 @@ class ApiServer:
 
 
 _RUNNING: set[ApiServer] = set()
+
+
+def _kill_group(leader: subprocess.Popen[bytes]) -> None:
+    """``kill -9`` what is left of the session ``leader`` started (it has exited: only its
+    children, which a clean shutdown has already stopped, may remain)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(leader.pid, 9)
 """The servers started and not stopped yet."""
 
 
