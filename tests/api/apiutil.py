@@ -494,7 +494,26 @@ class ApiServer:
 _RUNNING: set[ApiServer] = set()
 
 
-def _kill_group(leader: subprocess.Popen[bytes]) -> None:
+def run_script(command: list[str], *, timeout: float, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(command, capture_output=True, text=True, timeout=timeout, **kwargs)``, in
+    a session of its own: whatever the script started in the background (``darkroad serve`` for
+    the example clients, node, go) is killed with it when it runs out of time (``subprocess.run``
+    kills the script alone, whose ``trap ... EXIT`` then never stops its server) or leaves
+    something behind."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kwargs) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            process.communicate()
+            raise
+        finally:
+            _kill_group(process)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _kill_group(leader: subprocess.Popen[Any]) -> None:
     """``kill -9`` what is left of the session ``leader`` started (it has exited: only its
     children, which a clean shutdown has already stopped, may remain)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from apiutil import ApiServer, RedisServer, free_port
+from apiutil import ApiServer, RedisServer, free_port, run_script
 from httpx_sse import EventSource
 
 ROOT = Path(__file__).parents[3]
@@ -240,8 +240,7 @@ def test_go_client() -> None:
         pytest.skip("go (Debian's golang-go) is not installed")
     env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable,
            "PORT": str(free_port()), "GENERATOR": str(Path(sys.executable).parent / "openapi-generator-cli")}
-    run = subprocess.run([str(ROOT / "scripts" / "check-go-client")], capture_output=True, text=True, timeout=600,
-                         env=env, cwd=ROOT)
+    run = run_script([str(ROOT / "scripts" / "check-go-client")], timeout=600, env=env, cwd=ROOT)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert run.stdout.count("winners: seat") == 3
 
@@ -251,7 +250,6 @@ def test_typescript_client() -> None:
         pytest.skip("npm (node >= 20) is not installed")
     env = {**os.environ, "DARKROAD": str(Path(sys.executable).parent / "darkroad"), "PYTHON": sys.executable,
            "PORT": str(free_port())}
-    run = subprocess.run([str(ROOT / "scripts" / "check-ts-client")], capture_output=True, text=True, timeout=600,
-                         env=env, cwd=ROOT)
+    run = run_script([str(ROOT / "scripts" / "check-ts-client")], timeout=600, env=env, cwd=ROOT)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert run.stdout.count("winners: seat") == 3
