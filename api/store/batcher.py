@@ -61,9 +61,10 @@ class _Command:
 class Batcher:
     """Sends the commands issued during one event-loop turn together, one pipeline per node.
 
-    :meth:`call` queues a command and returns its reply's future; the first command of a
-    turn schedules a task that, on the next turn, sends everything queued by then in one
-    non-transactional pipeline per Redis node and hands each caller its own reply or error.
+    :meth:`call` queues a command and waits for its reply; the caller of the first command of
+    a turn sends everything queued by then (on the next turn while other batches are on their
+    way; at once when none is) in one non-transactional pipeline per Redis node and hands each
+    caller its own reply or error.
     Pipelines of successive turns overlap on separate pooled connections, so a slow reply
     never holds up later commands. Commands of one caller keep their order (a caller awaits
     each reply before its next command); commands of different callers were concurrent
@@ -110,39 +111,85 @@ class Batcher:
         self._loop: asyncio.AbstractEventLoop | None = None
         """The running loop of the batch pending (:meth:`call`)."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._flying = 0
+        """Batches on their way (sent by their callers, replies not all read)."""
 
-    def call(self, route: str, *args: Any, write: bool = False) -> asyncio.Future[Any]:
-        """Queue one command (``"HMGET", key, field, ...``) for the node of key ``route``;
-        await the result for its reply. ``write``: the command may write (see ``wait_replicas``)."""
-        if self._pending:
+    async def call(self, route: str, *args: Any, write: bool = False) -> Any:
+        """Send one command (``"HMGET", key, field, ...``) to the node of key ``route`` with the
+        other commands of this turn of the event loop, and return its reply (or raise its error).
+        ``write``: the command may write (see ``wait_replicas``).
+
+        The first command of a turn leads its batch, sent by its caller, who hands each command
+        its reply: at once when no batch is on its way (an idle process: nothing to wait for),
+        else after one turn of the loop, in which the turn's other callers queue theirs (a busy
+        process: one pipeline for them all). A task per batch, as the batcher had, cost an
+        action a task and two more turns of the loop (docs/performance.md). A caller cancelled
+        while it leads hands the rest of its batch to a task, which sends it again (safe: see
+        the class docstring)."""
+        pending = self._pending
+        if pending:
             # The batch's first command read the running loop in this very turn of it: this
             # one is in the same turn. (Python 3.11's asyncio.get_running_loop makes a system
             # call each time, to notice a fork.)
             loop = self._loop
             assert loop is not None
-        else:
-            loop = self._loop = asyncio.get_running_loop()
-            task = loop.create_task(self._send())
+            future: asyncio.Future[Any] = loop.create_future()
+            pending.append(_Command(route, args, write, future))
+            return await future
+        loop = self._loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        batch = [_Command(route, args, write, future)]
+        if self._flying:  # pipelines on their way (a busy process): the turn's other commands join
+            self._pending = batch
+            try:
+                await asyncio.sleep(0)
+            except BaseException:  # cancelled before sending: the others' commands go on
+                future.cancel()
+                self._hand_over(batch)
+                raise
+            finally:
+                if self._pending is batch:
+                    self._pending = []
+        self._flying += 1
+        try:
+            await self._deliver(batch)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):  # this caller gave up: the others' commands go on
+                future.cancel()
+                self._hand_over(batch)
+                raise
+            self._fail_all(batch, exc)  # a bug: every caller learns of it
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._flying -= 1
+        return future.result()
+
+    def _hand_over(self, batch: list[_Command]) -> None:
+        """Send what is left of ``batch`` (the commands whose callers still wait) from a task."""
+        rest = [command for command in batch if not command.future.done()]
+        if rest:
+            task = asyncio.get_running_loop().create_task(self._send(rest))
             self._tasks.add(task)  # the loop keeps only weak references to tasks
             task.add_done_callback(self._tasks.discard)
-        future: asyncio.Future[Any] = loop.create_future()
-        self._pending.append(_Command(route, args, write, future))
-        return future
 
-    async def _send(self) -> None:
-        batch, self._pending = self._pending, []
+    async def _send(self, batch: list[_Command]) -> None:
         try:
             await self._deliver(batch)
         except BaseException as exc:  # a bug, or this task cancelled at shutdown
-            for command in batch:
-                if command.future.done():
-                    continue
-                if isinstance(exc, asyncio.CancelledError):
-                    command.future.cancel()
-                else:
-                    command.future.set_exception(exc)
+            self._fail_all(batch, exc)
             if not isinstance(exc, Exception):
                 raise
+
+    @staticmethod
+    def _fail_all(batch: list[_Command], exc: BaseException) -> None:
+        for command in batch:
+            if command.future.done():
+                continue
+            if isinstance(exc, asyncio.CancelledError):
+                command.future.cancel()
+            else:
+                command.future.set_exception(exc)
 
     def _route(self, commands: list[_Command]) -> tuple[list[tuple[Node, bool, list[_Command]]], list[_Failure]]:
         """``commands`` grouped by the node to send them to (and whether their pipeline ends
