@@ -163,9 +163,10 @@ class Engine:
         """The seats the game is waiting for (several for simultaneous steps)."""
         return self.kernel.awaiting(game)
 
-    def decision(self, game: Game) -> dict[str, Any] | None:
-        """The pending decision: its type, awaited seats and a human prompt."""
-        return self.kernel.decision(game)
+    def decision(self, game: Game, ctx: Ctx | None = None) -> dict[str, Any] | None:
+        """The pending decision: its type, awaited seats and a human prompt; ``ctx``: a
+        context of ``game`` the caller has already (a view asks several things of one game)."""
+        return self.kernel.decision(game, ctx)
 
     def legal_actions(self, game: Game, seat: int, *, words: bool = True) -> list[Action]:
         """Every legal answer of ``seat`` now (empty when it is not ``seat``'s decision).

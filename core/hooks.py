@@ -86,7 +86,15 @@ def is_extra_options(v: Any) -> bool:
 
 
 def is_score(v: Any) -> bool:
-    return isinstance(v, dict) and all(k in ("coins", "prestige", "vp") and is_int(n) for k, n in v.items())
+    if not isinstance(v, dict):
+        return False
+    for k, n in v.items():  # (a loop, no generator: every deed's score in every view is checked)
+        if k not in _SCORE_KEYS or not isinstance(n, int) or isinstance(n, bool):
+            return False
+    return True
+
+
+_SCORE_KEYS = frozenset(("coins", "prestige", "vp"))
 
 
 def call(ctx: Ctx, name: str, check: Check | None, first: bool, kwargs: dict[str, Any],

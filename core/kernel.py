@@ -224,19 +224,28 @@ class Kernel:
         task, step = stack[-1], self.steps[stack[-1].kind]
         if type(step).seats is _TASK_SEAT:
             return [task.seat]  # one seat: settling skipped the decision if it had no option
-        ctx = Ctx(self.engine, game)
+        return self._awaited(Ctx(self.engine, game), task, step)
+
+    def _awaited(self, ctx: Ctx, task: Task, step: Step) -> list[int]:
+        """:meth:`awaiting` of the decision ``task`` on top of ``ctx``'s game, its step's seats
+        asked."""
         seats = list(step.seats(ctx, task))
         if len(seats) == 1:
             return seats  # settling skipped the decision if it had no option
         return [s for s in seats if self.has_option(ctx, task, step, s)]
 
-    def decision(self, game: Game) -> dict[str, Any] | None:
-        """The pending decision: its type, awaited seats and a human prompt."""
-        top = self.top(game)
-        if top is None:
+    def decision(self, game: Game, ctx: Ctx | None = None) -> dict[str, Any] | None:
+        """The pending decision: its type, awaited seats and a human prompt; ``ctx``: the
+        game's context, when the caller has one (a view asks several things of one game)."""
+        stack = game.stack
+        if not stack:
             return None
-        task, step = top
-        return {"type": task.kind, "seats": self.awaiting(game), "prompt": step.describe(Ctx(self.engine, game), task)}
+        task = stack[-1]
+        step = self.steps[task.kind]
+        if ctx is None:
+            ctx = Ctx(self.engine, game)
+        seats = [task.seat] if type(step).seats is _TASK_SEAT else self._awaited(ctx, task, step)
+        return {"type": task.kind, "seats": seats, "prompt": step.describe(ctx, task)}
 
     def companion_options(self, ctx: Ctx, seat: int) -> list[Option]:
         """``seat``'s companion abilities usable now, asked of the plugins providing a

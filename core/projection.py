@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .context import Ctx
-from .rulebook.scoring import score_seat
+from .rulebook.scoring import score_seat, score_totals
 from .seats import HUMAN
 
 if TYPE_CHECKING:
@@ -47,11 +47,17 @@ def projected(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None = 
 def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
     p = ctx.player(seat)
     if known:
-        finished = ctx.game.finished and len(ctx.game.score) > seat
-        line = ctx.game.score[seat] if finished else score_seat(ctx, seat, worded=False)
-        vp = line.total - line.base
-        return {"seat": seat, "known": True, "total": line.total, "low": line.total, "high": line.total,
-                "coins": line.coins, "prestige": line.prestige, "base": line.base, "vp": vp, "secret_deeds": 0}
+        g = ctx.game
+        if g.finished and len(g.score) > seat:
+            line = g.score[seat]
+            coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
+        elif p.kind == HUMAN:  # the score line's totals, without its tie-breakers
+            coins, prestige, base, _, _, total = score_totals(ctx, seat)
+        else:
+            line = score_seat(ctx, seat, worded=False)
+            coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
+        return {"seat": seat, "known": True, "total": total, "low": total, "high": total,
+                "coins": coins, "prestige": prestige, "base": base, "vp": total - base, "secret_deeds": 0}
     if p.kind == HUMAN:
         vp, secret = len(p.special), len(p.deeds)  # unused illuminated dice; the deeds are secret
     else:

@@ -351,24 +351,43 @@ def checkpoint_reason(engine: Engine, game: Game, seat: int, noted: Probe, ctx: 
 def refusal(game: Game, seat: int) -> str | None:
     """Why ``seat`` cannot undo now (a :class:`~darkroad.core.i18n.Text`: English, translated
     where it is shown), or ``None`` when it can."""
-    if game.finished:
-        return Text("The game is over.")
+    why = _why_not(game, seat)
+    if why is None:
+        return None
+    message, value = why
+    if message is _NOT_YOURS:
+        return Text(_NOT_YOURS, seat=value)
+    if message is _CHECKPOINT:
+        reason = REASONS.get(value)
+        return Text(_CHECKPOINT, why=value if reason is None else Text(reason))
+    return Text(message)
+
+
+_OVER = N_("The game is over.")
+_NOTHING = N_("There is nothing to undo: the game's last move is not an action of yours this turn.")
+_NOT_YOURS = N_("The game's last move was seat %(seat)s's, not yours: only your own actions can be undone.")
+_CHECKPOINT = N_("Your last action is a checkpoint and cannot be undone: %(why)s.")
+
+
+def _why_not(game: Game, seat: int) -> tuple[str, Any] | None:
+    """Why ``seat`` cannot undo now, unworded: one of the refusals' messages and its value (the
+    seat whose move it was, the checkpoint's code), or ``None`` when it can. :func:`available`
+    asks it on every view, where the refusal's words are not read."""
+    if game.phase == FINISHED:  # (game.finished, read here: every view asks)
+        return _OVER, None
     chain = game.turn.undo
     if not isinstance(chain, dict) or chain.get("at") != game.version:
-        return Text("There is nothing to undo: the game's last move is not an action of yours this turn.")
+        return _NOTHING, None
     if chain.get("seat") != seat:
-        return Text("The game's last move was seat %(seat)s's, not yours: only your own actions can be undone.",
-                    seat=chain.get("seat"))
+        return _NOT_YOURS, chain.get("seat")
     if "checkpoint" in chain:
-        why = REASONS.get(chain["checkpoint"])
-        return Text("Your last action is a checkpoint and cannot be undone: %(why)s.",
-                    why=chain["checkpoint"] if why is None else Text(why))
+        return _CHECKPOINT, chain["checkpoint"]
     return None
 
 
 def available(game: Game, seat: int | None) -> bool:
     """Whether ``seat`` may undo now (never a spectator)."""
-    return seat is not None and refusal(game, seat) is None
+    return seat is not None and _why_not(game, seat) is None
 
 
 def target(game: Game, seat: int) -> int:

@@ -279,10 +279,10 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
     lists with the game, and holds the blocks the engine's content gives encoded already)."""
     if encoded is not None and encoded.engine is not engine:
         raise ValueError("these encoded players belong to another engine")
-    decision = engine.decision(game)
+    ctx = Ctx(engine, game)  # one for every question the view asks of this game
+    decision = engine.decision(game, ctx)
     caravan = game.turn.caravan
     finished = game.finished
-    ctx = Ctx(engine, game)  # one for every question the view asks of this game
     return {
         "schema_version": game.schema_version,
         "version": game.version,

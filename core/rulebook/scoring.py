@@ -33,29 +33,40 @@ def score_seat(ctx: Ctx, seat: int, worded: bool = True) -> ScoreLine:
         line = ctx.engine.seat_kinds[p.kind].score(ctx, seat)
         if line is not None:
             return line
-    coins, prestige, vp = p.coins, p.prestige, 0
-    details = []
-    for deed in p.deeds:
-        got = deed_score(ctx, seat, deed)
-        coins += int(got.get("coins", 0))
-        prestige += int(got.get("prestige", 0))
-        vp += int(got.get("vp", 0))
-        if worded:
-            name = ctx.content.components[deed].name if deed in ctx.content.components else deed
-            details.append(f"{name}: " + (", ".join(f"+{v} {k}" for k, v in got.items() if v) or "not met"))
-    illuminated = len(p.special)
+    details: list[str] = []
+    coins, prestige, base, vp, illuminated, total = score_totals(ctx, seat, details if worded else None)
     gifts = sum(
         len(c.gifts) for c in p.companions
         if ctx.content.companion_cards.get(c.card) in ctx.content.components
         and ctx.content.companion_of(c.card).data.get("loyalty") == "loyal"
     )
-    base = min(coins, prestige)
     return ScoreLine(
         seat=seat, coins=coins, prestige=prestige, base=base, deed_vp=vp, illuminated_vp=illuminated,
-        total=base + vp + illuminated, discarded=max(coins, prestige), gifts=gifts,
+        total=total, discarded=max(coins, prestige), gifts=gifts,
         commissions_delivered=len(p.delivered_commissions), heroes_delivered=len(p.delivered_heroes),
         details=details,
     )
+
+
+def score_totals(ctx: Ctx, seat: int, details: list[str] | None = None) -> tuple[int, int, int, int, int, int]:
+    """A player's final score if the game ended now, without the tie-breakers: ``(coins,
+    prestige, base, deed_vp, illuminated_vp, total)`` as :func:`score_seat`'s line of a player
+    has them (an automated seat's kind may score otherwise: ask :func:`score_seat`). What a
+    projection shows, without the tie-breakers it does not (the gifts counted); ``details``:
+    a list the deeds' lines are added to, in English words."""
+    p = ctx.player(seat)
+    coins, prestige, vp = p.coins, p.prestige, 0
+    for deed in p.deeds:
+        got = deed_score(ctx, seat, deed)
+        coins += int(got.get("coins", 0))
+        prestige += int(got.get("prestige", 0))
+        vp += int(got.get("vp", 0))
+        if details is not None:
+            name = ctx.content.components[deed].name if deed in ctx.content.components else deed
+            details.append(f"{name}: " + (", ".join(f"+{v} {k}" for k, v in got.items() if v) or "not met"))
+    base = min(coins, prestige)
+    illuminated = len(p.special)
+    return coins, prestige, base, vp, illuminated, base + vp + illuminated
 
 
 def deed_score(ctx: Ctx, seat: int, deed: str) -> Mapping[str, int]:
