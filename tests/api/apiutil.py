@@ -485,10 +485,13 @@ class ApiServer:
 
     @staticmethod
     def stop_all() -> None:
-        """Stop every server still running (``pytest_sessionfinish``: a server a test failed to
-        stop, for instance when the one started beside it failed, outlives no test run)."""
+        """Stop every server and bot worker still running (``pytest_sessionfinish``: one a test
+        failed to stop, for instance when the one started beside it failed or an assertion in
+        its ``finally`` came first, outlives no test run)."""
         for server in list(_RUNNING):
             server.stop()
+        for worker in list(_RUNNING_BOTS):
+            worker.stop()
 
 
 _RUNNING: set[ApiServer] = set()
@@ -538,6 +541,7 @@ class BotProcess:
             command, stdout=subprocess.DEVNULL, stderr=self._stderr, env={**os.environ, **self.env},
             start_new_session=True,
         )  # fmt: skip
+        _RUNNING_BOTS.add(self)
         return self
 
     def log(self) -> str:
@@ -550,6 +554,7 @@ class BotProcess:
         os.killpg(self.process.pid, 9)
         self.process.wait(timeout=10)
         self.process = None
+        _RUNNING_BOTS.discard(self)
 
     def stop(self) -> str:
         if self.process is not None:
@@ -559,8 +564,13 @@ class BotProcess:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, 9)
                 self.process.wait()
+            _kill_group(self.process)
             self.process = None
+        _RUNNING_BOTS.discard(self)
         return self.log()
+
+
+_RUNNING_BOTS: set[BotProcess] = set()
 
 
 def raw_exchange(port: int, data: bytes, timeout: float = 10.0) -> bytes:

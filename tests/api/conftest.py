@@ -31,7 +31,7 @@ from darkroad.core import Engine
 
 
 def pytest_sessionfinish() -> None:
-    """Stop any ``darkroad serve`` a test left running (:meth:`ApiServer.stop_all`)."""
+    """Stop any ``darkroad serve`` or ``darkroad bots`` a test left running (:meth:`ApiServer.stop_all`)."""
     ApiServer.stop_all()
 
 
