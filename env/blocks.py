@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from itertools import compress
 from operator import ne
 from typing import TYPE_CHECKING, Any
@@ -41,16 +40,80 @@ Places = Callable[[Any], Iterable[int]]
 def counts(lo: int, width: int, places: Places) -> Write:
     """A one-hot or multi-hot field of ``width`` numbers at ``lo``: how many times each place
     comes in ``places(value)`` (two potions count 2); a place of ``width`` or more (an id the
-    layout does not know) counts nowhere."""
+    layout does not know) counts nowhere. An empty value (most fields, most of the game:
+    no special dice, no upgrades) writes the zeros made once."""
     pack = struct.Struct(f"={width}f").pack
     start, end = 4 * lo, 4 * (lo + width)
+    zeros = bytes(end - start)
+    nothing = [0.0] * (width + 1)
 
     def write(buf: bytearray, value: Any) -> None:
-        hot = [0.0] * (width + 1)
+        if not value:
+            buf[start:end] = zeros
+            return
+        hot = nothing[:]
         for i in places(value):
             hot[i] += 1.0
         del hot[width]
         buf[start:end] = pack(*hot)
+
+    return write
+
+
+def id_counts(lo: int, width: int, index: dict[Any, int]) -> Write:
+    """A multi-hot field of a list of ids (:func:`counts` of their places in ``index``),
+    looked up without a Python call per id (a ``_Sink`` given as ``index`` answers for the
+    ids it does not know; any other dict's unknown ids count nowhere)."""
+    pack = struct.Struct(f"={width}f").pack
+    start, end = 4 * lo, 4 * (lo + width)
+    zeros = bytes(end - start)
+    nothing = [0.0] * (width + 1)
+    place = (index if isinstance(index, _Sink) else _Sink(index, width)).__getitem__
+
+    def write(buf: bytearray, value: Any) -> None:
+        if not value:
+            buf[start:end] = zeros
+            return
+        hot = nothing[:]
+        for i in map(place, value):
+            hot[i] += 1.0
+        del hot[width]
+        buf[start:end] = pack(*hot)
+
+    return write
+
+
+def slot_hots(lo: int, size: int, index: dict[Any, int], slots: int) -> Write:
+    """One one-hot of ``size`` per slot (a list of ``slots`` ids, ``None`` for an empty slot,
+    which with an id ``index`` does not know sets none): each slot's bytes made once per id
+    and joined, no number packed at a write."""
+    pack = struct.Struct(f"={size}f").pack
+    start, end = 4 * lo, 4 * (lo + size * slots)
+    hots = {k: pack(*(1.0 if j == i else 0.0 for j in range(size))) for k, i in index.items() if 0 <= i < size}
+    tables = [_Sink(hots, bytes(4 * size)) for _ in range(slots)]
+    get = dict.__getitem__  # a _Sink's __missing__ answers for an empty slot or an unknown id
+
+    def write(buf: bytearray, value: Any) -> None:
+        if len(value) != slots:  # (never, in the base game: a short list's last slots are empty)
+            value = [*value[:slots], *[None] * (slots - len(value))]
+        buf[start:end] = b"".join(map(get, tables, value))
+
+    return write
+
+
+def scaled(at: int, scale: float, of: Callable[[Any], int] | None = None) -> Write:
+    """A number at ``at``: the value (or ``of(value)``, a C function: ``len``) divided by
+    ``scale``, with no Python call of its own."""
+    pack_into = struct.Struct("=f").pack_into
+    start = 4 * at
+    if of is None:
+        def write(buf: bytearray, value: Any) -> None:
+            pack_into(buf, start, value / scale)
+    else:
+        size = of
+
+        def write(buf: bytearray, value: Any) -> None:
+            pack_into(buf, start, size(value) / scale)
 
     return write
 
@@ -66,30 +129,17 @@ def scalar(at: int, of: Callable[[Any], float]) -> Write:
     return write
 
 
-class _Sink(dict[Any, int]):
-    """Places by id; an id it does not know (or ``None``: an empty slot) goes to ``sink``."""
+class _Sink(dict[Any, Any]):
+    """Places (or bytes) by id; an id it does not know (or ``None``: an empty slot) gets ``sink``."""
 
     __slots__ = ("sink",)
 
-    def __init__(self, items: dict[Any, int], sink: int) -> None:
+    def __init__(self, items: dict[Any, Any], sink: Any) -> None:
         super().__init__(items)
         self.sink = sink
 
-    def __missing__(self, key: object) -> int:
+    def __missing__(self, key: object) -> Any:
         return self.sink
-
-
-def looked_up(index: dict[Any, int], width: int) -> Places:
-    """The places of a list of ids in ``index`` (an id it does not know: nowhere), looked up
-    without a Python call per id."""
-    return partial(map, _Sink(index, width).__getitem__)
-
-
-def slotted(index: dict[Any, int], size: int, slots: int) -> Places:
-    """The places of slot ``j``'s id: ``j * size + index[id]`` (an empty slot or an id the
-    index does not know: nowhere)."""
-    tables = [_Sink({k: j * size + i for k, i in index.items()}, size * slots) for j in range(slots)]
-    return partial(map, dict.__getitem__, tables)
 
 
 def one_hot(lo: int, width: int) -> Write:
@@ -174,11 +224,12 @@ class _Fields:
 
     def ids(self, field: str, index: dict[Any, int]) -> Write:
         """A multi-hot field of ids (a list of them; an id ``index`` does not know: nowhere)."""
-        return self.count(field, lambda width: looked_up(index, width))
+        return id_counts(*self.at[field], index)
 
     def slots(self, field: str, index: dict[Any, int], slots: int) -> Write:
         """A one-hot of ``index``'s ids per slot (a list of ids or ``None``, one a slot)."""
-        return self.count(field, lambda width: slotted(index, width // slots, slots))
+        lo, width = self.at[field]
+        return slot_hots(lo, width // slots, index, slots)
 
     def mod(self, field: str) -> Write:
         """A one-hot of a number modulo the field's width."""
@@ -186,13 +237,13 @@ class _Fields:
 
     def number(self, field: str, of: Callable[[Any], float] | None = None) -> Write:
         """A number: ``of(value)``, by default the value divided by :data:`SCALE`."""
-        scale = self.scale
-        return scalar(self.at[field][0], of or (lambda v: v / scale))
+        if of is not None:
+            return scalar(self.at[field][0], of)
+        return scaled(self.at[field][0], self.scale)
 
     def length(self, field: str) -> Write:
         """A list's length divided by :data:`SCALE`."""
-        scale = self.scale
-        return scalar(self.at[field][0], lambda v: len(v) / scale)
+        return scaled(self.at[field][0], self.scale, len)
 
 
 _NONE = ()
@@ -214,16 +265,35 @@ def seat_values(p: Player) -> tuple[Any, ...]:
             [(c.card, len(c.gifts)) for c in companions] if companions else _NONE)
 
 
+class _PoolPlaces(_Sink):
+    """A die in play's place, by ``(kind, value)``: a die of a kind the layout does not know
+    counts as a night die, as encode_full does; a value it does not know, nowhere."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: Any) -> Any:
+        if key[0] == "illuminated":
+            return self.sink
+        return self.get(("night", key[1]), self.sink)
+
+
+def coins_known(at: int, scale: float) -> Write:
+    """``coins_known`` (1) and ``coins`` (scaled) at ``at``: the seat's own coins."""
+    pack_into = struct.Struct("=2f").pack_into
+    start = 4 * at
+
+    def write(buf: bytearray, value: Any) -> None:
+        pack_into(buf, start, 1.0, value / scale)
+
+    return write
+
+
 def seat_fields(layout: Layout) -> list[tuple[int, Write]]:
     """The fields of a seat block (block 0's places, counted from its start)."""
     f = _Fields(layout, layout.seat_offset, "seat.")
     faces = {d: d for d in range(DIE_FACES)}
     night = {("night", d): d for d in range(DIE_FACES)}
-    pool = night | {("illuminated", d): DIE_FACES + d for d in range(DIE_FACES)}
-
-    def pool_places(width: int) -> Places:
-        # a die of a kind the layout does not know counts as a night die, as encode_full does
-        return lambda value: [pool.get(d if d[0] == "illuminated" else ("night", d[1]), width) for d in value]
+    pool = _PoolPlaces(night | {("illuminated", d): DIE_FACES + d for d in range(DIE_FACES)}, 2 * DIE_FACES)
 
     cards = {card: layout.companions[c] for card, c in layout.card_companion.items() if c in layout.companions}
 
@@ -252,8 +322,8 @@ def seat_fields(layout: Layout) -> list[tuple[int, Write]]:
         (DELIVERED_HEROES, f.length("delivered_heroes")),
         (DEEDS, f.length("deed_count")),
         (DEEDS, f.ids("deeds", layout.deeds)),
-        (COINS, numbers(f.at["coins_known"][0], 2, lambda coins: (1.0, coins / scale))),  # the seat's own view
-        (POOL, f.count("pool_night", pool_places, 2)),  # pool_night, then pool_illuminated
+        (COINS, coins_known(f.at["coins_known"][0], scale)),  # the seat's own view
+        (POOL, id_counts(f.at["pool_night"][0], 2 * DIE_FACES, pool)),  # pool_night, then pool_illuminated
         (COMPANIONS, f.count("companions", companion_places)),
         (COMPANIONS, f.number("gifts", lambda value: sum(g for _, g in value) / scale)),
     ]
