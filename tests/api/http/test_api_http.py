@@ -436,7 +436,7 @@ async def test_score_only_when_finished(client: httpx.AsyncClient) -> None:
 async def test_stream_delivers_and_resumes(
     make_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
-    short = dataclasses.replace(settings, stream_heartbeat=0.1, stream_max_duration=1.0)
+    short = dataclasses.replace(settings, stream_heartbeat=0.1, stream_max_duration=2.0)  # room for a heartbeat on a loaded machine
     async with serve(make_app(short)) as client:
         game = await create_game(client)
         log = await read_log(client, game, {}, 500)
