@@ -18,7 +18,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 
 import darkroad.plugins  # noqa: F401  (declares the base game's domain)
-from darkroad.core import i18n
+from darkroad.core import Engine, i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,6 +160,18 @@ def test_domains_by_package() -> None:
     stray = i18n.messages("somebody_elses_pack.module")
     with i18n.use_locale("hu"):
         assert stray.gettext("Armor") == "Armor"
+
+
+def test_every_installed_steps_prompt_is_translated(engine: Engine) -> None:
+    """The prompt of every decision the installed plugins register (the rulebook's, the base
+    game's, the fan pack's) reads in Hungarian: a prompt written without ``N_`` is not extracted,
+    so it stayed English in a Hungarian game (the overflow discards' did, in a browser test's
+    random game that reached a goods overflow)."""
+    steps = engine.registry.steps.values()
+    with i18n.use_locale("hu"):  # as Step.describe translates a prompt (some steps say more around it)
+        untranslated = sorted(step.kind for step in steps if step.prompt
+                              and i18n.messages(type(step).__module__).gettext(step.prompt) == step.prompt)
+    assert untranslated == []
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from ..context import Ctx
 from ..hookspecs import hookimpl
+from ..i18n import N_
 from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import say
@@ -169,10 +170,10 @@ def hero_bonus(ctx: Ctx, seat: int, hero: str) -> None:
 
 
 STEPS: list[Step] = [
-    Discard("good", "your goods do not fit: return one to the supply"),
-    Discard("hero", "too many heroes: discard one"),
-    Discard("commission", "too many commissions: discard one"),
-    Discard("inventory", "inventory full: discard a blazing quartz or a horseshoe"),
+    Discard("good", N_("your goods do not fit: return one to the supply")),
+    Discard("hero", N_("too many heroes: discard one")),
+    Discard("commission", N_("too many commissions: discard one")),
+    Discard("inventory", N_("inventory full: discard a blazing quartz or a horseshoe")),
     HeroBonus(),
 ]
 
