@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
-from operator import ne
+from operator import attrgetter, ne
 from typing import TYPE_CHECKING, Any
 
 from darkroad.core import HUMAN, Board, Player
@@ -190,7 +190,7 @@ class Block:
         now = list(kept) if kept else list(values)
         for k in changed:
             v = values[k]
-            now[k] = _kept(v)
+            now[k] = v[:] if v.__class__ is list else _kept(v)
             for write in writers[k]:
                 write(buf, v)
         self.kept = tuple(now) if kept else tuple(map(_kept, values))
@@ -251,6 +251,10 @@ _NONE = ()
  COMMISSIONS, STEEDS, UPGRADES, DELIVERED_COMMISSIONS, DELIVERED_HEROES, DEEDS, COINS, POOL, COMPANIONS) = range(22)
 
 
+_KIND_VALUE = attrgetter("kind", "value")
+"""A die in play as ``(kind, value)`` (mapped over the pool in C: no comprehension's frame)."""
+
+
 def seat_values(p: Player) -> tuple[Any, ...]:
     """A seat block's values, in the order of the names above: its fields, then its dice in
     play and its companions as ``(kind, value)`` and ``(card, gifts used)`` pairs (their
@@ -261,7 +265,7 @@ def seat_values(p: Player) -> tuple[Any, ...]:
     return (p.kind, p.prestige, p.position, p.locked, p.reserve, p.special, p.spent, p.removed, p.lanterns,
             p.quartz, p.horseshoes, p.goods, p.heroes, p.commissions, p.steeds, p.upgrades,
             p.delivered_commissions, p.delivered_heroes, p.deeds, p.coins,
-            [(d.kind, d.value) for d in pool] if pool else _NONE,
+            tuple(map(_KIND_VALUE, pool)) if pool else _NONE,
             [(c.card, len(c.gifts)) for c in companions] if companions else _NONE)
 
 
@@ -331,11 +335,13 @@ def seat_fields(layout: Layout) -> list[tuple[int, Write]]:
 
 class SeatBlock:
     """A seat's block, kept up to date by a :class:`Block` as the seat sees itself (its coins
-    and deeds in it), and as bytes: as the seat sees itself (:meth:`own`) and as the others see
-    it, without its coins and deeds (:meth:`public`), each made when first asked for after a
-    change."""
+    and deeds in it), and as bytes: as the seat sees itself (:attr:`own_bytes`) and as the
+    others see it, without its coins and deeds (:attr:`public_bytes`), each made when first
+    asked for after a change (``None`` until then). The encoder checks the values and reads
+    the bytes itself (:meth:`Encoder.encode`: no call a seat when nothing changed);
+    :meth:`own` and :meth:`public` do the same in one call."""
 
-    __slots__ = ("_own", "_public", "block", "coins", "deeds", "zero_deeds")
+    __slots__ = ("block", "coins", "deeds", "own_bytes", "public_bytes", "zero_deeds")
 
     def __init__(self, layout: Layout, fields: Sequence[tuple[int, Write]]) -> None:
         self.block = Block(layout.seat_width, fields)
@@ -346,27 +352,39 @@ class SeatBlock:
         self.deeds = 4 * at["seat.deeds"]
         """Where the deeds are, as bytes: the block's last field."""
         self.zero_deeds = bytes(4 * layout.seat_width - self.deeds)
-        self._own: bytes | None = None
-        self._public: bytes | None = None
+        self.own_bytes: bytes | None = None
+        self.public_bytes: bytes | None = None
+
+    def update(self, values: tuple[Any, ...]) -> None:
+        """Write the fields whose values changed (:meth:`Block.update`); both views are then
+        made again when asked for."""
+        self.block.update(values)
+        self.own_bytes = self.public_bytes = None
+
+    def make_own(self) -> bytes:
+        """The block's bytes as the seat sees itself (kept as :attr:`own_bytes`)."""
+        self.own_bytes = bytes(self.block.buf)
+        return self.own_bytes
+
+    def make_public(self) -> bytes:
+        """The block's bytes as the others see the seat (kept as :attr:`public_bytes`)."""
+        buf, c = self.block.buf, self.coins
+        self.public_bytes = b"".join((buf[:c], _NO_COINS, buf[c + 8:self.deeds], self.zero_deeds))
+        return self.public_bytes
 
     def own(self, p: Player) -> bytes:
         """The block as seat ``p`` sees itself."""
-        if self.block.update(seat_values(p)):
-            self._public = None  # both views are of the values before
-        elif self._own is not None:
-            return self._own
-        self._own = bytes(self.block.buf)
-        return self._own
+        values = seat_values(p)
+        if values != self.block.kept:
+            self.update(values)
+        return self.own_bytes or self.make_own()
 
     def public(self, p: Player) -> bytes:
         """The block as the other seats see seat ``p``."""
-        if self.block.update(seat_values(p)):
-            self._own = None  # both views are of the values before
-        elif self._public is not None:
-            return self._public
-        buf, c = self.block.buf, self.coins
-        self._public = b"".join((buf[:c], _NO_COINS, buf[c + 8:self.deeds], self.zero_deeds))
-        return self._public
+        values = seat_values(p)
+        if values != self.block.kept:
+            self.update(values)
+        return self.public_bytes or self.make_public()
 
 
 _ONE = struct.pack("=f", 1.0)

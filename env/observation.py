@@ -37,7 +37,7 @@ from darkroad.core import (
 )
 
 from . import blocks
-from .blocks import DIE_FACES, SCALE, STACK_SIZE
+from .blocks import DIE_FACES, SCALE, STACK_SIZE, board_values, seat_values
 
 MAX_SEATS = 4
 """Seat blocks in every observation (a game has 2 to 4 seats)."""
@@ -247,22 +247,47 @@ class Encoder:
         Joined from bytes: the board's block and each seat's, kept up to date field by field
         by the value of what they are made of (env/blocks.py: only the fields whose value
         changed since the last observation are written again), and the turn's features (the
-        phase, the seats awaited, the caravan) from one-hot pieces made once (:meth:`_head`,
-        :meth:`_caravan_block`). The same vector as :meth:`encode_full` (``tests/test_env.py``
+        phase, the seats awaited, the caravan: :meth:`_caravan_block`) from one-hot pieces
+        made once. The same vector as :meth:`encode_full` (``tests/test_env.py``
         compares them over random games). ``awaiting``: the seats the game awaits, when the
         caller knows them (:meth:`Engine.awaiting`)."""
         players = game.players
         n = len(players)
-        parts = self._head(game, seat, n, self.engine.awaiting(game) if awaiting is None else awaiting)
+        if awaiting is None:
+            awaiting = self.engine.awaiting(game)
+        # the turn's features, then the blocks' values checked, written out here rather than
+        # in a method each: an observation a step, with as few Python calls as it can
+        active = game.active
+        stack = game.stack
+        phase = game.phase
+        parts: list[bytes | bytearray] = [_F32(game.round / ROUNDS), self.size_hot[phase == "finished"][n],
+                 self.phase_hot.get(phase, self.no_phase),
+                 self.turn_hot[(active - seat) % n if active is not None and active >= 0 else MAX_SEATS]
+                 [(game.start_seat - seat) % n],
+                 self.seat_hot[(awaiting[0] - seat) % n] if len(awaiting) == 1  # most decisions: one seat's
+                 else self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
+                 self.decision_hot.get(stack[-1].kind, self.no_decision) if awaiting and stack
+                 else self.no_decision]
         board = self._board
-        board.update(blocks.board_values(game.board))
+        values = board_values(game.board)
+        if values != board.kept:
+            board.update(values)
         parts.append(board.buf)
         caravan = game.turn.caravan
         parts.append(self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n))
         kept = self._seat_blocks
-        for k in range(n):
+        block = kept[seat]
+        values = seat_values(players[seat])
+        if values != block.block.kept:
+            block.update(values)
+        parts.append(block.own_bytes or block.make_own())
+        for k in range(1, n):
             s = (seat + k) % n
-            parts.append(kept[s].own(players[s]) if k == 0 else kept[s].public(players[s]))
+            block = kept[s]
+            values = seat_values(players[s])
+            if values != block.block.kept:
+                block.update(values)
+            parts.append(block.public_bytes or block.make_public())
         parts.append(self.absent[n])
         return np.frombuffer(bytearray().join(parts), _FLOAT32)
 
@@ -286,19 +311,6 @@ class Encoder:
         weights += values
         return np.bincount(hot, weights, self.size + 1)[:self.size].astype(np.float32)
 
-    def _head(self, game: Game, seat: int, n: int, awaiting: Sequence[int]) -> list[bytes | bytearray]:
-        """The turn's features (:attr:`head` places), as bytes of ``float32``: the round, the
-        seats, the phase, who is awaited and for what."""
-        active = game.active
-        stack = game.stack
-        phase = game.phase
-        return [_F32(game.round / ROUNDS), self.size_hot[phase == "finished"][n], self.phase_hot.get(phase, self.no_phase),
-                self.turn_hot[(active - seat) % n if active is not None and active >= 0 else MAX_SEATS]
-                [(game.start_seat - seat) % n],
-                self.seat_hot[(awaiting[0] - seat) % n] if len(awaiting) == 1  # most decisions: one seat's
-                else self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
-                self.decision_hot.get(stack[-1].kind, self.no_decision) if awaiting and stack else self.no_decision]
-
     def _caravan_block(self, caravan: Caravan, seat: int, n: int) -> bytes:
         """The caravan's features (:attr:`middle`'s end to the seat blocks), as bytes."""
         one = self.one
@@ -319,7 +331,7 @@ class Encoder:
         return _F32S[width](*counts)
 
     def _head_hot(self, game: Game, seat: int, n: int, hot: list[int]) -> None:
-        """The turn's one-hots as places (:meth:`encode_full`'s, the same as :meth:`_head`)."""
+        """The turn's one-hots as places (:meth:`encode_full`'s, the same as :meth:`encode`'s)."""
         hot += (self.players[n], self.start_seat + (game.start_seat - seat) % n, self.phase[game.phase])
         if game.finished:
             hot.append(self.finished)
