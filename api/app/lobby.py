@@ -245,12 +245,14 @@ class SeatNames(Mapping[str, str]):
     name), worded at read time, in the language of the call (a stored game keeps no name for it)."""
 
     def __init__(self, engine: Engine) -> None:
-        self._kinds = {kind_id: kind.name for kind_id, kind in engine.seat_kinds.items()}
+        self._kinds = {kind_id: (kind.name, type(kind).__module__) for kind_id, kind in engine.seat_kinds.items()}
         self._bots = {bot_id: (bot.name, engine.plugins.plugins.get(engine.bot_plugins.get(bot_id, "")))
                       for bot_id, bot in engine.bots.items()}
 
     def __getitem__(self, kind: str) -> str:
-        return self._kinds[kind]
+        """Seat kind ``kind``'s name in the language of the call, from its plugin's catalog."""
+        name, module = self._kinds[kind]
+        return i18n.messages(module).gettext(name) if name else name
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._kinds)
@@ -321,34 +323,14 @@ def _seat_clock(lobby: Lobby, seat: int) -> dict[str, Any]:
             "ends_at": _when(record.since + left) if running and record.since is not None else None}
 
 
-_NO_LOBBY_SEATS: dict[tuple[str, ...], tuple[Mapping[str, str] | None, list[str | None], msgspec.Raw]] = {}
-
-
-def _seats_without_lobby(kinds: tuple[str, ...], seat_names: Mapping[str, str] | None
-                         ) -> tuple[list[str | None], msgspec.Raw]:
-    """The seats' names and their ``seats`` block, encoded, of a game without lobby whose players
-    are of ``kinds``: the same in every view of every such game (kept per ``seat_names``)."""
-    kept = _NO_LOBBY_SEATS.get(kinds)
-    if kept is None or kept[0] is not seat_names:
-        seats = seat_views(None, kinds, seat_names)
-        kept = _NO_LOBBY_SEATS[kinds] = (seat_names, [s["name"] for s in seats], msgspec.Raw(msgspec.json.encode(seats)))
-    return kept[1], kept[2]
-
-
 def game_view(engine: Engine, game: Game, seat: int | None, lobby: Lobby | None,
               seat_names: Mapping[str, str] | None = None, encoded: EncodedPlayers | None = None) -> dict[str, Any]:
     """``seat``'s view of ``game`` as the API shows it: the engine's, with the seats' names
     (``players[i].name``), ``seats``, ``turn_timeout``, ``timeout_bot`` and the ``waiting``
     status. ``encoded``: the players' and config blocks kept encoded between views (the view is
     then for msgspec to encode: :class:`~darkroad.core.view.EncodedPlayers`)."""
-    seats: Any
-    if lobby is None and encoded is not None:  # the seats of a game without lobby: its kinds'
-        names, seats = _seats_without_lobby(tuple([p.kind for p in game.players]), seat_names)
-    else:
-        seats = seat_views(lobby, [p.kind for p in game.players], seat_names)
-        names = []
-        for s in seats:  # (a loop: no frame of its own, on every view)
-            names.append(s["name"])
+    seats = seat_views(lobby, [p.kind for p in game.players], seat_names)
+    names = [s["name"] for s in seats]
     view = engine.view(game, seat, names=names, encoded=encoded)
     view["seats"] = seats
     view["turn_timeout"] = None if lobby is None else lobby.turn_timeout

@@ -84,8 +84,9 @@ async def play(client: httpx.AsyncClient, game: NewGame, headers: dict[str, str]
         assert response.status_code == 200, response.text
 
 
-HUMAN = frozenset({"label", "prompt", "details"})
-"""The human-readable fields of views and action lists: everything else is machine-readable."""
+HUMAN = frozenset({"label", "prompt", "details", "name"})
+"""The human-readable fields of views and action lists (a seat nobody named is named in the
+language of the call: the Private Concern's, a bot's): everything else is machine-readable."""
 
 
 def machine(value: Any) -> Any:
@@ -120,6 +121,17 @@ async def test_both_languages_play_the_same_game(client: httpx.AsyncClient, play
         en.pop("id", None), hu.pop("id", None)
         assert machine(en) == machine(hu)
         assert len(texts(en)) == len(texts(hu))
+
+
+@pytest.mark.stores("memory")
+async def test_the_private_concerns_seat_is_named_in_the_language_of_the_call(client: httpx.AsyncClient) -> None:
+    """The solo opponent's seat is named as its edition names it ("Private Concern" in English;
+    "a Magányos vállalkozó" in the Hungarian rulebook, p. 15), in the view's players and seats."""
+    game = await create_game(client, players=1, seed=7)
+    for headers, name in ((EN, "Private Concern"), (HU, "Magányos vállalkozó")):
+        view = (await client.get(game.url, headers={**headers, **game.auth(0)})).json()
+        assert [p["name"] for p in view["players"]] == [None, name]
+        assert [s["name"] for s in view["seats"]] == [None, name]
 
 
 CATALOG_TEXTS = frozenset({"name", "text", "flavor", "criterion", "effect_words"})
