@@ -39,17 +39,17 @@ def keep_alives(text: str) -> int:
 
 
 async def test_idle_stream_sends_heartbeats(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
-    quick = dataclasses.replace(settings, stream_heartbeat=0.2, stream_max_duration=1.1)
+    quick = dataclasses.replace(settings, stream_heartbeat=0.2, stream_max_duration=2.1)
     async with serve(make_app(quick)) as client:
         game = await create_game(client)
         started = time.monotonic()
         response = await client.get(f"{game.url}/stream", params={"after": 10**6})
         elapsed = time.monotonic() - started
         assert response.status_code == 200
-        assert 1.0 <= elapsed < 3.0
-        # One per 0.2 s of 1.1 s is 5; a loaded machine delays some (3 were seen under -n 2 at
-        # load 9), and without heartbeats there are none.
-        assert 2 <= keep_alives(response.text) <= 6, response.text
+        assert 2.0 <= elapsed < 4.0
+        # One per 0.2 s of 2.1 s is 10; a loaded machine delays some (1 in the first 1.1 s was
+        # seen on the Cluster variant of a clean clone's CI), and without heartbeats there are none.
+        assert 3 <= keep_alives(response.text) <= 11, response.text
 
 
 async def streams_open(app: Litestar, count: int, timeout: float = 10.0) -> None:
