@@ -189,6 +189,12 @@ runpy.run_path({str(HERE / "action_cpu.py")!r}, run_name="__main__")
         args = ["-c", wrapper]
     else:
         args = ["-c", switch + PRELUDE + code.replace("range(N)", f"range({n})").replace("range(N * 200)", f"range({n * 200})")]
+    return valgrind_count(args, env, callgrind)
+
+
+def valgrind_count(args: list[str], env: dict[str, str], callgrind: str = "") -> int:
+    """Instructions of ``python *args`` under valgrind (cachegrind's ``I refs``; with
+    ``callgrind``, callgrind's total, its profile written to that file); exits when it fails."""
     tool = ["--tool=callgrind", f"--callgrind-out-file={callgrind}"] if callgrind else \
         ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     run = subprocess.run(

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # benchmarks/ is no package
+from instructions import valgrind_count  # type: ignore[import-not-found]  # noqa: E402
 
 SETUP = """
 import importlib.util, sys
@@ -82,15 +81,8 @@ def count(part: str, passes: int, pythonpath: str) -> int:
     env = dict(os.environ, PYTHONHASHSEED="0", DARKROAD_BOTS="0")
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    run = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, "-c", _code(part, passes)],
-        capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
-    )  # fmt: skip
-    found = re.search(r"I\s+refs\s*:\s+([\d,]+)", run.stderr)
-    if run.returncode != 0 or found is None:
-        sys.exit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    instructions: int = valgrind_count(["-c", _code(part, passes)], env)
+    return instructions
 
 
 def per_position(part: str, pythonpath: str) -> float:
