@@ -355,9 +355,9 @@ def refusal(game: Game, seat: int) -> str | None:
     if why is None:
         return None
     message, value = why
-    if message is _NOT_YOURS:
+    if message == _NOT_YOURS:
         return Text(_NOT_YOURS, seat=value)
-    if message is _CHECKPOINT:
+    if message == _CHECKPOINT:
         reason = REASONS.get(value)
         return Text(_CHECKPOINT, why=value if reason is None else Text(reason))
     return Text(message)
