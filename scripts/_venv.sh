@@ -59,7 +59,10 @@ if [ "${#_targets[@]}" -gt 0 ]; then
       && .venv/bin/uv pip install -q --python "$VENV_PY" --upgrade pip "${_targets[@]}"; then
     :
   else
-    "$VENV_PY" -m pip --version >/dev/null 2>&1 || "$VENV_PY" -m ensurepip -q  # a venv made without pip
+    # A venv made without pip gets one: by its ensurepip, or, where Debian ships ensurepip apart
+    # (python3-venv not installed, python3-pip installed), by $PY's pip installing into it.
+    "$VENV_PY" -m pip --version >/dev/null 2>&1 || "$VENV_PY" -m ensurepip -q >/dev/null 2>&1 \
+      || "$PY" -m pip --python "$VENV_PY" install -q pip
     "$VENV_PY" -m pip install -q --upgrade pip >/dev/null
     "$VENV_PY" -m pip install -q "${_targets[@]}"
   fi
