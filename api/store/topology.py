@@ -33,7 +33,7 @@ from darkroad.api.store.base import (
     StoreConfigError,
     StoreUnavailable,
 )
-from darkroad.api.store.redis_adapter import Pipelines, packing, pipeline_options
+from darkroad.api.store.redis_adapter import IDENTITY, Pipelines, packing, pipeline_options
 
 logger = logging.getLogger("darkroad.api.redis")
 
@@ -160,6 +160,7 @@ class PoolOptions:
             "socket_timeout": self.timeout,
             "health_check_interval": 30,
             "retry": NO_RETRY,
+            **IDENTITY,
             **self.connection,
         }
         options["connection_class"] = packing(options.get("connection_class", Connection))
@@ -366,6 +367,7 @@ class SentinelPrimary(_OneNode):
             "socket_connect_timeout": CONNECT_TIMEOUT,
             "socket_timeout": PROBE_TIMEOUT,
             "retry": Retry(NoBackoff(), 0),
+            **IDENTITY,
             **(sentinel_connection or {}),
         }
         self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
@@ -376,6 +378,7 @@ class SentinelPrimary(_OneNode):
             "socket_timeout": options.timeout,
             "health_check_interval": 30,
             "retry": NO_RETRY,
+            **IDENTITY,
             "connection_class": packing(SentinelManagedSSLConnection if ssl else SentinelManagedConnection),
             **connection,
         }

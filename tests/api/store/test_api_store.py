@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import importlib.metadata
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -321,6 +322,27 @@ async def test_redis_commit_after_the_script_cache_is_flushed(redis_server: Redi
         stored = await store.load("g1")
         assert stored is not None and stored.version == 2
         assert await store.actions("g1") == [b'{"action":1}', b'{"action":2}']
+
+
+async def test_redis_connections_are_made_without_reading_package_metadata(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store names redis-py and its version to every connection it makes (``CLIENT SETINFO``
+    on Redis >= 7.2): without them redis-py 8 reads its version from the installed package's
+    metadata for each new connection (about 0.37 ms each)."""
+    looked_up: list[str] = []
+    version = importlib.metadata.version
+
+    def counted(name: str) -> str:
+        looked_up.append(name)
+        return version(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", counted)
+    async with RedisStore.from_url(redis_url) as store:
+        await store.create(new_game())
+        await asyncio.gather(*(store.load("g1") for _ in range(3)))
+        assert await store.events("g1", -1, 10)
+    assert looked_up == []
 
 
 async def test_redis_concurrent_requests_share_one_pipeline(
