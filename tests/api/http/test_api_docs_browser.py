@@ -6,16 +6,13 @@ from the server, and the page lists the operations and lets a visitor try one.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from apiutil import ApiServer, RedisServer
+from apiutil import ApiServer, RedisServer, chromium_for_tests, cut_off_elsewhere
 
 pytestmark = pytest.mark.slow
-CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module")
@@ -27,26 +24,15 @@ def server(redis_server: RedisServer) -> Iterator[ApiServer]:
 
 def test_the_reference_works_without_other_hosts(server: ApiServer) -> None:
     playwright_api = pytest.importorskip("playwright.sync_api")
-    if shutil.which(CHROMIUM) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is not installed (Debian's chromium); CI must run the browser tests")
-        pytest.skip(f"{CHROMIUM} is not installed (Debian's chromium)")
+    executable = chromium_for_tests()
     here = urlsplit(server.url).netloc
     elsewhere: list[str] = []
     errors: list[str] = []
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         try:
             page = browser.new_page()
-
-            def only_here(route: object, request: object) -> None:
-                if urlsplit(request.url).netloc == here:  # type: ignore[attr-defined]
-                    route.continue_()  # type: ignore[attr-defined]
-                else:
-                    elsewhere.append(request.url)  # type: ignore[attr-defined]
-                    route.abort()  # type: ignore[attr-defined]
-
-            page.route("**/*", only_here)
+            cut_off_elsewhere(page, here, elsewhere)
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{server.url}/")
             page.click("text=API reference")

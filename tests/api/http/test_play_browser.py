@@ -30,7 +30,6 @@ import datetime
 import os
 import random
 import re
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,7 +38,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer
+from apiutil import ApiServer, RedisServer, chromium_for_tests, cut_off_elsewhere
 
 from darkroad.core import ROUNDS
 
@@ -50,7 +49,6 @@ server (module fixtures). Each browser module is a group of its own, and the two
 here another (LONG, with a browser and server of their own on its worker): in one group, the
 browser tests were the suite's longest chain, on one worker for most of the run."""
 LONG = pytest.mark.xdist_group("play-browser-long")
-CHROMIUM = "/usr/bin/chromium"
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 SEED = 20260
@@ -103,12 +101,9 @@ def server(redis_server: RedisServer) -> Iterator[ApiServer]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     playwright_api = pytest.importorskip("playwright.sync_api")
-    if shutil.which(CHROMIUM) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is not installed (Debian's chromium); CI must run the browser tests")
-        pytest.skip(f"{CHROMIUM} is not installed (Debian's chromium)")
+    executable = chromium_for_tests()
     with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         yield chromium
         chromium.close()
 
@@ -145,15 +140,7 @@ class Pages:
             context.add_init_script(f"window.localStorage.setItem({AUTO_TAKE!r}, 'off')")
         self.contexts.append(context)
         page = context.new_page()
-
-        def only_here(route: Any, request: Any) -> None:
-            if urlsplit(request.url).netloc == self.here or request.url.startswith("data:"):
-                route.continue_()
-            else:
-                self.elsewhere.append(request.url)
-                route.abort()
-
-        page.route("**/*", only_here)
+        cut_off_elsewhere(page, self.here, self.elsewhere)
         if cut:
             page.route(cut, lambda route: route.abort())
         page.on("pageerror", lambda error: self.errors.append(str(error)))

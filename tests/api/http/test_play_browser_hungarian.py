@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import test_play_browser
-from apiutil import ApiServer
+from apiutil import ApiServer, cut_off_elsewhere
 from babel.messages.pofile import read_po
 from test_play_browser import PHONE, SEED, SETTLE, WIDE, game_state, settled
 from test_play_browser_replay import finished_game
@@ -130,15 +130,7 @@ def hungarian_browser(browser: Any, server: ApiServer) -> Iterator[Any]:
     here = urlsplit(server.url).netloc
     elsewhere: list[str] = []
     errors: list[str] = []
-
-    def only_here(route: Any, request: Any) -> None:
-        if urlsplit(request.url).netloc == here or request.url.startswith("data:"):
-            route.continue_()
-        else:
-            elsewhere.append(request.url)
-            route.abort()
-
-    context.route("**/*", only_here)
+    cut_off_elsewhere(context, here, elsewhere)
     context.on("page", lambda page: page.on("pageerror", lambda error: errors.append(str(error))))
     yield context
     context.close()
