@@ -254,6 +254,16 @@ class SeatNames(Mapping[str, str]):
         name, module = self._kinds[kind]
         return i18n.messages(module).gettext(name) if name else name
 
+    def get(self, kind: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        """Seat kind ``kind``'s name (:meth:`__getitem__`), ``default`` for a kind without one (a
+        human's): asked for every seat of every view, so without ``Mapping.get``'s raised and
+        caught ``KeyError``."""
+        found = self._kinds.get(kind)
+        if found is None:
+            return default
+        name, module = found
+        return i18n.messages(module).gettext(name) if name else name
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._kinds)
 
@@ -286,7 +296,7 @@ def seat_views(lobby: Lobby | None, kinds: Sequence[str],
             {
                 "seat": n,
                 "kind": kind,
-                "name": (seat_names or {}).get(kind),
+                "name": None if seat_names is None else seat_names.get(kind),
                 "bot": None,
                 "replaced": False,
                 "timeout_at": None,
