@@ -178,6 +178,15 @@ class Engine:
         environment), since wording the labels is a fifth to a quarter of the listing."""
         return self.kernel.legal_actions(game, seat, words=words)
 
+    def legal_options(self, game: Game, seat: int) -> list[tuple[str, list[str]]]:
+        """Every legal answer of ``seat`` now, as ``(type, [option ids])`` groups: the pending
+        decision's type with its options, then ``"companion"`` with the seat's companion
+        abilities when it has any usable (no group without options; empty when it is not
+        ``seat``'s decision). The answers of ``legal_actions(game, seat, words=False)``, in the
+        same order, without an :class:`Action` or a label made for each: for a caller that
+        reads only which answers are legal (an agent's environment: its action mask)."""
+        return self.kernel.legal_options(game, seat)
+
     def details(self, game: Game, seat: int) -> dict[str, str]:
         """What ``seat``'s answers to the pending decision give, in words: option -> details
         (:meth:`Step.details`; the engine's words, :mod:`~darkroad.core.explain`), for those of

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import configs, i18n, invariants, undo
 from .actionlog import WITHDRAWN
@@ -52,6 +52,8 @@ from .steps import Option, Step
 if TYPE_CHECKING:
     from .engine import Engine
 
+_A = TypeVar("_A")
+"""What :meth:`Kernel._legal` lists an answer (or a group of answers) as."""
 _OPTION = operator.itemgetter(0)
 """An option's id (``(id, label)``)."""
 _TASK_SEAT = Step.seats
@@ -280,7 +282,16 @@ class Kernel:
         finally:
             i18n.reset_locale(token)
 
-    def _legal(self, game: Game, seat: int, actions: Callable[[str, int, Iterable[Option]], list[Action]]) -> list[Action]:
+    def legal_options(self, game: Game, seat: int) -> list[tuple[str, list[str]]]:
+        """``seat``'s legal answers as ``(type, [option ids])`` groups, unworded
+        (:meth:`Engine.legal_options`)."""
+        token = i18n.set_wordless()
+        try:
+            return self._legal(game, seat, self._ids)
+        finally:
+            i18n.reset_locale(token)
+
+    def _legal(self, game: Game, seat: int, actions: Callable[[str, int, Iterable[Option]], list[_A]]) -> list[_A]:
         stack = game.stack  # (the top, read here: asked before every answer)
         if not stack or game.phase == FINISHED:
             return []
@@ -316,6 +327,12 @@ class Kernel:
     def _actions(kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
         """``Action(kind, seat, option, label)`` of each option."""
         return [Action(kind, seat, option, label) for option, label in options]
+
+    @staticmethod
+    def _ids(kind: str, seat: int, options: Iterable[Option]) -> list[tuple[str, list[str]]]:
+        """``[(kind, [id of each option])]``, or ``[]`` when there is no option."""
+        ids = list(map(_OPTION, options))
+        return [(kind, ids)] if ids else []
 
     @staticmethod
     def _bare(kind: str, seat: int, options: Iterable[Option]) -> list[Action]:

@@ -214,6 +214,10 @@ class ActionCatalogue:
         self.entries: tuple[tuple[str, str], ...] = tuple(entries)
         """``(type, option)`` of each catalogued index."""
         self._index = {entry: i for i, entry in enumerate(self.entries)}
+        self._by_kind: dict[str, dict[str, int]] = {}
+        """Each decision type's catalogued options -> their indices (:meth:`group_indices`)."""
+        for i, (kind, option) in enumerate(self.entries):
+            self._by_kind.setdefault(kind, {})[option] = i
         self.size = len(self.entries) + OVERFLOW
         """N of the action space: the catalogued actions, then the overflow slots."""
 
@@ -251,3 +255,19 @@ class ActionCatalogue:
                 i, spare = spare, spare + 1
             out.append(i)
         return out
+
+    def group_indices(self, groups: Sequence[tuple[str, Sequence[str]]], seat: int) -> list[int]:
+        """The indices of ``seat``'s legal answers given as ``(type, [option ids])`` groups
+        (:meth:`Engine.legal_options`): what :meth:`indices` gives for the same answers, looked
+        up by type and option without an :class:`Action` or a key made for each."""
+        out: list[int | None] = []
+        by_kind = self._by_kind
+        for kind, ids in groups:
+            out += map(by_kind.get(kind, _NONE).get, ids)
+        if None in out:  # an action no form names: the overflow slots, in the order given
+            return self.indices([Action(kind, seat, option) for kind, ids in groups for option in ids])
+        return out  # type: ignore[return-value]  # no None in it
+
+
+_NONE: dict[str, int] = {}
+"""No catalogued option (a decision type the catalogue does not know)."""

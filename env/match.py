@@ -121,11 +121,11 @@ class Match:
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
         """1 at the index of each of ``seat``'s legal actions now, else 0 (a new array)."""
         assert self.game is not None
-        # Listed without their words (labels): a mask reads what the answers are, and wording
-        # them is a fifth of the listing's work.
-        legal = self.engine.legal_actions(self.game, seat, words=False)
+        # Listed as option ids by type (Engine.legal_options): a mask reads which answers are
+        # legal, not their words (a fifth of the listing's work) nor an Action each.
+        groups = self.engine.legal_options(self.game, seat)
         out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
-        for i in self.catalogue.indices(legal):
+        for i in self.catalogue.group_indices(groups, seat):
             out[i] = 1
         return np.frombuffer(out, _INT8)
 

@@ -546,3 +546,40 @@ def test_a_game_put_in_place_of_the_one_seat_environments(engine: Engine) -> Non
     expected[env.match.catalogue.indices(legal)] = True
     assert np.array_equal(env.action_masks(), expected)
     env.step(int(np.flatnonzero(expected)[0]))
+
+
+def _grouped(legal: list[Action]) -> list[tuple[str, list[str]]]:
+    """``legal``'s options grouped by type, in order."""
+    groups: list[tuple[str, list[str]]] = []
+    for action in legal:
+        if not groups or groups[-1][0] != action.type:
+            groups.append((action.type, []))
+        groups[-1][1].append(action.option)
+    return groups
+
+
+def test_legal_options_are_the_legal_actions_grouped_by_type(engine: Engine) -> None:
+    """``Engine.legal_options`` (what the mask reads) lists the answers of
+    ``legal_actions(words=False)``, in their order, grouped by type: at every step of random
+    games, for every seat (the seats not awaited have none), companion abilities included, and
+    in a position edited by hand (a die's value changed: the moves it allows change)."""
+    seen: set[str] = set()
+    for seed in range(8):
+        r = random.Random(seed)
+        game, _ = engine.create(GameConfig(players=2 + seed % 3, seed=seed))
+        while not game.finished:
+            for seat in range(len(game.players)):
+                legal = engine.legal_actions(game, seat, words=False)
+                assert engine.legal_options(game, seat) == _grouped(legal)
+                seen.update(a.type for a in legal)
+            seat = engine.awaiting(game)[0]
+            engine.apply(game, r.choice(engine.legal_actions(game, seat)), track_undo=False)
+    assert "companion" in seen and len(seen) > 10, seen
+    raw = denv.raw_env(players=2, engine=engine)
+    agent, die = _at_a_move(raw, 3)
+    seat = raw._seat[agent]
+    before = engine.legal_options(raw.game, seat)
+    die.value = die.value % 6 + 1  # by hand
+    after = engine.legal_options(raw.game, seat)
+    assert after != before and after == _grouped(engine.legal_actions(raw.game, seat, words=False))
+    assert f"move:{die.value}" in after[0][1]
