@@ -635,23 +635,14 @@ def cut_off_elsewhere(target: Any, here: str, elsewhere: list[str]) -> None:
 
 
 CHROMIUM = "/usr/bin/chromium"
-"""Debian's Chromium (the ``chromium`` package)."""
-HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
-"""Debian's build of Chromium's headless shell (the ``chromium-headless-shell`` package, the
-same source and version as ``chromium``): the browser Playwright itself runs headless tests
-with, Blink without the desktop browser around it."""
+"""The browser the browser tests drive with Playwright: Debian's Chromium (Playwright downloads
+no browser of its own here)."""
 
 
 def chromium_for_tests() -> str:
-    """The Chromium the browser tests drive: ``$DARKROAD_TEST_CHROMIUM`` when set (scripts/screenshots
-    sets Debian's ``chromium``), else the headless shell when installed (``scripts/test`` installs
-    it), else ``chromium``. The shell renders the same pages for about 30% less CPU (the whole
-    game by clicks alone, the CPU of its whole process tree, alternating: 43.6 / 40.7 s with
-    ``chromium``, 31.3 / 33.7 s with the shell). Skipped when neither is installed, failed in CI."""
-    chosen = os.environ.get("DARKROAD_TEST_CHROMIUM") or next(
-        (path for path in (HEADLESS_SHELL, CHROMIUM) if os.access(path, os.X_OK)), CHROMIUM)
-    if not os.access(chosen, os.X_OK):
+    """:data:`CHROMIUM`; the test is skipped when it is not installed, and fails in CI."""
+    if not os.access(CHROMIUM, os.X_OK):
         if os.environ.get("CI"):
-            pytest.fail(f"{chosen} is not installed (Debian's chromium); CI must run the browser tests")
-        pytest.skip(f"{chosen} is not installed (Debian's chromium)")
-    return chosen
+            pytest.fail(f"{CHROMIUM} is not installed (Debian's chromium); CI must run the browser tests")
+        pytest.skip(f"{CHROMIUM} is not installed (Debian's chromium)")
+    return CHROMIUM
