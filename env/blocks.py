@@ -168,7 +168,7 @@ class Block:
     """A block of ``width`` numbers (as bytes) written by ``fields``: ``(k, write)``, the field
     written from item ``k`` of the block's values (several fields may read one value)."""
 
-    __slots__ = ("buf", "kept", "writers")
+    __slots__ = ("buf", "kept", "places", "writers")
 
     def __init__(self, width: int, fields: Sequence[tuple[int, Write]]) -> None:
         self.buf = bytearray(4 * width)
@@ -177,24 +177,27 @@ class Block:
             writers.setdefault(k, []).append(write)
         self.writers = [tuple(writers.get(k, ())) for k in range(max(writers) + 1)]
         """The fields written from each value, by its place among the values."""
+        self.places = range(len(self.writers))
         self.kept: tuple[Any, ...] = ()
 
-    def update(self, values: tuple[Any, ...]) -> bool:
+    def update(self, values: tuple[Any, ...]) -> None:
         """Write again the fields whose values differ from the values the block was last
-        written from (every field the first time): whether any did."""
+        written from (every field the first time). Called when ``values`` differ from them."""
         kept = self.kept
-        if values == kept:
-            return False
+        if not kept:
+            for k, v in enumerate(values):
+                for write in self.writers[k]:
+                    write(self.buf, v)
+            self.kept = tuple(map(_kept, values))
+            return
         buf, writers = self.buf, self.writers
-        changed = compress(range(len(values)), map(ne, values, kept)) if kept else range(len(values))
-        now = list(kept) if kept else list(values)
-        for k in changed:
+        now = list(kept)
+        for k in compress(self.places, map(ne, values, kept)):
             v = values[k]
             now[k] = v[:] if v.__class__ is list else _kept(v)
             for write in writers[k]:
                 write(buf, v)
-        self.kept = tuple(now) if kept else tuple(map(_kept, values))
-        return True
+        self.kept = tuple(now)
 
 
 def numbers(lo: int, width: int, of: Callable[[Any], Iterable[float]]) -> Write:
@@ -335,13 +338,13 @@ def seat_fields(layout: Layout) -> list[tuple[int, Write]]:
 
 class SeatBlock:
     """A seat's block, kept up to date by a :class:`Block` as the seat sees itself (its coins
-    and deeds in it), and as bytes: as the seat sees itself (:attr:`own_bytes`) and as the
-    others see it, without its coins and deeds (:attr:`public_bytes`), each made when first
-    asked for after a change (``None`` until then). The encoder checks the values and reads
-    the bytes itself (:meth:`Encoder.encode`: no call a seat when nothing changed);
-    :meth:`own` and :meth:`public` do the same in one call."""
+    and deeds in it: the block's buffer, which the encoder joins as it is), and as the others
+    see it, without its coins and deeds (:attr:`public_bytes`), made when first asked for
+    after a change (``None`` until then). The encoder checks the values and reads the bytes
+    itself (:meth:`Encoder.encode`: no call a seat when nothing changed); :meth:`own` and
+    :meth:`public` do the same in one call."""
 
-    __slots__ = ("block", "coins", "deeds", "own_bytes", "public_bytes", "zero_deeds")
+    __slots__ = ("block", "coins", "deeds", "public_bytes", "zero_deeds")
 
     def __init__(self, layout: Layout, fields: Sequence[tuple[int, Write]]) -> None:
         self.block = Block(layout.seat_width, fields)
@@ -352,19 +355,13 @@ class SeatBlock:
         self.deeds = 4 * at["seat.deeds"]
         """Where the deeds are, as bytes: the block's last field."""
         self.zero_deeds = bytes(4 * layout.seat_width - self.deeds)
-        self.own_bytes: bytes | None = None
         self.public_bytes: bytes | None = None
 
     def update(self, values: tuple[Any, ...]) -> None:
-        """Write the fields whose values changed (:meth:`Block.update`); both views are then
-        made again when asked for."""
+        """Write the fields whose values changed (:meth:`Block.update`, called when they
+        differ); the others' view is then made again when asked for."""
         self.block.update(values)
-        self.own_bytes = self.public_bytes = None
-
-    def make_own(self) -> bytes:
-        """The block's bytes as the seat sees itself (kept as :attr:`own_bytes`)."""
-        self.own_bytes = bytes(self.block.buf)
-        return self.own_bytes
+        self.public_bytes = None
 
     def make_public(self) -> bytes:
         """The block's bytes as the others see the seat (kept as :attr:`public_bytes`)."""
@@ -377,7 +374,7 @@ class SeatBlock:
         values = seat_values(p)
         if values != self.block.kept:
             self.update(values)
-        return self.own_bytes or self.make_own()
+        return bytes(self.block.buf)
 
     def public(self, p: Player) -> bytes:
         """The block as the other seats see seat ``p``."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +44,8 @@ MAX_SEATS = 4
 """Seat blocks in every observation (a game has 2 to 4 seats)."""
 PHASES = ("setup", "plan", "move", "activate", "caravan", "end", "final", "finished")
 """Phases of a turn one-hot (``game.phase``); any other phase sets none."""
+HEADS = 4096
+"""At most this many turns' features kept (:attr:`Encoder._heads`); then they are made again."""
 POSITIONS = 10
 """Ringway positions one-hot."""
 WHEEL = 6
@@ -240,6 +243,13 @@ class Encoder:
         self.no_caravan = bytes(4 * (lay.seat_offset - o["caravan"]))
         self.absent = [bytes(4 * lay.seat_width * (MAX_SEATS - n)) for n in range(MAX_SEATS + 1)]
         """The seat blocks of the seats a game of ``n`` has not, as bytes."""
+        self._heads: dict[tuple[Any, ...], bytes] = {}
+        """The turn's features but the round as bytes, by what they are made of: the observer,
+        the number of seats, the phase, the active and start seats, the seats awaited and the
+        decision's kind (:meth:`_head`). A game has a few hundred such turns' states; made
+        again, the features cost as much as the rest of an unchanged observation's reading.
+        Measured (callgrind, the raw environment's loop, 3 games + 1 warm-up, encode inside
+        ``functools.reduce``): see docs/agents.md, Speed."""
 
     def encode(self, game: Game, seat: int, awaiting: Sequence[int] | None = None) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded), a new array.
@@ -257,17 +267,14 @@ class Encoder:
             awaiting = self.engine.awaiting(game)
         # the turn's features, then the blocks' values checked, written out here rather than
         # in a method each: an observation a step, with as few Python calls as it can
-        active = game.active
         stack = game.stack
-        phase = game.phase
-        parts: list[bytes | bytearray] = [_F32(game.round / ROUNDS), self.size_hot[phase == "finished"][n],
-                 self.phase_hot.get(phase, self.no_phase),
-                 self.turn_hot[(active - seat) % n if active is not None and active >= 0 else MAX_SEATS]
-                 [(game.start_seat - seat) % n],
-                 self.seat_hot[(awaiting[0] - seat) % n] if len(awaiting) == 1  # most decisions: one seat's
-                 else self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
-                 self.decision_hot.get(stack[-1].kind, self.no_decision) if awaiting and stack
-                 else self.no_decision]
+        key = (seat, n, game.phase, game.active, game.start_seat,
+               awaiting[0] if len(awaiting) == 1 else tuple(awaiting),  # most decisions: one seat's
+               stack[-1].kind if awaiting and stack else None)
+        head = self._heads.get(key)
+        if head is None:
+            head = self._head(key, awaiting)
+        parts: list[bytes | bytearray] = [_F32(game.round / ROUNDS), head]
         board = self._board
         values = board_values(game.board)
         if values != board.kept:
@@ -280,7 +287,7 @@ class Encoder:
         values = seat_values(players[seat])
         if values != block.block.kept:
             block.update(values)
-        parts.append(block.own_bytes or block.make_own())
+        parts.append(block.block.buf)  # as the seat sees itself: the block as it is kept
         for k in range(1, n):
             s = (seat + k) % n
             block = kept[s]
@@ -290,6 +297,21 @@ class Encoder:
             parts.append(block.public_bytes or block.make_public())
         parts.append(self.absent[n])
         return np.frombuffer(bytearray().join(parts), _FLOAT32)
+
+    def _head(self, key: tuple[Any, ...], awaiting: Sequence[int]) -> bytes:
+        """The turn's features (from ``finished`` to ``decision``) as bytes, made for ``key``
+        (what they are made of: :meth:`encode`'s) and kept in :attr:`_heads` under it."""
+        seat, n, phase, active, start, _, kind = key
+        head = b"".join((
+            self.size_hot[phase == "finished"][n], self.phase_hot.get(phase, self.no_phase),
+            self.turn_hot[(active - seat) % n if active is not None and active >= 0 else MAX_SEATS][(start - seat) % n],
+            self._hots(MAX_SEATS, [(s - seat) % n for s in awaiting]),
+            self.no_decision if kind is None else self.decision_hot.get(kind, self.no_decision)))
+        heads = self._heads
+        if len(heads) >= HEADS:
+            heads.clear()
+        heads[key] = head
+        return head
 
     def encode_full(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` encoded from scratch, every feature at once: what
