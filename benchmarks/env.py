@@ -31,6 +31,12 @@ moved by tens of thousands of instructions a step from run to run)::
 
     .venv/bin/python benchmarks/env.py --instructions [--games 4] [--players 2]
 
+``--observation`` counts the same way the instructions of the raw environment's observations
+alone (``Encoder.encode``, each called inside ``functools.reduce``; the games after one played
+first), per step::
+
+    .venv/bin/python benchmarks/env.py --observation [--games 3] [--players 2]
+
 ``--cache`` counts the same way with callgrind's cache and branch simulation (a 32 KiB
 first-level instruction and data cache, as this machine's): per step, the instructions, the
 first-level instruction and data cache misses and the mispredicted branches of each phase, and
@@ -128,6 +134,17 @@ def play_counted(name: str, engine: Engine, players: int, games: int) -> int:
     if name == "engine":
         def play(seed: int) -> int:
             return engine_phase(engine, players, range(seed, seed + 1))
+    elif name == "observation":  # the raw environment's games, only its encoder's work counted
+        raw = denv.raw_env(players=players, engine=engine)
+        encoder = raw.match.encoder
+        encode = encoder.encode
+
+        def counted(game: Any, seat: int, awaiting: Any = None) -> Any:
+            return functools.reduce(lambda _, __: encode(game, seat, awaiting), (0,), None)
+
+        aec_phase(lambda: raw, range(games, games + 1))
+        encoder.encode = counted  # type: ignore[method-assign]
+        return aec_phase(lambda: raw, range(games))
     else:
         made = (denv.env if name == "env" else denv.raw_env)(players=players, engine=engine)
 
@@ -208,6 +225,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each playing every phase once")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind instead")
+    parser.add_argument("--observation", action="store_true",
+                        help="count with valgrind the instructions of the raw environment's observations alone")
     parser.add_argument("--cache", action="store_true",
                         help="simulate the caches and branches with valgrind: misses per step, engine and env")
     parser.add_argument("--play", help=argparse.SUPPRESS)  # one phase's games (what --instructions counts)
@@ -218,6 +237,11 @@ def main() -> None:
         return
     if args.cache:
         print(json.dumps(cache(args.games, players), indent=2))
+        return
+    if args.observation:
+        ir, steps = count_instructions("observation", args.games, players)
+        print(json.dumps({"players": players, "games": args.games, "steps": steps,
+                          "observation_instructions_per_step": round(ir / steps)}, indent=2))
         return
     engine = Engine.load()
     if args.play:
