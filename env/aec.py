@@ -270,7 +270,7 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
         if match.reward == "win" and not game.finished and match.steps < match.max_steps:
             # Most steps: the game goes on and nobody is rewarded (with "win" rewards every
             # reward is 0 until the end, so self.rewards is all zeros already).
-            self.agent_selection = self._agent[match.awaiting()[0]]
+            self.agent_selection = self._agent[match.engine.awaiting(game)[0]]
             return
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if game.finished:

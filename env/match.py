@@ -138,7 +138,7 @@ class Match:
         """``seat``'s observation now (:meth:`Encoder.encode`), a new array."""
         game = self.game
         assert game is not None
-        return self.encoder.encode(game, seat, self.awaiting())
+        return self.encoder.encode(game, seat, self.engine.awaiting(game))
 
     def action_of(self, seat: int, index: int) -> Action:
         """The engine action index ``index`` stands for, for ``seat`` now. :class:`ValueError`
