@@ -37,6 +37,7 @@ from darkroad.core import view as V
 from darkroad.core.context import Ctx
 from darkroad.core.projection import projected
 from darkroad.core.undo import available
+from darkroad.core.view_board import board_block
 engine = Engine.load()
 positions = []
 for script in bench.scripts(engine, 4, 800)[:4]:
@@ -56,11 +57,12 @@ PARTS = {
     "projection": "projected(engine, game, seat, Ctx(engine, game))",
     "players": "V._players(engine, Ctx(engine, game), seat, names, encoded)",
     "specs": "ctx = Ctx(engine, game)\n    for p in game.players:\n        engine.storage_spec(ctx, p.seat)",
-    "board": "V._board(engine, game, encoded)",
+    "board": "board_block(engine, game, encoded)",
     "decision": "engine.decision(game)",
     "undo": "available(game, seat)",
     "config": "V._config(engine, game, True)",
     "context": "Ctx(engine, game)",
+    "pack": "engine.pack(game)",
 }
 """Each part's code at one position (``game``, ``seat``)."""
 

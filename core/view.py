@@ -28,6 +28,7 @@ from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
+from .view_board import _wheel, board_block
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -246,12 +247,6 @@ def _seats_of_kinds(engine: Engine, game: Game) -> dict[str, int | None]:
     return seats
 
 
-@functools.lru_cache(maxsize=64)
-def _wheel(offset: int, goods: int) -> tuple[int, ...]:
-    """The market value of each of ``goods`` good types (by index) with the wheel at ``offset``."""
-    return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
-
-
 def _caravan(c: Caravan, shared: bool) -> dict[str, Any]:
     """The view's ``caravan``: its fields, those not set yet left out, and the plugins' keys
     beside them (a seat kind's view blocks). ``shared``: for a view encoded at once (its lists
@@ -296,7 +291,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "undo_available": undo_available(game, seat),
         "decision": decision,
         "config": _config(engine, game, encoded is not None),
-        "board": _board(engine, game, encoded),
+        "board": board_block(engine, game, encoded),
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
         "players": _players(engine, ctx, seat, names, encoded),
         "projected": projected(engine, game, seat, ctx),
@@ -323,42 +318,6 @@ def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | N
         else:
             players.append(table.player(spec, p, finished or p.seat == seat, name))
     return players
-
-
-def _board(engine: Engine, game: Game, encoded: EncodedPlayers | None) -> dict[str, Any]:
-    """The view's ``board``: what is public of it (the decks by their sizes)."""
-    b = game.board
-    goods = engine.content.good_ids
-    commissions = {}
-    for t, s in b.commission_stacks.items():
-        commissions[t] = {"top": s[0] if s else None, "count": len(s)}
-    if encoded is None:  # lists of the view's own
-        ringway: Any = list(DISTRICTS)
-        banners: Any = list(map(list, engine.content.courtyard_banners))
-        wheel: Any = dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True))
-        buildings, inn, courtyard, row = list(b.buildings), list(b.inn), list(b.courtyard), list(b.companion_row)
-    else:  # to be encoded at once: the board's own lists, the engine's blocks encoded already
-        ringway, banners, wheel = encoded.ringway, encoded.courtyard_banners, encoded.wheels[b.wheel_offset % len(encoded.wheels)]
-        buildings, inn, courtyard, row = b.buildings, b.inn, b.courtyard, b.companion_row
-    return {
-        "ringway": ringway,
-        "buildings": buildings,
-        "market": {"wheel": wheel, "dice": dict(zip(goods, b.market, strict=True)), "set_aside": b.set_aside},
-        "commissions": commissions,
-        "inn": inn,
-        "hero_deck": len(b.hero_deck),
-        "courtyard": courtyard,
-        "courtyard_banners": banners,
-        "deed_deck": len(b.deed_deck),
-        "companion_row": row,
-        "companion_deck": len(b.companion_deck),
-        "event_decks": {route: len(deck) for route, deck in b.events.items()},
-        "upgrades": sorted(b.upgrades),
-        "five_coins": b.five_coins,
-        "dark_market": ("north", "east", "south", "west")[b.dark_market],
-        "ruins": ("top_left", "top_right", "bottom_right", "bottom_left")[b.ruins],
-        "extra": {k: v for k, v in b.extra.items() if not k.startswith("_")} if b.extra else {},
-    }
 
 
 def action_schema(engine: Engine) -> dict[str, Any]:
