@@ -65,6 +65,13 @@ OWN_TURN_PHASES = ("plan", "move", "activate", "rest")
 """Phases in which the active seat may use companion abilities (after Rest: ``finish_turn``)."""
 
 
+def _option_ids(kind: str, seat: int, options: Iterable[Option]) -> list[tuple[str, list[str]]]:
+    """``[(kind, [id of each option])]``, or ``[]`` when there is no option (what
+    :meth:`Kernel.legal_options` lists of a decision)."""
+    ids = list(map(_OPTION, options))
+    return [(kind, ids)] if ids else []
+
+
 class Kernel:
     """The decision stack machine of one installation (the module says what it does). It
     works for an :class:`~darkroad.core.engine.Engine`, whose registry it reads and which it
@@ -287,7 +294,7 @@ class Kernel:
         (:meth:`Engine.legal_options`)."""
         token = i18n.set_wordless()
         try:
-            return self._legal(game, seat, self._ids)
+            return self._legal(game, seat, _option_ids)
         finally:
             i18n.reset_locale(token)
 
@@ -327,12 +334,6 @@ class Kernel:
     def _actions(kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
         """``Action(kind, seat, option, label)`` of each option."""
         return [Action(kind, seat, option, label) for option, label in options]
-
-    @staticmethod
-    def _ids(kind: str, seat: int, options: Iterable[Option]) -> list[tuple[str, list[str]]]:
-        """``[(kind, [id of each option])]``, or ``[]`` when there is no option."""
-        ids = list(map(_OPTION, options))
-        return [(kind, ids)] if ids else []
 
     @staticmethod
     def _bare(kind: str, seat: int, options: Iterable[Option]) -> list[Action]:
