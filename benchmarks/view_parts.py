@@ -37,7 +37,10 @@ from darkroad.core import view as V
 from darkroad.core.context import Ctx
 from darkroad.core.projection import projected
 from darkroad.core.undo import available
-from darkroad.core.view_board import board_block
+try:  # (the board has a module of its own since session 9)
+    from darkroad.core.view_board import board_block
+except ImportError:
+    board_block = V._board
 engine = Engine.load()
 positions = []
 for script in bench.scripts(engine, 4, 800)[:4]:
