@@ -89,7 +89,7 @@ def is_score(v: Any) -> bool:
     if not isinstance(v, dict):
         return False
     for k, n in v.items():  # (a loop, no generator: every deed's score in every view is checked)
-        if k not in _SCORE_KEYS or not isinstance(n, int) or isinstance(n, bool):
+        if k not in _SCORE_KEYS or (type(n) is not int and (not isinstance(n, int) or isinstance(n, bool))):
             return False
     return True
 

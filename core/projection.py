@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from .context import Ctx
 from .rulebook.scoring import score_seat, score_totals
 from .seats import HUMAN
@@ -31,10 +33,31 @@ FIELDS = ("seat", "known", "total", "low", "high", "coins", "prestige", "base", 
 """The fields of a projection (each always present)."""
 
 
+class Projected(msgspec.Struct):
+    """A seat's projection (:data:`FIELDS`, in order): its JSON is the dict's a view shows."""
+
+    seat: int
+    known: bool
+    total: int | None
+    low: int
+    high: int
+    coins: int | None
+    prestige: int
+    base: int | None
+    vp: int
+    secret_deeds: int
+
+
 def projected(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None = None) -> list[dict[str, Any]]:
     """Every seat's projected final score as ``viewer`` may see it (``None``: a spectator);
     ``ctx``: the game's context, when the caller has one already (a view asks the engine
     several things of the same game)."""
+    return [msgspec.structs.asdict(s) for s in projections(engine, game, viewer, ctx)]
+
+
+def projections(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None = None) -> list[Projected]:
+    """:func:`projected` as :class:`Projected` structs: for a view encoded at once (msgspec
+    writes a struct's field names encoded once, a dict's key by key)."""
     if ctx is None:
         ctx = Ctx(engine, game)
     finished = game.finished
@@ -44,7 +67,7 @@ def projected(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None = 
     return out
 
 
-def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
+def _seat(ctx: Ctx, seat: int, known: bool) -> Projected:
     p = ctx.player(seat)
     if known:
         g = ctx.game
@@ -56,8 +79,7 @@ def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
         else:
             line = score_seat(ctx, seat, worded=False)
             coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
-        return {"seat": seat, "known": True, "total": total, "low": total, "high": total,
-                "coins": coins, "prestige": prestige, "base": base, "vp": total - base, "secret_deeds": 0}
+        return Projected(seat, True, total, total, total, coins, prestige, base, total - base, 0)
     if p.kind == HUMAN:
         vp, secret = len(p.special), len(p.deeds)  # unused illuminated dice; the deeds are secret
     else:
@@ -65,5 +87,4 @@ def _seat(ctx: Ctx, seat: int, known: bool) -> dict[str, Any]:
         # Concern: 1 per good, blazing quartz, illuminated die and deed); its coins stay hidden.
         line = score_seat(ctx, seat, worded=False)
         vp, secret = line.total - line.base, 0
-    return {"seat": seat, "known": False, "total": None, "low": vp, "high": p.prestige + vp,
-            "coins": None, "prestige": p.prestige, "base": None, "vp": vp, "secret_deeds": secret}
+    return Projected(seat, False, None, vp, p.prestige + vp, None, p.prestige, None, vp, secret)

@@ -21,7 +21,7 @@ from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MA
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
 from .memo import Memo
-from .projection import projected
+from .projection import projected, projections
 from .rulebook.activate import DISTRICTS
 from .rulebook.scoring import worded_details
 from .seats import HUMAN
@@ -294,7 +294,7 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "board": board_block(engine, game, encoded),
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
         "players": _players(engine, ctx, seat, names, encoded),
-        "projected": projected(engine, game, seat, ctx),
+        "projected": projected(engine, game, seat, ctx) if encoded is None else projections(engine, game, seat, ctx),
         "score": _final_score(engine, game) if finished else None,
         "winners": list(game.winners) if finished else None,
     }

@@ -58,9 +58,14 @@ def score_totals(ctx: Ctx, seat: int, details: list[str] | None = None) -> tuple
     coins, prestige, vp = p.coins, p.prestige, 0
     for deed in p.deeds:
         got = deed_score(ctx, seat, deed)
-        coins += int(got.get("coins", 0))
-        prestige += int(got.get("prestige", 0))
-        vp += int(got.get("vp", 0))
+        # Checked by is_score: "coins", "prestige" or "vp", each an int (most deeds pay one).
+        for what, n in got.items():
+            if what == "coins":
+                coins += n
+            elif what == "prestige":
+                prestige += n
+            else:
+                vp += n
         if details is not None:
             name = ctx.content.components[deed].name if deed in ctx.content.components else deed
             details.append(f"{name}: " + (", ".join(f"+{v} {k}" for k, v in got.items() if v) or "not met"))
