@@ -92,7 +92,9 @@ def _lifespan(engine: Engine, settings: Settings, metrics: Metrics) -> Callable[
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_store(settings, metrics) as store:
             app.state.service = GameService(engine, store, settings, metrics)
-            app.state.limiter = RateLimiter(settings, store, metrics)
+            app.state.limiter = limiter = RateLimiter(settings, store, metrics)
+            if isinstance(app, PolicedApp):  # its policy layer counts with it, not a state look-up a request
+                app.policies.limiter = limiter
             # The bot workers of this process (``--bots``, default 1): with the memory store the
             # only ones its in-memory queue can have, with Redis one beside ``darkroad bots``, on
             # connections of its own (its blocking reads never take the requests' or streams').
@@ -114,6 +116,8 @@ def _lifespan(engine: Engine, settings: Settings, metrics: Metrics) -> Callable[
                     await asyncio.gather(*workers, return_exceptions=True)
                     await app.state.limiter.close()
                 app.state.service.close()
+                if isinstance(app, PolicedApp):
+                    app.policies.limiter = None
                 del app.state.service, app.state.limiter, app.state.bot_workers, app.state.deliverers
 
     return lifespan

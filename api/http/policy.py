@@ -70,6 +70,24 @@ _PARAMETER = re.compile(r"\{([^}/]+)\}")
 
 
 @dataclass(frozen=True, slots=True)
+class MethodPolicy:
+    """What the layer does with one method of one route, decided when the app is built."""
+
+    budget: str | None
+    """The rate-limit budget the request counts against (``None``: none, the probes)."""
+    secret: bool = False
+    """Whether its answers hand out secrets."""
+    allowed: bool = True
+    """Whether Litestar answers it (else ``OPTIONS`` answers ``204``, any other ``405``)."""
+
+
+_UNROUTED = MethodPolicy("requests")
+"""A path no route has: Litestar answers it (its 404), counted as a request."""
+_NOT_ALLOWED = MethodPolicy("requests", allowed=False)
+"""A method of a routed path with no policy of its own: ``405``, counted as a request."""
+
+
+@dataclass(frozen=True, slots=True)
 class RoutePolicy:
     """The policies of one path of the application."""
 
@@ -83,10 +101,22 @@ class RoutePolicy:
     """The rate-limit budget of each method that has its own (default ``requests``)."""
     secret: frozenset[str] = frozenset()
     """The methods whose answers hand out secrets."""
+    allow: str = field(init=False)
+    """The ``Allow`` header's value: the documented methods and ``OPTIONS``."""
+    methods: Mapping[str, MethodPolicy] = field(init=False)
+    """Each method's :class:`MethodPolicy` (a method not here: :data:`_NOT_ALLOWED`): one
+    look-up a request where the budget, the secrecy and the method were three."""
 
-    @property
-    def allow(self) -> str:
-        return ", ".join(sorted(self.documented | {"OPTIONS"}))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allow", ", ".join(sorted(self.documented | {"OPTIONS"})))
+        methods = {}
+        for method in self.documented | self.budgets.keys() | self.secret | {"OPTIONS"}:
+            budget = self.budgets.get(method, "requests")
+            methods[method] = MethodPolicy(
+                None if budget == UNLIMITED else budget, method in self.secret,
+                method in self.documented and method != "OPTIONS",
+            )
+        object.__setattr__(self, "methods", methods)
 
     @property
     def literal(self) -> int:
@@ -145,7 +175,8 @@ class RouteTable:
 
     def match(self, path: str) -> RoutePolicy | None:
         """The route of ``path``, if any (only the routes of the path's depth are tried)."""
-        for route in self._by_depth.get(_depth(path), ()):
+        # _depth(path), inline: one call less a request.
+        for route in self._by_depth.get(path.count("/") - path.endswith("/"), ()):
             if route.pattern.match(path) is not None:
                 return route
         return None
@@ -167,14 +198,6 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(parts) + "/?$")
 
 
-@dataclass(slots=True)
-class _Exchange:
-    """What the layer learns of one request's answer."""
-
-    status: int = 500
-    started: bool = False
-
-
 class PolicyLayer:
     """The policies of ``app``'s requests, then Litestar (:class:`PolicedApp`)."""
 
@@ -182,12 +205,15 @@ class PolicyLayer:
         self.app = app
         self.metrics = metrics
         self.table = RouteTable.of(app)
+        self.limiter: RateLimiter | None = None
+        """The running app's rate limiter (set by its lifespan: ``None`` while it is stopped)."""
 
     async def handle(self, scope: HTTPScope, receive: Receive, send: Send, litestar: ASGIApp) -> None:
         """Answer an HTTP request: its policies, then ``litestar`` (the app's own handling)."""
         began = time.perf_counter()
         method: str = scope["method"]
         route = self.table.match(scope["path"])
+        policy = _UNROUTED if route is None else route.methods.get(method, _NOT_ALLOWED)
         authenticates = False
         languages: bytes | None = None
         for name, value in scope["headers"]:
@@ -195,91 +221,87 @@ class PolicyLayer:
                 authenticates = True
             elif name == b"accept-language":
                 languages = value
-        private = authenticates or (route is not None and method in route.secret)
-        exchange = _Exchange()
+        # An error shows no secret: only answers that are not errors are kept from caches.
+        private = authenticates or policy.secret
+        # What the layer learns of the answer (cells of the closure: no object a request).
+        status, started = 500, False
         locale = i18n.DEFAULT_LOCALE if languages is None else i18n.negotiate(languages.decode("latin-1"))
         language = _CONTENT_LANGUAGE[locale]
         in_language = i18n.set_locale(locale)
 
         def answer(message: Message) -> Awaitable[None]:
             # send's own awaitable handed back (not a coroutine of its own: one frame less per message).
+            nonlocal status, started
             if message["type"] == "http.response.start":
-                exchange.status, exchange.started = message["status"], True
-                message["headers"] = _with_language(message["headers"], language)
-                # An error shows no secret: only answers that are not errors are kept from caches.
-                private_answer = private and exchange.status < 400
-                if private_answer:
-                    headers = message["headers"]
-                    for name, _ in headers:
-                        if name == b"cache-control":
-                            break
-                    else:
-                        message["headers"] = [*headers, (b"cache-control", PRIVATE)]
+                status, started = message["status"], True
+                message["headers"] = _answer_headers(message["headers"], language, private and status < 400)
             return send(message)
 
-        limiter: RateLimiter | None = self.app.state.get("limiter")
-        budget = None if route is None else route.budgets.get(method)
-        limited = limiter is not None and limiter.enabled and budget != UNLIMITED
+        limiter = self.limiter
+        limited = limiter is not None and limiter.enabled and policy.budget is not None
         client = client_key(scope) if limited else ""
         try:
             if limited:
-                assert limiter is not None
-                limiter.admit(budget or "requests", client, authenticates)
-            await self._route(route, scope, receive, answer, litestar)  # no coroutine of its own
+                assert limiter is not None and policy.budget is not None
+                limiter.admit(policy.budget, client, authenticates)
+            if policy.allowed:
+                await litestar(scope, receive, answer)
+            else:
+                assert route is not None
+                await _refuse(route, method, scope["path"], answer)
         except Exception as exc:  # every error, raised anywhere, is a problem
-            if exchange.started:
+            if started:
                 raise  # too late to answer: the server closes the connection
             await _send_problem(answer, problem_for(exc), scope["path"])
         finally:
             i18n.reset_locale(in_language)
-            if limited and authenticates and exchange.status == 401:
+            if limited and authenticates and status == 401:
                 assert limiter is not None
                 limiter.add("auth", client)
             label = route.template if route is not None else str(scope.get("path_template") or "unrouted")
-            self.metrics.requests.inc(method, label, str(exchange.status))
+            self.metrics.requests.inc(method, label, str(status))
             self.metrics.latency.observe(time.perf_counter() - began, method, label)
 
-    @staticmethod
-    def _route(
-        route: RoutePolicy | None, scope: HTTPScope, receive: Receive, send: Send, litestar: ASGIApp
-    ) -> Awaitable[None]:
-        """What answers the request, to await (not a coroutine itself: one frame less for every
-        request to pass through each time it waits)."""
-        method = scope["method"]
-        if route is not None:
-            if method == "OPTIONS":
-                return _send_empty(send, 204, [(b"allow", route.allow.encode())])
-            if method not in route.documented:
-                raise Problem(
-                    "method-not-allowed",
-                    "%(path)s answers %(allowed)s, not %(method)s.", path=scope["path"], allowed=route.allow, method=method,
-                    headers={"Allow": route.allow},
-                )
-        return litestar(scope, receive, send)
+
+def _refuse(route: RoutePolicy, method: str, path: str, send: Send) -> Awaitable[None]:
+    """The answer to a method Litestar does not answer on ``route``: ``OPTIONS``, ``204`` with
+    ``Allow``; any other, ``405 method-not-allowed``."""
+    if method == "OPTIONS":
+        return _send_empty(send, 204, [(b"allow", route.allow.encode())])
+    raise Problem(
+        "method-not-allowed",
+        "%(path)s answers %(allowed)s, not %(method)s.", path=path, allowed=route.allow, method=method,
+        headers={"Allow": route.allow},
+    )
 
 
 _CONTENT_LANGUAGE = {locale: (b"content-language", locale.encode()) for locale in i18n.LOCALES}
 _VARY_LANGUAGE = (b"vary", b"Accept-Language")
 
 
-def _with_language(headers: Any, language: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
-    """An answer's headers with its ``Content-Language`` (unless the route said its own: a page
-    in the language a link chose) and ``Accept-Language`` in its ``Vary`` (added to a ``Vary``
-    the route sent: one header, as the other policies read it)."""
+def _answer_headers(headers: Any, language: tuple[bytes, bytes], private: bool) -> list[tuple[bytes, bytes]]:
+    """An answer's headers, read in one pass: its ``Content-Language`` (unless the route said
+    its own: a page in the language a link chose), ``Accept-Language`` in its ``Vary`` (added to
+    a ``Vary`` the route sent: one header, as the other policies read it) and, for a
+    ``private`` answer, ``Cache-Control: private, no-store`` unless the route set its own."""
     out = list(headers)
-    vary, said = -1, False
+    vary, said, cached = -1, False, False
     for i, (name, _) in enumerate(out):
         lowered = name.lower()
         if lowered == b"vary":
             vary = i
         elif lowered == b"content-language":
             said = True
+        elif lowered == b"cache-control":
+            cached = True
     if vary < 0:
         out.append(_VARY_LANGUAGE)
     elif b"accept-language" not in out[vary][1].lower():
         out[vary] = (b"vary", out[vary][1] + b", Accept-Language")
     if not said:
         out.append(language)
+    if private and not cached:
+        out.append((b"cache-control", PRIVATE))
     return out
 
 
