@@ -7,7 +7,6 @@ keys are encoded one by one, and a struct is made in one call.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
     from .view import EncodedPlayers
 
 
-@functools.lru_cache(maxsize=64)
 def _wheel(offset: int, goods: int) -> tuple[int, ...]:
     """The market value of each of ``goods`` good types (by index) with the wheel at ``offset``."""
     return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
