@@ -28,7 +28,7 @@ from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
-from .view_board import _wheel, board_block
+from .view_board import board_block, market_wheel
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -190,7 +190,7 @@ class EncodedPlayers:
         self.ringway = msgspec.Raw(_encode(DISTRICTS))
         self.courtyard_banners = msgspec.Raw(_encode(engine.content.courtyard_banners))
         goods = engine.content.good_ids
-        self.wheels = tuple(msgspec.Raw(_encode(dict(zip(goods, _wheel(offset, len(goods)), strict=True))))
+        self.wheels = tuple(msgspec.Raw(_encode(market_wheel(goods, offset)))
                             for offset in range(len(MARKET_VALUES)))
         """The market's ``wheel`` block at each offset of the wheel."""
 

@@ -7,6 +7,7 @@ keys are encoded one by one, and a struct is made in one call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
     from .view import EncodedPlayers
 
 
-def _wheel(offset: int, goods: int) -> tuple[int, ...]:
-    """The market value of each of ``goods`` good types (by index) with the wheel at ``offset``."""
-    return tuple(MARKET_VALUES[(i - offset) % 6] for i in range(goods))
+def market_wheel(goods: Sequence[str], offset: int) -> dict[str, int]:
+    """The market value of each of ``goods`` (the good types in their order) with the wheel at
+    ``offset``: the view's ``market.wheel``."""
+    return {good: MARKET_VALUES[(i - offset) % 6] for i, good in enumerate(goods)}
 
 
 _DARK_MARKET = ("north", "east", "south", "west")
@@ -94,7 +96,7 @@ def board_block(engine: Engine, game: Game, encoded: EncodedPlayers | None) -> d
         "ringway": list(DISTRICTS),
         "buildings": list(b.buildings),
         "market": {
-            "wheel": dict(zip(goods, _wheel(b.wheel_offset, len(goods)), strict=True)),
+            "wheel": market_wheel(goods, b.wheel_offset),
             "dice": dict(zip(goods, b.market, strict=True)),
             "set_aside": b.set_aside,
         },
