@@ -100,8 +100,7 @@ class Deed:
 
     @hookimpl(specname="darkroad_deed_score")
     def deed_score(self, ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
-        # (score's body: a deed's score is asked in every view of a seat holding it)
-        return {self.reward: self.payout(self.measure(ctx, seat))} if deed == self.id else None
+        return self.score(ctx, seat) if deed == self.id else None
 
 
 # -- measures of the end-of-game state ------------------------------------------------------
