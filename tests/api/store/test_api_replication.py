@@ -26,6 +26,8 @@ from darkroad.api.store.redis_store import RedisStore
 # Long enough that a replica in sync confirms in time on a loaded 2-core CI machine (0.2 s
 # was not: the first create of a test sometimes timed out); each refused write waits it out.
 WAIT_TIMEOUT = 1.0
+CONFIRMED = 30.0
+"""How long a write may wait for a live replica's confirmation (a bound, not a wait)."""
 
 
 @dataclasses.dataclass
@@ -59,7 +61,13 @@ def replicated(tmp_path: Path) -> Iterator[Replicated]:
 
 
 async def test_commits_wait_for_the_replica(replicated: Replicated) -> None:
-    async with RedisStore.from_url(replicated.primary.url, wait_replicas=1, wait_timeout=WAIT_TIMEOUT) as store:
+    # Writes a live replica confirms go through a store that waits long enough for a loaded
+    # machine (a create once timed out after 1 s in a CI run at load ~20); those meant to time
+    # out through one that gives up after WAIT_TIMEOUT.
+    async with (
+        RedisStore.from_url(replicated.primary.url, wait_replicas=1, wait_timeout=CONFIRMED) as store,
+        RedisStore.from_url(replicated.primary.url, wait_replicas=1, wait_timeout=WAIT_TIMEOUT) as hasty,
+    ):
         await store.create(new_game())
         assert (await store.commit(commit(0, key="a"))).outcome is Outcome.COMMITTED
         assert replicated.replica is not None
@@ -68,20 +76,20 @@ async def test_commits_wait_for_the_replica(replicated: Replicated) -> None:
         replicated.stop_replica()
         started = time.monotonic()
         with pytest.raises(ReplicationTimeout):
-            await store.commit(commit(1, key="b"))
+            await hasty.commit(commit(1, key="b"))
         assert time.monotonic() - started >= WAIT_TIMEOUT * 0.9
         # The write is on the primary; reads neither wait for replicas nor fail.
         started = time.monotonic()
-        stored = await store.load("g1", "b")
+        stored = await hasty.load("g1", "b")
         assert time.monotonic() - started < WAIT_TIMEOUT * 0.9  # a WAIT would take WAIT_TIMEOUT
         assert stored is not None and stored.version == 2 and stored.replay == b"result-2"
         # Retrying (same record) replays, and is not confirmed either while no replica is there.
         with pytest.raises(ReplicationTimeout):
-            await store.commit(commit(1, key="b"))
+            await hasty.commit(commit(1, key="b"))
         with pytest.raises(ReplicationTimeout):
-            await store.confirm("g1", "b", 60)
+            await hasty.confirm("g1", "b", 60)
         with pytest.raises(ReplicationTimeout):
-            await store.create(new_game("g2"))
+            await hasty.create(new_game("g2"))
 
         replicated.start_replica()
         result = await store.commit(commit(1, key="b"))
