@@ -20,7 +20,7 @@ import httpx
 import pytest
 from apiutil import ApiServer, RedisServer, serve
 from litestar import Litestar
-from redisnodes import ClusterNodes, SentinelGroup
+from redisnodes import SHARED_FAILOVER_MS, ClusterNodes, SentinelGroup
 
 from darkroad.api.http.app import create_app
 from darkroad.api.settings import Settings
@@ -100,7 +100,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterNodes]:
     """A Redis Cluster (3 primaries, 3 replicas) for this test process."""
     need_redis()
-    cluster = ClusterNodes(tmp_path_factory.mktemp("cluster"))
+    cluster = ClusterNodes(tmp_path_factory.mktemp("cluster"), node_timeout_ms=SHARED_FAILOVER_MS)
     yield cluster
     cluster.stop()
 
@@ -109,7 +109,7 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterN
 def redis_sentinel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SentinelGroup]:
     """A primary, its replica and three Sentinels for this test process."""
     need_redis()
-    group = SentinelGroup(tmp_path_factory.mktemp("sentinel"))
+    group = SentinelGroup(tmp_path_factory.mktemp("sentinel"), down_after_ms=SHARED_FAILOVER_MS)
     yield group
     group.stop()
 

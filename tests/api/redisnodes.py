@@ -40,6 +40,14 @@ from redis.retry import Retry
 
 CLUSTER_NODE_TIMEOUT_MS = 1000
 SENTINEL_DOWN_AFTER_MS = 500
+"""The failure detection of the groups the HA tests kill and pause: short, so a failover is over
+within a test's time."""
+SHARED_FAILOVER_MS = 5000
+"""The failure detection of the cluster and Sentinel group each test process shares for tests that
+are not about failures: deploy/'s own value. With the short one, a loaded machine (load 8-13 on 2
+cores) starved a primary past 500 ms, the Sentinels failed over, and the writes the old primary
+took meanwhile were dropped when it rejoined as a replica (Redis's asynchronous replication): a
+racing client of tests/api/app/test_api_concurrency.py saw the version go back from 42 to 29."""
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 EPHEMERAL = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"]
 """On top of deploy/'s files: loopback only, no persistence (the directory is thrown away),
@@ -170,7 +178,14 @@ class ClusterNodes:
     """A Redis Cluster of 3 primaries and 3 replicas on loopback ports (with ``users``: as
     compose.yaml starts it, made one cluster as ``admin``)."""
 
-    def __init__(self, directory: Path, primaries: int = 3, replicas: int = 1, users: Users | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        primaries: int = 3,
+        replicas: int = 1,
+        users: Users | None = None,
+        node_timeout_ms: int = CLUSTER_NODE_TIMEOUT_MS,
+    ) -> None:
         self.users = users
         self.nodes: list[Process] = []
         for _ in range(primaries * (1 + replicas)):
@@ -180,7 +195,7 @@ class ClusterNodes:
                 "--dir", str(directory / str(port)),
                 # The deployment's nodes announce their service names; these, their address.
                 "--cluster-announce-hostname", "127.0.0.1",
-                "--cluster-node-timeout", str(CLUSTER_NODE_TIMEOUT_MS),
+                "--cluster-node-timeout", str(node_timeout_ms),
                 # A replica may take over however long it was cut off (the default refuses
                 # replicas that lost their link for 10 node timeouts: it must not block tests).
                 "--cluster-replica-validity-factor", "0",
@@ -276,7 +291,9 @@ class SentinelGroup:
 
     service = "darkroad"
 
-    def __init__(self, directory: Path, users: Users | None = None) -> None:
+    def __init__(
+        self, directory: Path, users: Users | None = None, down_after_ms: int = SENTINEL_DOWN_AFTER_MS
+    ) -> None:
         self.users = users
         primary_port, replica_port = free_port(), free_port()
         self.servers = [
@@ -307,7 +324,7 @@ class SentinelGroup:
                 (r"^dir .*$", f"dir {folder}"),
                 (rf"^sentinel monitor {self.service} \S+ \d+ (\d+)$", rf"sentinel monitor {self.service} 127.0.0.1 {primary_port} \1"),
                 (rf"^sentinel down-after-milliseconds {self.service} \d+$",
-                 f"sentinel down-after-milliseconds {self.service} {SENTINEL_DOWN_AFTER_MS}"),
+                 f"sentinel down-after-milliseconds {self.service} {down_after_ms}"),
                 (rf"^sentinel failover-timeout {self.service} \d+$", f"sentinel failover-timeout {self.service} 5000"),
             ):  # fmt: skip
                 text, found = re.subn(pattern, value, text, flags=re.M)
