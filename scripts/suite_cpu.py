@@ -10,11 +10,14 @@ times there depend on everyone's load::
 
     SUITE_CPU_DIR=/tmp/suite-cpu PYTHONPATH=scripts nice -n 10 \\
         .venv/bin/python -m pytest -p suite_cpu -n 2 --dist loadgroup -q
-    .venv/bin/python scripts/suite_cpu.py /tmp/suite-cpu [--top N]
+    .venv/bin/python scripts/suite_cpu.py /tmp/suite-cpu [--top N] [--timeline S]
 
 The summary: the totals, CPU by kind (:data:`KINDS`) and by module, the tests taking the most CPU, and the makespan of
 xdist's ``loadgroup`` scheduling over these wall times at 4 workers (the units handed out as
-xdist does: groups by their number of tests, then single tests in collection order).
+xdist does: groups by their number of tests, then single tests in collection order). With
+``--timeline S``: the run in steps of S seconds, the cores its tests used in each (a test's CPU
+spread over its wall time) and the module each worker spent the step in (where the cores idle,
+and which tests run alone at the end).
 """
 
 from __future__ import annotations
@@ -149,12 +152,48 @@ def kind(test_id: str) -> str:
     return next(name for name, prefixes in KINDS if test_id.startswith(prefixes))
 
 
+def unit_of(test_id: str) -> str:
+    """The xdist unit of a test under ``--dist loadgroup``: its group's name, or its node id."""
+    return test_id.rsplit("@", 1)[1] if test_id.rfind("@") > test_id.rfind("]") else test_id
+
+
+def timeline(rows: list[dict[str, Any]], step: float) -> None:
+    """Print the run in steps of ``step`` s: the cores its tests used (each test's CPU spread
+    over its wall time) and the module (or group) each worker spent the most of the step in."""
+    start = min(row["start"] for row in rows)
+    steps = int((max(row["start"] + row["wall"] for row in rows) - start) // step) + 1
+    cpu = [0.0] * steps
+    spent: list[dict[str, collections.Counter[str]]] = [collections.defaultdict(collections.Counter)
+                                                         for _ in range(steps)]
+    for row in rows:
+        begin, end = row["start"] - start, row["start"] - start + row["wall"]
+        rate = max(row["self"] + row["kids"], 0.0) / max(row["wall"], 1e-6)
+        name = row["id"].split("::")[0].rsplit("/", 1)[-1] + ("@" + unit_of(row["id"]) if "@" in row["id"] else "")
+        at = int(begin // step)
+        while at < steps and at * step < end:
+            part = min(end, (at + 1) * step) - max(begin, at * step)
+            cpu[at] += rate * part
+            spent[at][row["worker"]][name] += part
+            at += 1
+    print(f"\n{'at s':>6} {'cores':>5}  each worker's module")
+    for at in range(steps):
+        workers = " | ".join(f"{worker}:{names.most_common(1)[0][0][:40]}" for worker, names in sorted(spent[at].items()))
+        print(f"{at * step:6.0f} {cpu[at] / step:5.2f}  {workers}")
+
+
+def read_run(folder: Path) -> list[dict[str, Any]]:
+    """The tests of a run (``SUITE_CPU_DIR``), each with its xdist worker's name."""
+    return [json.loads(line) | {"worker": path.stem} for path in sorted(folder.glob("*.jsonl")) for line in path.open()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="the SUITE_CPU_DIR of a run")
     parser.add_argument("--top", type=int, default=25, help="modules and tests to list")
+    parser.add_argument("--timeline", type=float, default=0, metavar="S",
+                        help="also print the run in steps of S seconds: the cores its tests used, each worker's test")
     args = parser.parse_args()
-    rows = [json.loads(line) for path in sorted(args.folder.glob("*.jsonl")) for line in path.open()]
+    rows = read_run(args.folder)
     cpu = sum(row["self"] + row["kids"] for row in rows)
     print(f"{len(rows)} tests: {sum(row['wall'] for row in rows):.0f} s of test time, {cpu:.0f} s of CPU "
           f"({sum(row['self'] for row in rows):.0f} s in the workers, {sum(row['kids'] for row in rows):.0f} s "
@@ -180,6 +219,8 @@ def main() -> None:
     print(f"\n{'CPU s':>8} {'wall s':>8}  test")
     for row in sorted(rows, key=lambda row: -(row["self"] + row["kids"]))[: args.top]:
         print(f"{row['self'] + row['kids']:8.1f} {row['wall']:8.1f}  {row['id']}")
+    if args.timeline:
+        timeline(rows, args.timeline)
 
 
 if __name__ == "__main__":
