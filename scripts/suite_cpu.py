@@ -157,6 +157,65 @@ def unit_of(test_id: str) -> str:
     return test_id.rsplit("@", 1)[1] if test_id.rfind("@") > test_id.rfind("]") else test_id
 
 
+def simulate(rows: list[dict[str, Any]], workers: int, cores: int = 2, stretch: float = 3.0) -> tuple[float, float]:
+    """The run's time and its cores' mean use, in a model: each test computes for its CPU and
+    waits for the rest of its wall time less ``stretch`` times its CPU (how much the profiled
+    run's load stretched its computing), ``cores`` cores shared by the tests computing at once
+    (a test computing a share of its time gets that share of the time of the cores it is given),
+    and xdist's ``loadgroup`` hand-out of the units (a worker running short gets the next: the
+    groups, largest first, then the single tests in the profiled run's order of the slow ones
+    first, then by node id: about the collection's). A model, not a measurement: it leaves out
+    what sharing the cores costs beyond the sharing (caches, a test whose polling grows with its
+    wall time, deadlines)."""
+    units: dict[str, list[list[float]]] = collections.OrderedDict()
+    for row in sorted(rows, key=lambda row: (not row["slow"], row["id"])):
+        cpu = max(row["self"] + row["kids"], 0.0)
+        units.setdefault(unit_of(row["id"]), []).append([cpu, max(0.0, row["wall"] - stretch * cpu)])
+    queue = collections.OrderedDict(sorted(units.items(), key=lambda item: -len(item[1])))
+    pending: list[collections.deque[list[Any]]] = [collections.deque() for _ in range(workers)]
+    running: list[list[Any] | None] = [None] * workers
+
+    def give(worker: int) -> None:
+        if not queue:
+            return
+        unit, tests = queue.popitem(last=False)
+        pending[worker].extend([unit, cpu, wait] for cpu, wait in tests)
+
+    for worker in range(workers):
+        give(worker)
+    for worker in range(workers):
+        if len(pending[worker]) <= 2:
+            give(worker)
+    now, used, step = 0.0, 0.0, 0.05
+    while True:
+        for worker in range(workers):
+            if running[worker] is None and pending[worker]:
+                running[worker] = pending[worker].popleft()
+                if len(pending[worker]) <= 2:
+                    give(worker)
+        active = [test for test in running if test is not None]
+        if not active:
+            return now, used / now / cores
+        shares = [test[1] / (test[1] + test[2]) if test[1] + test[2] > 0 else 0.0 for test in active]
+        speed = 1.0  # of computing, each test alike, so that the tests computing use at most the cores
+        if sum(shares) > cores:
+            low, high = 1e-4, 1.0
+            for _ in range(30):
+                speed = (low + high) / 2
+                low, high = (low, speed) if sum(f / (f / speed + 1 - f) for f in shares) > cores else (speed, high)
+            speed = low
+        for test, share in zip(active, shares, strict=True):
+            progress = step / (share / speed + 1 - share)
+            test[1] -= progress * share
+            test[2] -= progress * (1 - share)
+            used += progress * share
+        for worker in range(workers):
+            test = running[worker]
+            if test is not None and test[1] + test[2] <= 1e-9:
+                running[worker] = None
+        now += step
+
+
 def timeline(rows: list[dict[str, Any]], step: float) -> None:
     """Print the run in steps of ``step`` s: the cores its tests used (each test's CPU spread
     over its wall time) and the module (or group) each worker spent the most of the step in."""
@@ -190,6 +249,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="the SUITE_CPU_DIR of a run")
     parser.add_argument("--top", type=int, default=25, help="modules and tests to list")
+    parser.add_argument("--simulate", type=int, nargs="*", default=[], metavar="WORKERS",
+                        help="model the run at these numbers of xdist workers on 2 cores (see simulate)")
+    parser.add_argument("--stretch", type=float, default=3.0,
+                        help="for --simulate: how much the profiled run's load stretched its tests' computing")
     parser.add_argument("--timeline", type=float, default=0, metavar="S",
                         help="also print the run in steps of S seconds: the cores its tests used, each worker's test")
     args = parser.parse_args()
@@ -221,6 +284,9 @@ def main() -> None:
         print(f"{row['self'] + row['kids']:8.1f} {row['wall']:8.1f}  {row['id']}")
     if args.timeline:
         timeline(rows, args.timeline)
+    for workers in args.simulate:
+        took, busy = simulate(rows, workers, stretch=args.stretch)
+        print(f"model of {workers} workers on 2 cores: {took:.0f} s, the cores {busy:.0%} busy")
 
 
 if __name__ == "__main__":
