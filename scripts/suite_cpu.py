@@ -209,9 +209,8 @@ def simulate(rows: list[dict[str, Any]], workers: int, cores: int = 2, stretch: 
             test[1] -= progress * share
             test[2] -= progress * (1 - share)
             used += progress * share
-        for worker in range(workers):
-            test = running[worker]
-            if test is not None and test[1] + test[2] <= 1e-9:
+        for worker, now_running in enumerate(running):
+            if now_running is not None and now_running[1] + now_running[2] <= 1e-9:
                 running[worker] = None
         now += step
 
