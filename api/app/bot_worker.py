@@ -47,6 +47,7 @@ from darkroad.api.app.changes import play
 from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.seat_changes import SeatChanges
 from darkroad.api.app.service_errors import ServiceError
+from darkroad.api.app.stopping import cancel_and_wait
 from darkroad.api.app.turn_clocks import TurnClocks
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
@@ -143,9 +144,7 @@ class BotWorker:
         try:
             await stop.wait()
         finally:
-            for task in loops:
-                task.cancel()
-            await asyncio.gather(*loops, return_exceptions=True)
+            await cancel_and_wait(loops)
             if self._running:
                 await asyncio.gather(*self._running, return_exceptions=True)
             self.close()

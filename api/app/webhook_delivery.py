@@ -36,6 +36,7 @@ import msgspec
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app import webhook_messages as messages
 from darkroad.api.app.service_errors import ServiceError
+from darkroad.api.app.stopping import cancel_and_wait
 from darkroad.api.app.webhook_urls import Target, resolve_target
 from darkroad.api.app.webhooks import DeliveryState, Subscription, decode_state
 from darkroad.api.metrics import Metrics
@@ -94,9 +95,7 @@ class Deliverer:
         try:
             await stop.wait()
         finally:
-            for task in loops:
-                task.cancel()
-            await asyncio.gather(*loops, return_exceptions=True)
+            await cancel_and_wait(loops)
             if self._running:
                 await asyncio.gather(*self._running, return_exceptions=True)
             await self.sender.aclose()
