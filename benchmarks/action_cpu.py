@@ -115,7 +115,7 @@ LANGUAGES = {"hu": "hu-HU,hu;q=0.9,en-US;q=0.8,en;q=0.7"}
 
 
 async def measure(batches: int, games: int, direct: bool, parallel: int = 1, webhook: str | None = None,
-                  language: str | None = None, profile: str | None = None) -> float:
+                  language: str | None = None, profile: str | None = None, seeds: int = 0) -> float:
     try:  # this tree's layout, else a baseline's from before the layers (api/app.py)
         from darkroad.api.http.app import create_app_from_env
     except ImportError:
@@ -137,10 +137,14 @@ async def measure(batches: int, games: int, direct: bool, parallel: int = 1, web
     lifespan = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
                                        lifespan_receive, lifespan_send))  # fmt: skip
     await started.wait()
-    played = bench.scripts(Engine.load(), games, games * ACTIONS_PER_GAME)[:games]
+    # Every batch plays games of its own (seeds), not the last batch's again: a server's views
+    # are of new positions, which nothing it keeps by value has seen.
+    seeds = seeds or games * batches
+    scripted = bench.scripts(Engine.load(), seeds, seeds * ACTIONS_PER_GAME)[:seeds]
     best = float("inf")
-    for _ in range(batches):
+    for batch in range(batches):
         requests = []
+        played = [scripted[(batch * games + i) % seeds] for i in range(games)]
         for script in played:  # new games every batch, created outside the measured time
             new = json.dumps({"players": 2, "seed": script.seed}).encode()
             status, raw = await call(app, "POST", "/v1/games", {"Content-Type": "application/json"}, new)
@@ -200,6 +204,9 @@ def main() -> None:
                         help="actions sent with this language's Accept-Language (a translated answer)")
     parser.add_argument("--parallel", type=int, default=1,
                         help="games played at once through the app (their commits share pipelines)")
+    parser.add_argument("--seeds", type=int, default=0,
+                        help="games scripted (seeds 0..N-1; default games x batches): batch k plays the "
+                             "next --games of them, so that no batch repeats another's positions")
     parser.add_argument("--profile", metavar="FILE",
                         help="write the last batch's cProfile statistics (CPU time) to FILE (pstats)")
     args = parser.parse_args()
@@ -214,7 +221,7 @@ def main() -> None:
                 os.environ.update({"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1", "DARKROAD_BOTS": "0"})
             webhook = "http://127.0.0.1:9/hook" if args.webhooks else None
             per_action = asyncio.run(measure(args.batches, args.games, args.direct, args.parallel, webhook,
-                                             args.language, args.profile))
+                                             args.language, args.profile, args.seeds))
     what = "GameService.act" if args.direct else "POST /v1/games/{id}/actions through the app"
     if args.parallel > 1 and not args.direct:
         what += f", {args.parallel} games at once"

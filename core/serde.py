@@ -36,6 +36,8 @@ from .state import (
     ScoreLine,
     Task,
     Turn,
+    json_hook,
+    msgpack_hook,
 )
 
 _ACTION_FIELDS: dict[str, type] = {"type": str, "seat": int, "option": str, "label": str, "details": str}
@@ -44,11 +46,11 @@ ignored: an action listed with them is sent back unchanged)."""
 _OPTIONAL_FIELDS = frozenset({"label", "details"})
 _ACTION_LENGTHS = {"type": MAX_TYPE_LENGTH, "option": MAX_OPTION_LENGTH, "label": MAX_LABEL_LENGTH,
                    "details": MAX_DETAILS_LENGTH}
-_encode = msgspec.json.Encoder().encode
+_encode = msgspec.json.Encoder(enc_hook=json_hook).encode
 _decode_game = msgspec.json.Decoder(Game).decode
 # A copy goes through MessagePack: the same types back as through JSON (the state is JSON-able
 # data), with less to write and parse.
-msgpack_encode = msgspec.msgpack.Encoder().encode
+msgpack_encode = msgspec.msgpack.Encoder(enc_hook=msgpack_hook).encode
 """MessagePack of a state or any part of it (what :meth:`Serde.pack` and copies use)."""
 _unpack_game = msgspec.msgpack.Decoder(Game).decode
 _PLAYER_FIELDS = frozenset(a.name for a in attrs.fields(Player))

@@ -10,9 +10,10 @@ upgraded side of the same tile (see :mod:`goods`).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Annotated, Any
 
+import msgspec
 from attrs import NOTHING, Factory, define, field, fields
 from msgspec import Meta
 
@@ -27,9 +28,110 @@ FINISHED = "finished"
 compare with directly."""
 
 
+class PluginVersions(Mapping[str, str]):
+    """The plugins a game was made with, by name: version (:attr:`GameConfig.plugins`), as an
+    immutable mapping: a game's plugins do not change while it is played, and a hand edit
+    replaces them (``config.plugins = {...}``, made a ``PluginVersions`` on assignment) rather
+    than changing them in place.
+
+    Being a value, what is made of it alone is made once, on first use: its MessagePack, which
+    every stored game carries (:meth:`Serde.pack`, through the encoders' ``enc_hook``), and its
+    JSON, which every view's ``config`` block shows. A game uses about 60 plugins, and writing
+    their names and versions cost about 16,000 instructions in each pack and 20,000 in each
+    view's JSON (docs/performance.md, "Session 10")."""
+
+    __slots__ = ("_versions", "_packed", "_json")
+
+    def __init__(self, versions: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
+        self._versions: dict[str, str] = dict(versions)
+        self._packed: msgspec.Raw | None = None
+        self._json: msgspec.Raw | None = None
+
+    @classmethod
+    def of(cls, versions: Mapping[str, str] | Iterable[tuple[str, str]]) -> PluginVersions:
+        """``versions`` as a ``PluginVersions`` (itself when it is one)."""
+        return versions if isinstance(versions, cls) else cls(versions)
+
+    def __getitem__(self, name: str) -> str:
+        return self._versions[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._versions)
+
+    def __len__(self) -> int:
+        return len(self._versions)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._versions
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._versions.get(name, default)
+
+    def keys(self) -> KeysView[str]:
+        return self._versions.keys()
+
+    def items(self) -> ItemsView[str, str]:
+        return self._versions.items()
+
+    def values(self) -> ValuesView[str]:
+        return self._versions.values()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PluginVersions):
+            return self._versions == other._versions
+        return isinstance(other, Mapping) and self._versions == dict(other.items())
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._versions.items()))
+
+    def __repr__(self) -> str:
+        return repr(self._versions)
+
+    def __reduce__(self) -> tuple[type[PluginVersions], tuple[dict[str, str]]]:
+        return (PluginVersions, (self._versions,))
+
+    @property
+    def packed(self) -> msgspec.Raw:
+        """The versions as a MessagePack map (what ``msgspec.msgpack.encode(dict(self))`` gives)."""
+        packed = self._packed
+        if packed is None:
+            packed = self._packed = msgspec.Raw(msgspec.msgpack.encode(self._versions))
+        return packed
+
+    @property
+    def json(self) -> msgspec.Raw:
+        """The versions as a JSON object (what ``msgspec.json.encode(dict(self))`` gives)."""
+        encoded = self._json
+        if encoded is None:
+            encoded = self._json = msgspec.Raw(msgspec.json.encode(self._versions))
+        return encoded
+
+
+def _plugin_versions(versions: Mapping[str, str] | Iterable[tuple[str, str]]) -> PluginVersions:
+    """:attr:`GameConfig.plugins`' converter (:meth:`PluginVersions.of`)."""
+    return PluginVersions.of(versions)
+
+
+def msgpack_hook(obj: Any) -> Any:
+    """The MessagePack encoders' ``enc_hook`` for the state's own value types (a
+    :class:`PluginVersions`: its MessagePack, made once)."""
+    if isinstance(obj, PluginVersions):
+        return obj.packed
+    raise NotImplementedError(f"cannot encode a {type(obj).__name__}")
+
+
+def json_hook(obj: Any) -> Any:
+    """The JSON encoders' ``enc_hook`` for the state's own value types (a :class:`PluginVersions`:
+    its JSON, made once)."""
+    if isinstance(obj, PluginVersions):
+        return obj.json
+    raise NotImplementedError(f"cannot encode a {type(obj).__name__}")
+
+
 @define(kw_only=True)
 class GameConfig:
-    """What a game was created with. Immutable after creation."""
+    """What a game was created with. Immutable after creation: its plugins are a
+    :class:`PluginVersions`; replace a config (or its ``plugins``), never change it in place."""
 
     players: int = 2
     seed: int = 0
@@ -40,12 +142,18 @@ class GameConfig:
     """Game options: ``drafting`` (bool), ``advanced_deeds`` (bool)."""
     companions: list[str] = Factory(list)
     """Extra companion card ids added to the companion deck (fan companions)."""
-    plugins: dict[str, str] = Factory(dict)
-    """Plugin name -> version of every plugin providing a component this game uses."""
+    plugins: Mapping[str, str] = field(factory=PluginVersions, converter=_plugin_versions)
+    """Plugin name -> version of every plugin providing a component this game uses (a
+    :class:`PluginVersions`: assigning a dict makes one of it)."""
     options: dict[str, Any] = Factory(dict)
     """Settings that plugins define, by name: a seat kind's (``<kind>: true`` puts it in a
     seat, ``<kind>_seat: n`` chooses which; ``players`` counts it). Every option must belong
     to an installed plugin."""
+
+    def __attrs_post_init__(self) -> None:
+        # msgspec decodes a config without its __init__ (the converter): the plugins come as a dict.
+        if type(self.plugins) is not PluginVersions:
+            self.plugins = self.plugins
 
 
 @define(kw_only=True)
@@ -347,6 +455,7 @@ __all__ = [
     "Game",
     "GameConfig",
     "Player",
+    "PluginVersions",
     "PoolDie",
     "ScoreLine",
     "Task",

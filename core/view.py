@@ -26,6 +26,7 @@ from .rulebook.activate import DISTRICTS
 from .rulebook.scoring import worded_details
 from .seats import HUMAN
 from .serde import MSGPACK_REFUSED, msgpack_encode
+from .state import PluginVersions
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
 from .view_board import board_block, market_wheel
@@ -212,9 +213,12 @@ def _config(engine: Engine, game: Game, shared: bool = False) -> dict[str, Any]:
     """The view's ``config`` block; ``shared``: for a view encoded at once (the config's own
     collections, not copies)."""
     config = game.config
-    variants, buildings, plugins = config.variants, config.buildings, config.plugins
+    variants, buildings, versions = config.variants, config.buildings, config.plugins
+    plugins: Any = versions
     if not shared:
-        variants, buildings, plugins = dict(variants), list(buildings), dict(plugins)
+        variants, buildings, plugins = dict(variants), list(buildings), dict(versions)
+    elif type(versions) is PluginVersions:  # its JSON, made once
+        plugins = versions.json
     return {"players": config.players, "variants": variants,
             # Every installed seat kind: its seat in this game, or null.
             **_seats_of_kinds(engine, game),

@@ -67,7 +67,7 @@ def test_the_engine_checks_a_game_that_uses_a_fan_plugin() -> None:
     assert not engine.kernel.checks_invariants(game)
     fan = sorted(engine.kernel._fan)
     assert fan, "the example fan pack is installed with the test extras"
-    game.config.plugins[fan[0]] = "1"
+    game.config.plugins = {**game.config.plugins, fan[0]: "1"}  # a config's plugins are replaced, never changed
     assert engine.kernel.checks_invariants(game)
 
 

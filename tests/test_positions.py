@@ -11,11 +11,15 @@ from __future__ import annotations
 import random
 import warnings
 
+import attrs
+import msgspec
 import pytest
 
 from darkroad.core import Action, Engine, Game, GameConfig, IllegalAction
 from darkroad.core.kernel import WITHDRAWN_KEY
+from darkroad.core.state import PluginVersions
 from darkroad.core.testing import Table
+from darkroad.core.view import EncodedPlayers
 
 STORAGE_HERO = "baldur-harrowfield"
 """A hero whose bonus is a storage slot for any good."""
@@ -113,3 +117,50 @@ def test_edited_is_a_deprecated_no_op(engine: Engine) -> None:
         engine.edited(game)
     assert [w.category for w in caught] == [DeprecationWarning]
     assert engine.dumps(game) == before
+
+
+def test_a_configs_plugins_replaced_by_hand_are_packed_and_shown_as_they_are(engine: Engine, fresh: Engine) -> None:
+    """A game's plugins are an immutable value (``PluginVersions``) whose MessagePack and JSON are
+    made once; replacing them by hand (a dict assigned, or a whole new config) between questions
+    gives the new plugins in the stored form and in every view, as an engine that never saw the
+    game reads them; changing them in place is refused."""
+    game, _ = engine.create(GameConfig(players=2, seed=5))
+    plugins = game.config.plugins
+    assert isinstance(plugins, PluginVersions)
+    with pytest.raises(TypeError):
+        plugins["fan"] = "1"  # type: ignore[index]
+    plain = attrs.evolve(game, config=attrs.evolve(game.config))
+    object.__setattr__(plain.config, "plugins", dict(plugins))  # (past the converter) as a dict was stored
+    assert engine.pack(game) == msgspec.msgpack.encode(plain) and engine.dumps(game) == msgspec.json.encode(plain)
+    view = msgspec.json.decode(msgspec.json.encode(engine.view(game, 0, encoded=EncodedPlayers(engine))))
+    assert view["config"]["plugins"] == dict(plugins)
+
+    name = next(iter(plugins))
+    game.config.plugins = {**plugins, name: "9.9"}  # by hand, between two questions
+    assert isinstance(game.config.plugins, PluginVersions)
+    copy = fresh.loads(engine.pack(game))
+    assert copy.config.plugins[name] == "9.9"
+    assert copy == fresh.loads(engine.dumps(game))
+    for encoded in (None, EncodedPlayers(engine)):
+        shown = msgspec.json.decode(msgspec.json.encode(engine.view(game, 0, encoded=encoded)))
+        assert shown["config"]["plugins"][name] == "9.9"
+        assert shown == msgspec.json.decode(msgspec.json.encode(fresh.view(copy, 0)))
+
+    game.config = attrs.evolve(game.config, plugins={})  # a whole new config
+    assert fresh.loads(engine.pack(game)).config.plugins == {}
+    shown = msgspec.json.encode(engine.view(game, 1, encoded=EncodedPlayers(engine)))
+    assert msgspec.json.decode(shown)["config"]["plugins"] == {}
+
+
+def test_plugin_versions_are_a_value() -> None:
+    """Equal to any mapping of the same versions, hashable, copied and pickled as one."""
+    import copy
+    import pickle
+
+    versions = PluginVersions({"a": "1", "b": "2"})
+    assert versions == {"a": "1", "b": "2"} and versions == PluginVersions([("b", "2"), ("a", "1")])
+    assert versions != {"a": "1"} and hash(versions) == hash(PluginVersions({"b": "2", "a": "1"}))
+    for again in (copy.deepcopy(versions), pickle.loads(pickle.dumps(versions))):
+        assert again == versions and type(again) is PluginVersions
+    assert repr(versions) == "{'a': '1', 'b': '2'}" and dict(versions) == {"a": "1", "b": "2"}
+    assert GameConfig(plugins={"a": "1"}).plugins == PluginVersions({"a": "1"})
