@@ -172,8 +172,10 @@ class _Classic(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
             raw._accumulate_rewards()
             raw._deads_step_first()
             o.terminated = True
-        else:
+        elif done:
             raw.step(action)
+        else:  # raw_env.step, whose checks of the agent are made above (an action in range)
+            raw._act(agent, action)  # type: ignore[arg-type]
 
 
 class _Order:
@@ -206,8 +208,12 @@ class _Agents(AECOrderEnforcingIterable):  # type: ignore[misc]
 
 
 class _AgentIterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    def __init__(self, env: _Classic, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._o: _Order = env._o  # (read once: each read through the wrapper is a generic look-up)
+
     def __next__(self) -> str:
-        o = self.env._o
+        o = self._o
         raw = o.raw
         if not raw.agents or self.iters_til_term <= 0:
             raise StopIteration
@@ -278,9 +284,7 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
 
     def observe(self, agent: str) -> ObsDict:
         """``agent``'s observation (its view, encoded) and action mask (its legal actions)."""
-        seat = self._seat[agent]
-        match = self.match
-        return {"observation": match.observation(seat), "action_mask": match.mask(seat)}
+        return self.match.observe(self._seat[agent])
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.match.new_game(seed)
@@ -300,6 +304,10 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
             return
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent whose game ended")
+        self._act(agent, action)
+
+    def _act(self, agent: str, action: int) -> None:
+        """:meth:`step` of ``agent``, the agent to act, whose game goes on: ``action`` played."""
         self._cumulative_rewards[agent] = 0.0
         match = self.match
         match.play(self._seat[agent], action)

@@ -178,9 +178,11 @@ class Block:
         self.writers = [tuple(writers.get(k, ())) for k in range(max(writers) + 1)]
         """The fields written from each value, by its place among the values."""
         self.places = range(len(self.writers))
-        self.kept: tuple[Any, ...] = ()
+        self.kept: list[Any] = []
+        """The values the fields were last written from (copies): the block's own list,
+        changed in place, compared with a list of the game's values now."""
 
-    def update(self, values: tuple[Any, ...]) -> None:
+    def update(self, values: list[Any]) -> None:
         """Write again the fields whose values differ from the values the block was last
         written from (every field the first time). Called when ``values`` differ from them."""
         kept = self.kept
@@ -188,16 +190,14 @@ class Block:
             for k, v in enumerate(values):
                 for write in self.writers[k]:
                     write(self.buf, v)
-            self.kept = tuple(map(_kept, values))
+            self.kept = list(map(_kept, values))
             return
         buf, writers = self.buf, self.writers
-        now = list(kept)
         for k in compress(self.places, map(ne, values, kept)):
             v = values[k]
-            now[k] = v[:] if v.__class__ is list else _kept(v)
+            kept[k] = v[:] if v.__class__ is list else _kept(v)
             for write in writers[k]:
                 write(buf, v)
-        self.kept = tuple(now)
 
 
 def numbers(lo: int, width: int, of: Callable[[Any], Iterable[float]]) -> Write:
@@ -258,18 +258,18 @@ _KIND_VALUE = attrgetter("kind", "value")
 """A die in play as ``(kind, value)`` (mapped over the pool in C: no comprehension's frame)."""
 
 
-def seat_values(p: Player) -> tuple[Any, ...]:
+def seat_values(p: Player) -> list[Any]:
     """A seat block's values, in the order of the names above: its fields, then its dice in
     play and its companions as ``(kind, value)`` and ``(card, gifts used)`` pairs (their
     records may change in place). Read attribute by attribute, not with one
     ``operator.attrgetter``: on a slotted class the interpreter's specialised attribute reads
     are cheaper than the generic lookup ``attrgetter`` makes for each name."""
     pool, companions = p.pool, p.companions
-    return (p.kind, p.prestige, p.position, p.locked, p.reserve, p.special, p.spent, p.removed, p.lanterns,
+    return [p.kind, p.prestige, p.position, p.locked, p.reserve, p.special, p.spent, p.removed, p.lanterns,
             p.quartz, p.horseshoes, p.goods, p.heroes, p.commissions, p.steeds, p.upgrades,
             p.delivered_commissions, p.delivered_heroes, p.deeds, p.coins,
             tuple(map(_KIND_VALUE, pool)) if pool else _NONE,
-            [(c.card, len(c.gifts)) for c in companions] if companions else _NONE)
+            [(c.card, len(c.gifts)) for c in companions] if companions else _NONE]
 
 
 class _PoolPlaces(_Sink):
@@ -357,7 +357,7 @@ class SeatBlock:
         self.zero_deeds = bytes(4 * layout.seat_width - self.deeds)
         self.public_bytes: bytes | None = None
 
-    def update(self, values: tuple[Any, ...]) -> None:
+    def update(self, values: list[Any]) -> None:
         """Write the fields whose values changed (:meth:`Block.update`, called when they
         differ); the others' view is then made again when asked for."""
         self.block.update(values)
@@ -391,12 +391,12 @@ _NO_COINS = bytes(8)
  STACKS, HERO_DECK, DEED_DECK, COMPANION_DECK) = range(15)
 
 
-def board_values(b: Board) -> tuple[Any, ...]:
+def board_values(b: Board) -> list[Any]:
     """The board block's values, in the order of the names above (the decks by their sizes:
     their order is hidden); read attribute by attribute, as :func:`seat_values`."""
-    return (b.wheel_offset, b.dark_market, b.ruins, b.buildings, b.inn, b.courtyard, b.companion_row, b.upgrades,
+    return [b.wheel_offset, b.dark_market, b.ruins, b.buildings, b.inn, b.courtyard, b.companion_row, b.upgrades,
             b.five_coins, b.market, b.set_aside, b.commission_stacks, len(b.hero_deck), len(b.deed_deck),
-            len(b.companion_deck))
+            len(b.companion_deck)]
 
 
 def board_fields(layout: Layout) -> list[tuple[int, Write]]:

@@ -129,6 +129,19 @@ class Match:
             out[i] = 1
         return np.frombuffer(out, _INT8)
 
+    def observe(self, seat: int) -> dict[str, npt.NDArray[Any]]:
+        """``seat``'s observation and action mask now (:meth:`observation` and :meth:`mask`,
+        in one call: what an AEC environment's ``observe`` returns)."""
+        game = self.game
+        assert game is not None
+        engine = self.engine
+        groups = engine.legal_options(game, seat)
+        mask = bytearray(self.catalogue.size)
+        for i in self.catalogue.group_indices(groups, seat):
+            mask[i] = 1
+        return {"observation": self.encoder.encode(game, seat, engine.awaiting(game)),
+                "action_mask": np.frombuffer(mask, _INT8)}
+
     def awaiting(self) -> list[int]:
         """The seats the game awaits now."""
         assert self.game is not None
@@ -171,9 +184,11 @@ class Match:
         game is then left as it was)."""
         game = self.game
         assert game is not None
-        if not 0 <= index < self.catalogue.size:
-            raise ValueError(f"action {index} is out of the action space (0-{self.catalogue.size - 1})")
-        entry = self.catalogue.entry(index)
+        catalogue = self.catalogue
+        if not 0 <= index < catalogue.size:
+            raise ValueError(f"action {index} is out of the action space (0-{catalogue.size - 1})")
+        entries = catalogue.entries  # (ActionCatalogue.entry, read here: once an agent's step)
+        entry = entries[index] if index < len(entries) else None
         if entry is not None:
             action = Action(entry[0], seat, entry[1])  # its label is words for a reader: not read
         else:  # an overflow slot: the legal action that takes it now (the first, of two)
