@@ -276,27 +276,39 @@ class Encoder:
         head = self._heads.get(key)
         if head is None:
             head = self._head(key, awaiting)
-        parts: list[bytes | bytearray] = [_F32(game.round / ROUNDS), head]
         board = self._board
         values = board_values(game.board)
         if values != board.kept:
             board.update(values)
-        parts.append(board.buf)
         caravan = game.turn.caravan
-        parts.append(self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n))
         kept = self._seat_blocks
-        block = kept[seat]
+        own = kept[seat]
+        block = own.block
         values = seat_values(players[seat])
-        if values != block.block.kept:
+        if values != block.kept:
             block.update(values)
-        parts.append(block.block.buf)  # as the seat sees itself: the block as it is kept
-        for k in range(1, n):
-            s = (seat + k) % n
-            block = kept[s]
-            values = seat_values(players[s])
-            if values != block.block.kept:
+            own.public_bytes = None
+        if n == 2:  # (most games: the other seat's block, and the bytes joined, with no list made)
+            other = kept[1 - seat]
+            block = other.block
+            values = seat_values(players[1 - seat])
+            if values != block.kept:
                 block.update(values)
-            parts.append(block.public_bytes or block.make_public())
+                other.public_bytes = None
+            return np.frombuffer(bytearray().join((
+                _F32(game.round / ROUNDS), head, board.buf, self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n),
+                own.block.buf, other.public_bytes or other.make_public(), self.absent[2])), _FLOAT32)
+        parts: list[bytes | bytearray] = [
+            _F32(game.round / ROUNDS), head, board.buf, self.no_caravan if caravan is None else self._caravan_block(caravan, seat, n),
+            own.block.buf]  # as the seat sees itself: the block as it is kept
+        for k in range(1, n):
+            other = kept[(seat + k) % n]
+            block = other.block
+            values = seat_values(players[(seat + k) % n])
+            if values != block.kept:
+                block.update(values)
+                other.public_bytes = None
+            parts.append(other.public_bytes or other.make_public())
         parts.append(self.absent[n])
         return np.frombuffer(bytearray().join(parts), _FLOAT32)
 
