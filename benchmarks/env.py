@@ -44,6 +44,14 @@ of the instructions an environment adds to the engine's, those events per 1,000:
 instruction of one phase cost more time than one of the other (docs/agents.md, Speed)::
 
     .venv/bin/python benchmarks/env.py --cache [--games 3] [--players 2]
+
+``--against DIR`` times instead, in CPU time, this tree's ``env`` and ``raw_env`` against
+another version's (``DIR``: a copy of its ``env/`` folder, e.g. ``mkdir DIR && git archive
+1f6e95c env | tar -x -C DIR --strip-components=1``, imported as another package) and the
+engine, alternating in one process, the order reversed every other round (``--games`` games
+a round: few games and many rounds let the machine's load fall on every phase alike)::
+
+    .venv/bin/python benchmarks/env.py --against DIR --games 2 --rounds 150
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import functools
+import importlib.util
 import json
 import os
 import random
@@ -219,6 +228,38 @@ PHASES = ("engine", "raw", "env")
 """The phases ``--instructions`` counts."""
 
 
+def against(folder: str, games: int, rounds: int, players: int) -> dict[str, object]:
+    """``--against``: steps per CPU-second of this tree's environments and of the ``env/`` in
+    ``folder`` (imported as the package ``env_against``), against the engine's."""
+    spec = importlib.util.spec_from_file_location("env_against", os.path.join(folder, "__init__.py"),
+                                                  submodule_search_locations=[folder])
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"no env package in {folder}")
+    other = importlib.util.module_from_spec(spec)
+    sys.modules["env_against"] = other
+    spec.loader.exec_module(other)
+    engine = Engine.load()
+    made = {"env": denv.env(players=players, engine=engine), "raw": denv.raw_env(players=players, engine=engine),
+            "env_against": other.env(players=players, engine=engine),
+            "raw_against": other.raw_env(players=players, engine=engine)}
+    phases: dict[str, Callable[[range], int]] = {"engine": lambda seeds: engine_phase(engine, players, seeds)}
+    for name, env in made.items():
+        phases[name] = functools.partial(lambda env, seeds: aec_phase(lambda: env, seeds), env)
+    totals = {name: [0, 0.0] for name in phases}
+    for k in range(rounds):
+        seeds = range(k * games, (k + 1) * games)
+        for name in (list(phases) if k % 2 == 0 else list(phases)[::-1]):
+            t0 = time.process_time()
+            totals[name][0] += phases[name](seeds)
+            totals[name][1] += time.process_time() - t0
+    if len({n for n, _ in totals.values()}) != 1:
+        raise SystemExit(f"the phases played different games: steps {totals}")
+    rate = {name: n / s for name, (n, s) in totals.items()}
+    return {"players": players, "games_per_round": games, "rounds": rounds,
+            **{name: {"steps": n, "cpu_seconds": round(s, 3), "per_cpu_second": round(rate[name], 1),
+                      "ratio_to_engine": round(rate[name] / rate["engine"], 3)} for name, (n, s) in totals.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games per phase per round")
@@ -229,6 +270,8 @@ def main() -> None:
                         help="count with valgrind the instructions of the raw environment's observations alone")
     parser.add_argument("--cache", action="store_true",
                         help="simulate the caches and branches with valgrind: misses per step, engine and env")
+    parser.add_argument("--against", metavar="DIR",
+                        help="time this tree's environments against the env/ package copied into DIR")
     parser.add_argument("--play", help=argparse.SUPPRESS)  # one phase's games (what --instructions counts)
     args = parser.parse_args()
     players = args.players
@@ -237,6 +280,9 @@ def main() -> None:
         return
     if args.cache:
         print(json.dumps(cache(args.games, players), indent=2))
+        return
+    if args.against:
+        print(json.dumps(against(args.against, args.games, args.rounds, players), indent=2))
         return
     if args.observation:
         ir, steps = count_instructions("observation", args.games, players)
