@@ -123,10 +123,6 @@ _s._board = _s._board.__wrapped__
 from darkroad.core import view as _v
 _v._arranged = _v._arranged.__wrapped__
 """,
-    "view-encoded-players": """
-from darkroad.core import view as _v
-_v.EncodedPlayers.FROM_PLAYERS = 99
-""",
 }
 """What the core remembers, each switched off by name (``--without``): the code runs before
 the workload builds its engine. Three more switch off work, not memory, to say what it costs (the

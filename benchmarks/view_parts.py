@@ -3,10 +3,12 @@
 The positions are the action workload's (``benchmarks/instructions.py --workloads action``: the
 4 games x 200 random actions of ``benchmarks/action_cpu.py``, 2 players); at each, the acting
 seat's view as the API builds it (names, the players' blocks kept encoded by
-:class:`~darkroad.core.view.EncodedPlayers`, found in its table as in the workload's second
-batch). Each part runs once over the 800 positions to warm up, then once more; cachegrind
-counts the run with and without the second pass, and the difference per position, less that
-of a part doing nothing (the loop's own cost), is printed.
+:class:`~darkroad.core.view.EncodedPlayers`, a table of its own each pass: a view finds in it
+the blocks of the position before it, as a server's does). Each part runs once over the 800
+positions to warm up, then once more; cachegrind counts the run with and without the second
+pass, and the difference per position, less that of a part doing nothing (the loop's own cost),
+is printed. The positions are frozen out of the collector's way (``gc.freeze``): 800 games
+kept alive would charge their traversal to whichever part allocates.
 
     python benchmarks/view_parts.py [--parts view,projection,specs,...] [--baseline DIR]
 
@@ -49,8 +51,10 @@ for script in bench.scripts(engine, 4, 800)[:4]:
         action = engine.action_from_json(a)
         engine.apply(game, action)
         positions.append((engine.copy(game), action.seat))
-encoded = V.EncodedPlayers(engine)
 names = ["Ann", "Bob"]
+import gc
+gc.collect()
+gc.freeze()  # the 800 positions out of the collector's way: it would charge their traversal to the parts
 """
 
 PARTS = {
@@ -76,6 +80,7 @@ def _code(part: str, passes: int) -> str:
 def run(game, seat):
     {body}
 for _ in range(1 + {passes}):
+    encoded = V.EncodedPlayers(engine)  # each pass finds in it only what the position before it kept
     for game, seat in positions:
         run(game, seat)
 """

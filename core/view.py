@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 from attrs import Factory, asdict, frozen
@@ -20,16 +20,15 @@ from . import i18n
 from .actions import MAX_DETAILS_LENGTH, MAX_LABEL_LENGTH, MAX_OPTION_LENGTH, MAX_TYPE_LENGTH
 from .context import MARKET_VALUES, Ctx
 from .goods import good_type
-from .memo import Memo
 from .projection import projected, projections
 from .rulebook.activate import DISTRICTS
 from .rulebook.scoring import worded_details
 from .seats import HUMAN
-from .serde import MSGPACK_REFUSED, msgpack_encode
 from .state import PluginVersions
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
 from .view_board import board_block, market_wheel
+from .view_players import player_block
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -53,43 +52,41 @@ def _storage(packer: Packer, spec: StorageSpec | None, goods: list[str],
     for an automated seat: a seat kind keeps goods its own way, the Private Concern's are a
     count), cells naming goods by their index in that list; ``None`` for an automated seat
     and while the goods do not fit (an overflow discard is the next decision). ``encoded``: as
-    JSON (:func:`_storage_encoded`), for a view that is to be encoded."""
+    JSON (the arrangement's own, :func:`_arranged`), for a view that is to be encoded."""
     if spec is None:
         return None
-    if encoded:
-        return _storage_encoded(packer, tuple(goods), spec)
     found = _arranged(packer, tuple(goods), spec)
-    return None if found is None else _storage_block(found, spec)
+    if found is None:
+        return None
+    return found.encoded if encoded else _storage_block(found, spec)
 
 
-def _storage_block(found: tuple[Any, ...], spec: StorageSpec) -> dict[str, Any]:
+def _storage_block(found: _Arranged, spec: StorageSpec) -> dict[str, Any]:
     """The storage block of an arrangement (:func:`_arranged`)."""
-    grid, fixed, extra, slotted = found
+    grid, fixed, extra, slotted = found.grid, found.fixed, found.extra, found.slotted
     # The view's own lists: the arrangement is shared by every view that shows it.
     return {"grid": list(map(list, grid)), "fixed_tiles": [list(map(list, tile)) for tile in fixed] if fixed else [],
             "extra_grids": [list(map(list, g)) for g in extra] if extra else [], "slots": spec.any_slots,
             "slot_goods": list(slotted)}
 
 
-def _storage_encoded(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> msgspec.Raw | None:
-    """:func:`_storage`'s block of ``goods`` in ``spec``, encoded, from the arrangement
-    :func:`_arranged` keeps."""
-    found = _arranged(packer, goods, spec)
-    if found is None:
-        return None
-    grid, fixed, extra, slotted = found
-    # The arrangement's tuples as they are: encoded at once, they read as the lists of
-    # :func:`_storage_block` (JSON has arrays only).
-    return msgspec.Raw(_encode({"grid": grid, "fixed_tiles": fixed, "extra_grids": extra, "slots": spec.any_slots,
-                                "slot_goods": slotted}))
+class _Arranged(NamedTuple):
+    """An arrangement of some goods in a storage as a view shows it (:func:`_arranged`)."""
+
+    grid: tuple[tuple[int | None, ...], ...]
+    fixed: tuple[tuple[tuple[int, int], ...], ...]
+    extra: tuple[tuple[tuple[int | None, ...], ...], ...]
+    slotted: tuple[int, ...]
+    encoded: msgspec.Raw
+    """The storage block of a view as JSON (:func:`_storage_block`'s lists are its arrays)."""
 
 
 @functools.lru_cache(maxsize=4096)
-def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tuple[Any, ...] | None:
+def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> _Arranged | None:
     """:meth:`Packer.arrangement` of the good tokens ``goods`` as the view shows it (fixed tiles
-    apart), kept per goods and storage: views are built on every request, and laying out the
-    grids costs more than the rest of a view. Saves 48.6% of the ``view`` workload
-    (``benchmarks/instructions.py --workloads view --without view-arranged``)."""
+    apart), with its block's JSON, kept per goods and storage: views are built on every request,
+    and laying out the grids costs more than the rest of a view. Saves 48.6% of the ``view``
+    workload (``benchmarks/instructions.py --workloads view --without view-arranged``)."""
     found = packer.arrangement([good_type(g) for g in goods], spec)
     if found is None:
         return None
@@ -106,7 +103,11 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> tupl
         grid.append(tuple(cells))
     extra = tuple(tuple(tuple(row) for row in g) for g in found["extra"])
     tiles = tuple(tuple(fixed[i]) for i in sorted(fixed))
-    return (tuple(grid), tiles, extra, tuple(found["any_slots"]))
+    slotted = tuple(found["any_slots"])
+    # Tuples encode as the JSON arrays of the block's lists.
+    encoded = msgspec.Raw(_encode({"grid": grid, "fixed_tiles": tiles, "extra_grids": extra, "slots": spec.any_slots,
+                                   "slot_goods": slotted}))
+    return _Arranged(tuple(grid), tiles, extra, slotted, encoded)
 
 
 _PLAYER_LISTS = ("locked", "reserve", "special_reserve", "heroes", "commissions", "steeds", "upgrades", "deeds")
@@ -162,51 +163,24 @@ def _player(engine: Engine, spec: StorageSpec | None, p: Player, shown: bool,
 
 
 class EncodedPlayers:
-    """The players' blocks of views kept encoded between views, by a caller that encodes every
-    view it builds as JSON (the API, on every request): ``view(..., encoded=...)``.
+    """What views to be encoded at once share, for a caller that encodes every view it builds as
+    JSON (the API, on every request): ``view(..., encoded=...)``. The board's parts that are the
+    engine's own, the same in every view, encoded once; the players' blocks are made as msgspec
+    structs (:mod:`~darkroad.core.view_players`), the view sharing the game's lists. One
+    engine's: what it holds comes from its content.
 
-    From one view of a game to the next most wagons are unchanged (all but the acting seat's),
-    and building and encoding a wagon's block is a large part of a view. A block is kept under
-    an exact key, by value: the player's whole state (encoded), its storage spec, whether its
-    coins and deeds are shown, and its name; an equal key gives the same JSON, whatever game or
-    object it comes from. A view built with them holds ``msgspec.Raw`` blocks, for msgspec to
-    encode (``msgspec.json.encode``). Bounded: the table starts again when full. One engine's:
-    blocks come from its content and seat kinds.
-
-    Only for games of :attr:`FROM_PLAYERS` players or more. A key (the player's state encoded,
-    a look-up) costs less than the block it stands for, whose storage spec it shares: in a
-    2-player game a seat takes several decisions in a row, and the other seat's block is the
-    same from one of its views to the next. It saves 3.8% of an action through the app
-    (``benchmarks/instructions.py --workloads action --without view-encoded-players``;
-    docs/performance.md)."""
-
-    SIZE = 4096
-    FROM_PLAYERS = 2
-    """The fewest players a game has for its views to use the table."""
+    It kept each players' block, encoded, by the player's whole state until session 10: counted on
+    new positions (the ``action`` workload's second batch not a replay of the first) that saved
+    1.4% of an action, and the blocks as structs made afresh cost less than its keys."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._kept: Memo[tuple[Any, ...], msgspec.Raw] = Memo(self.SIZE)
-        # The board's parts that are the engine's own, the same in every view, encoded once.
         self.ringway = msgspec.Raw(_encode(DISTRICTS))
         self.courtyard_banners = msgspec.Raw(_encode(engine.content.courtyard_banners))
         goods = engine.content.good_ids
         self.wheels = tuple(msgspec.Raw(_encode(market_wheel(goods, offset)))
                             for offset in range(len(MARKET_VALUES)))
         """The market's ``wheel`` block at each offset of the wheel."""
-
-    def player(self, spec: StorageSpec | None, p: Player, shown: bool, name: str | None | _NoName) -> msgspec.Raw:
-        """``p``'s block (:func:`_player`; ``spec``: its storage, ``None`` for an automated seat), encoded."""
-        try:
-            key: tuple[Any, ...] | None = (msgpack_encode(p), spec, shown, name)
-        except MSGPACK_REFUSED:  # a plugin's value msgpack refuses: not kept
-            key = None
-        block = None if key is None else self._kept.get(key)
-        if block is None:
-            block = msgspec.Raw(_encode(_player(self.engine, spec, p, shown, name, True)))
-            if key is not None:
-                self._kept.keep(key, block)
-        return block
 
 
 def _config(engine: Engine, game: Game, shared: bool = False) -> dict[str, Any]:
@@ -309,18 +283,20 @@ def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | N
     """The view's ``players`` of ``ctx``'s game: every seat's block, its coins and deeds shown
     to its own seat (and to everyone once the game is over)."""
     game = ctx.game
-    table = encoded if encoded is not None and len(game.players) >= encoded.FROM_PLAYERS else None
     storage_spec = engine.storage_spec
     finished = game.finished
     players: list[Any] = []
     for i, p in enumerate(game.players):
         name = NO_NAME if names is None else names[i]
-        # Worked out once per player: the storage block's arrangement and a kept block's key.
-        spec = storage_spec(ctx, p.seat) if p.kind == HUMAN else None
-        if table is None:
-            players.append(_player(engine, spec, p, finished or p.seat == seat, name, encoded is not None))
+        shown = finished or p.seat == seat
+        if p.kind != HUMAN:  # an automated seat: its seat kind's keys among the block's
+            players.append(_player(engine, None, p, shown, name, encoded is not None))
+        elif encoded is None:
+            players.append(_player(engine, storage_spec(ctx, p.seat), p, shown, name))
         else:
-            players.append(table.player(spec, p, finished or p.seat == seat, name))
+            goods = sorted(p.goods)
+            players.append(player_block(p, goods, _storage(engine.packer, storage_spec(ctx, p.seat), goods, True),
+                                        shown, msgspec.UNSET if name is NO_NAME else name))
     return players
 
 

@@ -1,5 +1,6 @@
-"""Views built with the players' blocks kept encoded (``EncodedPlayers``, as the API builds every
-view it answers): byte for byte the JSON of the view built afresh, whatever changed in between."""
+"""Views built to be encoded at once (``encoded=EncodedPlayers``, as the API builds every view it
+answers: structs, shared lists, blocks encoded already): byte for byte the JSON of the view
+built as a dict, whatever changed in between."""
 
 from __future__ import annotations
 
@@ -31,8 +32,7 @@ CONFIGS = [
 
 
 def test_encoded_views_are_the_views_byte_for_byte(engine: Engine) -> None:
-    encoded = EncodedPlayers(engine)  # one for every game: blocks of other games never stand in
-    asked = 0
+    encoded = EncodedPlayers(engine)  # one for every game
     for config in CONFIGS:
         game, _ = engine.create(config)
         r = random.Random(config.seed)
@@ -44,33 +44,16 @@ def test_encoded_views_are_the_views_byte_for_byte(engine: Engine) -> None:
                 for named in (None, names):
                     plain = engine.view(game, viewer, names=named)
                     assert encode(engine.view(game, viewer, names=named, encoded=encoded)) == encode(plain)
-                    asked += seats if seats >= EncodedPlayers.FROM_PLAYERS else 0
                     if named is not None:
                         assert [list(p)[-1] for p in plain["players"]] == ["name"] * seats
                         assert [p["name"] for p in plain["players"]] == names
-            # A copy (another object, the same state) shows the same, from the same blocks.
+            # A copy (another object, the same state) shows the same.
             twin = engine.copy(game)
             assert encode(engine.view(twin, 0, encoded=encoded)) == encode(engine.view(game, 0))
             seat = r.choice(engine.awaiting(game))
             engine.apply(game, r.choice(engine.legal_actions(game, seat)))
         for viewer in viewers:  # the end: every seat's coins and deeds shown
             assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
-    # Most blocks came from the table (the wagons a move left alone): otherwise it tests nothing.
-    assert len(encoded._kept) < asked / 4
-
-
-def test_views_of_games_below_the_threshold_build_every_block(engine: Engine) -> None:
-    """Below ``EncodedPlayers.FROM_PLAYERS`` players the table is left alone, and the views are
-    the same; a game of that many players fills it (here with the threshold at 3)."""
-    encoded = EncodedPlayers(engine)
-    encoded.FROM_PLAYERS = 3
-    game, _ = engine.create(GameConfig(players=2, seed=8))
-    for viewer in (None, 0, 1):
-        assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
-    assert encoded._kept == {}
-    game, _ = engine.create(GameConfig(players=3, seed=8))
-    assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
-    assert len(encoded._kept) == 3
 
 
 def test_a_config_changed_by_hand_shows_in_the_next_view(engine: Engine) -> None:
@@ -85,8 +68,8 @@ def test_a_config_changed_by_hand_shows_in_the_next_view(engine: Engine) -> None
 
 
 def test_a_block_changes_with_the_storage_its_seat_has(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The storage spec comes from plugins' hooks, which may read anything: it is in the key, so
-    a wagon whose storage changed while the player did not is shown with the new storage."""
+    """The storage spec comes from plugins' hooks, which may read anything: a wagon whose storage
+    changed while the player did not is shown with the new storage."""
     encoded = EncodedPlayers(engine)
     game, _ = engine.create(GameConfig(players=3, seed=5))
     before = encode(engine.view(game, 0, encoded=encoded))
@@ -98,12 +81,11 @@ def test_a_block_changes_with_the_storage_its_seat_has(engine: Engine, monkeypat
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(after) != before
 
 
-def test_a_player_state_msgpack_refuses_is_shown_without_being_kept(engine: Engine) -> None:
+def test_a_player_state_msgpack_refuses_is_shown(engine: Engine) -> None:
     encoded = EncodedPlayers(engine)
     game, _ = engine.create(GameConfig(players=3, seed=6))
     game.players[1].extra["huge"] = 2**70  # JSON takes it (as the stored blob does), msgpack not
     assert encode(engine.view(game, 0, encoded=encoded)) == encode(engine.view(game, 0))
-    assert len(encoded._kept) == 2  # seats 0 and 2: not seat 1's
 
 
 def test_encoded_players_are_one_engine_s(engine: Engine) -> None:
@@ -148,25 +130,16 @@ def test_a_view_to_keep_shares_nothing_with_the_game(engine: Engine) -> None:
     assert shared_when_encoded  # what the test looks for is there to find
 
 
-def test_a_two_player_view_keeps_the_block_of_the_seat_that_did_not_change(engine: Engine) -> None:
-    """A 2-player game uses the table (``FROM_PLAYERS`` is 2): a seat's next decision in a row
-    builds only its own block again, the other seat's comes from the table."""
-    assert EncodedPlayers.FROM_PLAYERS <= 2
+def test_an_encoded_view_is_made_of_the_position_as_it_is_now(engine: Engine) -> None:
+    """Nothing of a view to encode outlives it: a wagon changed by hand between two views (goods,
+    coins, a hero, the plugins' seat state) shows at once, as in a view built afresh."""
     encoded = EncodedPlayers(engine)
     game, _ = engine.create(GameConfig(players=2, seed=8))
-    r = random.Random(8)
-    for _ in range(200):  # to a decision whose answer leaves the other seat's wagon alone
-        seat = engine.awaiting(game)[0]
-        encode(engine.view(game, seat, encoded=encoded))
-        before = [msgspec.msgpack.encode(p) for p in game.players]
-        kept = len(encoded._kept)
-        engine.apply(game, r.choice(engine.legal_actions(game, seat)))
-        other = 1 - seat
-        if game.finished or engine.awaiting(game) != [seat]:
-            continue
-        if msgspec.msgpack.encode(game.players[other]) != before[other]:
-            continue
-        assert encode(engine.view(game, seat, encoded=encoded)) == encode(engine.view(game, seat))
-        assert len(encoded._kept) <= kept + 1  # at most the acting seat's block is new
-        return
-    pytest.fail("no two decisions of one seat in a row left the other seat alone")
+    first = encode(engine.view(game, 0, encoded=encoded))
+    p = game.players[1]
+    p.goods = [*p.goods, "potion"]
+    p.coins += 3
+    p.heroes = [*p.heroes, "baldur-harrowfield"]
+    for viewer in (0, 1, None):
+        assert encode(engine.view(game, viewer, encoded=encoded)) == encode(engine.view(game, viewer))
+    assert encode(engine.view(game, 0, encoded=encoded)) != first
