@@ -167,11 +167,9 @@ class EncodedPlayers:
     JSON (the API, on every request): ``view(..., encoded=...)``. The board's parts that are the
     engine's own, the same in every view, encoded once; the players' blocks are made as msgspec
     structs (:mod:`~darkroad.core.view_players`), the view sharing the game's lists. One
-    engine's: what it holds comes from its content.
-
-    It kept each players' block, encoded, by the player's whole state until session 10: counted on
-    new positions (the ``action`` workload's second batch not a replay of the first) that saved
-    1.4% of an action, and the blocks as structs made afresh cost less than its keys."""
+    engine's: what it holds comes from its content. No players' block is kept from one view to
+    the next: its exact key (the player's state encoded) costs about as much as the struct made
+    afresh (docs/performance.md, "Session 10")."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
