@@ -268,6 +268,23 @@ class ActionCatalogue:
             return self.indices([Action(kind, seat, option) for kind, ids in groups for option in ids])
         return out  # type: ignore[return-value]  # no None in it
 
+    def mask(self, groups: Sequence[tuple[str, Sequence[str]]], seat: int) -> bytearray:
+        """A mask's bytes: 1 at the index of each of ``seat``'s legal answers given as ``(type,
+        [option ids])`` groups (:meth:`Engine.legal_options`), else 0; the places of
+        :meth:`group_indices`, set as they are looked up (no list of them made and searched
+        for a missing one: an option no form names fails its write, then the overflow slots
+        are found as :meth:`group_indices` finds them)."""
+        out = bytearray(self.size)
+        by_kind = self._by_kind
+        try:
+            for kind, ids in groups:
+                for i in map(by_kind.get(kind, _NONE).get, ids):
+                    out[i] = 1  # (None: TypeError)
+        except TypeError:
+            for i in self.group_indices(groups, seat):
+                out[i] = 1
+        return out
+
 
 _NONE: dict[str, int] = {}
 """No catalogued option (a decision type the catalogue does not know)."""

@@ -123,11 +123,7 @@ class Match:
         assert self.game is not None
         # Listed as option ids by type (Engine.legal_options): a mask reads which answers are
         # legal, not their words (a fifth of the listing's work) nor an Action each.
-        groups = self.engine.legal_options(self.game, seat)
-        out = bytearray(self.catalogue.size)  # zeros; a few places set one by one, then one NumPy call
-        for i in self.catalogue.group_indices(groups, seat):
-            out[i] = 1
-        return np.frombuffer(out, _INT8)
+        return np.frombuffer(self.catalogue.mask(self.engine.legal_options(self.game, seat), seat), _INT8)
 
     def observe(self, seat: int) -> dict[str, npt.NDArray[Any]]:
         """``seat``'s observation and action mask now (:meth:`observation` and :meth:`mask`,
@@ -135,10 +131,7 @@ class Match:
         game = self.game
         assert game is not None
         engine = self.engine
-        groups = engine.legal_options(game, seat)
-        mask = bytearray(self.catalogue.size)
-        for i in self.catalogue.group_indices(groups, seat):
-            mask[i] = 1
+        mask = self.catalogue.mask(engine.legal_options(game, seat), seat)
         return {"observation": self.encoder.encode(game, seat, engine.awaiting(game)),
                 "action_mask": np.frombuffer(mask, _INT8)}
 
