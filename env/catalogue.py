@@ -279,7 +279,7 @@ class ActionCatalogue:
         try:
             for kind, ids in groups:
                 for i in map(by_kind.get(kind, _NONE).get, ids):
-                    out[i] = 1  # (None: TypeError)
+                    out[i] = 1  # type: ignore[index]  # (None, an option no form names: TypeError)
         except TypeError:
             for i in self.group_indices(groups, seat):
                 out[i] = 1

@@ -180,6 +180,20 @@ def test_an_action_no_form_names_takes_an_overflow_slot(engine: Engine, catalogu
         catalogue.indices([Action("x", 0, str(k)) for k in range(OVERFLOW + 1)])
 
 
+def test_a_masks_bytes_are_the_indices_of_the_groups_given(catalogue: ActionCatalogue) -> None:
+    """ActionCatalogue.mask sets the places group_indices finds: catalogued options where they
+    are catalogued, and, when a group holds an option no form names (even after catalogued
+    ones were set), the overflow slots in the order given."""
+    n = len(catalogue.entries)
+    catalogued = [("companion", ["raven-1:0"])]
+    mixed = [("companion", ["raven-1:0"]), ("lamplighters_guild_light", ["light:1", "done"])]
+    for groups in (catalogued, mixed, [("no_such_decision", ["a"])], []):
+        mask = catalogue.mask(groups, 0)
+        assert len(mask) == catalogue.size
+        assert [i for i, b in enumerate(mask) if b] == sorted(catalogue.group_indices(groups, 0))
+    assert [i for i, b in enumerate(catalogue.mask(mixed, 0)) if b] == sorted([catalogue.index(Action("companion", 0, "raven-1:0")), n, n + 1])
+
+
 @pytest.mark.parametrize("players", [1, 2, 4])
 def test_a_seats_observation_is_unchanged_when_determinize_redraws_what_it_cannot_see(
         engine: Engine, players: int) -> None:
