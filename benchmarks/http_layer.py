@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
 import sys
-import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
+from instructions import valgrind_count  # type: ignore[import-not-found]  # noqa: E402
 
 VARIANTS = ("app", "raw", "none", "request", "path", "headers")
 
@@ -171,15 +172,7 @@ def count(variant: str, requests: int, pythonpath: str) -> int:
     env.pop("DARKROAD_REDIS_URL", None)  # the memory store: the layer's work only
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    run = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, "-c", _RUN, str(requests), variant],
-        capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
-    )  # fmt: skip
-    found = re.search(r"I\s+refs\s*:\s+([\d,]+)", run.stderr)
-    if run.returncode != 0 or found is None:
-        sys.exit(f"valgrind run failed ({run.returncode}):\n{run.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return int(valgrind_count(["-c", _RUN, str(requests), variant], env))
 
 
 def per_request(variant: str, requests: int, pythonpath: str = "") -> float:
