@@ -134,9 +134,12 @@ class Process:
         self.start()
 
     def start(self) -> None:
-        command, env = ["redis-server", *self.args], None
+        # Its log in its directory (pytest keeps the last runs' temporary directories): a test
+        # that failed over a group, or found one failed over, can be read after the fact.
+        args = [*self.args, "--logfile", str(self.directory / "redis.log")]
+        command, env = ["redis-server", *args], None
         if self.users is not None:
-            command = ["sh", str(DEPLOY / "redis-entrypoint.sh"), *self.args]
+            command = ["sh", str(DEPLOY / "redis-entrypoint.sh"), *args]
             env = self.users.entrypoint_env(self.directory, self.template)
         self.process = subprocess.Popen(
             command, cwd=self.directory, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
