@@ -51,6 +51,18 @@ def _read(name: str) -> property:
     return property(read)
 
 
+def _kept(name: str) -> property:
+    """The wrapper's attribute kept in its :class:`_Order` as ``name`` (read and written there)."""
+
+    def read(self: Any) -> Any:
+        return getattr(self._o, name)
+
+    def write(self: Any, value: Any) -> None:
+        setattr(self._o, name, value)
+
+    return property(read, write)
+
+
 class _Classic(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """What PettingZoo's classic games wrap their raw environment in, in one layer:
     ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw, -1)))``.
@@ -70,21 +82,9 @@ class _Classic(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         super().__init__(env)
         self._raw = env
 
-    @property
-    def _has_reset(self) -> bool:  # OrderEnforcingWrapper's, kept in self._o
-        return self._o.has_reset
-
-    @_has_reset.setter
-    def _has_reset(self, value: bool) -> None:
-        self._o.has_reset = value
-
-    @property
-    def _has_updated(self) -> bool:  # OrderEnforcingWrapper's, kept in self._o
-        return self._o.has_updated
-
-    @_has_updated.setter
-    def _has_updated(self, value: bool) -> None:
-        self._o.has_updated = value
+    # OrderEnforcingWrapper's own flags, kept in self._o
+    _has_reset = _kept("has_reset")
+    _has_updated = _kept("has_updated")
 
     agent_selection = _read("agent_selection")
     agents = _read("agents")
