@@ -175,8 +175,7 @@ class RouteTable:
 
     def match(self, path: str) -> RoutePolicy | None:
         """The route of ``path``, if any (only the routes of the path's depth are tried)."""
-        # _depth(path), inline: one call less a request.
-        for route in self._by_depth.get(path.count("/") - path.endswith("/"), ()):
+        for route in self._by_depth.get(_depth(path), ()):
             if route.pattern.match(path) is not None:
                 return route
         return None

@@ -135,11 +135,9 @@ class RateLimiter:
         limit = self.limits[budget]
         if not limit:
             return None
-        count = self._counts.get((budget, client))
-        if count is None or count.window != int(now // self.window):  # else _count's answer, without its call
-            count = self._count(budget, client, now)
+        count = self._count(budget, client, now)
         elapsed = now / self.window - count.window  # the part of the current window gone by
-        used = count.shared + count.sending + count.local  # count.used, without the property's call
+        used = count.used
         if count.previous * (1.0 - elapsed) + used < limit:
             return count
         self._metrics.rate_limited.inc(budget)
