@@ -10,8 +10,9 @@
   keeps a half-typed join name meanwhile, and asks nothing while hidden.
 * **A lost join answer**: a join made on the server whose answer is dropped is retried with the
   same Idempotency-Key, and the page is seated with the retry's token.
-* **Bots and timeouts**: a game with a bot seat played to the end by one human's clicks; a seat
-  awaited past the turn timeout handed to a bot from the other player's page and taken back.
+* **Timeouts**: a seat awaited past the turn timeout handed to a bot from the other player's page
+  and taken back. (A game with a bot seat played to the end by one human's clicks is
+  test_play_browser_table.py's whole game in plain words.)
 * **Spectate**: a spectator's page follows the game live, without polling, and resumes after
   its connection drops (the server restarts) with no event missed or repeated.
 * **Secrets**: a seat's page never shows another seat's deeds.
@@ -45,9 +46,9 @@ from darkroad.core import ROUNDS
 pytestmark = pytest.mark.slow
 TABLE = pytest.mark.xdist_group("play-browser")
 """The xdist group of most tests here: one worker runs them, sharing the module's browser and
-server (module fixtures). Each browser module is a group of its own, and the two longest tests
-here another (LONG, with a browser and server of their own on its worker): in one group, the
-browser tests were the suite's longest chain, on one worker for most of the run."""
+server (module fixtures). Each browser module is a group of its own, and the spectator's test
+(its own server, restarted) another (LONG, with a browser of its own on its worker): in one
+group, the browser tests were the suite's longest chain, on one worker for most of the run."""
 LONG = pytest.mark.xdist_group("play-browser-long")
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -538,37 +539,6 @@ def test_a_join_whose_answer_is_lost_is_retried_with_its_key(pages: Pages, serve
     visitor.click("#seats button.leave")
     visitor.wait_for_url(f"{server.url}/play/{game}", timeout=SETTLE)
     assert game_state(http, game)["seats"][1]["kind"] == "open"
-
-
-@LONG
-def test_a_bot_seat_plays_itself_while_one_human_clicks(pages: Pages, server: ApiServer) -> None:
-    http = httpx.Client(base_url=server.url, timeout=30)
-    bots = {b["id"]: b for b in http.get("/v1/catalog").json()["bots"]}
-    setup = pages.open(f"{server.url}/play")
-    setup.wait_for_selector("#app[data-state=ready]")
-    setup.select_option("#seat-1-kind", "bot")
-    assert setup.is_visible("#seat-1-bot") and not setup.is_visible("#seat-1-name")
-    assert sorted(setup.eval_on_selector_all("#seat-1-bot option", "options => options.map(o => o.value)")) == sorted(bots)
-    setup.select_option("#seat-1-bot", "greedy")
-    setup.fill("#seed", str(SEED + 6))
-    setup.click("text=Create the game")
-    # One player against a bot: the table opens at once, as the player's seat.
-    setup.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
-    page = setup
-    settled(page)
-    game = page.url.split("/play/")[1].split("#")[0]
-    assert game_state(http, game)["seats"][1] == {**game_state(http, game)["seats"][1], "kind": "bot", "bot": "greedy"}
-    bot_seat = page.locator('#seats li[data-seat="1"][data-kind="bot"]')
-    assert f"{bots['greedy']['name']} (bot)" in bot_seat.inner_text()
-    assert "(bot)" in page.inner_text('.wagon[data-seat="1"] h3')
-
-    start = game_state(http, game)["version"]
-    clicks, answered, _ = play_by_clicks(http, game, {0: page}, random.Random(SEED))
-    # Every action is a version: those that were neither clicks nor the human's answers through
-    # the API are the bot's, played by the bot worker.
-    bot_moves = game_state(http, game)["version"] - start - clicks - answered
-    assert clicks > 20 and bot_moves > 20, (clicks, bot_moves)
-    final_score_shown(http, game, [page])
 
 
 def hand_a_late_seat_to_a_bot(pages: Pages, server: ApiServer, http: httpx.Client, game: str,

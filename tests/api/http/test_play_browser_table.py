@@ -343,29 +343,44 @@ def catalog_ids(http: httpx.Client) -> list[str]:
 @PLAIN
 def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer,
                                                                           axe_source: str) -> None:
-    """Set up on the page against the greedy bot (the table opens at once), then every decision
-    of the player clicked (the page takes those with a single answer itself), the first six
-    rounds on a wide screen and the rest on a phone: at the first decision of each kind on each,
-    every label, prompt and details shown is in plain words
-    (:func:`darkroad.core.wording.problems`), both wagons show their projected score with the
-    rule, the player's own as the API projects it; on a phone the decision comes first and the
-    page does not scroll sideways. axe-core finds nothing serious at a mid-game decision and at
-    the end, wide and on a phone. The clicks of the whole game are counted (printed as a FIGURE)."""
+    """Set up on the page against the greedy bot (the setup form offers the installed bots; the
+    table opens at once, as the player's seat, and names the bot), then every decision of the
+    player clicked (the page takes those with a single answer itself) while the server's bot
+    worker plays the bot's seat, the first six rounds on a wide screen and the rest on a phone:
+    at the first decision of each kind on each, every label, prompt and details shown is in
+    plain words (:func:`darkroad.core.wording.problems`), both wagons show their projected score
+    with the rule, the player's own as the API projects it; on a phone the decision comes first
+    and the page does not scroll sideways. axe-core finds nothing serious at a mid-game decision
+    and at the end, wide and on a phone, and the final score table is the API's. The clicks of
+    the whole game are counted (printed as a FIGURE).
+
+    This is also the browser's game with a bot seat: a second whole game against greedy, by
+    ``play_by_clicks`` in test_play_browser.py, checked what this one does (the setup's bot
+    choice, the bot's moves, the final score) for 15-25 s of CPU."""
     from darkroad.core.wording import problems
 
     http = httpx.Client(base_url=server.url, timeout=30)
     ids = catalog_ids(http)
+    bots = {b["id"]: b for b in http.get("/v1/catalog").json()["bots"]}
     setup = pages.open(f"{server.url}/play", auto_take=True)
     setup.wait_for_selector("#app[data-state=ready]")
     setup.fill("#seat-0-name", "Ann")
     setup.select_option("#seat-1-kind", "bot")
+    assert setup.is_visible("#seat-1-bot") and not setup.is_visible("#seat-1-name")
+    assert sorted(setup.eval_on_selector_all("#seat-1-bot option", "options => options.map(o => o.value)")) == sorted(bots)
     setup.select_option("#seat-1-bot", "greedy")
     setup.fill("#seed", str(SEED))
     setup.click("text=Create the game")
+    # One player against a bot: the table opens at once, as the player's seat.
     setup.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
     page = setup
     game = page.url.split("/play/")[1].split("#")[0]
     token = page.url.split("token=")[1]
+    settled(page)
+    bot = game_state(http, game)["seats"][1]
+    assert (bot["kind"], bot["bot"]) == ("bot", "greedy"), bot
+    assert f"{bots['greedy']['name']} (bot)" in page.inner_text('#seats li[data-seat="1"][data-kind="bot"]')
+    assert "(bot)" in page.inner_text('.wagon[data-seat="1"] h3')
     auth = {"Authorization": f"Bearer {token}"}
     rng = random.Random(SEED)
     kinds: list[str] = []
@@ -414,10 +429,13 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
         clicks += 1
         page.wait_for_selector(f'#app:not([data-version="{version}"])', timeout=SETTLE)
     assert len(kinds) > 12 and taken > 5, (kinds, taken)
+    # The bot's seat was played by the server's bot worker, many times (the record's actions).
+    bot_moves = sum(entry["seat"] == 1 and entry["type"] != "seat_change"
+                    for entry in http.get(f"/v1/games/{game}/record").json()["actions"])
+    assert clicks > 20 and bot_moves > 20, (clicks, bot_moves)
     print(f"FIGURE a whole 2-player game against greedy: {clicks} clicks, {taken} answers the page took "
-          f"itself, {len(kinds)} kinds of decision")
-    page.wait_for_selector("#score", timeout=SETTLE)
-    settled(page)
+          f"itself, {len(kinds)} kinds of decision, {bot_moves} moves of the bot")
+    test_play_browser.final_score_shown(http, game, [page])
     assert "Final score: " in page.inner_text('.wagon[data-seat="0"] .projected')
     found["the end, phone"] = violations(page, axe_source)
     page.set_viewport_size(WIDE)
