@@ -1,8 +1,13 @@
-"""The replay of a finished game in ``/play``, in a real browser (Debian's Chromium driven by
-Playwright, as ``test_play_browser.py``): the table offers it, ``#at=N`` opens it at version N,
+"""The replay of a finished game in ``/play``, and Undo, in a real browser (Debian's Chromium driven by
+Playwright, as ``test_play_browser.py``): the table offers the replay, ``#at=N`` opens it at version N,
 it steps by action, turn and round with its buttons and the keyboard, and its slider jumps; a
 seat's link replays that seat's views (``history`` asked with its token), a spectator's the
-public ones (no token)."""
+public ones (no token).
+
+Undo: the table offers Undo while its view says ``undo_available``; the button and Ctrl+Z take back
+the seat's last action (``POST .../undo``) and the table shows the game as it was, with the
+``undone`` event in the log. (It had a module of its own, and so a server, a Chromium and a
+Playwright driver of its own: about 3 s of CPU, Chromium's measured from /proc.)"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import httpx
 import pytest
 import test_play_browser
 from apiutil import ApiServer
-from test_play_browser import SEED, SETTLE, Pages, act_randomly, create, settled
+from test_play_browser import SEED, SETTLE, Pages, act_randomly, create, game_state, settled
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser-replay")]  # one worker: module fixtures
 # The browser, the server and the pages of test_play_browser, as fixtures of this module.
@@ -146,3 +151,49 @@ def test_a_seats_link_replays_its_views_a_spectators_the_public_ones(pages: Page
     settled(spectator, 9)
     assert asked["seat"] and set(asked["seat"]) == {f"Bearer {tokens[0]}"}
     assert asked["spectator"] and set(asked["spectator"]) == {None}
+
+
+# -- undo ------------------------------------------------------------------------------------
+
+ROTATE = "#actions button.action:has-text('rotate the market wheel')"
+
+
+def same_but_version(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {**a, "version": 0} == {**b, "version": 0}
+
+
+def test_undo_by_button_and_by_ctrl_z(pages: Pages, server: Any) -> None:
+    """At the Great Bazaar (rulebook p. 8: "first you may perform the following two actions in
+    either order. - Rotate the market wheel 1 space clockwise. - Change 1 market die ..."), a
+    rotation is taken back with Ctrl+Z, then again with the button; a spectator's page follows."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    game, tokens = create(http, players=2, seed=SEED + 40)
+    view = act_randomly(http, game, tokens, random.Random(SEED + 40),
+                        until=lambda v: (v["decision"] or {}).get("type") == "great_bazaar")
+    seat = view["awaiting"][0]
+    before = game_state(http, game, tokens[seat])
+    assert before["undo_available"] is False or before["decision"]["type"] == "great_bazaar"
+    page = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}")
+    spectator = pages.open(f"{server.url}/play/{game}")
+    version = settled(page, before["version"])
+    settled(spectator, version)
+    # The Undo button is there only while the view says so.
+    assert page.locator("button.undo").count() == (1 if before["undo_available"] else 0)
+
+    page.click(ROTATE)
+    settled(page, version + 1)
+    assert page.is_visible("button.undo") and page.get_attribute("button.undo", "aria-keyshortcuts") == "Control+Z"
+    assert spectator.locator("button.undo").count() == 0
+    page.keyboard.press("Control+z")
+    settled(page, version + 2)
+    assert same_but_version(game_state(http, game, tokens[seat]), before)
+    page.wait_for_selector("#events li:has-text('took back their last action')", timeout=5_000)
+    settled(spectator, version + 2)
+    assert "took back" in spectator.inner_text("#events")
+
+    page.click(ROTATE)
+    settled(page, version + 3)
+    page.click("button.undo")
+    settled(page, version + 4)
+    assert same_but_version(game_state(http, game, tokens[seat]), before)
+    assert page.inner_text("#decision .message") == ""
