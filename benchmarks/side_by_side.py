@@ -1,0 +1,206 @@
+"""Two trees' servers loaded at the same time: what an action costs each, counted per action.
+
+On this shared 2-core machine a phase's wall-clock rate swings with other people's work, so
+two trees measured one after the other (``benchmarks/api.py``, peer-perf) differ by more than
+the trees do. Here both servers run at once, each with its own Redis and its own client
+process, and play the same scripted games from one start signal, so that whatever the machine
+does, it does to both. Per action, for each server:
+
+* its CPU time (user and system, ``/proc``) and its context switches: voluntary (it waited,
+  its loop idle) and involuntary (preempted);
+* its read and write system calls (``/proc/PID/io``: the client's requests and answers, the
+  pipelines to Redis);
+* Redis's commands (``INFO commandstats``: a script's inner commands included), the reads it
+  served (``total_reads_processed``: about one a pipeline), the bytes written to it and its CPU.
+
+The client creates its ``--games`` games and plays 5 actions in each before the measured part
+(nothing of the start-up or the creations is counted), then ``--actions`` more in each, all
+games at once: the 64-game load of ``benchmarks/api.py``.
+
+    python benchmarks/side_by_side.py --baseline DIR [--actions 100] [--games 64] [--rounds 2]
+
+``DIR``: a darkroad installation made with ``pip install --no-deps --target DIR <tree>``, put
+first on its server's ``PYTHONPATH`` (both servers run this tree's virtual environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from darkroad.core import Engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
+from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (benchmarks/api.py)
+
+TICK = os.sysconf("SC_CLK_TCK")
+WARM_ACTIONS = 5
+
+Counts = dict[str, float]
+
+
+def _proc(pid: int) -> Counts:
+    """The process's CPU seconds, context switches and read/write system calls so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(") ")[2].split()
+    counts: Counts = {"user": int(fields[11]) / TICK, "sys": int(fields[12]) / TICK}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            name, _, value = line.partition(":")
+            if name in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                counts[name.split("_")[0]] = int(value)
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            name, _, value = line.partition(":")
+            if name in ("syscr", "syscw"):
+                counts[name] = int(value)
+    return counts
+
+
+def _info(port: int, section: str) -> dict[str, str]:
+    out = subprocess.run(["redis-cli", "-p", str(port), "info", section], capture_output=True, text=True, check=True)
+    return dict(line.split(":", 1) for line in out.stdout.splitlines() if ":" in line and not line.startswith("#"))
+
+
+def _redis(port: int) -> Counts:
+    """Redis's commands (inner ones of scripts included), reads, input bytes and CPU so far."""
+    stats, cpu = _info(port, "stats"), _info(port, "cpu")
+    commands = sum(int(value.split(",")[0].split("=")[1]) for value in _info(port, "commandstats").values())
+    return {
+        "commands": commands,
+        "reads": int(stats["total_reads_processed"]),
+        "bytes_in": int(stats["total_net_input_bytes"]),
+        "cpu": float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]),
+    }
+
+
+async def _play(port: int, games: list[Any], actions: int, start: Any, snapshot: Any) -> tuple[Counts, Counts, float, list[float]]:
+    """Create the games and warm them up, wait for ``start``, then play ``actions`` in each, all
+    games at once: the counts before and after, the seconds and the latencies."""
+    connections = [await bench.Connection.open(port) for _ in games]
+    played: list[list[Any]] = []
+    for connection, script in zip(connections, games, strict=True):
+        body = json.dumps({"players": bench.PLAYERS, "seed": script.seed}).encode()
+        status, raw = await connection.request("POST", "/v1/games", {"Content-Type": "application/json"}, body)
+        assert status == 201, raw
+        created = json.loads(raw)
+        tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+        played.append([connection, script, tokens, f"/v1/games/{created['id']}/actions", created["version"], 0])
+    latencies: list[float] = []
+
+    async def game(state: list[Any], count: int) -> None:
+        connection, script, tokens, url, version, n = state
+        for action in script.actions[n : n + count]:
+            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[action['seat']]}",
+                       "If-Match": f'"{version}"'}  # fmt: skip
+            sent = time.perf_counter()
+            status, raw = await connection.request("POST", url, headers, json.dumps(action).encode())
+            latencies.append(time.perf_counter() - sent)
+            assert status == 200, raw
+            version += 1
+        state[4:] = [version, n + count]
+
+    await asyncio.gather(*(game(state, WARM_ACTIONS) for state in played))
+    latencies.clear()
+    start.wait()
+    before, began = snapshot(), time.perf_counter()
+    await asyncio.gather(*(game(state, actions) for state in played))
+    elapsed = time.perf_counter() - began
+    after = snapshot()
+    for connection in connections:
+        connection.close()
+    return before, after, elapsed, latencies
+
+
+def _client(name: str, port: int, pid: int, redis_port: int, games: list[Any], actions: int, start: Any,
+            results: Any) -> None:
+    """A client process: one server's load, its counts put on ``results``."""
+
+    def snapshot() -> Counts:
+        return {**_proc(pid), **{f"redis_{k}": v for k, v in _redis(redis_port).items()}}
+
+    before, after, elapsed, latencies = asyncio.run(_play(port, games, actions, start, snapshot))
+    results.put((name, before, after, elapsed, latencies))
+
+
+def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[float]) -> Counts:
+    n = len(latencies)
+    d = {key: (after[key] - before[key]) / n for key in after}
+    q = statistics.quantiles(latencies, n=100)
+    return {
+        "actions/s": n / elapsed, "p50 ms": q[49] * 1e3, "p99 ms": q[98] * 1e3,
+        "cpu us": (d["user"] + d["sys"]) * 1e6, "sys us": d["sys"] * 1e6,
+        "cores": (d["user"] + d["sys"]) * n / elapsed,
+        "vol cs": d["voluntary"], "invol cs": d["nonvoluntary"], "reads": d["syscr"], "writes": d["syscw"],
+        "redis cmds": d["redis_commands"], "redis reads": d["redis_reads"], "redis kB in": d["redis_bytes_in"] / 1e3,
+        "redis cpu us": d["redis_cpu"] * 1e6,
+    }  # fmt: skip
+
+
+def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int) -> dict[str, Counts]:
+    """One round: every tree's server (and Redis) started, then loaded at once."""
+    with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
+        servers = []
+        for name, pythonpath in trees:
+            env = {k: v for k, v in os.environ.items() if k != "DARKROAD_REDIS_URL"}
+            env.update({f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in bench.RATE_LIMITED})
+            if pythonpath:
+                env["PYTHONPATH"] = pythonpath
+            redis_port, port = bench.free_port(), bench.free_port()
+            folder = Path(directory) / name
+            folder.mkdir()
+            stack.enter_context(bench.running(bench.redis_server(redis_port, str(folder)), redis_port))
+            pid = stack.enter_context(bench.running(
+                bench.api_server(port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0"), port, env, timeout=120))
+            servers.append((name, port, pid, redis_port))
+        start = multiprocessing.Event()
+        results: multiprocessing.Queue[Any] = multiprocessing.Queue()
+        clients = [multiprocessing.Process(target=_client, args=(*server, games, actions, start, results))
+                   for server in servers]  # fmt: skip
+        for client in clients:
+            client.start()
+        time.sleep(1.0)
+        start.set()  # the clients start once their games are created and warm
+        measured = [results.get(timeout=600) for _ in clients]
+        for client in clients:
+            client.join()
+    return {name: _per_action(*rest) for name, *rest in measured}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", type=Path, required=True, help="a darkroad installation (PYTHONPATH)")
+    parser.add_argument("--actions", type=int, default=100, help="actions measured per game")
+    parser.add_argument("--games", type=int, default=64, help="games played at once (per server)")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    engine = Engine.load()
+    games = [s for s in bench.scripts(engine, 3 * args.games, 0) if len(s.actions) >= args.actions + WARM_ACTIONS]
+    assert len(games) >= args.games, "too few scripted games that long: lower --actions"
+    trees = [("this tree", None), ("baseline", str(args.baseline.resolve()))]
+    rounds = []
+    for r in range(args.rounds):
+        rounds.append(round_of(trees, games[: args.games], args.actions))
+        for name, counts in rounds[-1].items():
+            print(f"round {r + 1} {name:9s} " + "  ".join(f"{key} {value:.2f}" for key, value in counts.items()), flush=True)
+    print()
+    mine, theirs = [r["this tree"] for r in rounds], [r["baseline"] for r in rounds]
+    for key in mine[0]:
+        ratio = statistics.median(m[key] / t[key] if t[key] else float("nan") for m, t in zip(mine, theirs, strict=True))
+        print(f"{key:13s} this tree {statistics.median(m[key] for m in mine):9.2f}  baseline "
+              f"{statistics.median(t[key] for t in theirs):9.2f}  ratio {ratio:5.2f}")
+
+
+if __name__ == "__main__":
+    main()
