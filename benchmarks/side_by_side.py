@@ -10,8 +10,11 @@ does, it does to both. Per action, for each server:
   its loop idle) and involuntary (preempted);
 * its read and write system calls (``/proc/PID/io``: the client's requests and answers, the
   pipelines to Redis);
-* Redis's commands (``INFO commandstats``: a script's inner commands included), the reads it
-  served (``total_reads_processed``: about one a pipeline), the bytes written to it and its CPU.
+* Redis's commands (``INFO commandstats``: a script's inner commands included), its reads
+  (``total_reads_processed``: at most 16 KB each, so with a commit's 6 kB of state they follow
+  the bytes more than the pipelines), the bytes written to it and its CPU.
+
+The server's pipelines to Redis are its writes beyond one an answer (one write each).
 
 The client creates its ``--games`` games and plays 5 actions in each before the measured part
 (nothing of the start-up or the creations is counted), then ``--actions`` more in each, all
