@@ -29,6 +29,10 @@ from darkroad.api.settings import Settings
 
 PROBLEM = "application/problem+json"
 JSON = {"Content-Type": "application/json"}
+pytestmark = pytest.mark.stores("memory", "redis")
+"""The in-process tests' stores (those taking ``target``): a hostile request is refused, or
+answered, the same whatever store the game lies in; the stores' contract, on the Cluster and
+the Sentinels too, is tests/api/store/test_api_store.py's."""
 
 
 def nested(depth: int, opening: bytes = b"[", closing: bytes = b"]", inner: bytes = b"1") -> bytes:

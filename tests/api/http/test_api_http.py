@@ -423,6 +423,7 @@ async def test_log_pages_and_redacts(client: httpx.AsyncClient) -> None:
 @pytest.mark.parametrize(
     "query", ["after=-2", "after=x", "after=1.5", f"after={2**64}", "limit=0", "limit=501"]
 )
+@pytest.mark.stores("memory", "redis")  # refused before any store is asked: see test_api_store.py for the stores
 async def test_log_rejects_bad_cursors(client: httpx.AsyncClient, query: str) -> None:
     game = await create_game(client)
     assert_problem(await client.get(f"{game.url}/log?{query}"), 400, "bad-request")
@@ -501,6 +502,7 @@ async def test_unreachable_store_is_503(make_app: Callable[[Settings], Litestar]
         assert_problem(await client.get("/v1/games/" + "A" * 22), 503, "store-unavailable")
 
 
+@pytest.mark.stores("memory", "redis")  # refused before any store is asked: see test_api_store.py for the stores
 async def test_unknown_routes_and_methods(client: httpx.AsyncClient) -> None:
     assert_problem(await client.get("/v2/games"), 404, "not-found")
     response = await client.delete("/v1/games")

@@ -60,6 +60,7 @@ async def test_without_wait_or_with_events_it_answers_at_once(client: httpx.Asyn
     assert page["events"] and time.monotonic() - started < 3
 
 
+@pytest.mark.stores("memory", "redis")  # refused before any store is asked: see test_api_store.py for the stores
 @pytest.mark.parametrize("query", ["wait=-1", f"wait={MAX_LOG_WAIT + 1}", "wait=soon", "wait=nan"])
 async def test_bad_waits_are_refused(client: httpx.AsyncClient, query: str) -> None:
     game = await create_game(client)
