@@ -248,18 +248,6 @@ def _slow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_bot, "time", types.SimpleNamespace(thread_time=lambda: next(readings) * 0.005))
 
 
-@pytest.mark.slow  # 60 decisions of the default bot, twice
-def test_the_default_bot_answers_the_same_however_fast_the_machine(engine: Engine,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lobby's default bot (``search`` with its defaults) thinks to a budget of trials, not
-    of time: a game of bots replays identically from its seed, on a fast machine or a slow one
-    (here its clock runs slow: 5 ms at each reading)."""
-    bots = [engine.bots["search"], engine.bots["greedy"]]
-    fast = _bot_game(engine, bots, seed=11, decisions=60)
-    _slow_clock(monkeypatch)
-    assert _bot_game(engine, bots, seed=11, decisions=60) == fast
-
-
 def test_its_budget_of_trials_bounds_each_decision(engine: Engine) -> None:
     """A decision tries at most ``trials`` actions (a sample more only when one sample alone
     is larger), and the same decision always draws the same samples."""
@@ -283,9 +271,11 @@ game with ``--full-properties``."""
 @pytest.mark.slow
 def test_a_game_of_default_bots_replays_from_its_seed(engine: Engine, monkeypatch: pytest.MonkeyPatch,
                                                       request: pytest.FixtureRequest) -> None:
-    """A whole game at 2 players and a 4-player game (its first :data:`FOUR_PLAYER_DECISIONS`
-    decisions in CI, the whole game with ``--full-properties``): the same choices from the same
-    seed, on a slow clock too."""
+    """The lobby's default bot (``search`` with its defaults) thinks to a budget of trials, not
+    of time: a whole game at 2 players and a 4-player game (its first
+    :data:`FOUR_PLAYER_DECISIONS` decisions in CI, the whole game with ``--full-properties``)
+    make the same choices from the same seed on a fast machine and on a slow one (a clock 5 ms
+    later at each reading)."""
     four = None if request.config.getoption("full_properties") else FOUR_PLAYER_DECISIONS
     for players, seed, decisions in ((2, 21, None), (4, 22, four)):
         bots = [engine.bots["search"]] * players
