@@ -56,6 +56,21 @@ async def version_of(client: httpx.AsyncClient, game_id: str) -> int:
     return int((await client.get(f"/v1/games/{game_id}")).json()["version"])
 
 
+async def played_on(client: httpx.AsyncClient, games: list[str], past: list[int], moves: int,
+                    timeout: float = 120.0) -> None:
+    """Until each game is ``moves`` versions past its version in ``past`` (or finished): the
+    worker playing them has taken each on, and played on from where it found it. (Playing the
+    games out after that asks nothing more of the worker: each move is the same job again.)"""
+    deadline = time.monotonic() + timeout
+    for game, version in zip(games, past, strict=True):
+        while True:
+            view = (await client.get(f"/v1/games/{game}")).json()
+            if view["status"] == "finished" or view["version"] >= version + moves:
+                break
+            assert time.monotonic() < deadline, f"game {game} stayed at version {view['version']}"
+            await asyncio.sleep(0.05)
+
+
 @pytest.fixture
 def redis(tmp_path: Path) -> Iterator[RedisServer]:
     need_redis()
@@ -107,9 +122,9 @@ async def test_two_bots_and_a_human_with_a_separate_worker(redis: RedisServer, e
 
 
 async def test_a_worker_killed_mid_game_is_taken_over(redis: RedisServer, engine: Engine) -> None:
-    """``kill -9`` of a worker (and its pool) mid-game: another worker takes the game on within
-    the claim timeout (a job the dead one held is claimed once it has been pending that long),
-    and no move is lost or doubled."""
+    """``kill -9`` of a worker (and its pool) mid-game: another worker takes the games on within
+    the claim timeout (a job the dead one held is claimed once it has been pending that long)
+    and plays each on (:func:`played_on`), and no move is lost or doubled."""
     claim = 3.0
     env = {"DARKROAD_BOT_CLAIM_TIMEOUT": str(claim)}
     server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
@@ -133,8 +148,8 @@ async def test_a_worker_killed_mid_game_is_taken_over(redis: RedisServer, engine
                 assert time.monotonic() - killed < claim + 20, second.log()
                 await asyncio.sleep(0.05)
             resumed = time.monotonic() - killed
-            for game in games:
-                await played_out(client, game, timeout=180)
+            await played_on(client, games, versions, moves=20, timeout=180)
+        second.stop()  # the games stand still: their stored actions and states are read apart
         for game in games:
             check_stored(engine, redis.client, game)
         print(f"FIGURE bot worker kill -9: another worker moved the games {resumed:.2f}s later "
@@ -157,7 +172,7 @@ async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: En
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             first = (await client.post("/v1/games", json={"players": 2, "seed": 41, "seats": BOTS_ONLY})).json()
-            await played_out(client, first["id"])
+            await played_on(client, [first["id"]], [first["version"]], moves=20)  # the worker reads the jobs
             redis.stop()
             await asyncio.sleep(2.0)
             (tmp_path / "b").mkdir()
@@ -169,10 +184,11 @@ async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: En
                     break
                 assert time.monotonic() < deadline, answer.text
                 await asyncio.sleep(0.2)
-            await played_out(client, answer.json()["id"], timeout=120)
-            check_stored(engine, redis.client, answer.json()["id"])
+            await played_on(client, [answer.json()["id"]], [answer.json()["version"]], moves=20)
+        worker.stop()  # the game stands still: its stored actions and state are read apart
+        check_stored(engine, redis.client, answer.json()["id"])
     finally:
-        log = worker.stop()
+        log = worker.stop()  # its whole log, stopped here or above
         server.stop()
         redis.stop()
     assert "Traceback" not in log, log
