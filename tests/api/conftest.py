@@ -173,6 +173,13 @@ _APPS: dict[Settings, Litestar] = {}
 """The apps of :func:`app`, by their settings (this test process's)."""
 
 
+def _shared(engine: Engine, settings: Settings) -> Litestar:
+    shared = _APPS.get(settings)
+    if shared is None:
+        shared = _APPS[settings] = create_app(settings, engine=engine)
+    return shared
+
+
 @pytest.fixture
 def app(engine: Engine, settings: Settings) -> Litestar:
     """An app on ``settings``, shared by the tests of this process that ask for the same
@@ -181,10 +188,16 @@ def app(engine: Engine, settings: Settings) -> Litestar:
     store, services and bot workers, and empties nothing it did not open), so that only the
     routes and the metrics' counters carry over; a test reading counters builds its own
     (:func:`make_app`)."""
-    shared = _APPS.get(settings)
-    if shared is None:
-        shared = _APPS[settings] = create_app(settings, engine=engine)
-    return shared
+    return _shared(engine, settings)
+
+
+@pytest.fixture
+def shared_app(engine: Engine) -> Callable[[Settings], Litestar]:
+    """``shared_app(settings)``: the app of those settings shared as :func:`app`'s are, for a
+    test of settings of its own (a heartbeat, retry or limit) that serves one app at a time and
+    reads no metrics' counters (a test serving two at once, or reading counters, builds its own:
+    :func:`make_app`)."""
+    return lambda settings: _shared(engine, settings)
 
 
 @pytest.fixture

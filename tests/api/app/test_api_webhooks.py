@@ -59,7 +59,7 @@ async def until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
 
 
 async def test_turn_messages_are_signed_and_one_per_turn(
-    make_app: Callable[[Settings], Litestar], settings: Settings
+    shared_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
     """Every seat newly awaited gets one ``turn`` message (a multi-step turn is one), signed as
     Standard Webhooks says, with the game, seat, version, decision, name and table's link."""
@@ -67,7 +67,7 @@ async def test_turn_messages_are_signed_and_one_per_turn(
     rnd = random.Random(7)
     names = ["Ann", "Bo"]
     with receiver() as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(shared_app(settings)) as client:
             game = await create_game(client, seed=5, seats=[{"kind": "human", "name": name} for name in names])
             secrets = {seat: await subscribe(client, game, seat, hook.url) for seat in (0, 1)}
             before = set((await client.get(game.url)).json()["awaiting"])
@@ -106,14 +106,14 @@ async def test_turn_messages_are_signed_and_one_per_turn(
 
 
 async def test_a_failing_receiver_gets_the_message_again_with_its_id(
-    make_app: Callable[[Settings], Litestar], settings: Settings
+    shared_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
     """A receiver that fails (500), then answers: the message is tried again, with the same
     ``webhook-id`` (and a fresh timestamp and signature); ``GET`` shows how deliveries went."""
     settings = dataclasses.replace(settings, **FAST)
     rnd = random.Random(3)
     with receiver(statuses=[500, 503]) as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(shared_app(settings)) as client:
             game = await create_game(client, seed=5)
             secret = await subscribe(client, game, 1, hook.url, chat=True)
             while 1 not in (await act(client, game, rnd))["awaiting"]:
@@ -137,7 +137,7 @@ async def test_a_failing_receiver_gets_the_message_again_with_its_id(
 
 @pytest.mark.stores("memory", "redis")
 async def test_a_receiver_slower_than_the_claim_timeout_gets_the_message_once(
-    make_app: Callable[[Settings], Litestar], settings: Settings
+    shared_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
     """A live worker keeps the message it is delivering: a receiver that takes five claim
     timeouts to answer is not sent the same message again meanwhile (the worker claimed its
@@ -145,7 +145,7 @@ async def test_a_receiver_slower_than_the_claim_timeout_gets_the_message_once(
     settings = dataclasses.replace(settings, **{**FAST, "webhook_timeout": 10.0, "webhook_claim_timeout": 0.4})
     rnd = random.Random(3)
     with receiver(delays=[2.0]) as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(shared_app(settings)) as client:
             game = await create_game(client, seed=5)
             await subscribe(client, game, 1, hook.url)
             while 1 not in (await act(client, game, rnd))["awaiting"]:
@@ -163,7 +163,7 @@ async def test_a_receiver_slower_than_the_claim_timeout_gets_the_message_once(
 
 @pytest.mark.stores("cluster")
 async def test_a_cluster_game_whose_slot_has_no_shard_gets_its_messages(
-    make_app: Callable[[Settings], Litestar], settings: Settings, monkeypatch: pytest.MonkeyPatch
+    shared_app: Callable[[Settings], Litestar], settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Redis Cluster game made before game ids were drawn for a shard's slot: its commit's
     script cannot write a shard's stream, so the store enqueues the messages the script
@@ -172,7 +172,7 @@ async def test_a_cluster_game_whose_slot_has_no_shard_gets_its_messages(
 
     from darkroad.api.store.redis_store import RedisStore
 
-    app = make_app(dataclasses.replace(settings, **FAST))
+    app = shared_app(dataclasses.replace(settings, **FAST))
     rnd = random.Random(7)
     with receiver() as hook:
         async with serve(app) as client:
@@ -201,11 +201,11 @@ async def test_a_cluster_game_whose_slot_has_no_shard_gets_its_messages(
     assert got == expected
 
 
-async def test_410_gone_ends_the_subscription(make_app: Callable[[Settings], Litestar], settings: Settings) -> None:
+async def test_410_gone_ends_the_subscription(shared_app: Callable[[Settings], Litestar], settings: Settings) -> None:
     settings = dataclasses.replace(settings, **FAST)
     rnd = random.Random(3)
     with receiver(status=410) as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(shared_app(settings)) as client:
             game = await create_game(client, seed=5)
             await subscribe(client, game, 1, hook.url)
             while 1 not in (await act(client, game, rnd))["awaiting"]:
@@ -242,11 +242,11 @@ async def test_a_message_is_given_up_after_its_time(make_app: Callable[[Settings
     assert f'darkroad_webhook_deliveries_total{{outcome="retried"}} {count - 1}.0' in metrics
 
 
-async def test_finished_goes_to_every_subscribed_seat(make_app: Callable[[Settings], Litestar]) -> None:
+async def test_finished_goes_to_every_subscribed_seat(shared_app: Callable[[Settings], Litestar]) -> None:
     settings = Settings(**FAST)
     rnd = random.Random(11)
     with receiver() as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(shared_app(settings)) as client:
             game = await create_game(client, seed=2)
             secrets = [await subscribe(client, game, 0, hook.url)]
             # Seat 1's player reads Hungarian: its messages' text is in the language it subscribed in.
@@ -340,8 +340,8 @@ async def test_refused_urls(client: httpx.AsyncClient, case: str) -> None:
     assert_problem(await client.get(hook_url(game, 1), headers=game.auth(1)), 404, "no-webhook")
 
 
-async def test_allow_private_lets_loopback_through_never_metadata(make_app: Callable[[Settings], Litestar]) -> None:
-    async with serve(make_app(Settings(webhook_allow_private=True))) as client:
+async def test_allow_private_lets_loopback_through_never_metadata(shared_app: Callable[[Settings], Litestar]) -> None:
+    async with serve(shared_app(Settings(webhook_allow_private=True))) as client:
         game = await create_game(client, seed=5)
         for url in ("http://127.0.0.1:9/hook", "http://[::1]:9/hook", "http://10.0.0.1/hook"):
             assert (await client.put(hook_url(game, 1), json={"url": url}, headers=game.auth(1))).status_code in (200, 201)
@@ -422,12 +422,12 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
         server.stop()
 
 
-async def test_a_redirect_is_not_followed(make_app: Callable[[Settings], Litestar]) -> None:
+async def test_a_redirect_is_not_followed(shared_app: Callable[[Settings], Litestar]) -> None:
     """A receiver answering 3xx has failed: the message is tried again, never sent elsewhere."""
     settings = Settings(**FAST)
     rnd = random.Random(3)
     with receiver(statuses=[302]) as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(shared_app(settings)) as client:
             game = await create_game(client, seed=5)
             await subscribe(client, game, 1, hook.url)
             while 1 not in (await act(client, game, rnd))["awaiting"]:
@@ -439,12 +439,12 @@ async def test_a_redirect_is_not_followed(make_app: Callable[[Settings], Litesta
     assert shown["delivery"]["delivered"] == 1 or shown["delivery"]["last_status"] == 302
 
 
-async def test_the_address_is_checked_again_at_delivery(make_app: Callable[[Settings], Litestar]) -> None:
+async def test_the_address_is_checked_again_at_delivery(shared_app: Callable[[Settings], Litestar]) -> None:
     """A subscription whose receiver is (now) at a refused address gets nothing: the delivery
     checks the address it would connect to, and fails (tried again later)."""
     rnd = random.Random(3)
     with receiver() as hook:
-        app = make_app(Settings(webhook_first_retry=0.2))
+        app = shared_app(Settings(webhook_first_retry=0.2))
         async with serve(app) as client:
             game = await create_game(client, seed=5)
             # Made where loopback was allowed (as a name resolving elsewhere later would be).
@@ -471,7 +471,7 @@ def docs_receiver() -> str:
 
 
 async def test_the_documented_receiver_verifies_real_messages(
-    make_app: Callable[[Settings], Litestar], monkeypatch: pytest.MonkeyPatch
+    shared_app: Callable[[Settings], Litestar], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The Python receiver of docs/clients.md, run as written (on a free port): it accepts the
     server's messages and refuses a forged one."""
@@ -486,7 +486,7 @@ async def test_the_documented_receiver_verifies_real_messages(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
-        async with serve(make_app(Settings(**FAST))) as client:
+        async with serve(shared_app(Settings(**FAST))) as client:
             game = await create_game(client, seed=5)
             secret = await subscribe(client, game, 1, url)
             namespace["WEBHOOK"] = namespace["Webhook"](secret)  # as if started with it in the environment

@@ -214,9 +214,9 @@ class Target:
 
 
 @pytest.fixture
-async def target(make_app: Callable[[Settings], Litestar], settings: Settings) -> AsyncIterator[Target]:
+async def target(shared_app: Callable[[Settings], Litestar], settings: Settings) -> AsyncIterator[Target]:
     """A live game on an app whose event streams end quickly (a stream that is accepted waits)."""
-    app = make_app(dataclasses.replace(settings, stream_max_duration=0.5))
+    app = shared_app(dataclasses.replace(settings, stream_max_duration=0.5))
     async with serve(app) as client:
         game = await create_game(client)
         yield Target(client, game, await awaited_seat(client, game))
