@@ -35,6 +35,35 @@ export function fill(parent: Element, ...children: Child[]): void {
   append(parent, children);
 }
 
+/** Make ``parent``'s children those given, as :func:`fill` does, but keep every node already
+ * equal to its new one and change the others in place (attributes, text), so that a part of
+ * the table an update leaves as it was is not laid out, painted and rasterised again. Every
+ * update used to rebuild the whole table: Chromium spent ~45 ms of CPU per update and page
+ * (the commit message has the figures). Only for children without event listeners: a node
+ * kept keeps its own (none). */
+export function patch(parent: Element, ...children: Child[]): void {
+  const next = document.createDocumentFragment();
+  append(next, children);
+  morph(parent, next);
+}
+
+function morph(old: Node, next: Node): void {
+  const olds = Array.from(old.childNodes);
+  const news = Array.from(next.childNodes);
+  news.forEach((fresh, i) => {
+    const kept = olds[i];
+    if (!kept) old.appendChild(fresh);
+    else if (kept.isEqualNode(fresh)) return;
+    else if (kept instanceof Element && fresh instanceof Element && kept.nodeName === fresh.nodeName) {
+      for (const { name } of Array.from(kept.attributes)) if (!fresh.hasAttribute(name)) kept.removeAttribute(name);
+      for (const { name, value } of Array.from(fresh.attributes)) if (kept.getAttribute(name) !== value) kept.setAttribute(name, value);
+      morph(kept, fresh);
+    } else if (kept.nodeType === Node.TEXT_NODE && fresh.nodeType === Node.TEXT_NODE) kept.nodeValue = fresh.nodeValue;
+    else old.replaceChild(fresh, kept);
+  });
+  for (const extra of olds.slice(news.length)) extra.remove();
+}
+
 /** ``items`` joined by ``separator`` (DOM children). */
 export function joined(items: Child[], separator: Child = ", "): Child[] {
   return items.flatMap((item, i) => (i === 0 ? [item] : [separator, item]));

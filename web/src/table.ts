@@ -12,7 +12,7 @@ import {
   api, ApiError, asProblem, idempotencyKey, sleep,
   type Action, type Api, type GameEvent, type GameView, type SeatView,
 } from "./api";
-import { fill, h } from "./dom";
+import { fill, h, patch } from "./dom";
 import { describe } from "./events";
 import { language, t, tn } from "./i18n";
 import { decisionBoard } from "./focus";
@@ -325,10 +325,10 @@ export class Table implements Seats {
     if (this.replay) this.renderReplay(view);
     else this.renderDecision(view);
     this.renderSeats(view);
-    fill(this.parts.score, renderScore(view, this));
-    fill(this.parts.ringway, renderRingway(view, this.names, this));
-    fill(this.parts.players, renderPlayers(view, this.names, this));
-    fill(this.parts.board, renderPanels(view, this.names, this));
+    patch(this.parts.score, renderScore(view, this));
+    patch(this.parts.ringway, renderRingway(view, this.names, this));
+    patch(this.parts.players, renderPlayers(view, this.names, this));
+    patch(this.parts.board, renderPanels(view, this.names, this));
     if (focused && !this.acting) {
       this.refocus = false;
       const target = this.parts.decision.querySelector<HTMLElement>("button:not([disabled])") ?? this.parts.decision.querySelector<HTMLElement>("h2");
@@ -343,7 +343,7 @@ export class Table implements Seats {
 
   private renderHeader(): void {
     const view = this.shown();
-    fill(this.parts.header,
+    patch(this.parts.header,
       h("h1", null, h("a", { href: "/play" }, "darkroad")),
       h("p", { class: "where" },
         h("span", null, t("Game %(game)s…", { game: this.gameId.slice(0, 8) })),
