@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import msgspec
 from litestar.types import HTTPRequestEvent, Receive, Scope
@@ -210,7 +210,8 @@ async def read_body(receive: Receive, content_length: str | None, limit: int) ->
         message = await receive()
         if message["type"] == "http.disconnect":
             raise Problem("bad-request", "The client disconnected before sending the whole body.")
-        chunk = cast("HTTPRequestEvent", message).get("body", b"")  # not a disconnect: a request message
+        request: HTTPRequestEvent = message  # type: ignore[assignment]  # not a disconnect: a request message
+        chunk = request.get("body", b"")
         if chunk:
             size += len(chunk)
             if size > limit:

@@ -3,6 +3,7 @@ families of problems, and the response of encoded JSON with the game's headers."
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any
 
 from litestar import Response
@@ -124,42 +125,34 @@ class EncodedResponse(Response[Any]):
     into a dictionary, render its content, and copy everything into an ``ASGIResponse`` header
     by header, on the requests clients make most (views and actions); here the body needs no
     rendering and the headers no merging (the routes that answer with it add no headers or
-    cookies of their own: their documented headers are documentation only)."""
+    cookies of their own: their documented headers are documentation only). It is its own ASGI
+    application (two messages): nothing is copied into another object."""
 
     __slots__ = ("raw_headers",)
 
+    status_code: int
+    # What Response.__init__ would set, as class attributes (the answer's own headers are
+    # ``raw_headers``): read-only, so that nothing can add a header or cookie that would not be sent.
+    background = None
+    cookies: Any = ()
+    encoding = "utf-8"
+    headers: Any = MappingProxyType({})
+    media_type = "application/json"
+    response_type_encoders: Any = MappingProxyType({})
+
     def __init__(self, content: bytes | None, raw_headers: list[tuple[bytes, bytes]], status_code: int = 200) -> None:
-        # Not Response.__init__: no cookies, headers or encoders to merge (``headers`` stays
-        # empty: the answer's own are ``raw_headers``).
+        # Not Response.__init__: no cookies, headers or encoders to merge.
         self.content = content
         self.raw_headers = raw_headers
         self.status_code = status_code
-        self.background = None
-        self.cookies = []
-        self.encoding = "utf-8"
-        self.headers = {}
-        self.media_type = "application/json"
-        self.response_type_encoders = {}
 
     def to_asgi_response(self, app: Any, request: Any, **kwargs: Any) -> ASGIResponse:
         """The ASGI response: the status, ``raw_headers`` and body, sent as they are."""
-        return _EncodedASGIResponse(self.status_code or 200, self.raw_headers, self.content)
-
-
-class _EncodedASGIResponse(ASGIResponse):
-    """:class:`EncodedResponse` as an ASGI application: two messages."""
-
-    __slots__ = ("raw_headers",)
-
-    def __init__(self, status_code: int, raw_headers: list[tuple[bytes, bytes]], body: bytes | None) -> None:
-        # Not ASGIResponse.__init__: the headers are complete and encoded already.
-        self.status_code = status_code
-        self.raw_headers = raw_headers
-        self.body = body or b""
+        return self  # type: ignore[return-value]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        await send({"type": "http.response.body", "body": self.body, "more_body": False})
+        await send({"type": "http.response.body", "body": self.content or b"", "more_body": False})
 
 
 def answer_headers(version: int | None, body: bytes | None) -> list[tuple[bytes, bytes]]:
