@@ -209,6 +209,13 @@ export class Table implements Seats {
     else if (response.status !== 304) throw new ApiError(response.status, asProblem(error));
     const view = this.view;
     if (!view || this.me === null || view.status === "waiting" || this.actionsVersion === view.version) return;
+    if (!view.awaiting.includes(this.me)) {
+      // Not the seat's decision: the engine lists no action for it (its legal actions are
+      // those of the awaited seats), so the page asks none. Half of the pages' requests for
+      // the actions were for seats not awaited (the commit message has the figures).
+      [this.actions, this.actionsVersion] = [[], view.version];
+      return;
+    }
     const listed = await this.client.GET("/v1/games/{game_id}/actions", { params: { path: { game_id: this.gameId } } });
     if (!listed.data) throw new ApiError(listed.response.status, asProblem(listed.error));
     this.actions = listed.data.actions;
