@@ -110,51 +110,16 @@ def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> _Arr
     return _Arranged(tuple(grid), tiles, extra, slotted, encoded)
 
 
-_PLAYER_LISTS = ("locked", "reserve", "special_reserve", "heroes", "commissions", "steeds", "upgrades", "deeds")
-"""The fields of a player's block that are the player's own lists in a view to be encoded at
-once (copying them would only be undone by the encoding), and copies in any other view."""
-
-
 def _player(engine: Engine, spec: StorageSpec | None, p: Player, shown: bool,
-            name: str | None | _NoName = NO_NAME, encoded: bool = False) -> dict[str, Any]:
-    """``p``'s part of a view; ``spec``: its storage, ``None`` for an automated seat; ``shown``: with its coins and
-    deeds (its own seat's view, or the game is over); ``name``: its ``name`` field (none
-    without); ``encoded``: for a view that is
-    to be encoded at once (its storage block is JSON already, and it shares the player's lists:
-    :data:`_PLAYER_LISTS`)."""
+            name: str | None | _NoName = NO_NAME) -> dict[str, Any]:
+    """``p``'s part of a view to keep; ``spec``: its storage, ``None`` for an automated seat;
+    ``shown``: with its coins and deeds (its own seat's view, or the game is over); ``name``: its
+    ``name`` field (none without). The block's keys are :class:`~darkroad.core.view_players.
+    PlayerBlock`'s, the one list of them (a view encoded at once uses the struct itself), as
+    builtins: lists and dicts of the view's own."""
     goods = sorted(p.goods)
-    out: dict[str, Any] = {
-        "seat": p.seat,
-        "kind": p.kind,
-        "prestige": p.prestige,
-        "position": p.position,
-        "locked": p.locked,
-        "reserve": p.reserve,
-        "spent": p.spent,
-        "removed": p.removed,
-        "special_reserve": p.special,
-        "action_pool": [{"kind": d.kind, "value": d.value} for d in p.pool] if p.pool else [],
-        "lanterns": p.lanterns,
-        "quartz": p.quartz,
-        "horseshoes": p.horseshoes,
-        "goods": goods,
-        "storage": _storage(engine.packer, spec, goods, encoded),
-        "heroes": p.heroes,
-        "commissions": p.commissions,
-        "steeds": p.steeds,
-        "upgrades": p.upgrades,
-        "companions": [{"card": c.card, "gifts": list(c.gifts)} for c in p.companions] if p.companions else [],
-        "delivered_commissions": len(p.delivered_commissions),
-        "delivered_heroes": len(p.delivered_heroes),
-        "deed_count": len(p.deeds),
-        "coins": p.coins if shown else None,
-        "deeds": p.deeds if shown else None,
-    }
-    if not encoded:  # a view to keep: lists of its own
-        for key in _PLAYER_LISTS:
-            shared = out[key]
-            if shared is not None:
-                out[key] = list(shared)
+    out: dict[str, Any] = msgspec.to_builtins(player_block(p, goods, None, shown, msgspec.UNSET))
+    out["storage"] = _storage(engine.packer, spec, goods, False)  # its lists made for this view already
     if p.kind != HUMAN:  # an automated seat: its seat kind's public state
         out.update(engine.seat_kinds[p.kind].public(p))
     if name is not NO_NAME:
@@ -288,7 +253,7 @@ def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | N
         name = NO_NAME if names is None else names[i]
         shown = finished or p.seat == seat
         if p.kind != HUMAN:  # an automated seat: its seat kind's keys among the block's
-            players.append(_player(engine, None, p, shown, name, encoded is not None))
+            players.append(_player(engine, None, p, shown, name))
         elif encoded is None:
             players.append(_player(engine, storage_spec(ctx, p.seat), p, shown, name))
         else:

@@ -16,7 +16,8 @@ from .state import Player
 
 
 class PlayerBlock(msgspec.Struct):
-    """A player's block (:func:`~darkroad.core.view._player`'s keys, in its order)."""
+    """A player's block of a view, the one list of its keys (:func:`~darkroad.core.view._player`
+    makes the dict of a view to keep from it)."""
 
     seat: int
     kind: str
