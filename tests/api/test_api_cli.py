@@ -215,15 +215,26 @@ def test_serve_refuses_a_standalone_store_that_is_not_one(
     assert uvicorn_calls == []
 
 
+# Each deployment's half on the worker holding it under --dist loadgroup (tests/api/conftest.py's
+# store groups): one test asking for both started a second Cluster (6 redis-servers) or Sentinel
+# group (5) on whichever worker it ran, idling there to the end of the run.
 @pytest.mark.slow
-def test_serve_refuses_a_cluster_or_sentinels_in_the_wrong_mode(
-    uvicorn_calls: list[dict[str, Any]], redis_cluster: ClusterNodes, redis_sentinel: SentinelGroup
-) -> None:
+@pytest.mark.xdist_group("store-cluster")
+def test_serve_refuses_a_cluster_in_the_wrong_mode(uvicorn_calls: list[dict[str, Any]], redis_cluster: ClusterNodes) -> None:
     node = redis_cluster.nodes[0]
     line = refused(["--redis-url", f"redis://127.0.0.1:{node.port}/0"])
     assert f"127.0.0.1:{node.port}/0 is a Redis Cluster node: start with --redis-mode cluster" in line
     line = refused(["--redis-url", f"redis://127.0.0.1:{node.port}/1", "--redis-mode", "cluster"])
     assert "a Redis Cluster has only database 0; drop /1 from the URL" in line
+    assert uvicorn_calls == []
+    result = runner.invoke(cli.app, ["serve", "--redis-url", redis_cluster.url, "--redis-mode", "cluster"], env=CLEAN)
+    assert result.exit_code == 0, result.output
+    assert [call["workers"] for call in uvicorn_calls] == [1]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("store-sentinel")
+def test_serve_refuses_sentinels_in_the_wrong_mode(uvicorn_calls: list[dict[str, Any]], redis_sentinel: SentinelGroup) -> None:
     sentinel = f"redis://127.0.0.1:{redis_sentinel.sentinels[0].port}"
     line = refused(["--redis-url", sentinel])
     assert "is a Sentinel: start with --redis-mode sentinel --redis-service NAME" in line
@@ -232,13 +243,10 @@ def test_serve_refuses_a_cluster_or_sentinels_in_the_wrong_mode(
     line = refused(["--redis-url", redis_sentinel.url, "--redis-mode", "sentinel", "--redis-service", "nope"])
     assert "monitors no master named 'nope' (it monitors: darkroad)" in line
     assert uvicorn_calls == []
-    for args in (
-        ["--redis-url", redis_cluster.url, "--redis-mode", "cluster"],
-        ["--redis-url", redis_sentinel.url, "--redis-mode", "sentinel", "--redis-service", "darkroad"],
-    ):
-        result = runner.invoke(cli.app, ["serve", *args], env=CLEAN)
-        assert result.exit_code == 0, result.output
-    assert [call["workers"] for call in uvicorn_calls] == [1, 1]
+    args = ["--redis-url", redis_sentinel.url, "--redis-mode", "sentinel", "--redis-service", "darkroad"]
+    result = runner.invoke(cli.app, ["serve", *args], env=CLEAN)
+    assert result.exit_code == 0, result.output
+    assert [call["workers"] for call in uvicorn_calls] == [1]
 
 
 def test_serve_refusal_is_one_line_from_the_real_command() -> None:

@@ -23,7 +23,9 @@ import httpx
 import pytest
 from apiutil import LONG_WINDOW, ApiServer, free_port, fresh_window_wait, parse_response, wait_for_port
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nginx-edge")]
+"""On one worker under ``--dist loadgroup``: :func:`edge` (a ``darkroad serve`` and an nginx) is a
+module fixture, started once per worker that runs one of the module's tests."""
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 CONF = Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf"

@@ -318,6 +318,12 @@ RAW: list[tuple[str, bytes]] = [
 ]
 
 
+SERVER = pytest.mark.xdist_group("api-hostile-server")
+"""The tests of the module's ``darkroad serve`` (:func:`server`), on one worker under ``--dist
+loadgroup``: a module fixture is started once per worker that runs one of its tests, and CI's
+four workers each started this one (a server is about 1 s of CPU to start and stop)."""
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[ApiServer]:
     # No rate limits: every random body must reach the parsers.
@@ -328,6 +334,7 @@ def server() -> Iterator[ApiServer]:
     assert "Traceback" not in log, log
 
 
+@SERVER
 @pytest.mark.parametrize(("name", "data"), RAW, ids=[name for name, _ in RAW])
 def test_unparseable_requests_get_problems(server: ApiServer, name: str, data: bytes) -> None:
     """uvicorn's parser refuses these before the app sees them: still a problem details 400."""
@@ -364,6 +371,7 @@ def mutated(draw: st.DrawFn) -> bytes:
     return body[:start] + draw(st.binary(max_size=64)) + body[end:]
 
 
+@SERVER
 def test_random_bytes(live_game: tuple[httpx.Client, dict[str, Any]]) -> None:
     """Random and mutated bodies to both POST routes; then the server still serves the game."""
     client, game = live_game

@@ -22,6 +22,11 @@ SLACK = 1.5
 """What a loaded CI machine may add to it."""
 
 
+pytestmark = pytest.mark.xdist_group("api-timeouts-server")
+"""The module on one worker under ``--dist loadgroup``: :func:`server` is a module fixture, started
+once per worker that runs one of its tests (about 1 s of CPU to start and stop a server)."""
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[ApiServer]:
     api = ApiServer(None, env={"DARKROAD_REQUEST_TIMEOUT": str(TIMEOUT)}).start()
