@@ -8,6 +8,7 @@ import itertools
 import random
 import time
 import types
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -44,6 +45,8 @@ def test_the_search_bot_is_installed_with_a_budget_of_trials(engine: Engine) -> 
     bot = engine.bots["search"]
     assert engine.bot_plugins["search"] == "bot-search"
     assert bot.trials == search_bot.TRIALS and bot.think_time == search_bot.THINK_TIME  # type: ignore[attr-defined]
+    # A budget of trials (not of time): the replay test's games, at a smaller one, replay from their seed.
+    assert isinstance(search_bot.TRIALS, int) and search_bot.TRIALS >= REPLAY_TRIALS
     fast = bot.configured(think_time=0.05)
     assert fast.id == "search" and fast.think_time == 0.05 and bot.think_time == search_bot.THINK_TIME  # type: ignore[attr-defined]
     # A think time alone is its budget, as a bot seat's think_time of the API always was.
@@ -264,23 +267,43 @@ def test_its_budget_of_trials_bounds_each_decision(engine: Engine) -> None:
 
 FOUR_PLAYER_DECISIONS = 250
 """The decisions of the 4-player game of :func:`test_a_game_of_default_bots_replays_from_its_seed`
-in CI (about a third of the game: 775 decisions, 14 s of CPU each time it is played); the whole
-game with ``--full-properties``."""
+in CI (about a third of the game: 775 decisions); the whole game with ``--full-properties``."""
+REPLAY_TRIALS = 60
+"""The budget of trials of the replayed games' bots: what makes a game replay from its seed is the
+budget's kind (trials counted, not time), not its size. At the default's 250 trials the two games
+took 22 s of CPU (most decisions settled after their first ``MIN_SAMPLES`` samples); at 60 they take
+9 s, and still stop on both the budget (about 420 decisions) and a settled answer (about 55)."""
 
 
 @pytest.mark.slow
 def test_a_game_of_default_bots_replays_from_its_seed(engine: Engine, monkeypatch: pytest.MonkeyPatch,
                                                       request: pytest.FixtureRequest) -> None:
-    """The lobby's default bot (``search`` with its defaults) thinks to a budget of trials, not
-    of time: a whole game at 2 players and a 4-player game (its first
-    :data:`FOUR_PLAYER_DECISIONS` decisions in CI, the whole game with ``--full-properties``)
-    make the same choices from the same seed on a fast machine and on a slow one (a clock 5 ms
-    later at each reading)."""
+    """The lobby's default bot (``search``) thinks to a budget of trials, not of time: a whole
+    game at 2 players and a 4-player game (its first :data:`FOUR_PLAYER_DECISIONS` decisions in
+    CI, the whole game with ``--full-properties``) make the same choices from the same seed on a
+    fast machine and on a slow one (a clock 5 ms later at each reading), and no decision is cut
+    short by the clock. The bots are the default's with a smaller budget of trials
+    (:data:`REPLAY_TRIALS`; the default think time, the safety limit, kept): the code is the
+    default's, and the default's budget is a number of trials
+    (:func:`test_the_search_bot_is_installed_with_a_budget_of_trials`)."""
     four = None if request.config.getoption("full_properties") else FOUR_PLAYER_DECISIONS
+    stops: list[str] = []
+    think = SearchBot.think
+
+    def noted(self: SearchBot, *args: Any) -> search_bot.Thought:
+        thought = think(self, *args)
+        stops.append(thought.stop)
+        return thought
+
+    monkeypatch.setattr(SearchBot, "think", noted)
+    bot = engine.bots["search"].configured(trials=REPLAY_TRIALS)
+    assert bot.think_time == search_bot.THINK_TIME  # type: ignore[attr-defined]
     for players, seed, decisions in ((2, 21, None), (4, 22, four)):
-        bots = [engine.bots["search"]] * players
+        bots = [bot] * players
         first = _bot_game(engine, bots, seed, decisions)
         assert decisions is None or len(first) == decisions
         with monkeypatch.context() as m:
             _slow_clock(m)
             assert _bot_game(engine, bots, seed, decisions) == first
+    # Both ways a decision ends by its budget of work are replayed; the clock ended none.
+    assert {"budget", "settled"} <= set(stops) and "clock" not in stops, Counter(stops)
