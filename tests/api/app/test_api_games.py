@@ -76,6 +76,7 @@ async def test_games_with_the_private_concern(
     assert len(score["score"]) == humans + 1
 
 
+@pytest.mark.stores("memory", "redis")  # refused before any store is asked: see test_api_store.py for the stores
 @pytest.mark.parametrize("body", [{"players": 2, "private_concern": True}, {"players": 1, "private_concern": False}])
 async def test_bad_private_concern_configs(client: httpx.AsyncClient, body: dict[str, object]) -> None:
     response = await client.post("/v1/games", json=body)

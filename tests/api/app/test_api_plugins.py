@@ -67,6 +67,7 @@ def boom_app(settings: Settings) -> Litestar:
     return create_app(settings, engine=Engine.load(extra=[("boom", BoomPlugin())]))
 
 
+@pytest.mark.stores("memory", "redis")  # a store asked only what its contract asks: see test_api_store.py for the stores
 async def test_a_failing_only_answer_is_withdrawn(boom_app: Litestar) -> None:
     async with serve(boom_app) as client:
         game = await create_game(client)

@@ -189,6 +189,7 @@ async def test_history_equals_the_views_seen_live_byte_for_byte(client: httpx.As
     problem(await client.get(f"{url}/history/0", headers=bearer("x" * 43)), 401, "invalid-token")
 
 
+@pytest.mark.stores("memory", "redis")  # a store asked only what its contract asks: see test_api_store.py for the stores
 async def test_a_running_game_shows_each_seat_only_its_own_past(client: httpx.AsyncClient) -> None:
     created = (await client.post("/v1/games", json={"players": 2, "seed": 4})).json()
     url = f"/v1/games/{created['id']}"
@@ -287,6 +288,7 @@ async def _game_count(app: Litestar) -> int:
     return keys
 
 
+@pytest.mark.stores("memory", "redis")  # a store asked only what its contract asks: see test_api_store.py for the stores
 async def test_import_then_record_over_http(client: httpx.AsyncClient, engine: Engine) -> None:
     record, _ = corpus_record(engine, 0)
     imported = await client.post("/v1/games/import", json=msgspec.to_builtins(record))
