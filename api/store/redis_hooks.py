@@ -42,7 +42,8 @@ def subscriptions_key(game_id: str) -> str:
 
 
 def hook_args(notice: HookNotice | None, later: bool = False) -> list[str | bytes]:
-    """``commit.lua``'s arguments for a commit's :class:`HookNotice` (ARGV[20..23]); without one,
+    """``commit.lua``'s values for a commit's :class:`HookNotice` (its ``awaited``, ``decision``,
+    ``time`` and ``low``: the decision is an argument of its own, the rest short texts); without one,
     ``later``: the commit can make it (the script then asks for it when seats are subscribed)."""
     if notice is None:
         return ["", b"", "?" if later else "", ""]

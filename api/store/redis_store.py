@@ -69,6 +69,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Any, cast
 
+import msgspec
 from redis import exceptions as redis_errors
 
 from darkroad.api.settings import REDIS_MODES
@@ -106,6 +107,7 @@ from darkroad.api.store.topology import (
     refused_login,
 )
 
+_pack = msgspec.msgpack.encode
 _FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby", "job"]
 WAITING_KEY = "lobby:{waiting}"
 def game_key(game_id: str) -> str:
@@ -380,23 +382,6 @@ class RedisStore(RedisHooks, GameStore):
         key = game_key(commit.game_id)
         record = commit.idempotency
         keys = [key, f"{key}:events", f"{key}:actions", f"{key}:idem:{record.key}", f"{key}:hooks"]
-        args: list[Any] = [
-            commit.expected_version,
-            commit.version,
-            commit.state,
-            int(commit.finished),
-            commit.action,
-            commit.ttl * 1000,
-            record.result,
-            record.ttl * 1000,
-            commit.expected_tag,
-            commit.tag,
-            "" if commit.token_hashes is None else ",".join(commit.token_hashes),
-            commit.lobby or b"",
-            commit.bot_job or "",
-            "" if commit.deadline is None else repr(commit.deadline),
-            commit.game_id,
-        ]
         job = commit.job
         shard = self.jobs.own_shard(commit.game_id)
         # The job played is acknowledged (or kept) by the script when its stream is one the
@@ -404,14 +389,31 @@ class RedisStore(RedisHooks, GameStore):
         # shard's slot) is acknowledged after, never kept.
         here = job is not None and shard is not None and job.shard == shard
         keep = here and commit.keep_job and commit.bot_job is not None and bool(job and job.consumer)
-        args += ["" if job is None else job.ref, "1" if keep else "", JOB_GROUP, "" if job is None else job.consumer]
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard), hooks_key(shard)]
+        # commit.lua's short texts, in the order it names them (its ARGV[1])
+        texts = [
+            str(commit.expected_version),
+            str(commit.version),
+            "1" if commit.finished else "0",
+            str(commit.ttl * 1000),
+            str(record.ttl * 1000),
+            commit.expected_tag,
+            commit.tag,
+            "" if commit.token_hashes is None else ",".join(commit.token_hashes),
+            commit.bot_job or "",
+            "" if commit.deadline is None else repr(commit.deadline),
+            commit.game_id,
+            "" if job is None else job.ref,
+            "1" if keep else "",
+            JOB_GROUP,
+            "" if job is None else job.consumer,
+        ]
         hooks = hook_args(commit.hooks, commit.notice is not None)
-        reply = await self._commit(keys, [*args, *hooks], commit)
+        reply = await self._commit(keys, texts, hooks, commit)
         if reply[0] == b"notice":  # seats subscribed: the script wrote nothing, and wants the notice
             hooks = hook_args(commit.notice() if commit.notice else None)
-            reply = await self._commit(keys, [*args, *hooks], commit)
+            reply = await self._commit(keys, texts, hooks, commit)
         outcome = _OUTCOMES[reply[0]]
         if outcome is Outcome.STALE:
             return CommitResult(outcome, current=_stored_game(commit.game_id, reply[1:]))
@@ -426,12 +428,18 @@ class RedisStore(RedisHooks, GameStore):
             await self.enqueue_after(commit.game_id, commit.version, str(hooks[2]), reply[2:])
         return CommitResult(outcome, kept=keep, hooked=len(reply) > 1 and reply[1] == b"1")
 
-    async def _commit(self, keys: list[str], args: list[Any], commit: Commit) -> Any:
-        """``commit.lua``'s reply to ``args`` (the events' after them)."""
+    async def _commit(self, keys: list[str], texts: list[str], hooks: list[str | bytes], commit: Commit) -> Any:
+        """``commit.lua``'s reply: its short ``texts`` and the webhooks' ``hooks`` (:func:`hook_args`)
+        packed as its first argument, one MessagePack array, then the binary values and the events."""
+        awaited, decision, made, low = hooks
+        packed = _pack([*texts, awaited, made, low])
+        record = commit.idempotency
         try:
             return await self._batch.call(
-                keys[0], "EVALSHA", self._commit_sha, len(keys), *keys, *args, *event_args(commit.events), write=True
-            )
+                keys[0], "EVALSHA", self._commit_sha, len(keys), *keys,
+                packed, commit.state, commit.action, record.result, commit.lobby or b"", decision,
+                *event_args(commit.events), write=True,
+            )  # fmt: skip
         except Unreplicated as exc:
             if exc.reply[0] in (b"committed", b"replayed"):
                 raise ReplicationTimeout(_REPLICATION_TIMEOUT) from exc
