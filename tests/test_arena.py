@@ -58,24 +58,20 @@ def test_shared_wins_are_split_and_head_to_head_follows_the_ranking() -> None:
     assert b["head_to_head"]["a"]["ahead_rate"] == 0.25
 
 
-def test_an_arena_of_real_games(engine: Engine) -> None:
-    out = arena(engine, ["greedy", "random"], games=2, players=2, seed=5)
-    assert out[META]["completed"] == 2 and out[META]["errors"] == 0
-    for bot in ("greedy", "random"):
-        assert out[bot]["seats_played"] == 2
-        assert out[bot]["decisions"] > 0 and out[bot]["mean_think_seconds"] > 0
-    assert out["greedy"]["wins"] + out["random"]["wins"] == pytest.approx(2)
-    h = out["greedy"]["head_to_head"]["random"]
-    assert (h["ahead"], h["behind"]) == (out["random"]["head_to_head"]["greedy"]["behind"],
-                                         out["random"]["head_to_head"]["greedy"]["ahead"])
-    # Same seed, same games: the bots are functions of the game state.
-    again = arena(engine, ["greedy", "random"], games=2, players=2, seed=5)
-    assert [again[b]["mean_score"] for b in ("greedy", "random")] == [out[b]["mean_score"] for b in ("greedy", "random")]
-
-
-def test_worker_processes_play_the_same_games(engine: Engine) -> None:
-    """Games played in worker processes come back in order, each the game one process plays."""
+def test_an_arena_of_real_games_played_alike_in_worker_processes(engine: Engine) -> None:
+    """An arena of real games, and the same games played in worker processes: they come back in
+    order, each the game one process plays (one arena of three games for both checks; before,
+    a test of its own also played two other games twice for "the same seed, the same games")."""
     one = arena(engine, ["greedy", "random"], games=3, players=2, seed=11)
+    assert one[META]["completed"] == 3 and one[META]["errors"] == 0
+    for bot in ("greedy", "random"):
+        assert one[bot]["seats_played"] == 3
+        assert one[bot]["decisions"] > 0 and one[bot]["mean_think_seconds"] > 0
+    assert one["greedy"]["wins"] + one["random"]["wins"] == pytest.approx(3)
+    h = one["greedy"]["head_to_head"]["random"]
+    assert (h["ahead"], h["behind"]) == (one["random"]["head_to_head"]["greedy"]["behind"],
+                                         one["random"]["head_to_head"]["greedy"]["ahead"])
+    # Same seed, same games (the bots are functions of the game state), in worker processes too.
     two = arena(engine, ["greedy", "random"], games=3, players=2, seed=11, workers=2)
     for bot in ("greedy", "random"):
         assert {k: v for k, v in two[bot].items() if "think" not in k} == \
