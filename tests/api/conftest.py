@@ -2,8 +2,9 @@
 
 Tests taking ``store``, ``settings``, ``app`` or ``client`` run once per store: memory,
 one ``redis-server`` (``redis``), a Redis Cluster of 3 primaries and 3 replicas
-(``cluster``) and a primary with a replica and three Sentinels (``sentinel``); the last two
-are marked slow. Each deployment is started once per test process (each xdist worker has
+(``cluster``) and a primary with a replica and three Sentinels (``sentinel``; in
+``tests/api/store`` only, unless a test asks for it: :data:`APP_STORES`); the last two are
+marked slow. Each deployment is started once per test process (each xdist worker has
 its own) on free loopback ports in a temporary directory, with persistence off, emptied
 before each test and killed at the end. Without ``redis-server`` the Redis variants are
 skipped, except in CI (``CI`` set), where that is a failure.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -48,11 +50,26 @@ reach a Redis Cluster and Sentinels only as the store contract does (``stores("m
 "redis")``: that contract is ``test_api_store.py``'s, on every kind, and the HA tests play
 whole games on those deployments). Under ``--dist loadgroup`` (CI) the tests of each of the two
 deployments run on one worker: one Cluster (6 servers) and one Sentinel group (5) for the run,
-not one of each per worker, each started in a few seconds and idling beside the suite after."""
+not one of each per worker, each started in a few seconds and idling beside the suite after.
+
+Outside ``tests/api/store`` (the stores' own tests), a test not marked runs on every kind but
+the Sentinels (:data:`APP_STORES`)."""
+
+APP_STORES = STORES[:3]
+"""The store kinds of the API's tests outside ``tests/api/store`` unless marked ``stores(...)``:
+memory, one Redis and the Cluster. Behind Sentinels the store is the same ``RedisStore`` as on
+one Redis, the same scripts and commands to one primary, found through the Sentinels
+(``api/store/topology.py``'s ``SentinelPrimary``): what an API test asks of it there it asks
+of one Redis. What is the Sentinels' own (finding the primary, following a failover, their
+credentials) is tested by the store contract on every kind (``test_api_store.py``), the HA
+tests, a bot worker through a failover and the command line's refusals. Before, 43 API tests
+also ran on the Sentinels: 7.5 s of CPU in a profiled run of e3cc089, all on the one worker
+holding the group."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "stores(*kinds): the store kinds the test runs on (default: every kind)")
+    config.addinivalue_line("markers", "stores(*kinds): the store kinds the test runs on (default: every kind in "
+                                       "tests/api/store, every kind but the Sentinels elsewhere)")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -64,7 +81,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if "store_kind" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
             return  # the test names its store kinds itself
     marker = metafunc.definition.get_closest_marker("stores")
-    kinds = STORES if marker is None else [
+    stores_own = Path(metafunc.definition.path).parent.name == "store"
+    kinds = (STORES if stores_own else APP_STORES) if marker is None else [
         param for param in STORES if (param if isinstance(param, str) else param.values[0]) in marker.args
     ]
     metafunc.parametrize("store_kind", kinds, indirect=True)
