@@ -77,7 +77,8 @@ def _credentials(settings: Settings, *, sentinel: bool = False) -> dict[str, str
 
 
 def _service(state: State) -> GameService:
-    service: GameService = state.service
+    # By key: ``State``'s attribute access finds a value only after a failed attribute look-up.
+    service: GameService = state["service"]
     return service
 
 

@@ -280,8 +280,9 @@ class GamesController(Controller):
         action is applied to the current version if it is legal there.
         """
         # The request clients make most: no dependency injected (the service is the app's), the body
-        # read and decoded here straight into the action's fields (``bodies.parse_action``).
-        service: GameService = request.app.state.service
+        # read and decoded here straight into the action's fields (``bodies.parse_action``). The
+        # service by its key: ``State``'s attribute access finds it only after a failed attribute look-up.
+        service: GameService = request.app.state["service"]
         key = checked_key(idempotency_key)
         headers = request.headers
         require_json(headers.get("content-type"))
