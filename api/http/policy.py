@@ -282,16 +282,19 @@ def _answer_headers(headers: Any, language: tuple[bytes, bytes], private: bool) 
     """An answer's headers, read in one pass: its ``Content-Language`` (unless the route said
     its own: a page in the language a link chose), ``Accept-Language`` in its ``Vary`` (added to
     a ``Vary`` the route sent: one header, as the other policies read it) and, for a
-    ``private`` answer, ``Cache-Control: private, no-store`` unless the route set its own."""
+    ``private`` answer, ``Cache-Control: private, no-store`` unless the route set its own.
+
+    Names are compared as they are: an ASGI application sends them in lower case (the ASGI
+    spec's ``http.response.start``), as Litestar's responses, the game's answers and the
+    problems here do."""
     out = list(headers)
     vary, said, cached = -1, False, False
     for i, (name, _) in enumerate(out):
-        lowered = name.lower()
-        if lowered == b"vary":
+        if name == b"vary":
             vary = i
-        elif lowered == b"content-language":
+        elif name == b"content-language":
             said = True
-        elif lowered == b"cache-control":
+        elif name == b"cache-control":
             cached = True
     if vary < 0:
         out.append(_VARY_LANGUAGE)
