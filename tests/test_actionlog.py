@@ -97,8 +97,23 @@ def played_with_everything(engine: Engine, seed: int) -> tuple[Game, GameConfig,
     return game, config, records
 
 
-def test_a_log_replays_to_its_game_with_the_versions_counted_by_the_core(engine: Engine) -> None:
-    game, config, records = played_with_everything(engine, 3)
+@pytest.fixture(scope="module")
+def played(engine: Engine) -> tuple[Game, GameConfig, list[Record]]:
+    """:func:`played_with_everything` of seed 3, once for the module's three tests that replay a
+    log (each played a game of its own, seeds 3, 5 and 7: 0.7-0.9 s of CPU each). They only read
+    it: replays make games of their own, and a changed list is a new list."""
+    return played_with_everything(engine, 3)
+
+
+PLAYED = pytest.mark.xdist_group("actionlog-played")
+"""The tests of :func:`played` on one worker under ``--dist loadgroup`` (a module fixture is made
+once per worker that runs one of its tests)."""
+
+
+@PLAYED
+def test_a_log_replays_to_its_game_with_the_versions_counted_by_the_core(
+        engine: Engine, played: tuple[Game, GameConfig, list[Record]]) -> None:
+    game, config, records = played
     assert game.version == len(records)  # one version per record: the log numbered them all
     raw = [stamp(r.encode(), 1.5 * n) for n, r in enumerate(records)]
     assert engine.dumps(engine.replay(config, raw)) == engine.dumps(game)
@@ -119,8 +134,9 @@ def test_a_log_replays_to_its_game_with_the_versions_counted_by_the_core(engine:
     assert engine.dumps(again) == engine.dumps(game)
 
 
-def test_a_record_that_does_not_apply_is_refused(engine: Engine) -> None:
-    game, config, records = played_with_everything(engine, 5)
+@PLAYED
+def test_a_record_that_does_not_apply_is_refused(engine: Engine, played: tuple[Game, GameConfig, list[Record]]) -> None:
+    game, config, records = played
     undo = next(i for i, r in enumerate(records) if isinstance(r, Undo))
     wrong = records[:undo] + [Undo(records[undo].seat, records[undo].restores + 1)]  # type: ignore[union-attr]
     with pytest.raises(IllegalAction):
@@ -133,8 +149,10 @@ def test_a_record_that_does_not_apply_is_refused(engine: Engine) -> None:
         engine.replay(config, [answer, answer])
 
 
-def test_the_other_callback_still_replays_but_is_deprecated(engine: Engine) -> None:
-    game, config, records = played_with_everything(engine, 7)
+@PLAYED
+def test_the_other_callback_still_replays_but_is_deprecated(
+        engine: Engine, played: tuple[Game, GameConfig, list[Record]]) -> None:
+    game, config, records = played
     raw = [msgspec.json.decode(r.encode()) for r in records]
     fresh = Engine.load()  # no kind registered: the callback applies the changes of seats
 
