@@ -39,6 +39,12 @@ if TYPE_CHECKING:
 # xdist worker collects every module, and importing schemathesis (with werkzeug, requests and
 # its OpenAPI machinery) took 0.4 s of CPU in each, where one or two run these tests.
 
+IN_PROCESS = pytest.mark.xdist_group("schemathesis-in-process")
+"""The tests against the in-process app share its module fixtures (the app, and the document
+schemathesis loads through it): one worker runs them all. Spread over the run's workers, each
+worker built them again (importing schemathesis, the app's start, the document read through
+ASGI). The shipped configuration's test (a server of its own) goes anywhere."""
+
 JOIN = "POST /v1/games/{game_id}/seats/{seat}/join"
 WEBHOOK = "PUT /v1/games/{game_id}/seats/{seat}/webhook"
 EXAMPLES = 30
@@ -139,6 +145,7 @@ CASES = sorted(
 )
 
 
+@IN_PROCESS
 @pytest.mark.parametrize(("label", "mode"), CASES, ids=[f"{label}-{mode}" for label, mode in CASES])
 def test_stateless(api_schema: OpenApiSchema, seat_tokens: SeatTokens, label: str, mode: str) -> None:
     from schemathesis import GenerationMode
@@ -295,6 +302,7 @@ def run_workflow(
     return outcomes
 
 
+@IN_PROCESS
 def test_stateful(app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
     outcomes = run_workflow(app, api_schema, seat_tokens, SCENARIOS, STEPS, open_every=2)
     # The links were followed: games were created and acted on with their seat tokens (applied, or
@@ -303,6 +311,7 @@ def test_stateful(app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTok
     assert outcomes[(ACT, 200)] + outcomes[(ACT, 409)] > 0, outcomes
 
 
+@IN_PROCESS
 def test_stateful_lobby(app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens) -> None:
     """The lobby's operations alone, so that every scenario is about them: games are created
     with open seats, found in the listing, joined through the links, then played."""
@@ -315,6 +324,7 @@ def test_stateful_lobby(app: Litestar, api_schema: OpenApiSchema, seat_tokens: S
     assert outcomes[("act after a join", 200)] > 0, outcomes
 
 
+@IN_PROCESS
 def test_stateful_records(
     app: Litestar, api_schema: OpenApiSchema, seat_tokens: SeatTokens, engine: Engine
 ) -> None:
