@@ -458,15 +458,28 @@ def sse_events(text: str) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
 
 
-async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) -> str:
-    """The seeded game of bots only, played whole by one bot worker."""
-    async with open_table(make_app, redis_server) as table:
-        created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
-        await table.finished(created["id"])
-        game, _ = table.replays(engine, created["id"])
-        return engine.pack(game)
+_UNLIMITED: list[bytes] = []
+""":func:`unlimited`'s game, once played in this test process."""
+
+BOTS_ONLY_GAME = pytest.mark.xdist_group("lobby-play-bots-only")
+"""The two tests comparing their game with :func:`unlimited`'s on one worker under ``--dist
+loadgroup``, so that it is played once a run."""
 
 
+async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) -> bytes:
+    """The seeded game of bots only, played whole by one bot worker: its packed state. Played
+    once a test process (a whole game of two bots and a bot worker, about 1 s of CPU): the game
+    of a seed and bots is a constant, the same for each test that compares with it."""
+    if not _UNLIMITED:
+        async with open_table(make_app, redis_server) as table:
+            created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
+            await table.finished(created["id"])
+            game, _ = table.replays(engine, created["id"])
+            _UNLIMITED.append(engine.pack(game))
+    return _UNLIMITED[0]
+
+
+@BOTS_ONLY_GAME
 async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_alone(
     make_app: Any, redis_server: RedisServer, engine: Engine
 ) -> None:
@@ -488,6 +501,7 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_
     assert engine.pack(limited) == await unlimited(make_app, redis_server, engine)
 
 
+@BOTS_ONLY_GAME
 async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
     make_app: Any, redis_server: RedisServer, engine: Engine
 ) -> None:
