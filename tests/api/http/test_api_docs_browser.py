@@ -6,23 +6,17 @@ from the server, and the page lists the operations and lets a visitor try one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from apiutil import ApiServer, RedisServer, chromium_for_tests, cut_off_elsewhere
+from apiutil import ApiServer, chromium_for_tests, cut_off_elsewhere
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def server(redis_server: RedisServer) -> Iterator[ApiServer]:
-    api = ApiServer(redis_server.url).start()
-    yield api
-    api.stop()
-
-
-def test_the_reference_works_without_other_hosts(server: ApiServer) -> None:
+def test_the_reference_works_without_other_hosts(play_server: ApiServer) -> None:
+    """The server is the browser tests' (conftest.py: one per test process)."""
+    server = play_server
     playwright_api = pytest.importorskip("playwright.sync_api")
     executable = chromium_for_tests()
     here = urlsplit(server.url).netloc

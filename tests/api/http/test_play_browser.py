@@ -45,10 +45,10 @@ from darkroad.core import ROUNDS
 
 pytestmark = pytest.mark.slow
 TABLE = pytest.mark.xdist_group("play-browser")
-"""The xdist group of most tests here: one worker runs them, sharing the module's browser and
-server (module fixtures). Each browser module is a group of its own, and the spectator's test
-(its own server, restarted) another (LONG, with a browser of its own on its worker): in one
-group, the browser tests were the suite's longest chain, on one worker for most of the run."""
+"""The xdist group of most tests here: one worker runs them. Each browser module is a group of
+its own, and the spectator's test (its own server, restarted) another (LONG): in one group, the
+browser tests were the suite's longest chain, on one worker for most of the run. A worker's
+browser tests share its server (conftest.py)."""
 LONG = pytest.mark.xdist_group("play-browser-long")
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -92,11 +92,10 @@ CONTRAST = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server(redis_server: RedisServer) -> Iterator[ApiServer]:
-    api = ApiServer(redis_server.url).start()
-    yield api
-    api.stop()
+@pytest.fixture
+def server(play_server: ApiServer) -> ApiServer:
+    """The browser tests' server (conftest.py: one per test process)."""
+    return play_server
 
 
 @pytest.fixture(scope="module")

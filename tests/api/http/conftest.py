@@ -1,0 +1,27 @@
+"""The browser tests' server: one ``darkroad serve`` per test process (each xdist worker).
+
+Every browser module (test_play_browser*.py, test_api_docs_browser.py) used to start a server
+of its own, and a module split over two xdist groups one on each worker: ~3.5 CPU-s a server
+(its start, imports and bot pool, and its stop), measured on this machine (the commit message
+has the command). The tests share it as they shared the module's: each makes games of its own.
+A test that needs a server of its own (restarted, or with other settings) starts one.
+
+Chromium stays a module fixture (test_play_browser.browser): Playwright's sync API keeps its
+event loop marked as running in the thread while it lives, and an asyncio test of the same
+process after it fails ("Cannot run the event loop while another loop is running").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from apiutil import ApiServer, RedisServer
+
+
+@pytest.fixture(scope="session")
+def play_server(redis_server: RedisServer) -> Iterator[ApiServer]:
+    """``darkroad serve`` with the default settings on this process's Redis."""
+    api = ApiServer(redis_server.url).start()
+    yield api
+    api.stop()
