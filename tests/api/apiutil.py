@@ -8,6 +8,7 @@ import itertools
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -33,6 +34,16 @@ from redis import Redis
 # connection. Ports are handed out with their cluster bus port (+10000) free too, so one
 # allocator serves plain servers and cluster nodes alike.
 _PORT_BASE, _PORT_SPAN, _BUS_OFFSET = 10000, 10000, 10000
+
+
+def need_redis() -> None:
+    """Skip (fail in CI) when ``redis-server`` is not installed. Here, not in a conftest: a test
+    module importing ``from conftest import ...`` gets whichever conftest was imported last under
+    that name (tests/api/http has one of its own)."""
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is not installed; CI must run the Redis tests")
+        pytest.skip("redis-server is not installed")
 
 
 def _port_block() -> range:

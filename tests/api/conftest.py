@@ -12,15 +12,13 @@ skipped, except in CI (``CI`` set), where that is a failure.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, serve
+from apiutil import ApiServer, RedisServer, need_redis, serve
 from litestar import Litestar
 from redisnodes import SHARED_FAILOVER_MS, ClusterNodes, SentinelGroup
 
@@ -95,14 +93,6 @@ def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 REDIS_MODES = {"redis": "standalone", "cluster": "cluster", "sentinel": "sentinel"}
 """The ``--redis-mode`` of each Redis store kind."""
-
-
-def need_redis() -> None:
-    """Skip (fail in CI) when ``redis-server`` is not installed."""
-    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is not installed; CI must run the Redis tests")
-        pytest.skip("redis-server is not installed")
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, free_port
-from conftest import need_redis
+from apiutil import ApiServer, RedisServer, free_port, need_redis
 from redisnodes import ClusterNodes, SentinelGroup
 from typer.testing import CliRunner
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, BotProcess, RedisServer, bearer, played_out
-from conftest import need_redis
+from apiutil import ApiServer, BotProcess, RedisServer, bearer, need_redis, played_out
 from redis import Redis
 from redisnodes import ClusterNodes, SentinelGroup, Users
 

@@ -28,8 +28,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, free_port
-from conftest import need_redis
+from apiutil import ApiServer, free_port, need_redis
 from players import Table, live_client, lobby_game, lost_actions, replays_to_its_state
 from redis import exceptions as redis_errors
 from redisnodes import SentinelGroup, Users
