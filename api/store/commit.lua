@@ -5,8 +5,8 @@
 -- also runs on Redis Cluster), optionally KEYS[6] the bot jobs' stream, KEYS[7] the turn clocks'
 -- sorted set and KEYS[8] the webhook messages' stream of the game's shard (in a Cluster, only
 -- when they share the game's slot: see redis_store.py)
--- ARGV[1] the commit's short texts, one MessagePack array (unpacked into the names below: one
--- argument, not eighteen, each of which the client formats on its own):
+-- ARGV[1] the commit's short texts, one MessagePack array (the first 18 unpacked into the names
+-- below: one argument, not eighteen, each of which the client formats on its own):
 --   expected: the expected version; version: the new one; finished: '0'/'1'; ttl: the game's
 --   in milliseconds; record_ttl: the idempotency record's; expected_tag, tag: the expected and
 --   the new tag; tokens: the seats' token hashes ('' = unchanged); bot: the bot awaited ('' =
@@ -19,16 +19,18 @@
 --   ('0,2'); time: the commit's time ('' = nothing for the webhooks: see hooks.py; '?' = not
 --   made: answered {'notice'}, nothing written, when seats are subscribed); low: the seats told
 --   their time bank runs low, with the seconds left ('1:12.5,3:4.0')
+--   then each event's stream id and audience, in pairs
 -- ARGV[2] state, ARGV[3] action json, ARGV[4] idempotency result, ARGV[5] lobby json ('' =
 -- unchanged), ARGV[6] the pending decision (JSON, for the webhooks' 'turn' messages),
--- then one (stream id, audience, event json) triple per event
+-- then each event's json, in the order of their ids in ARGV[1]
 -- Returns {'missing'} | {'replayed', result} | {'notice'}
 --       | {'committed', '1' when seats are subscribed, then without KEYS[8] one (seat, kind, data)
 --          triple per webhook message, for the store to enqueue}
 --       | {'stale', version, state, finished, tokens, tag, lobby, job} (the game as it is now)
 -- A game written before tags existed has none: its tag is ''.
+local texts = cmsgpack.unpack(ARGV[1])
 local expected, version, finished, ttl, record_ttl, expected_tag, tag, tokens, bot, deadline, id, job, keep_job,
-  group, worker, awaited, time, low = unpack(cmsgpack.unpack(ARGV[1]))
+  group, worker, awaited, time, low = unpack(texts, 1, 18)
 local state, action, result, lobby, decision = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local current = redis.call('HMGET', KEYS[1], 'version', 'tag', 'job')
 if not current[1] then
@@ -63,8 +65,9 @@ elseif current[3] and current[3] ~= '' then
   redis.call('HSET', KEYS[1], 'job', '')  -- any other commit ends a worker's run of moves
 end
 redis.call('RPUSH', KEYS[3], action)
-for i = 7, #ARGV, 3 do
-  redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
+for i = 7, #ARGV do
+  local n = 19 + 2 * (i - 7)  -- the event's stream id and audience among the texts
+  redis.call('XADD', KEYS[2], texts[n], 'a', texts[n + 1], 'e', ARGV[i])
 end
 redis.call('SET', KEYS[4], result, 'PX', record_ttl)
 for i = 1, 3 do

@@ -22,10 +22,14 @@ def event_n(stream_id: bytes) -> int:
     return int(stream_id.partition(b"-")[2]) - 1
 
 
-def _encode_audience(audience: frozenset[int] | None) -> bytes:
+def _audience(audience: frozenset[int] | None) -> str:
     if audience is None:
-        return _EVERYONE
-    return ",".join(str(seat) for seat in sorted(audience)).encode()
+        return "*"
+    return ",".join(str(seat) for seat in sorted(audience))
+
+
+def _encode_audience(audience: frozenset[int] | None) -> bytes:
+    return _EVERYONE if audience is None else _audience(audience).encode()
 
 
 def _decode_audience(raw: bytes) -> frozenset[int] | None:
@@ -40,6 +44,15 @@ def event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
     for event in events:
         args += [stream_id(event.n), _encode_audience(event.audience), event.payload]
     return args
+
+
+def event_texts(events: Sequence[StoredEvent]) -> list[str]:
+    """Each event's stream id and audience, in pairs: ``commit.lua`` takes them among its short
+    texts (one MessagePack argument) and each payload as an argument of its own."""
+    texts: list[str] = []
+    for event in events:
+        texts += [stream_id(event.n), _audience(event.audience)]
+    return texts
 
 
 def decode_entries(entries: Sequence[tuple[bytes, dict[bytes, bytes]]]) -> list[StoredEvent]:

@@ -89,7 +89,13 @@ from darkroad.api.store.base import (
 )
 from darkroad.api.store.batcher import Batcher, Unreplicated
 from darkroad.api.store.cluster import ClusterNodes
-from darkroad.api.store.redis_events import decode_entries, decode_raw_entries, event_args, stream_id
+from darkroad.api.store.redis_events import (
+    decode_entries,
+    decode_raw_entries,
+    event_args,
+    event_texts,
+    stream_id,
+)
 from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, RedisHooks, hook_args, hooks_key
 from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
@@ -430,15 +436,17 @@ class RedisStore(RedisHooks, GameStore):
 
     async def _commit(self, keys: list[str], texts: list[str], hooks: list[str | bytes], commit: Commit) -> Any:
         """``commit.lua``'s reply: its short ``texts`` and the webhooks' ``hooks`` (:func:`hook_args`)
-        packed as its first argument, one MessagePack array, then the binary values and the events."""
+        packed as its first argument, one MessagePack array with the events' stream ids and audiences,
+        then the binary values and the events' payloads."""
         awaited, decision, made, low = hooks
-        packed = _pack([*texts, awaited, made, low])
+        events = commit.events
+        packed = _pack([*texts, awaited, made, low, *event_texts(events)])
         record = commit.idempotency
         try:
             return await self._batch.call(
                 keys[0], "EVALSHA", self._commit_sha, len(keys), *keys,
                 packed, commit.state, commit.action, record.result, commit.lobby or b"", decision,
-                *event_args(commit.events), write=True,
+                *[event.payload for event in events], write=True,
             )  # fmt: skip
         except Unreplicated as exc:
             if exc.reply[0] in (b"committed", b"replayed"):
