@@ -6,6 +6,11 @@ of its own, and a module split over two xdist groups one on each worker: ~3.5 CP
 has the command). The tests share it as they shared the module's: each makes games of its own.
 A test that needs a server of its own (restarted, or with other settings) starts one.
 
+The server has a Redis of its own, not the process's ``redis_server``: it lives for the whole
+session, and its bot worker plays every bot job it finds in its Redis, so on the Redis the other
+tests of the process flush and fill it played their bots' moves too (a bot worker test counted
+two commits for its one job in the CI of 3bcad94).
+
 Chromium stays a module fixture (test_play_browser.browser): Playwright's sync API keeps its
 event loop marked as running in the thread while it lives, and an asyncio test of the same
 process after it fails ("Cannot run the event loop while another loop is running").
@@ -16,12 +21,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from apiutil import ApiServer, RedisServer
+from apiutil import ApiServer, RedisServer, need_redis
 
 
 @pytest.fixture(scope="session")
-def play_server(redis_server: RedisServer) -> Iterator[ApiServer]:
-    """``darkroad serve`` with the default settings on this process's Redis."""
-    api = ApiServer(redis_server.url).start()
-    yield api
-    api.stop()
+def play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    """``darkroad serve`` with the default settings on a Redis of its own (see above)."""
+    need_redis()
+    redis = RedisServer(tmp_path_factory.mktemp("play-redis"))
+    try:
+        api = ApiServer(redis.url).start()
+        yield api
+        api.stop()
+    finally:
+        redis.stop()
