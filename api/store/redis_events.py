@@ -8,7 +8,7 @@ from typing import Any
 
 from darkroad.api.store.base import StoredEvent
 
-_EVERYONE = b"*"
+_EVERYONE = "*"
 
 
 def stream_id(n: int) -> str:
@@ -24,25 +24,23 @@ def event_n(stream_id: bytes) -> int:
 
 def _audience(audience: frozenset[int] | None) -> str:
     if audience is None:
-        return "*"
+        return _EVERYONE
     return ",".join(str(seat) for seat in sorted(audience))
 
 
-def _encode_audience(audience: frozenset[int] | None) -> bytes:
-    return _EVERYONE if audience is None else _audience(audience).encode()
-
-
 def _decode_audience(raw: bytes) -> frozenset[int] | None:
-    if raw == _EVERYONE:
+    if raw == _EVERYONE.encode():
         return None
     return frozenset(int(seat) for seat in raw.split(b",") if seat)
 
 
 def event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
-    """The arguments of ``commit.lua`` that add ``events`` to the game's stream (id, audience, payload each)."""
+    """The arguments of ``create.lua`` that add ``events`` to the game's stream (id, audience,
+    payload each; ``commit.lua`` takes the ids and audiences among its short texts:
+    :func:`event_texts`)."""
     args: list[str | bytes] = []
     for event in events:
-        args += [stream_id(event.n), _encode_audience(event.audience), event.payload]
+        args += [stream_id(event.n), _audience(event.audience), event.payload]
     return args
 
 

@@ -113,7 +113,6 @@ from darkroad.api.store.topology import (
     refused_login,
 )
 
-_pack = msgspec.msgpack.encode
 _FIELDS = ["version", "state", "finished", "tokens", "tag", "lobby", "job"]
 WAITING_KEY = "lobby:{waiting}"
 def game_key(game_id: str) -> str:
@@ -440,7 +439,7 @@ class RedisStore(RedisHooks, GameStore):
         then the binary values and the events' payloads."""
         awaited, decision, made, low = hooks
         events = commit.events
-        packed = _pack([*texts, awaited, made, low, *event_texts(events)])
+        packed = msgspec.msgpack.encode([*texts, awaited, made, low, *event_texts(events)])
         record = commit.idempotency
         try:
             return await self._batch.call(
