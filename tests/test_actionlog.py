@@ -100,7 +100,7 @@ def played_with_everything(engine: Engine, seed: int) -> tuple[Game, GameConfig,
 @pytest.fixture(scope="module")
 def played(engine: Engine) -> tuple[Game, GameConfig, list[Record]]:
     """:func:`played_with_everything` of seed 3, once for the module's three tests that replay a
-    log (each played a game of its own, seeds 3, 5 and 7: 0.7-0.9 s of CPU each). They only read
+    log (each played a game of its own before, seeds 3, 5 and 7). They only read
     it: replays make games of their own, and a changed list is a new list."""
     return played_with_everything(engine, 3)
 

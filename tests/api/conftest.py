@@ -60,9 +60,7 @@ one Redis, the same scripts and commands to one primary, found through the Senti
 (``api/store/topology.py``'s ``SentinelPrimary``): what an API test asks of it there it asks
 of one Redis. What is the Sentinels' own (finding the primary, following a failover, their
 credentials) is tested by the store contract on every kind (``test_api_store.py``), the HA
-tests, a bot worker through a failover and the command line's refusals. Before, 43 API tests
-also ran on the Sentinels: 7.5 s of CPU in a profiled run of e3cc089, all on the one worker
-holding the group."""
+tests, a bot worker through a failover and the command line's refusals."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -38,8 +38,7 @@ export function fill(parent: Element, ...children: Child[]): void {
 /** Make ``parent``'s children those given, as :func:`fill` does, but keep every node already
  * equal to its new one and change the others in place (attributes, text), so that a part of
  * the table an update leaves as it was is not laid out, painted and rasterised again. Every
- * update used to rebuild the whole table: Chromium spent ~45 ms of CPU per update and page
- * (the commit message has the figures). Only for children without event listeners: a node
+ * update used to rebuild the whole table (the commit message has what that cost). Only for children without event listeners: a node
  * kept keeps its own (none). */
 export function patch(parent: Element, ...children: Child[]): void {
   const next = document.createDocumentFragment();

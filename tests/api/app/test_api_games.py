@@ -23,7 +23,7 @@ async def follow(client: httpx.AsyncClient, game: NewGame) -> list[int]:
 # Each seat count once: 2 and 3 in memory, 4 on one Redis. The store is asked the same things
 # whatever the count (its contract is test_api_store.py's, on every kind), and the layers above
 # it the same whatever the store: the 4-player game in memory too (before) played the same
-# seed by the same clients again (1.7 s of CPU); each whole game on Redis costs 2-3 s.
+# seed by the same clients again.
 @pytest.mark.parametrize(("store_kind", "players"), [("memory", 2), ("memory", 3), ("redis", 4)],
                          indirect=["store_kind"])
 async def test_full_game(client: httpx.AsyncClient, app: Litestar, engine: Engine, players: int) -> None:

@@ -468,7 +468,7 @@ loadgroup``, so that it is played once a run."""
 
 async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) -> bytes:
     """The seeded game of bots only, played whole by one bot worker: its packed state. Played
-    once a test process (a whole game of two bots and a bot worker, about 1 s of CPU): the game
+    once a test process (a whole game of two bots and a bot worker): the game
     of a seed and bots is a constant, the same for each test that compares with it."""
     if not _UNLIMITED:
         async with open_table(make_app, redis_server) as table:

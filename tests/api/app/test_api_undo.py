@@ -22,8 +22,7 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.records import entries_of
 from darkroad.core import Engine
 
-# On memory and one Redis (before, also on the Cluster and the Sentinels: 10 runs, 1.1 s of CPU a
-# run): an undo is a commit, and its races are If-Match's and the idempotency records', which the
+# On memory and one Redis, not on the Cluster and the Sentinels too: an undo is a commit, and its races are If-Match's and the idempotency records', which the
 # stores' contract checks on every kind (test_api_store.py).
 pytestmark = pytest.mark.stores("memory", "redis")
 

@@ -1,9 +1,9 @@
 """The browser tests' server: one ``darkroad serve`` per test process (each xdist worker).
 
 Every browser module (test_play_browser*.py, test_api_docs_browser.py) used to start a server
-of its own, and a module split over two xdist groups one on each worker: ~3.5 CPU-s a server
-(its start, imports and bot pool, and its stop), measured on this machine (the commit message
-has the command). The tests share it as they shared the module's: each makes games of its own.
+of its own, and a module split over two xdist groups one on each worker (a server's start,
+imports, bot pool and stop: the commit message has the figures). The tests share it as they
+shared the module's: each makes games of its own.
 A test that needs a server of its own (restarted, or with other settings) starts one.
 
 The server has a Redis of its own, not the process's ``redis_server``: it lives for the whole

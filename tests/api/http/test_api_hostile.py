@@ -321,7 +321,7 @@ RAW: list[tuple[str, bytes]] = [
 SERVER = pytest.mark.xdist_group("api-hostile-server")
 """The tests of the module's ``darkroad serve`` (:func:`server`), on one worker under ``--dist
 loadgroup``: a module fixture is started once per worker that runs one of its tests, and CI's
-four workers each started this one (a server is about 1 s of CPU to start and stop)."""
+four workers each started this one."""
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,8 @@ from litestar import Litestar
 from darkroad.api.settings import Settings
 from darkroad.core import Engine, hookimpl
 
-# On memory and one Redis, as the module's docstring says (before, every test not marked
-# otherwise also ran on the Cluster and the Sentinels: 50 runs here, 5 s of CPU a run): these
+# On memory and one Redis, as the module's docstring says, not on the Cluster and the
+# Sentinels too: these
 # tests ask a store only what its contract asks (test_api_store.py, on every kind), and whole
 # games reach the Cluster and the Sentinels in the HA tests and test_api_games.py's on Redis.
 # A test's own stores(...) mark still names its kinds.

@@ -20,8 +20,8 @@ from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent
 from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Engine, GameConfig
 
-# On memory and one Redis, as the module's docstring says (before, every test not marked
-# otherwise also ran on the Cluster and the Sentinels: 10 runs here, 1.3 s of CPU a run): these
+# On memory and one Redis, as the module's docstring says, not on the Cluster and the
+# Sentinels too: these
 # tests ask a store only what its contract asks (test_api_store.py, on every kind), and whole
 # games reach the Cluster and the Sentinels in the HA tests.
 # A test's own stores(...) mark still names its kinds.

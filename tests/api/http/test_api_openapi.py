@@ -21,9 +21,8 @@ from darkroad.core import Engine
 
 # What this module tests is the HTTP layer's (the store holds what every other game's does): in
 # memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
-# On one worker under --dist loadgroup: doc() (the document generated from an app, 0.3-0.5 s of
-# CPU) is a module fixture, made once per worker that runs one of the module's tests (on three of
-# four in a profiled run of e3cc089).
+# On one worker under --dist loadgroup: doc() (the document generated from an app) is a module
+# fixture, made once per worker that runs one of the module's tests.
 pytestmark = [pytest.mark.stores("memory", "redis"), pytest.mark.xdist_group("api-openapi-document")]
 
 COMMITTED = Path(__file__).parents[3] / "openapi" / "openapi.json"

@@ -24,7 +24,7 @@ SLACK = 1.5
 
 pytestmark = pytest.mark.xdist_group("api-timeouts-server")
 """The module on one worker under ``--dist loadgroup``: :func:`server` is a module fixture, started
-once per worker that runs one of its tests (about 1 s of CPU to start and stop a server)."""
+once per worker that runs one of its tests."""
 
 
 @pytest.fixture(scope="module")
