@@ -11,12 +11,14 @@ as ``test_play_browser.py``, whose server, browser and pages it uses):
 * **Fonts**: every character the pages show is in a font of a stock Debian with Chromium
   (fonts-dejavu-core, fonts-liberation).
 * **axe-core** (the npm package, injected by Playwright) finds no critical or serious
-  violation on the setup page, how to play, the lobby, the waiting room, a mid-game table (wide
-  and phone), a decision with many options, and the replay viewer; in the whole game below, at a
-  decision and at the end, wide and on a phone.
-* **A whole game against a bot** played by what the table shows, the first half on a wide
-  screen and the second on a phone: plain words at every kind of decision, the projected score
-  on both wagons, the decision first on a phone.
+  violation on the setup page, how to play, the lobby, the waiting room and the replay viewer;
+  in the whole game below, at a mid-game decision with many options (wide), a mid-game decision
+  on a phone, and at the end, wide and on a phone.
+* **A whole game against a bot**, the browser's whole game by clicks, played by what the table
+  shows, the first half on a wide screen and the second on a phone: plain words at every kind of
+  decision, the projected score on both wagons, the decision first on a phone; midway, readable
+  contrast and no sideways scrolling at both widths, the storage grids drawn (the screenshots
+  of docs/images: scripts/screenshots); the final score table as the API counts it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pytest
 import test_play_browser
 from apiutil import ApiServer
 from test_play_browser import PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, create, game_state, settled
+from test_play_browser_replay import finished_game
 
 from darkroad.core import ROUNDS
 
@@ -48,6 +51,7 @@ PLAIN = pytest.mark.xdist_group("play-browser-plain-words")
 browser = test_play_browser.browser
 server = test_play_browser.server
 pages = test_play_browser.pages
+screenshots = test_play_browser.screenshots
 
 ROOT = Path(__file__).resolve().parents[3]
 AXE = ROOT / ".cache" / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -301,31 +305,15 @@ def test_axe_finds_nothing_serious_on_any_page(pages: Pages, server: ApiServer, 
     room.wait_for_selector("#app[data-state=ready] #seats form.join input:focus", timeout=SETTLE)
     found["waiting room"] = violations(room, axe_source)
 
-    # A mid-game table, wide and on a phone; a decision with many options.
-    game, tokens, view = mid_game(http, SEED + 54)
-    table = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}")
-    settled(table, view["version"])
-    found["mid-game"] = violations(table, axe_source)
-    table.set_viewport_size(PHONE)
-    found["mid-game, phone"] = violations(table, axe_source)
-    table.set_viewport_size(WIDE)
-
-    many = lambda v: (v["decision"] or {}).get("type") in ("great_bazaar", "bazaar_buy", "plan") and v["round"] >= 2  # noqa: E731
-    game, tokens, view = mid_game(http, SEED + 55, until=many)
-    seat = view["awaiting"][0]
-    choices = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}")
-    settled(choices, view["version"])
-    assert choices.locator("#decision button.action").count() >= 8
-    found["many options"] = violations(choices, axe_source)
-
-    # The replay viewer of a finished game. The pages read above are closed first: open, they
-    # would follow the 300-odd actions that finish the game (Chromium's CPU, for nothing read).
-    for page in (setup, lobby, room, table, choices):
+    # The replay viewer of a finished game. (A mid-game table, wide and on a phone, and a decision
+    # with many options: in the whole game below, which plays through them.) The pages read above
+    # are closed first: the lobby's would go on asking for the list meanwhile.
+    for page in (setup, lobby, room):
         page.context.close()
-    final = act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: False)
+    game, _, latest = finished_game(http, 54)
     replay = pages.open(f"{server.url}/play/{game}#at=40")
     settled(replay, 40)
-    assert replay.get_attribute("#app", "data-replay") == str(final["version"])
+    assert replay.get_attribute("#app", "data-replay") == str(latest)
     found["replay"] = violations(replay, axe_source)
 
     assert {where: problems for where, problems in found.items() if problems} == {}
@@ -345,7 +333,7 @@ def catalog_ids(http: httpx.Client) -> list[str]:
 
 @PLAIN
 def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer,
-                                                                          axe_source: str) -> None:
+                                                                          axe_source: str, screenshots: Path) -> None:
     """Set up on the page against the greedy bot (the setup form offers the installed bots; the
     table opens at once, as the player's seat, and names the bot), then every decision of the
     player clicked (the page takes those with a single answer itself) while the server's bot
@@ -353,13 +341,17 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     at the first decision of each kind on each, every label, prompt and details shown is in
     plain words (:func:`darkroad.core.wording.problems`), both wagons show their projected score
     with the rule, the player's own as the API projects it; on a phone the decision comes first
-    and the page does not scroll sideways. axe-core finds nothing serious at a mid-game decision
-    and at the end, wide and on a phone, and the final score table is the API's. The clicks of
-    the whole game are counted (printed as a FIGURE).
+    and the page does not scroll sideways. Midway (round 6, wide), test_play_browser.mid_game_checks:
+    readable contrast and no sideways scrolling at both widths, the storage grids drawn, the
+    screenshots. axe-core finds nothing serious at the first mid-game decision with many options
+    (8 or more) on a wide screen, at a mid-game decision on a phone, and at the end, wide and on a
+    phone; the final score table is the API's. The clicks of the whole game are counted (printed
+    as a FIGURE).
 
-    This is also the browser's game with a bot seat: a second whole game against greedy, by
-    ``play_by_clicks`` in test_play_browser.py, checked what this one does (the setup's bot
-    choice, the bot's moves, the final score) for 15-25 s of CPU."""
+    This is the browser's whole game by clicks (the product's promise: a table that plays a game
+    to its end), and its game with a bot seat. Two players meeting in the lobby play the first
+    round of theirs by clicks in test_play_browser.py: a second whole game, of two pages following
+    every move, checked nothing this one does not."""
     from darkroad.core.wording import problems
 
     http = httpx.Client(base_url=server.url, timeout=30)
@@ -391,6 +383,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     found: dict[str, list[str]] = {}
     clicks = taken = 0
     width = "wide"
+    midway = False
     while True:
         view = game_state(http, game, token)
         if view["status"] == "finished":
@@ -425,9 +418,14 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
                 phone_layout(page)
             elif len(kinds) <= 3:
                 on_a_phone(page)
-        if kind == "plan" and view["round"] >= 2 and f"decision, {width}" not in found:
-            found[f"decision, {width}"] = violations(page, axe_source)
         buttons = page.locator("#decision button.action")
+        if width == "wide" and view["round"] == ROUNDS // 2 and not midway:
+            test_play_browser.mid_game_checks(page, screenshots)
+            midway = True
+        if view["round"] >= 2 and width == "wide" and buttons.count() >= 8 and "many options, wide" not in found:
+            found["many options, wide"] = violations(page, axe_source)
+        if kind == "plan" and width == "phone" and "decision, phone" not in found:
+            found["decision, phone"] = violations(page, axe_source)
         buttons.nth(rng.randrange(buttons.count())).click()
         clicks += 1
         page.wait_for_selector(f'#app:not([data-version="{version}"])', timeout=SETTLE)
@@ -438,12 +436,14 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     assert clicks > 20 and bot_moves > 20, (clicks, bot_moves)
     print(f"FIGURE a whole 2-player game against greedy: {clicks} clicks, {taken} answers the page took "
           f"itself, {len(kinds)} kinds of decision, {bot_moves} moves of the bot")
+    assert midway
     test_play_browser.final_score_shown(http, game, [page])
     assert "Final score: " in page.inner_text('.wagon[data-seat="0"] .projected')
     found["the end, phone"] = violations(page, axe_source)
     page.set_viewport_size(WIDE)
     found["the end, wide"] = violations(page, axe_source)
-    assert set(found) == {"decision, wide", "decision, phone", "the end, phone", "the end, wide"}, set(found)
+    page.screenshot(path=str(screenshots / "play-end.png"))
+    assert set(found) == {"many options, wide", "decision, phone", "the end, phone", "the end, wide"}, set(found)
     assert {where: problems for where, problems in found.items() if problems} == {}
 
 
