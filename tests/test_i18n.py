@@ -16,6 +16,7 @@ from types import ModuleType
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
+from test_scaffold import builds_offline
 
 import darkroad.plugins  # noqa: F401  (declares the base game's domain)
 from darkroad.core import Engine, i18n
@@ -177,7 +178,8 @@ def test_every_installed_steps_prompt_is_translated(engine: Engine) -> None:
 @pytest.mark.slow
 def test_a_built_wheel_ships_the_compiled_catalogs(tmp_path: Path) -> None:
     """What `pip install` installs: the .mo files are package data of darkroad's wheel."""
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+    build = ["--no-build-isolation"] if builds_offline(setuptools=(77, 0)) else []  # pyproject's build-system
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *build,
                     "-w", str(tmp_path), str(ROOT)], check=True)
     (wheel,) = tmp_path.glob("darkroad-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
