@@ -1,8 +1,10 @@
 """Generated clients, as third-party developers make them from the committed document.
 
 The Python client is generated with openapi-python-client (any generator warning fails),
-then plays a whole 2-player game against ``darkroad serve`` (Redis) through its own
-functions and models only; the bot of examples/python plays on it too. The TypeScript
+then plays a whole 2-player game against ``darkroad serve`` on its default store (memory, as
+the TypeScript and Go checks' servers) through its own functions and models only; the bot of
+examples/python plays on it too. Which store serves the game is the store tests' business
+(tests/api/store): a client sees the same contract from either. The TypeScript
 client (openapi-typescript + openapi-fetch, ``tsc --strict``, examples/typescript playing
 full games) is ``scripts/check-ts-client``, and the Go client (openapi-generator, ``go vet``,
 ``go build``, examples/go playing full games) ``scripts/check-go-client``, run from here so
@@ -25,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from apiutil import ApiServer, RedisServer, free_port, run_script
+from apiutil import ApiServer, free_port, run_script
 from httpx_sse import EventSource
 
 ROOT = Path(__file__).parents[3]
@@ -61,9 +63,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer) -> Iterator[ApiServer]:
-    redis_server.flush()
-    api = ApiServer(redis_server.url).start()
+def server() -> Iterator[ApiServer]:
+    api = ApiServer(None).start()
     yield api
     api.stop()
 
