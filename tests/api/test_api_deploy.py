@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, create_game, free_port, serve
+from apiutil import ApiServer, RedisServer, create_game, free_port, need_redis, serve
 from litestar import Litestar
 from prometheus_client.parser import text_string_to_metric_families
 from redis import exceptions as redis_errors
@@ -82,48 +82,66 @@ def workers_of(server: ApiServer, count: int, timeout: float = 60.0) -> list[int
         time.sleep(0.1)
 
 
-@pytest.mark.slow
-def test_metrics_sum_over_the_workers_of_a_replica(redis_server: RedisServer, redis_url: str) -> None:
-    server = ApiServer(redis_url, args=["--workers", "2", "--log-level", "info"]).start()
+@pytest.fixture(scope="module")
+def replica(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    """A replica of two workers (``serve --workers 2``, each started by multiprocessing's spawn:
+    three processes importing the service), for both tests of a replica's workers (one xdist
+    group): on a Redis of its own, which no other test of the process flushes under it."""
+    need_redis()
+    redis = RedisServer(tmp_path_factory.mktemp("replica-redis"))
     try:
-        workers_of(server, 2)  # both serving: the count below is not shared with a late starter
-        for _ in range(20):  # a new connection each: the workers take turns
-            assert httpx.get(f"{server.url}/v1/catalog", timeout=10).status_code == 200, server.log()
-        key = (("method", "GET"), ("route", "/v1/catalog"), ("status", "200"))
-        seen = {samples(httpx.get(f"{server.url}/metrics", timeout=10).text, "darkroad_http_requests_total").get(key)
-                for _ in range(6)}  # fmt: skip
-        assert seen == {20.0}, seen  # whichever worker answers, it answers for the replica
+        server = ApiServer(redis.url, args=["--workers", "2", "--log-level", "info"]).start()
+        try:
+            workers_of(server, 2)  # both serving: a count is not shared with a late starter
+            yield server
+        finally:
+            assert "Traceback" not in server.stop()
     finally:
-        assert "Traceback" not in server.stop()
+        redis.stop()
+
+
+CATALOG_200 = (("method", "GET"), ("route", "/v1/catalog"), ("status", "200"))
+
+
+def catalog_requests(server: ApiServer) -> float:
+    """The replica's count of ``GET /v1/catalog`` answered 200, as the worker asked tells it."""
+    return samples(httpx.get(f"{server.url}/metrics", timeout=10).text, "darkroad_http_requests_total").get(CATALOG_200, 0.0)
 
 
 @pytest.mark.slow
-def test_a_worker_short_of_cpu_is_not_killed(redis_server: RedisServer, redis_url: str) -> None:
+@pytest.mark.xdist_group("deploy-replica")
+def test_metrics_sum_over_the_workers_of_a_replica(replica: ApiServer) -> None:
+    before = catalog_requests(replica)  # the other test of the replica may have asked some
+    for _ in range(20):  # a new connection each: the workers take turns
+        assert httpx.get(f"{replica.url}/v1/catalog", timeout=10).status_code == 200, replica.log()
+    seen = {catalog_requests(replica) for _ in range(6)}
+    assert seen == {before + 20.0}, (before, seen)  # whichever worker answers, it answers for the replica
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("deploy-replica")
+def test_a_worker_short_of_cpu_is_not_killed(replica: ApiServer) -> None:
     """uvicorn's supervisor kills a worker that does not answer its health check within 5 s by
     default, dropping the worker's requests in flight, though the worker is only starved of
     CPU (uvicorn issue #2506). `serve` gives it 30 s (--worker-healthcheck-timeout): a worker
     stopped for 7 s (SIGSTOP, the extreme of a starved process) is kept, and the other one
     answers meanwhile."""
-    server = ApiServer(redis_url, args=["--workers", "2", "--log-level", "info"]).start()
+    first, second = workers_of(replica, 2)
+    os.kill(first, signal.SIGSTOP)
     try:
-        first, second = workers_of(server, 2)
-        os.kill(first, signal.SIGSTOP)
-        try:
-            started = time.monotonic()
-            # Requests on new connections meanwhile: the running worker takes them all (the stopped
-            # one accepts none from the shared socket).
-            with concurrent.futures.ThreadPoolExecutor(8) as pool:
-                answers = list(pool.map(lambda _: httpx.get(f"{server.url}/v1/catalog", timeout=30), range(8)))
-                time.sleep(max(0.0, 7.0 - (time.monotonic() - started)))
-        finally:
-            with contextlib.suppress(ProcessLookupError):  # (killed by the supervisor: see below)
-                os.kill(first, signal.SIGCONT)
-        assert [answer.status_code for answer in answers] == [200] * 8, server.log()
-        time.sleep(1.0)  # a health check after the stop
-        assert sorted(workers_of(server, 2)) == sorted((first, second)), server.log()
-        assert "died" not in server.log()
+        started = time.monotonic()
+        # Requests on new connections meanwhile: the running worker takes them all (the stopped
+        # one accepts none from the shared socket).
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: httpx.get(f"{replica.url}/v1/catalog", timeout=30), range(8)))
+            time.sleep(max(0.0, 7.0 - (time.monotonic() - started)))
     finally:
-        assert "Traceback" not in server.stop()
+        with contextlib.suppress(ProcessLookupError):  # (killed by the supervisor: see below)
+            os.kill(first, signal.SIGCONT)
+    assert [answer.status_code for answer in answers] == [200] * 8, replica.log()
+    time.sleep(1.0)  # a health check after the stop
+    assert sorted(workers_of(replica, 2)) == sorted((first, second)), replica.log()
+    assert "died" not in replica.log()
 
 
 # -- readiness -------------------------------------------------------------------------------------
