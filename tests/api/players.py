@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import msgspec
 
+from darkroad.api.app import records
 from darkroad.api.app.records import entries_of
-from darkroad.core import Engine
+from darkroad.core import Engine, GameConfig
 
 RETRYABLE = {"store-unavailable", "replication-timeout"}
 
@@ -115,6 +117,25 @@ class Table:
         )
         self.games.append(game)
         return game
+
+    async def import_near_end(self, engine: Engine, players: int, seed: int, left: int) -> PlayedGame:
+        """A game played in-process by random legal actions to its end, imported ``left`` actions
+        before it (``POST /v1/games/import?at=``): a running game whose end is ``left`` actions
+        of play away (a position set up directly instead of hundreds of requests to reach it)."""
+        game, _ = engine.create(GameConfig(players=players, seed=seed))
+        rnd, entries = random.Random(seed), []
+        while not game.finished:
+            action = rnd.choice(engine.legal_actions(game, rnd.choice(engine.awaiting(game))))
+            engine.apply(game, action)
+            entries.append(engine.encode(action))
+        record = msgspec.to_builtins(records.build(engine, f"table-{seed}", game, None, entries, {}))
+        at = len(entries) - left
+        response = await self.request(seed, "POST", "/v1/games/import", params={"at": at}, json=record)
+        assert response.status_code == 201, response.text
+        body = response.json()
+        played = PlayedGame(body["id"], body["version"] - at, {s["seat"]: s["token"] for s in body["seats"]}, players)
+        self.games.append(played)
+        return played
 
     async def play(self, game: PlayedGame, rnd: random.Random, keep_going: Callable[[], bool]) -> None:
         """Play ``game`` until it is finished or ``keep_going()`` is false."""

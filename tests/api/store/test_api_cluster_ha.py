@@ -1,7 +1,7 @@
 """A Redis Cluster of 3 primaries and 3 replicas under two API processes, broken on purpose.
 
-* Full games of 2, 3 and 4 players on every primary, requests alternating between the two
-  processes.
+* Games of 2, 3 and 4 players played to their end on every primary, requests alternating
+  between the two processes.
 * ``kill -9`` of the primary holding the most games while they are played: its replica
   takes over; the killed node is started again (it rejoins as a replica, as an
   orchestrator's restart would). The replica is cut off for the last second before the
@@ -34,7 +34,6 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 
-import httpx
 import pytest
 from apiutil import ApiServer, free_port, need_redis
 from players import PlayedGame, Table, live_client, lobby_game, lost_actions, replays_to_its_state
@@ -49,6 +48,8 @@ from darkroad.core import Engine
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("redis-cluster-ha")]
 CUT_OFF = 1.0
 """Seconds the failing primary's replica is cut off before the primary is killed."""
+LAST_ACTIONS = 40
+"""Actions before their end at which the games that end on every primary are imported."""
 UNLIMITED = {"DARKROAD_RATE_LIMIT_REQUESTS": "1000000"}
 """The players are many games' worth of clients on one address: requests are counted (in
 the store, through the failovers) but never limited."""
@@ -129,17 +130,6 @@ def check_store(cluster: ClusterNodes, engine: Engine, table: Table) -> list[tup
     return losses
 
 
-async def test_a_lobby_game_as_the_confined_user(cluster: ClusterNodes) -> None:
-    server = ApiServer(cluster.url, args=["--redis-mode", "cluster"], env=service_env(cluster)).start()
-    try:
-        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
-            assert (await client.get("/readyz")).status_code == 200  # a write on every primary
-            await lobby_game(client, seed=12)
-    finally:
-        log = server.stop()
-    assert "refuses" not in log and "Traceback" not in log, log
-
-
 def test_the_service_user_is_confined_on_every_node(cluster: ClusterNodes) -> None:
     assert cluster.users is not None
     other = cluster.nodes[1]
@@ -175,17 +165,24 @@ def test_wrong_credentials_stop_the_start_with_one_line(cluster: ClusterNodes) -
         assert "cannot log in to the cluster node 127.0.0.1:" in line and "DARKROAD_REDIS_PASSWORD" in line, line
 
 
-async def test_full_games_on_every_primary_through_two_processes(cluster: ClusterNodes, engine: Engine) -> None:
-    async with table_on(cluster) as (table, _):
+async def test_games_to_their_end_on_every_primary_through_two_processes(cluster: ClusterNodes, engine: Engine) -> None:
+    """Games of 2, 3 and 4 players end on every primary. Each is imported :data:`LAST_ACTIONS`
+    before its end (the store asks a primary the same for every action of a game: the early
+    ones are the failover tests' and the lobby game's) and played to it through both processes.
+    Before them, a lobby game as the confined user (every kind of command the service sends)."""
+    async with table_on(cluster) as (table, servers):
+        assert (await table.clients[0].get("/readyz")).status_code == 200  # a write on every primary
+        await lobby_game(table.clients[0], seed=12)
+        assert not [server.log() for server in servers if "refuses" in server.log()]
         primaries = {node.port for node in cluster.primaries()}
         seed = 0
         # Games of 2, 3 and 4 players, until every primary holds one (ids are random).
         while seed < 3 or {owner(cluster, game) for game in table.games} != primaries and seed < 40:
             seed += 1
-            await table.create(2 + seed % 3, seed)
+            await table.import_near_end(engine, 2 + seed % 3, seed, LAST_ACTIONS)
         assert {owner(cluster, game) for game in table.games} == primaries
         # Played to the end: the games that add a primary or a number of players (3 to 5 of the
-        # 3 to 40 created); the others would only repeat what those show.
+        # 3 to 40 imported); the others would only repeat what those show.
         held, counts = set(), set()
         for game in list(table.games):
             port = owner(cluster, game)
