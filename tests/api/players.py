@@ -214,7 +214,8 @@ async def lobby_game(client: httpx.AsyncClient, seed: int) -> str:
 
     Ann creates a game of three with two open seats; it is listed as waiting; Bob joins and
     leaves, Cy joins (still listed), Di joins and the game starts (no longer listed); they
-    play random legal actions until it is finished; the log is long-polled while it waits, and its
+    play random legal actions until it is finished (each reading the game from its last
+    action's answer, as a client does); the log is long-polled while it waits, and its
     event stream read to the end. Returns the game's id.
     """
     seats = [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]
@@ -243,18 +244,20 @@ async def lobby_game(client: httpx.AsyncClient, seed: int) -> str:
         tokens[seat] = joined.json()["token"]
         assert (body["id"] in await waiting()) == (seat == 1)
     rnd = random.Random(seed)
+    view = await client.get(url)
+    assert view.status_code == 200, view.text
+    state = view.json()
     for n in range(2000):
-        view = await client.get(url)
-        assert view.status_code == 200, view.text
-        if view.json()["status"] == "finished":
+        if state["status"] == "finished":
             break
-        seat = rnd.choice(view.json()["awaiting"])
+        seat = rnd.choice(state["awaiting"])
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         actions = await client.get(f"{url}/actions", headers=auth)
         assert actions.status_code == 200, actions.text
         action = rnd.choice(actions.json()["actions"])
         acted = await client.post(f"{url}/actions", json=action, headers={**auth, "Idempotency-Key": f"k{n}"})
         assert acted.status_code == 200, acted.text
+        state = acted.json()  # the game as the action left it, as a client reads it
     else:
         raise AssertionError(f"game {body['id']} not finished after 2000 actions")
     stream = await client.get(f"{url}/stream", params={"after": 0})  # every event, then the end

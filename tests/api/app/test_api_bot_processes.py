@@ -70,19 +70,27 @@ async def played_on(client: httpx.AsyncClient, games: list[str], past: list[int]
             await asyncio.sleep(0.05)
 
 
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[RedisServer]:
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisServer, ApiServer]]:
+    """A Redis and ``darkroad serve --bots 0`` on it, for the tests whose bot workers (started
+    and stopped by each) play beside an API that only answers (one xdist group): each test's
+    games are its own, and each leaves none with a job pending."""
     need_redis()
-    server = RedisServer(tmp_path)
-    yield server
-    server.stop()
+    redis = RedisServer(tmp_path_factory.mktemp("bots-api"))
+    try:
+        server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+        yield redis, server
+        assert "Traceback" not in server.stop()
+    finally:
+        redis.stop()
 
 
-async def test_two_bots_and_a_human_with_a_separate_worker(redis: RedisServer, engine: Engine) -> None:
+@pytest.mark.xdist_group("bot-processes-api")
+async def test_two_bots_and_a_human_with_a_separate_worker(api: tuple[RedisServer, ApiServer], engine: Engine) -> None:
     """The API answers only (``--bots 0``); ``darkroad bots`` plays both bot seats. The human
     follows the game (long poll) and plays to the end; each answer is the state right after
     the human's action."""
-    server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+    redis, server = api
     worker = BotProcess(redis.url, args=["--concurrency", "2"]).start()
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
@@ -117,16 +125,16 @@ async def test_two_bots_and_a_human_with_a_separate_worker(redis: RedisServer, e
         check_stored(engine, redis.client, game_id)
     finally:
         assert "Traceback" not in worker.stop()
-        server.stop()
 
 
-async def test_a_worker_killed_mid_game_is_taken_over(redis: RedisServer, engine: Engine) -> None:
+@pytest.mark.xdist_group("bot-processes-api")
+async def test_a_worker_killed_mid_game_is_taken_over(api: tuple[RedisServer, ApiServer], engine: Engine) -> None:
     """``kill -9`` of a worker (and its pool) mid-game: another worker takes the games on within
     the claim timeout (a job the dead one held is claimed once it has been pending that long)
     and plays each on (:func:`played_on`), and no move is lost or doubled."""
     claim = 3.0
     env = {"DARKROAD_BOT_CLAIM_TIMEOUT": str(claim)}
-    server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+    redis, server = api
     first = BotProcess(redis.url, env=env, args=["--concurrency", "1"]).start()
     second = BotProcess(redis.url, env=env, args=["--concurrency", "1"])
     try:
@@ -155,8 +163,8 @@ async def test_a_worker_killed_mid_game_is_taken_over(redis: RedisServer, engine
               f"(claim timeout {claim} s, its start-up included)")
         assert resumed < claim + 20
     finally:
+        first.stop()  # (killed above, unless the test failed before)
         second.stop()
-        server.stop()
 
 
 async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: Engine) -> None:

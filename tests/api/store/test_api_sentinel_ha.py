@@ -8,7 +8,7 @@ users (``deploy/redis-users.acl``, ``deploy/sentinel-users.acl``): the API logs 
 Sentinels and to the primary as ``darkroad``, the Sentinels to the servers and to each
 other as ``sentinel``, the replica to its primary as ``replica``. The service plays a lobby
 game as that confined user; wrong or missing credentials stop it with one line at the
-start, and a password changed under a running service is a ``503 store-unavailable``.
+start, and a password changed under the running service is a ``503 store-unavailable``.
 
 The figures (failover and recovery times, acknowledged actions lost with
 ``DARKROAD_REDIS_WAIT_REPLICAS=0``: the replica was the only one) are printed; ``pytest -rP``
@@ -62,14 +62,20 @@ def service_env(sentinel: SentinelGroup) -> dict[str, str]:
 
 
 async def test_the_service_plays_as_its_user_on_sentinels_that_require_one(sentinel: SentinelGroup) -> None:
+    """A lobby game as the service's user; then an operator changes that user's password under
+    the running service (and drops its connections): reads and /readyz are 503
+    store-unavailable, and the log says why."""
     server = ApiServer(sentinel.url, args=serve_args(sentinel), env=service_env(sentinel)).start()
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
             assert (await client.get("/readyz")).status_code == 200
-            await lobby_game(client, seed=11)
+            game = await lobby_game(client, seed=11)
+            played = server.log()
+            await password_changed(sentinel, client, game)
     finally:
         log = server.stop()
-    assert "refuses" not in log and "Traceback" not in log, log
+    assert "refuses" not in played and "Traceback" not in log, log
+    assert "WRONGPASS" in log or "invalid username-password" in log, log
     assert sentinel.users is not None
     for process in sentinel.sentinels + sentinel.servers:  # no password on a command line (ps)
         assert process.process is not None
@@ -119,30 +125,26 @@ def test_wrong_or_missing_credentials_stop_the_start_with_one_line(sentinel: Sen
     assert sentinel.users.password not in line
 
 
-async def test_a_password_changed_under_the_service_is_a_503(sentinel: SentinelGroup) -> None:
-    server = ApiServer(sentinel.url, args=serve_args(sentinel), env=service_env(sentinel)).start()
+async def password_changed(sentinel: SentinelGroup, client: httpx.AsyncClient, game: str) -> None:
+    """An operator changes the API's password (and drops its connections) on every server:
+    /readyz and a read of ``game`` answer 503 store-unavailable; the password is put back."""
     servers = sentinel.servers
     try:
-        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
-            created = await client.post("/v1/games", json={"players": 2, "seed": 4})
-            assert created.status_code == 201
-            for process in servers:  # an operator changes the API's password (and drops its connections)
-                with contextlib.closing(process.client()) as admin:
-                    admin.acl_setuser("darkroad", passwords=["+other"], reset_passwords=True, enabled=True)
-                    admin.client_kill_filter(user="darkroad")
-            ready = await client.get("/readyz")
-            assert ready.status_code == 503 and ready.json()["type"] == "store-unavailable", ready.text
-            read = await client.get(f"/v1/games/{created.json()['id']}")
-            assert read.status_code == 503 and read.json()["type"] == "store-unavailable", read.text
-            assert read.headers["retry-after"]
+        for process in servers:
+            with contextlib.closing(process.client()) as admin:
+                admin.acl_setuser("darkroad", passwords=["+other"], reset_passwords=True, enabled=True)
+                admin.client_kill_filter(user="darkroad")
+        ready = await client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["type"] == "store-unavailable", ready.text
+        read = await client.get(f"/v1/games/{game}")
+        assert read.status_code == 503 and read.json()["type"] == "store-unavailable", read.text
+        assert read.headers["retry-after"]
     finally:
         assert sentinel.users is not None
         for process in servers:
             with contextlib.closing(process.client()) as admin:
                 admin.acl_setuser("darkroad", passwords=[f"+{sentinel.users.password}"], reset_passwords=True,
                                   enabled=True)  # fmt: skip
-        log = server.stop()
-    assert "WRONGPASS" in log or "invalid username-password" in log, log
 
 
 async def test_the_api_follows_a_failover(sentinel: SentinelGroup, engine: Engine) -> None:
