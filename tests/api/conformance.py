@@ -15,15 +15,25 @@ from collections.abc import Iterable
 from typing import Any
 
 _REF = "#/components/schemas/"
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,),
-    "array": (list,),
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "null": (type(None),),
+_KINDS: dict[type, str] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
 }
+"""The JSON type of each Python type a decoded JSON value (or a view before encoding) has."""
+
+
+def _is_a(value: Any, types: str | list[str]) -> bool:
+    """Whether ``value`` is of the JSON type ``types`` (a name or a list of names): an integer
+    is a number too, a boolean neither."""
+    kind = _KINDS.get(type(value))
+    if isinstance(types, str):
+        return kind == types or (kind == "integer" and types == "number")
+    return kind in types or (kind == "integer" and "number" in types)
 
 
 class Conformance:
@@ -36,7 +46,7 @@ class Conformance:
 
     def check(self, value: Any, component: str, where: str) -> list[str]:
         """What in ``value`` (found at ``where``) does not match the schema ``component``."""
-        seen: Counter[tuple[str, str]] = Counter()
+        seen: list[tuple[str, str]] = []
         problems = self._check(value, {"$ref": _REF + component}, where, component, seen)
         if not problems:
             self.seen.update(seen)
@@ -72,7 +82,7 @@ class Conformance:
 
     # -- the walk ------------------------------------------------------------------------
     def _check(self, value: Any, schema: dict[str, Any], where: str, owner: str,
-               seen: Counter[tuple[str, str]]) -> list[str]:
+               seen: list[tuple[str, str]]) -> list[str]:
         ref = schema.get("$ref")
         if ref:
             owner = ref.removeprefix(_REF)
@@ -90,7 +100,7 @@ class Conformance:
         return []
 
     def _union(self, value: Any, schema: dict[str, Any], where: str, owner: str,
-               seen: Counter[tuple[str, str]]) -> list[str]:
+               seen: list[tuple[str, str]]) -> list[str]:
         branches = schema.get("oneOf") or schema["anyOf"]
         discriminator = schema.get("discriminator")
         if discriminator is not None:
@@ -101,10 +111,10 @@ class Conformance:
             return self._check(value, {"$ref": target}, where, owner, seen)
         best: list[str] | None = None
         for branch in branches:
-            attempt: Counter[tuple[str, str]] = Counter()
+            attempt: list[tuple[str, str]] = []
             problems = self._check(value, branch, where, owner, attempt)
             if not problems:
-                seen.update(attempt)
+                seen += attempt
                 return []
             if best is None or len(problems) < len(best):
                 best = problems
@@ -113,19 +123,16 @@ class Conformance:
     @staticmethod
     def _leaf(value: Any, schema: dict[str, Any], where: str, owner: str) -> list[str]:
         types = schema.get("type")
-        if types is not None:
+        if types is not None and not _is_a(value, types):
             allowed = [types] if isinstance(types, str) else types
-            ok = any(isinstance(value, _JSON_TYPES[t]) and not (t in ("integer", "number") and isinstance(value, bool))
-                     for t in allowed)
-            if not ok:
-                return [f"{where}: {value!r} is not {'/'.join(allowed)} as {owner} documents it"]
+            return [f"{where}: {value!r} is not {'/'.join(allowed)} as {owner} documents it"]
         if "const" in schema and value != schema["const"]:
             return [f"{where}: {value!r} is not the constant {schema['const']!r} of {owner}"]
         if "enum" in schema and value not in schema["enum"]:
             return [f"{where}: {value!r} is not one of {owner}'s values {schema['enum']}"]
-        if value in schema.get("not", {}).get("enum", ()):
+        if "not" in schema and value in schema["not"].get("enum", ()):
             return [f"{where}: {value!r} is one of the values {owner} excludes"]
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if type(value) in (int, float):
             if "minimum" in schema and value < schema["minimum"]:
                 return [f"{where}: {value} is below {owner}'s documented minimum {schema['minimum']}"]
             if "maximum" in schema and value > schema["maximum"]:
@@ -133,14 +140,14 @@ class Conformance:
         return []
 
     def _object(self, value: dict[str, Any], schema: dict[str, Any], where: str, owner: str,
-                seen: Counter[tuple[str, str]]) -> list[str]:
+                seen: list[tuple[str, str]]) -> list[str]:
         problems = [f"{where}.{name}: required by {owner} but missing"
                     for name in schema.get("required", []) if name not in value]
         properties = schema.get("properties", {})
         extra = schema.get("additionalProperties")
         for name, member in value.items():
             if name in properties:
-                seen[(owner, name)] += 1
+                seen.append((owner, name))
                 problems += self._check(member, properties[name], f"{where}.{name}", owner, seen)
             elif isinstance(extra, dict):
                 problems += self._check(member, extra, f"{where}.{name}", owner, seen)
