@@ -9,9 +9,10 @@
   keeps a half-typed join name meanwhile, and asks nothing while hidden.
 * **A lost join answer**: a join made on the server whose answer is dropped is retried with the
   same Idempotency-Key, and the page is seated with the retry's token.
-* **Timeouts**: a seat awaited past the turn timeout handed to a bot from the other player's page
-  and taken back. (A game with a bot seat played to the end by one human's clicks is
-  test_play_browser_table.py's whole game in plain words.)
+* **Timeouts**: a turn timeout and its bot set on the setup form; a seat awaited past it handed
+  to that bot, shown on the other player's page, and taken back from the late seat's page. (A
+  game with a bot seat played to the end by one human's clicks is test_play_browser_table.py's
+  whole game in plain words.)
 * **Spectate**: a spectator's page follows the game live, without polling, and resumes after
   its connection drops (the server restarts) with no event missed or repeated.
 * **Secrets**: a seat's page never shows another seat's deeds.
@@ -39,15 +40,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from apiutil import ApiServer, RedisServer, chromium_for_tests, cut_off_elsewhere
+from apiutil import ApiServer, chromium_for_tests, cut_off_elsewhere
 
 pytestmark = pytest.mark.slow
 TABLE = pytest.mark.xdist_group("play-browser")
-"""The xdist group of most tests here: one worker runs them. Each browser module is a group of
-its own, and the spectator's test (its own server, restarted) another (LONG): in one group, the
-browser tests were the suite's longest chain, on one worker for most of the run. A worker's
-browser tests share its server (conftest.py)."""
-LONG = pytest.mark.xdist_group("play-browser-long")
+"""The xdist group of the tests here: one worker runs them. Each browser module is a group of
+its own. A worker's browser tests share its server (conftest.py), the spectator's too, which
+restarts it: a group of its own (when the whole game by clicks was here, the longest chain) put
+it on a worker that may have had no other browser test, and so a server start more."""
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 SEED = 20260
@@ -560,32 +560,13 @@ def hand_a_late_seat_to_a_bot(pages: Pages, server: ApiServer, http: httpx.Clien
 
 
 @TABLE
-def test_a_seat_past_its_turn_timeout_is_handed_to_a_bot_and_taken_back(pages: Pages, server: ApiServer) -> None:
-    timeout = 5
-    http = httpx.Client(base_url=server.url, timeout=30)
-    created = http.post("/v1/games", json={
-        "players": 2, "seed": SEED + 7, "turn_timeout": timeout,
-        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}]}).json()
-    game, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
-    late, away, waiter = hand_a_late_seat_to_a_bot(pages, server, http, game, tokens, timeout)
-    seat = f'#seats li[data-seat="{late}"]'
-    away.wait_for_selector(f"{seat}.replaced button.reclaim", timeout=SETTLE)  # heard on the stream
-    away.click(f"{seat} button.reclaim")
-    away.wait_for_selector(f"#app[data-state=ready] {seat}:not(.replaced)", timeout=SETTLE)
-    assert away.inner_text("#decision .message") == ""
-    view = game_state(http, game)
-    assert view["seats"][late]["replaced"] is False
-    events = [e["type"] for e in http.get(f"/v1/games/{game}/log").json()["events"]]
-    assert events.index("seat_replaced") < events.index("seat_reclaimed")
-    waiter.wait_for_selector(f"{seat}:not(.replaced)", timeout=SETTLE)
-
-
-@TABLE
 def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: Pages, server: ApiServer) -> None:
     """A turn timeout (5 seconds: shorter, the pages' own reads may hand the seat over before
     they show it) and its bot (Random, not the default Search) chosen on the setup form with the
     keyboard alone: the server stores both, the links and the table say so, and a seat awaited
-    past the timeout is handed to Random (the waiting list's words: the back-off test)."""
+    past the timeout is handed to Random (the waiting list's words: the back-off test), shown on
+    the other player's page, and taken back from the late seat's own page. (Taking it back was a
+    test of its own, on a second game played to a late seat, with two pages more.)"""
     timeout = 5
     http = httpx.Client(base_url=server.url, timeout=30)
     bots = {b["id"]: b["name"] for b in http.get("/v1/catalog").json()["bots"]}
@@ -640,6 +621,17 @@ def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: P
     assert (replaced["seat"], replaced["data"]) == (late, {"bot": "random"})
     # The bot played the seat on from there (the claim's request played it).
     assert any(e["seat"] == late and e["n"] > replaced["n"] and not e["type"].startswith("seat_") for e in events)
+
+    # The late player is back: their page offers to take the seat back (heard on the stream).
+    seat = f'#seats li[data-seat="{late}"]'
+    away.wait_for_selector(f"{seat}.replaced button.reclaim", timeout=SETTLE)
+    away.click(f"{seat} button.reclaim")
+    away.wait_for_selector(f"#app[data-state=ready] {seat}:not(.replaced)", timeout=SETTLE)
+    assert away.inner_text("#decision .message") == ""
+    assert game_state(http, game)["seats"][late]["replaced"] is False
+    events = [e["type"] for e in http.get(f"/v1/games/{game}/log").json()["events"]]
+    assert events.index("seat_replaced") < events.index("seat_reclaimed")
+    waiter.wait_for_selector(f"{seat}:not(.replaced)", timeout=SETTLE)
 
 
 def token_of(page: Any) -> str:
@@ -752,10 +744,10 @@ def test_an_unknown_game_or_a_wrong_token_says_so(pages: Pages, server: ApiServe
 # -- spectate --------------------------------------------------------------------------------
 
 
-@LONG
-def test_a_spectator_follows_live_and_resumes_after_a_drop(browser: Any, redis_server: RedisServer) -> None:
-    # A server of its own: it is restarted on the same port (and Redis) to drop the stream.
-    server = ApiServer(redis_server.url).start()
+@TABLE
+def test_a_spectator_follows_live_and_resumes_after_a_drop(browser: Any, server: ApiServer) -> None:
+    # The test process's server (conftest.py), restarted on the same port and Redis to drop the
+    # stream, and running again whatever happens here (the process's later tests share it).
     pages = Pages(browser, server)
     try:
         http = httpx.Client(base_url=server.url, timeout=30)
@@ -803,8 +795,9 @@ def test_a_spectator_follows_live_and_resumes_after_a_drop(browser: Any, redis_s
         act_randomly(http, game, tokens, rng, until=lambda v: v["version"] >= 30)
         assert len(caught_up()) > len(after)
     finally:
+        if server.process is None:
+            server.start()
         pages.close()
-        server.stop()
 
 
 # -- secrets ---------------------------------------------------------------------------------
