@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import msgspec
 
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app.auth import seat_of
+from darkroad.api.app.auth import holds, seat_of
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.changes import Change, play
 from darkroad.api.app.reading import Reading
@@ -264,10 +264,12 @@ class Acting:
         cached = self.games.cache.peek(request.game_id)
         if cached is None or not admits(request.expected, cached.game.version):
             return None
-        seat = cached.seat_of_token(request.token)
-        if seat is None and cached.lobby is not None:
-            return None  # a seat may have been joined since this process cached the game: ask the store
-        seat = self._seat(request, cached.token_hashes) if seat is None else self._own(request, seat)
+        seat = request.action.seat
+        if not holds(request.token, cached.token_hashes, seat):  # not the action's seat's token: whose, then?
+            found = cached.seat_of_token(request.token)
+            if found is None and cached.lobby is not None:
+                return None  # a seat may have been joined since this process cached the game: ask the store
+            seat = self._seat(request, cached.token_hashes) if found is None else self._own(request, found)
         # Taken out of the cache while it changes: other requests must not see an uncommitted version.
         self.games.cache.take(request.game_id)
         return cached, seat
@@ -375,6 +377,8 @@ class Acting:
     @staticmethod
     def _seat(request: _Request, token_hashes: tuple[str, ...]) -> int:
         """The token's seat, which must be the action's (``invalid-token``, ``wrong-seat``)."""
+        if holds(request.token, token_hashes, request.action.seat):
+            return request.action.seat
         return Acting._own(request, seat_of(request.token, token_hashes))
 
     @staticmethod

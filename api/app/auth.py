@@ -1,11 +1,11 @@
 """Seat tokens: one random secret per seat, stored only as a sha256 hash.
 
 A caller proves its seat with a token (the HTTP edge reads it from ``Authorization:
-Bearer <token>``). The presented token is
-hashed and compared with every seat's hash in constant time (``hmac.compare_digest``, and
-all seats are always compared), so timing reveals neither which seat nor how much of a
-token matched. Tokens carry 256 random bits, so a fast hash is enough: there is nothing
-to brute-force.
+Bearer <token>``). The presented token is hashed and compared in constant time
+(``hmac.compare_digest``): with the one seat an action names (:func:`holds`), whose answer the
+caller learns anyway, or with every seat's hash, all of them always compared (:func:`seat_of`),
+so timing reveals neither which seat nor how much of a token matched. Tokens carry 256
+random bits, so a fast hash is enough: there is nothing to brute-force.
 """
 
 from __future__ import annotations
@@ -40,6 +40,13 @@ def seat_of(token: str, token_hashes: Sequence[str]) -> int:
     if seat is None:
         raise ServiceError("invalid-token", "This token is not a seat token of this game.")
     return seat
+
+
+def holds(token: str, token_hashes: Sequence[str], seat: int) -> bool:
+    """Whether ``token`` is seat ``seat``'s: its hash compared with that seat's alone. An action
+    names its seat, so this is the one comparison a rightful action needs; whose token it is
+    otherwise (:func:`seat_of`) only tells which refusal to give."""
+    return 0 <= seat < len(token_hashes) and hmac.compare_digest(hash_token(token), token_hashes[seat])
 
 
 def seat_or_none(token: str, token_hashes: Sequence[str]) -> int | None:
