@@ -36,6 +36,22 @@ _uv_into_venv() {  # uv into .venv: by its own pip, by $PY's (pip >= 22.3's --py
   "$PY" -m pip --python "$VENV_PY" install -q uv >/dev/null 2>&1 && return 0
   "$VENV_PY" -m ensurepip -q >/dev/null 2>&1 && "$VENV_PY" -m pip install -q uv >/dev/null 2>&1
 }
+# uv once a machine: a clean clone's .venv is new each time, and pip installing uv into it was
+# 2.5-3.6 s of CPU (4-13 s of wall) before anything else could start. Nothing runs uv but the
+# install below, so one copy serves every clone: a venv of its own in the user's cache (made under
+# a lock, moved into place whole). Sets $_uv; fails without a writable cache or a pip to make it.
+_uv_cached() {
+  local home
+  home="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/darkroad-uv"
+  if [ ! -x "$home/bin/uv" ]; then
+    mkdir -p "${home%/*}" 2>/dev/null || return 1
+    ( flock 8 && { [ -x "$home/bin/uv" ] || { rm -rf "$home.new" && "$PY" -m venv --without-pip "$home.new" \
+        && "$PY" -m pip --python "$home.new/bin/python" install -q uv && mv "$home.new" "$home"; }; }
+    ) 8>"$home.lock" >/dev/null 2>&1 || return 1
+  fi
+  _uv="$home/bin/uv"
+}
+_uv_install() { "$_uv" pip install -q --python "$VENV_PY" --upgrade pip "${_targets[@]}"; }
 _extras=${VENV_EXTRAS:-}
 # Reinstall only when pyproject.toml changed since the last install (a stamp in .venv); the
 # editable folders of $VENV_EDITABLES (scripts/test: the example fan pack) likewise by theirs.
@@ -55,8 +71,8 @@ if [ "${#_targets[@]}" -gt 0 ]; then
   # editable builds one after the other). The same packages either way (PyPI's newest within
   # pyproject's bounds); pip is upgraded in the same pass, since tests run `python -m pip`.
   # Without uv, or when uv fails (it reads PyPI only, not pip's configured indexes), pip as before.
-  if _uv_into_venv && [ -x .venv/bin/uv ] \
-      && .venv/bin/uv pip install -q --python "$VENV_PY" --upgrade pip "${_targets[@]}"; then
+  # The machine's uv first; should it fail (a cache gone bad), a uv of this venv's own.
+  if { _uv_cached && _uv_install; } || { _uv_into_venv && [ -x .venv/bin/uv ] && _uv=.venv/bin/uv && _uv_install; }; then
     :
   else
     # A venv made without pip gets one: by its ensurepip, or, where Debian ships ensurepip apart
