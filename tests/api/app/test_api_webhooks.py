@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, BotProcess, NewGame, assert_problem, create_game, serve
+from apiutil import BotProcess, NewGame, assert_problem, create_game, serve
 from litestar import Litestar
 from receiver import Receiver, receiver
 
@@ -366,38 +366,42 @@ def test_a_receiver_fixture_is_real_http() -> None:
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
+async def test_a_worker_killed_mid_delivery_loses_nothing(
+    redis_url: str, make_app: Callable[[Settings], Litestar]
+) -> None:
     """``darkroad bots`` killed with SIGKILL while a receiver holds its delivery: another worker
     claims the message and sends it again with the same ``webhook-id``; every message of the
-    game arrives, at least once."""
+    game arrives, at least once. The API that takes the game's actions is served in-process
+    (``bots`` 0, as ``serve --bots 0``): the workers are the processes under test."""
     env = {"DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1", "DARKROAD_WEBHOOK_CLAIM_TIMEOUT": "2",
            "DARKROAD_WEBHOOK_TIMEOUT": "60", "DARKROAD_WEBHOOK_FIRST_RETRY": "0.2"}
-    server = ApiServer(redis_url, args=["--bots", "0"], env=env).start()
+    app = make_app(Settings(redis_url=redis_url, bots=0, webhook_allow_private=True))
     first = BotProcess(redis_url, env=env).start()
     second = None
     rnd = random.Random(7)
     try:
-        with receiver(delays=[120.0]) as hook, httpx.Client(base_url=server.url, timeout=10) as client:
-            game = NewGame(client.post("/v1/games", json={"players": 2, "seed": 5}).json())
-            for seat in (0, 1):
-                made = client.put(hook_url(game, seat), json={"url": hook.url}, headers=game.auth(seat))
-                assert made.status_code == 201, made.text
-            expected: set[tuple[int, int]] = set()
-            before = set(client.get(game.url).json()["awaiting"])
-            for n in range(30):
-                view = client.get(game.url).json()
-                seat = view["awaiting"][0]
-                actions = client.get(f"{game.url}/actions", headers=game.auth(seat)).json()["actions"]
-                after = client.post(f"{game.url}/actions", json=rnd.choice(actions),
-                                    headers={**game.auth(seat), "If-Match": f'"{view["version"]}"'}).json()
-                awaiting = set(after["awaiting"])
-                expected |= {(s, after["version"]) for s in awaiting - before}
-                before = awaiting
-                if n == 10:
-                    held = hook.wait_for(1)[0]  # the first message, held by the receiver
-                    first.kill()
-                    killed = time.monotonic()
-                    second = BotProcess(redis_url, env=env).start()
+        with receiver(delays=[120.0]) as hook:
+            async with serve(app) as client:
+                game = NewGame((await client.post("/v1/games", json={"players": 2, "seed": 5})).json())
+                for seat in (0, 1):
+                    made = await client.put(hook_url(game, seat), json={"url": hook.url}, headers=game.auth(seat))
+                    assert made.status_code == 201, made.text
+                expected: set[tuple[int, int]] = set()
+                before = set((await client.get(game.url)).json()["awaiting"])
+                for n in range(30):
+                    view = (await client.get(game.url)).json()
+                    seat = view["awaiting"][0]
+                    actions = (await client.get(f"{game.url}/actions", headers=game.auth(seat))).json()["actions"]
+                    after = (await client.post(f"{game.url}/actions", json=rnd.choice(actions),
+                                               headers={**game.auth(seat), "If-Match": f'"{view["version"]}"'})).json()
+                    awaiting = set(after["awaiting"])
+                    expected |= {(s, after["version"]) for s in awaiting - before}
+                    before = awaiting
+                    if n == 10:
+                        held = (await asyncio.to_thread(hook.wait_for, 1))[0]  # the first message, held by the receiver
+                        first.kill()
+                        killed = time.monotonic()
+                        second = BotProcess(redis_url, env=env).start()
             assert second is not None
             # Wait for every message *and* the held one's second sending: the second worker sends
             # the messages it claims beside the new ones it reads, in any order, so every id may
@@ -408,7 +412,7 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
                 got = {(int(i.split(".")[-2]), int(i.split(".")[-3])) for i in ids}
                 if (got >= expected and ids.count(held.headers["webhook-id"]) >= 2) or time.monotonic() > deadline:
                     break
-                time.sleep(0.1)
+                await asyncio.sleep(0.1)
             assert got == expected
             assert ids.count(held.headers["webhook-id"]) >= 2  # sent again, with its id
             # ... by the second worker: the first kept the message it was delivering, however
@@ -419,7 +423,6 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url: str) -> None:
         for process in (first, second):
             if process is not None:
                 process.stop()
-        server.stop()
 
 
 async def test_a_redirect_is_not_followed(shared_app: Callable[[Settings], Litestar]) -> None:
