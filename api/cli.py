@@ -1,4 +1,10 @@
-"""The ``darkroad`` command line: serve the API, write its OpenAPI document."""
+"""The ``darkroad`` command line: serve the API, write its OpenAPI document.
+
+The server's modules (Litestar, redis-py, uvicorn, the app, the store) are imported by the
+commands that use them, not at the top: every command's process imports this module, and most
+commands (``plugins``, ``simulate``, ``arena``, ``new-plugin``, ``record verify``) need only the
+core, so they do not wait for the server's imports.
+"""
 
 from __future__ import annotations
 
@@ -10,31 +16,20 @@ import signal
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import msgspec
-import prometheus_client
 import typer
-import uvicorn
 from rich.console import Console
 from rich.table import Table
 
-from darkroad.api.app import lobby as lobbies
-from darkroad.api.app import records
-from darkroad.api.app.bot_worker import BotWorker
-from darkroad.api.app.service_errors import ServiceError, unknown_game
-from darkroad.api.app.webhook_delivery import Deliverer
-from darkroad.api.http.app import LOG_FORMAT, create_app, open_store
-from darkroad.api.http.openapi import document
-from darkroad.api.http.server import HttpProtocol
-from darkroad.api.http.webhook_client import WebhookClient
-from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoreConfigError, StoreUnavailable
-from darkroad.api.store.topology import redact
 from darkroad.api.tools import arena, commands
 from darkroad.core import Engine, PluginError
 from darkroad.core.errors import DarkroadError
+
+if TYPE_CHECKING:
+    from darkroad.api.metrics import Metrics
 
 app = typer.Typer(
     name="darkroad",
@@ -115,6 +110,10 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the REST API (OpenAPI document at /schema/openapi.json)."""
+    import uvicorn
+
+    from darkroad.api.http.server import HttpProtocol
+
     if workers > 1 and not redis_url:
         raise typer.BadParameter(
             "each worker is a separate process with its own memory, so without a shared store a game "
@@ -127,9 +126,7 @@ def serve(
     os.environ["DARKROAD_LOG_LEVEL"] = log_level  # the workers' own loggers (configure_logging)
     metrics_dir = _share_metrics(workers)
     settings = _checked_settings(redis_url, strict)
-    store = "memory (single process; games are lost when it stops)"
-    if redis_url:
-        store = f"{redis_mode.value} Redis at {redact(redis_url)}" + (f", service {redis_service}" if redis_service else "")
+    store = _store_named(redis_url, redis_mode, redis_service)
     typer.echo(f"darkroad API on http://{host}:{port} with {workers} worker(s); store: {store}", err=True)
     uvicorn.run(
         "darkroad.api.http.app:create_app_from_env",
@@ -151,6 +148,15 @@ def serve(
     if metrics_dir is not None:
         del os.environ["PROMETHEUS_MULTIPROC_DIR"]
         metrics_dir.cleanup()
+
+
+def _store_named(redis_url: str | None, redis_mode: RedisMode, redis_service: str | None) -> str:
+    """The store as ``serve`` names it when it starts (a URL without its password)."""
+    from darkroad.api.store.topology import redact
+
+    if not redis_url:
+        return "memory (single process; games are lost when it stops)"
+    return f"{redis_mode.value} Redis at {redact(redis_url)}" + (f", service {redis_service}" if redis_service else "")
 
 
 def _export_settings(
@@ -218,6 +224,12 @@ def bots_command(
 ) -> None:
     """A bot worker: plays the bots' moves and the turn clocks of the games in Redis, and delivers their
     webhook messages, apart from the API."""
+    import prometheus_client
+
+    from darkroad.api.http.app import LOG_FORMAT
+    from darkroad.api.metrics import Metrics
+    from darkroad.api.store.topology import redact
+
     if not redis_url:
         raise typer.BadParameter(
             "a bot worker takes its jobs from the store the API writes them to: pass --redis-url (or set "
@@ -238,6 +250,11 @@ def bots_command(
 
 
 async def _run_bots(engine: Engine, settings: Settings, metrics: Metrics, concurrency: int) -> None:
+    from darkroad.api.app.bot_worker import BotWorker
+    from darkroad.api.app.webhook_delivery import Deliverer
+    from darkroad.api.http.app import open_store
+    from darkroad.api.http.webhook_client import WebhookClient
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -254,6 +271,8 @@ async def check_store(settings: Settings) -> None:
     """Open and close the store ``settings`` name: :class:`StoreConfigError` when the Redis
     deployment reached is not the one the mode expects, :class:`StoreUnavailable` when it
     cannot be reached."""
+    from darkroad.api.http.app import open_store
+
     async with open_store(settings):
         pass
 
@@ -281,6 +300,9 @@ def openapi(
 
 def openapi_document(*, builtin_only: bool = False) -> dict[str, object]:
     """The OpenAPI document of this installation (or of the base game alone)."""
+    from darkroad.api.http.app import create_app
+    from darkroad.api.http.openapi import document
+
     engine = Engine.load()
     if builtin_only:
         engine = Engine.load(
@@ -303,6 +325,9 @@ def record_verify(
 ) -> None:
     """Replay a game record with the installed plugins and print its final score table; exit 1 if it
     does not replay (a missing plugin or another version, an illegal action, another result)."""
+    from darkroad.api.app import records
+    from darkroad.api.app.service_errors import ServiceError
+
     console = Console()
     engine = Engine.load()
     try:
@@ -337,6 +362,8 @@ def record_export(
                                                            "every hidden card: for its operator only).")] = False,
 ) -> None:
     """Write a game's record (as GET /v1/games/{id}/record answers it) to a file."""
+    from darkroad.api.app.service_errors import ServiceError
+
     settings = Settings(redis_url=redis_url, redis_mode=redis_mode.value, redis_service=redis_service)
     try:
         raw = asyncio.run(_export(settings, game_id, running))
@@ -350,6 +377,13 @@ def record_export(
 
 
 async def _export(settings: Settings, game_id: str, running: bool) -> bytes:
+    import msgspec
+
+    from darkroad.api.app import lobby as lobbies
+    from darkroad.api.app import records
+    from darkroad.api.app.service_errors import ServiceError, unknown_game
+    from darkroad.api.http.app import open_store
+
     engine = Engine.load(exclude=settings.exclude_plugins)
     async with open_store(settings) as store:
         stored = await store.load(game_id)

@@ -4,11 +4,13 @@ The scaffold is checked three ways, from cheap to real:
 
 * in-process: the generated module, loaded by path, registered with
   ``Table.new(plugins=...)`` / ``Engine.load(extra=...)``, plays;
-* installed by simulation: a ``.dist-info`` folder with the generated entry point next to
-  the package on ``PYTHONPATH`` of a subprocess, where ``darkroad plugins --json`` lists
-  it, the generated test passes, ``GET /v1/catalog`` shows it and a game created with it
-  completes over the API;
-* a real ``pip install --target`` of the package (slow: it builds a wheel).
+* installed: by a real ``pip install --target`` of the package (it builds a wheel), in a
+  folder on ``PYTHONPATH`` of a subprocess, where ``darkroad plugins --json`` lists it, the
+  generated test passes, ``GET /v1/catalog`` shows it and a game created with it completes
+  over the API;
+* installed by simulation (a ``.dist-info`` folder with the generated entry point next to the
+  package), where one install per test is needed: a package changed by the test, the bot's, and
+  the installed tests above where pip cannot build the package without downloading setuptools.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -213,13 +216,6 @@ def test_in_process_the_building_plays(folder: Path) -> None:
     assert t.game.finished and PLUGIN in t.game.config.plugins
 
 
-def test_the_generated_test_passes_once_installed(folder: Path, tmp_path: Path) -> None:
-    env = fake_install(folder, tmp_path / "site")
-    done = run_generated_tests(folder, env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "5 passed" in done.stdout
-
-
 def test_the_generated_test_fails_on_a_text_the_catalog_lacks(tmp_path: Path) -> None:
     """A fan who changes the building's text without updating the catalog is told so by the
     package's own test (the English text is still shown: gettext's fallback)."""
@@ -238,8 +234,73 @@ def test_the_generated_test_says_to_install_first(folder: Path) -> None:
     assert "pip install -e ." in done.stdout
 
 
-def test_installed_it_is_listed_by_darkroad_plugins(folder: Path, tmp_path: Path) -> None:
-    report = plugins_json(fake_install(folder, tmp_path / "site"))
+def builds_offline(setuptools: tuple[int, int] = (64, 0)) -> bool:
+    """Whether this environment can build a package whose build needs ``setuptools`` (the
+    generated pyproject.toml's 64 by default) without downloading it: pip then builds with it
+    (``--no-build-isolation``) rather than in a build environment it makes for the one build
+    (the test extras bring a setuptools for it)."""
+    try:
+        version = tuple(int(x) for x in md.version("setuptools").split(".")[:2])
+    except (md.PackageNotFoundError, ValueError):
+        return False
+    return version >= max(setuptools, (70, 1)) or (version >= setuptools and importlib.util.find_spec("wheel") is not None)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The scaffolded package installed: its source folder, the environment of a subprocess that
+    sees it installed, and where (``site``: a real install's target; None: simulated)."""
+
+    folder: Path
+    env: dict[str, str]
+    site: Path | None
+
+
+INSTALLED = pytest.mark.xdist_group("scaffold-installed")
+"""The tests of the ``installed`` package run on one worker under ``--dist loadgroup``, so that
+the package is built and installed once for all of them."""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """A fresh scaffold (pip builds in its folder) installed by ``pip install --target`` into a
+    folder of its own (not this environment), once for the tests that run it in a subprocess;
+    installed by simulation (:func:`fake_install`) where pip cannot build it without
+    downloading setuptools."""
+    out = tmp_path_factory.mktemp("scaffold-installed")
+    target, _ = scaffold.scaffold(NAME, out / "src")
+    site = out / "site"
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check",
+           "--target", str(site), str(target)]
+    offline = builds_offline()
+    if offline:
+        cmd.insert(4, "--no-build-isolation")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode and not offline and "setuptools" in done.stdout + done.stderr:
+        return Installed(target, fake_install(target, out / "fake-site"), None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return Installed(target, environment(site), site)
+
+
+@INSTALLED
+def test_pip_installs_it_with_its_catalog(installed: Installed) -> None:
+    """``pip install`` of a fresh scaffold: the compiled catalog is package data."""
+    if installed.site is None:
+        pytest.skip("cannot build without downloading setuptools (the tests of the installed package ran on a "
+                    "simulated install)")
+    assert (installed.site / PACKAGE / "locale" / "hu" / "LC_MESSAGES" / f"{PACKAGE}.mo").is_file()
+
+
+@INSTALLED
+def test_the_generated_test_passes_once_installed(installed: Installed) -> None:
+    done = run_generated_tests(installed.folder, installed.env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 passed" in done.stdout
+
+
+@INSTALLED
+def test_installed_it_is_listed_by_darkroad_plugins(installed: Installed) -> None:
+    report = plugins_json(installed.env)
     [listed] = [p for p in report["plugins"] if p["name"] == PLUGIN]
     assert (listed["version"], listed["dist"], listed["module"], listed["builtin"]) == (
         "0.1.0", DIST, f"{PACKAGE}.{COMPONENT}", False)
@@ -278,9 +339,9 @@ with TestClient(app=create_app(Settings())) as client:
 """
 
 
-def test_installed_it_is_in_the_catalog_and_a_game_with_it_completes_over_the_api(folder: Path,
-                                                                                  tmp_path: Path) -> None:
-    env = fake_install(folder, tmp_path / "site")
+@INSTALLED
+def test_installed_it_is_in_the_catalog_and_a_game_with_it_completes_over_the_api(installed: Installed) -> None:
+    env = installed.env
     script = f"BUILDINGS = {[COMPONENT, *OTHERS]!r}\n" + textwrap.dedent(API_GAME)
     done = run(["-c", script], env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -292,39 +353,6 @@ def test_installed_it_is_in_the_catalog_and_a_game_with_it_completes_over_the_ap
     assert out["status"] == "finished"
     assert COMPONENT in out["config"]["buildings"]
     assert out["config"]["plugins"][PLUGIN] == "0.1.0"
-
-
-def builds_offline(setuptools: tuple[int, int] = (64, 0)) -> bool:
-    """Whether this environment can build a package whose build needs ``setuptools`` (the
-    generated pyproject.toml's 64 by default) without downloading it: pip then builds with it
-    (``--no-build-isolation``) rather than in a build environment it makes for the one build
-    (the test extras bring a setuptools for it)."""
-    try:
-        version = tuple(int(x) for x in md.version("setuptools").split(".")[:2])
-    except (md.PackageNotFoundError, ValueError):
-        return False
-    return version >= max(setuptools, (70, 1)) or (version >= setuptools and importlib.util.find_spec("wheel") is not None)
-
-
-@pytest.mark.slow
-def test_a_real_pip_install(tmp_path: Path) -> None:
-    """``pip install`` of a fresh scaffold into a folder of its own (not this environment)."""
-    target, _ = scaffold.scaffold(NAME, tmp_path / "src")
-    site = tmp_path / "site"
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check",
-           "--target", str(site), str(target)]
-    offline = builds_offline()
-    if offline:
-        cmd.insert(4, "--no-build-isolation")
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if done.returncode and not offline and "setuptools" in done.stdout + done.stderr:
-        pytest.skip(f"cannot build without downloading setuptools: {done.stderr.strip()[-300:]}")
-    assert done.returncode == 0, done.stdout + done.stderr
-    env = environment(site)
-    assert (site / PACKAGE / "locale" / "hu" / "LC_MESSAGES" / f"{PACKAGE}.mo").is_file()  # package data
-    assert any(p["name"] == PLUGIN and p["dist"] == DIST for p in plugins_json(env)["plugins"])
-    tests = run_generated_tests(target, env)
-    assert tests.returncode == 0, tests.stdout + tests.stderr
 
 
 # ruff and mypy are installed next to this Python (the test extras), which may not be on PATH.

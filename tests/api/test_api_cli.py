@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 from apiutil import ApiServer, RedisServer, free_port, need_redis
 from redisnodes import ClusterNodes, SentinelGroup
 from typer.testing import CliRunner
@@ -28,7 +29,7 @@ runner = CliRunner()
 def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Record ``uvicorn.run`` instead of serving."""
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
     # serve passes its options to the workers in the environment: undo that after the test.
     for variable in ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE", "DARKROAD_STRICT_PLUGINS",
                      "DARKROAD_TRUSTED_PROXIES", "PROMETHEUS_MULTIPROC_DIR"):
@@ -265,7 +266,7 @@ def test_serve_workers_sum_their_metrics_in_a_directory_of_their_own(
     uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[str | None] = []
-    monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kwargs: seen.append(os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: seen.append(os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
     monkeypatch.setattr(cli, "check_store", lambda settings: asyncio.sleep(0))
     result = runner.invoke(cli.app, ["serve", "--workers", "2", "--redis-url", "redis://127.0.0.1:1/0"])
     assert result.exit_code == 0, result.output
