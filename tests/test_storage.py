@@ -373,48 +373,39 @@ property_settings = settings(
 
 @property_settings
 @given(goods=small_goods, spec=small_specs())
-def test_fits_agrees_with_brute_force(goods, spec):
-    assert EXTENDED_PACKER.fits(goods, spec) == slow_fits(EXTENDED, goods, spec)
-
-
-@property_settings
-@given(goods=small_goods, spec=small_specs())
-def test_arrangement_is_legal_exactly_when_it_fits(goods, spec):
+def test_fits_agrees_with_brute_force_and_its_arrangement_is_legal(goods, spec):
+    """On small grids: the packer's answer is the brute force's, and it arranges the goods
+    (legally) exactly when they fit."""
+    fits = EXTENDED_PACKER.fits(goods, spec)
+    assert fits == slow_fits(EXTENDED, goods, spec)
     arrangement = EXTENDED_PACKER.arrangement(goods, spec)
-    assert (arrangement is not None) == EXTENDED_PACKER.fits(goods, spec)
+    assert (arrangement is not None) == fits
     if arrangement is not None:
         check_arrangement(EXTENDED, goods, spec, arrangement)
 
 
 @property_settings
-@given(goods=realistic_goods, spec=realistic_specs)
-def test_arrangement_is_legal_on_the_wagon(goods, spec):
+@given(goods=realistic_goods, spec=realistic_specs, data=st.data())
+def test_on_the_wagon_arranged_exactly_when_it_fits_monotonic_and_order_independent(goods, spec, data):
+    """On the wagon's grid, with the goods and storage a game has: the goods are arranged
+    (legally) exactly when they fit; fewer goods, or more capacity, never stop them fitting; the
+    goods in another order, asked of a packer without memos, get the same answer and a legal
+    arrangement."""
+    fits = PACKER.fits(goods, spec)
     arrangement = PACKER.arrangement(goods, spec)
-    assert (arrangement is not None) == PACKER.fits(goods, spec)
+    assert (arrangement is not None) == fits
     if arrangement is not None:
         check_arrangement(FOOTPRINTS, goods, spec, arrangement)
-
-
-@property_settings
-@given(goods=realistic_goods, spec=realistic_specs, data=st.data())
-def test_monotonic(goods, spec, data):
-    if not PACKER.fits(goods, spec):
-        return
-    if goods:
-        drop = data.draw(st.integers(0, len(goods) - 1))
-        assert PACKER.fits(goods[:drop] + goods[drop + 1 :], spec)
-    # More capacity never hurts.
-    assert PACKER.fits(goods, attrs.evolve(spec, any_slots=spec.any_slots + 1))
-    assert PACKER.fits(goods, attrs.evolve(spec, extra_grids=(*spec.extra_grids, (1, 2))))
-    assert PACKER.fits(goods, attrs.evolve(spec, fixed_tiles=spec.fixed_tiles[1:]))
-
-
-@property_settings
-@given(goods=realistic_goods, spec=realistic_specs, data=st.data())
-def test_order_independent(goods, spec, data):
+    if fits:
+        if goods:
+            drop = data.draw(st.integers(0, len(goods) - 1))
+            assert PACKER.fits(goods[:drop] + goods[drop + 1 :], spec)
+        assert PACKER.fits(goods, attrs.evolve(spec, any_slots=spec.any_slots + 1))
+        assert PACKER.fits(goods, attrs.evolve(spec, extra_grids=(*spec.extra_grids, (1, 2))))
+        assert PACKER.fits(goods, attrs.evolve(spec, fixed_tiles=spec.fixed_tiles[1:]))
     shuffled = data.draw(st.permutations(goods))
     fresh = Packer(FOOTPRINTS)  # no memo shared with the first call
-    assert fresh.fits(shuffled, spec) == PACKER.fits(goods, spec)
+    assert fresh.fits(shuffled, spec) == fits
     arrangement = fresh.arrangement(shuffled, spec)
     if arrangement is not None:
         check_arrangement(FOOTPRINTS, shuffled, spec, arrangement)
