@@ -34,10 +34,16 @@ def as_packer_arrangement(storage: dict[str, Any]) -> dict[str, Any]:
     return {"grid": grid, "extra": storage["extra_grids"], "any_slots": storage["slot_goods"]}
 
 
-def check_view(engine: Engine, table: Table, seat: int) -> dict[str, Any] | None:
-    """Check ``seat``'s storage in every view of ``table`` (they show the same), and return it."""
-    # As clients see them: JSON (the view's rows are shared tuples, arrays in JSON).
-    views = [json.loads(json.dumps(engine.view(table.game, s))) for s in (None, *range(len(table.game.players)))]
+def every_view(engine: Engine, table: Table) -> list[dict[str, Any]]:
+    """Every view of ``table``'s game (the spectator's, then each seat's) as clients see them:
+    JSON (the view's rows are shared tuples, arrays in JSON)."""
+    return [json.loads(json.dumps(engine.view(table.game, s))) for s in (None, *range(len(table.game.players)))]
+
+
+def check_view(engine: Engine, table: Table, seat: int, views: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """Check ``seat``'s storage in every view of ``table`` (they show the same; ``views``: the
+    views of the position as it is, when the caller has them), and return it."""
+    views = views or every_view(engine, table)
     player = views[0]["players"][seat]
     assert all(v["players"][seat]["storage"] == player["storage"] for v in views)
     storage = player["storage"]
@@ -124,7 +130,8 @@ def test_every_view_of_random_games(engine: Engine, seed: int) -> None:
                       private_concern=seed % 3 == 2)
     rng = random.Random(seed)
     while not table.game.finished:
+        views = every_view(engine, table)  # each seat's storage is checked in all of them
         for seat in range(players):
-            check_view(engine, table, seat)
+            check_view(engine, table, seat, views)
         seat = table.awaiting[0]
         table.apply(rng.choice(table.legal(seat)))
