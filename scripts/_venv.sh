@@ -46,7 +46,7 @@ _uv_cached() {
   if [ ! -x "$home/bin/uv" ]; then
     mkdir -p "${home%/*}" 2>/dev/null || return 1
     ( flock 8 && { [ -x "$home/bin/uv" ] || { rm -rf "$home.new" && "$PY" -m venv --without-pip "$home.new" \
-        && "$PY" -m pip --python "$home.new/bin/python" install -q uv && mv "$home.new" "$home"; }; }
+        && "$PY" -m pip --python "$home.new/bin/python" install -q uv && rm -rf "$home" && mv "$home.new" "$home"; }; }
     ) 8>"$home.lock" >/dev/null 2>&1 || return 1
   fi
   _uv="$home/bin/uv"
