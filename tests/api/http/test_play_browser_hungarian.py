@@ -1,10 +1,13 @@
 """``/play`` in a Hungarian browser (Debian's Chromium with the ``hu-HU`` locale, driven by
 Playwright, as ``test_play_browser.py``, whose server and browser it uses):
 
-* **No English on the table**: the setup page, then a game against the greedy bot set up on it
-  and played by clicks into its third round, at every kind of decision met, at desktop and
-  phone widths: no English word in the text a player reads nor in an accessible name (buttons,
-  landmarks, live regions, images, titles), and ``<html lang="hu">``.
+* **No English on the table**: the setup page, and the table of a game against the greedy bot
+  into its third round, at every kind of decision met, at desktop and phone widths: no English
+  word in the text a player reads nor in an accessible name (buttons, landmarks, live regions,
+  images, titles), and ``<html lang="hu">``. The game is test_play_browser_table.py's whole
+  game by clicks, which keeps a Hungarian page of its seat open for its first three rounds
+  (:class:`HungarianSeat`): the same game, seed, bot and clicks this module played on a page of
+  its own, every page update of it twice.
 * **The end and the replay**: a finished game's table (the final score, the whole log) and its
   replay viewer at the setup, mid-game and the end, with no English word, at both widths.
 * **How to play** in Hungarian, from the help link: the rulebook quoted in the Hungarian
@@ -20,7 +23,6 @@ are not English words here; placeholders are no words.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,14 +34,13 @@ import pytest
 import test_play_browser
 from apiutil import ApiServer, cut_off_elsewhere
 from babel.messages.pofile import read_po
-from test_play_browser import PHONE, SEED, SETTLE, WIDE, game_state, settled
+from test_play_browser import PHONE, SETTLE, WIDE, game_state, settled
 from test_play_browser_replay import finished_game
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser-hungarian")]  # one worker: module fixtures
 # The browser and the server of test_play_browser, as fixtures of this module.
 browser = test_play_browser.browser
 server = test_play_browser.server
-screenshots = test_play_browser.screenshots
 
 ROOT = Path(__file__).resolve().parents[3]
 CATALOGS = ("core/locale/hu/LC_MESSAGES/darkroad.po", "plugins/locale/hu/LC_MESSAGES/darkroad_basegame.po",
@@ -161,58 +162,68 @@ def at_both_widths(page: Any, english: English, where: str, names: tuple[str, ..
     return found
 
 
-def test_a_game_in_a_hungarian_browser_shows_no_english(hungarian_browser: Any, server: ApiServer,
-                                                       english: English, screenshots: Path) -> None:
-    """The setup page, then a game against the greedy bot played by clicks into round 3: at the
-    first decision of each kind, no English word on the page nor in its accessible names, at
-    desktop and phone widths. The table of round 2's first decision is the README's Hungarian
-    screenshot (``play-hu.png``: scripts/screenshots)."""
+def test_the_setup_page_in_a_hungarian_browser_shows_no_english(hungarian_browser: Any, server: ApiServer,
+                                                                english: English) -> None:
+    """The setup page: no English word on it nor in its accessible names, at desktop and phone
+    widths. (The table, at every kind of decision of three rounds: :class:`HungarianSeat`.)"""
     page = hungarian_browser.new_page()
     page.goto(f"{server.url}/play")
     page.wait_for_selector("#app[data-state=ready]")
     found = at_both_widths(page, english, "setup")
-    page.fill("#seat-0-name", "Anna")
-    page.select_option("#seat-1-kind", "bot")
-    page.select_option("#seat-1-bot", "greedy")
-    page.fill("#seed", str(SEED))
-    page.click("text=A játék létrehozása")
-    page.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]{22}#seat=0&token=[^&]+$"), timeout=SETTLE)
-    game = page.url.split("/play/")[1].split("#")[0]
-    token = page.url.split("token=")[1]
-    http = httpx.Client(base_url=server.url, timeout=30)
-    auth = {"Authorization": f"Bearer {token}"}
-    rng = random.Random(SEED)
-    kinds: list[str] = []
-    shot = False
-    while True:
-        view = game_state(http, game, token)
-        if view["status"] == "finished" or view["round"] > ROUNDS_PLAYED:
-            break
-        if 0 not in view["awaiting"]:
-            page.wait_for_timeout(20)  # the bot's move, made by the server's worker
-            continue
-        version = view["version"]
-        ready = f'#app[data-state=ready][data-version="{version}"] #decision button.action'
-        for _ in range(int(SETTLE / 20)):  # its buttons, or the page took the only answer itself
-            if page.locator(ready).count() or game_state(http, game)["version"] != version:
-                break
-            page.wait_for_timeout(20)
-        if game_state(http, game)["version"] != version:
-            continue
-        kind = view["decision"]["type"]
-        if view["round"] == 2 and not shot:
-            page.screenshot(path=str(screenshots / "play-hu.png"))
-            shot = True
-        if kind not in kinds:
-            kinds.append(kind)
-            found += at_both_widths(page, english, f"round {view['round']}, {kind}")
-        buttons = page.locator("#decision button.action")
-        buttons.nth(rng.randrange(buttons.count())).click()
-        page.wait_for_selector(f'#app:not([data-version="{version}"])', timeout=SETTLE)
-    assert len(kinds) > 8, kinds
-    listed = http.get(f"/v1/games/{game}/actions", headers={**auth, "Accept-Language": "hu"})
-    assert listed.headers["Content-Language"] == "hu"
     assert not found, "\n".join(found)
+
+
+class HungarianSeat:
+    """A Hungarian reader's page of a seat in a game another page plays by clicks (the whole game
+    of test_play_browser_table.py), for its first :data:`ROUNDS_PLAYED` rounds: at the first
+    decision of each kind, :meth:`read` finds no English word on it at either width. Its table
+    takes no answer by itself (the playing page does)."""
+
+    def __init__(self, context: Any, http: httpx.Client, link: str, english: English, names: tuple[str, ...],
+                 screenshots: Path) -> None:
+        context.add_init_script(f"try {{ window.localStorage.setItem({test_play_browser.AUTO_TAKE!r}, 'off') }} "
+                                "catch {}")  # (about:blank keeps no storage)
+        self.page: Any = context.new_page()
+        self.page.goto(link)  # the seat's link: /play/GAME#seat=N&token=T
+        self.http, self.game, self.token = http, link.split("/play/")[1].split("#")[0], link.split("token=")[1]
+        self.english, self.names, self.screenshots = english, names, screenshots
+        self.kinds: list[str] = []
+        self.found: list[str] = []
+        self.shot = False
+
+    def read(self, view: dict[str, Any]) -> None:
+        """The seat's decision at ``view`` (the playing page shows its buttons): the page's words,
+        at both widths, at the first decision of each kind; round 2's first decision is the
+        README's Hungarian screenshot (``play-hu.png``: scripts/screenshots)."""
+        kind = view["decision"]["type"]
+        first = kind not in self.kinds
+        if not (first or (view["round"] == 2 and not self.shot)):
+            return
+        self.catch_up(view["version"])
+        if view["round"] == 2 and not self.shot:
+            self.page.screenshot(path=str(self.screenshots / "play-hu.png"))
+            self.shot = True
+        if first:
+            self.kinds.append(kind)
+            self.found += at_both_widths(self.page, self.english, f"round {view['round']}, {kind}", self.names)
+
+    def catch_up(self, version: int) -> None:
+        """Wait until the page shows ``version`` with its buttons. A seat's action that makes no
+        event it sees (going buying at the Great Bazaar) tells none of its pages: this one, a
+        second tab of the seat, is reloaded then, as a player reloads a tab another one acted in."""
+        events = self.http.get(f"/v1/games/{self.game}/log", headers={"Authorization": f"Bearer {self.token}"})
+        last = events.json()["events"][-1]["n"]
+        self.page.wait_for_selector(f'#events li[data-n="{last}"]', state="attached", timeout=SETTLE)
+        if settled(self.page) != version:  # every event in, and settled: no event is coming
+            self.page.reload()
+        self.page.wait_for_selector(f'#app[data-state=ready][data-version="{version}"] #decision button.action',
+                                    timeout=SETTLE)
+
+    def close(self) -> None:
+        """Done reading (the game is past its third round): every kind read found no English."""
+        self.page.close()
+        assert len(self.kinds) > 8, self.kinds
+        assert not self.found, "\n".join(self.found)
 
 
 def test_the_switch_chooses_english_and_remembers_it(hungarian_browser: Any, server: ApiServer,

@@ -35,6 +35,7 @@ from typing import Any
 import httpx
 import pytest
 import test_play_browser
+import test_play_browser_hungarian
 from apiutil import ApiServer
 from test_play_browser import PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, create, game_state, settled
 from test_play_browser_replay import finished_game
@@ -52,6 +53,9 @@ browser = test_play_browser.browser
 server = test_play_browser.server
 pages = test_play_browser.pages
 screenshots = test_play_browser.screenshots
+# A Hungarian reader's browser context and what counts as English (test_play_browser_hungarian).
+hungarian_browser = test_play_browser_hungarian.hungarian_browser
+english = test_play_browser_hungarian.english
 
 ROOT = Path(__file__).resolve().parents[3]
 AXE = ROOT / ".cache" / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -332,8 +336,9 @@ def catalog_ids(http: httpx.Client) -> list[str]:
 
 
 @PLAIN
-def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages: Pages, server: ApiServer,
-                                                                          axe_source: str, screenshots: Path) -> None:
+def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
+        pages: Pages, server: ApiServer, axe_source: str, screenshots: Path, hungarian_browser: Any,
+        english: test_play_browser_hungarian.English) -> None:
     """Set up on the page against the greedy bot (the setup form offers the installed bots; the
     table opens at once, as the player's seat, and names the bot), then every decision of the
     player clicked (the page takes those with a single answer itself) while the server's bot
@@ -346,7 +351,9 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     screenshots. axe-core finds nothing serious at the first mid-game decision with many options
     (8 or more) on a wide screen, at a mid-game decision on a phone, and at the end, wide and on a
     phone; the final score table is the API's. The clicks of the whole game are counted (printed
-    as a FIGURE).
+    as a FIGURE). For its first three rounds a Hungarian reader's page of the seat follows it
+    (test_play_browser_hungarian.HungarianSeat): no English word at the first decision of each
+    kind, at both widths.
 
     This is the browser's whole game by clicks (the product's promise: a table that plays a game
     to its end), and its game with a bot seat. Two players meeting in the lobby play the first
@@ -377,6 +384,9 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
     assert f"{bots['greedy']['name']} (bot)" in page.inner_text('#seats li[data-seat="1"][data-kind="bot"]')
     assert "(bot)" in page.inner_text('.wagon[data-seat="1"] h3')
     auth = {"Authorization": f"Bearer {token}"}
+    names = tuple(seat["name"] for seat in game_state(http, game)["seats"] if seat["name"])
+    hungarian: test_play_browser_hungarian.HungarianSeat | None = test_play_browser_hungarian.HungarianSeat(
+        hungarian_browser, http, page.url, english, names, screenshots)
     rng = random.Random(SEED)
     kinds: list[str] = []
     read: set[tuple[str, str]] = set()
@@ -388,6 +398,11 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
         view = game_state(http, game, token)
         if view["status"] == "finished":
             break
+        if hungarian and view["round"] > test_play_browser_hungarian.ROUNDS_PLAYED:
+            listed = http.get(f"/v1/games/{game}/actions", headers={**auth, "Accept-Language": "hu"})
+            assert listed.headers["Content-Language"] == "hu"
+            hungarian.close()
+            hungarian = None
         if width == "wide" and view["round"] > ROUNDS // 2:
             width = "phone"
             page.set_viewport_size(PHONE)
@@ -411,6 +426,8 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
         kind = view["decision"]["type"]
         if kind not in kinds:
             kinds.append(kind)
+        if hungarian:
+            hungarian.read(view)
         if (width, kind) not in read:
             read.add((width, kind))
             read_a_decision(page, view, ids, problems)
@@ -430,6 +447,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(pages:
         clicks += 1
         page.wait_for_selector(f'#app:not([data-version="{version}"])', timeout=SETTLE)
     assert len(kinds) > 12 and taken > 5, (kinds, taken)
+    assert hungarian is None  # read for three rounds, then closed
     # The bot's seat was played by the server's bot worker, many times (the record's actions).
     bot_moves = sum(entry["seat"] == 1 and entry["type"] != "seat_change"
                     for entry in http.get(f"/v1/games/{game}/record").json()["actions"])
