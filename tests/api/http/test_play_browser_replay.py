@@ -70,12 +70,26 @@ def finished_game(http: httpx.Client, seed: int) -> tuple[str, dict[int, str], i
     return game, tokens, int(final["version"])
 
 
+def recording(asked: list[str | None]) -> Any:
+    """A page's preparation that records the Authorization header of each ``history`` request."""
+    def prepare(page: Any) -> None:
+        page.on("request", lambda request: asked.append(request.headers.get("authorization"))
+                if "/history/" in request.url else None)
+    return prepare
+
+
 def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pages, server: ApiServer) -> None:
+    """The replay's steps on a spectator's page (its history asked without a token); then a
+    seat's link replays that seat's views (asked with its token). (The seat's link was a test of
+    its own, on a finished game of its own.)"""
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        game, _, latest = finished_game(http, 7)
+        game, tokens, latest = finished_game(http, 7)
         entries = history(http, game, latest)
         versions = marks(entries)
         every_event = [event["n"] for event in http.get(f"/v1/games/{game}/log").json()["events"]]
+        mine = http.get(f"/v1/games/{game}/history/9", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+    assert mine["view"]["players"][0]["coins"] is not None and entries[9]["view"]["players"][0]["coins"] is None
+    asked: dict[str, list[str | None]] = {"seat": [], "spectator": []}
 
     # The finished table offers the replay.
     table = pages.open(f"{server.url}/play/{game}")
@@ -85,7 +99,7 @@ def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pag
     assert table.get_attribute("#app", "data-replay") == str(latest)
 
     # #at=N opens it at N, said in rounds and turns; the arrows step an action.
-    page = pages.open(f"{server.url}/play/{game}#at=5")
+    page = pages.open(f"{server.url}/play/{game}#at=5", prepare=recording(asked["spectator"]))
     settled(page, 5)
     assert page.inner_text(".replay-where") == moment(versions, 5)
     # The log follows the moment replayed: the events up to it, none after.
@@ -128,27 +142,10 @@ def test_a_finished_game_replays_by_action_turn_round_slider_and_keys(pages: Pag
     assert page.locator("#events li[hidden]").count() == 0
     assert page.locator("#events li").count() == len(every_event)
 
-
-def test_a_seats_link_replays_its_views_a_spectators_the_public_ones(pages: Pages, server: ApiServer) -> None:
-    with httpx.Client(base_url=server.url, timeout=30) as http:
-        game, tokens, _ = finished_game(http, 8)
-        mine = http.get(f"/v1/games/{game}/history/9", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
-        public = http.get(f"/v1/games/{game}/history/9").json()
-    assert mine["view"]["players"][0]["coins"] is not None and public["view"]["players"][0]["coins"] is None
-
-    asked: dict[str, list[str | None]] = {"seat": [], "spectator": []}
-
-    def recording(who: str) -> Any:
-        def prepare(page: Any) -> None:
-            page.on("request", lambda request: asked[who].append(request.headers.get("authorization"))
-                    if "/history/" in request.url else None)
-        return prepare
-
-    seat = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}&at=9", prepare=recording("seat"))
+    # A seat's link replays the seat's own views; the spectator's page asked with no token.
+    seat = pages.open(f"{server.url}/play/{game}#seat=0&token={tokens[0]}&at=9", prepare=recording(asked["seat"]))
     settled(seat, 9)
     assert "Replay, as you saw it" in seat.inner_text("#decision")
-    spectator = pages.open(f"{server.url}/play/{game}#at=9", prepare=recording("spectator"))
-    settled(spectator, 9)
     assert asked["seat"] and set(asked["seat"]) == {f"Bearer {tokens[0]}"}
     assert asked["spectator"] and set(asked["spectator"]) == {None}
 
