@@ -510,6 +510,32 @@ class ApiServer:
 _RUNNING: set[ApiServer] = set()
 
 
+SERVE_WRITES = ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE", "DARKROAD_STRICT_PLUGINS",
+                "DARKROAD_TRUSTED_PROXIES", "DARKROAD_BOTS", "DARKROAD_LOG_LEVEL")
+"""The variables ``darkroad serve`` writes to its environment for its workers (darkroad.api.cli)."""
+
+
+def serve_refusal(args: list[str], env: dict[str, str]) -> str:
+    """The one line ``darkroad serve ARGS`` says when it refuses to start (exit status 1), run in
+    this process by typer's test runner, as test_api_cli.py's refusals are (a process of its
+    own would import the whole service again: test_api_cli.py runs the real command once).
+    Its environment is this process's without any ``DARKROAD_REDIS*`` variable, plus ``env``;
+    whatever serve writes to it is put back afterwards, and a serve that does not refuse fails
+    the test instead of serving."""
+    from typer.testing import CliRunner
+
+    from darkroad.api import cli
+
+    unset: dict[str, str | None] = {name: None for name in [*os.environ, *SERVE_WRITES]
+                                    if name.startswith("DARKROAD_REDIS") or name in SERVE_WRITES}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli.uvicorn, "run", lambda *args, **kwargs: pytest.fail("darkroad serve did not refuse"))
+        result = CliRunner().invoke(cli.app, ["serve", *args], env={**unset, **env})
+    assert result.exit_code == 1, result.output
+    [line] = result.output.strip().splitlines()
+    return line
+
+
 def run_script(command: list[str], *, timeout: float, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """``subprocess.run(command, capture_output=True, text=True, timeout=timeout, **kwargs)``, in
     a session of its own: whatever the script started in the background (``darkroad serve`` for

@@ -27,15 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from apiutil import ApiServer, free_port, need_redis
+from apiutil import ApiServer, free_port, need_redis, serve_refusal
 from players import PlayedGame, Table, live_client, lobby_game, lost_actions, replays_to_its_state
 from redis import exceptions as redis_errors
 from redis.cluster import RedisCluster
@@ -153,15 +150,8 @@ def test_the_service_user_is_confined_on_every_node(cluster: ClusterNodes) -> No
 def test_wrong_credentials_stop_the_start_with_one_line(cluster: ClusterNodes) -> None:
     assert cluster.users is not None
     for password in ("wrong", None):
-        env = {key: value for key, value in os.environ.items() if not key.startswith("DARKROAD_REDIS")}
-        if password:
-            env |= {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": password}
-        result = subprocess.run(
-            [sys.executable, "-m", "darkroad.api", "serve", "--port", str(free_port()), "--redis-url", cluster.url,
-             "--redis-mode", "cluster"], capture_output=True, text=True, timeout=60, env=env,
-        )  # fmt: skip
-        assert result.returncode == 1, result
-        [line] = result.stderr.strip().splitlines()
+        env = {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": password} if password else {}
+        line = serve_refusal(["--port", str(free_port()), "--redis-url", cluster.url, "--redis-mode", "cluster"], env)
         assert "cannot log in to the cluster node 127.0.0.1:" in line and "DARKROAD_REDIS_PASSWORD" in line, line
 
 

@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, free_port, need_redis
+from apiutil import ApiServer, free_port, need_redis, serve_refusal
 from players import Table, live_client, lobby_game, lost_actions, replays_to_its_state
 from redis import exceptions as redis_errors
 from redisnodes import SentinelGroup, Users
@@ -102,15 +99,7 @@ def test_the_sentinels_let_only_their_users_in(sentinel: SentinelGroup) -> None:
 
 def refusal(sentinel: SentinelGroup, **env: str) -> str:
     """What ``darkroad serve`` on ``sentinel`` says when it refuses to start with ``env``."""
-    result = subprocess.run(
-        [sys.executable, "-m", "darkroad.api", "serve", "--port", str(free_port()), "--redis-url", sentinel.url,
-         *serve_args(sentinel)],
-        capture_output=True, text=True, timeout=60,
-        env={**{key: value for key, value in os.environ.items() if not key.startswith("DARKROAD_REDIS")}, **env},
-    )  # fmt: skip
-    assert result.returncode == 1, result
-    [line] = result.stderr.strip().splitlines()
-    return line
+    return serve_refusal(["--port", str(free_port()), "--redis-url", sentinel.url, *serve_args(sentinel)], env)
 
 
 def test_wrong_or_missing_credentials_stop_the_start_with_one_line(sentinel: SentinelGroup) -> None:
