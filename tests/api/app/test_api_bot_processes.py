@@ -13,12 +13,13 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from apiutil import ApiServer, BotProcess, RedisServer, bearer, need_redis, played_out
+from apiutil import ApiServer, BotProcess, RedisServer, bearer, need_redis, played_out, serve
+from litestar import Litestar
 from redis import Redis
 from redisnodes import ClusterNodes, SentinelGroup, Users
 
@@ -167,17 +168,21 @@ async def test_a_worker_killed_mid_game_is_taken_over(api: tuple[RedisServer, Ap
         second.stop()
 
 
-async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: Engine) -> None:
+async def test_a_worker_goes_on_after_a_redis_restart(
+    tmp_path: Path, engine: Engine, make_app: Callable[[Settings], Litestar]
+) -> None:
     """Redis restarts (empty: persistence is off here) under a running worker: its reads fail
-    for a while, then it recreates its consumer group and plays the next game's bots."""
+    for a while, then it recreates its consumer group and plays the next game's bots. The API
+    that creates the games is served in-process (``bots`` 0, as ``serve --bots 0``): the
+    worker is the process under test."""
     need_redis()
     (tmp_path / "a").mkdir()
     redis = RedisServer(tmp_path / "a")
     port = redis.port
-    server = ApiServer(redis.url, args=["--bots", "0"], env=NO_LIMITS).start()
+    app = make_app(Settings(redis_url=redis.url, bots=0, rate_limit_requests=0, rate_limit_creates=0))
     worker = BotProcess(redis.url).start()
     try:
-        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        async with serve(app) as client:
             first = (await client.post("/v1/games", json={"players": 2, "seed": 41, "seats": BOTS_ONLY})).json()
             await played_on(client, [first["id"]], [first["version"]], moves=20)  # the worker reads the jobs
             redis.stop()
@@ -196,7 +201,6 @@ async def test_a_worker_goes_on_after_a_redis_restart(tmp_path: Path, engine: En
         check_stored(engine, redis.client, answer.json()["id"])
     finally:
         log = worker.stop()  # its whole log, stopped here or above
-        server.stop()
         redis.stop()
     assert "Traceback" not in log, log
 

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import datetime
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -253,44 +254,46 @@ async def test_listing_newest_first_paginated(client: httpx.AsyncClient) -> None
             "game-started")
 
 
-async def test_racing_joins_across_two_processes(redis_server: RedisServer, redis_url: str) -> None:
-    """Two ``darkroad serve`` processes on one Redis, joins of the same seats sent to both at once:
-    each seat is won exactly once, the rest answered ``seat-taken``."""
-    servers = [ApiServer(redis_url).start(), ApiServer(redis_url).start()]
-    clients = [httpx.AsyncClient(base_url=server.url, timeout=20) for server in servers]
+async def test_racing_joins_across_two_processes(
+    redis_server: RedisServer, redis_url: str, make_app: Callable[[Settings], Litestar]
+) -> None:
+    """Two processes serving one Redis, a ``darkroad serve`` and the app served in the test's
+    own process, joins of the same seats sent to both at once: each seat is won exactly once,
+    the rest answered ``seat-taken``."""
+    server = ApiServer(redis_url).start()
     try:
-        games = []
-        for _ in range(4):
-            body = {"players": 3, "seats": [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]}
-            response = await clients[0].post("/v1/games", json=body)
-            assert response.status_code == 201
-            games.append(response.json()["id"])
-        attempts = [(game_id, seat, n) for game_id in games for seat in (1, 2) for n in range(4)]
-        answers = await asyncio.gather(
-            *(join(clients[n % 2], game_id, seat, f"P{n}") for game_id, seat, n in attempts)
-        )
-        winners: dict[tuple[str, int], list[int]] = {}
-        for (game_id, seat, n), answer in zip(attempts, answers, strict=True):
-            if answer.status_code == 201:
-                winners.setdefault((game_id, seat), []).append(n)
-            else:
-                problem(answer, 409, "seat-taken")
-        assert sorted(winners) == sorted((game_id, seat) for game_id in games for seat in (1, 2))
-        assert all(len(won) == 1 for won in winners.values()), winners
-        for game_id in games:
-            views = [(await c.get(f"/v1/games/{game_id}")).json() for c in clients]
-            assert views[0] == views[1]
-            assert views[0]["status"] == "active"
-            names = {f"P{winners[(game_id, seat)][0]}" for seat in (1, 2)}
-            assert {p["name"] for p in views[0]["players"][1:]} == names
-            lobby = decode(redis_server.client.hget(game_key(game_id), "lobby"))
-            assert lobby is not None and not lobby.waiting
-        assert redis_server.client.zcard(WAITING_KEY) == 0
+        async with httpx.AsyncClient(base_url=server.url, timeout=20) as remote, \
+                serve(make_app(Settings(redis_url=redis_url))) as local:
+            clients = [remote, local]
+            games = []
+            for _ in range(4):
+                body = {"players": 3, "seats": [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]}
+                response = await clients[0].post("/v1/games", json=body)
+                assert response.status_code == 201
+                games.append(response.json()["id"])
+            attempts = [(game_id, seat, n) for game_id in games for seat in (1, 2) for n in range(4)]
+            answers = await asyncio.gather(
+                *(join(clients[n % 2], game_id, seat, f"P{n}") for game_id, seat, n in attempts)
+            )
+            winners: dict[tuple[str, int], list[int]] = {}
+            for (game_id, seat, n), answer in zip(attempts, answers, strict=True):
+                if answer.status_code == 201:
+                    winners.setdefault((game_id, seat), []).append(n)
+                else:
+                    problem(answer, 409, "seat-taken")
+            assert sorted(winners) == sorted((game_id, seat) for game_id in games for seat in (1, 2))
+            assert all(len(won) == 1 for won in winners.values()), winners
+            for game_id in games:
+                views = [(await c.get(f"/v1/games/{game_id}")).json() for c in clients]
+                assert views[0] == views[1]
+                assert views[0]["status"] == "active"
+                names = {f"P{winners[(game_id, seat)][0]}" for seat in (1, 2)}
+                assert {p["name"] for p in views[0]["players"][1:]} == names
+                lobby = decode(redis_server.client.hget(game_key(game_id), "lobby"))
+                assert lobby is not None and not lobby.waiting
+            assert redis_server.client.zcard(WAITING_KEY) == 0
     finally:
-        for c in clients:
-            await c.aclose()
-        for server in servers:
-            assert "Traceback" not in server.stop()
+        assert "Traceback" not in server.stop()
 
 
 async def test_waiting_games_expire_and_leave_the_listing(make_app: Any, redis_url: str) -> None:
