@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 import msgspec
+from apiutil import cookieless
 
 from darkroad.api.app import records
 from darkroad.api.app.records import entries_of
@@ -43,7 +44,7 @@ def live_client(url: str, timeout: float) -> httpx.AsyncClient:
     """A client of a live server's ``url`` (httpx's default pool) that closes idle connections
     before the server does (:data:`KEEPALIVE_EXPIRY`)."""
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=KEEPALIVE_EXPIRY)
-    return httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits)
+    return cookieless(httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits))
 """503 problems a client retries (the same request, the same Idempotency-Key)."""
 RETRY_PAUSE = 0.1
 """Seconds between retries (the API says ``Retry-After: 1``; the tests are in a hurry)."""

@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apiutil import ApiServer, free_port, wait_for_port
+from apiutil import ApiServer, cookieless, free_port, wait_for_port
 from redis import Redis
 
 from darkroad.api.app.records import entries_of
@@ -121,7 +121,7 @@ class Load:
     def client(self) -> httpx.AsyncClient:
         if self.shared is None:
             limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-            self.shared = httpx.AsyncClient(base_url=self.urls[0], timeout=30, limits=limits)
+            self.shared = cookieless(httpx.AsyncClient(base_url=self.urls[0], timeout=30, limits=limits))
         return self.shared
 
     async def close(self) -> None:
