@@ -528,14 +528,15 @@ def serve_refusal(args: list[str], env: dict[str, str]) -> str:
     Its environment is this process's without any ``DARKROAD_REDIS*`` variable, plus ``env``;
     whatever serve writes to it is put back afterwards, and a serve that does not refuse fails
     the test instead of serving."""
+    import uvicorn
     from typer.testing import CliRunner
 
     from darkroad.api import cli
 
     unset: dict[str, str | None] = {name: None for name in [*os.environ, *SERVE_WRITES]
                                     if name.startswith("DARKROAD_REDIS") or name in SERVE_WRITES}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cli.uvicorn, "run", lambda *args, **kwargs: pytest.fail("darkroad serve did not refuse"))
+    with pytest.MonkeyPatch.context() as patch:  # (serve imports uvicorn when it runs: its module's run)
+        patch.setattr(uvicorn, "run", lambda *args, **kwargs: pytest.fail("darkroad serve did not refuse"))
         result = CliRunner().invoke(cli.app, ["serve", *args], env={**unset, **env})
     assert result.exit_code == 1, result.output
     [line] = result.output.strip().splitlines()
