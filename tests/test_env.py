@@ -135,6 +135,10 @@ def held(walked: list[Walked], check: str) -> None:
     assert not failures, failures[0]
 
 
+WALKED_GAMES = 30
+"""The random games CI's walk checks (:func:`walk`): a regression net over every step of 2-4
+seats, the solo game and the variants (about 100 steps a game); ``--full-properties`` walks 200."""
+
 WALK_GROUP = pytest.mark.xdist_group("env-random-games")
 """The tests reading :func:`walk` run on one worker under ``--dist loadgroup`` (CI), so that
 the games are played and checked once for all of them (the slow ones first: the others then
@@ -145,11 +149,11 @@ read the first games of their walk)."""
 @WALK_GROUP
 def test_the_mask_is_the_legal_actions_over_many_random_games(engine: Engine, catalogue: ActionCatalogue,
                                                               full_size: Callable[[int, int], int]) -> None:
-    """At every step of random games (50 in CI, 200 with ``--full-properties``), for every
+    """At every step of random games (30 in CI, 200 with ``--full-properties``), for every
     awaited seat: each legal action has a catalogued index (none overflows with the base
     game's content), the indices of two legal actions differ, and each index maps back to its
     action."""
-    games = full_size(50, 200)
+    games = full_size(WALKED_GAMES, 200)
     walked = walk(engine, catalogue, games)
     held(walked, "mask")
     assert sum(w.steps for w in walked) > games * 100
@@ -232,8 +236,8 @@ def test_the_kept_blocks_encode_what_encoding_from_scratch_does(engine: Engine, 
 @WALK_GROUP
 def test_the_kept_blocks_encode_what_encoding_from_scratch_does_over_many_games(
         engine: Engine, catalogue: ActionCatalogue, full_size: Callable[[int, int], int]) -> None:
-    """The same over 50 random games (200 with ``--full-properties``)."""
-    games = full_size(50, 200)
+    """The same over the walk's random games (200 with ``--full-properties``)."""
+    games = full_size(WALKED_GAMES, 200)
     walked = walk(engine, catalogue, games)
     held(walked, "blocks")
     assert sum(w.observations for w in walked) > games * 500
