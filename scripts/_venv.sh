@@ -36,8 +36,8 @@ _uv_into_venv() {  # uv into .venv: by its own pip, by $PY's (pip >= 22.3's --py
   "$PY" -m pip --python "$VENV_PY" install -q uv >/dev/null 2>&1 && return 0
   "$VENV_PY" -m ensurepip -q >/dev/null 2>&1 && "$VENV_PY" -m pip install -q uv >/dev/null 2>&1
 }
-# uv once a machine: a clean clone's .venv is new each time, and pip installing uv into it was
-# 2.5-3.6 s of CPU (4-13 s of wall) before anything else could start. Nothing runs uv but the
+# uv once a machine: a clean clone's .venv is new each time, and pip installing uv into it held
+# up everything else at the start of a clean clone's run. Nothing runs uv but the
 # install below, so one copy serves every clone: a venv of its own in the user's cache (made under
 # a lock, moved into place whole). Sets $_uv; fails without a writable cache or a pip to make it.
 _uv_cached() {

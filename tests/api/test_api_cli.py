@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from apiutil import ApiServer, RedisServer, free_port, need_redis
+from apiutil import SERVE_WRITES, ApiServer, RedisServer, free_port, need_redis
 from redisnodes import ClusterNodes, SentinelGroup
 from typer.testing import CliRunner
 
@@ -31,8 +31,7 @@ def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
     # serve passes its options to the workers in the environment: undo that after the test.
-    for variable in ("DARKROAD_REDIS_URL", "DARKROAD_REDIS_MODE", "DARKROAD_REDIS_SERVICE", "DARKROAD_STRICT_PLUGINS",
-                     "DARKROAD_TRUSTED_PROXIES", "PROMETHEUS_MULTIPROC_DIR"):
+    for variable in (*SERVE_WRITES, "PROMETHEUS_MULTIPROC_DIR"):
         monkeypatch.setenv(variable, "")
         monkeypatch.delenv(variable)
     return calls

@@ -75,7 +75,8 @@ async def played_on(client: httpx.AsyncClient, games: list[str], past: list[int]
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisServer, ApiServer]]:
     """A Redis and ``darkroad serve --bots 0`` on it, for the tests whose bot workers (started
     and stopped by each) play beside an API that only answers (one xdist group): each test's
-    games are its own, and each leaves none with a job pending."""
+    games are its own (the killed-worker test leaves its games' jobs pending when it has seen 20
+    moves after the kill)."""
     need_redis()
     redis = RedisServer(tmp_path_factory.mktemp("bots-api"))
     try:

@@ -450,10 +450,6 @@ async def test_a_bot_against_the_private_concern_plays_out_with_nobody_reading(
 BOTS_ONLY = [{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "random"}]
 
 
-def stored_version(table: Table, game_id: str) -> int:
-    return int(table.redis.client.hget(game_key(game_id), "version") or -1)
-
-
 def sse_events(text: str) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
 

@@ -634,13 +634,6 @@ def test_the_setup_page_sets_a_turn_timeout_and_the_bot_that_takes_over(pages: P
     waiter.wait_for_selector(f"{seat}:not(.replaced)", timeout=SETTLE)
 
 
-def token_of(page: Any) -> str:
-    """The seat token in a seat page's URL (``#seat=N&token=T``)."""
-    found = re.search(r"[#&]token=([^&]+)", page.url)
-    assert found, page.url
-    return found.group(1)
-
-
 def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: random.Random,
                    until: Callable[[dict[str, Any]], bool]) -> dict[int, int]:
     """Play ``game`` until ``until(view)``, every decision of ``seats`` (their pages) taken by

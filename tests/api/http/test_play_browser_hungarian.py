@@ -50,7 +50,7 @@ PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%[sd]")
 TITLE = "Merchants of the Dark Road"
 """The game's title, printed in English on the Hungarian edition too."""
 ROUNDS_PLAYED = 3
-"""The game is played by clicks until this round (every phase, the caravan included)."""
+"""The rounds a Hungarian page reads of the whole game (every phase, the caravan included)."""
 
 # Every text a player reads or hears: the rendered text, and every element's accessible name
 # and description (aria-label, title, alt, placeholder), the language switch's options aside

@@ -197,11 +197,11 @@ def test_a_single_answer_is_taken_by_the_page_and_left_after_an_undo(pages: Page
 # -- the event log by keyboard, and the fonts ---------------------------------------------
 
 
-def mid_game(http: httpx.Client, seed: int, until: Any = None) -> tuple[str, dict[int, str], dict[str, Any]]:
-    """A 2-player game played through the API to mid-game (or ``until(view)``)."""
+def mid_game(http: httpx.Client, seed: int) -> tuple[str, dict[int, str], dict[str, Any]]:
+    """A 2-player game played through the API to mid-game (round 7)."""
     game, tokens = create(http, players=2, seed=seed,
                           seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
-    view = act_randomly(http, game, tokens, random.Random(seed), until=until or (lambda v: v["round"] >= 7))
+    view = act_randomly(http, game, tokens, random.Random(seed), until=lambda v: v["round"] >= 7)
     return game, tokens, view
 
 
