@@ -20,9 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from litestar import Litestar
 from redis import Redis
+
+from darkroad.core import Engine
 
 # Every port a test listens on comes from this worker's own block below the kernel's
 # ephemeral range (32768-60999 here): no outgoing connection and no other xdist worker ever
@@ -418,6 +421,25 @@ async def play_bots(service: Any) -> int:
             return moves
         for job in jobs:
             moves += (await worker.play(job)).outcome in ("played", "stood_in")
+
+
+def played_record(engine: Engine, players: int, seed: int, game_id: str) -> dict[str, Any]:
+    """The record (as JSON, what ``GET .../record`` answers, under ``game_id``) of a game of
+    ``players`` played in-process to its end by random legal actions: ``random.Random(seed)``
+    picks a seat the game awaits, then one of its legal actions. A finished game to import, or
+    to import ``at`` a version near its end (a position set up directly instead of the
+    requests that reach it)."""
+    from darkroad.api.app import records
+    from darkroad.core import GameConfig
+
+    game, _ = engine.create(GameConfig(players=players, seed=seed))
+    rnd, entries = random.Random(seed), []
+    while not game.finished:
+        action = rnd.choice(engine.legal_actions(game, rnd.choice(engine.awaiting(game))))
+        engine.apply(game, action)
+        entries.append(engine.encode(action))
+    record: dict[str, Any] = msgspec.to_builtins(records.build(engine, game_id, game, None, entries, {}))
+    return record
 
 
 class ApiServer:

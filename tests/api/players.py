@@ -23,12 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import msgspec
-from apiutil import cookieless
+from apiutil import cookieless, played_record
 
-from darkroad.api.app import records
 from darkroad.api.app.records import entries_of
-from darkroad.core import Engine, GameConfig
+from darkroad.core import Engine
 
 RETRYABLE = {"store-unavailable", "replication-timeout"}
 
@@ -120,17 +118,12 @@ class Table:
         return game
 
     async def import_near_end(self, engine: Engine, players: int, seed: int, left: int) -> PlayedGame:
-        """A game played in-process by random legal actions to its end, imported ``left`` actions
-        before it (``POST /v1/games/import?at=``): a running game whose end is ``left`` actions
-        of play away (a position set up directly instead of hundreds of requests to reach it)."""
-        game, _ = engine.create(GameConfig(players=players, seed=seed))
-        rnd, entries = random.Random(seed), []
-        while not game.finished:
-            action = rnd.choice(engine.legal_actions(game, rnd.choice(engine.awaiting(game))))
-            engine.apply(game, action)
-            entries.append(engine.encode(action))
-        record = msgspec.to_builtins(records.build(engine, f"table-{seed}", game, None, entries, {}))
-        at = len(entries) - left
+        """A game played in-process by random legal actions to its end (:func:`played_record`),
+        imported ``left`` actions before it (``POST /v1/games/import?at=``): a running game whose
+        end is ``left`` actions of play away (a position set up directly instead of hundreds of
+        requests to reach it)."""
+        record = played_record(engine, players, seed, f"table-{seed}")
+        at = len(record["actions"]) - left
         response = await self.request(seed, "POST", "/v1/games/import", params={"at": at}, json=record)
         assert response.status_code == 201, response.text
         body = response.json()

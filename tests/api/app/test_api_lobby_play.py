@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
+import pytest_asyncio
 from apiutil import RedisServer, bearer, problem, serve
 from conformance import Conformance
 from litestar import Litestar
@@ -30,6 +31,7 @@ from litestar import Litestar
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.records import entries_of
+from darkroad.api.http.app import create_app
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.redis_store import WAITING_KEY, game_key
@@ -454,30 +456,26 @@ def sse_events(text: str) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
 
 
-_UNLIMITED: list[bytes] = []
-""":func:`unlimited`'s game, once played in this test process."""
-
 BOTS_ONLY_GAME = pytest.mark.xdist_group("lobby-play-bots-only")
 """The two tests comparing their game with :func:`unlimited`'s on one worker under ``--dist
 loadgroup``, so that it is played once a run."""
 
 
-async def unlimited(make_app: Any, redis_server: RedisServer, engine: Engine) -> bytes:
-    """The seeded game of bots only, played whole by one bot worker: its packed state. Played
-    once a test process (a whole game of two bots and a bot worker): the game
-    of a seed and bots is a constant, the same for each test that compares with it."""
-    if not _UNLIMITED:
-        async with open_table(make_app, redis_server) as table:
-            created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
-            await table.finished(created["id"])
-            game, _ = table.replays(engine, created["id"])
-            _UNLIMITED.append(engine.pack(game))
-    return _UNLIMITED[0]
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def unlimited(redis_server: RedisServer, engine: Engine) -> bytes:
+    """The seeded game of bots only, played whole by one bot worker: its packed state. The game
+    of a seed and bots is a constant, the same for each test that compares with it: played once
+    a module (a whole game of two bots and a bot worker), by the first test that asks."""
+    async with open_table(lambda settings: create_app(settings, engine=engine), redis_server) as table:
+        created = await table.create(players=2, seed=9, seats=BOTS_ONLY)
+        await table.finished(created["id"])
+        game, _ = table.replays(engine, created["id"])
+    return engine.pack(game)
 
 
 @BOTS_ONLY_GAME
 async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_alone(
-    make_app: Any, redis_server: RedisServer, engine: Engine
+    make_app: Any, redis_server: RedisServer, engine: Engine, unlimited: bytes
 ) -> None:
     """No request but event streams: two per process, on two processes sharing the Redis, each
     with its bot worker. Each stream sees the whole game to `game_finished` (then the server
@@ -494,12 +492,12 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_followers_of_its_stream_
             assert answer.status_code == 200
             assert sse_events(answer.text) == logged
         limited, _ = one.replays(engine, created["id"])
-    assert engine.pack(limited) == await unlimited(make_app, redis_server, engine)
+    assert engine.pack(limited) == unlimited
 
 
 @BOTS_ONLY_GAME
 async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
-    make_app: Any, redis_server: RedisServer, engine: Engine
+    make_app: Any, redis_server: RedisServer, engine: Engine, unlimited: bytes
 ) -> None:
     """The long poll (`log?after=N&wait=S`) brings the bot worker's next moves as they are
     committed, until the page says `finished`."""
@@ -519,7 +517,7 @@ async def test_a_game_of_bots_only_plays_to_the_end_for_a_long_poll_alone(
         assert polls > 5 and events[-1]["type"] == "game_finished"
         assert events == await table.log(created["id"])
         game, _ = table.replays(engine, created["id"])
-    assert engine.pack(game) == await unlimited(make_app, redis_server, engine)
+    assert engine.pack(game) == unlimited
 
 
 async def test_a_human_never_waits_on_a_bot(

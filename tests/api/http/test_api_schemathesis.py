@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import re
 import subprocess
 import sys
@@ -22,14 +21,13 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import msgspec
 import pytest
-from apiutil import ApiServer, play_bots
+from apiutil import ApiServer, play_bots, played_record
 from hypothesis import HealthCheck, Phase, given, settings
 from litestar import Litestar
 
-from darkroad.api.app import records
 from darkroad.api.http.app import create_app
 from darkroad.api.settings import Settings
-from darkroad.core import Action, Engine, GameConfig
+from darkroad.core import Engine
 
 if TYPE_CHECKING:
     import schemathesis
@@ -192,21 +190,6 @@ RECORD_OPERATIONS = ["createGame", "getHistory", "getRecord", "importGame"]
 step) -> its history and record -> import the record (or a finished game's record) -> the same."""
 
 
-def finished_record(engine: Engine, seed: int = 5) -> dict[str, Any]:
-    """The record of a finished 2-player game of random legal actions, as JSON (what
-    ``GET .../record`` answers): the body every import of the records workflow starts from."""
-    rnd = random.Random(seed)
-    game, _ = engine.create(GameConfig(players=2, seed=seed))
-    entries = []
-    while not game.finished:
-        seat = rnd.choice(engine.awaiting(game))
-        action = rnd.choice(engine.legal_actions(game, seat))
-        engine.apply(game, action)
-        entries.append(engine.encode(Action(action.type, action.seat, action.option)))
-    record = records.build(engine, "R" * 22, game, None, entries, {})
-    return json.loads(msgspec.json.encode(record))
-
-
 def run_workflow(
     app: Litestar, schema: OpenApiSchema, seat_tokens: SeatTokens, scenarios: int, steps: int, open_every: int,
     bots_only: bool = False, engine: Engine | None = None,
@@ -215,7 +198,8 @@ def run_workflow(
     ``("act after a join", status)`` for the actions in games a seat of which was joined."""
     outcomes: Counter[tuple[str, int]] = Counter()
     joined: set[str] = set()
-    finished = finished_record(engine) if engine is not None else None
+    # The record of a finished 2-player game: the body every import of the records workflow starts from.
+    finished = played_record(engine, 2, 5, "R" * 22) if engine is not None else None
 
     class Workflow(schema.as_state_machine()):  # type: ignore[misc]
         """Remembers the seat tokens of the games it creates and the seats it joins.
