@@ -202,15 +202,22 @@ def replays_to_its_state(engine: Engine, state: bytes, stored_actions: list[byte
     return engine.pack(replayed) == state
 
 
-async def lobby_game(client: httpx.AsyncClient, seed: int) -> str:
-    """A game through the lobby, played to its end over HTTP: every kind of Redis command the
-    service sends (the tests of the deployment's Redis users run it as the confined user).
+LOBBY_ACTIONS = 20
+"""Actions :func:`lobby_game` plays in the lobby's game, and before its end in the imported one."""
+
+
+async def lobby_game(client: httpx.AsyncClient, engine: Engine, seed: int) -> str:
+    """A game through the lobby, then a game played to its end, over HTTP: every kind of Redis
+    command the service sends (the tests of the deployment's Redis users run it as the confined
+    user).
 
     Ann creates a game of three with two open seats; it is listed as waiting; Bob joins and
-    leaves, Cy joins (still listed), Di joins and the game starts (no longer listed); they
-    play random legal actions until it is finished (each reading the game from its last
-    action's answer, as a client does); the log is long-polled while it waits, and its
-    event stream read to the end. Returns the game's id.
+    leaves, Cy joins (still listed), Di joins and the game starts (no longer listed); the log is
+    long-polled while it waits; they play :data:`LOBBY_ACTIONS` random legal actions (each
+    reading the game from its last action's answer, as a client does). A game of three is then
+    imported :data:`LOBBY_ACTIONS` actions before its end (``POST /v1/games/import?at=``, a
+    position set up directly instead of the hundreds of requests that reach it) and played to
+    its end the same way, and its event stream read to the end. Returns the lobby game's id.
     """
     seats = [{"kind": "human", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]
     created = await client.post("/v1/games", json={"players": 3, "seed": seed, "seats": seats})
@@ -238,22 +245,38 @@ async def lobby_game(client: httpx.AsyncClient, seed: int) -> str:
         tokens[seat] = joined.json()["token"]
         assert (body["id"] in await waiting()) == (seat == 1)
     rnd = random.Random(seed)
+    state = await _play(client, url, tokens, rnd, LOBBY_ACTIONS)
+    assert state["status"] == "active", state["status"]
+
+    record = played_record(engine, 3, seed, f"lobby-{seed}")
+    imported = await client.post("/v1/games/import", params={"at": len(record["actions"]) - LOBBY_ACTIONS}, json=record)
+    assert imported.status_code == 201, imported.text
+    ending = imported.json()
+    url = f"/v1/games/{ending['id']}"
+    state = await _play(client, url, {s["seat"]: s["token"] for s in ending["seats"]}, rnd, 2 * LOBBY_ACTIONS)
+    assert state["status"] == "finished", f"game {ending['id']} not finished"
+    stream = await client.get(f"{url}/stream", params={"after": 0})  # every event, then the end
+    assert stream.status_code == 200 and "game_finished" in stream.text, stream.text[-500:]
+    return str(body["id"])
+
+
+async def _play(
+    client: httpx.AsyncClient, url: str, tokens: dict[int, str], rnd: random.Random, actions: int
+) -> dict[str, Any]:
+    """Up to ``actions`` random legal actions of the game at ``url`` (fewer if it ends), each with
+    an Idempotency-Key; the game as the last one left it."""
     view = await client.get(url)
     assert view.status_code == 200, view.text
-    state = view.json()
-    for n in range(2000):
+    state: dict[str, Any] = view.json()
+    for n in range(actions):
         if state["status"] == "finished":
             break
         seat = rnd.choice(state["awaiting"])
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
-        actions = await client.get(f"{url}/actions", headers=auth)
-        assert actions.status_code == 200, actions.text
-        action = rnd.choice(actions.json()["actions"])
+        listed = await client.get(f"{url}/actions", headers=auth)
+        assert listed.status_code == 200, listed.text
+        action = rnd.choice(listed.json()["actions"])
         acted = await client.post(f"{url}/actions", json=action, headers={**auth, "Idempotency-Key": f"k{n}"})
         assert acted.status_code == 200, acted.text
         state = acted.json()  # the game as the action left it, as a client reads it
-    else:
-        raise AssertionError(f"game {body['id']} not finished after 2000 actions")
-    stream = await client.get(f"{url}/stream", params={"after": 0})  # every event, then the end
-    assert stream.status_code == 200 and "game_finished" in stream.text, stream.text[-500:]
-    return str(body["id"])
+    return state

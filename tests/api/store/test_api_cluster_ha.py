@@ -162,7 +162,7 @@ async def test_games_to_their_end_on_every_primary_through_two_processes(cluster
     Before them, a lobby game as the confined user (every kind of command the service sends)."""
     async with table_on(cluster) as (table, servers):
         assert (await table.clients[0].get("/readyz")).status_code == 200  # a write on every primary
-        await lobby_game(table.clients[0], seed=12)
+        await lobby_game(table.clients[0], engine, seed=12)
         assert not [server.log() for server in servers if "refuses" in server.log()]
         primaries = {node.port for node in cluster.primaries()}
         seed = 0

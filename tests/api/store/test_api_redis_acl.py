@@ -27,6 +27,8 @@ from receiver import receiver
 from redis import Redis
 from redis import exceptions as redis_errors
 
+from darkroad.core import Engine
+
 pytestmark = pytest.mark.slow
 
 DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
@@ -89,7 +91,7 @@ def test_the_default_user_is_off_and_the_service_user_confined(acl_redis: AclRed
         assert acl_redis.admin_password.encode() not in cmdline.read_bytes()
 
 
-async def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
+async def test_the_service_plays_as_its_user(acl_redis: AclRedis, engine: Engine) -> None:
     env = {"DARKROAD_REDIS_USERNAME": "darkroad", "DARKROAD_REDIS_PASSWORD": acl_redis.password,
            "DARKROAD_STREAM_MAX_DURATION": "1", "DARKROAD_STREAM_HEARTBEAT": "0.3",
            "DARKROAD_WEBHOOK_ALLOW_PRIVATE": "1"}  # fmt: skip
@@ -121,7 +123,7 @@ async def test_the_service_plays_as_its_user(acl_redis: AclRedis) -> None:
             time.sleep(0.5)  # the rate limit counts reach Redis
         assert admin.keys("ratelimit:*") and admin.keys("game:*")
         async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
-            await lobby_game(client, seed=6)  # the lobby's keys and commands too
+            await lobby_game(client, engine, seed=6)  # the lobby's keys and commands too
             assert "refuses" not in server.log()
             # A user not updated with the store (a command missing): a 503 that says so, not a 500.
             admin.acl_setuser("darkroad", commands=["-zrange"])

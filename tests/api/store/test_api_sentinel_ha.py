@@ -58,7 +58,7 @@ def service_env(sentinel: SentinelGroup) -> dict[str, str]:
     return {**UNLIMITED, **sentinel.users.service_env(sentinels=True)}
 
 
-async def test_the_service_plays_as_its_user_on_sentinels_that_require_one(sentinel: SentinelGroup) -> None:
+async def test_the_service_plays_as_its_user_on_sentinels_that_require_one(sentinel: SentinelGroup, engine: Engine) -> None:
     """A lobby game as the service's user; then an operator changes that user's password under
     the running service (and drops its connections): reads and /readyz are 503
     store-unavailable, and the log says why."""
@@ -66,7 +66,7 @@ async def test_the_service_plays_as_its_user_on_sentinels_that_require_one(senti
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
             assert (await client.get("/readyz")).status_code == 200
-            game = await lobby_game(client, seed=11)
+            game = await lobby_game(client, engine, seed=11)
             played = server.log()
             await password_changed(sentinel, client, game)
     finally:
