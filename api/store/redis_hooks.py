@@ -17,7 +17,7 @@ import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from redis import exceptions as redis_errors
 
@@ -41,14 +41,28 @@ def subscriptions_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:hooks"
 
 
-def hook_args(notice: HookNotice | None, later: bool = False) -> list[str | bytes]:
-    """``commit.lua``'s values for a commit's :class:`HookNotice` (its ``awaited``, ``decision``,
-    ``time`` and ``low``: the decision is an argument of its own, the rest short texts); without one,
-    ``later``: the commit can make it (the script then asks for it when seats are subscribed)."""
+class HookArgs(NamedTuple):
+    """``commit.lua``'s values for a commit's webhook messages (:func:`hook_args`)."""
+
+    awaited: str
+    """The seats awaited that players decide for (``0,2``): a short text."""
+    decision: bytes
+    """The pending decision's JSON (the ``turn`` messages' data): an argument of its own."""
+    time: str
+    """The commit's time: ``''`` = nothing for the webhooks, ``'?'`` = not made (the script
+    answers ``notice`` when seats are subscribed): a short text."""
+    low: str
+    """The seats told their time bank runs low, with the seconds left (``1:12.5,3:4.0``): a
+    short text."""
+
+
+def hook_args(notice: HookNotice | None, later: bool = False) -> HookArgs:
+    """``commit.lua``'s values for a commit's :class:`HookNotice`; without one, ``later``: the
+    commit can make it (the script then asks for it when seats are subscribed)."""
     if notice is None:
-        return ["", b"", "?" if later else "", ""]
+        return HookArgs("", b"", "?" if later else "", "")
     clock = ",".join(f"{seat}:{remaining!r}" for seat, remaining in notice.clock)
-    return [",".join(map(str, notice.awaited)), notice.decision, repr(notice.created), clock]
+    return HookArgs(",".join(map(str, notice.awaited)), notice.decision, repr(notice.created), clock)
 
 
 _PUT = """

@@ -96,7 +96,7 @@ from darkroad.api.store.redis_events import (
     event_texts,
     stream_id,
 )
-from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, RedisHooks, hook_args, hooks_key
+from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, HookArgs, RedisHooks, hook_args, hooks_key
 from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
     CREDENTIALS,
@@ -430,21 +430,20 @@ class RedisStore(RedisHooks, GameStore):
         if job is not None and not here:
             await self.jobs.ack(job)
         if len(reply) > 2:  # webhook messages of a game whose slot has no shard: enqueued now
-            await self.enqueue_after(commit.game_id, commit.version, str(hooks[2]), reply[2:])
+            await self.enqueue_after(commit.game_id, commit.version, hooks.time, reply[2:])
         return CommitResult(outcome, kept=keep, hooked=len(reply) > 1 and reply[1] == b"1")
 
-    async def _commit(self, keys: list[str], texts: list[str], hooks: list[str | bytes], commit: Commit) -> Any:
-        """``commit.lua``'s reply: its short ``texts`` and the webhooks' ``hooks`` (:func:`hook_args`)
+    async def _commit(self, keys: list[str], texts: list[str], hooks: HookArgs, commit: Commit) -> Any:
+        """``commit.lua``'s reply: its short ``texts`` and the webhooks' short texts (``hooks``)
         packed as its first argument, one MessagePack array with the events' stream ids and audiences,
-        then the binary values and the events' payloads."""
-        awaited, decision, made, low = hooks
+        then the binary values (the webhooks' decision among them) and the events' payloads."""
         events = commit.events
-        packed = msgspec.msgpack.encode([*texts, awaited, made, low, *event_texts(events)])
+        packed = msgspec.msgpack.encode([*texts, hooks.awaited, hooks.time, hooks.low, *event_texts(events)])
         record = commit.idempotency
         try:
             return await self._batch.call(
                 keys[0], "EVALSHA", self._commit_sha, len(keys), *keys,
-                packed, commit.state, commit.action, record.result, commit.lobby or b"", decision,
+                packed, commit.state, commit.action, record.result, commit.lobby or b"", hooks.decision,
                 *[event.payload for event in events], write=True,
             )  # fmt: skip
         except Unreplicated as exc:
