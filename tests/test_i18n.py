@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
-from test_scaffold import builds_offline
+from pip_builds import builds_offline
 
 import darkroad.plugins  # noqa: F401  (declares the base game's domain)
 from darkroad.core import Engine, i18n

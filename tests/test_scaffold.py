@@ -15,7 +15,6 @@ The scaffold is checked three ways, from cheap to real:
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import importlib.util
 import json
 import os
@@ -30,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from pip_builds import builds_offline
 from typer.testing import CliRunner
 
 from darkroad.api import cli
@@ -232,18 +232,6 @@ def test_the_generated_test_says_to_install_first(folder: Path) -> None:
     done = run_generated_tests(folder, environment(folder / "src"))
     assert done.returncode == 1
     assert "pip install -e ." in done.stdout
-
-
-def builds_offline(setuptools: tuple[int, int] = (64, 0)) -> bool:
-    """Whether this environment can build a package whose build needs ``setuptools`` (the
-    generated pyproject.toml's 64 by default) without downloading it: pip then builds with it
-    (``--no-build-isolation``) rather than in a build environment it makes for the one build
-    (the test extras bring a setuptools for it)."""
-    try:
-        version = tuple(int(x) for x in md.version("setuptools").split(".")[:2])
-    except (md.PackageNotFoundError, ValueError):
-        return False
-    return version >= max(setuptools, (70, 1)) or (version >= setuptools and importlib.util.find_spec("wheel") is not None)
 
 
 @dataclass(frozen=True)
