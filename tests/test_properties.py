@@ -48,6 +48,10 @@ SPAN = 100_000
 """Seeds of each budget chunk (chunk i starts at seed ``i * SPAN``): more than any budget plays."""
 ABILITY_SHARE = 0.25
 """The abilities test's budget, as a share of the random games' (about one game in ten)."""
+ABILITY_CHUNKS = 4
+"""Tests the abilities' share of the budget is split in: few, as one of its games (~0.6 s of CPU)
+costs more than a sixteenth of the share, and each test plays at least one game (split in
+:data:`BUDGET_CHUNKS`, the share of 3.75 s spent 10 s in 16 games)."""
 PROFILE = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -60,14 +64,14 @@ class Chunk:
     count: int
     seconds: float | None = None
 
-    def seeds(self, base: int, every: int = 1, share: float = 1.0) -> Iterator[int]:
+    def seeds(self, base: int, every: int = 1) -> Iterator[int]:
         """The seeds to play from ``base + start``: one in ``every`` of a counted chunk, or
-        until ``share`` of the budget is spent."""
+        until its budget is spent."""
         first = base + self.start // every
         if self.seconds is None:
             yield from range(first, first + (self.count + every - 1) // every)
             return
-        deadline = time.process_time() + self.seconds * share
+        deadline = time.process_time() + self.seconds
         seed = first
         while True:
             yield seed
@@ -84,9 +88,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             if seconds is None:
                 full = metafunc.config.getoption("full_properties")
                 seconds = FULL_RANDOM_GAMES_SECONDS if full else RANDOM_GAMES_SECONDS
-            share = seconds / BUDGET_CHUNKS
-            chunks = [Chunk(n * SPAN, SPAN, share) for n in range(BUDGET_CHUNKS)]
-            ids = [f"budget{n}" for n in range(BUDGET_CHUNKS)]
+            parts = BUDGET_CHUNKS
+            if metafunc.definition.name == "test_every_ability_tried_at_every_decision_many_games":
+                seconds, parts = seconds * ABILITY_SHARE, ABILITY_CHUNKS
+            chunks = [Chunk(n * SPAN, SPAN, seconds / parts) for n in range(parts)]
+            ids = [f"budget{n}" for n in range(parts)]
         else:
             chunks = [Chunk(start, min(CHUNK, games - start)) for start in range(0, games, CHUNK)]
             ids = [f"games{c.start}-{c.start + c.count - 1}" for c in chunks]
@@ -141,10 +147,10 @@ def test_every_ability_tried_at_every_decision_keeps_every_invariant(engine: Eng
 @pytest.mark.slow
 def test_every_ability_tried_at_every_decision_many_games(engine: Engine, chunk: Chunk,
                                                           request: pytest.FixtureRequest):
-    """The same over a quarter of the random games' budget of CPU time (or one in ten of
-    ``--random-games``), in the chunks of the invariant suite."""
+    """The same over a quarter of the random games' budget of CPU time (in
+    :data:`ABILITY_CHUNKS` chunks), or one in ten of ``--random-games`` (in its chunks)."""
     base = 60_000 + request.config.getoption("random_games_seed")
-    check_trying_abilities(engine, chunk.seeds(base, every=10, share=ABILITY_SHARE))
+    check_trying_abilities(engine, chunk.seeds(base, every=10))
 
 
 # -- the checker itself: it fails for the right reason ---------------------------------------------
