@@ -3,6 +3,8 @@ and the checker that finds what a player should not read."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from darkroad.core import Engine
@@ -111,3 +113,29 @@ def test_the_checker_passes_plain_words(text: str) -> None:
 def test_ids_shaped_like_words_are_not_ids() -> None:
     assert problems("a potion", ids=["potion", "dark-road-wolves"]) == []
     assert problems("meet dark-road-wolves", ids=["dark-road-wolves"]) != []
+
+
+def ids_by_the_per_id_rule(text: str, ids: list[str]) -> set[str]:
+    """The ids the checker's rule finds in ``text``, searched for one by one: an id that is not
+    a plain word (a ``-``, ``_`` or digit in it) standing alone (no word character or ``-``
+    either side)."""
+    return {ident for ident in ids if re.search(r"[-_\d]", ident)
+            and re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text)}
+
+
+def test_the_checker_finds_each_id_as_searching_for_it_alone_does(words: Words) -> None:
+    """:func:`problems` finds the ids in one pass over a text: exactly the ids that searching the
+    text for each id finds, over every shipped id in the places that decide it (alone, at either
+    end, inside a longer word, after or before ``-`` and ``_``, in brackets, possessive, two
+    ids side by side), and an id of other characters."""
+    content = words.content
+    ids = [*content.components, *content.companion_cards, *content.heroes, *content.events,
+           *content.commissions, *content.towns, "odd.id-1", "plain"]
+    around = ["{}", "take {}", "{} first", "take {}.", "x{}", "{}x", "-{}", "{}-", "_{}", "{}_", "({})",
+              "{}'s turn", "{}:2", "1{}", "{} {}"]
+    texts = [shape.format(ident, ident) for ident in ids for shape in around]
+    texts += [f"{one} and {two}" for one, two in zip(ids, ids[1:], strict=False)]
+    texts += [f"{one}-{two}" for one, two in zip(ids, ids[1:], strict=False)]
+    for text in texts:
+        found = {problem for problem in problems(text, ids) if problem.startswith("id ")}
+        assert found == {f"id {ident!r}" for ident in ids_by_the_per_id_rule(text, ids)}, text
