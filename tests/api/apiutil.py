@@ -712,3 +712,55 @@ def chromium_for_tests() -> str:
             pytest.fail(f"{CHROMIUM} is not installed (Debian's chromium); CI must run the browser tests")
         pytest.skip(f"{CHROMIUM} is not installed (Debian's chromium)")
     return CHROMIUM
+
+
+UNSEEN_UI = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+"""Chromium features the browser tests switch off: the address bar's suggestion popups, which
+Chromium 156 builds as web pages of its own, loaded ahead in a renderer process of their own for
+every window, and so for every page the tests open (a browser context's page is a window in
+Chromium's headless mode), unseen here: about 0.5 s of that renderer's CPU and 0.2 s of the
+browser process's a page (20 pages of /play: 24.4 s of Chromium's CPU with them, 9.6 without)."""
+PLAYWRIGHT_DISABLED = ("AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+                       "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+                       "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect",
+                       "TcpPortRandomizationWin", "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled",
+                       "PreconnectToSearch", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion")
+"""The features Playwright (1.65) switches off itself. Chromium reads only the last
+``--disable-features`` of its command line, which is ours (Playwright puts the caller's switches
+after its own), so ours names these too; :func:`launch_chromium` checks that none is missing."""
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's Chromium (:func:`chromium_for_tests`) launched by ``playwright`` (the sync API)
+    without :data:`UNSEEN_UI`; fails when the browser's command line disables fewer features
+    than Playwright asked for (a Playwright upgrade that added one to its list: add it to
+    :data:`PLAYWRIGHT_DISABLED`)."""
+    features = ",".join((*PLAYWRIGHT_DISABLED, *UNSEEN_UI))
+    browser = playwright.chromium.launch(executable_path=chromium_for_tests(),
+                                         args=["--no-sandbox", f"--disable-features={features}"])
+    for switches in _chromium_command_lines():
+        asked = [set(s.split("=", 1)[1].split(",")) for s in switches if s.startswith("--disable-features=")]
+        missing = asked[0] - asked[-1]  # Playwright's own, and the one Chromium reads
+        if missing:
+            browser.close()
+            raise AssertionError(f"Playwright disables {sorted(missing)} too: add them to apiutil.PLAYWRIGHT_DISABLED")
+    return browser
+
+
+def _chromium_command_lines() -> list[list[str]]:
+    """The command lines of the Chromium browser processes this process started (through
+    Playwright's driver), read from /proc (none where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+    found, stack = [], list(children.get(os.getpid(), []))
+    while stack:
+        pid = stack.pop()
+        stack += children.get(pid, [])
+        with contextlib.suppress(OSError):
+            switches = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
+            if "--remote-debugging-pipe" in switches:
+                found.append(switches)
+    return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from apiutil import ApiServer, chromium_for_tests, cut_off_elsewhere
+from apiutil import ApiServer, cut_off_elsewhere, launch_chromium
 
 pytestmark = pytest.mark.slow
 
@@ -18,12 +18,11 @@ def test_the_reference_works_without_other_hosts(play_server: ApiServer) -> None
     """The server is the browser tests' (conftest.py: one per test process)."""
     server = play_server
     playwright_api = pytest.importorskip("playwright.sync_api")
-    executable = chromium_for_tests()
     here = urlsplit(server.url).netloc
     elsewhere: list[str] = []
     errors: list[str] = []
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page()
             cut_off_elsewhere(page, here, elsewhere)

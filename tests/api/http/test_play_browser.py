@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from apiutil import ApiServer, chromium_for_tests, cut_off_elsewhere
+from apiutil import ApiServer, cut_off_elsewhere, launch_chromium
 
 pytestmark = pytest.mark.slow
 TABLE = pytest.mark.xdist_group("play-browser")
@@ -99,9 +99,8 @@ def server(play_server: ApiServer) -> ApiServer:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     playwright_api = pytest.importorskip("playwright.sync_api")
-    executable = chromium_for_tests()
     with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        chromium = launch_chromium(playwright)
         yield chromium
         chromium.close()
 
