@@ -181,8 +181,7 @@ class HungarianSeat:
 
     def __init__(self, context: Any, http: httpx.Client, link: str, english: English, names: tuple[str, ...],
                  screenshots: Path) -> None:
-        context.add_init_script(f"try {{ window.localStorage.setItem({test_play_browser.AUTO_TAKE!r}, 'off') }} "
-                                "catch {}")  # (about:blank keeps no storage)
+        test_play_browser.auto_take_off(context)
         self.page: Any = context.new_page()
         self.page.goto(link)  # the seat's link: /play/GAME#seat=N&token=T
         self.http, self.game, self.token = http, link.split("/play/")[1].split("#")[0], link.split("token=")[1]
@@ -220,8 +219,10 @@ class HungarianSeat:
                                     timeout=SETTLE)
 
     def close(self) -> None:
-        """Done reading (the game is past its third round): every kind read found no English."""
+        """Done reading (the game is past its third round): every kind read found no English, and
+        round 2's screenshot (``play-hu.png``, docs/images' for the README) was written."""
         self.page.close()
+        assert self.shot and (self.screenshots / "play-hu.png").is_file(), "no play-hu.png: round 2 was never read"
         assert len(self.kinds) > 8, self.kinds
         assert not self.found, "\n".join(self.found)
 
