@@ -4,41 +4,48 @@
 -- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] action list (all three carry the game's
 -- {id} hash tag), optionally KEYS[4] the bot jobs' stream and KEYS[5] the turn clocks of the
 -- game's shard (as commit.lua)
--- ARGV[1] version, ARGV[2] state, ARGV[3] finished (0/1), ARGV[4] seat token hashes
--- (comma separated), ARGV[5] ttl in milliseconds, ARGV[6] tag of the first version,
--- ARGV[7] lobby json ('' = none), ARGV[8] the bot awaited ('' = none), ARGV[9] the turn
--- deadline ('' = none), ARGV[10] the game id, ARGV[11] the number of actions the action list
--- starts with (0 but for a game imported from a record) and those actions, then one
--- (stream id, audience, event json) triple per event
+-- ARGV[1] the game's short texts, one MessagePack array, as commit.lua takes its own (the first
+-- 9 unpacked into the names below):
+--   version; finished: '0'/'1'; tokens: the seats' token hashes (comma separated); ttl: in
+--   milliseconds; tag: the first version's; bot: the bot awaited ('' = none); deadline: the turn
+--   deadline ('' = none); id: the game id; count: the number of actions the action list starts
+--   with (0 but for a game imported from a record)
+--   then each event's stream id and audience, in pairs
+-- ARGV[2] state, ARGV[3] lobby json ('' = none), then the count actions, then each event's json,
+-- in the order of their ids in ARGV[1]
+local texts = cmsgpack.unpack(ARGV[1])
+local version, finished, tokens, ttl, tag, bot, deadline, id, count = unpack(texts, 1, 9)
+local state, lobby = ARGV[2], ARGV[3]
+count = tonumber(count)
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  if redis.call('HGET', KEYS[1], 'created') == ARGV[6] then
+  if redis.call('HGET', KEYS[1], 'created') == tag then
     return 1
   end
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'tag', ARGV[6], 'state', ARGV[2], 'finished', ARGV[3],
-           'tokens', ARGV[4], 'created', ARGV[6])
-if ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[1], 'lobby', ARGV[7])
+redis.call('HSET', KEYS[1], 'version', version, 'tag', tag, 'state', state, 'finished', finished,
+           'tokens', tokens, 'created', tag)
+if lobby ~= '' then
+  redis.call('HSET', KEYS[1], 'lobby', lobby)
 end
-local count = tonumber(ARGV[11])
 if count > 0 then
-  for i = 12, 11 + count do
+  for i = 4, 3 + count do
     redis.call('RPUSH', KEYS[3], ARGV[i])
   end
-  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+  redis.call('PEXPIRE', KEYS[3], ttl)
 end
-for i = 12 + count, #ARGV, 3 do
-  redis.call('XADD', KEYS[2], ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2])
+for i = 4 + count, #ARGV do
+  local n = 10 + 2 * (i - 4 - count)  -- the event's stream id and audience among the texts
+  redis.call('XADD', KEYS[2], texts[n], 'a', texts[n + 1], 'e', ARGV[i])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
 if #KEYS >= 5 then
-  if ARGV[8] ~= '' then
-    redis.call('XADD', KEYS[4], '*', 'g', ARGV[10], 'v', ARGV[1], 'b', ARGV[8])
+  if bot ~= '' then
+    redis.call('XADD', KEYS[4], '*', 'g', id, 'v', version, 'b', bot)
   end
-  if ARGV[9] ~= '' then
-    redis.call('ZADD', KEYS[5], ARGV[9], ARGV[10])
+  if deadline ~= '' then
+    redis.call('ZADD', KEYS[5], deadline, id)
   end
 end
 return 1

@@ -34,19 +34,9 @@ def _decode_audience(raw: bytes) -> frozenset[int] | None:
     return frozenset(int(seat) for seat in raw.split(b",") if seat)
 
 
-def event_args(events: Sequence[StoredEvent]) -> list[str | bytes]:
-    """The arguments of ``create.lua`` that add ``events`` to the game's stream (id, audience,
-    payload each; ``commit.lua`` takes the ids and audiences among its short texts:
-    :func:`event_texts`)."""
-    args: list[str | bytes] = []
-    for event in events:
-        args += [stream_id(event.n), _audience(event.audience), event.payload]
-    return args
-
-
 def event_texts(events: Sequence[StoredEvent]) -> list[str]:
-    """Each event's stream id and audience, in pairs: ``commit.lua`` takes them among its short
-    texts (one MessagePack argument) and each payload as an argument of its own."""
+    """Each event's stream id and audience, in pairs: ``create.lua`` and ``commit.lua`` take them
+    among their short texts (one MessagePack argument) and each payload as an argument of its own."""
     texts: list[str] = []
     for event in events:
         texts += [stream_id(event.n), _audience(event.audience)]

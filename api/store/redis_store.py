@@ -92,7 +92,6 @@ from darkroad.api.store.cluster import ClusterNodes
 from darkroad.api.store.redis_events import (
     decode_entries,
     decode_raw_entries,
-    event_args,
     event_texts,
     stream_id,
 )
@@ -336,27 +335,28 @@ class RedisStore(RedisHooks, GameStore):
 
     async def create(self, game: NewGame) -> None:
         key = game_key(game.id)
-        args: list[Any] = [
-            game.version,
-            game.state,
-            int(game.finished),
+        # create.lua's short texts, in the order it names them (its ARGV[1], as commit.lua's)
+        texts = [
+            str(game.version),
+            "1" if game.finished else "0",
             ",".join(game.token_hashes),
-            game.ttl * 1000,
+            str(game.ttl * 1000),
             game.tag,
-            game.lobby or b"",
             game.bot_job or "",
             "" if game.deadline is None else repr(game.deadline),
             game.id,
+            str(len(game.actions)),  # an imported game's action list
+            *event_texts(game.events),
         ]
         keys = [key, f"{key}:events", f"{key}:actions"]
-        args += [len(game.actions), *game.actions]  # an imported game's action list
         shard = self.jobs.own_shard(game.id)
         if shard is not None:
             keys += [jobs_key(shard), clocks_key(shard)]
+        packed = msgspec.msgpack.encode(texts)
         try:
             created = await self._batch.call(
-                key, "EVALSHA", self._create_sha, len(keys), *keys, *args, *event_args(game.events),
-                write=True,
+                key, "EVALSHA", self._create_sha, len(keys), *keys, packed, game.state, game.lobby or b"",
+                *game.actions, *[event.payload for event in game.events], write=True,
             )  # fmt: skip
         except Unreplicated as exc:
             if exc.reply:
