@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -36,7 +36,7 @@ from darkroad.core.hookspecs import spec_names
 from darkroad.core.rulebook.activate import connected_building
 from darkroad.core.state import CompanionCard, PoolDie
 from darkroad.core.steps import Choice, Option
-from darkroad.core.testing import Table
+from darkroad.core.testing import HookRecorder, Table
 
 PLUGIN_FILE = Path(__file__).parent / "plugins" / "recorder_plugin.py"
 PLUGIN_MODULE = "darkroad_tests_recorder_plugin"
@@ -66,18 +66,42 @@ EMPTY_WAGON: dict[str, Any] = dict(coins=0, prestige=0, lanterns=0, quartz=0, ho
 NIGHT_DICE = 7
 
 
+_WITH_RECORDER: dict[str, Engine] = {}
+"""The module's engine with the recorder plugin alone (``"engine"``), for :func:`new_table`."""
+
+
+@pytest.fixture(scope="module")
+def recorder_engine() -> Engine:
+    """One engine with the recorder plugin for the module's tables without other plugins: a
+    load is ~45 ms of CPU, and about 60 tables were an engine each. Their games tell their calls
+    apart (the tests read the recorder's calls of their own game, and the hook calls a
+    :class:`HookRecorder` attached to the table saw); tests of what a load calls load their own."""
+    return Engine.load(extra=[RECORDER])
+
+
 @pytest.fixture(autouse=True)
-def fresh_log() -> None:
+def fresh_log(recorder_engine: Engine) -> Iterator[None]:
     recorder.CALLS.clear()
+    _WITH_RECORDER["engine"] = recorder_engine
+    yield
+    recorder_engine.monitors.clear()  # the tables' hook recorders, which would watch every later game
 
 
 def new_table(*hooks: str, buildings: Iterable[str] = (), extra: Iterable[tuple[str, Any]] = (),
               players: int = 2, seed: int = 1, **wagon: Any) -> Table:
-    """A new game with the recorder plugin (and ``extra`` plugins) on an engine of its own,
-    waiting for seat 0's plan decision; every wagon emptied, then seat 0 gets ``wagon``
-    (night dice put in its pool come out of its main reserve: 7 night dice in all). The
-    recorder's rule-point ``hooks`` answer in this game."""
-    t = Table.new(players=players, seed=seed, buildings=buildings, plugins=[RECORDER, *extra])
+    """A new game with the recorder plugin (on the module's engine; with ``extra`` plugins, on an
+    engine of its own), its hook calls recorded (``t.calls``), waiting for seat 0's plan
+    decision; every wagon emptied, then seat 0 gets ``wagon`` (night dice put in its pool come
+    out of its main reserve: 7 night dice in all). The recorder's rule-point ``hooks`` answer in
+    this game."""
+    extra = list(extra)
+    if extra:
+        t = Table.new(players=players, seed=seed, buildings=buildings, plugins=[RECORDER, *extra])
+    else:
+        engine = _WITH_RECORDER["engine"]
+        calls = HookRecorder(engine)  # attached before the game is made, as to an engine of its own
+        t = Table.new(players=players, seed=seed, buildings=buildings, engine=engine)
+        t.recorder = calls
     for seat in range(players):
         t.setup_wagon(seat, **EMPTY_WAGON)
     t.setup_wagon(0, **wagon)
