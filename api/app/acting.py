@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import msgspec
 
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app.auth import holds, seat_of
+from darkroad.api.app.auth import hash_token, holds, seat_of, seat_of_hash, whose
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.changes import Change, play
 from darkroad.api.app.reading import Reading
@@ -130,7 +130,9 @@ class _Request:
     """An action to apply: who asks, what, for which versions, and its idempotency record's key."""
 
     game_id: str
-    token: str
+    presented: str
+    """The caller's token, hashed (:func:`~darkroad.api.app.auth.hash_token`): once, however many
+    versions it is checked against."""
     action: Action
     expected: Expected | None
     fingerprint: str
@@ -176,7 +178,7 @@ class Acting:
             fingerprint, key = "", None
         else:
             fingerprint, key = hashlib.sha256(_encode(action.key())).hexdigest(), record_key(action.seat, idempotency_key)
-        request = _Request(game_id, token, action, expected, fingerprint, key, minimal)
+        request = _Request(game_id, hash_token(token), action, expected, fingerprint, key, minimal)
         try:
             return await self._act(request)
         except errors.PluginError as exc:
@@ -265,11 +267,10 @@ class Acting:
         if cached is None or not admits(request.expected, cached.game.version):
             return None
         seat = request.action.seat
-        if not holds(request.token, cached.token_hashes, seat):  # not the action's seat's token: whose, then?
-            found = cached.seat_of_token(request.token)
-            if found is None and cached.lobby is not None:
+        if not holds(request.presented, cached.token_hashes, seat):  # not the action's seat's token: whose, then?
+            if cached.lobby is not None and whose(request.presented, cached.token_hashes) is None:
                 return None  # a seat may have been joined since this process cached the game: ask the store
-            seat = self._seat(request, cached.token_hashes) if found is None else self._own(request, found)
+            seat = self._seat(request, cached.token_hashes)
         # Taken out of the cache while it changes: other requests must not see an uncommitted version.
         self.games.cache.take(request.game_id)
         return cached, seat
@@ -377,9 +378,9 @@ class Acting:
     @staticmethod
     def _seat(request: _Request, token_hashes: tuple[str, ...]) -> int:
         """The token's seat, which must be the action's (``invalid-token``, ``wrong-seat``)."""
-        if holds(request.token, token_hashes, request.action.seat):
+        if holds(request.presented, token_hashes, request.action.seat):
             return request.action.seat
-        return Acting._own(request, seat_of(request.token, token_hashes))
+        return Acting._own(request, seat_of_hash(request.presented, token_hashes))
 
     @staticmethod
     def _own(request: _Request, seat: int) -> int:

@@ -32,26 +32,34 @@ def hash_token(token: str) -> str:
 
 def seat_of(token: str, token_hashes: Sequence[str]) -> int:
     """The seat ``token`` belongs to; ``invalid-token`` (401) when it matches no seat of the game."""
-    presented = hash_token(token)
-    seat: int | None = None
-    for index, stored in enumerate(token_hashes):
-        if hmac.compare_digest(presented, stored):
-            seat = index
+    return seat_of_hash(hash_token(token), token_hashes)
+
+
+def seat_of_hash(presented: str, token_hashes: Sequence[str]) -> int:
+    """:func:`seat_of` for a token already hashed (``presented``: its :func:`hash_token`)."""
+    seat = whose(presented, token_hashes)
     if seat is None:
         raise ServiceError("invalid-token", "This token is not a seat token of this game.")
     return seat
 
 
-def holds(token: str, token_hashes: Sequence[str], seat: int) -> bool:
-    """Whether ``token`` is seat ``seat``'s: its hash compared with that seat's alone. An action
-    names its seat, so this is the one comparison a rightful action needs; whose token it is
-    otherwise (:func:`seat_of`) only tells which refusal to give."""
-    return 0 <= seat < len(token_hashes) and hmac.compare_digest(hash_token(token), token_hashes[seat])
+def whose(presented: str, token_hashes: Sequence[str]) -> int | None:
+    """The seat whose stored hash is ``presented`` (a token's :func:`hash_token`), or ``None``:
+    every seat's compared, whichever matches."""
+    seat: int | None = None
+    for index, stored in enumerate(token_hashes):
+        if hmac.compare_digest(presented, stored):
+            seat = index
+    return seat
+
+
+def holds(presented: str, token_hashes: Sequence[str], seat: int) -> bool:
+    """Whether the token hashed as ``presented`` (:func:`hash_token`) is seat ``seat``'s: compared
+    with that seat's hash alone. An action names its seat, so this is the one comparison a rightful
+    action needs; whose token it is otherwise (:func:`whose`) only tells which refusal to give."""
+    return 0 <= seat < len(token_hashes) and hmac.compare_digest(presented, token_hashes[seat])
 
 
 def seat_or_none(token: str, token_hashes: Sequence[str]) -> int | None:
     """The token's seat, or ``None`` when it matches none."""
-    try:
-        return seat_of(token, token_hashes)
-    except ServiceError:
-        return None
+    return whose(hash_token(token), token_hashes)
