@@ -9,6 +9,8 @@ it is the HTTP layer, and what of that is Litestar's per-request machinery for w
 declares (docs/performance.md, "Session 10"):
 
   app       the darkroad app (memory store), ``Acting.act`` answering at once
+  healthz   the darkroad app, ``GET /healthz`` (peer-perf's trivial GET: the per-request cost
+            of every route, the policy layer's and Litestar's, before any game work)
   raw       a bare ASGI callable answering the same bytes (the loop's own cost)
   none      Litestar, a handler declaring nothing
   request   ... declaring the ``Request``
@@ -16,9 +18,9 @@ declares (docs/performance.md, "Session 10"):
   headers   ... and three optional header parameters (``If-Match``, ``Prefer``,
             ``Idempotency-Key``), as ``submit_action`` declares them
 
-    python benchmarks/http_layer.py [--variants app,raw,none,request,path,headers] [--baseline DIR]
+    python benchmarks/http_layer.py [--variants app,healthz,raw,none,request,path,headers] [--baseline DIR]
 
-``--baseline DIR``: also the ``app`` variant of a darkroad installation made with ``pip install
+``--baseline DIR``: also the ``app`` and ``healthz`` variants of a darkroad installation made with ``pip install
 --no-deps --target DIR <tree>`` (``PYTHONPATH=DIR``). Needs valgrind.
 """
 
@@ -32,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
 from instructions import valgrind_count  # type: ignore[import-not-found]  # noqa: E402
 
-VARIANTS = ("app", "raw", "none", "request", "path", "headers")
+VARIANTS = ("app", "healthz", "raw", "none", "request", "path", "headers")
 
 _RUN = r'''
 import asyncio, json, os, sys
@@ -44,9 +46,9 @@ HEADERS = [(b"content-type", b"application/json"), (b"authorization", b"Bearer a
 BODY = b'{"type":"travel","option":"r3","seat":0}'
 
 
-def scope(path):
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-            "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": HEADERS,
+def scope(path, method="POST", headers=HEADERS):
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+            "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
             "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000), "state": {}}
 
 
@@ -122,6 +124,15 @@ def bare(variant):
 
 async def main():
     path = "/v1/games/abcdefghijkl/actions"
+    if VARIANT == "healthz":
+        from darkroad.api.http.app import create_app_from_env
+
+        app = create_app_from_env()
+        await lifespan(app)
+        probe = scope("/healthz", "GET", [(b"host", b"127.0.0.1:8000")])
+        for _ in range(N):
+            await app({**probe, "state": {}}, receive, send)  # a scope of its own, as a server makes
+        return
     if VARIANT == "app":
         # The rate limiter's exchange with the store runs every SYNC_INTERVAL of the wall clock:
         # under valgrind it would count as much as the machine's load says (as instructions.py).
@@ -184,14 +195,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"some of {', '.join(VARIANTS)}")
     parser.add_argument("--requests", type=int, default=1200, help="requests of the larger run (the smaller: 200)")
-    parser.add_argument("--baseline", default="", help="also the app of this installation (pip install --target DIR)")
+    parser.add_argument("--baseline", default="", help="also the app (app, healthz) of this installation (pip install --target DIR)")
     args = parser.parse_args()
     for variant in args.variants.split(","):
         if variant not in VARIANTS:
             sys.exit(f"unknown variant {variant!r}: one of {', '.join(VARIANTS)}")
         figure = per_request(variant, args.requests)
         line = f"{variant:8s} {figure:10,.0f} instructions a request"
-        if variant == "app" and args.baseline:
+        if variant in ("app", "healthz") and args.baseline:
             base = per_request(variant, args.requests, args.baseline)
             line += f"; baseline {base:,.0f} ({figure / base:.2f}x)"
         print(line, flush=True)
