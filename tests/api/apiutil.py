@@ -684,20 +684,15 @@ def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     return status, headers, body
 
 
-def cut_off_elsewhere(target: Any, here: str, elsewhere: list[str]) -> None:
-    """Make every request of the Playwright page or context ``target`` to a host other than
-    ``here`` (a ``host:port``; ``data:`` URLs stay allowed) fail, each one's URL appended to
-    ``elsewhere``. Routed by a regular expression, which Playwright's driver matches itself: the
-    page's own requests go straight through, where a routing function (``"**/*"``) has every
-    request of the page (each API call, asset and stream the table asks for) wait for a round
-    trip to this process to be continued."""
+def list_elsewhere(target: Any, here: str, elsewhere: list[str]) -> None:
+    """Append to ``elsewhere`` the URL of every request of the Playwright page or context
+    ``target`` to a host other than ``here`` (a ``host:port``; ``data:`` URLs stay allowed).
+    The browser (:func:`launch_chromium`) resolves no host but ``here``: such a request fails
+    before it leaves, and its failure is listed here. (A route did both, and Playwright then
+    paused every request of the page, each API call, asset and stream, for a round trip to its
+    driver: the commit message has the figures.)"""
     foreign = re.compile(rf"^(?!data:)(?![a-z][a-z0-9+.-]*://{re.escape(here)}(?:[/?#]|$))")
-
-    def refuse(route: Any, request: Any) -> None:
-        elsewhere.append(request.url)
-        route.abort()
-
-    target.route(foreign, refuse)
+    target.on("requestfailed", lambda request: elsewhere.append(request.url) if foreign.match(request.url) else None)
 
 
 CHROMIUM = "/usr/bin/chromium"
@@ -718,8 +713,8 @@ UNSEEN_UI = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 """Chromium features the browser tests switch off: the address bar's suggestion popups, which
 Chromium 156 builds as web pages of its own, loaded ahead in a renderer process of their own for
 every window, and so for every page the tests open (a browser context's page is a window in
-Chromium's headless mode), unseen here: about 0.5 s of that renderer's CPU and 0.2 s of the
-browser process's a page (20 pages of /play: 24.4 s of Chromium's CPU with them, 9.6 without)."""
+Chromium's headless mode), unseen here, and about half of Chromium's CPU for a page that loads
+and does little (docs/performance.md, session 14)."""
 PLAYWRIGHT_DISABLED = ("AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
                        "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
                        "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect",
@@ -730,14 +725,17 @@ PLAYWRIGHT_DISABLED = ("AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileO
 after its own), so ours names these too; :func:`launch_chromium` checks that none is missing."""
 
 
-def launch_chromium(playwright: Any) -> Any:
+def launch_chromium(playwright: Any, here: str) -> Any:
     """Debian's Chromium (:func:`chromium_for_tests`) launched by ``playwright`` (the sync API)
-    without :data:`UNSEEN_UI`; fails when the browser's command line disables fewer features
-    than Playwright asked for (a Playwright upgrade that added one to its list: add it to
+    for pages of the server at ``here`` (``host:port``): it resolves no other host (nor port),
+    so a request elsewhere fails at once (:func:`list_elsewhere` lists them), and it runs without
+    :data:`UNSEEN_UI`. Fails when the browser's command line disables fewer features than
+    Playwright asked for (a Playwright upgrade that added one to its list: add it to
     :data:`PLAYWRIGHT_DISABLED`)."""
     features = ",".join((*PLAYWRIGHT_DISABLED, *UNSEEN_UI))
-    browser = playwright.chromium.launch(executable_path=chromium_for_tests(),
-                                         args=["--no-sandbox", f"--disable-features={features}"])
+    browser = playwright.chromium.launch(executable_path=chromium_for_tests(), args=[
+        "--no-sandbox", f"--disable-features={features}",
+        f"--host-resolver-rules=MAP {here} {here}, MAP * ~NOTFOUND"])  # the first rule that matches
     for switches in _chromium_command_lines():
         asked = [set(s.split("=", 1)[1].split(",")) for s in switches if s.startswith("--disable-features=")]
         missing = asked[0] - asked[-1]  # Playwright's own, and the one Chromium reads

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from apiutil import ApiServer, cut_off_elsewhere, launch_chromium
+from apiutil import ApiServer, launch_chromium, list_elsewhere
 
 pytestmark = pytest.mark.slow
 
@@ -22,10 +22,10 @@ def test_the_reference_works_without_other_hosts(play_server: ApiServer) -> None
     elsewhere: list[str] = []
     errors: list[str] = []
     with playwright_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+        browser = launch_chromium(playwright, here)
         try:
             page = browser.new_page()
-            cut_off_elsewhere(page, here, elsewhere)
+            list_elsewhere(page, here, elsewhere)
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{server.url}/")
             page.click("text=API reference")

@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from apiutil import ApiServer, cut_off_elsewhere, launch_chromium
+from apiutil import ApiServer, launch_chromium, list_elsewhere
 
 pytestmark = pytest.mark.slow
 TABLE = pytest.mark.xdist_group("play-browser")
@@ -97,10 +97,11 @@ def server(play_server: ApiServer) -> ApiServer:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(play_server: ApiServer) -> Iterator[Any]:
+    """Chromium for pages of the server (conftest.py), every other host cut off."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     with playwright_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
+        chromium = launch_chromium(playwright, urlsplit(play_server.url).netloc)
         yield chromium
         chromium.close()
 
@@ -137,7 +138,7 @@ class Pages:
             auto_take_off(context)
         self.contexts.append(context)
         page = context.new_page()
-        cut_off_elsewhere(page, self.here, self.elsewhere)
+        list_elsewhere(page, self.here, self.elsewhere)
         if cut:
             page.route(cut, lambda route: route.abort())
         page.on("pageerror", lambda error: self.errors.append(str(error)))

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import test_play_browser
-from apiutil import ApiServer, cut_off_elsewhere
+from apiutil import ApiServer, list_elsewhere
 from babel.messages.pofile import read_po
 from test_play_browser import PHONE, SETTLE, WIDE, game_state, settled
 from test_play_browser_replay import finished_game
@@ -131,7 +131,7 @@ def hungarian_browser(browser: Any, server: ApiServer) -> Iterator[Any]:
     here = urlsplit(server.url).netloc
     elsewhere: list[str] = []
     errors: list[str] = []
-    cut_off_elsewhere(context, here, elsewhere)
+    list_elsewhere(context, here, elsewhere)
     context.on("page", lambda page: page.on("pageerror", lambda error: errors.append(str(error))))
     yield context
     context.close()
