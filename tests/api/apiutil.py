@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -722,27 +723,35 @@ PLAYWRIGHT_DISABLED = ("AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileO
                        "PreconnectToSearch", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion")
 """The features Playwright (1.65) switches off itself. Chromium reads only the last
 ``--disable-features`` of its command line, which is ours (Playwright puts the caller's switches
-after its own), so ours names these too; :func:`launch_chromium` checks that none is missing."""
+after its own), so ours names these too; :func:`launch_chromium` adds any that a later Playwright
+switches off besides."""
 
 
 def launch_chromium(playwright: Any, here: str) -> Any:
     """Debian's Chromium (:func:`chromium_for_tests`) launched by ``playwright`` (the sync API)
     for pages of the server at ``here`` (``host:port``): it resolves no other host (nor port),
     so a request elsewhere fails at once (:func:`list_elsewhere` lists them), and it runs without
-    :data:`UNSEEN_UI`. Fails when the browser's command line disables fewer features than
-    Playwright asked for (a Playwright upgrade that added one to its list: add it to
-    :data:`PLAYWRIGHT_DISABLED`)."""
-    features = ",".join((*PLAYWRIGHT_DISABLED, *UNSEEN_UI))
-    browser = playwright.chromium.launch(executable_path=chromium_for_tests(), args=[
-        "--no-sandbox", f"--disable-features={features}",
-        f"--host-resolver-rules=MAP {here} {here}, MAP * ~NOTFOUND"])  # the first rule that matches
-    for switches in _chromium_command_lines():
-        asked = [set(s.split("=", 1)[1].split(",")) for s in switches if s.startswith("--disable-features=")]
-        missing = asked[0] - asked[-1]  # Playwright's own, and the one Chromium reads
-        if missing:
-            browser.close()
-            raise AssertionError(f"Playwright disables {sorted(missing)} too: add them to apiutil.PLAYWRIGHT_DISABLED")
-    return browser
+    :data:`UNSEEN_UI`. When the browser's command line shows that Playwright disabled features
+    that ours does not name (a Playwright newer than :data:`PLAYWRIGHT_DISABLED`'s list), the
+    browser is launched again with them added, with a warning, so that an upgrade installed by a
+    clean clone keeps Playwright's own settings rather than failing the browser tests.
+    Playwright has no public API for its default switches, hence the command line."""
+    features = (*PLAYWRIGHT_DISABLED, *UNSEEN_UI)
+    for _ in range(2):
+        browser = playwright.chromium.launch(executable_path=chromium_for_tests(), args=[
+            "--no-sandbox", f"--disable-features={','.join(features)}",
+            f"--host-resolver-rules=MAP {here} {here}, MAP * ~NOTFOUND"])  # the first rule that matches
+        missing: set[str] = set()
+        for switches in _chromium_command_lines():
+            asked = [s.split("=", 1)[1].split(",") for s in switches if s.startswith("--disable-features=")]
+            missing |= set(asked[0]) - set(asked[-1])  # Playwright's own, and the one Chromium reads
+        if not missing:
+            return browser
+        browser.close()
+        warnings.warn(f"Playwright disables {sorted(missing)} too: add them to apiutil.PLAYWRIGHT_DISABLED",
+                      stacklevel=2)
+        features = (*features, *sorted(missing))
+    raise AssertionError(f"Chromium's command line does not end with the features asked for: {sorted(missing)}")
 
 
 def _chromium_command_lines() -> list[list[str]]:
