@@ -56,11 +56,17 @@ class HookArgs(NamedTuple):
     short text."""
 
 
+_NOTHING = HookArgs("", b"", "", "")
+"""A commit without webhook messages (no notice, and none to make)."""
+_LATER = HookArgs("", b"", "?", "")
+"""A commit whose notice is made only if the script finds seats subscribed (:func:`hook_args`)."""
+
+
 def hook_args(notice: HookNotice | None, later: bool = False) -> HookArgs:
     """``commit.lua``'s values for a commit's :class:`HookNotice`; without one, ``later``: the
     commit can make it (the script then asks for it when seats are subscribed)."""
     if notice is None:
-        return HookArgs("", b"", "?" if later else "", "")
+        return _LATER if later else _NOTHING
     clock = ",".join(f"{seat}:{remaining!r}" for seat, remaining in notice.clock)
     return HookArgs(",".join(map(str, notice.awaited)), notice.decision, repr(notice.created), clock)
 
