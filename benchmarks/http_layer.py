@@ -128,7 +128,7 @@ async def main():
         from darkroad.api.http.app import create_app_from_env
 
         app = create_app_from_env()
-        await lifespan(app)
+        task = await lifespan(app)  # kept: the loop holds only a weak reference to a task
         probe = scope("/healthz", "GET", [(b"host", b"127.0.0.1:8000")])
         for _ in range(N):
             await app({**probe, "state": {}}, receive, send)  # a scope of its own, as a server makes

@@ -41,6 +41,16 @@ def test_the_reference_works_without_other_hosts(play_server: ApiServer) -> None
             page.click(f"{create} button.execute")
             page.wait_for_selector(f"{create} .live-responses-table .response-col_status:has-text('201')",
                                    timeout=15_000)
+            # The cut-off itself (every browser test's `elsewhere == []` rests on it): another
+            # host, and another port of this host, fail at once and are listed; a data: URL is not.
+            assert elsewhere == []
+            host, port = here.rsplit(":", 1)
+            others = [f"http://cdn.example.invalid:{port}/x.js", f"http://{host}:{int(port) + 1}/x.js"]
+            failed = page.evaluate("""urls => Promise.all([...urls, 'data:text/plain,ok'].map(
+                url => fetch(url).then(() => 'ok', () => 'failed')))""", others)
+            assert failed == ["failed", "failed", "ok"], failed
+            assert sorted(elsewhere) == sorted(others), elsewhere
+            elsewhere.clear()
         finally:
             browser.close()
     assert elsewhere == []
