@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import msgspec
 
 from darkroad.api.app import lobby as lobbies
-from darkroad.api.app.auth import hash_token, holds, seat_of, seat_of_hash, whose
+from darkroad.api.app.auth import hash_token, holds, invalid_token, seat_of, whose
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.changes import Change, play
 from darkroad.api.app.reading import Reading
@@ -268,9 +268,10 @@ class Acting:
             return None
         seat = request.action.seat
         if not holds(request.presented, cached.token_hashes, seat):  # not the action's seat's token: whose, then?
-            if cached.lobby is not None and whose(request.presented, cached.token_hashes) is None:
+            found = whose(request.presented, cached.token_hashes)
+            if found is None and cached.lobby is not None:
                 return None  # a seat may have been joined since this process cached the game: ask the store
-            seat = self._seat(request, cached.token_hashes)
+            seat = self._own(request, found)
         # Taken out of the cache while it changes: other requests must not see an uncommitted version.
         self.games.cache.take(request.game_id)
         return cached, seat
@@ -380,11 +381,14 @@ class Acting:
         """The token's seat, which must be the action's (``invalid-token``, ``wrong-seat``)."""
         if holds(request.presented, token_hashes, request.action.seat):
             return request.action.seat
-        return Acting._own(request, seat_of_hash(request.presented, token_hashes))
+        return Acting._own(request, whose(request.presented, token_hashes))
 
     @staticmethod
-    def _own(request: _Request, seat: int) -> int:
-        """``seat``, the token's, which must be the action's (``wrong-seat``)."""
+    def _own(request: _Request, seat: int | None) -> int:
+        """``seat``, the token's (``None``: no seat's, ``invalid-token``), which must be the
+        action's (``wrong-seat``)."""
+        if seat is None:
+            raise invalid_token()
         if request.action.seat != seat:
             raise ServiceError("wrong-seat", "Your token is seat %(mine)d's; the action is for seat %(seat)d.",
                                mine=seat, seat=request.action.seat)

@@ -39,8 +39,13 @@ def seat_of_hash(presented: str, token_hashes: Sequence[str]) -> int:
     """:func:`seat_of` for a token already hashed (``presented``: its :func:`hash_token`)."""
     seat = whose(presented, token_hashes)
     if seat is None:
-        raise ServiceError("invalid-token", "This token is not a seat token of this game.")
+        raise invalid_token()
     return seat
+
+
+def invalid_token() -> ServiceError:
+    """The refusal of a token that is no seat's of the game (401)."""
+    return ServiceError("invalid-token", "This token is not a seat token of this game.")
 
 
 def whose(presented: str, token_hashes: Sequence[str]) -> int | None:
