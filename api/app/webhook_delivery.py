@@ -2,7 +2,7 @@
 
 Every bot worker (``darkroad bots``, and the one ``darkroad serve`` runs in-process) runs a
 :class:`Deliverer` beside its jobs. It takes messages from the store's queue
-(``darkroad.api.store.hooks``) and sends each, signed (``webhook_messages``), to the seat's
+(``darkroad.api.store.webhook_queue``) and sends each, signed (``webhook_messages``), to the seat's
 receiver, at the address checked at that moment (``webhook_urls.resolve_target``):
 
 * a ``2xx`` answer acknowledges the message;
@@ -42,7 +42,7 @@ from darkroad.api.app.webhooks import DeliveryState, Subscription, decode_state
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import GameStore, ReplicationTimeout, StoreUnavailable
-from darkroad.api.store.hooks import Delivery
+from darkroad.api.store.webhook_queue import Delivery
 
 logger = logging.getLogger("darkroad.api.webhooks")
 

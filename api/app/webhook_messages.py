@@ -27,7 +27,7 @@ import msgspec
 from standardwebhooks import Webhook
 
 from darkroad.api.app.lobby import Lobby
-from darkroad.api.store.hooks import Delivery, HookNotice
+from darkroad.api.store.webhook_queue import Delivery, HookNotice
 from darkroad.core import Engine, Event, Game
 from darkroad.core.i18n import DEFAULT_LOCALE, _, current_locale, use_locale
 

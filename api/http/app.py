@@ -31,7 +31,7 @@ from darkroad.api.http.record_routes import RecordsController
 from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.api.http.seat_routes import SeatsController
 from darkroad.api.http.webhook_client import WebhookClient
-from darkroad.api.http.webhooks import WebhooksController
+from darkroad.api.http.webhook_routes import WebhooksController
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
 from darkroad.api.store.base import GameStore

@@ -1,4 +1,4 @@
-"""The bodies of the webhook routes (``darkroad.api.http.webhooks``), in the document's components."""
+"""The bodies of the webhook routes (``darkroad.api.http.webhook_routes``), in the document's components."""
 
 from __future__ import annotations
 

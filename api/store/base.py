@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from darkroad.api.store.hooks import HookNotice, HookStore
+from darkroad.api.store.webhook_queue import HookNotice, HookStore
 
 
 class StoreUnavailable(Exception):
@@ -207,7 +207,7 @@ class Commit:
     :attr:`CommitResult.kept`."""
     hooks: HookNotice | None = None
     """What the new version means to the seats' webhooks: their messages are enqueued in the
-    same atomic step, for the seats subscribed (``darkroad.api.store.hooks``)."""
+    same atomic step, for the seats subscribed (``darkroad.api.store.webhook_queue``)."""
     notice: Callable[[], HookNotice] | None = None
     """Makes :attr:`hooks` when it is ``None``: the store calls it (and sends the commit again
     with it) only when the game has seats subscribed, so that a game without webhooks pays

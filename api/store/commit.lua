@@ -16,7 +16,7 @@
 --   names it, and the job is handed to its worker again, its idle time restarting; else '':
 --   the job is acknowledged here when KEYS[6] holds it); group: the jobs' consumer group;
 --   worker: the worker playing the job; awaited: the seats awaited that players decide for
---   ('0,2'); time: the commit's time ('' = nothing for the webhooks: see hooks.py; '?' = not
+--   ('0,2'); time: the commit's time ('' = nothing for the webhooks: see webhook_queue.py; '?' = not
 --   made: answered {'notice'}, nothing written, when seats are subscribed); low: the seats told
 --   their time bank runs low, with the seconds left ('1:12.5,3:4.0')
 --   then each event's stream id and audience, in pairs

@@ -1,4 +1,4 @@
-"""The memory store's webhooks (:class:`~darkroad.api.store.hooks.HookStore`): the same
+"""The memory store's webhooks (:class:`~darkroad.api.store.webhook_queue.HookStore`): the same
 contract as Redis's, kept in this process (a stream with one consumer group, a set of
 retries by due time), each method atomic on the event loop as a Redis script is."""
 
@@ -12,7 +12,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from darkroad.api.store.hooks import Delivery, HookNotice, HookStore, message_id
+from darkroad.api.store.webhook_queue import Delivery, HookNotice, HookStore, message_id
 
 SHARD = "memory"
 

@@ -1,5 +1,5 @@
 """The webhooks of :class:`~darkroad.api.store.redis_store.RedisStore` (see
-``darkroad.api.store.hooks`` for the contract).
+``darkroad.api.store.webhook_queue`` for the contract).
 
 ``game:{<id>}:hooks``, a hash in the game's slot, expiring with the game (``commit.lua``
 refreshes it): per subscribed seat ``<seat>`` (the subscription's JSON), ``<seat>:id`` and
@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 
 from redis import exceptions as redis_errors
 
-from darkroad.api.store.hooks import HOOK_GROUP, Delivery, HookNotice, HookStore, message_id
 from darkroad.api.store.redis_jobs import JobQueue
 from darkroad.api.store.topology import UNAVAILABLE, Topology
+from darkroad.api.store.webhook_queue import HOOK_GROUP, Delivery, HookNotice, HookStore, message_id
 
 
 def hooks_key(shard: str) -> str:
