@@ -26,7 +26,6 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.api.app.service_errors import ServiceError
 from darkroad.core import HUMAN, Engine, Event, Game, GameConfig, actionlog, errors
-from darkroad.core.actionlog import UNDO
 
 RECORD_FORMAT: Final = "darkroad-game-record"
 RECORD_FORMAT_VERSION: Final = 1
@@ -212,36 +211,45 @@ def replay(engine: Engine, record: GameRecord, at: int | None = None) -> Replaye
     ``record-not-replayable``, each naming what is wrong."""
     game, events = _created(engine, record, at)
     lobbies.register(engine)
+    actions = record.actions[: record.version if at is None else at]
+    logged = _read(engine, game, actions)
     applied: list[bytes] = []
-    stop = record.version if at is None else at
-    # The positions undos return to, kept as the replay passes them (as ActionLog.replay does).
-    targets = {int(entry.option) for entry in record.actions[:stop] if entry.type == UNDO and entry.option.isdigit()}
-    kept: dict[int, bytes] = {}
 
-    def earlier(version: int) -> Game:
-        if version not in kept:
-            raise errors.IllegalAction("it returns to version %(version)d, which the record never reached", version=version)
-        return engine.loads(kept[version])
+    def each(_game: Game, made: actionlog.Record, new: list[Event]) -> None:
+        events.extend(new)
+        applied.append(made.encode())
 
-    for entry in record.actions[:stop]:
-        if game.version in targets:
-            kept[game.version] = engine.pack(game)
-        where = f"action at version {entry.version} ({entry.type} {entry.option!r} of seat {entry.seat})"
-        if entry.version != game.version + 1:
-            raise refused("record-not-replayable", f"The {where} follows version {game.version}: versions "
-                                                   "must go 1, 2, 3, ...")
-        if entry.seat >= game.config.players:
-            raise refused("record-not-replayable", f"The {where} names a seat the game does not have.")
-        try:
-            logged = _logged(engine, entry)
-            game, new = engine.log.apply(game, logged, earlier)  # the core's log makes the version
-        except errors.DarkroadError as exc:
-            raise refused("record-not-replayable", f"The {where} does not replay: {exc}") from exc
-        events += new
-        applied.append(logged.encode())
+    try:
+        game = engine.log.replay(game, logged, each=each)  # the core's one replay loop
+    except errors.DarkroadError as exc:
+        # ``each`` heard of every version made before it: the failing action is the next one.
+        raise refused("record-not-replayable", f"The {_where(actions[len(applied)])} does not replay: "
+                                               f"{exc}") from exc
     if at is None:
         _check_ending(engine, record, game)
     return Replayed(game, events, applied)
+
+
+def _read(engine: Engine, game: Game, actions: Sequence[RecordAction]) -> list[actionlog.Record]:
+    """The action log's records of ``actions`` (a record's, played on ``game``), checked before
+    any is replayed: versions 1, 2, 3, ... on from the game's, seats the game has, each an
+    action the log reads (``record-not-replayable`` naming the first that is not)."""
+    logged = []
+    for version, entry in enumerate(actions, start=game.version + 1):
+        if entry.version != version:
+            raise refused("record-not-replayable", f"The {_where(entry)} follows version {version - 1}: "
+                                                   "versions must go 1, 2, 3, ...")
+        if entry.seat >= game.config.players:
+            raise refused("record-not-replayable", f"The {_where(entry)} names a seat the game does not have.")
+        try:
+            logged.append(_logged(engine, entry))
+        except errors.DarkroadError as exc:
+            raise refused("record-not-replayable", f"The {_where(entry)} does not replay: {exc}") from exc
+    return logged
+
+
+def _where(entry: RecordAction) -> str:
+    return f"action at version {entry.version} ({entry.type} {entry.option!r} of seat {entry.seat})"
 
 
 def _logged(engine: Engine, entry: RecordAction) -> actionlog.Record:
