@@ -43,7 +43,7 @@ from .actionlog import WITHDRAWN
 from .actions import Action
 from .context import Ctx
 from .errors import DarkroadError, GameFinished, IllegalAction, NotYourDecision, PluginError
-from .hooks import SEAT_ARGS, PluginStep, call_with, is_bool, is_extra_options, is_options
+from .hooks import SEAT_ARGS, call_with, is_bool, is_extra_options, is_options
 from .rng import seed_state
 from .seats import HUMAN, SeatKind
 from .state import FINISHED, Event, Game, GameConfig, Task
@@ -432,9 +432,10 @@ class Kernel:
         """Resolve ``action``, a legal answer of ``task`` (on top, ``step``'s): an answer of the
         step itself, a plugin's extra option (``x:``) or a companion ability."""
         kind, option, seat = action.type, action.option, action.seat
-        # An answer to a plugin's decision (its step, an "x:" option, a companion ability) is in
-        # the seat's log, in words: the rulebook's own decisions log what they do (moved, bought, ...).
-        if (type(step) is PluginStep and not step.logs_answer) or kind == "companion" or option.startswith("x:"):
+        # An answer is in the seat's log, in words, unless its step says its own events name it
+        # (``logs_answer``: the rulebook's decisions log what they do, moved, bought, ...); an "x:"
+        # option and a companion ability are a plugin's answer to whatever decision is on top.
+        if not step.logs_answer or kind == "companion" or option.startswith("x:"):
             ctx.emit("answered", seat, private=True, decision=kind, option=option,
                      **_answer_words(self, ctx, task, step, action))
         if kind == "companion":

@@ -45,9 +45,9 @@ class Step:
     step comes to the top of the stack, before its options are asked (queries such as
     :meth:`options` never change the game)."""
     logs_answer: ClassVar[bool] = False
-    """A plugin's decision whose ``choose`` emits an event naming the answer itself: the
-    engine then leaves out its ``answered`` event (which otherwise logs every answer to a
-    plugin's decision, private to the seat)."""
+    """A decision whose ``choose`` emits an event naming the answer itself (the rulebook's
+    decisions all do: ``moved``, ``bought``, ...): the engine then leaves out its ``answered``
+    event, which otherwise logs the answer, private to the seat."""
     checkpoint: ClassVar[bool] = False
     """Running or answering this step makes the action a checkpoint: the acting seat cannot
     undo it, nor anything before it (core/undo.py). The engine finds chance, private events

@@ -219,6 +219,21 @@ def test_the_rulebook_is_made_of_essential_plugins_registered_first() -> None:
     assert Engine.load(extra=[("lamp-tower", Tower())]).plugins.plugins["lamp-tower"].kind == "fan"
 
 
+def test_the_rulebooks_decisions_declare_that_they_log_their_answers() -> None:
+    """Whether an answer gets an ``answered`` event is the step's own declaration
+    (``logs_answer``), whoever provides it: each of the rulebook's decisions says its events
+    name the answer (``moved``, ``bought``, ...), and the base class says nothing of the kind,
+    so a plugin's decision is logged unless it declares otherwise."""
+    from darkroad.core import Choice
+    from darkroad.core.plugins import ESSENTIAL_PLUGINS
+
+    engine = Engine.load()
+    decisions = [step for name, part in engine.pm.list_name_plugin() if name in ESSENTIAL_PLUGINS
+                 for step in part.darkroad_steps() if step.decision]
+    assert len(decisions) >= 26 and all(step.logs_answer for step in decisions)
+    assert not Choice.logs_answer and not engine.steps["spare_harness_steed"].logs_answer
+
+
 @pytest.mark.parametrize("name", ["rulebook.plan", "rulebook.scoring"])
 def test_an_essential_plugin_cannot_be_blocked(name: str) -> None:
     with pytest.raises(PluginError, match=f"plugin '{name}' is essential .*: it cannot be blocked"):

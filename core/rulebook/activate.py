@@ -49,6 +49,7 @@ class Activate(Choice):
     kind = "activate"
     prompt = N_("activate: choose what to activate next")
     begins_phase = "activate"
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         p = ctx.player(seat)

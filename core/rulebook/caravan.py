@@ -46,6 +46,7 @@ class CaravanCompanion(Choice):
 
     kind = "caravan_companion"
     prompt = N_("caravan: choose a companion")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         b = ctx.game.board
@@ -96,6 +97,7 @@ class CaravanRoute(Choice):
 
     kind = "caravan_route"
     prompt = N_("caravan: declare the route and the destination town")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         routes = _routes(ctx, seat)
@@ -151,6 +153,7 @@ class CaravanJoin(Choice):
 
     kind = "caravan_join"
     prompt = N_("join the caravan?")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         c = caravan(ctx)
@@ -209,6 +212,7 @@ class TravelDie(Choice):
 
     kind = "travel_die"
     prompt = N_("caravan: take a travel die")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         c = caravan(ctx)

@@ -26,6 +26,7 @@ class DarkMarket(Choice):
 
     kind = "dark_market"
     prompt = N_("the Dark Market: pay coins to move the marker")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         coins = ctx.player(seat).coins

@@ -47,6 +47,7 @@ class Deliveries(Choice):
 
     kind = "deliveries"
     prompt = N_("deliver commissions and heroes")
+    logs_answer = True
 
     def seats(self, ctx: Ctx, task: Task) -> list[int]:
         return list(task.data["pending"])

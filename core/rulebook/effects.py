@@ -260,6 +260,7 @@ class ChooseEffect(Choice):
 
     kind = "choose_effect"
     inside_gain = True  # which good, hero, deed, ...: part of the gain (docs/content.md, timing item 1)
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         # Re-expand: the board may have changed (a companion ability) since it was pushed.

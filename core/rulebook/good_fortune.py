@@ -24,6 +24,7 @@ class GoodFortune(Choice):
 
     kind = "good_fortune"
     prompt = N_("good fortune: choose one")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         b = ctx.game.board
@@ -89,6 +90,7 @@ class ChooseUpgrade(Choice):
     kind = "choose_upgrade"
     prompt = N_("choose a wagon upgrade")
     inside_gain = True
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if len(ctx.player(seat).upgrades) >= upgrade_limit(ctx, seat):

@@ -26,6 +26,7 @@ class GreatBazaar(Choice):
 
     kind = "great_bazaar"
     prompt = N_("the Great Bazaar: rotate the wheel, change a die, or go buying")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         opts: list[Option] = []
@@ -92,6 +93,7 @@ class BazaarBuy(Choice):
 
     kind = "bazaar_buy"
     prompt = N_("the Great Bazaar: buy a good, or stop")
+    logs_answer = True
 
     def cost(self, ctx: Ctx, task: Task, kind: str) -> int:
         if kind in task.data["paid"]:

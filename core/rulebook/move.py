@@ -23,6 +23,7 @@ class Move(Choice):
     kind = "move"
     prompt = N_("move: choose a die from your action pool")
     begins_phase = "move"
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         labels = {d.value: say("move %(spaces)s with your illuminated die", spaces=count(d.value, "spaces"))
@@ -57,6 +58,7 @@ class Horseshoe(Choice):
 
     kind = "horseshoe"
     prompt = N_("spend a horseshoe to move 1 space?")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not ctx.player(seat).horseshoes or ctx.game.turn.horseshoe:

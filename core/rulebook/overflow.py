@@ -29,6 +29,7 @@ class Discard(Choice):
     ``discard_<what>`` (the type of the action that answers it)."""
 
     settles_overflow = True
+    logs_answer = True
 
     def __init__(self, what: str, prompt: str) -> None:
         self.what = what

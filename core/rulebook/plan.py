@@ -26,6 +26,7 @@ class Plan(Choice):
     kind = "plan"
     prompt = N_("plan: bump a locked die into your action pool")
     begins_phase = "plan"
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         p = ctx.player(seat)
@@ -121,6 +122,7 @@ class SlotAction(Step):
 class Slot2(Choice):
     kind = "slot2"
     prompt = N_("slot #2: gain a lantern or move an illuminated die to your action pool")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         opts = [("lantern", say("gain 1 lantern"))]
@@ -154,6 +156,7 @@ def move_illuminated(ctx: Ctx, seat: int, value: int) -> None:
 class Slot3(Choice):
     kind = "slot3"
     prompt = N_("slot #3: gain 2 coins or rotate the market wheel")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("coins", say("gain 2 coins")), ("rotate", say("rotate the market wheel 1 space clockwise"))]

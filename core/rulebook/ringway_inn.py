@@ -28,6 +28,7 @@ class RingwayInn(Choice):
 
     kind = "ringway_inn"
     prompt = N_("the Ringway Inn: choose a hero to sell to")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         held = {good_type(g) for g in ctx.player(seat).goods}
@@ -67,6 +68,7 @@ class InnSell(Choice):
     kind = "inn_sell"
     prompt = N_("the Ringway Inn: sell a requested good, or finish")
     engages = ("hero",)
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         hero = ctx.content.heroes[task.data["hero"]]

@@ -115,6 +115,7 @@ class ChooseStartingDeed(Choice):
 
     kind = "choose_starting_deed"
     prompt = N_("keep one of two deeds")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(d, say("keep %(deed)s", deed=ctx.words.component(d))) for d in task.data["deeds"]]
@@ -131,6 +132,7 @@ class Draft(Choice):
 
     kind = "draft"
     prompt = N_("draft a steed and starting hero")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [(f"stack:{i}", say("take %(steed)s with %(hero)s", steed=ctx.words.component(s), hero=ctx.words.hero(h)))

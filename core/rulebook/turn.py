@@ -48,6 +48,7 @@ class FinishTurn(Choice):
 
     kind = "finish_turn"
     prompt = N_("end your turn (or trigger a companion ability first)")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not ctx.engine.companion_options(ctx, seat):

@@ -28,6 +28,7 @@ class YurgsExcursions(Choice):
 
     kind = "yurgs_excursions"
     prompt = N_("Yurg's Excursions: the Ruins of Yin or a caravan?")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         return [("ruins", say("travel to the Ruins of Yin")), ("caravan", say("lead a caravan to an outlying town"))]
@@ -54,6 +55,7 @@ class RuinsMove(Choice):
 
     kind = "ruins_move"
     prompt = N_("the Ruins of Yin: move the marker")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         here = ctx.game.board.ruins
@@ -103,6 +105,7 @@ class RuinsDieOffer(Choice):
 
     kind = "ruins_die_offer"
     prompt = N_("the Ruins of Yin: roll the ruins die?")
+    logs_answer = True
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         if not self.has_options(ctx, task, seat):
