@@ -21,7 +21,9 @@ after its turn timeout) enqueues a job, the game's id and version, in the same a
 * plays on, when a bot of this worker is awaited again, under the same job (up to
   :attr:`BotWorker.CHAIN` moves, each its own commit): the commit keeps the job instead of
   enqueuing one (``Commit.keep_job``; the game names it, so a worker claiming it after a
-  crash finds it current).
+  crash finds it current). A worker told to stop ends such a run with the move in flight, whose
+  commit hands the game's next move to the queue: stopping waits for one move of each running
+  job, not for the rest of its run (up to ``CHAIN`` moves of ``Settings.bot_move_timeout`` each).
 
 Its parts: the job loop here (:class:`BotWorker`), the bots' thinking in a pool of processes
 (:mod:`~darkroad.api.app.bot_pool`), and the turn clocks (:mod:`~darkroad.api.app.turn_clocks`),
@@ -133,6 +135,8 @@ class BotWorker:
         self._room = asyncio.Event()
         """Set while fewer than ``concurrency`` jobs run."""
         self._room.set()
+        self._stopping = False
+        """Set when :meth:`run` is told to stop: the jobs still running keep no job for a next move."""
 
     # -- the loops ----------------------------------------------------------------------------
 
@@ -144,6 +148,7 @@ class BotWorker:
         try:
             await stop.wait()
         finally:
+            self._stopping = True
             await cancel_and_wait(loops)
             if self._running:
                 await asyncio.gather(*self._running, return_exceptions=True)
@@ -318,7 +323,9 @@ class BotWorker:
                 how, outcome = "failed", "stood_in"
                 entry = self.games.decoded(stored)
                 continue
-            result, current = await self.games.commit(stored.id, entry, change, job=job, keep_job=keep)
+            # Decided at the commit, not when asked: a stop that came while the bot thought ends the run here.
+            keep_job = keep and not self._stopping
+            result, current = await self.games.commit(stored.id, entry, change, job=job, keep_job=keep_job)
             if result.outcome is Outcome.STALE:  # another worker (or a reclaim) moved the game
                 return "stale", current, False
             self.metrics.bot_moves.inc(bot_id, how)

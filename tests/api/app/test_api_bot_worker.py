@@ -494,3 +494,33 @@ async def test_a_replication_timeout_while_taking_jobs_is_a_warning_and_the_work
     warned = [r for r in caplog.records if "cannot take jobs" in r.getMessage()]
     assert warned and all(r.levelname == "WARNING" and r.exc_info is None for r in warned)
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+@pytest.mark.stores("memory")
+async def test_a_stopping_worker_ends_a_run_of_moves_with_the_move_in_flight(store: GameStore) -> None:
+    """Stopping waits for the move each running job is making, not for the rest of its run: a
+    game of hung bots (each move given up after ``bot_move_timeout``) would otherwise hold the
+    stop for up to ``BotWorker.CHAIN`` moves. The last move's commit releases the job and queues
+    the game's next one, so the game goes on under another worker: no move lost or doubled."""
+    engine = Engine.load(extra=[("hung-bot", HungBots())])
+    settings = Settings(bot_move_timeout=0.5)
+    service = GameService(engine, store, settings, Metrics())
+    hung = await service.seats.create(GameConfig(players=2, seed=7), Seating(seats=[("bot", None, "hung")] * 2))
+    worker = BotWorker(engine, store, settings, Metrics(), concurrency=1)
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+
+    async def moved() -> bool:
+        return (await service.reading.caller(hung.id, None)).stored.version >= hung.version + 1
+
+    await until(moved, timeout=60)
+    stop.set()
+    begun = time.monotonic()
+    await task
+    # At most the move in flight and one more (a stop just after a commit that kept the job),
+    # 0.5 s each plus the pool's restarts (0.5 s measured); the rest of the run measured 10.7 s.
+    assert time.monotonic() - begun < 5
+    stored = await store.load(hung.id)
+    assert stored is not None and not stored.finished and stored.job is None
+    assert [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]  # the next move, queued
+    assert await replays(engine, store, hung.id)
