@@ -278,11 +278,10 @@ class BotWorker:
             options = {}  # a think time is a budget: a bot that does not search against the clock is within it
             if record.think_time is not None and not record.replaced and "think_time" in self.engine.bots[bot_id].options:
                 options["think_time"] = record.think_time
-            before = stored
             outcome, stored, committed = await self._move(stored, seat, bot_id, options, job,
                                                           keep=moves + 1 < self.chain)
             if not committed:
-                if outcome == "stale" and stored is not before:  # the game as it is now: still the job's?
+                if outcome == "stale":  # the game as another commit left it: still the job's?
                     continue
                 break
             moves += 1
@@ -301,20 +300,21 @@ class BotWorker:
         self, stored: StoredGame, seat: int, bot_id: str, options: dict[str, Any], job: BotJob, *, keep: bool
     ) -> tuple[str, StoredGame, bool]:
         """Ask the bot and commit its move (``keep``: keeping ``job`` for the next bot move, if
-        a bot is awaited again); how it went (``played``, ``stood_in`` or ``stale``), the game as
-        stored now, and whether the move was committed."""
+        a bot is awaited again); how it went (``played``, ``stood_in``, ``stale``: another commit came
+        first, or ``no-move``: the seat has no legal action), the game as stored now, and whether
+        the move was committed."""
         entry = self.games.take(stored)  # the cached game if current (out of the cache while it changes)
         legal = self.engine.legal_actions(entry.game, seat)
-        if not legal:
+        if not legal:  # nothing for this seat to do now: the run ends
             self.games.put_back(stored.id, entry)
-            return "stale", stored, False
+            return "no-move", stored, False
         begun = time.perf_counter()
         choice, how = await self.pool.choose(stored.id, stored.state, seat, bot_id, options, legal)
         self.metrics.bot_think.observe(time.perf_counter() - begun, bot_id)
         outcome = "played" if how == "chosen" else "stood_in"
         # A plugin failing to resolve the bot's choice must not wedge the game: the next legal
         # actions stand in (deterministically, so the game still replays identically).
-        for action in [choice, *[a for a in legal if a is not choice][:2]]:
+        for action in [choice, *[a for a in legal if a != choice][:2]]:
             try:
                 change = play(self.engine, entry, action, self.games.clock())
             except errors.DarkroadError:
