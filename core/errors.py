@@ -47,6 +47,12 @@ class UnknownComponent(BadConfig):
     code = "unknown-component"
 
 
+class UnknownBot(BadConfig):
+    """A game's setup names a bot no loaded plugin provides (:func:`darkroad.core.game_setup.bot_problems`)."""
+
+    code = "unknown-bot"
+
+
 class BadAction(DarkroadError):
     """The submitted action is not a well-formed action object."""
 

@@ -7,7 +7,8 @@ one installed seat kind that plays solo (a 2-seat game in the engine), and each 
 seat kind may be asked for (``True``) or refused (``False``) by id. :func:`game_config` gives
 the :class:`~darkroad.core.state.GameConfig` of that game, or every :class:`SetupProblem` of the
 request, each with a stable ``code`` and a JSON Pointer into the request (``/buildings``, a
-seat kind's request field) and a message in whole words. The config itself is checked again when
+seat kind's request field) and a message in whole words; the bots it seats are the installed
+ones (:attr:`Engine.bots <darkroad.core.engine.Engine.bots>`). The config itself is checked again when
 the game is created (:func:`darkroad.core.configs.check`: the components exist, the options are
 read by a plugin), as every config is, whoever built it.
 """
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from attrs import Factory, frozen
 
 from .configs import BUILDING_SPACES, tile_clashes
+from .errors import BadConfig, UnknownBot
 from .i18n import Text
 from .state import GameConfig
 
@@ -50,6 +52,8 @@ SOLO_KIND_UNCHOSEN = "solo-kind-unchosen"
 """A solo game with several seat kinds that play solo and not exactly one asked for."""
 KIND_NOT_SOLO = "seat-kind-not-solo"
 """A seat kind asked for in a solo game that it does not play."""
+UNKNOWN_BOT = UnknownBot.code
+"""A bot seat or ``timeout_bot`` names a bot this installation does not have."""
 
 
 @frozen(kw_only=True)
@@ -70,6 +74,10 @@ class SetupRequest:
     """Seat kind id -> ``True`` (seat it) or ``False`` (refused); a kind not named is neither."""
     seats: int | None = None
     """How many seats the request lists one by one (``None``: it lists none)."""
+    seat_bots: Sequence[str | None] = ()
+    """The bot of each seat listed that a bot plays (``None`` for the others)."""
+    timeout_bot: str | None = None
+    """The bot that plays a seat its player lets time out (``None``: the service's default)."""
 
 
 @frozen
@@ -81,6 +89,11 @@ class SetupProblem:
     code: str
     pointer: str
     message: Text
+
+    def error(self) -> BadConfig:
+        """The error refusing the setup for this problem: :class:`UnknownBot` for a bot, else
+        :class:`BadConfig`."""
+        return (UnknownBot if self.code == UNKNOWN_BOT else BadConfig)(self.message)
 
 
 def refused_sizes(kind: SeatKind) -> list[int]:
@@ -136,8 +149,10 @@ def seat_count(kinds: Iterable[SeatKind], request: SetupRequest) -> int:
 def problems(engine: Engine, request: SetupRequest) -> list[SetupProblem]:
     """Everything wrong with ``request`` in this installation (empty when it sets up a game):
     first what its fields say against each other (:func:`field_problems`), then, when they
-    agree, who plays a solo game (:func:`solo_problems`)."""
-    return field_problems(engine, request) or solo_problems(engine, request)
+    agree, who plays a solo game (:func:`solo_problems`), then the bots it names
+    (:func:`bot_problems`)."""
+    return (field_problems(engine, request) or solo_problems(engine, request)
+            or bot_problems(engine, request.seat_bots, request.timeout_bot))
 
 
 def field_problems(engine: Engine, request: SetupRequest) -> list[SetupProblem]:
@@ -194,6 +209,32 @@ def solo_problems(engine: Engine, request: SetupRequest) -> list[SetupProblem]:
         return [SetupProblem(KIND_NOT_SOLO, f"/{kind.api_field}", Text(
             "%(kind)s %(plays)s", kind=the_text(kind), plays=plays_text(kind)))]
     return []
+
+
+def bot_problems(engine: Engine, seat_bots: Sequence[str | None], timeout_bot: str | None = None,
+                 ) -> list[SetupProblem]:
+    """The bots named that this installation does not have (:attr:`Engine.bots`): each seat's of
+    ``seat_bots`` (``None``: no bot's seat) at ``/seats/<i>/bot``, then ``timeout_bot``."""
+    named = [(f"/seats/{i}/bot", bot) for i, bot in enumerate(seat_bots) if bot is not None]
+    if timeout_bot is not None:
+        named.append(("/timeout_bot", timeout_bot))
+    found = []
+    for pointer, bot in named:
+        if bot in engine.bots:
+            continue
+        if engine.bots:
+            message = Text("No bot '%(bot)s' is installed here; installed bots: %(installed)s.", bot=bot,
+                           installed=", ".join(sorted(engine.bots)))
+        else:
+            message = Text("No bot '%(bot)s' is installed here; no bot is installed.", bot=bot)
+        found.append(SetupProblem(UNKNOWN_BOT, pointer, message))
+    return found
+
+
+def time_banks(initial: float, increment: float) -> tuple[float, float]:
+    """A game's time banks as played: ``initial`` seconds in each seat's bank, and what a
+    decision adds to it, at most ``initial`` (the most a bank holds)."""
+    return initial, min(increment, initial)
 
 
 def game_config(engine: Engine, request: SetupRequest) -> GameConfig | list[SetupProblem]:

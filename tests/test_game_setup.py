@@ -1,14 +1,16 @@
 """A game's setup as a caller asks for it (darkroad.core.game_setup): the config of a good request,
-every problem of a bad one with its stable code and pointer, and the rulebook's rules of who plays."""
+every problem of a bad one with its stable code and pointer, the rulebook's rules of who plays, and
+the bots and time banks a game is set up with."""
 
 from __future__ import annotations
 
 import attrs
 import pytest
 
-from darkroad.core import Engine, GameConfig, SeatKind
+from darkroad.core import Engine, GameConfig, SeatKind, errors
 from darkroad.core import game_setup as setup
 from darkroad.core.game_setup import SetupProblem, SetupRequest
+from darkroad.core.i18n import Text
 
 FIRST_GAME = ("blazing_quartz_mine", "oracle_of_lumi", "othos_lanternworks", "yedls_workshop")
 
@@ -130,10 +132,12 @@ class Hermit(SeatKind):
 
 
 class Installed:
-    """An engine's stand-in with other seat kinds installed (only ``seat_kinds`` is read)."""
+    """An engine's stand-in with other seat kinds installed, and no bot (only ``seat_kinds`` and
+    ``bots`` are read)."""
 
     def __init__(self, *kinds: SeatKind) -> None:
         self.seat_kinds = {kind.id: kind for kind in kinds}
+        self.bots: dict[str, object] = {}
 
 
 def solo_problems(*kinds: SeatKind, asked: dict[str, bool] | None = None) -> list[tuple[str, str, str]]:
@@ -158,3 +162,33 @@ def test_refused_sizes_and_solo_kinds() -> None:
     assert setup.refused_sizes(Peddler()) == [2]
     assert setup.refused_sizes(Hermit()) == [2, 3, 4]
     assert [kind.id for kind in setup.solo_kinds([Peddler(), Hermit()])] == ["hermit"]
+
+
+def test_the_bots_named_are_installed_ones(engine: Engine) -> None:
+    """A bot seat's bot and ``timeout_bot`` are the engine's bots: each other one is an
+    ``unknown-bot`` at its pointer, listing the installed bots, once the fields and who plays
+    agree (the seat count first, here); its error is :class:`UnknownBot`, a bad config."""
+    assert config_of(engine, players=2, seats=2, seat_bots=("greedy", None), timeout_bot="random").players == 2
+    found = setup.game_config(engine, SetupRequest(players=2, seed=1, seats=2, seat_bots=("nobody", ""),
+                                                   timeout_bot="Greedy"))
+    assert isinstance(found, list)
+    installed = ", ".join(sorted(engine.bots))
+    assert [(p.code, p.pointer, str(p.message)) for p in found] == [
+        (setup.UNKNOWN_BOT, "/seats/0/bot", f"No bot 'nobody' is installed here; installed bots: {installed}."),
+        (setup.UNKNOWN_BOT, "/seats/1/bot", f"No bot '' is installed here; installed bots: {installed}."),
+        (setup.UNKNOWN_BOT, "/timeout_bot", f"No bot 'Greedy' is installed here; installed bots: {installed}."),
+    ]
+    error = found[0].error()
+    assert isinstance(error, errors.UnknownBot) and isinstance(error, errors.BadConfig)
+    assert (error.code, error.reason) == ("unknown-bot", str(found[0].message))
+    assert refused(engine, players=2, seats=1, seat_bots=("nobody",)) == [(setup.SEAT_COUNT, "/seats")]
+    assert setup.bot_problems(Installed(), ["greedy"]) == [  # type: ignore[arg-type]
+        SetupProblem(setup.UNKNOWN_BOT, "/seats/0/bot", Text("No bot '%(bot)s' is installed here; no bot is installed.",
+                                                             bot="greedy"))]
+
+
+def test_a_decision_adds_at_most_a_full_bank() -> None:
+    assert setup.time_banks(60.0, 5.0) == (60.0, 5.0)
+    assert setup.time_banks(60.0, 90.0) == (60.0, 60.0)
+    assert setup.time_banks(60.0, 0.0) == (60.0, 0.0)
+    assert [SetupProblem(setup.SEAT_COUNT, "/seats", Text("x")).error().code] == ["bad-config"]

@@ -25,7 +25,7 @@ from msgspec import Meta
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.lobby import Lobby, LobbySeat
 from darkroad.api.app.service_errors import ServiceError
-from darkroad.core import HUMAN, Engine, Event, Game, GameConfig, actionlog, errors
+from darkroad.core import HUMAN, Engine, Event, Game, GameConfig, actionlog, errors, game_setup
 
 RECORD_FORMAT: Final = "darkroad-game-record"
 RECORD_FORMAT_VERSION: Final = 1
@@ -303,7 +303,7 @@ def imported_lobby(engine: Engine, record: GameRecord, game: Game, now: float | 
         if player.kind != HUMAN:
             seats.append(LobbySeat(player.kind, name=engine.seat_kinds[player.kind].name))
         elif seat is not None and seat.kind == "bot" and seat.bot is not None:
-            if seat.bot not in engine.bots:
+            if game_setup.bot_problems(engine, [seat.bot]):
                 raise refused("unknown-bot", f"Seat {player.seat} of the record is played by bot {seat.bot!r}, "
                                              "which this server does not have.")
             seats.append(LobbySeat("bot", name=seat.name, bot=seat.bot))

@@ -65,8 +65,9 @@ class Seats:
         """The creation time of the last lobby this process made, in ms (see :meth:`_created`)."""
 
     async def create(self, config: GameConfig, seating: Seating | None = None) -> CreatedGame:
-        """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config,
-        ``unknown-bot`` for a bot this server does not have); with ``seating``, its seats.
+        """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config); with
+        ``seating``, its seats, whose bots are installed ones (core's setup checks them with the
+        game's: :func:`darkroad.core.game_setup.bot_problems`).
 
         A game whose first decisions are its bots' has its first bot job enqueued with it: the
         bot workers play it after this returns, as after any action.
@@ -74,10 +75,6 @@ class Seats:
         seating = seating or Seating()
         if seating.seats is not None:  # plain (kind, name, bot) tuples too
             seating = dataclasses.replace(seating, seats=[SeatSpec(*spec) for spec in seating.seats])
-        named = [spec.bot for spec in seating.seats or () if spec.kind == "bot"]
-        for bot in [*named, *([] if seating.timeout_bot is None else [seating.timeout_bot])]:
-            if bot is None or bot not in self.engine.bots:
-                raise self._unknown_bot(bot or "")
         for spec in seating.seats or ():
             if spec.think_time is not None:
                 self._check_think_time(spec.bot or "", spec.think_time)
@@ -382,9 +379,3 @@ class Seats:
             raise ServiceError("bad-bot-option", "think_time %(think)g s is not below this server's bot move timeout "
                                                  "(%(limit)g s): the bot would be given up on every move.",
                                think=think_time, limit=limit)
-
-    def _unknown_bot(self, bot: str) -> ServiceError:
-        if not self.engine.bots:
-            return ServiceError("unknown-bot", "No bot '%(bot)s' is installed here; no bot is installed.", bot=bot)
-        return ServiceError("unknown-bot", "No bot '%(bot)s' is installed here; installed bots: %(installed)s.",
-                            bot=bot, installed=", ".join(sorted(self.engine.bots)))

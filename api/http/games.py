@@ -57,7 +57,7 @@ from darkroad.api.http.schema_types import UNSET
 from darkroad.api.http.schemas import FinalScore, WaitingGames
 from darkroad.api.http.setup_schemas import MAX_SEED, BotSeat, CreatedGame, HumanSeat, NewGame, SeatToken
 from darkroad.api.http.view_schemas import ActionList, GameView
-from darkroad.core import BadConfig, GameConfig, errors, game_setup
+from darkroad.core import GameConfig, errors, game_setup
 from darkroad.core.i18n import N_
 from darkroad.core.undo import UNDO
 
@@ -394,7 +394,7 @@ def setup_problem(found: list[game_setup.SetupProblem]) -> Exception:
               for problem in found if problem.code in DOCUMENTED]
     if errors:
         return invalid_body(errors, N_("Invalid body: %(reasons)s"), reasons="; ".join(e["message"] for e in errors))
-    return BadConfig(found[0].message)
+    return found[0].error()
 
 
 def created_answer(created: Created) -> Response[CreatedGame]:
@@ -450,7 +450,7 @@ def _seating(data: NewGame) -> Seating:
         listed=None if data.listed is UNSET else data.listed,
         turn_timeout=None if data.turn_timeout is UNSET else data.turn_timeout,
         timeout_bot=None if data.timeout_bot is UNSET else data.timeout_bot,
-        clock=None if data.clock is UNSET else (float(data.clock.initial), float(min(data.clock.increment,
-                                                                                      data.clock.initial))),
+        clock=None if data.clock is UNSET else game_setup.time_banks(float(data.clock.initial),
+                                                                     float(data.clock.increment)),
     )
 

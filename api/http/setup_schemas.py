@@ -158,6 +158,9 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             seat_kinds={kind.id: asked for kind in self.seat_kinds
                         if (asked := getattr(self, kind.api_field, None)) is not None},
             seats=None if self.seats is UNSET else len(self.seats),
+            seat_bots=() if self.seats is UNSET else tuple(
+                spec.bot if isinstance(spec, BotSeat) else None for spec in self.seats),
+            timeout_bot=None if self.timeout_bot is UNSET else self.timeout_bot,
         )
 
     def seat_count(self) -> int:
