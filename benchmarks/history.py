@@ -6,7 +6,7 @@ Plays ``--games`` finished games of ``--players`` seats, every seat the first le
 
 * cold: the first history request, which replays the whole game (kept by the process);
 * step: every version in turn, for one seat, as a replay in the browser steps through it
-  (the states kept, the views rendered again: the view cache is emptied each round);
+  (the states kept, each view rendered);
 * view: the seat's view of the current game, as many times (the baseline: every read renders it).
 
 Steps and views alternate round by round (``--rounds``), so that the machine's noise hits both;
@@ -62,9 +62,7 @@ async def measure(games: int, players: int, rounds: int) -> None:
         started = time.perf_counter()
         await service.history.at(caller, 0)
         cold.append(time.perf_counter() - started)
-        timeline = service.history.timelines[created.id]
         for _ in range(rounds):
-            timeline.views.clear()
             for version in range(last + 1):
                 started = time.perf_counter()
                 await service.history.at(caller, version)

@@ -30,12 +30,10 @@ from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller
 from darkroad.api.store.base import StoredEvent, StoredGame
-from darkroad.core import Game, i18n
+from darkroad.core import Game
 
 TIMELINES = 16
 """Games whose timelines a process keeps (a 4-player game's is about 1.5 MB)."""
-VIEWS_PER_TIMELINE = 256
-"""Rendered views a timeline keeps (a step back and forth renders nothing twice)."""
 _LOG_PAGE = 500
 
 
@@ -59,9 +57,6 @@ class Timeline:
     """A clock game's seats awaited at each version (``None``: not a clock game)."""
     clocks: list[clock_history.SeatClocks] | None = None
     """A clock game's seat clocks at each version, once a view asked (``clock_history``)."""
-    views: OrderedDict[tuple[int, int | None, str], bytes] = field(default_factory=OrderedDict)
-    """Views rendered lately, by version, seat and language (a view's texts are in the language of
-    the call it was made for)."""
 
     @property
     def version(self) -> int:
@@ -145,26 +140,19 @@ class History:
 
     def view(self, stored: StoredGame, timeline: Timeline, version: int, seat: int | None) -> bytes:
         """``seat``'s view (JSON) at ``version`` of the game of ``timeline``, as it was answered then."""
-        key = (version, seat, i18n.current_locale())
-        view = timeline.views.get(key)
-        if view is None:
-            game = self.state(timeline, version)
-            current = lobbies.decode(stored.lobby)
-            lobby = lobby_at(current, timeline.entries, version)
-            if current is not None and lobby is not None and lobby.clock is not None and timeline.awaited is not None:
-                if timeline.clocks is None:  # the banks as they were, not as they are
-                    start = lobby_at(current, timeline.entries, 0)
-                    assert start is not None
-                    timeline.clocks = clock_history.clocks_by_version(start, timeline.entries, timeline.times,
-                                                                      timeline.awaited)
-                clock_history.set_clocks(lobby, timeline.clocks[version])
-            view = self.reading.view_of(game, seat, lobby)
-            timeline.views[key] = view
-            if len(timeline.views) > VIEWS_PER_TIMELINE:
-                timeline.views.popitem(last=False)
-        else:
-            timeline.views.move_to_end(key)
-        return view
+        # Rendered anew each time: a replay page asks for each version once (web/src/replay.ts
+        # keeps what it fetched).
+        game = self.state(timeline, version)
+        current = lobbies.decode(stored.lobby)
+        lobby = lobby_at(current, timeline.entries, version)
+        if current is not None and lobby is not None and lobby.clock is not None and timeline.awaited is not None:
+            if timeline.clocks is None:  # the banks as they were, not as they are
+                start = lobby_at(current, timeline.entries, 0)
+                assert start is not None
+                timeline.clocks = clock_history.clocks_by_version(start, timeline.entries, timeline.times,
+                                                                  timeline.awaited)
+            clock_history.set_clocks(lobby, timeline.clocks[version])
+        return self.reading.view_of(game, seat, lobby)
 
     def state(self, timeline: Timeline, version: int) -> Game:
         """A fresh copy of the game at ``version``."""

@@ -26,16 +26,10 @@ logger = logging.getLogger("darkroad.api.bots")
 class TurnClocks:
     """Hands the overdue seats of the games in ``store`` to their timeout bots."""
 
-    SKIPPED = 10_000
-    """Clocks found not overdue that :attr:`_skipped` remembers (it starts again when full)."""
-
     def __init__(self, store: GameStore, seat_changes: SeatChanges) -> None:
         self.store = store
         self.seat_changes = seat_changes
         self.games = seat_changes.games
-        self._skipped: dict[str, float] = {}
-        """Clocks looked at and found not overdue (game id -> deadline): not loaded again
-        until the deadline changes (a game whose player acted since has a new one)."""
 
     async def tick(self) -> list[str]:
         """Hand every seat past its deadline to its game's timeout bot; the games changed."""
@@ -43,8 +37,6 @@ class TurnClocks:
         handed = []
         for shard in self.store.job_shards():
             for game_id, deadline in await self.store.due_clocks(shard, now, 100):
-                if self._skipped.get(game_id) == deadline:
-                    continue
                 if await self.hand_over(shard, game_id, deadline):
                     handed.append(game_id)
         return handed
@@ -78,9 +70,4 @@ class TurnClocks:
                 changed = True
         except ServiceError as exc:  # kept changing (players acting): the next tick tries again
             logger.info("game %s: hand-over postponed (%s)", game_id, exc)
-            return changed
-        if not changed:
-            if len(self._skipped) >= self.SKIPPED:
-                self._skipped.clear()
-            self._skipped[game_id] = deadline
         return changed
