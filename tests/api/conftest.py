@@ -50,6 +50,17 @@ whole games on those deployments). Under ``--dist loadgroup`` (CI) the tests of 
 deployments run on one worker: one Cluster (6 servers) and one Sentinel group (5) for the run,
 not one of each per worker, each started in a few seconds and idling beside the suite after.
 
+The Cluster's worker is also the run's lane of tests that mostly wait (for deadlines, heartbeats,
+long polls, deliveries, clocks, bots): the Cluster's own tests wait on its replication and failovers,
+and the modules whose tests wait more than they compute join its group (``xdist_group
+("store-cluster")``: test_api_streams, test_api_log_wait, test_api_timeouts, test_api_webhooks,
+test_api_time_banks, test_api_bot_worker). It is the largest group, so it starts first and the other
+workers compute beside it. Handed out one test at a time (xdist's single units), those modules' tests
+came one after another to all four workers, which then all waited at once while a core idled
+(``scripts/suite_cpu.py --timeline`` of a whole run shows where). The lane is one worker's: it must
+stay well shorter than the run. A module with Sentinel variants (``tests/api/store``) cannot join:
+pytest-xdist >= 3.7 puts a test marked with two groups in a third, named after both.
+
 Outside ``tests/api/store`` (the stores' own tests), a test not marked runs on every kind but
 the Sentinels (:data:`APP_STORES`)."""
 

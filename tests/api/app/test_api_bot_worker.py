@@ -29,6 +29,11 @@ from darkroad.api.store.base import BotJob, CommitResult, GameStore, Outcome, Re
 from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Action, Bot, Engine, Game, GameConfig, hookimpl
 
+pytestmark = pytest.mark.xdist_group("store-cluster")
+"""Under ``--dist loadgroup`` (CI) the module runs on the worker holding the Redis Cluster, the run's lane
+of tests that mostly wait (tests/api/conftest.py's :data:`STORES`): its tests mostly wait too (think
+times, a hung bot, turn clocks), and spread over every worker they made all four wait at once."""
+
 
 async def until(condition: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout

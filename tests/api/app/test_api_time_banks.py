@@ -22,6 +22,11 @@ from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.lobby import Clock, Lobby, LobbySeat
 from darkroad.api.settings import Settings
 
+pytestmark = pytest.mark.xdist_group("store-cluster")
+"""Under ``--dist loadgroup`` (CI) the module runs on the worker holding the Redis Cluster, the run's lane
+of tests that mostly wait (tests/api/conftest.py's :data:`STORES`): its tests mostly wait too (banks
+running out), and spread over every worker they made all four wait at once."""
+
 
 def lobby(initial: float, increment: float) -> Lobby:
     return Lobby(seats=[LobbySeat("human"), LobbySeat("human")], created=0.0, clock=Clock(initial, increment))

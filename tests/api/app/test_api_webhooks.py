@@ -22,6 +22,11 @@ from receiver import Receiver, receiver
 
 from darkroad.api.settings import Settings
 
+pytestmark = pytest.mark.xdist_group("store-cluster")
+"""Under ``--dist loadgroup`` (CI) the module runs on the worker holding the Redis Cluster, the run's lane
+of tests that mostly wait (tests/api/conftest.py's :data:`STORES`): its tests mostly wait too
+(deliveries, retries, claim timeouts), and spread over every worker they made all four wait at once."""
+
 FAST = {"webhook_allow_private": True, "webhook_first_retry": 0.2, "webhook_timeout": 2.0}
 """Loopback receivers allowed (the tests' own), retries soon."""
 

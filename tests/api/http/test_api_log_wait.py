@@ -25,7 +25,10 @@ from darkroad.core import Engine, GameConfig
 # tests ask a store only what its contract asks (test_api_store.py, on every kind), and whole
 # games reach the Cluster and the Sentinels in the HA tests.
 # A test's own stores(...) mark still names its kinds.
-pytestmark = pytest.mark.stores("memory", "redis")
+# On the worker holding the Redis Cluster under ``--dist loadgroup`` (CI), the run's lane of tests that
+# mostly wait (tests/api/conftest.py's STORES): these long polls wait too, and spread over every
+# worker they made all four wait at once.
+pytestmark = [pytest.mark.stores("memory", "redis"), pytest.mark.xdist_group("store-cluster")]
 
 
 async def test_a_waiting_read_answers_with_the_next_events(client: httpx.AsyncClient) -> None:

@@ -28,6 +28,11 @@ from darkroad.api.settings import Settings
 from darkroad.api.store.base import StoredEvent, StoreUnavailable
 from darkroad.api.store.memory import MemoryStore
 
+pytestmark = pytest.mark.xdist_group("store-cluster")
+"""Under ``--dist loadgroup`` (CI) the module runs on the worker holding the Redis Cluster, the run's lane
+of tests that mostly wait (tests/api/conftest.py's :data:`STORES`): its tests mostly wait too
+(heartbeats, streams held open), and spread over every worker they made all four wait at once."""
+
 PROBLEM = "application/problem+json"
 
 

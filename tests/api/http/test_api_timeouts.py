@@ -22,9 +22,10 @@ SLACK = 1.5
 """What a loaded CI machine may add to it."""
 
 
-pytestmark = pytest.mark.xdist_group("api-timeouts-server")
-"""The module on one worker under ``--dist loadgroup``: :func:`server` is a module fixture, started
-once per worker that runs one of its tests."""
+pytestmark = pytest.mark.xdist_group("store-cluster")
+"""The module on one worker under ``--dist loadgroup`` (:func:`server` is a module fixture, started
+once per worker that runs one of its tests): the worker holding the Redis Cluster, the run's lane of
+tests that mostly wait (tests/api/conftest.py's :data:`STORES`), as these wait for deadlines."""
 
 
 @pytest.fixture(scope="module")
