@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import random
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from standardwebhooks import Webhook
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.lobby import Clock, Lobby, LobbySeat
 from darkroad.api.settings import Settings
+from darkroad.api.store.base import GameStore
 
 pytestmark = pytest.mark.xdist_group("store-cluster")
 """Under ``--dist loadgroup`` (CI) the module runs on the worker holding the Redis Cluster, the run's lane
@@ -58,14 +60,24 @@ def test_the_deadline_is_the_first_warning_or_the_end() -> None:
     assert clock.overdue(0, 1100.0) and not clock.overdue(0, 1099.0) and not clock.overdue(1, 2000.0)
 
 
+async def handed_over_and_played(store: GameStore, game_id: str, seat: int, version: int) -> bool:
+    """Whether the game's log, read from its store (not through the app, which a reader would be),
+    has ``seat`` handed over and the game has reached ``version``."""
+    stored = await store.load(game_id)
+    events = [json.loads(event.payload) for event in await store.events(game_id, -1, 500)]
+    return stored is not None and stored.version >= version and any(
+        event["type"] == "seat_replaced" and event.get("seat") == seat for event in events)
+
+
 async def test_an_empty_bank_hands_the_seat_to_the_bot_with_nobody_reading(
     make_app: Callable[[Settings], Litestar], settings: Settings
 ) -> None:
     """A seat whose bank runs out is handed to the timeout bot by the workers (nobody reads the
     game meanwhile); under a tenth it is told first: ``seat_clock_low``, and a ``clock`` message."""
     settings = dataclasses.replace(settings, webhook_allow_private=True)
+    app = make_app(settings)
     with receiver() as hook:
-        async with serve(make_app(settings)) as client:
+        async with serve(app) as client:
             game = await create_game(client, seed=5, clock={"initial": 2, "increment": 1})
             view = (await client.get(game.url)).json()
             seat = view["awaiting"][0]
@@ -76,7 +88,11 @@ async def test_an_empty_bank_hands_the_seat_to_the_bot_with_nobody_reading(
                                     headers=game.auth(seat))
             secret = made.json()["secret"]
             started = time.monotonic()
-            await asyncio.sleep(4.5)  # nobody reads the game
+            # Nobody reads the game: its store is watched beside the app until the workers have handed
+            # the seat to the bot and the bot played on (a fixed sleep waited for a slow machine's time).
+            while not await handed_over_and_played(app.state.service.store, game.id, seat, view["version"] + 3):
+                assert time.monotonic() - started < 10, "the seat was not handed over and played on within 10 s"
+                await asyncio.sleep(0.1)
             log = (await client.get(f"{game.url}/log", params={"after": -1, "limit": 500})).json()["events"]
             kinds = [(event["type"], event.get("seat")) for event in log]
             assert ("seat_clock_low", seat) in kinds and ("seat_replaced", seat) in kinds
