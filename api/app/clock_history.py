@@ -12,41 +12,39 @@ do not track time either).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from darkroad.api.app.lobby import Lobby
-from darkroad.core.actionlog import UNDO, WITHDRAWN
+from darkroad.api.app.lobby import Lobby, seat_change
+from darkroad.core.actionlog import Record, Undo, Withdrawn
 
 SeatClocks = tuple[tuple[float | None, float | None, bool], ...]
 """Each seat's ``(since, bank, warned)`` at one version (the lobby's fields of its seats)."""
 
 
-def clocks_by_version(start: Lobby, entries: Sequence[dict[str, Any]], times: Sequence[float | None],
-                      awaited: Sequence[Sequence[int]]) -> list[SeatClocks]:
+def clocks_by_version(start: Lobby, entries: Sequence[Record], awaited: Sequence[Sequence[int]]) -> list[SeatClocks]:
     """Every version's seat clocks of a clock game: ``start``, its seats as they were at version
-    0 (``timelines.lobby_at``); ``entries`` and ``times``, the action list's entries (entry ``i``
-    made version ``i + 1``) and their times; ``awaited``, the seats each version waited for.
-    An entry without a time (a game imported from a record) changes no bank."""
+    0 (``timelines.lobby_at``); ``entries``, the action list's records (entry ``i`` made version
+    ``i + 1``), each with the time it was committed; ``awaited``, the seats each version waited
+    for. An entry without a time (a game imported from a record) changes no bank."""
     lobby = start.copy()
     for seat in lobby.seats:
         seat.since, seat.bank, seat.warned = None, None, False
     if lobby.started:
         lobby.track(awaited[0], None, lobby.created)
     clocks = [_snapshot(lobby)]
-    for version, (entry, now) in enumerate(zip(entries, times, strict=True), start=1):
-        if now is not None:
-            _apply(lobby, entry, awaited[version], now)
+    for version, entry in enumerate(entries, start=1):
+        if entry.time is not None:
+            _apply(lobby, entry, awaited[version], entry.time)
         clocks.append(_snapshot(lobby))
     return clocks
 
 
-def _apply(lobby: Lobby, entry: dict[str, Any], awaiting: Sequence[int], now: float) -> None:
+def _apply(lobby: Lobby, entry: Record, awaiting: Sequence[int], now: float) -> None:
     """What the commit of ``entry`` did to the seats' clocks (``seat_changes``, ``changes.play``)."""
-    seat = int(entry.get("seat", -1))
-    change = entry.get("seat_change")
+    seat = entry.seat
+    change = seat_change(entry)
     acted: int | None = seat
     if change is None:
-        if entry.get("type") in (UNDO, WITHDRAWN):
+        if isinstance(entry, Undo | Withdrawn):
             return
     elif change == "joined":
         lobby.seats[seat].kind = "human"

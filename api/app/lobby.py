@@ -39,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from darkroad.core import Engine, Game, GameConfig, i18n
+from darkroad.core import Engine, Game, GameConfig, actionlog, i18n
 from darkroad.core.view import EncodedPlayers
 
 MAX_NAME_LENGTH = 32
@@ -394,6 +394,11 @@ SEAT_CHANGE = "seat_change"
 def register(engine: Engine) -> None:
     """Let ``engine``'s action log read and make the records of changes of seats (harmless twice)."""
     engine.log.register(SEAT_CHANGE)
+
+
+def seat_change(record: actionlog.Record) -> str | None:
+    """What changed of the seats (``joined``, ``left``, ...) if ``record`` is a change of seats."""
+    return record.what if isinstance(record, actionlog.ServiceRecord) and record.kind == SEAT_CHANGE else None
 
 
 def replay(engine: Engine, config: GameConfig, records: Iterable[dict[str, Any] | bytes]) -> Game:

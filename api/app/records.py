@@ -120,11 +120,6 @@ def refused(code: str, detail: str) -> ServiceError:
     return ServiceError(code, detail)
 
 
-def action_time(raw: dict[str, Any]) -> float | None:
-    value = raw.get("time")
-    return float(value) if isinstance(value, int | float) else None
-
-
 def stored_action(record: dict[str, Any]) -> dict[str, Any]:
     """An entry of the action list without what only the record reads (its time)."""
     if "time" in record:
@@ -136,16 +131,8 @@ def build(engine: Engine, game_id: str, game: Game, lobby: Lobby | None, entries
           seat_names: Mapping[str, str]) -> GameRecord:
     """The record of ``game`` (stored as ``game_id`` with ``lobby``), from its action list ``entries``."""
     config = game.config
-    actions = []
-    for version, raw in enumerate(entries, start=1):
-        entry = msgspec.json.decode(raw)
-        if "seat_change" in entry:
-            actions.append(RecordAction(version=version, seat=int(entry["seat"]), type=SEAT_CHANGE,
-                                        option=str(entry["seat_change"]), time=action_time(entry),
-                                        events=int(entry["events"])))
-        else:
-            actions.append(RecordAction(version=version, seat=int(entry["seat"]), type=str(entry["type"]),
-                                        option=str(entry["option"]), time=action_time(entry)))
+    lobbies.register(engine)
+    actions = [_action(version, engine.log.read(raw)) for version, raw in enumerate(entries, start=1)]
     view = engine.view(game, None)
     seats = [RecordSeat(seat=seat["seat"], kind=seat["kind"], name=seat["name"], bot=seat["bot"])
              for seat in lobbies.seat_views(lobby, [p.kind for p in game.players], seat_names)]
@@ -164,6 +151,21 @@ def build(engine: Engine, game_id: str, game: Game, lobby: Lobby | None, entries
         result=result,
         game_id=game_id,
     )
+
+
+def _action(version: int, made: actionlog.Record) -> RecordAction:
+    """The record's action of version ``version``, made by ``made`` (the type and option it is
+    stored with)."""
+    if isinstance(made, actionlog.ServiceRecord):
+        return RecordAction(version=version, seat=made.seat, type=made.kind, option=made.what, time=made.time,
+                            events=made.events)
+    if isinstance(made, actionlog.Undo):
+        type_, option = actionlog.UNDO, str(made.restores)
+    elif isinstance(made, actionlog.Withdrawn):
+        type_, option = actionlog.WITHDRAWN, f"{made.type}:{made.option}"
+    else:
+        type_, option = made.action.type, made.action.option
+    return RecordAction(version=version, seat=made.seat, type=type_, option=option, time=made.time)
 
 
 def parse(raw: bytes | Any) -> GameRecord:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -30,7 +30,7 @@ from darkroad.api.app.repository import GameRepository
 from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller
 from darkroad.api.store.base import StoredEvent, StoredGame
-from darkroad.core import Game
+from darkroad.core import Game, actionlog
 
 TIMELINES = 16
 """Games whose timelines a process keeps (a 4-player game's is about 1.5 MB)."""
@@ -48,11 +48,9 @@ class Timeline:
     ends: list[int]
     """The number of events logged once each version was made (version v's are ``ends[v - 1]``
     to ``ends[v]``, version 0's from 0)."""
-    entries: list[dict[str, Any]]
-    """The action list's entries (entry ``i`` made version ``i + 1``), without their times."""
+    entries: list[actionlog.Record]
+    """The action list's records, as the core's log reads them (entry ``i`` made version ``i + 1``)."""
     log: list[StoredEvent]
-    times: list[float | None] = field(default_factory=list)
-    """The entries' times (Unix seconds; ``None`` where an entry has none)."""
     awaited: list[tuple[int, ...]] | None = None
     """A clock game's seats awaited at each version (``None``: not a clock game)."""
     clocks: list[clock_history.SeatClocks] | None = None
@@ -63,7 +61,7 @@ class Timeline:
         return len(self.states) - 1
 
 
-def lobby_at(lobby: Lobby | None, entries: list[dict[str, Any]], version: int) -> Lobby | None:
+def lobby_at(lobby: Lobby | None, entries: Sequence[actionlog.Record], version: int) -> Lobby | None:
     """The seats as they were at ``version``, from the current ``lobby`` and the changes of seats
     after ``version``, undone one by one (without the turn clock: ``timeout_at`` is null). A
     player who left a seat is shown without their name, which the game does not keep."""
@@ -73,10 +71,10 @@ def lobby_at(lobby: Lobby | None, entries: list[dict[str, Any]], version: int) -
     for seat in past.seats:
         seat.since = None
     for entry in reversed(entries[version:]):
-        change = entry.get("seat_change")
+        change = lobbies.seat_change(entry)
         if change is None:
             continue
-        seat = past.seats[int(entry["seat"])]
+        seat = past.seats[entry.seat]
         if change == "joined":
             seat.kind, seat.name, seat.joined = "open", None, None
             past.started = False
@@ -149,7 +147,7 @@ class History:
             if timeline.clocks is None:  # the banks as they were, not as they are
                 start = lobby_at(current, timeline.entries, 0)
                 assert start is not None
-                timeline.clocks = clock_history.clocks_by_version(start, timeline.entries, timeline.times,
+                timeline.clocks = clock_history.clocks_by_version(start, timeline.entries,
                                                                   timeline.awaited)
             clock_history.set_clocks(lobby, timeline.clocks[version])
         return self.reading.view_of(game, seat, lobby)
@@ -176,9 +174,8 @@ class History:
 
     async def _replay(self, stored: StoredGame, kept: Timeline | None) -> Timeline:
         engine = self.engine
-        decoded = [msgspec.json.decode(raw) for raw in (await self.games.store.actions(stored.id))[: stored.version]]
-        entries = [records.stored_action(entry) for entry in decoded]
-        times = [records.action_time(entry) for entry in decoded]
+        lobbies.register(engine)
+        entries = [engine.log.read(raw) for raw in (await self.games.store.actions(stored.id))[: stored.version]]
         lobby = lobbies.decode(stored.lobby)
         clocked = lobby is not None and lobby.clock is not None
         if len(entries) < stored.version:
@@ -202,7 +199,6 @@ class History:
                 awaited.append(tuple(engine.awaiting(game)))
 
         # The core's one replay loop; an undo goes back to a version this timeline holds.
-        lobbies.register(engine)
         engine.log.replay(game, entries[len(states) - 1:], each=each,
                           earlier=lambda k: engine.loads(zlib.decompress(states[k])))
         after = log[-1].n if log else -1
@@ -214,7 +210,7 @@ class History:
             after = page[-1].n
         # The log's positions are the events' numbers; an imported game's log may lack the
         # events of its changes of seats, so index by number, filling the gaps.
-        return Timeline(stored.tag, states, ends, entries, _by_number(log, ends[-1]), times, awaited)
+        return Timeline(stored.tag, states, ends, entries, _by_number(log, ends[-1]), awaited)
 
     async def record(self, caller: Caller) -> records.GameRecord:
         """The record of the caller's game (``game-not-finished`` while it is played: its seed
