@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 from darkroad.api import cli
 from darkroad.api.app import records
 from darkroad.api.app.service import GameService
+from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.timelines import Timeline
 from darkroad.api.app.values import Caller, Seating
 from darkroad.api.metrics import Metrics
@@ -450,3 +451,32 @@ async def test_a_game_with_undos_has_its_history_and_its_record_replays(engine: 
     again = await service.imports.create(records.parse(msgspec.json.encode(record)))
     imported = await service.games.load(again.id)
     assert engine.position(engine.loads(imported.state)) == engine.position(engine.loads(states[-1]))
+
+
+async def test_an_undo_to_another_version_is_refused_naming_it(engine: Engine) -> None:
+    """A record's undo that returns to a version other than the one its seat's undo returns to
+    is ``record-not-replayable``, naming the undo and the version the replay never kept (the
+    core's replay loop keeps only the positions the record's undos name)."""
+    service = service_of(engine)
+    record, _ = corpus_record(engine, 0)
+    created = await service.imports.create(record, at=20)
+    tokens = [token or "" for token in created.tokens]
+    for _ in range(40):  # the first action its seat may undo, undone
+        game = engine.loads((await service.games.load(created.id)).state)
+        seat = engine.awaiting(game)[0]
+        if game.version > 20 and engine.undo_refusal(game, seat) is None:
+            await service.acting.undo(created.id, tokens[seat], None, None)
+            break
+        await service.acting.act(created.id, tokens[seat], engine.legal_actions(game, seat)[0], None, None)
+    stored = await service.games.load(created.id)
+    raw = (await service.games.store.actions(created.id))[: stored.version]
+    undone = records.build(engine, created.id, engine.loads(stored.state), None, raw, {})
+    undo = undone.actions[-1]
+    assert undo.type == "undo", [a.type for a in undone.actions[20:]]
+    assert records.replay(engine, undone).game.version == undo.version  # as it is, it replays
+    undo.option = "1"
+    with pytest.raises(ServiceError) as refused:
+        records.replay(engine, undone)
+    assert refused.value.code == "record-not-replayable"
+    assert f"The action at version {undo.version} (undo '1' of seat {undo.seat}) does not replay: " in refused.value.detail
+    assert "which this action list never reached" in refused.value.detail
