@@ -22,7 +22,7 @@ from darkroad.api.app.seat_changes import KeyUsed, SeatChange, SeatChanges
 from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Caller, CreatedGame, JoinedSeat, Seating, SeatSpec, WaitingPage
 from darkroad.api.store.base import IdempotencyRecord, StoredGame
-from darkroad.core import HUMAN, Game, GameConfig
+from darkroad.core import HUMAN, Game, GameConfig, game_setup
 
 _encode = msgspec.json.encode
 
@@ -66,8 +66,9 @@ class Seats:
 
     async def create(self, config: GameConfig, seating: Seating | None = None) -> CreatedGame:
         """Create a game (``bad-config`` / ``unknown-component`` for an unplayable config); with
-        ``seating``, its seats, whose bots are installed ones (core's setup checks them with the
-        game's: :func:`darkroad.core.game_setup.bot_problems`).
+        ``seating``, its seats, whose bots must be installed ones (``unknown-bot``: core's check,
+        :func:`darkroad.core.game_setup.bot_problems`, which ``POST /v1/games`` already asked with
+        the rest of the setup; asked again here for the app's other callers).
 
         A game whose first decisions are its bots' has its first bot job enqueued with it: the
         bot workers play it after this returns, as after any action.
@@ -75,6 +76,9 @@ class Seats:
         seating = seating or Seating()
         if seating.seats is not None:  # plain (kind, name, bot) tuples too
             seating = dataclasses.replace(seating, seats=[SeatSpec(*spec) for spec in seating.seats])
+        named = [(spec.bot or "") if spec.kind == "bot" else None for spec in seating.seats or ()]
+        if unknown := game_setup.bot_problems(self.engine, named, seating.timeout_bot):
+            raise unknown[0].error()
         for spec in seating.seats or ():
             if spec.think_time is not None:
                 self._check_think_time(spec.bot or "", spec.think_time)

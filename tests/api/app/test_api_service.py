@@ -14,9 +14,9 @@ from darkroad.api.app.service_errors import ServiceError
 from darkroad.api.app.values import Seating, SeatSpec
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
-from darkroad.api.store.base import Commit, IdempotencyRecord, StoredEvent
+from darkroad.api.store.base import Commit, IdempotencyRecord, NewGame, StoredEvent
 from darkroad.api.store.memory import MemoryStore
-from darkroad.core import Action, Engine, GameConfig
+from darkroad.core import Action, Engine, GameConfig, errors
 
 
 class FinishingStore(MemoryStore):
@@ -147,3 +147,31 @@ def test_an_action_is_recorded_without_its_label(engine: Engine) -> None:
     entry = action_entry(labelled)
     assert entry == engine.encode(plain) and b"Great Bazaar" not in entry
     assert action_entry(plain) == entry
+
+
+@pytest.mark.parametrize(
+    "seating",
+    [
+        Seating(seats=[SeatSpec("bot", None, "nobody"), SeatSpec("human")]),
+        Seating(seats=[SeatSpec("bot", None, None), SeatSpec("human")]),
+        Seating(turn_timeout=60, timeout_bot="nobody"),
+    ],
+    ids=["seat-bot", "seat-without-bot", "timeout-bot"],
+)
+async def test_the_app_refuses_a_bot_not_installed_whoever_calls_it(engine: Engine, seating: Seating) -> None:
+    """``POST /v1/games`` asks core's setup checks before the app; the app asks core's bot
+    check again for its other callers (a game naming a bot no worker has would wait forever),
+    and stores nothing."""
+    stored: list[object] = []
+
+    class Recording(MemoryStore):
+        async def create(self, game: NewGame) -> None:
+            stored.append(game)
+            await super().create(game)
+
+    service = GameService(engine, Recording(), Settings(), Metrics())
+    with pytest.raises(errors.UnknownBot, match="is installed here"):
+        await service.seats.create(GameConfig(players=2, seed=1), seating)
+    assert stored == []
+    await service.seats.create(GameConfig(players=2, seed=1), Seating(seats=[SeatSpec("bot", None, "random")] * 2))
+    assert len(stored) == 1  # an installed bot is taken
