@@ -33,14 +33,15 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from apiutil import ApiServer, launch_chromium, list_elsewhere
+from apiutil import ApiServer
+from browserutil import CONTRAST, PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, create, game_state, settled
 
 pytestmark = pytest.mark.slow
 TABLE = pytest.mark.xdist_group("play-browser")
@@ -48,179 +49,6 @@ TABLE = pytest.mark.xdist_group("play-browser")
 its own. A worker's browser tests share its server (conftest.py), the spectator's too, which
 restarts it: a group of its own (when the whole game by clicks was here, the longest chain) put
 it on a worker that may have had no other browser test, and so a server start more."""
-WIDE = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-SEED = 20260
-AUTO_TAKE = "darkroad.play.autoTake"
-"""The table's setting (localStorage) that takes a decision with a single answer by itself."""
-SETTLE = 30_000
-"""Longest wait (ms) for a page to settle after the game moved: a page that misses an event
-it should see fails here (saying what it shows) rather than hanging. A bound, not a pause: the
-tests wait for the page's state, and a CI machine at a load of 30 has taken over 15 s to bring
-a page its event, the view and the actions."""
-
-# The WCAG contrast of every visible text node against the background it is drawn on.
-CONTRAST = """() => {
-  const parse = (c) => { const m = c.match(/[\\d.]+/g) || ["0", "0", "0", "0"]; return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
-  const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-  const over = (top, under) => { const a = top[3]; return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat(1); };
-  const background = (el) => {
-    const layers = [];
-    for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); if (c[3] >= 1) break; }
-    let colour = parse(getComputedStyle(document.documentElement).backgroundColor);
-    for (const layer of layers.reverse()) colour = over(layer, colour);
-    return colour;
-  };
-  const failures = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!el || !node.textContent.trim() || el.closest(".visually-hidden, .skip, noscript")) continue;
-    const rect = el.getBoundingClientRect();
-    if (rect.width < 2 || rect.height < 2 || getComputedStyle(el).visibility === "hidden") continue;
-    const style = getComputedStyle(el);
-    const fg = over(parse(style.color), background(el));
-    const [a, b] = [lum(fg), lum(background(el))].sort((x, y) => y - x);
-    const ratio = (a + 0.05) / (b + 0.05);
-    const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && +style.fontWeight >= 700);
-    if (ratio < (large ? 3 : 4.5)) failures.push(`${node.textContent.trim().slice(0, 40)}: ${ratio.toFixed(2)}`);
-  }
-  return failures;
-}"""
-
-
-@pytest.fixture
-def server(play_server: ApiServer) -> ApiServer:
-    """The browser tests' server (conftest.py: one per test process)."""
-    return play_server
-
-
-@pytest.fixture(scope="module")
-def browser(play_server: ApiServer) -> Iterator[Any]:
-    """Chromium for pages of the server (conftest.py), every other host cut off."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright, urlsplit(play_server.url).netloc)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def screenshots(tmp_path: Path) -> Path:
-    """Where screenshots go: ``$DARKROAD_SCREENSHOTS`` (scripts/screenshots: docs/images) or a temp dir."""
-    target = Path(os.environ.get("DARKROAD_SCREENSHOTS") or tmp_path)
-    target.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-class Pages:
-    """Browser pages on one server, each in a context of its own (as separate players' browsers:
-    a background tab of one window would not paint), with every other host cut off and every
-    page error and foreign request recorded."""
-
-    def __init__(self, browser: Any, server: ApiServer) -> None:
-        self.browser = browser
-        self.here = urlsplit(server.url).netloc
-        self.contexts: list[Any] = []
-        self.elsewhere: list[str] = []
-        self.errors: list[str] = []
-
-    def open(self, url: str, viewport: dict[str, int] = WIDE, *, cut: str | None = None,
-             prepare: Callable[[Any], None] | None = None, auto_take: bool = False) -> Any:
-        """A page of ``url`` in a new context; requests to URLs matching the glob ``cut`` fail;
-        ``prepare(page)`` runs before the page is loaded (its routes take precedence). The
-        table's setting that takes a decision with a single answer by itself is off unless
-        ``auto_take`` (on by default for players: the tests of it say so; the others click
-        every decision they wait for)."""
-        context = self.browser.new_context(viewport=viewport)
-        if not auto_take:
-            auto_take_off(context)
-        self.contexts.append(context)
-        page = context.new_page()
-        list_elsewhere(page, self.here, self.elsewhere)
-        if cut:
-            page.route(cut, lambda route: route.abort())
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        if prepare:
-            prepare(page)
-        page.goto(url)
-        return page
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-        assert self.elsewhere == [], f"requests to other hosts: {self.elsewhere}"
-        assert self.errors == [], f"page errors: {self.errors}"
-
-
-def auto_take_off(context: Any) -> None:
-    """Turn the table's :data:`AUTO_TAKE` setting off in every page of ``context`` before the page's
-    scripts run: a decision with a single answer waits for a click there."""
-    # (about:blank, every context's first document, keeps no storage: the write throws there.)
-    context.add_init_script(f"try {{ window.localStorage.setItem({AUTO_TAKE!r}, 'off') }} catch {{}}")
-
-
-@pytest.fixture
-def pages(browser: Any, server: ApiServer) -> Iterator[Pages]:
-    opened = Pages(browser, server)
-    yield opened
-    opened.close()
-
-
-def settled(page: Any, version: int | None = None, timeout: int = SETTLE) -> int:
-    """Wait until the table has settled (at ``version`` if given); its version."""
-    selector = "#app[data-state=ready][data-version]" if version is None else \
-        f'#app[data-state=ready][data-version="{version}"]'
-    try:
-        page.wait_for_selector(selector, timeout=timeout)
-    except Exception as error:  # Playwright's TimeoutError: say what the page shows instead
-        raise AssertionError(f"the page did not settle at version {version}: {page_state(page)}") from error
-    return int(page.get_attribute("#app", "data-version"))
-
-
-def page_state(page: Any) -> dict[str, Any]:
-    """What the table shows of its state: its data-state, version and link (the event stream),
-    the decision's title and message, the last lines of its log (a failure's evidence)."""
-    return dict(page.evaluate("""() => { const app = document.querySelector('#app');
-      const text = (s) => document.querySelector(s)?.innerText ?? null;
-      return { state: app?.dataset.state, version: app?.dataset.version, link: app?.dataset.link,
-               title: text('#decision h2'), message: text('#decision .message'),
-               buttons: document.querySelectorAll('#decision button.action').length,
-               log: [...document.querySelectorAll('#events .log li')].slice(0, 3).map((li) => li.innerText) }; }"""))
-
-
-def game_state(http: httpx.Client, game: str, token: str | None = None) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    response = http.get(f"/v1/games/{game}", headers=headers)
-    assert response.status_code == 200, response.text
-    state: dict[str, Any] = response.json()
-    return state
-
-
-def create(http: httpx.Client, **body: Any) -> tuple[str, dict[int, str]]:
-    created = http.post("/v1/games", json=body).json()
-    return created["id"], {s["seat"]: s["token"] for s in created["seats"] if s["token"]}
-
-
-def act_randomly(http: httpx.Client, game: str, tokens: dict[int, str], rng: random.Random,
-                 until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """Play random legal actions through the API until ``until(view)``; the last view. A seat
-    without a token is a bot's: its moves are the bot worker's, waited for."""
-    deadline = time.monotonic() + 120
-    while True:
-        view = game_state(http, game)
-        if until(view) or view["status"] == "finished":
-            return view
-        mine = [seat for seat in view["awaiting"] if seat in tokens]
-        if not mine:
-            assert time.monotonic() < deadline, f"the bot never played: {view['awaiting']}"
-            time.sleep(0.05)
-            continue
-        seat = mine[0]
-        auth = {"Authorization": f"Bearer {tokens[seat]}"}
-        listed = http.get(f"/v1/games/{game}/actions", headers=auth).json()
-        assert http.post(f"/v1/games/{game}/actions", json=rng.choice(listed["actions"]), headers=auth).status_code == 200
 
 
 def shows(page: Any, component: dict[str, Any]) -> bool:
@@ -662,45 +490,6 @@ def play_by_clicks(http: httpx.Client, game: str, seats: dict[int, Any], rng: ra
         page.wait_for_selector(f'#app[data-state=ready]:not([data-version="{state["version"]}"])', timeout=SETTLE)
         assert page.inner_text("#decision .message") == "", "an action was refused"
         clicks[seat] = clicks.get(seat, 0) + 1
-
-
-def final_score_shown(http: httpx.Client, game: str, pages: Any) -> None:
-    """Every page in ``pages`` shows the final score table as the API counts it, the winners by
-    name, and knows that the game's stream has ended."""
-    view = game_state(http, game)
-    names = [s["name"] + (" (bot)" if s["kind"] == "bot" else "") if s["name"] else f"Player {s['seat'] + 1}"
-             for s in view["seats"]]
-    score = http.get(f"/v1/games/{game}/score").json()
-    for page in pages:
-        page.wait_for_selector("#score", timeout=SETTLE)
-        settled(page)
-        rows = page.locator("#score tbody tr")
-        assert rows.count() == len(view["seats"])
-        for line in score["score"]:
-            row = page.locator(f'#score tbody tr[data-seat="{line["seat"]}"]')
-            cells = [str(c) for c in row.locator("td").all_inner_texts()]
-            assert cells[2] == str(line["total"]) and cells[10] == str(line["discarded"])
-            assert cells[11:] == [str(line["gifts"]), str(line["commissions_delivered"]), str(line["heroes_delivered"])]
-        heading = page.inner_text("#score-title")
-        assert all(names[w] in heading for w in score["winners"]), heading
-        assert "The game is over" in page.inner_text("#events")
-        page.wait_for_selector('#app[data-link="over"]', timeout=SETTLE)  # the stream ended for good
-
-
-def mid_game_checks(page: Any, screenshots: Path) -> None:
-    """Mid-game: readable contrast, no horizontal scrolling at 1280x800 and at 390 px, the storage
-    grids drawn (one cell per grid square), and the screenshots."""
-    settled(page)
-    page.screenshot(path=str(screenshots / "play-mid.png"))
-    assert page.evaluate(CONTRAST) == []
-    assert page.evaluate("document.documentElement.scrollWidth") <= WIDE["width"]
-    assert page.locator(".wagon").count() == 2
-    assert page.locator(".wagon .storage-grid").first.locator(".cell").count() == 30
-    page.set_viewport_size(PHONE)
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    assert page.evaluate(CONTRAST) == []
-    page.screenshot(path=str(screenshots / "play-phone.png"))
-    page.set_viewport_size(WIDE)
 
 
 @TABLE

@@ -16,15 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
-import test_play_browser
 from apiutil import ApiServer
-from test_play_browser import SEED, SETTLE, Pages, act_randomly, create, game_state, settled
+from browserutil import SEED, SETTLE, Pages, act_randomly, create, finished_game, game_state, settled
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("play-browser-replay")]  # one worker: module fixtures
-# The browser, the server and the pages of test_play_browser, as fixtures of this module.
-browser = test_play_browser.browser
-server = test_play_browser.server
-pages = test_play_browser.pages
 
 
 def history(http: httpx.Client, game: str, latest: int) -> list[dict[str, Any]]:
@@ -59,15 +54,6 @@ def moment(marks: list[tuple[int, int]], at: int) -> str:
 
 def first_after(marks: list[tuple[int, int]], at: int, key: Any) -> int:
     return next((v for v in range(at + 1, len(marks)) if key(marks[v]) != key(marks[at])), len(marks) - 1)
-
-
-def finished_game(http: httpx.Client, seed: int) -> tuple[str, dict[int, str], int]:
-    """A finished game of a player (seat 0, random moves) and a bot: its id, tokens and last version."""
-    game, tokens = create(http, players=2, seed=SEED + seed,
-                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
-    final = act_randomly(http, game, tokens, random.Random(seed), lambda view: False)
-    assert final["status"] == "finished"
-    return game, tokens, int(final["version"])
 
 
 def recording(asked: list[str | None]) -> Any:

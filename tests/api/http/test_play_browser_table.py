@@ -1,5 +1,5 @@
 """``/play``'s table for a newcomer, in a real browser (Debian's Chromium driven by Playwright,
-as ``test_play_browser.py``, whose server, browser and pages it uses):
+as ``test_play_browser.py``; the server, the browser and the pages are conftest.py's):
 
 * **Names, however early**: event lines that arrive before the first view (which names the
   seats) are worded again with the seats' names.
@@ -34,11 +34,24 @@ from typing import Any
 
 import httpx
 import pytest
-import test_play_browser
-import test_play_browser_hungarian
 from apiutil import ApiServer
-from test_play_browser import PHONE, SEED, SETTLE, WIDE, Pages, act_randomly, create, game_state, settled
-from test_play_browser_replay import finished_game
+from browserutil import (
+    AUTO_TAKE,
+    CONTRAST,
+    PHONE,
+    ROUNDS_PLAYED,
+    SEED,
+    SETTLE,
+    WIDE,
+    English,
+    HungarianSeat,
+    Pages,
+    act_randomly,
+    create,
+    finished_game,
+    game_state,
+    settled,
+)
 
 from darkroad.core import ROUNDS
 
@@ -48,14 +61,6 @@ TABLE = pytest.mark.xdist_group("play-browser-table")
 group of its own beside it on another worker: each runs on one worker, sharing the module's
 browser and server."""
 PLAIN = pytest.mark.xdist_group("play-browser-plain-words")
-# The browser, the server and the pages of test_play_browser, as fixtures of this module.
-browser = test_play_browser.browser
-server = test_play_browser.server
-pages = test_play_browser.pages
-screenshots = test_play_browser.screenshots
-# A Hungarian reader's browser context and what counts as English (test_play_browser_hungarian).
-hungarian_browser = test_play_browser_hungarian.hungarian_browser
-english = test_play_browser_hungarian.english
 
 ROOT = Path(__file__).resolve().parents[3]
 AXE = ROOT / ".cache" / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -187,7 +192,7 @@ def test_a_single_answer_is_taken_by_the_page_and_left_after_an_undo(pages: Page
     page.reload()
     settled(page, at + 4)
     assert not page.is_checked("#auto-take")
-    assert page.evaluate(f"window.localStorage.getItem({test_play_browser.AUTO_TAKE!r})") == "off"
+    assert page.evaluate(f"window.localStorage.getItem({AUTO_TAKE!r})") == "off"
     assert page.locator("#decision button.action").count() == 1
     page.check("#auto-take")  # on again: the page takes it at once
     settled(page, at + 5)
@@ -338,7 +343,7 @@ def catalog_ids(http: httpx.Client) -> list[str]:
 @PLAIN
 def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
         pages: Pages, server: ApiServer, axe_source: str, screenshots: Path, hungarian_browser: Any,
-        english: test_play_browser_hungarian.English) -> None:
+        english: English) -> None:
     """Set up on the page against the greedy bot (the setup form offers the installed bots; the
     table opens at once, as the player's seat, and names the bot), then every decision of the
     player clicked (the page takes those with a single answer itself) while the server's bot
@@ -346,13 +351,13 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
     at the first decision of each kind on each, every label, prompt and details shown is in
     plain words (:func:`darkroad.core.wording.problems`), both wagons show their projected score
     with the rule, the player's own as the API projects it; on a phone the decision comes first
-    and the page does not scroll sideways. Midway (round 6, wide), test_play_browser.mid_game_checks:
+    and the page does not scroll sideways. Midway (round 6, wide), :func:`mid_game_checks`:
     readable contrast and no sideways scrolling at both widths, the storage grids drawn, the
     screenshots. axe-core finds nothing serious at the first mid-game decision with many options
     (8 or more) on a wide screen, at a mid-game decision on a phone, and at the end, wide and on a
     phone; the final score table is the API's. The clicks of the whole game are counted (printed
     as a FIGURE). For its first three rounds a Hungarian reader's page of the seat follows it
-    (test_play_browser_hungarian.HungarianSeat): no English word at the first decision of each
+    (browserutil.HungarianSeat): no English word at the first decision of each
     kind, at both widths.
 
     This is the browser's whole game by clicks (the product's promise: a table that plays a game
@@ -385,7 +390,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
     assert "(bot)" in page.inner_text('.wagon[data-seat="1"] h3')
     auth = {"Authorization": f"Bearer {token}"}
     names = tuple(seat["name"] for seat in game_state(http, game)["seats"] if seat["name"])
-    hungarian: test_play_browser_hungarian.HungarianSeat | None = test_play_browser_hungarian.HungarianSeat(
+    hungarian: HungarianSeat | None = HungarianSeat(
         hungarian_browser, http, page.url, english, names, screenshots)
     rng = random.Random(SEED)
     kinds: list[str] = []
@@ -398,7 +403,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
         view = game_state(http, game, token)
         if view["status"] == "finished":
             break
-        if hungarian and view["round"] > test_play_browser_hungarian.ROUNDS_PLAYED:
+        if hungarian and view["round"] > ROUNDS_PLAYED:
             listed = http.get(f"/v1/games/{game}/actions", headers={**auth, "Accept-Language": "hu"})
             assert listed.headers["Content-Language"] == "hu"
             hungarian.close()
@@ -436,7 +441,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
                 on_a_phone(page)
         buttons = page.locator("#decision button.action")
         if width == "wide" and view["round"] == ROUNDS // 2 and not midway:
-            test_play_browser.mid_game_checks(page, screenshots)
+            mid_game_checks(page, screenshots)
             midway = True
         if view["round"] >= 2 and width == "wide" and buttons.count() >= 8 and "many options, wide" not in found:
             found["many options, wide"] = violations(page, axe_source)
@@ -458,7 +463,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
     print(f"FIGURE a whole 2-player game against greedy: {clicks} clicks, {taken} answers the page took "
           f"itself, {len(kinds)} kinds of decision, {bot_moves} moves of the bot")
     assert midway
-    test_play_browser.final_score_shown(http, game, [page])
+    final_score_shown(http, game, [page])
     assert "Final score: " in page.inner_text('.wagon[data-seat="0"] .projected')
     found["the end, phone"] = violations(page, axe_source)
     page.set_viewport_size(WIDE)
@@ -466,6 +471,45 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
     page.screenshot(path=str(screenshots / "play-end.png"))
     assert set(found) == {"many options, wide", "decision, phone", "the end, phone", "the end, wide"}, set(found)
     assert {where: problems for where, problems in found.items() if problems} == {}
+
+
+def final_score_shown(http: httpx.Client, game: str, pages: Any) -> None:
+    """Every page in ``pages`` shows the final score table as the API counts it, the winners by
+    name, and knows that the game's stream has ended."""
+    view = game_state(http, game)
+    names = [s["name"] + (" (bot)" if s["kind"] == "bot" else "") if s["name"] else f"Player {s['seat'] + 1}"
+             for s in view["seats"]]
+    score = http.get(f"/v1/games/{game}/score").json()
+    for page in pages:
+        page.wait_for_selector("#score", timeout=SETTLE)
+        settled(page)
+        rows = page.locator("#score tbody tr")
+        assert rows.count() == len(view["seats"])
+        for line in score["score"]:
+            row = page.locator(f'#score tbody tr[data-seat="{line["seat"]}"]')
+            cells = [str(c) for c in row.locator("td").all_inner_texts()]
+            assert cells[2] == str(line["total"]) and cells[10] == str(line["discarded"])
+            assert cells[11:] == [str(line["gifts"]), str(line["commissions_delivered"]), str(line["heroes_delivered"])]
+        heading = page.inner_text("#score-title")
+        assert all(names[w] in heading for w in score["winners"]), heading
+        assert "The game is over" in page.inner_text("#events")
+        page.wait_for_selector('#app[data-link="over"]', timeout=SETTLE)  # the stream ended for good
+
+
+def mid_game_checks(page: Any, screenshots: Path) -> None:
+    """Mid-game: readable contrast, no horizontal scrolling at 1280x800 and at 390 px, the storage
+    grids drawn (one cell per grid square), and the screenshots."""
+    settled(page)
+    page.screenshot(path=str(screenshots / "play-mid.png"))
+    assert page.evaluate(CONTRAST) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDE["width"]
+    assert page.locator(".wagon").count() == 2
+    assert page.locator(".wagon .storage-grid").first.locator(".cell").count() == 30
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.evaluate(CONTRAST) == []
+    page.screenshot(path=str(screenshots / "play-phone.png"))
+    page.set_viewport_size(WIDE)
 
 
 def read_a_decision(page: Any, view: dict[str, Any], ids: list[str], problems: Any) -> None:
