@@ -357,12 +357,9 @@ def test_no_api_class_is_over_400_lines() -> None:
     assert long == []
 
 
-# -- size fences: core/ and plugins/ --------------------------------------------------------------
+# -- size fences: core/, plugins/ and api/ ----------------------------------------------------------
 
 MAX_MODULE_LINES, MAX_CLASS_LINES, MAX_FUNCTION_LINES = 600, 400, 60
-KNOWN_OVER: dict[str, str] = {}
-"""What is over its fence today, and why: each goes when its split lands (the test below fails
-once it is within its fence, so the list only shrinks)."""
 
 
 def over_fences(path: Path, name: str = "") -> dict[str, int]:
@@ -389,17 +386,8 @@ def over_fences(path: Path, name: str = "") -> dict[str, int]:
 
 def test_no_module_class_or_function_of_core_or_plugins_is_over_its_fence() -> None:
     """No module over 600 lines, no class over 400, no function over 60, in core/ and plugins/
-    (the example fan packs included), but the known ones (:data:`KNOWN_OVER`)."""
-    over = {k: n for path in modules(CORE) + modules(PLUGINS) for k, n in over_fences(path).items()}
-    assert {k: n for k, n in over.items() if k not in KNOWN_OVER} == {}
-
-
-@pytest.mark.parametrize("known", sorted(KNOWN_OVER))
-def test_a_known_offender_is_still_over_its_fence(known: str) -> None:
-    """Once a known offender is within its fence, it leaves :data:`KNOWN_OVER` (the list only
-    shrinks)."""
-    path = ROOT / known.split("::")[0]
-    assert path.exists() and known in over_fences(path), f"{known} is within its fence now: remove it from KNOWN_OVER"
+    (the example fan packs included)."""
+    assert {k: n for path in modules(CORE) + modules(PLUGINS) for k, n in over_fences(path).items()} == {}
 
 
 def test_the_fences_see_a_long_function_class_and_module(tmp_path: Path) -> None:
@@ -413,3 +401,39 @@ def test_the_fences_see_a_long_function_class_and_module(tmp_path: Path) -> None
 def test_no_module_class_or_function_of_the_api_is_over_its_fence() -> None:
     """The same fences in api/ (issue 39: each module does one job)."""
     assert {k: n for path in modules(API) for k, n in over_fences(path).items()} == {}
+
+
+# -- module names ---------------------------------------------------------------------------------
+
+SHARED_NAMES = {
+    "kit.py": "each component kind's public kit, ``darkroad.plugins.<kind>.kit`` (bots, buildings, "
+              "companions, deeds): the one module a plugin of that kind imports, named by its package",
+}
+"""File names more than one module of the layers may have, each with its reason (``__init__.py``
+and ``__main__.py`` are Python's own)."""
+
+
+def repeated_names(folders: list[Path]) -> dict[str, list[str]]:
+    """File name -> the modules of ``folders`` that have it, for the names more than one has
+    (Python's ``__init__.py`` and ``__main__.py`` and :data:`SHARED_NAMES` apart)."""
+    found: dict[str, list[str]] = {}
+    for folder in folders:
+        for path in modules(folder):
+            if path.name not in ("__init__.py", "__main__.py") and path.name not in SHARED_NAMES:
+                found.setdefault(path.name, []).append(str(path.relative_to(folder.parent)))
+    return {name: paths for name, paths in found.items() if len(paths) > 1}
+
+
+def test_no_two_modules_of_the_layers_share_a_name() -> None:
+    """A module's name says what it holds, once across core/, plugins/, api/ and env/ (issue 39):
+    a reader, a traceback or a grep finds one ``hooks.py``."""
+    assert repeated_names([CORE, PLUGINS, API, ENV]) == {}
+
+
+def test_the_name_check_sees_a_repeated_name(tmp_path: Path) -> None:
+    for path in ("a/x/turn.py", "b/turn.py", "a/__init__.py", "b/__init__.py", "a/kit.py", "b/kit.py", "b/y.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("", encoding="utf-8")
+    assert repeated_names([tmp_path / "a", tmp_path / "b"]) == {"turn.py": ["a/x/turn.py", "b/turn.py"]}
+    assert set(SHARED_NAMES) == {"kit.py"} and sorted(p.parent.name for p in PLUGINS.glob("*/kit.py")) == \
+        ["bots", "buildings", "companions", "deeds"]

@@ -6,7 +6,7 @@ A game asks for it with the game options ``private_concern: true`` and, optional
 ``private_concern_seat: n`` (default: the last seat); ``players`` counts it, so solo is two
 seats. Its turns follow its 10 action cards, content data of the base game's content pack
 (``private_concern_cards``, checked by :mod:`.cards`); :mod:`.rules` has what the Trader's rules
-make its own (its state, its choices), :mod:`.turn` its turn, :mod:`.overrides` the rule points
+make its own (its state, its choices), :mod:`.concern_turn` its turn, :mod:`.overrides` the rule points
 where it plays otherwise than the rulebook (its implementations of their hooks, registered from
 here), :mod:`.events` documents its events and :mod:`.views` what it adds to views.
 
@@ -37,6 +37,7 @@ from darkroad.core import (
 )
 
 from . import cards, overrides, rules
+from .concern_turn import ConcernAction, ConcernTurn
 from .events import EVENTS
 from .overrides import (
     darkroad_caravan_join,
@@ -47,12 +48,11 @@ from .overrides import (
     darkroad_resolve_effect,
     darkroad_travel_die,
 )
-from .turn import ConcernAction, ConcernTurn
 from .views import VIEW_BLOCKS
 
 
 class PrivateConcern(SeatKind):
-    """The Private Concern as a seat kind: its own rules are in :mod:`.rules` and :mod:`.turn`;
+    """The Private Concern as a seat kind: its own rules are in :mod:`.rules` and :mod:`.concern_turn`;
     where it plays otherwise than the rulebook, :mod:`.overrides` answers the rule point."""
 
     id = rules.KIND
