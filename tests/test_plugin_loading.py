@@ -269,6 +269,12 @@ def test_plugins_all_lists_the_rulebook_with_the_kind_essential() -> None:
     assert {p["kind"] for p in report["plugins"]} <= {"essential", "builtin", "fan"}  # fan: the example pack
     shown = json.loads(CliRunner().invoke(cli.app, ["plugins", "--json"]).stdout)["plugins"]
     assert not [p for p in shown if p["kind"] != "fan"]
+    # The table a person reads shows each plugin's kind as the JSON does (wide enough for one line a row).
+    table = CliRunner().invoke(cli.app, ["plugins", "--all"], env={"COLUMNS": "2000"}).stdout.splitlines()
+    rows = [[cell.strip() for cell in line.replace("┃", "│").split("│")[1:-1]] for line in table]
+    cells = {row[0]: row[1] for row in rows if len(row) == 5}
+    assert cells["plugin"] == "kind" and {cells[p["name"]] for p in report["plugins"]} == {"essential", "builtin", "fan"}
+    assert all(cells[p["name"]] == p["kind"] for p in report["plugins"])
 
 
 def test_the_rulebook_failing_on_a_plugins_call_blames_the_plugin() -> None:

@@ -172,7 +172,7 @@ def plugins_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     strict: Annotated[bool, typer.Option(help="Fail when a plugin cannot be loaded.")] = False,
 ) -> None:
-    """List installed plugins (name, version, hooks) and their components (and bots) by kind."""
+    """List installed plugins (name, kind, version, hooks) and their components (and bots) by kind."""
     try:
         engine = Engine.load(strict=strict)
     except PluginError as exc:
@@ -184,11 +184,11 @@ def plugins_command(
     else:
         console = Console()
         t = Table(title="plugins")
-        for col in ("plugin", "version", "hooks", "components"):
+        for col in ("plugin", "kind", "version", "hooks", "components"):
             t.add_column(col, overflow="fold")  # a narrow terminal wraps ids, never cuts them
         for p in report["plugins"]:
             comps = ", ".join(f"{c['kind']}:{c['id']}" for c in report["components"] if c["plugin"] == p["name"])
-            t.add_row(p["name"], p["version"], ", ".join(p["hooks"]), comps)
+            t.add_row(p["name"], p["kind"], p["version"], ", ".join(p["hooks"]), comps)
         console.print(t)
         for name, err in report["failed"].items():
             console.print(f"plugin {name!r} failed to load and was skipped: {err}", style="red", markup=False,
