@@ -136,8 +136,9 @@ def make_plugin_manager(
 def _name_and_version(dist: md.Distribution | None, about: dict[md.Distribution, tuple[str, str]]) -> tuple[str, str]:
     """``dist``'s name and version (``("", "0")`` without one), its METADATA read once into
     ``about``: ``Distribution.name`` and ``.version`` parse that file again at every access
-    (importlib.metadata keeps nothing), which twice for each of the base game's 61 entry
-    points was half the CPU of an Engine.load (every server process loads one, and many tests)."""
+    (importlib.metadata keeps nothing), and each of the base game's entry points asks both, at
+    every Engine.load (every server process loads one, and many tests; docs/performance.md,
+    "Where the CPU goes at f8a7766, and what session 6 took off")."""
     if dist is None:
         return "", "0"
     if dist not in about:

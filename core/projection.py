@@ -62,7 +62,7 @@ def projections(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None 
         ctx = Ctx(engine, game)
     finished = game.finished
     out = []
-    for p in game.players:  # (a loop: no comprehension's frame, on every view)
+    for p in game.players:
         out.append(_seat(ctx, p.seat, finished or p.seat == viewer))
     return out
 

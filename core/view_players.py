@@ -4,7 +4,7 @@
 the player's own lists, dice and companion cards written as they are (an attrs ``PoolDie`` or
 ``CompanionCard`` encodes as the dict the other views build of it). Nothing of it is kept from
 one view to the next: made afresh, a block costs less than the key a kept one would need
-(the player's state encoded; docs/performance.md, "Session 10")."""
+(the player's state encoded; docs/performance.md, "What the core remembers")."""
 
 from __future__ import annotations
 

@@ -255,7 +255,7 @@ _NONE = ()
 
 
 _KIND_VALUE = attrgetter("kind", "value")
-"""A die in play as ``(kind, value)`` (mapped over the pool in C: no comprehension's frame)."""
+"""A die in play as ``(kind, value)``."""
 
 
 def seat_values(p: Player) -> list[Any]:

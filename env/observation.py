@@ -249,9 +249,8 @@ class Encoder:
         decision's kind (:meth:`_head`): about 70 of them after 4 games of 2 seats, 100 after
         40. Measured with ``benchmarks/env.py --observation --games 3``: 58,300 instructions
         an observation with them, 69,000 with every head made again (:meth:`_head` each
-        time); the features made inline without keeping, as before (main at cede991), cost
-        about 4,500 more an observation than the kept bytes: 7% of an observation, 1.3% of an
-        environment's step."""
+        time); the features made inline without keeping cost about 4,500 more an observation
+        than the kept bytes: 7% of an observation, 1.3% of an environment's step."""
 
     def encode(self, game: Game, seat: int, awaiting: Sequence[int] | None = None) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded), a new array.
