@@ -119,9 +119,27 @@ _s._Board.placements = _afresh
 from darkroad.core import storage as _s
 _s._board = _s._board.__wrapped__
 """,
-    "view-arranged": """
-from darkroad.core import view as _v
-_v._arranged = _v._arranged.__wrapped__
+    "view-arranged": _NEVER + """
+from darkroad.core import storage as _s
+_init = _s.Packer.__init__
+def _no_shown(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self.shown = _Never()
+_s.Packer.__init__ = _no_shown
+""",
+    "words-said": _NEVER + """
+from darkroad.core import wording as _w
+_init = _w.Words.__init__
+def _no_said(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self._said = _Never()
+_w.Words.__init__ = _no_said
+""",
+    "plugin-versions": """
+import msgspec
+from darkroad.core import state as _st
+_st.PluginVersions.packed = property(lambda self: msgspec.Raw(msgspec.msgpack.encode(self._versions)))
+_st.PluginVersions.json = property(lambda self: msgspec.Raw(msgspec.json.encode(self._versions)))
 """,
 }
 """What the core remembers, each switched off by name (``--without``): the code runs before

@@ -8,7 +8,6 @@ the commission stacks below their tops and the RNG are never shown. A spectator
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -81,12 +80,23 @@ class _Arranged(NamedTuple):
     """The storage block of a view as JSON (:func:`_storage_block`'s lists are its arrays)."""
 
 
-@functools.lru_cache(maxsize=4096)
+_UNSEEN: Any = object()
+
+
 def _arranged(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> _Arranged | None:
+    """:func:`_arrange`, kept in ``packer``'s table of them (:attr:`Packer.shown`, with its
+    figure): views are built on every request, and laying out the grids costs more than the
+    rest of a view."""
+    shown = packer.shown
+    found: _Arranged | None = shown.get((goods, spec), _UNSEEN)
+    if found is _UNSEEN:
+        found = shown.keep((goods, spec), _arrange(packer, goods, spec))
+    return found
+
+
+def _arrange(packer: Packer, goods: tuple[str, ...], spec: StorageSpec) -> _Arranged | None:
     """:meth:`Packer.arrangement` of the good tokens ``goods`` as the view shows it (fixed tiles
-    apart), with its block's JSON, kept per goods and storage: views are built on every request,
-    and laying out the grids costs more than the rest of a view. Saves 48.6% of the ``view``
-    workload (``benchmarks/instructions.py --workloads view --without view-arranged``)."""
+    apart), with its block's JSON."""
     found = packer.arrangement([good_type(g) for g in goods], spec)
     if found is None:
         return None
@@ -134,7 +144,7 @@ class EncodedPlayers:
     structs (:mod:`~darkroad.core.view_players`), the view sharing the game's lists. One
     engine's: what it holds comes from its content. No players' block is kept from one view to
     the next: its exact key (the player's state encoded) costs about as much as the struct made
-    afresh (docs/performance.md, "Session 10")."""
+    afresh (docs/performance.md, "What the core remembers")."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from test_storage import check_arrangement
 
-from darkroad.core import Engine
+from darkroad.core import Ctx, Engine
 from darkroad.core.goods import good_type
 from darkroad.core.testing import Table
 
@@ -64,6 +64,23 @@ def test_an_empty_wagon_is_an_empty_6x5_grid(engine: Engine) -> None:
     storage = check_view(engine, table, 0)
     assert storage == {"grid": [[None] * 6 for _ in range(5)], "fixed_tiles": [], "extra_grids": [],
                        "slots": 0, "slot_goods": []}
+
+
+def test_an_arrangement_is_kept_by_its_packer_under_the_goods_and_storage() -> None:
+    """What a view's storage block is made of is kept in the engine's own packer
+    (``Packer.shown``), under the goods and the storage spec, the whole rest of its input: a
+    second engine starts with nothing kept, and the same goods shown again find it."""
+    first, second = Engine.load(), Engine.load()
+    table = Table.new(players=2, seed=1, engine=first)
+    table.setup_wagon(0, goods=["potion", "book+"])
+    first.view(table.game, 0)
+    key = (("book+", "potion"), first.storage_spec(Ctx(first, table.game), 0))
+    assert key in first.packer.shown and not second.packer.shown
+    kept = first.packer.shown[key]
+    second.view(table.game, 0)
+    assert second.packer.shown[key] == kept and second.packer.shown[key] is not kept  # worked out again
+    first.packer.cache_clear()
+    assert not first.packer.shown
 
 
 def test_each_good_is_its_polyomino(engine: Engine) -> None:
