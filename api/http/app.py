@@ -17,12 +17,14 @@ from litestar.di import Provide
 from darkroad.api.app.bot_worker import BotWorker
 from darkroad.api.app.service import GameService
 from darkroad.api.app.webhook_delivery import Deliverer
+from darkroad.api.http.action_route import ActionRoute
 from darkroad.api.http.catalog import CatalogController, catalog_bodies
 from darkroad.api.http.docs import DocsController
 from darkroad.api.http.follow_routes import FollowingController
 from darkroad.api.http.games import GamesController
 from darkroad.api.http.openapi import openapi_config
 from darkroad.api.http.operations import OperationsController
+from darkroad.api.http.params import GAMES
 from darkroad.api.http.play import PlayController
 from darkroad.api.http.policy import PolicedApp
 from darkroad.api.http.problems import problem_details_plugin
@@ -171,7 +173,16 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         state=State({"engine": engine, "settings": settings, "new_game": SeatKindSurface(engine.seat_kinds).new_game}),
         metrics=metrics,
     )
+    # The request clients make most, without Litestar's per-request machinery when the adapter can
+    # serve it as Litestar does (darkroad.api.http.action_route); behind the same policies.
+    acting = ActionRoute.of(app, ACTION_ROUTE, "POST", app.litestar)
+    if acting is not None:
+        app.policies.table.serve("POST", ACTION_ROUTE, acting)
     return app
+
+
+ACTION_ROUTE = f"{GAMES}/{{game_id}}/actions"
+"""The path template of ``POST`` an action (``GamesController.submit_action``)."""
 
 
 GC_THRESHOLDS = (20_000, 10, 10)

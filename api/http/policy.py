@@ -79,6 +79,8 @@ class MethodPolicy:
     """Whether its answers hand out secrets."""
     allowed: bool = True
     """Whether Litestar answers it (else ``OPTIONS`` answers ``204``, any other ``405``)."""
+    app: ASGIApp | None = None
+    """What answers it in Litestar's place (``darkroad.api.http.action_route``), if anything."""
 
 
 _UNROUTED = MethodPolicy("requests")
@@ -103,9 +105,10 @@ class RoutePolicy:
     """The methods whose answers hand out secrets."""
     allow: str = field(init=False)
     """The ``Allow`` header's value: the documented methods and ``OPTIONS``."""
-    methods: Mapping[str, MethodPolicy] = field(init=False)
+    methods: dict[str, MethodPolicy] = field(init=False)
     """Each method's :class:`MethodPolicy` (a method not here: :data:`_NOT_ALLOWED`): one
-    look-up a request where the budget, the secrecy and the method were three."""
+    look-up a request where the budget, the secrecy and the method were three. Set here, and by
+    :meth:`RouteTable.serve` only."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allow", ", ".join(sorted(self.documented | {"OPTIONS"})))
@@ -172,6 +175,13 @@ class RouteTable:
         table = cls(routes)
         table.documented = documented
         return table
+
+    def serve(self, method: str, template: str, app: ASGIApp) -> None:
+        """Have ``app`` answer ``method`` on the route ``template`` in Litestar's place, behind the
+        same policies."""
+        route = next(route for route in self.routes if route.template == template)
+        policy = route.methods[method]
+        route.methods[method] = MethodPolicy(policy.budget, policy.secret, policy.allowed, app)
 
     def match(self, path: str) -> RoutePolicy | None:
         """The route of ``path``, if any (only the routes of the path's depth are tried)."""
@@ -244,7 +254,7 @@ class PolicyLayer:
                 assert limiter is not None and policy.budget is not None
                 limiter.admit(policy.budget, client, authenticates)
             if policy.allowed:
-                await litestar(scope, receive, answer)
+                await (policy.app or litestar)(scope, receive, answer)
             else:
                 assert route is not None
                 await _refuse(route, method, scope["path"], answer)
@@ -319,16 +329,16 @@ class PolicedApp(Litestar):
         self.policies = PolicyLayer(self, metrics)
         self._handle = self.policies.handle
         # Litestar's own handling of this app, bound once (not a super() object per request).
-        self._litestar: ASGIApp = super().__call__
+        self.litestar: ASGIApp = super().__call__
 
     async def __call__(
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
     ) -> None:
         # (A coroutine function: uvicorn tells ASGI 3 apps by it.)
         if scope["type"] == _HTTP:
-            await self._handle(scope, receive, send, self._litestar)  # type: ignore[arg-type]
+            await self._handle(scope, receive, send, self.litestar)  # type: ignore[arg-type]
         else:
-            await self._litestar(scope, receive, send)  # type: ignore[arg-type]
+            await self.litestar(scope, receive, send)  # type: ignore[arg-type]
 
 
 async def _send_empty(send: Send, status: int, headers: list[tuple[bytes, bytes]]) -> None:

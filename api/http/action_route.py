@@ -1,0 +1,232 @@
+"""The one place a route is served without Litestar's per-request machinery (issue 39's adapter
+lever): ``POST /v1/games/{game_id}/actions``, the request clients make most.
+
+Through Litestar's router, a handler that declares parameters pays about fifteen steps a request
+(docs/performance.md, session 14): the router and its cache, the exception middleware's wrapper,
+the kwargs model and its extractors, the signature model (``msgspec.convert`` of every parameter,
+then back to a dictionary), the ``AsyncExitStack``, ``Request``. About 17% of the server's CPU under
+64 games at once, and no public option of Litestar takes any of it off. :class:`ActionRoute` serves
+the same handler function (``GamesController.submit_action``, the one implementation) with what the
+handler's own declarations say, read once when the app is built; docs/performance.md says what it
+saves (issue 39 allows such a lever only for at least 10% of the server's CPU per action).
+
+It serves a request only when it is sure Litestar would do the same; anything else (a path not
+exactly the route's, a ``root_path``, a ``Host`` outside a plain set of characters, a path
+parameter outside its declared constraints) goes to Litestar unchanged, nothing of it read. It sits
+beneath the policy layer (``darkroad.api.http.policy``), which every request passes as before, and
+serves only the method the layer hands it. It is built only for an app and a handler with nothing
+it would skip: no middleware (the app's, the route's or Litestar's CSRF, compression, allowed
+hosts, CORS, OpenTelemetry), guards, ``before_request`` or ``after_response`` hooks, ``before_send``
+or ``after_exception`` hooks, exception logging, response cache, DTOs or dependencies; else
+:meth:`ActionRoute.of` gives ``None`` and Litestar serves the route.
+
+What it uses of Litestar (public attributes, the same in 2.23 and 2.25): of the app, ``routes``,
+``state`` and the configuration named above; of the route (``HTTPRoute``), ``path_format``,
+``path_parameters`` and ``route_handler_map``'s handlers; of the handler, ``fn``,
+``parsed_fn_signature`` (each parameter's ``FieldDefinition``: ``annotation``, ``default``,
+``kwarg_definition``, whose ``ParameterKwarg`` gives ``param_type``, ``name``, ``pattern``,
+``min_length`` and ``max_length``), ``resolve_request_class``, ``resolve_exception_handlers``,
+``resolve_type_encoders`` and ``to_response``; ``Request.headers`` (Litestar's ``Headers``, read as
+its header extractor reads them: the first value, names in any case); a ``Response``'s
+``to_asgi_response``. An error becomes its answer as Litestar's exception middleware makes it: the
+handler's exception handler for the exception's class, its response sent with the handler's type
+encoders. tests/api/http/test_api_action_route.py compares the two byte for byte, and
+tests/api/http/test_api_litestar_floor.py runs them on the oldest and newest Litestar the project
+supports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from litestar import Litestar, Request
+from litestar.enums import ParamType
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import ParameterKwarg
+from litestar.routes import HTTPRoute
+from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.typing import FieldDefinition
+
+_HOST = re.compile(rb"[0-9A-Za-z.:\[\]-]*")
+"""The ``Host`` values served here: a strict subset of those Litestar's router accepts (any other
+goes to Litestar, which refuses those it refuses)."""
+_LIMITS = ("gt", "ge", "lt", "le", "multiple_of", "min_items", "max_items", "const", "lower_case", "upper_case")
+"""Constraints of a parameter this adapter does not check itself (a path parameter with one of
+them leaves the route to Litestar)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _PathParameter:
+    """A path parameter of the handler, as its declaration constrains it (``msgspec.Meta``'s rules:
+    the pattern searched, the lengths in characters)."""
+
+    name: str
+    pattern: re.Pattern[str] | None
+    min_length: int | None
+    max_length: int | None
+
+    def accepts(self, value: str) -> bool:
+        return (
+            (self.max_length is None or len(value) <= self.max_length)
+            and (self.min_length is None or len(value) >= self.min_length)
+            and (self.pattern is None or self.pattern.search(value) is not None)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Parameters:
+    """What the handler declares, read from its signature: the ``Request``'s name, its path
+    parameters and its optional text headers (parameter, header name, default)."""
+
+    request: str
+    path: tuple[_PathParameter, ...]
+    headers: tuple[tuple[str, str, str | None], ...]
+
+
+class ActionRoute:
+    """An ASGI application serving one Litestar route handler's method as Litestar would, or handing
+    the request to ``litestar`` (the app's own handling) when it is not sure to."""
+
+    def __init__(self, app: Litestar, route: HTTPRoute, handler: HTTPRouteHandler, parameters: _Parameters,
+                 litestar: ASGIApp) -> None:  # fmt: skip
+        self.app = app
+        self.handler = handler
+        self.litestar = litestar
+        self.template = route.path_format
+        self._path = _path_pattern(route)
+        self._request = parameters.request
+        self._parameters = parameters.path
+        self._headers = parameters.headers
+        self._request_class = handler.resolve_request_class()
+        self._fn = handler.fn
+        self._exception_handlers = handler.resolve_exception_handlers()
+        self._type_encoders = handler.resolve_type_encoders()
+
+    @classmethod
+    def of(cls, app: Litestar, template: str, method: str, litestar: ASGIApp) -> ActionRoute | None:
+        """The adapter of ``method`` on the route ``template`` (``/v1/games/{game_id}/actions``) of
+        ``app``, or ``None`` when something of the app, the route or its handler is not what it
+        serves as Litestar does (the module's docstring lists it)."""
+        route = next((r for r in app.routes if isinstance(r, HTTPRoute) and r.path_format == template), None)
+        if route is None or method not in route.route_handler_map or not _plain_app(app):
+            return None
+        handler = route.route_handler_map[method][0]  # type: ignore[index]
+        if any(other.cache for other in route.route_handlers) or not _plain_handler(handler):
+            return None
+        parameters = _declared(handler, route)
+        if parameters is None:
+            return None
+        return cls(app, route, handler, parameters, litestar)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = self._path.fullmatch(scope["path"])  # type: ignore[typeddict-item]
+        if found is None or scope.get("root_path") or not _plain_host(scope["headers"]):
+            return await self.litestar(scope, receive, send)
+        values = found.groupdict()
+        for parameter in self._parameters:
+            if not parameter.accepts(values[parameter.name]):
+                return await self.litestar(scope, receive, send)  # Litestar's own 400
+        # What Litestar's __call__ and its router leave in the scope for the handler and its request.
+        scope["app"] = scope["litestar_app"] = self.app  # type: ignore[typeddict-unknown-key]
+        scope.setdefault("state", {})
+        scope["path_params"] = values
+        scope["route_handler"] = self.handler
+        scope["path_template"] = self.template  # type: ignore[typeddict-unknown-key]
+        request = self._request_class(scope, receive, send)
+        headers = request.headers
+        kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
+        kwargs[self._request] = request
+        try:
+            answer = await self.handler.to_response(self.app, await self._fn(**values, **kwargs), request)
+        except Exception as exc:  # as Litestar's exception middleware answers it
+            answer = self._error(request, exc)
+        await answer(scope, receive, send)
+
+    def _error(self, request: Request[Any, Any, Any], exc: Exception) -> ASGIApp:
+        """The answer Litestar's exception middleware gives ``exc``: the exception handler of its
+        class (or the nearest base class) made into the response, with the handler's type encoders."""
+        handle = next(self._exception_handlers[kind] for kind in type(exc).__mro__ if kind in self._exception_handlers)
+        response = handle(request, exc)
+        return response.to_asgi_response(app=None, request=request, type_encoders=self._type_encoders)
+
+
+def _plain_app(app: Litestar) -> bool:
+    """Whether ``app`` adds nothing to a request this adapter would skip: no middleware of its own
+    or of Litestar's configuration, no hooks around sending or exceptions, no exception logging."""
+    try:
+        app.plugins.get("OpenTelemetryPlugin")
+    except KeyError:
+        pass
+    else:
+        return False
+    configured = (app.cors_config, app.csrf_config, app.compression_config, app.allowed_hosts, app.logging_config,
+                  app.before_send, app.after_exception, app.pdb_on_exception)  # fmt: skip
+    return not any(configured)
+
+
+def _plain_handler(handler: HTTPRouteHandler) -> bool:
+    """Whether ``handler`` is an async function Litestar calls with nothing around it: no
+    middleware, guards, hooks, DTOs, and its exceptions handled by their class (no handler by status
+    code), every one by some handler."""
+    handlers = handler.resolve_exception_handlers()
+    return not (
+        handler.has_sync_callable
+        or handler.resolve_middleware()
+        or handler.resolve_guards()
+        or handler.resolve_before_request()
+        or handler.resolve_after_response()
+        or handler.resolve_data_dto()
+        or handler.resolve_return_dto()
+        or Exception not in handlers
+        or any(isinstance(key, int) for key in handlers)
+    )
+
+
+def _declared(handler: HTTPRouteHandler, route: HTTPRoute) -> _Parameters | None:
+    """The handler's parameters, if each is one this adapter reads as Litestar does: the
+    ``Request``, a text path parameter of the route (its pattern and lengths), or an optional text
+    header; ``None`` for any other."""
+    request, path, headers = None, [], []
+    for name, field in handler.parsed_fn_signature.parameters.items():
+        kwarg = field.kwarg_definition
+        if field.is_subclass_of(Request):
+            request = name
+        elif not isinstance(kwarg, ParameterKwarg) or any(getattr(kwarg, limit, None) is not None for limit in _LIMITS):
+            return None
+        elif kwarg.param_type is ParamType.PATH and name in route.path_parameters and _text(field, optional=False):
+            pattern = None if kwarg.pattern is None else re.compile(kwarg.pattern)
+            path.append(_PathParameter(name, pattern, kwarg.min_length, kwarg.max_length))
+        elif kwarg.param_type is ParamType.HEADER and _text(field, optional=True) and field.default is None:
+            headers.append((name, (kwarg.name or name).lower(), None))
+        else:
+            return None
+    if request is None or {parameter.name for parameter in path} != set(route.path_parameters):
+        return None
+    return _Parameters(request, tuple(path), tuple(headers))
+
+
+def _text(field: FieldDefinition, *, optional: bool) -> bool:
+    """Whether ``field`` is declared ``str`` (``str | None`` if ``optional``)."""
+    if optional:
+        return field.is_optional and [inner.annotation for inner in field.inner_types] == [str, type(None)]
+    return field.annotation is str
+
+
+def _path_pattern(route: HTTPRoute) -> re.Pattern[str]:
+    """The paths of ``route`` exactly (no trailing slash, no empty segment): each parameter one
+    segment, captured by its name."""
+    pattern = re.escape(route.path_format)
+    for name in route.path_parameters:
+        pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>[^/]+)")
+    return re.compile(pattern)
+
+
+def _plain_host(headers: Any) -> bool:
+    """Whether the request's ``Host`` (the first, as Litestar's router reads it) is one Litestar
+    accepts for certain."""
+    for name, value in headers:
+        if name == b"host":
+            return _HOST.fullmatch(value) is not None
+    return True
