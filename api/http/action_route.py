@@ -121,7 +121,7 @@ class ActionRoute:
         return cls(app, route, handler, parameters, litestar)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        found = self._path.fullmatch(scope["path"])  # type: ignore[typeddict-item]
+        found = self._path.fullmatch(scope["path"])
         if found is None or scope.get("root_path") or not _plain_host(scope["headers"]):
             return await self.litestar(scope, receive, send)
         values = found.groupdict()
@@ -129,11 +129,11 @@ class ActionRoute:
             if not parameter.accepts(values[parameter.name]):
                 return await self.litestar(scope, receive, send)  # Litestar's own 400
         # What Litestar's __call__ and its router leave in the scope for the handler and its request.
-        scope["app"] = scope["litestar_app"] = self.app  # type: ignore[typeddict-unknown-key]
+        scope["app"] = scope["litestar_app"] = self.app
         scope.setdefault("state", {})
         scope["path_params"] = values
         scope["route_handler"] = self.handler
-        scope["path_template"] = self.template  # type: ignore[typeddict-unknown-key]
+        scope["path_template"] = self.template
         request = self._request_class(scope, receive, send)
         headers = request.headers
         kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
