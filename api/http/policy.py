@@ -28,7 +28,9 @@ test_api_policies.py`` walks every operation of the committed document against e
 The **request deadline** (head and body within ``Settings.request_timeout``) is enforced
 beneath this layer, by the server's protocol (``darkroad.api.http.server``), for every request.
 
-Once a request has passed its policies, it goes to Litestar.
+Once a request has passed its policies, it goes to Litestar, or to what serves its method of its
+route in Litestar's place (:meth:`RouteTable.serve`: ``POST`` an action, by
+``darkroad.api.http.action_route``, which hands Litestar what it does not serve as Litestar would).
 """
 
 from __future__ import annotations
