@@ -135,10 +135,10 @@ class ActionRoute:
         scope["route_handler"] = self.handler
         scope["path_template"] = self.template
         request = self._request_class(scope, receive, send)
-        headers = request.headers
-        kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
-        kwargs[self._request] = request
         try:
+            headers = request.headers  # (built once a request: the handler reads it too)
+            kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
+            kwargs[self._request] = request
             answer = await self.handler.to_response(self.app, await self._fn(**values, **kwargs), request)
         except Exception as exc:  # as Litestar's exception middleware answers it
             answer = self._error(request, exc)

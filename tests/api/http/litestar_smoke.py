@@ -14,14 +14,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # the test module and apiutil, as pytest's rootdir-relative imports
 
-import litestar  # noqa: E402
 from importlib.metadata import version  # noqa: E402
+
+import litestar  # noqa: E402
+from test_api_action_route import CASES, compare  # noqa: E402
 
 from darkroad.api.http.action_route import ActionRoute  # noqa: E402
 from darkroad.api.http.app import ACTION_ROUTE, create_app  # noqa: E402
 from darkroad.api.http.policy import PolicedApp  # noqa: E402
 from darkroad.api.settings import Settings  # noqa: E402
-from test_api_action_route import CASES, compare  # noqa: E402
 
 
 async def main() -> None:

@@ -286,7 +286,8 @@ async def _plain(
 def test_the_adapter_is_built_only_for_what_it_serves_as_litestar_does(config: dict[str, Any]) -> None:
     """Anything of the app or the handler the adapter would skip (middleware, hooks, guards)
     leaves the route to Litestar; so does a parameter it does not read as Litestar does."""
-    app = PolicedApp([_plain], metrics=Metrics(), plugins=[problem_details_plugin()], **{"logging_config": None, **config})
+    options = {"logging_config": None, **config}
+    app = PolicedApp([_plain], metrics=Metrics(), plugins=[problem_details_plugin()], **options)
     built = ActionRoute.of(app, "/games/{game_id}/actions", "POST", app.litestar)
     assert (built is not None) is (not config), config
 
