@@ -49,6 +49,8 @@ from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.typing import FieldDefinition
 
+from darkroad.api.http.bodies import raw_headers
+
 _HOST = re.compile(rb"[0-9A-Za-z.:\[\]-]*")
 """The ``Host`` values served here: a strict subset of those Litestar's router accepts (any other
 goes to Litestar, which refuses those it refuses)."""
@@ -136,7 +138,9 @@ class ActionRoute:
         scope["path_template"] = self.template
         request = self._request_class(scope, receive, send)
         try:
-            headers = request.headers  # (built once a request: the handler reads it too)
+            # The declared headers as Litestar's ``Headers`` gives them (without building it: two
+            # fifths of what the route cost in Litestar's machinery): the first value, any case.
+            headers = raw_headers(scope)
             kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
             kwargs[self._request] = request
             answer = await self.handler.to_response(self.app, await self._fn(**values, **kwargs), request)

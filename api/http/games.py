@@ -23,7 +23,14 @@ from darkroad.api.app.lobby import ENTRY_PATTERN, clean_name
 from darkroad.api.app.service import GameService
 from darkroad.api.app.values import ActResult, Seating, SeatSpec
 from darkroad.api.app.values import CreatedGame as Created
-from darkroad.api.http.bodies import body_error, invalid_body, parse_model, read_body, require_json
+from darkroad.api.http.bodies import (
+    body_error,
+    invalid_body,
+    parse_model,
+    raw_headers,
+    read_body,
+    require_json,
+)
 from darkroad.api.http.guards import (
     DEPENDENCIES,
     expected_versions,
@@ -284,7 +291,7 @@ class GamesController(Controller):
         # service by its key: ``State``'s attribute access finds it only after a failed attribute look-up.
         service: GameService = request.app.state["service"]
         key = checked_key(idempotency_key)
-        headers = request.headers
+        headers = raw_headers(request.scope)  # as ``request.headers`` reads them, without building Litestar's Headers
         require_json(headers.get("content-type"))
         body = await read_body(request.receive, headers.get("content-length"), service.settings.request_max_body_size)
         token = seat_token(headers.get("authorization"))
