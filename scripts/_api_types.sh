@@ -4,17 +4,23 @@
 #
 # Both scripts generate the same file from the same document (one openapi-typescript version in
 # both lock files). A generation that warned of nothing is kept in the user's cache
-# (darkroad-tsc/types-KEY.ts, KEY a hash of the document and the generator's version), and a run
+# (darkroad-tsc/types-KEY.ts, KEY a hash of the document and the versions of the generator and
+# of the packages it generates with), and a run
 # with the same document and generator copies it rather than generating it again (about 2.4 s of
 # CPU a run of either script). A changed document, or another generator, generates again.
 api_types() {
   local work=$1 out=$2 script=$3
   local version key dir
   version=$(node -p "require('./$work/node_modules/openapi-typescript/package.json').version")
-  key=$({ cat openapi/openapi.json; echo "openapi-typescript $version"; } | sha256sum | cut -c1-16)
+  # The generator's own dependencies (@redocly/openapi-core, typescript) shape its output and its
+  # warnings too: their installed versions are in the key.
+  local deps
+  deps=$(cd "$work" && node -p "['@redocly/openapi-core', 'typescript'].map(p => p + ' ' + \
+    require(require.resolve(p + '/package.json', {paths: [require.resolve('openapi-typescript')]})).version).join(', ')")
+  key=$({ cat openapi/openapi.json; echo "openapi-typescript $version ($deps)"; } | sha256sum | cut -c1-16)
   dir="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/darkroad-tsc"
-  if [ -f "$dir/types-$key.ts" ]; then
-    cp "$dir/types-$key.ts" "$out"
+  if cp "$dir/types-$key.ts" "$out" 2>/dev/null; then  # kept whole (moved into place), or not there
+    touch "$dir/types-$key.ts" 2>/dev/null || true  # used: kept another week
     echo "openapi-typescript $version: $out as generated from this document before ($dir/types-$key.ts)"
     return 0
   fi
@@ -23,9 +29,10 @@ api_types() {
     echo "$script: openapi-typescript warned (above)" >&2
     return 1
   fi
-  # Kept under a name of its own, then moved into place whole; the other documents' types go.
+  # Kept under a name of its own, then moved into place whole; types unused for a week go (the
+  # two scripts may generate with different packages: each keeps its own).
   if mkdir -p "$dir" 2>/dev/null && cp "$out" "$dir/types-$key.ts.$$" 2>/dev/null; then
-    find "$dir" -maxdepth 1 -name 'types-*.ts' ! -name "types-$key.ts" -delete 2>/dev/null || true
+    find "$dir" -maxdepth 1 -name 'types-*.ts' -mtime +7 -delete 2>/dev/null || true
     mv "$dir/types-$key.ts.$$" "$dir/types-$key.ts"
   fi
   return 0

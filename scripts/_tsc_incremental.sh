@@ -9,26 +9,32 @@
 # them, and a changed compiler, option or lib checks everything again. So a document or a client
 # changed since is checked as before; the same bytes are not checked twice on one machine (as Go's
 # build cache does for scripts/check-go-client). Unchanged, tsc then re-emits nothing, hence KEEP.
-# The state is saved after a successful run only, moved into place whole; without a writable
-# cache, tsc runs as it is.
+# The state is saved after a successful run only.
 tsc_incremental() {
   local name=$1 work=$2 keep=$3
   shift 3
-  local cache="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/darkroad-tsc/$name"
-  if [ -f "$cache/tsbuildinfo" ]; then
+  local cache="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/darkroad-tsc/$name" fd
+  # One run at a time per project (flock on the state's lock, held through tsc): the state and
+  # KEEP are then read and written as one snapshot, never one clone's build state with another's
+  # output. Without flock or a writable cache, tsc runs as it is, from nothing.
+  if ! command -v flock >/dev/null || ! mkdir -p "$cache" 2>/dev/null || ! exec {fd}>>"$cache.lock"; then
+    (cd "$work" && node_modules/.bin/tsc "$@")
+    return
+  fi
+  flock "$fd"
+  rm -f "$work/.tsbuildinfo"
+  if [ -f "$cache/tsbuildinfo" ] && { [ -z "$keep" ] || [ -d "$cache/$keep" ]; }; then
     cp "$cache/tsbuildinfo" "$work/.tsbuildinfo"
-    if [ -n "$keep" ] && [ -d "$cache/$keep" ]; then
-      rm -rf "${work:?}/$keep"
-      cp -r "$cache/$keep" "$work/$keep"
-    fi
+    if [ -n "$keep" ]; then rm -rf "${work:?}/$keep"; cp -r "$cache/$keep" "$work/$keep"; fi
   fi
-  (cd "$work" && node_modules/.bin/tsc "$@" --incremental --tsBuildInfoFile .tsbuildinfo) || return
-  local saved
-  if mkdir -p "$(dirname "$cache")" 2>/dev/null && saved=$(mktemp -d "$cache.XXXXXX" 2>/dev/null); then
-    cp "$work/.tsbuildinfo" "$saved/tsbuildinfo"
-    [ -z "$keep" ] || cp -r "$work/$keep" "$saved/$keep"
-    rm -rf "$cache"
-    mv "$saved" "$cache" 2>/dev/null || rm -rf "$saved"  # another run's state moved in first: either serves
+  local status=0
+  (cd "$work" && node_modules/.bin/tsc "$@" --incremental --tsBuildInfoFile .tsbuildinfo) || status=$?
+  rm -f "$cache/tsbuildinfo"  # saved again only after a successful run
+  [ -z "$keep" ] || rm -rf "${cache:?}/${keep:?}"
+  if [ "$status" = 0 ]; then
+    [ -z "$keep" ] || cp -r "$work/$keep" "$cache/$keep"
+    cp "$work/.tsbuildinfo" "$cache/tsbuildinfo"  # last: a state without its KEEP is never read
   fi
-  return 0
+  exec {fd}>&-
+  return "$status"
 }

@@ -143,6 +143,7 @@ class BotWorker:
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Take and play jobs, and watch the clocks, until ``stop`` is set (or cancelled)."""
         stop = stop or asyncio.Event()
+        self._stopping = False  # a worker run again after a stop keeps jobs between moves again
         loops = [asyncio.create_task(self._jobs(shard, stop)) for shard in self.store.job_shards()]
         loops += [asyncio.create_task(self._clocks(stop)), asyncio.create_task(self._backlog(stop))]
         try:

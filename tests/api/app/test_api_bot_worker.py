@@ -519,13 +519,12 @@ async def test_a_stopping_worker_ends_a_run_of_moves_with_the_move_in_flight(sto
         return (await service.reading.caller(hung.id, None)).stored.version >= hung.version + 1
 
     await until(moved, timeout=60)
+    at_stop = (await service.reading.caller(hung.id, None)).stored.version
     stop.set()
-    begun = time.monotonic()
     await task
-    # At most the move in flight and one more (a stop just after a commit that kept the job),
-    # 0.5 s each plus the pool's restarts (0.5 s measured); the rest of the run measured 10.7 s.
-    assert time.monotonic() - begun < 5
     stored = await store.load(hung.id)
-    assert stored is not None and not stored.finished and stored.job is None
+    # The move in flight, and one more if the stop came just after a commit that kept the job.
+    assert stored is not None and stored.version - at_stop <= 2
+    assert not stored.finished and stored.job is None
     assert [s for s in store.job_shards() if await store.waiting_jobs(s, 10)]  # the next move, queued
     assert await replays(engine, store, hung.id)
