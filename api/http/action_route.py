@@ -12,7 +12,9 @@ saves (issue 39 allows such a lever only for at least 10% of the server's CPU pe
 
 It serves a request only when it is sure Litestar would do the same; anything else (a path not
 exactly the route's, a ``root_path``, a ``Host`` outside a plain set of characters, a path
-parameter outside its declared constraints) goes to Litestar unchanged, nothing of it read. It sits
+parameter outside its declared constraints or equal to another route's fixed segment there, which
+Litestar's router follows instead: ``/v1/games/import/actions`` is a 404 of Litestar's) goes to
+Litestar unchanged, nothing of it read. It sits
 beneath the policy layer (``darkroad.api.http.policy``), which every request passes as before, and
 serves only the method the layer hands it. It is built only for an app and a handler with nothing
 it would skip: no middleware (the app's, the route's or Litestar's CSRF, compression, allowed
@@ -26,17 +28,23 @@ What it uses of Litestar (public attributes, the same in 2.23 and 2.25): of the 
 ``parsed_fn_signature`` (each parameter's ``FieldDefinition``: ``annotation``, ``default``,
 ``kwarg_definition``, whose ``ParameterKwarg`` gives ``param_type``, ``name``, ``pattern``,
 ``min_length`` and ``max_length``), ``resolve_request_class``, ``resolve_exception_handlers``,
-``resolve_type_encoders`` and ``to_response``; ``Request.headers`` (Litestar's ``Headers``, read as
-its header extractor reads them: the first value, names in any case); a ``Response``'s
-``to_asgi_response``. An error becomes its answer as Litestar's exception middleware makes it: the
+``resolve_type_encoders``, ``resolve_layered_parameters`` and ``to_response``; a ``Response``'s
+``to_asgi_response``. The declared headers are read from the scope as Litestar's header extractor
+reads them (:func:`~darkroad.api.http.bodies.raw_headers`: the first value, names in any case).
+Litestar newer than :data:`NEWEST` (the newest the tests run it on) serves the route itself: a
+release may add a per-request step this adapter would skip. An error becomes its answer as Litestar's exception middleware makes it: the
 handler's exception handler for the exception's class, its response sent with the handler's type
-encoders. tests/api/http/test_api_action_route.py compares the two byte for byte, and
+encoders. Sending the answer is outside that handling, as nothing of it can fail before its
+first message (the body is encoded by then); a failure while sending (a client gone) goes up to
+the policy layer, where Litestar's middleware would wrap it first. tests/api/http/test_api_action_route.py compares the two byte for byte, and
 tests/api/http/test_api_litestar_floor.py runs them on the oldest and newest Litestar the project
 supports.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -45,11 +53,16 @@ from litestar import Litestar, Request
 from litestar.enums import ParamType
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import ParameterKwarg
-from litestar.routes import HTTPRoute
+from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.typing import FieldDefinition
 
 from darkroad.api.http.bodies import raw_headers
+
+NEWEST = (2, 25)
+"""The newest Litestar (major, minor) the tests run the adapter on (tests/api/http/test_api_litestar_floor.py:
+raise both together)."""
+_logger = logging.getLogger(__name__)
 
 _HOST = re.compile(rb"[0-9A-Za-z.:\[\]-]*")
 """The ``Host`` values served here: a strict subset of those Litestar's router accepts (any other
@@ -68,10 +81,13 @@ class _PathParameter:
     pattern: re.Pattern[str] | None
     min_length: int | None
     max_length: int | None
+    fixed: frozenset[str] = frozenset()
+    """Other routes' fixed segments at this parameter's place (Litestar's router takes those)."""
 
     def accepts(self, value: str) -> bool:
         return (
-            (self.max_length is None or len(value) <= self.max_length)
+            value not in self.fixed
+            and (self.max_length is None or len(value) <= self.max_length)
             and (self.min_length is None or len(value) >= self.min_length)
             and (self.pattern is None or self.pattern.search(value) is not None)
         )
@@ -112,12 +128,16 @@ class ActionRoute:
         ``app``, or ``None`` when something of the app, the route or its handler is not what it
         serves as Litestar does (the module's docstring lists it)."""
         route = next((r for r in app.routes if isinstance(r, HTTPRoute) and r.path_format == template), None)
-        if route is None or method not in route.route_handler_map or not _plain_app(app):
+        if route is None or method not in route.route_handler_map or not _plain_app(app) or _mounted(app, template):
+            return None
+        if _version() > NEWEST:
+            _logger.info("Litestar %s is newer than the action route's adapter is tested on: Litestar serves it",
+                         importlib.metadata.version("litestar"))
             return None
         handler = route.route_handler_map[method][0]  # type: ignore[index]
         if any(other.cache for other in route.route_handlers) or not _plain_handler(handler):
             return None
-        parameters = _declared(handler, route)
+        parameters = _declared(app, handler, route)
         if parameters is None:
             return None
         return cls(app, route, handler, parameters, litestar)
@@ -177,6 +197,7 @@ def _plain_handler(handler: HTTPRouteHandler) -> bool:
     handlers = handler.resolve_exception_handlers()
     return not (
         handler.has_sync_callable
+        or handler.resolve_layered_parameters()
         or handler.resolve_middleware()
         or handler.resolve_guards()
         or handler.resolve_before_request()
@@ -188,11 +209,12 @@ def _plain_handler(handler: HTTPRouteHandler) -> bool:
     )
 
 
-def _declared(handler: HTTPRouteHandler, route: HTTPRoute) -> _Parameters | None:
+def _declared(app: Litestar, handler: HTTPRouteHandler, route: HTTPRoute) -> _Parameters | None:
     """The handler's parameters, if each is one this adapter reads as Litestar does: the
     ``Request``, a text path parameter of the route (its pattern and lengths), or an optional text
-    header; ``None`` for any other."""
+    header without constraints; ``None`` for any other."""
     request, path, headers = None, [], []
+    fixed = _fixed_segments(app, route)
     for name, field in handler.parsed_fn_signature.parameters.items():
         kwarg = field.kwarg_definition
         if field.is_subclass_of(Request):
@@ -201,8 +223,9 @@ def _declared(handler: HTTPRouteHandler, route: HTTPRoute) -> _Parameters | None
             return None
         elif kwarg.param_type is ParamType.PATH and name in route.path_parameters and _text(field, optional=False):
             pattern = None if kwarg.pattern is None else re.compile(kwarg.pattern)
-            path.append(_PathParameter(name, pattern, kwarg.min_length, kwarg.max_length))
-        elif kwarg.param_type is ParamType.HEADER and _text(field, optional=True) and field.default is None:
+            path.append(_PathParameter(name, pattern, kwarg.min_length, kwarg.max_length, fixed.get(name, frozenset())))
+        elif (kwarg.param_type is ParamType.HEADER and _text(field, optional=True) and field.default is None
+              and kwarg.pattern is None and kwarg.min_length is None and kwarg.max_length is None):
             headers.append((name, (kwarg.name or name).lower(), None))
         else:
             return None
@@ -234,3 +257,35 @@ def _plain_host(headers: Any) -> bool:
         if name == b"host":
             return _HOST.fullmatch(value) is not None
     return True
+
+
+def _version() -> tuple[int, int]:
+    """The installed Litestar's (major, minor)."""
+    major, minor = importlib.metadata.version("litestar").split(".")[:2]
+    return int(major), int(minor)
+
+
+def _fixed_segments(app: Litestar, route: HTTPRoute) -> dict[str, frozenset[str]]:
+    """Each path parameter of ``route`` -> the fixed segments other routes have at its place under
+    the same prefix (``import`` for ``/v1/games/{game_id}/...``, from ``/v1/games/import``)."""
+    segments = route.path_format.strip("/").split("/")
+    fixed: dict[str, set[str]] = {}
+    for index, segment in enumerate(segments):
+        if not (segment.startswith("{") and segment.endswith("}")):
+            continue
+        name = segment[1:-1].split(":")[0]
+        for other in app.routes:
+            parts = other.path_format.strip("/").split("/")
+            if len(parts) > index and parts[:index] == segments[:index] and not parts[index].startswith("{"):
+                fixed.setdefault(name, set()).add(parts[index])
+    return {name: frozenset(values) for name, values in fixed.items()}
+
+
+def _mounted(app: Litestar, template: str) -> bool:
+    """Whether a mounted ASGI app's path is a prefix of ``template`` (it would take the request)."""
+    for route in app.routes:
+        if isinstance(route, ASGIRoute) and route.route_handler.is_mount:
+            prefix = route.path_format.rstrip("/")
+            if template == prefix or template.startswith(prefix + "/"):
+                return True
+    return False

@@ -16,15 +16,15 @@ from typing import Annotated, Any
 
 import pytest
 from apiutil import NewGame, create_game, serve
-from litestar import Litestar, Request, get, post
+from litestar import Litestar, Request, asgi, get, post
 from litestar.logging import LoggingConfig
-from litestar.params import HeaderParameter, PathParameter
+from litestar.params import HeaderParameter, Parameter, PathParameter
 from litestar.types import ASGIApp
 
 from darkroad.api.http import action_route
 from darkroad.api.http.action_route import ActionRoute
 from darkroad.api.http.app import ACTION_ROUTE
-from darkroad.api.http.policy import MethodPolicy, PolicedApp
+from darkroad.api.http.policy import PolicedApp
 from darkroad.api.http.problems import problem_details_plugin
 from darkroad.api.metrics import Metrics
 from darkroad.api.settings import Settings
@@ -92,6 +92,7 @@ CASES = [
     Case("a game id too long", by="handed", path="/v1/games/{id}x/actions"),
     Case("an unknown game", path="/v1/games/AAAAAAAAAAAAAAAAAAAAAA/actions"),
     Case("a trailing slash", by="handed", path="/v1/games/{id}/actions/"),
+    Case("another route's fixed segment in the game id's place", by="handed", path="/v1/games/import/actions"),
     Case("an empty game id", by="litestar", path="/v1/games//actions"),
     Case("a Host Litestar refuses", by="handed", headers=changed(b"host", b"bad host")),
     Case("a Host of characters the adapter leaves to Litestar", by="handed", headers=changed(b"host", b"my_host")),
@@ -248,7 +249,7 @@ def test_the_app_serves_an_action_through_the_adapter_only(app: PolicedApp) -> N
               for method, policy in route.methods.items() if policy.app is not None}  # fmt: skip
     assert list(served) == [(ACTION_ROUTE, "POST")]
     assert isinstance(served[ACTION_ROUTE, "POST"], ActionRoute)
-    assert isinstance(app.policies.table.match(ACTION_ROUTE).methods["GET"], MethodPolicy)  # type: ignore[union-attr]
+    assert app.policies.table.match(ACTION_ROUTE).methods["GET"].app is None  # type: ignore[union-attr]
 
 
 def _noting(app: ASGIApp) -> ASGIApp:
@@ -300,3 +301,43 @@ def test_the_adapter_is_built_only_for_what_it_serves_as_litestar_does(config: d
     assert ActionRoute.of(bare, "/games/{game_id}/actions", "POST", bare.litestar) is None  # no handler of every error
     assert ActionRoute.of(other, "/other/{n}", "GET", other.litestar) is None
     assert action_route._HOST.fullmatch(b"127.0.0.1:8000") and not action_route._HOST.fullmatch(b"a b")
+
+
+@post("/games/{game_id:str}/actions", status_code=200)
+async def _constrained(
+    request: Request[Any, Any, Any],
+    game_id: Annotated[str, PathParameter(max_length=8)],
+    prefer: Annotated[str | None, HeaderParameter(name="Prefer", max_length=20)] = None,
+) -> None:
+    """A header with a constraint: Litestar's signature model checks it, the adapter does not."""
+
+
+@asgi("/games", is_mount=True)
+async def _mount(scope: Any, receive: Any, send: Any) -> None:
+    """A mounted app whose path is a prefix of the route's."""
+
+
+def test_the_adapter_leaves_to_litestar_what_it_does_not_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Layered parameters (Litestar checks them on every handler of their layer), a header
+    parameter with a constraint, a mounted app over the route, and a Litestar newer than the
+    tests run the adapter on: each leaves the route to Litestar. A request naming another route's
+    fixed segment in the game id's place is Litestar's too (its router follows the fixed one)."""
+
+    def built(*handlers: Any, **options: Any) -> ActionRoute | None:
+        app = PolicedApp(list(handlers), metrics=Metrics(), plugins=[problem_details_plugin()], logging_config=None,
+                         **options)  # fmt: skip
+        return ActionRoute.of(app, "/games/{game_id}/actions", "POST", app.litestar)
+
+    assert built(_plain) is not None
+    assert built(_plain, parameters={"tenant": Parameter(str, header="X-Tenant")}) is None
+    assert built(_constrained) is None
+    assert built(_plain, _mount) is None
+    monkeypatch.setattr(action_route, "_version", lambda: (action_route.NEWEST[0], action_route.NEWEST[1] + 1))
+    assert built(_plain) is None
+
+
+def test_the_game_id_s_place_knows_the_other_routes_fixed_segments(app: PolicedApp) -> None:
+    route = app.policies.table.match(ACTION_ROUTE).methods["POST"].app  # type: ignore[union-attr]
+    assert isinstance(route, ActionRoute)
+    (game_id,) = route._parameters
+    assert "import" in game_id.fixed and not game_id.accepts("import")

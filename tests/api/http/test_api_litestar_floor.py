@@ -49,3 +49,10 @@ def test_the_action_route_runs_on_the_floor_and_newest_litestar(end: str, tmp_pa
     assert ran, run.stdout
     assert Version(ran[1]) == Version(wanted) and ran[2] == tmp_path.name, run.stdout  # that one, from there
     print(run.stdout.strip())
+
+
+def test_the_adapter_is_tested_up_to_the_newest_it_serves() -> None:
+    """``action_route.NEWEST`` (above it, Litestar serves the route) is the version run here."""
+    from darkroad.api.http import action_route
+
+    assert Version(NEWEST).release[:2] == action_route.NEWEST
