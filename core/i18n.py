@@ -45,6 +45,8 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import IO, Any
 
+from .content import PACK_KEYS
+
 DEFAULT_LOCALE = "en"
 """The source language: every message is written in English, and a caller who asks for no
 language we have gets English."""
@@ -324,9 +326,13 @@ CONTENT_TEXTS: ContentKeys = {
 
 def content_texts(pack: Mapping[str, Any]) -> Iterator[str]:
     """The texts of a content pack that are translated: the names of its goods, towns, heroes and
-    event cards, and the events' flavour text."""
-    for key, fields in CONTENT_TEXTS.items():
-        for item in pack.get(key) or ():
+    event cards, the events' flavour text, and the names of the cards of the keys the core does
+    not read (a seat kind's cards: the Private Concern's action cards), which the catalogue shows
+    (``extra_names``)."""
+    keys = {**CONTENT_TEXTS, **{key: ("name",) for key in sorted(pack.keys() - PACK_KEYS)}}
+    for key, fields in keys.items():
+        items = pack.get(key)
+        for item in items if isinstance(items, list) else ():
             for field in fields:
                 text = item.get(field) if isinstance(item, Mapping) else None
                 if isinstance(text, str) and text:

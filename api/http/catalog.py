@@ -79,6 +79,9 @@ def content_body(engine: Engine) -> dict[str, Any]:
         "ruins_tablet": {space: list(goods) for space, goods in c.ruins_tablet.items()},
         "ruins_die": list(c.ruins_die),
         "effect_words": engine.words.printed(),
+        "extra_names": {key: {ident: name(key, ident, card["name"]) for ident, card in cards.items()
+                              if isinstance(card.get("name"), str)}
+                        for key, cards in sorted(c.extra.items())},
     }
 
 

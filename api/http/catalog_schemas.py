@@ -232,6 +232,13 @@ class CatalogContent(msgspec.Struct):
              "words in the caller's language: keyed by the effects joined with `|` (`lantern:1|prestige:1`: "
              "\"gain 1 lantern and 1 prestige\"). A client shows these rather than wording effects itself."),
     ] = msgspec.field(default_factory=dict)
+    extra_names: Annotated[
+        dict[str, dict[str, str]],
+        doc("The names of the cards of the content packs' other keys, those a plugin plays with (the Private "
+             "Concern's action cards: `private_concern_cards`), in the caller's language: by key, then card id "
+             "(`{\"private_concern_cards\": {\"pc-01\": \"Northern Contracts\"}}`). Events and views name "
+             "these cards by id (`concern_card`, the Private Concern's `discard`)."),
+    ] = msgspec.field(default_factory=dict)
 
 
 class BotInfo(msgspec.Struct):

@@ -96,7 +96,8 @@ class ChooseUpgrade(Choice):
         if len(ctx.player(seat).upgrades) >= upgrade_limit(ctx, seat):
             return []
         comps = ctx.content.components
-        return [(f"upgrade:{u}", say("%(upgrade)s: %(text)s", upgrade=ctx.words.component(u), text=comps[u].text))
+        return [(f"upgrade:{u}", say("%(upgrade)s: %(text)s", upgrade=ctx.words.component(u),
+                                          text=ctx.words.component_text(u, comps[u].text)))
                 for u in ctx.game.board.upgrades]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:

@@ -19,7 +19,7 @@ from ..state import Task
 from ..steps import Choice, Option, Step
 from ..wording import HERO_CLASSES, count, say
 
-BONUS_WORDS = {"lantern": "1 lantern", "horseshoe": "1 horseshoe", "storage": "room for any 1 good"}
+BONUS_WORDS = {"lantern": N_("1 lantern"), "horseshoe": N_("1 horseshoe"), "storage": N_("room for any 1 good")}
 """A hero's bonus in words (p. 10: lantern, horseshoe, storage), as messages."""
 
 

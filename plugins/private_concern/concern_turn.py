@@ -153,7 +153,7 @@ def do_travel(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> None:
     g.turn.extra_die = extra
     g.turn.extra[FORTUNES_KEY] = list(action.get("good_fortune") or DEFAULT_FORTUNES)
     tied = best_towns(ctx, seat, list(ctx.content.towns))
-    ask(ctx, seat, "destination", town_options(ctx, tied, "travels to"), "the destination of its caravan")
+    ask(ctx, seat, "destination", town_options(ctx, tied, "destination"), "the destination of its caravan")
 
 
 def do_ruins(ctx: Ctx, seat: int, action: Mapping[str, Any]) -> None:

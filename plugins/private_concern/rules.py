@@ -42,7 +42,10 @@ from darkroad.core import (
     describe_effect,
     i18n,
     shortcut_cost,
+    wording,
 )
+
+say = wording.speaker(__name__)
 
 KIND = "private_concern"
 STATE = "concern"
@@ -252,6 +255,13 @@ class ConcernChoice(Choice):
     inside_gain = True  # part of the Private Concern's action: the creator's abilities wait
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
+        # Worded now, in the caller's language: the labels kept in the task are the words of the
+        # call that asked (a plugin's decision relayed keeps its plugin's label as it was).
+        what = task.data["what"]
+        if what == "effect":
+            return [(o, effect_label(ctx, o)) for o, _ in task.data["options"]]
+        if what in TOWN_LABELS:
+            return [(o, say(TOWN_LABELS[what], town=ctx.words.town(o.split(":", 1)[1]))) for o, _ in task.data["options"]]
         return [(o, label) for o, label in task.data["options"]]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
@@ -288,13 +298,22 @@ CHOICES: dict[str, Callable[[Ctx, int, str, Mapping[str, Any]], None]] = {
 }
 
 
+def effect_label(ctx: Ctx, effect: str) -> str:
+    return say("the Private Concern: %(effect)s", effect=describe_effect(ctx, effect))
+
+
 def effect_options(ctx: Ctx, effects: Sequence[str]) -> list[Option]:
     """``effects`` as options of the creator's choice for it."""
-    return [(e, f"the Private Concern: {describe_effect(ctx, e)}") for e in effects]
+    return [(e, effect_label(ctx, e)) for e in effects]
 
 
-def town_options(ctx: Ctx, towns: Sequence[str], verb: str) -> list[Option]:
-    return [(f"town:{t}", f"the Private Concern {verb} {ctx.content.towns[t].name}") for t in towns]
+TOWN_LABELS = {"destination": i18n.N_("the Private Concern travels to %(town)s"),
+               "deliver": i18n.N_("the Private Concern delivers in %(town)s")}
+"""The labels of a choice of town for it, by what is chosen (``ask``'s ``what``)."""
+
+
+def town_options(ctx: Ctx, towns: Sequence[str], what: str) -> list[Option]:
+    return [(f"town:{t}", say(TOWN_LABELS[what], town=ctx.words.town(t))) for t in towns]
 
 
 # -- its own rewards ------------------------------------------------------------------------------
@@ -373,7 +392,7 @@ def visit(ctx: Ctx, seat: int, towns: Sequence[str]) -> None:
     if not tied:
         ctx.emit("town_visited", seat, town=None)
         return
-    ask(ctx, seat, "deliver", town_options(ctx, tied, "delivers in"), "the town it delivers to")
+    ask(ctx, seat, "deliver", town_options(ctx, tied, "deliver"), "the town it delivers to")
 
 
 def deliver_at(ctx: Ctx, seat: int, town: str) -> None:

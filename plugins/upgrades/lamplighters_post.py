@@ -10,11 +10,23 @@ optional move is a decision (offered only with an illuminated die in the special
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n, move_illuminated
+from darkroad.core import (
+    Choice,
+    Component,
+    Ctx,
+    Option,
+    Step,
+    Task,
+    hookimpl,
+    i18n,
+    move_illuminated,
+    wording,
+)
 
 ID = "lamplighters_post"
 SLOT = 2
 KEEP = "keep"
+say = wording.speaker(__name__)
 
 
 class MoveIlluminated(Choice):
@@ -27,8 +39,9 @@ class MoveIlluminated(Choice):
         special = ctx.player(seat).special
         if not special:
             return []
-        return [*((f"illuminated:{v}", f"move your illuminated {v} to your action pool") for v in sorted(set(special))),
-                (KEEP, "keep your illuminated dice in your special reserve")]
+        return [*((f"illuminated:{v}", say("move your illuminated %(value)s to your action pool", value=v))
+                  for v in sorted(set(special))),
+                (KEEP, say("keep your illuminated dice in your special reserve"))]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         if option != KEEP:

@@ -23,7 +23,8 @@ class Reward(Choice):
     prompt = i18n.N_("Merchant's Ledger: gain 3 coins or 1 prestige")
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
-        return [("coins", "gain 3 coins"), ("prestige", "gain 1 prestige")]
+        # The rewards in the caller's language, as the engine words any effect ("gain 3 coins").
+        return [(option, ctx.words.effects([effect])) for option, effect in REWARDS.items()]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         ctx.gain_effects(seat, [REWARDS[option]], source=ID)

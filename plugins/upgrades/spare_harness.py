@@ -11,9 +11,10 @@ no player holds; the second steed works exactly like the first.
 
 from __future__ import annotations
 
-from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n
+from darkroad.core import Choice, Component, Ctx, Option, Step, Task, hookimpl, i18n, wording
 
 ID = "spare_harness"
+say = wording.speaker(__name__)
 
 
 def unused_steeds(ctx: Ctx) -> list[str]:
@@ -30,7 +31,10 @@ class ChooseSteed(Choice):
 
     def options(self, ctx: Ctx, task: Task, seat: int) -> list[Option]:
         comps = ctx.content.components
-        return [(f"steed:{s}", f"gain {comps[s].name}: {comps[s].text}") for s in unused_steeds(ctx)]
+        words = ctx.words
+        return [(f"steed:{s}", say("gain %(steed)s: %(text)s", steed=words.component(s),
+                                   text=words.component_text(s, comps[s].text)))
+                for s in unused_steeds(ctx)]
 
     def choose(self, ctx: Ctx, task: Task, seat: int, option: str) -> None:
         steed = option.split(":", 1)[1]

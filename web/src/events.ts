@@ -57,6 +57,39 @@ function space(id: string): string {
   return SPACES[id]?.() ?? humanize(id).toLowerCase();
 }
 
+/** The district actions of the Private Concern's cards (``concern_action``'s ``action``), in words. */
+const CONCERN_ACTIONS: Record<string, () => string> = {
+  bazaar: () => t("the bazaar action"),
+  commission: () => t("the commission action"),
+  travel: () => t("the travel action"),
+  ruins: () => t("the ruins action"),
+  dark_market: () => t("the dark market action"),
+  inn: () => t("the inn action"),
+};
+
+function concernAction(id: string): string {
+  return CONCERN_ACTIONS[id]?.() ?? humanize(id).toLowerCase();
+}
+
+/** What the player chose for the Private Concern (``concern_choice``: ``what`` and ``option``,
+ * the engine's ids), in words: the town, hero or card chosen where the option names one. */
+function concernChoice(what: string, option: string, n: Names): string {
+  const [verb = "", arg = "", more = ""] = option.split(":");
+  if (what === "destination") return t("the destination of its caravan: %(town)s", { town: n.town(arg) });
+  if (what === "deliver") return t("the town it delivers to: %(town)s", { town: n.town(arg) });
+  if (what === "effect") {
+    if (verb === "hero") return arg === "deck" ? t("the top hero of the deck") : t("the hero in inn slot %(slot)s", { slot: Number(more) + 1 });
+    if (verb === "lose_hero") return t("the hero it loses: %(hero)s", { hero: n.hero(arg) });
+    if (verb === "deliver_hero") return t("the hero it delivers: %(hero)s", { hero: n.hero(arg) });
+    if (verb === "commission") return arg ? t("%(town)s commission", { town: n.town(arg) }) : t("a commission");
+    if (verb === "deed") return arg === "courtyard" ? t("the courtyard deed in slot %(slot)s", { slot: Number(more) + 1 })
+      : arg === "deck" ? t("the top deed of the deck") : t("a deed");
+    return n.effect(option);
+  }
+  // A plugin's decision relayed to the player: its option as the engine named it.
+  return t("an answer to a plugin's decision (%(option)s)", { option });
+}
+
 /** ``text`` with ``why`` after a colon, or alone when there is no reason to tell. */
 const because = (text: string, why: string) => (why ? t("%(what)s: %(why)s", { what: text, why }) : text);
 
@@ -91,11 +124,11 @@ const WORDS: Words = {
   companion_used: (d, who, n) => t("%(who)s used %(companion)s: %(ability)s.", { who, companion: n.component(d.companion), ability: n.ability(d.companion, d.ability) }),
   concern_action: (d, who, n) =>
     (d.action
-      ? (d.district ? t("%(who)s resolved %(action)s at %(district)s.", { who, action: humanize(d.action).toLowerCase(), district: n.district(d.district) })
-        : t("%(who)s resolved %(action)s.", { who, action: humanize(d.action).toLowerCase() }))
+      ? (d.district ? t("%(who)s resolved %(action)s at %(district)s.", { who, action: concernAction(d.action), district: n.district(d.district) })
+        : t("%(who)s resolved %(action)s.", { who, action: concernAction(d.action) }))
       : t("%(who)s applied no action of its card.", { who })),
-  concern_card: (d, who) => t("%(who)s drew its action card %(card)s.", { who, card: d.name }),
-  concern_choice: (d, who, _n, seat) => t("%(who)s chose for %(concern)s: %(what)s, %(option)s.", { who, concern: seat(d.concern), what: humanize(d.what).toLowerCase(), option: d.option }),
+  concern_card: (d, who, n) => t("%(who)s drew its action card %(card)s.", { who, card: n.concernCard(d.card, d.name) }),
+  concern_choice: (d, who, n, seat) => t("%(who)s chose for %(concern)s: %(choice)s.", { who, concern: seat(d.concern), choice: concernChoice(d.what, d.option, n) }),
   concern_deck_shuffled: (d, who) => t("%(who)s reshuffled its action deck (%(cards)s cards).", { who, cards: d.cards }),
   concern_sold: (d, who, n) => t("%(who)s sold %(goods)s to %(hero)s for %(coins)s.", { who, goods: count(d.goods_count, "goods"), hero: n.hero(d.hero), coins: count(d.coins, "coins") }),
   dark_market_moved: (d, _who, n) => t("The dark market marker moved %(steps)s to %(space)s.", { steps: n.steps(d.steps), space: space(d.space) }),

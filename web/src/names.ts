@@ -139,6 +139,12 @@ export class Names {
     return this.events.get(id)?.name ?? humanize(id);
   }
 
+  /** A Private Concern's action card by its id, as the catalogue names it in the page's language
+   * (``printed``, the event's own name, when the catalogue has no such card). */
+  concernCard(id: string, printed?: string): string {
+    return this.content.extra_names?.private_concern_cards?.[id] ?? printed ?? humanize(id);
+  }
+
   /** A good type's name ("potion" -> "Potion"). */
   goodType(type: string): string {
     return this.goods.get(type) ?? humanize(type);

@@ -319,7 +319,7 @@ function wagon(view: GameView, p: PlayerView, names: Names, seats: Seats): HTMLE
           stat(t("Position"), p.position === 0 ? t("start") : t("space %(number)s", { number: p.position }))),
         p.concern
           ? h("p", null, t("Goods: %(goods)s · action deck: %(deck)s", { goods: p.concern.goods, deck: p.concern.deck }),
-              p.concern.discard.length ? " · " + t("discarded: %(cards)s", { cards: p.concern.discard.map(humanize).join(", ") }) : "")
+              p.concern.discard.length ? " · " + t("discarded: %(cards)s", { cards: p.concern.discard.map((card) => names.concernCard(card)).join(", ") }) : "")
           : dice(p)),
       p.concern ? null : storageView(p, names)),
     section(t("Heroes"), p.heroes.map((id) => h("li", { "data-hero": id }, heroLine(id, names)))),

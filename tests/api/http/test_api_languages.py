@@ -134,7 +134,7 @@ async def test_the_private_concerns_seat_is_named_in_the_language_of_the_call(cl
         assert [s["name"] for s in view["seats"]] == [None, name]
 
 
-CATALOG_TEXTS = frozenset({"name", "text", "flavor", "criterion", "effect_words"})
+CATALOG_TEXTS = frozenset({"name", "text", "flavor", "criterion", "effect_words", "extra_names"})
 
 
 def catalog_machine(value: Any) -> Any:
@@ -158,6 +158,8 @@ async def test_the_catalogue_in_hungarian(client: httpx.AsyncClient) -> None:
     assert steeds["whisper"]["name"] == "Whisper"  # the edition keeps the steeds' names
     assert {g["id"]: g["name"] for g in hu["content"]["goods"]}["armor"] == "Páncél"
     assert {e["id"]: e["name"] for e in hu["content"]["events"]}["dark-road-the-wolf-pack"] == "A farkasfalka"
+    cards = hu["content"]["extra_names"]["private_concern_cards"]  # the Private Concern's action cards
+    assert cards.keys() == en["content"]["extra_names"]["private_concern_cards"].keys() and cards["pc-06"] == "A hosszú út"
     assert {b["id"]: b["name"] for b in hu["bots"]}["greedy"] == "Mohó"
     buildings = {c["id"]: c for c in hu["components"]["building"]}
     if "lamplighters_guild" in buildings:  # the example fan pack, installed: its own catalog
