@@ -234,10 +234,9 @@ class CatalogContent(msgspec.Struct):
     ] = msgspec.field(default_factory=dict)
     extra_names: Annotated[
         dict[str, dict[str, str]],
-        doc("The names of the cards of the content packs' other keys, those a plugin plays with (the Private "
-             "Concern's action cards: `private_concern_cards`), in the caller's language: by key, then card id "
-             "(`{\"private_concern_cards\": {\"pc-01\": \"Northern Contracts\"}}`). Events and views name "
-             "these cards by id (`concern_card`, the Private Concern's `discard`)."),
+        doc("The names of the cards of the content packs' other keys, those a plugin plays with (a seat kind's "
+             "action cards, say), in the caller's language: by key, then card id (`{\"KEY\": {\"ID\": "
+             "\"NAME\"}}`). That plugin's events and view blocks name these cards by id."),
     ] = msgspec.field(default_factory=dict)
 
 
