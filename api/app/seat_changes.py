@@ -42,6 +42,8 @@ def seat_change(games: GameRepository, taken: CachedGame, change: SeatChange, lo
     expected = game.version
     # The core's log numbers the events and the version (ActionLog.record).
     record, events = games.engine.log.record(game, lobbies.SEAT_CHANGE, change.kind, change.seat, change.events)
+    if change.kind == "joined":  # the version a retry of the join names (LobbySeat.joined)
+        lobby.seats[change.seat].joined = game.version
     now = games.clock()
     lobby.track(games.engine.awaiting(game), change.seat if change.acted else None, now)
     return Change(game, expected, record.encode(), events, lobby, token_hashes, at=now)

@@ -199,7 +199,7 @@ class Seats:
                     raise self._seat_taken(lobby, seat)
                 token = new_token()
                 tokens[seat] = hash_token(token)
-                lobby.seats[seat] = LobbySeat("human", name=name, joined=game.version + 1)
+                lobby.seats[seat] = LobbySeat("human", name=name)  # joined: the version the log gives (seat_change)
                 events: list[tuple[str, int | None, dict[str, Any]]] = [("seat_joined", seat, {"name": name})]
                 if not lobby.open_seats():
                     lobby.started = True
