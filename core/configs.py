@@ -10,7 +10,7 @@ game of it starts with.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import BadConfig, UnknownComponent
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 BUILDING_SPACES = 4
 VARIANTS = ("drafting", "advanced_deeds")
 
+REPEATED_ID = "repeated-id"
+"""``buildings`` or ``companions`` names an id twice."""
+BUILDING_COUNT = "building-count"
+"""``buildings`` names neither 4 buildings nor none."""
+TILE_SIDES = "tile-sides"
+"""``buildings`` names both sides of one double-sided tile."""
+
 
 def check(engine: Engine, config: GameConfig) -> None:
     """Raise :class:`BadConfig` / :class:`UnknownComponent` for an unplayable config."""
@@ -37,8 +44,9 @@ def check(engine: Engine, config: GameConfig) -> None:
             raise UnknownComponent("unknown building '%(id)s'%(hint)s", id=b, hint=hint(b))
         if comps[b].kind != "building":
             raise BadConfig("'%(id)s' is a %(kind)s, not a building", id=b, kind=comps[b].kind)
-    if config.buildings:
-        _check_buildings(engine, config.buildings)
+    chosen = [*repeated_ids("buildings", config.buildings), *building_problems(engine, config.buildings)]
+    if chosen:
+        raise BadConfig(chosen[0][1])
     for c in config.companions:
         if c not in comps or comps[c].kind != "companion":
             raise UnknownComponent("unknown companion '%(id)s'%(hint)s", id=c, hint=hint(c))
@@ -49,18 +57,28 @@ def check(engine: Engine, config: GameConfig) -> None:
         raise BadConfig("this installation has fewer than 4 buildings")
 
 
-def _check_buildings(engine: Engine, chosen: list[str]) -> None:
-    """Buildings chosen at creation: four different ones, one side of a double-sided tile at most."""
-    if len(chosen) != BUILDING_SPACES or len(set(chosen)) != BUILDING_SPACES:
-        raise BadConfig("choose exactly %(count)d different buildings, got %(ids)s", count=BUILDING_SPACES,
-                        ids=str(chosen))
-    sides: dict[Any, str] = {}
-    for b in chosen:
-        tile = engine.content.components[b].data.get("tile")
-        if tile is not None and tile in sides:
-            raise BadConfig("'%(one)s' and '%(other)s' are the two sides of building tile %(tile)s: a game uses "
-                            "at most one side of each double-sided tile", one=sides[tile], other=b, tile=tile)
-        sides.setdefault(tile, b)
+def repeated_ids(field: str, ids: Sequence[str]) -> list[tuple[str, Text]]:
+    """:data:`REPEATED_ID` and its message when ``ids`` (``field``: ``buildings``, ``companions``)
+    names an id more than once; else nothing."""
+    twice = sorted({id_ for id_ in ids if ids.count(id_) > 1})
+    if not twice:
+        return []
+    return [(REPEATED_ID, Text("`%(field)s` names each id at most once: %(ids)s more than once", field=field,
+                               ids=", ".join(twice)))]
+
+
+def building_problems(engine: Engine, ids: Sequence[str]) -> list[tuple[str, Text]]:
+    """What is wrong with ``ids`` as a game's buildings, besides an id named twice
+    (:func:`repeated_ids`), each as its code and message: neither 4 nor none
+    (:data:`BUILDING_COUNT`), both sides of a double-sided tile (:data:`TILE_SIDES`, one for
+    each such tile). The one check of the chosen buildings, for a setup and for any config."""
+    found = []
+    if len(ids) not in (0, BUILDING_SPACES):
+        found.append((BUILDING_COUNT, Text("`buildings` names exactly 4 buildings or none, not %(count)d",
+                                           count=len(ids))))
+    for sides in tile_clashes(engine, ids):
+        found.append((TILE_SIDES, Text("`buildings` names both sides of one tile: %(sides)s", sides=", ".join(sides))))
+    return found
 
 
 def tile_clashes(engine: Engine, ids: Iterable[str]) -> list[list[str]]:

@@ -10,7 +10,8 @@ request, each with a stable ``code`` and a JSON Pointer into the request (``/bui
 seat kind's request field) and a message in whole words; the bots it seats are the installed
 ones (:attr:`Engine.bots <darkroad.core.engine.Engine.bots>`). The config itself is checked again when
 the game is created (:func:`darkroad.core.configs.check`: the components exist, the options are
-read by a plugin), as every config is, whoever built it.
+read by a plugin), as every config is, whoever built it; the chosen buildings' rules are that
+module's (:func:`~darkroad.core.configs.building_problems`), used by both.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from typing import TYPE_CHECKING
 
 from attrs import Factory, frozen
 
-from .configs import BUILDING_SPACES, tile_clashes
+from .configs import BUILDING_COUNT as BUILDING_COUNT
+from .configs import REPEATED_ID as REPEATED_ID
+from .configs import TILE_SIDES as TILE_SIDES
+from .configs import building_problems, repeated_ids
 from .errors import BadConfig, UnknownBot
 from .i18n import Text
 from .state import GameConfig
@@ -34,12 +38,6 @@ SOLO = 1
 SIZES = (2, 3, 4)
 """The game sizes besides solo (players at the table, an automated seat included)."""
 
-REPEATED_ID = "repeated-id"
-"""``buildings`` or ``companions`` names an id twice."""
-BUILDING_COUNT = "building-count"
-"""``buildings`` names 1 to 3 buildings (4 or none)."""
-TILE_SIDES = "tile-sides"
-"""``buildings`` names both sides of one double-sided tile."""
 KIND_SIZE = "seat-kind-size"
 """A seat kind asked for with a ``players`` it does not play in."""
 KIND_REFUSED_SOLO = "seat-kind-refused-solo"
@@ -82,9 +80,10 @@ class SetupRequest:
 
 @frozen
 class SetupProblem:
-    """What is wrong with a :class:`SetupRequest`: a stable ``code`` (this module's constants),
-    where (``pointer``, a JSON Pointer into the request: ``/buildings``, ``/seats``, a seat
-    kind's request field ``/<api_field>``) and ``message`` (whole words, translated where shown)."""
+    """What is wrong with a :class:`SetupRequest`: a stable ``code`` (this module's constants,
+    the buildings' from :mod:`darkroad.core.configs`), where (``pointer``, a JSON Pointer into
+    the request: ``/buildings``, ``/seats``, a seat kind's request field ``/<api_field>``) and
+    ``message`` (whole words, translated where shown)."""
 
     code: str
     pointer: str
@@ -159,18 +158,11 @@ def field_problems(engine: Engine, request: SetupRequest) -> list[SetupProblem]:
     """The request's fields against each other: an id twice; 1-3 buildings or both sides of one
     tile; a seat kind asked for in a game size it does not play, or refused in a solo game; the
     seats listed not one per player's seat."""
-    found = []
-    for field, ids in (("buildings", request.buildings), ("companions", request.companions)):
-        twice = sorted({id_ for id_ in ids if ids.count(id_) > 1})
-        if twice:
-            found.append(SetupProblem(REPEATED_ID, f"/{field}", Text(
-                "`%(field)s` names each id at most once: %(ids)s more than once", field=field, ids=", ".join(twice))))
-    if 1 <= len(request.buildings) < BUILDING_SPACES:
-        found.append(SetupProblem(BUILDING_COUNT, "/buildings", Text(
-            "`buildings` names exactly 4 buildings or none, not %(count)d", count=len(request.buildings))))
-    for sides in tile_clashes(engine, request.buildings):
-        found.append(SetupProblem(TILE_SIDES, "/buildings", Text(
-            "`buildings` names both sides of one tile: %(sides)s", sides=", ".join(sorted(sides)))))
+    found = [SetupProblem(code, f"/{field}", message)
+             for field, ids in (("buildings", request.buildings), ("companions", request.companions))
+             for code, message in repeated_ids(field, ids)]
+    # The buildings' own rules are every config's (darkroad.core.configs), checked once there.
+    found += [SetupProblem(code, "/buildings", message) for code, message in building_problems(engine, request.buildings)]
     for kind in engine.seat_kinds.values():
         field, wanted = kind.api_field, request.seat_kinds.get(kind.id)
         if wanted is True and request.players in refused_sizes(kind):

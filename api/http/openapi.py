@@ -40,8 +40,9 @@ from darkroad.api.http.problems import PROBLEM_TYPES
 from darkroad.api.http.schemas import LAST_EVENT_ID_PATTERN, MODELS, OPEN
 from darkroad.api.http.seat_kinds import SeatKindSurface
 from darkroad.api.http.setup_schemas import NewGame
-from darkroad.core import Engine
-from darkroad.core.game_setup import SOLO, refused_sizes
+from darkroad.core import Engine, SeatKind
+from darkroad.core.configs import BUILDING_SPACES, tile_clashes
+from darkroad.core.game_setup import SIZES, SOLO, SetupRequest, refused_sizes, seat_count
 from darkroad.core.i18n import LOCALES
 
 SECURITY_SCHEME = "seatToken"
@@ -231,8 +232,7 @@ def _complete_schemas(schemas: dict[str, Any], engine: Engine) -> None:
     _restrict_choices(schemas, engine)
     # Where a seat kind may be asked for (from the catalogue of seat kinds); `seats` lists every
     # seat but the automated one.
-    fields = [kind.api_field for kind in seat_kinds.kinds]
-    schemas["NewGame"]["not"] = {"anyOf": [*_seat_rule(seat_kinds), *_wrong_seat_counts(fields)]}
+    schemas["NewGame"]["not"] = {"anyOf": [*_seat_rule(seat_kinds), *_wrong_seat_counts(seat_kinds.kinds)]}
     _name_the_seat_union(schemas)
     for name in ("NewGame", "Variants"):
         _defaults_in_words(schemas[name])
@@ -308,28 +308,27 @@ def event_schema(engine: Engine) -> dict[str, Any]:
     return {"oneOf": [*known, open_variant]}
 
 
-def _wrong_seat_counts(fields: list[str]) -> list[dict[str, Any]]:
-    """``seats`` of the wrong length, for each number of players (with and without an automated
-    seat, which has no item; ``fields``: the seat kinds' request fields): what ``NewGame.not`` refuses."""
+def _wrong_seat_counts(kinds: tuple[SeatKind, ...]) -> list[dict[str, Any]]:
+    """``seats`` of the wrong length (core's :func:`~darkroad.core.game_setup.seat_count`), for each
+    number of players, with each seat kind asked for alone and with none (one case where the kinds
+    change nothing): what ``NewGame.not`` refuses."""
     # Each case is flat (properties and required only): openapi-generator's Go client makes a
     # type of each ``anyOf`` branch, and a nested ``allOf``/``not`` in one left it undefined
     # (the client did not compile). "Without the automated seat" is the optional flag absent,
     # false or null (``enum``), not ``not`` of "present and true".
     wrong = []
-    for players in (1, 2, 3, 4):
-        cases: list[tuple[int, dict[str, Any]]]
-        if players == SOLO:
-            cases = [(1, {})]
-        elif players == SOLO + 1:
-            cases = [(2, {})]
-        else:  # one seat kind asked for, or none
-            cases = [*((players - 1, {field: True}) for field in fields), (players, dict.fromkeys(fields, False))]
-        for count, when in cases:
+    for players in (SOLO, *SIZES):
+        cases = [{kind.id: True} for kind in kinds] + [{kind.id: False for kind in kinds}]
+        counts = [seat_count(kinds, SetupRequest(players=players, seed=0, seat_kinds=when)) for when in cases]
+        if len(set(counts)) == 1:
+            cases, counts = [{}], counts[-1:]
+        fields = {kind.id: kind.api_field for kind in kinds}
+        for count, when in zip(counts, cases, strict=True):
             wrong.append({
-                "required": ["players", "seats", *(name for name, value in when.items() if value)],
+                "required": ["players", "seats", *(fields[id_] for id_, value in when.items() if value)],
                 "properties": {"players": {"const": players},
-                               **{name: {"const": True} if value else {"enum": [False, None]}
-                                  for name, value in when.items()},
+                               **{fields[id_]: {"const": True} if value else {"enum": [False, None]}
+                                  for id_, value in when.items()},
                                "seats": {"not": {"minItems": count, "maxItems": count}}},
             })
     return wrong
@@ -574,23 +573,20 @@ def _restrict_choices(schemas: dict[str, Any], engine: Engine) -> None:
     components = engine.catalog()
     buildings = sorted(c["id"] for c in components if c["kind"] == "building")
     companions = sorted(c["id"] for c in components if c["kind"] == "companion")
-    tiles: dict[Any, list[str]] = {}
-    for component in components:
-        if component["kind"] == "building" and component["data"].get("tile") is not None:
-            tiles.setdefault(component["data"]["tile"], []).append(component["id"])
     # Generators type an ``anyOf`` of bare constraints as ``unknown`` but skip a ``not``: so the
-    # constraints say what is never allowed, in one ``not``: 1-3 ids, or both sides of a tile.
-    never: list[dict[str, Any]] = [{"minItems": 1, "maxItems": 3}]
+    # constraints say what is never allowed, in one ``not``: 1-3 ids, or both sides of a tile
+    # (core's rules: configs.building_problems).
+    never: list[dict[str, Any]] = [{"minItems": 1, "maxItems": BUILDING_SPACES - 1}]
     never += sorted(
         ({"allOf": [{"contains": {"const": a}}, {"contains": {"const": b}}]}
-         for sides in tiles.values()
-         for a, b in itertools.combinations(sorted(sides), 2)),
+         for sides in tile_clashes(engine, buildings)
+         for a, b in itertools.combinations(sides, 2)),
         key=repr,
     )
     buildings_schema = properties["buildings"]
     buildings_schema["items"] = {"type": "string", "enum": buildings}
     buildings_schema["uniqueItems"] = True
-    buildings_schema["maxItems"] = 4
+    buildings_schema["maxItems"] = BUILDING_SPACES
     buildings_schema["not"] = {"anyOf": never}
     properties["companions"]["items"] = {"type": "string", "enum": companions}
     properties["companions"]["uniqueItems"] = True

@@ -63,8 +63,21 @@ def test_both_sides_of_a_tile_is_a_bad_config(engine: Engine, tile: int) -> None
     others = [pair[0] for t, pair in TILES.items() if t != tile][:2]
     with pytest.raises(BadConfig) as exc:
         Table.new(players=2, seed=1, engine=engine, buildings=[others[0], *TILES[tile], others[1]])
-    a, b = TILES[tile]
-    assert exc.value.reason.startswith(f"{a!r} and {b!r} are the two sides of building tile {tile}")
+    assert exc.value.reason == f"`buildings` names both sides of one tile: {', '.join(sorted(TILES[tile]))}"
+
+
+@pytest.mark.parametrize(("chosen", "reason"), [
+    (BUILDINGS[:3], "`buildings` names exactly 4 buildings or none, not 3"),
+    (BUILDINGS[:5:2] + BUILDINGS[6:9:2], "`buildings` names exactly 4 buildings or none, not 5"),
+    ([BUILDINGS[0], *BUILDINGS[2:5:2], BUILDINGS[0]], "`buildings` names each id at most once: "
+                                                      f"{BUILDINGS[0]} more than once"),
+])
+def test_any_config_has_four_different_buildings_or_none(engine: Engine, chosen: list[str], reason: str) -> None:
+    """Rulebook p. 4 step 3, "Choose 4 buildings": a config built without a setup request (a
+    script's, a record's) is refused as a setup request is (darkroad.core.configs.building_problems)."""
+    with pytest.raises(BadConfig) as exc:
+        Table.new(players=2, seed=1, engine=engine, buildings=chosen)
+    assert exc.value.reason == reason
 
 
 def test_default_buildings_are_the_first_game_set(engine: Engine) -> None:
