@@ -14,6 +14,7 @@ import itertools
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from darkroad.api.app import lobby as lobbies
 from darkroad.api.app.auth import hash_token
@@ -43,6 +44,25 @@ GAME_ID_BYTES = 16
 """Game ids are 16 random bytes in URL-safe base64 (22 characters)."""
 COMMIT_RECORD_TTL = 300
 """Seconds the store remembers a commit made without ``Idempotency-Key`` (retry safety only)."""
+
+
+@dataclass(slots=True)  # not frozen: see darkroad.api.store.base
+class NewVersion:
+    """What every version of a game the store keeps carries besides the game's flags, whether it
+    is created (:meth:`GameRepository.create`) or committed (:meth:`GameRepository.commit_of`):
+    made by :meth:`GameRepository.new_version`, so that both write the same."""
+
+    tag: str
+    """Names the version (see ``StoredGame.tag``)."""
+    state: bytes
+    """The game packed (``Engine.pack``)."""
+    events: list[StoredEvent]
+    """Its new events with their audiences."""
+    ttl: int
+    bot_job: str | None
+    """The bot the version awaits (a job is enqueued with it)."""
+    deadline: float | None
+    """The turn clock's deadline the version leaves."""
 
 
 class GameRepository:
@@ -105,32 +125,36 @@ class GameRepository:
                      actions: Sequence[bytes] = ()) -> StoredGame:
         """Store ``game`` as a new game (a fresh id) with its ``events``, the hashes of its seats'
         ``tokens`` (``None``: a seat no token plays), its ``lobby`` and the action list it starts
-        with; the game as stored, also put in the cache."""
+        with; the game as stored, also put in the cache.
+
+        ``actions`` (a game imported from a record: the entries replayed) are stored as given,
+        not stamped like a commit's entry: an entry's ``time`` is when it was committed, which
+        only the record knows. A record's action without one is ``null`` ("unknown") in the
+        record exported again, and changes no time bank in a clock game's history
+        (``clock_history``); the time of the import would be neither."""
         token_hashes = tuple("" if token is None else hash_token(token) for token in tokens)
         game_id = self.store.new_game_id()
-        tag = self.new_tag()
-        state = self.engine.pack(game)
+        made = self.new_version(game, events, lobby)
         raw_lobby = None if lobby is None else lobbies.encode(lobby)
-        bot_job, deadline = self.awaited(game, lobby)
         await self.store.create(
             NewGame(
                 id=game_id,
                 version=game.version,
-                state=state,
+                state=made.state,
                 finished=game.finished,
                 token_hashes=token_hashes,
-                events=self.stored_events(game, events),
-                ttl=self.ttl(game, lobby),
-                tag=tag,
+                events=made.events,
+                ttl=made.ttl,
+                tag=made.tag,
                 lobby=raw_lobby,
-                bot_job=bot_job,
-                deadline=deadline,
+                bot_job=made.bot_job,
+                deadline=made.deadline,
                 actions=actions,
             )
         )
-        self.cache.put(game_id, CachedGame(game, token_hashes, tag, lobby))
+        self.cache.put(game_id, CachedGame(game, token_hashes, made.tag, lobby))
         self.metrics.games_created.inc()
-        return StoredGame(game_id, game.version, state, game.finished, token_hashes, tag, lobby=raw_lobby)
+        return StoredGame(game_id, game.version, made.state, game.finished, token_hashes, made.tag, lobby=raw_lobby)
 
     def put_back(self, game_id: str, entry: CachedGame) -> None:
         """Put back a game taken and left unchanged."""
@@ -193,29 +217,28 @@ class GameRepository:
         idempotency record (named by the new version's tag when the client sent none) and the
         webhooks' notice."""
         game, lobby = change.game, change.lobby
-        tag = self.new_tag()
-        if record is None:  # named by the new tag: only this commit can have written it
-            record = IdempotencyRecord(f"commit:{tag}", b"", COMMIT_RECORD_TTL)
         new_lobby = base.lobby if lobby is None else lobby
-        bot_job, deadline = self.awaited(game, new_lobby)
-        keep_job = keep_job and job is not None and bot_job is not None and bot_job in self.engine.bots
+        made = self.new_version(game, change.events, new_lobby)
+        if record is None:  # named by the new tag: only this commit can have written it
+            record = IdempotencyRecord(f"commit:{made.tag}", b"", COMMIT_RECORD_TTL)
+        keep_job = keep_job and job is not None and made.bot_job is not None and made.bot_job in self.engine.bots
         now = self.clock() if change.at is None else change.at
         return Commit(
             game_id=game_id,
             expected_version=change.expected,
             expected_tag=base.tag,
             version=game.version,
-            tag=tag,
-            state=self.engine.pack(game),
+            tag=made.tag,
+            state=made.state,
             finished=game.finished,
-            action=stamp(change.entry, now),  # the time: for the game's record
-            events=self.stored_events(game, change.events),
-            ttl=self.ttl(game, new_lobby),
+            action=stamp(change.entry, now),  # the time: for the game's record (see create)
+            events=made.events,
+            ttl=made.ttl,
             idempotency=record,
             token_hashes=change.token_hashes,
             lobby=None if lobby is None else lobbies.encode(lobby),
-            bot_job=bot_job,
-            deadline=deadline,
+            bot_job=made.bot_job,
+            deadline=made.deadline,
             job=job,
             keep_job=keep_job,
             # A game's messages' notice, made when the game has seats subscribed to webhooks
@@ -223,6 +246,14 @@ class GameRepository:
             hooks=notice(self.engine, game, new_lobby, now, change.events) if base.hooked else None,
             notice=functools.partial(notice, self.engine, game, new_lobby, now, change.events),
         )
+
+    def new_version(self, game: Game, events: Sequence[Event], lobby: Lobby | None) -> NewVersion:
+        """What the store keeps with ``game`` (its ``events`` new, its seats as ``lobby`` has
+        them) as a new version, created or committed: a fresh tag, the state packed, the events
+        with their audiences, its expiry, the bot job and the turn deadline it leaves."""
+        bot_job, deadline = self.awaited(game, lobby)
+        return NewVersion(self.new_tag(), self.engine.pack(game), self.stored_events(game, events), self.ttl(game, lobby),
+                       bot_job, deadline)
 
     def awaited(self, game: Game, lobby: Lobby | None) -> tuple[str | None, float | None]:
         """What a version of ``game`` leaves to the bot workers: the bot awaited (a job is
