@@ -3,6 +3,12 @@ the score, the decision awaited, the clocks) and the caller's legal actions.
 
 The installed seat kinds' view blocks are not here: :mod:`darkroad.api.http.seat_kinds` adds
 them to the document.
+
+Where core types a state class for the view, its struct is derived (:func:`_view_of`). ``PlayerView``,
+``Board``, ``Market`` and ``CommissionStack`` are written here instead: core's blocks of an
+encoded view (``PlayerBlock``, ``_BoardBlock``, ``_Market``, ``_Stack``) type what core encodes,
+mostly ``Any``, not what a client reads. tests/api/http/test_api_view_schemas.py holds their
+fields to core's: the same names in the same order, the same types where core's says more.
 """
 
 from __future__ import annotations
