@@ -43,9 +43,12 @@ from darkroad.core import Engine  # noqa: E402
 PARTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     # (part, a sample is in it when a frame's function is one of these, ..., and none of these)
     ("the policy layer's own work", ("PolicedApp.__call__",),
-     ("Litestar.__call__", "action_endpoint", "RequestResponseCycle.send")),
+     ("Litestar.__call__", "ActionRoute.__call__", "action_endpoint", "RequestResponseCycle.send")),
     ("Litestar's machinery for the route (router, exception middleware, Request, kwargs)", ("Litestar.__call__",),
      ("GamesController.submit_action", "RequestResponseCycle.send", "GamesController.create_game")),
+    ("the action route's adapter (path parameters, Request, the answer made; api/http/action_route.py)",
+     ("ActionRoute.__call__",),
+     ("Litestar.__call__", "GamesController.submit_action", "RequestResponseCycle.send")),
     ("the answer handed to the server (its two messages, the socket's write)", ("RequestResponseCycle.send",),
      ("Batcher._send",)),
     ("the handler's own work (headers, body, token, the action parsed)",
@@ -60,9 +63,10 @@ PARTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("the store's pipelines (the batcher's task: packed, written, replies read)", ("Batcher._send",), ()),
     ("games created (POST /v1/games)", ("GamesController.create_game",), ()),
 )
-"""The serving path's parts, by the functions on a sample's stack (both the Litestar handler
-of ``POST .../actions`` and c41aef6's lean ``action_endpoint`` are named). What no part takes
-is the HTTP server, the event loop and the other tasks of the process."""
+"""The serving path's parts, by the functions on a sample's stack (the Litestar handler of
+``POST .../actions``, served by Litestar or by the adapter in its place, and c41aef6's lean
+``action_endpoint`` are named). A request the adapter hands to Litestar counts as Litestar's.
+What no part takes is the HTTP server, the event loop and the other tasks of the process."""
 
 
 def _function(frame: str) -> str:

@@ -1,14 +1,15 @@
 """The one place a route is served without Litestar's per-request machinery (issue 39's adapter
 lever): ``POST /v1/games/{game_id}/actions``, the request clients make most.
 
-Through Litestar's router, a handler that declares parameters pays about fifteen steps a request
-(docs/performance.md, session 14): the router and its cache, the exception middleware's wrapper,
-the kwargs model and its extractors, the signature model (``msgspec.convert`` of every parameter,
-then back to a dictionary), the ``AsyncExitStack``, ``Request``. About 17% of the server's CPU under
-64 games at once, and no public option of Litestar takes any of it off. :class:`ActionRoute` serves
-the same handler function (``GamesController.submit_action``, the one implementation) with what the
-handler's own declarations say, read once when the app is built; docs/performance.md says what it
-saves (issue 39 allows such a lever only for at least 10% of the server's CPU per action).
+Through Litestar's router, a handler that declares parameters pays about fifteen steps a request:
+the router and its cache, the exception middleware's wrapper, the kwargs model and its extractors,
+the signature model (``msgspec.convert`` of every parameter, then back to a dictionary), the
+``AsyncExitStack``, ``Request``; no public option of Litestar takes any of it off. :class:`ActionRoute`
+serves the same handler function (``GamesController.submit_action``, the one implementation) with
+what the handler's own declarations say, read once when the app is built. Issue 39 allows such a
+lever only for at least 10% of the server's CPU per action: what it saves, and how it was
+measured, is docs/performance.md's section "The action route outside Litestar's per-request
+machinery".
 
 It serves a request only when it is sure Litestar would do the same; anything else (a path not
 exactly the route's, a ``root_path``, a ``Host`` outside a plain set of characters, a path
@@ -158,8 +159,9 @@ class ActionRoute:
         scope["path_template"] = self.template
         request = self._request_class(scope, receive, send)
         try:
-            # The declared headers as Litestar's ``Headers`` gives them (without building it: two
-            # fifths of what the route cost in Litestar's machinery): the first value, any case.
+            # The declared headers as Litestar's ``Headers`` gives them (the first value, any case),
+            # without building it: it decodes every header of the request into a multidict, for the
+            # few the handler declares.
             headers = raw_headers(scope)
             kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
             kwargs[self._request] = request

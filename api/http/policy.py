@@ -23,8 +23,8 @@ It wraps the Litestar application as the outermost ASGI layer, so no route can m
 
 The methods come from the handlers the OpenAPI document is made of (those included in the
 schema, as Litestar decides for its document), so ``Allow`` and the document agree by
-construction; ``tests/api/
-test_api_policies.py`` walks every operation of the committed document against every policy.
+construction; ``tests/api/http/test_api_policies.py`` walks every operation of the committed
+document against every policy.
 The **request deadline** (head and body within ``Settings.request_timeout``) is enforced
 beneath this layer, by the server's protocol (``darkroad.api.http.server``), for every request.
 
@@ -39,7 +39,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -105,12 +105,13 @@ class RoutePolicy:
     """The rate-limit budget of each method that has its own (default ``requests``)."""
     secret: frozenset[str] = frozenset()
     """The methods whose answers hand out secrets."""
+    served: Mapping[str, ASGIApp] = field(default_factory=dict)
+    """What answers a method in Litestar's place, by method (:meth:`RouteTable.serve`)."""
     allow: str = field(init=False)
     """The ``Allow`` header's value: the documented methods and ``OPTIONS``."""
-    methods: dict[str, MethodPolicy] = field(init=False)
+    methods: Mapping[str, MethodPolicy] = field(init=False)
     """Each method's :class:`MethodPolicy` (a method not here: :data:`_NOT_ALLOWED`): one
-    look-up a request where the budget, the secrecy and the method were three. Set here, and by
-    :meth:`RouteTable.serve` only."""
+    look-up a request where the budget, the secrecy and the method were three."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allow", ", ".join(sorted(self.documented | {"OPTIONS"})))
@@ -119,7 +120,7 @@ class RoutePolicy:
             budget = self.budgets.get(method, "requests")
             methods[method] = MethodPolicy(
                 None if budget == UNLIMITED else budget, method in self.secret,
-                method in self.documented and method != "OPTIONS",
+                method in self.documented and method != "OPTIONS", self.served.get(method),
             )
         object.__setattr__(self, "methods", methods)
 
@@ -133,13 +134,7 @@ class RouteTable:
     """The paths of an application and their policies."""
 
     def __init__(self, routes: list[RoutePolicy]) -> None:
-        # The most specific first: ``/v1/games/import`` before ``/v1/games/{game_id}``.
-        self.routes = sorted(routes, key=lambda route: -route.literal)
-        self._by_depth: dict[int, list[RoutePolicy]] = {}
-        """The routes by their number of segments (a parameter is one segment), in that order:
-        a path is matched against those of its own depth only."""
-        for route in self.routes:
-            self._by_depth.setdefault(_depth(route.template), []).append(route)
+        self._index(routes)
         self.documented: Mapping[str, frozenset[str]] = {}
         """The methods of each path of the OpenAPI document the table was made from."""
 
@@ -178,12 +173,22 @@ class RouteTable:
         table.documented = documented
         return table
 
+    def _index(self, routes: list[RoutePolicy]) -> None:
+        # The most specific first: ``/v1/games/import`` before ``/v1/games/{game_id}``.
+        self.routes = sorted(routes, key=lambda route: -route.literal)
+        self._by_depth: dict[int, list[RoutePolicy]] = {}
+        """The routes by their number of segments (a parameter is one segment), in that order:
+        a path is matched against those of its own depth only."""
+        for route in self.routes:
+            self._by_depth.setdefault(_depth(route.template), []).append(route)
+
     def serve(self, method: str, template: str, app: ASGIApp) -> None:
         """Have ``app`` answer ``method`` on the route ``template`` in Litestar's place, behind the
-        same policies."""
+        same policies: the route's policy is made anew with it (when the app is built, not per
+        request)."""
         route = next(route for route in self.routes if route.template == template)
-        policy = route.methods[method]
-        route.methods[method] = MethodPolicy(policy.budget, policy.secret, policy.allowed, app)
+        served = replace(route, served={**route.served, method: app})
+        self._index([served if other is route else other for other in self.routes])
 
     def match(self, path: str) -> RoutePolicy | None:
         """The route of ``path``, if any (only the routes of the path's depth are tried)."""
