@@ -157,7 +157,7 @@ def makespan(rows: list[dict[str, Any]], workers: int) -> float:
 
 
 KINDS = [
-    ("browser (chromium, node, the server)", ("tests/api/http/test_play_browser", "tests/api/http/test_api_docs_browser")),
+    ("browser (chromium, node, the server)", ("tests/api/http/test_api_play_browser", "tests/api/http/test_api_docs_browser")),
     ("schemathesis", ("tests/api/http/test_api_schemathesis.py",)),
     ("Redis Cluster and Sentinel HA", ("tests/api/store/test_api_cluster_ha.py", "tests/api/store/test_api_sentinel_ha.py")),
     ("generated clients (Python, TypeScript, Go)", ("tests/api/http/test_api_generated_clients.py",)),

@@ -403,6 +403,59 @@ def test_no_module_class_or_function_of_the_api_is_over_its_fence() -> None:
     assert {k: n for path in modules(API) for k, n in over_fences(path).items()} == {}
 
 
+# -- tests/api mirrors the API's layers ----------------------------------------------------------
+
+API_TESTS = ROOT / "tests" / "api"
+MIRRORED = ("http", "app", "store")
+"""The folders of ``tests/api``, each testing the layer of ``api/`` it is named after."""
+TOP_LEVEL_API_TESTS = {
+    "test_api_cli.py": "api/cli.py, the command line beside the layers",
+    "test_api_deploy.py": "deploy/: the container image and its files",
+    "test_api_nginx.py": "deploy/nginx.conf, with a real nginx",
+}
+"""The test modules of ``tests/api`` that test none of its layers, each with what it tests."""
+
+
+def api_test_problems(folder: Path) -> list[str]:
+    """Where the test modules of ``folder`` (a ``tests/api``) break its mirror of the layers: a
+    module outside ``http/``, ``app/`` and ``store/`` (but :data:`TOP_LEVEL_API_TESTS`), one not
+    named ``test_api_*``, or one in ``app/`` that imports no ``darkroad.api`` (a core test)."""
+    problems = []
+    for path in sorted(folder.rglob("test_*.py")):
+        parts = path.relative_to(folder).parts
+        where = "/".join(parts)
+        if parts[0] not in MIRRORED and where not in TOP_LEVEL_API_TESTS:
+            problems.append(f"{where}: in none of {', '.join(f'{p}/' for p in MIRRORED)}")
+        elif len(parts) > 2:
+            problems.append(f"{where}: in a subfolder of {parts[0]}/")
+        if not parts[-1].startswith("test_api_"):
+            problems.append(f"{where}: not named test_api_*")
+        if parts[0] == "app" and not any(m.startswith("darkroad.api") for _, m, _ in runtime_imports(path)):
+            problems.append(f"{where}: imports no darkroad.api (a test of the core belongs in tests/)")
+    return problems
+
+
+def test_tests_api_mirrors_the_layers() -> None:
+    """``tests/api`` mirrors ``api/``'s ``http/``, ``app/`` and ``store/`` (issue 39), so the
+    tests of a module are found beside those of its layer."""
+    assert {p.name for p in API_TESTS.iterdir() if p.is_dir() and list(p.glob("test_*.py"))} == set(MIRRORED)
+    assert api_test_problems(API_TESTS) == []
+
+
+def test_the_mirror_check_sees_a_stray(tmp_path: Path) -> None:
+    files = {"test_api_cli.py": "", "test_api_loose.py": "", "app/test_api_core.py": "from darkroad.core import Game\n",
+             "app/test_api_ok.py": "from darkroad.api.app.lobby import Lobby\n", "http/test_play.py": "",
+             "store/deep/test_api_x.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert api_test_problems(tmp_path) == [
+        "app/test_api_core.py: imports no darkroad.api (a test of the core belongs in tests/)",
+        "http/test_play.py: not named test_api_*",
+        "store/deep/test_api_x.py: in a subfolder of store/",
+        "test_api_loose.py: in none of http/, app/, store/",
+    ]
+
 # -- module names ---------------------------------------------------------------------------------
 
 SHARED_NAMES = {

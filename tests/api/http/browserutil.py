@@ -1,4 +1,4 @@
-"""What the browser tests of ``/play`` share (test_play_browser*.py): the sizes, seeds and waits,
+"""What the browser tests of ``/play`` share (test_api_play_browser*.py): the sizes, seeds and waits,
 the pages (:class:`Pages`, each in a browser context of its own), the table's settled state,
 games made and played through the API, and a Hungarian reader's page (:class:`English`,
 :class:`HungarianSeat`). Their fixtures (the server, Chromium, the pages, the screenshots'
@@ -276,7 +276,7 @@ def at_both_widths(page: Any, english: English, where: str, names: tuple[str, ..
 
 class HungarianSeat:
     """A Hungarian reader's page of a seat in a game another page plays by clicks (the whole game
-    of test_play_browser_table.py), for its first :data:`ROUNDS_PLAYED` rounds: at the first
+    of test_api_play_browser_table.py), for its first :data:`ROUNDS_PLAYED` rounds: at the first
     decision of each kind, :meth:`read` finds no English word on it at either width. Its table
     takes no answer by itself (the playing page does)."""
 

@@ -1,11 +1,11 @@
 """The browser tests' server: one ``darkroad serve`` per test process (each xdist worker).
 
-Every browser module (test_play_browser*.py, test_api_docs_browser.py) used to start a server
+Every browser module (test_api_play_browser*.py, test_api_docs_browser.py) used to start a server
 of its own, and a module split over two xdist groups one on each worker (a server's start,
 imports, bot pool and stop: the commit message has the figures). The tests share it as they
 shared the module's: each makes games of its own.
 A test that needs a server with other settings starts one; the spectator's test restarts this
-one (test_play_browser.py), and leaves it running.
+one (test_api_play_browser.py), and leaves it running.
 
 The server has a Redis of its own, not the process's ``redis_server``: it lives for the whole
 session, and its bot worker plays every bot job it finds in its Redis, so on the Redis the other

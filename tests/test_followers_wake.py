@@ -1,4 +1,5 @@
-"""A client that follows a game's events learns of every decision it has to make.
+"""A client that follows a game's events learns of every decision it has to make: a promise of
+the core's events (``Engine.apply``, ``Engine.visible``), which the API's streams only relay.
 
 Bots and user interfaces wait on the event stream (or the long-polled log) and look at their
 legal actions when something happens. That works only if every action that hands a decision

@@ -1,5 +1,5 @@
 """The replay of a finished game in ``/play``, and Undo, in a real browser (Debian's Chromium driven by
-Playwright, as ``test_play_browser.py``): the table offers the replay, ``#at=N`` opens it at version N,
+Playwright, as ``test_api_play_browser.py``): the table offers the replay, ``#at=N`` opens it at version N,
 it steps by action, turn and round with its buttons and the keyboard, and its slider jumps; a
 seat's link replays that seat's views (``history`` asked with its token), a spectator's the
 public ones (no token).

@@ -1,11 +1,11 @@
 """``/play`` in a Hungarian browser (Debian's Chromium with the ``hu-HU`` locale, driven by
-Playwright, as ``test_play_browser.py``; the server, the browser and the Hungarian context are
+Playwright, as ``test_api_play_browser.py``; the server, the browser and the Hungarian context are
 conftest.py's):
 
 * **No English on the table**: the setup page, and the table of a game against the greedy bot
   into its third round, at every kind of decision met, at desktop and phone widths: no English
   word in the text a player reads nor in an accessible name (buttons, landmarks, live regions,
-  images, titles), and ``<html lang="hu">``. The game is test_play_browser_table.py's whole
+  images, titles), and ``<html lang="hu">``. The game is test_api_play_browser_table.py's whole
   game by clicks, which keeps a Hungarian page of its seat open for its first three rounds
   (browserutil.HungarianSeat): the same game, seed, bot and clicks this module played on a page
   of its own, every page update of it twice.

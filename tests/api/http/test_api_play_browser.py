@@ -4,14 +4,14 @@
   and the open seat joined by name from the list of waiting games (each player in a browser
   context of its own, as two players would), and its first round played by clicking the
   rendered buttons, a seeded random choice each time, each page following the other's moves.
-  The whole game by clicks, to the final score, is test_play_browser_table.py's against a bot.
+  The whole game by clicks, to the final score, is test_api_play_browser_table.py's against a bot.
 * **Lobby live**: an open /play page lists a game another client created without a click,
   keeps a half-typed join name meanwhile, and asks nothing while hidden.
 * **A lost join answer**: a join made on the server whose answer is dropped is retried with the
   same Idempotency-Key, and the page is seated with the retry's token.
 * **Timeouts**: a turn timeout and its bot set on the setup form; a seat awaited past it handed
   to that bot, shown on the other player's page, and taken back from the late seat's page. (A
-  game with a bot seat played to the end by one human's clicks is test_play_browser_table.py's
+  game with a bot seat played to the end by one human's clicks is test_api_play_browser_table.py's
   whole game in plain words.)
 * **Spectate**: a spectator's page follows the game live, without polling, and resumes after
   its connection drops (the server restarts) with no event missed or repeated.
@@ -20,7 +20,7 @@
   and text, and the table can be played with the keyboard alone.
 
 Screenshots of the play tests (joining and the start here; mid-game, a phone and the end in the whole
-game of test_play_browser_table.py) go to a temporary directory, or to ``$DARKROAD_SCREENSHOTS``
+game of test_api_play_browser_table.py) go to a temporary directory, or to ``$DARKROAD_SCREENSHOTS``
 when set: ``scripts/screenshots`` refreshes ``docs/images/``.
 The tests wait for the table's settled state (``#app[data-state=ready][data-version=N]``),
 never for a fixed time.
@@ -68,7 +68,7 @@ def test_two_players_meet_in_the_lobby_and_play_the_first_round_by_clicks(pages:
     """Ann sets up a game on the page with seat 2 open, Bob joins it from the waiting list (Cy,
     too late, is told the seat is taken), and both play its first round by clicks, each page
     following the other player's moves. (The whole game by clicks, to the final score, is
-    test_play_browser_table.py's game against a bot.)"""
+    test_api_play_browser_table.py's game against a bot.)"""
     setup = pages.open(f"{server.url}/play")
     setup.wait_for_selector("#app[data-state=ready]")
     assert setup.is_checked("#players-2")

@@ -1,5 +1,5 @@
 """``/play``'s table for a newcomer, in a real browser (Debian's Chromium driven by Playwright,
-as ``test_play_browser.py``; the server, the browser and the pages are conftest.py's):
+as ``test_api_play_browser.py``; the server, the browser and the pages are conftest.py's):
 
 * **Names, however early**: event lines that arrive before the first view (which names the
   seats) are worded again with the seats' names.
@@ -362,7 +362,7 @@ def test_a_whole_game_against_a_bot_in_plain_words_with_the_score_in_view(
 
     This is the browser's whole game by clicks (the product's promise: a table that plays a game
     to its end), and its game with a bot seat. Two players meeting in the lobby play the first
-    round of theirs by clicks in test_play_browser.py: a second whole game, of two pages following
+    round of theirs by clicks in test_api_play_browser.py: a second whole game, of two pages following
     every move, checked nothing this one does not."""
     from darkroad.core.wording import problems
 

@@ -1,9 +1,9 @@
 """``/play``: the reference web client's pages and assets, served by the API itself.
 
 The pages are one HTML shell loading a committed bundle (``api/http/play_assets/``, built from
-``web/`` by ``scripts/build-web``: test_play_bundle.py checks they match); nothing comes from
+``web/`` by ``scripts/build-web``: test_api_play_bundle.py checks they match); nothing comes from
 another host, a content hash names every asset, and the pages stay out of the v1 document.
-In a real browser: test_play_browser.py.
+In a real browser: test_api_play_browser.py.
 """
 
 from __future__ import annotations
