@@ -18,7 +18,7 @@ import pytest
 from apiutil import NewGame, create_game, serve
 from litestar import Litestar, Request, asgi, get, post
 from litestar.logging import LoggingConfig
-from litestar.params import HeaderParameter, Parameter, PathParameter
+from litestar.params import HeaderParameter, PathParameter
 from litestar.types import ASGIApp
 
 from darkroad.api.http import action_route
@@ -293,7 +293,7 @@ def test_the_adapter_is_built_only_for_what_it_serves_as_litestar_does(config: d
     assert (built is not None) is (not config), config
 
     @get("/other/{n:int}")
-    async def typed(request: Request[Any, Any, Any], n: int) -> None:
+    async def typed(request: Request[Any, Any, Any], n: Annotated[int, PathParameter()]) -> None:
         """An int path parameter: Litestar's to convert."""
 
     other = PolicedApp([typed], metrics=Metrics(), plugins=[problem_details_plugin()], logging_config=None)
@@ -312,7 +312,7 @@ async def _constrained(
     """A header with a constraint: Litestar's signature model checks it, the adapter does not."""
 
 
-@asgi("/games", is_mount=True)
+@asgi("/games", is_mount=True, copy_scope=True)
 async def _mount(scope: Any, receive: Any, send: Any) -> None:
     """A mounted app whose path is a prefix of the route's."""
 
@@ -329,7 +329,7 @@ def test_the_adapter_leaves_to_litestar_what_it_does_not_check(monkeypatch: pyte
         return ActionRoute.of(app, "/games/{game_id}/actions", "POST", app.litestar)
 
     assert built(_plain) is not None
-    assert built(_plain, parameters={"tenant": Parameter(str, header="X-Tenant")}) is None
+    assert built(_plain, parameters={"tenant": HeaderParameter(name="X-Tenant", annotation=str)}) is None
     assert built(_constrained) is None
     assert built(_plain, _mount) is None
     monkeypatch.setattr(action_route, "_version", lambda: (action_route.NEWEST[0], action_route.NEWEST[1] + 1))
