@@ -129,19 +129,12 @@ class Table:
         return await self.client.request(operation.method, url, json=body, headers=headers)
 
 
-_APPS: dict[Settings, Litestar] = {}
-"""The apps of :func:`table`, by their settings (a few limits for a hundred tests): each test starts
-one afresh (its lifespan opens a new store, rate limiter and services), so only the routes and the
-metrics' counters carry over; building one takes about 80 ms of CPU."""
-
-
 @asynccontextmanager
-async def table(make_app: Callable[[Settings], Litestar], *, fresh: bool = False, **limits: Any) -> AsyncIterator[Table]:
-    """A game on an app with ``limits``; ``fresh``: an app of the test's own (its metrics read)."""
-    settings = Settings(stream_max_duration=0.2, **limits)
-    app = make_app(settings) if fresh else _APPS.get(settings)
-    if app is None:
-        app = _APPS[settings] = make_app(settings)
+async def table(apps: Callable[[Settings], Litestar], **limits: Any) -> AsyncIterator[Table]:
+    """A game on the app ``apps`` gives for ``limits``: the conftest's ``shared_app`` (a few limits
+    for a hundred tests: each test starts its app afresh, so only the routes and the metrics'
+    counters carry over), or ``make_app`` for a test that reads the metrics."""
+    app = apps(Settings(stream_max_duration=0.2, **limits))
     async with serve(app) as client:
         # A test that spends a budget expects the next request refused: no new window may start
         # in between (a window's edge, every minute of the wall clock, forgives the last one).
@@ -162,10 +155,10 @@ def assert_problem(response: httpx.Response, status: int, kind: str) -> dict[str
 
 
 @pytest.mark.parametrize("operation", [op for op in OPERATIONS if op.checks_tokens], ids=str)
-async def test_wrong_tokens_count_toward_429(make_app: Callable[[Settings], Litestar], operation: Operation) -> None:
+async def test_wrong_tokens_count_toward_429(shared_app: Callable[[Settings], Litestar], operation: Operation) -> None:
     """Every wrong token is a 401 problem that counts: the budget's next request is a 429."""
     budget = 3
-    async with table(make_app, rate_limit_auth_failures=budget) as t:
+    async with table(shared_app, rate_limit_auth_failures=budget) as t:
         for _ in range(budget):
             refused = await t.call(operation, WRONG)
             assert_problem(refused, 401, "invalid-token")
@@ -184,9 +177,9 @@ async def test_wrong_tokens_count_toward_429(make_app: Callable[[Settings], Lite
                 assert int(answer.headers["retry-after"]) >= 1
 
 
-async def test_forty_wrong_tokens_on_submit_action_meet_429(make_app: Callable[[Settings], Litestar]) -> None:
+async def test_forty_wrong_tokens_on_submit_action_meet_429(shared_app: Callable[[Settings], Litestar]) -> None:
     """The issue's case: 40 wrong tokens in a row on ``POST .../actions`` meet a 429 (default budget 30)."""
-    async with table(make_app) as t:
+    async with table(shared_app) as t:
         operation = next(op for op in OPERATIONS if op.id == "submitAction")
         statuses = [(await t.call(operation, WRONG)).status_code for _ in range(40)]
         assert statuses[:30] == [401] * 30
@@ -195,12 +188,12 @@ async def test_forty_wrong_tokens_on_submit_action_meet_429(make_app: Callable[[
 
 @pytest.mark.parametrize("operation", [op for op in OPERATIONS if op.id not in PROBES], ids=str)
 async def test_every_operation_counts_against_its_budget(
-    make_app: Callable[[Settings], Litestar], operation: Operation
+    shared_app: Callable[[Settings], Litestar], operation: Operation
 ) -> None:
     budget = 4
     creating = operation.id in CREATES
     limits = {"rate_limit_creates": budget} if creating else {"rate_limit_requests": budget + 4}
-    async with table(make_app, **limits) as t:
+    async with table(shared_app, **limits) as t:
         # The table's set-up spent 1 create (the game) and 2 requests (its view and actions).
         spent = 1 if creating else 2
         for _ in range(budget - spent if creating else budget + 4 - spent):
@@ -211,19 +204,19 @@ async def test_every_operation_counts_against_its_budget(
 
 
 @pytest.mark.parametrize("operation", [op for op in OPERATIONS if op.id in PROBES], ids=str)
-async def test_probes_count_against_no_budget(make_app: Callable[[Settings], Litestar], operation: Operation) -> None:
-    async with table(make_app, rate_limit_requests=5) as t:
+async def test_probes_count_against_no_budget(shared_app: Callable[[Settings], Litestar], operation: Operation) -> None:
+    async with table(shared_app, rate_limit_requests=5) as t:
         for _ in range(10):
             assert (await t.call(operation)).status_code == 200
 
 
 @pytest.mark.parametrize("path", PATHS)
 async def test_options_lists_the_documented_methods_and_others_are_405(
-    make_app: Callable[[Settings], Litestar], path: str
+    shared_app: Callable[[Settings], Litestar], path: str
 ) -> None:
     methods = documented(path)
     allow = methods | {"OPTIONS"}
-    async with table(make_app) as t:
+    async with table(shared_app) as t:
         answer = await t.client.options(t.url(path))
         assert answer.status_code == 204
         assert {method.strip() for method in answer.headers["allow"].split(",")} == allow
@@ -238,7 +231,7 @@ async def test_options_lists_the_documented_methods_and_others_are_405(
 async def test_every_error_is_a_problem_and_every_request_is_counted(make_app: Callable[[Settings], Litestar]) -> None:
     """Errors of every operation (no token, a wrong one, an unknown game, a bad body) are problem
     details; the metrics count each request under its path's template."""
-    async with table(make_app, fresh=True) as t:
+    async with table(make_app) as t:
         for operation in OPERATIONS:
             answers = [await t.call(operation, WRONG)]
             if "{game_id}" in operation.path:
@@ -258,10 +251,10 @@ async def test_every_error_is_a_problem_and_every_request_is_counted(make_app: C
 
 @pytest.mark.parametrize("operation", [op for op in OPERATIONS if op.checks_tokens], ids=str)
 async def test_answers_to_a_seat_token_are_not_cached(
-    make_app: Callable[[Settings], Litestar], operation: Operation
+    shared_app: Callable[[Settings], Litestar], operation: Operation
 ) -> None:
     """Every answer that is not an error, to a request with a seat's token, is kept from caches."""
-    async with table(make_app) as t:
+    async with table(shared_app) as t:
         answers = [await t.call(operation, t.game.auth(seat)) for seat in (0, 1)]
         # (a running game has no score, its seats are neither left nor overdue, a new one has
         # nothing to undo (tests/api/app/test_api_undo.py checks a successful undo's Cache-Control)
