@@ -157,57 +157,80 @@ class Encoder:
     def __init__(self, engine: Engine, layout: Layout) -> None:
         self.engine = engine
         self.layout = layout
-        lay, o = layout, layout.offset
-        self.size = lay.size
-        sink = self.sink = lay.size
+        self.size = layout.size
+        self.sink = layout.size
+        """The index past the vector's end where an id it does not know goes (:class:`_Index`)."""
+        self.seats = self._seat_places()
+        self._board_places()
+        self._pieces()
+        self._heads: dict[tuple[Any, ...], bytes] = {}
+        """The turn's features but the round as bytes, by what they are made of: the observer,
+        the number of seats, the phase, the active and start seats, the seats awaited and the
+        decision's kind (:meth:`_head`): about 70 of them after 4 games of 2 seats, 100 after
+        40. Measured with ``benchmarks/env.py --observation --games 3``: 58,300 instructions
+        an observation with them, 69,000 with every head made again (:meth:`_head` each
+        time); the features made inline without keeping cost about 4,500 more an observation
+        than the kept bytes: 7% of an observation, 1.3% of an environment's step."""
 
-        def table(items: Iterable[tuple[object, int]]) -> _Index:
-            return _Index(items, sink)
 
-        self.board_scalars = [o["round"], *(o["market_dice"] + i for i in range(len(lay.goods))), o["set_aside"],
-                              *(o["commission_counts"] + t for t in range(len(lay.towns))),
-                              o["hero_deck"], o["deed_deck"], o["companion_deck"]]
+    def _table(self, items: Iterable[tuple[object, int]]) -> _Index:
+        return _Index(items, self.sink)
+
+    def _seat_places(self) -> list[_SeatPlaces]:
+        """Each seat block's places (:meth:`encode_full`'s index tables and scalars), by seat."""
+        lay, o = self.layout, self.layout.offset
         seat_scalars = ("present", "prestige", "lanterns", "quartz", "horseshoes", "spent", "removed",
                         "delivered_commissions", "delivered_heroes", "deed_count", "gifts", "coins_known", "coins")
-        self.seats: list[_SeatPlaces] = []
+        seats: list[_SeatPlaces] = []
         for k in range(MAX_SEATS):
             base = lay.seat_offset + k * lay.seat_width - lay.seat_offset
             at = {name: base + o[f"seat.{name}"] for name, _ in lay.seat_fields()}
             faces = range(DIE_FACES)
-            self.seats.append(_SeatPlaces(
+            seats.append(_SeatPlaces(
                 position=at["position"], automated=at["automated"],
-                locked=[table((d, at["locked"] + i * DIE_FACES + d) for d in faces) for i in range(3)],
-                reserve=table((d, at["reserve"] + d) for d in faces),
-                special=table((d, at["special"] + d) for d in faces),
-                pool={kind: table((d, at[f"pool_{kind}"] + d) for d in faces) for kind in ("night", "illuminated")},
-                goods=table((g, at["goods"] + i) for g, i in lay.goodx_index.items()),
-                heroes=table((h, at["heroes"] + i) for h, i in lay.heroes.items()),
-                commissions=table((m, at["commissions"] + i) for m, i in lay.commissions.items()),
-                steeds=table((s, at["steeds"] + i) for s, i in lay.steeds.items()),
-                upgrades=table((u, at["upgrades"] + i) for u, i in lay.upgrades.items()),
-                companions=table((card, at["companions"] + lay.companions[cid])
-                                 for card, cid in lay.card_companion.items() if cid in lay.companions),
-                deeds=table((d, at["deeds"] + i) for d, i in lay.deeds.items()),
+                locked=[self._table((d, at["locked"] + i * DIE_FACES + d) for d in faces) for i in range(3)],
+                reserve=self._table((d, at["reserve"] + d) for d in faces),
+                special=self._table((d, at["special"] + d) for d in faces),
+                pool={kind: self._table((d, at[f"pool_{kind}"] + d) for d in faces)
+                      for kind in ("night", "illuminated")},
+                goods=self._table((g, at["goods"] + i) for g, i in lay.goodx_index.items()),
+                heroes=self._table((h, at["heroes"] + i) for h, i in lay.heroes.items()),
+                commissions=self._table((m, at["commissions"] + i) for m, i in lay.commissions.items()),
+                steeds=self._table((s, at["steeds"] + i) for s, i in lay.steeds.items()),
+                upgrades=self._table((u, at["upgrades"] + i) for u, i in lay.upgrades.items()),
+                companions=self._table((card, at["companions"] + lay.companions[cid])
+                                       for card, cid in lay.card_companion.items() if cid in lay.companions),
+                deeds=self._table((d, at["deeds"] + i) for d, i in lay.deeds.items()),
                 scalars=[at[name] for name in seat_scalars],
             ))
+        return seats
+
+    def _board_places(self) -> None:
+        """The board's and the turn's places (:meth:`encode_full`), and the blocks :meth:`encode`
+        keeps up to date."""
+        lay, o = self.layout, self.layout.offset
+        self.board_scalars = [o["round"], *(o["market_dice"] + i for i in range(len(lay.goods))), o["set_aside"],
+                              *(o["commission_counts"] + t for t in range(len(lay.towns))),
+                              o["hero_deck"], o["deed_deck"], o["companion_deck"]]
         self.scalar_places = [self.board_scalars + sum((s.scalars for s in self.seats[:n]), [])
                               for n in range(MAX_SEATS + 1)]
         self.players = [o["players"] + n - 1 for n in range(MAX_SEATS + 1)]
         self.start_seat, self.active_seat, self.awaiting = o["start_seat"], o["active_seat"], o["awaiting"]
         self.wheel, self.dark_market, self.ruins = o["market_wheel"], o["dark_market"], o["ruins"]
         self.finished, self.five_coins = o["finished"], o["five_coins"]
-        self.phase = table((p, o["phase"] + i) for p, i in lay.phases.items())
-        self.decision = table((kind, o["decision"] + i) for kind, i in lay.kinds.items())
-        self.buildings = table((b, o["buildings"] + i) for b, i in lay.buildings.items())
-        self.tops = table((m, o["commission_tops"] + i) for m, i in lay.commissions.items())
-        self.courtyard = table((d, o["courtyard"] + i) for d, i in lay.deeds.items())
-        self.upgrades = table((u, o["upgrades"] + i) for u, i in lay.upgrades.items())
-        self.inn = [table((h, o["inn"] + slot * len(lay.heroes) + i) for h, i in lay.heroes.items()) for slot in range(4)]
-        self.row = [table((card, o["companion_row"] + slot * len(lay.companions) + lay.companions[cid])
-                          for card, cid in lay.card_companion.items() if cid in lay.companions) for slot in range(3)]
+        self.phase = self._table((p, o["phase"] + i) for p, i in lay.phases.items())
+        self.decision = self._table((kind, o["decision"] + i) for kind, i in lay.kinds.items())
+        self.buildings = self._table((b, o["buildings"] + i) for b, i in lay.buildings.items())
+        self.tops = self._table((m, o["commission_tops"] + i) for m, i in lay.commissions.items())
+        self.courtyard = self._table((d, o["courtyard"] + i) for d, i in lay.deeds.items())
+        self.upgrades = self._table((u, o["upgrades"] + i) for u, i in lay.upgrades.items())
+        self.inn = [self._table((h, o["inn"] + slot * len(lay.heroes) + i) for h, i in lay.heroes.items())
+                    for slot in range(4)]
+        self.row = [self._table((card, o["companion_row"] + slot * len(lay.companions) + lay.companions[cid])
+                                for card, cid in lay.card_companion.items() if cid in lay.companions) for slot in range(3)]
         self.towns = list(lay.towns)
-        self.caravan_town = table((t, o["caravan_town"] + i) for t, i in lay.towns.items())
-        self.caravan_dice = table((d, o["caravan_dice"] + d) for d in range(DIE_FACES))
+        self.caravan_town = self._table((t, o["caravan_town"] + i) for t, i in lay.towns.items())
+        self.caravan_dice = self._table((d, o["caravan_dice"] + d) for d in range(DIE_FACES))
         self.caravan_at = (o["caravan"], o["caravan_leader"], o["caravan_shortcut"], o["caravan_members"])
         self.middle = (o["market_wheel"], o["caravan"])
         """The board's block: from the market wheel to the ruins (:meth:`_board_block`)."""
@@ -221,6 +244,10 @@ class Encoder:
         seat_fields = blocks.seat_fields(lay)
         self._seat_blocks = [blocks.SeatBlock(lay, seat_fields) for _ in range(MAX_SEATS)]
         """Each seat's block, by seat number (kept up to date by value: env/blocks.py)."""
+
+    def _pieces(self) -> None:
+        """The one-hot pieces :meth:`encode` joins, as bytes of ``float32``, made once."""
+        lay, o = self.layout, self.layout.offset
         widths = {1, MAX_SEATS, len(PHASES), len(lay.kinds), len(lay.towns)}
         self.zero = {w: bytes(4 * w) for w in widths}
         """``w`` zeros as bytes of ``float32``."""
@@ -243,14 +270,6 @@ class Encoder:
         self.no_caravan = bytes(4 * (lay.seat_offset - o["caravan"]))
         self.absent = [bytes(4 * lay.seat_width * (MAX_SEATS - n)) for n in range(MAX_SEATS + 1)]
         """The seat blocks of the seats a game of ``n`` has not, as bytes."""
-        self._heads: dict[tuple[Any, ...], bytes] = {}
-        """The turn's features but the round as bytes, by what they are made of: the observer,
-        the number of seats, the phase, the active and start seats, the seats awaited and the
-        decision's kind (:meth:`_head`): about 70 of them after 4 games of 2 seats, 100 after
-        40. Measured with ``benchmarks/env.py --observation --games 3``: 58,300 instructions
-        an observation with them, 69,000 with every head made again (:meth:`_head` each
-        time); the features made inline without keeping cost about 4,500 more an observation
-        than the kept bytes: 7% of an observation, 1.3% of an environment's step."""
 
     def encode(self, game: Game, seat: int, awaiting: Sequence[int] | None = None) -> npt.NDArray[np.float32]:
         """The observation of ``seat`` (what :meth:`Engine.view` shows it, encoded), a new array.

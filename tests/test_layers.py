@@ -384,10 +384,10 @@ def over_fences(path: Path, name: str = "") -> dict[str, int]:
     return out
 
 
-def test_no_module_class_or_function_of_core_or_plugins_is_over_its_fence() -> None:
-    """No module over 600 lines, no class over 400, no function over 60, in core/ and plugins/
-    (the example fan packs included)."""
-    assert {k: n for path in modules(CORE) + modules(PLUGINS) for k, n in over_fences(path).items()} == {}
+def test_no_module_class_or_function_of_core_plugins_or_env_is_over_its_fence() -> None:
+    """No module over 600 lines, no class over 400, no function over 60, in core/, plugins/
+    (the example fan packs included) and env/."""
+    assert {k: n for path in modules(CORE) + modules(PLUGINS) + modules(ENV) for k, n in over_fences(path).items()} == {}
 
 
 def test_the_fences_see_a_long_function_class_and_module(tmp_path: Path) -> None:
