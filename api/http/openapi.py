@@ -564,7 +564,8 @@ def _seat_rule(seat_kinds: SeatKindSurface) -> list[dict[str, Any]]:
 def _restrict_choices(schemas: dict[str, Any], engine: Engine) -> None:
     """Name the building, companion and bot ids of this installation in the ``NewGame`` schema.
 
-    ``buildings`` is empty or 4 different ids, at most one side of each double-sided tile.
+    ``buildings`` is empty or :data:`~darkroad.core.configs.BUILDING_SPACES` different ids, at most
+    one side of each double-sided tile (core's rules: :func:`~darkroad.core.configs.building_problems`).
     """
     properties = schemas["NewGame"]["properties"]
     bots = sorted(engine.bots)
@@ -574,8 +575,7 @@ def _restrict_choices(schemas: dict[str, Any], engine: Engine) -> None:
     buildings = sorted(c["id"] for c in components if c["kind"] == "building")
     companions = sorted(c["id"] for c in components if c["kind"] == "companion")
     # Generators type an ``anyOf`` of bare constraints as ``unknown`` but skip a ``not``: so the
-    # constraints say what is never allowed, in one ``not``: 1-3 ids, or both sides of a tile
-    # (core's rules: configs.building_problems).
+    # constraints say what is never allowed, in one ``not``: 1-3 ids, or both sides of a tile.
     never: list[dict[str, Any]] = [{"minItems": 1, "maxItems": BUILDING_SPACES - 1}]
     never += sorted(
         ({"allOf": [{"contains": {"const": a}}, {"contains": {"const": b}}]}

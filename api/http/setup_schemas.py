@@ -16,6 +16,7 @@ from darkroad.api.app.lobby import MAX_TURN_TIMEOUT
 from darkroad.api.http.schema_types import UNSET, Name, Unset, doc
 from darkroad.core import SeatKind as EngineSeatKind
 from darkroad.core import game_setup
+from darkroad.core.configs import BUILDING_SPACES
 from darkroad.core.game_setup import SetupRequest
 
 MAX_SEED = 2**63 - 1
@@ -93,7 +94,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The installed seat kinds, each with its field."""
 
     # Its description names the installed seat kinds (darkroad.api.http.seat_kinds).
-    players: Annotated[int, Meta(ge=1, le=4)]
+    players: Annotated[int, Meta(ge=game_setup.SOLO, le=max(game_setup.SIZES))]
     seed: Annotated[
         Annotated[int, Meta(ge=0, le=MAX_SEED)] | None,
         doc("Seed of the game's random generator (random when absent; secret)."),
@@ -101,7 +102,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     buildings: Annotated[
         list[ComponentId],
         Meta(
-            max_length=4,
+            max_length=BUILDING_SPACES,
             description="Exactly 4 different building ids from `GET /v1/catalog`, or none: then the first-game "
             "buildings, or random ones with `random_buildings`.",
         ),
@@ -116,7 +117,7 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         ),
     ] = msgspec.field(default_factory=list)
     seats: Annotated[
-        Annotated[list[NewSeat], Meta(max_length=4)] | Unset,
+        Annotated[list[NewSeat], Meta(max_length=max(game_setup.SIZES))] | Unset,
         Meta(
             description="Who sits where: one item per seat, the automated seat's excepted, each `human` (the "
             "creator gets its token), `open` (a player joins it later: the game waits until every open seat is "
