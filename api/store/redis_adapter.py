@@ -1,38 +1,41 @@
 """The one place the store drives redis-py connections itself (issue 39's adapter lever).
 
-A batch of the store's commands (:mod:`.batcher`) goes to a node as one write on one pooled
-connection, its replies read one by one. redis-py's ``Pipeline`` does the same through several
-layers per pipeline and per command: the blocking pool's checkout and release (a condition and
-a timeout each), its retry wrapper, a timer per reply read, its observability hooks and the
-response callbacks. Here one ``asyncio.timeout`` bounds the whole pipeline, hiredis packs it in
-C, and a connection that served a pipeline well is kept for the next one. docs/performance.md
-says what it saves (issue 39 allows such a lever only for at least 10% of the server's CPU per
+A batch of the store's commands (:mod:`.batcher`) goes to a node as one write on a connection
+of the node's pool, its replies read one by one, the connection given back. redis-py's
+``Pipeline`` does the same through several layers per pipeline and per command: its retry
+wrapper, a timer per reply read, its observability hooks and the response callbacks (and its
+blocking pool's condition and timer). Here one ``asyncio.timeout`` bounds the whole pipeline and
+hiredis packs it in C. docs/performance.md ("The store") says what it saves, one action at a
+time and under load (issue 39 allows such a lever only for at least 10% of the server's CPU per
 action); tests/api/store/test_api_redis_floor.py runs it on the oldest redis-py the project
-supports, the rest of the suite on the newest.
+supports and on the newest it is tested with, the rest of the suite on the installed one.
 
 It also gives the store's connections a ``pack_command`` of hiredis (:func:`packing`, their
 pools' ``connection_class``): the commands redis-py's client sends itself (event streams, bot
-jobs, script loads) are packed in C too.
+jobs, script loads) are packed in C too; and it composes redis-py's Sentinel and blocking pools
+(:class:`BlockingSentinelPool`), which redis-py does not offer as one class.
 
-What it uses of a redis-py connection: ``send_packed_command``, ``read_response``,
-``disconnect``, ``is_connected`` and, where it exists (redis-py >= 6), ``should_reconnect``; of a
-pool: ``get_connection`` and ``release``. The pool's connections are made without a read timeout
-or health checks, their handshake bounded (:func:`pipeline_options`): the deadline is the
-pipeline's, and a connection that died while kept fails its next pipeline, which the batcher
-sends again at once.
+What it uses of redis-py, all public methods and constructor options: of a connection
+``send_packed_command``, ``read_response`` and ``disconnect``; of a pool ``get_connection``,
+``release`` and ``disconnect``; the pool options ``connection_class``, ``redis_connect_func``,
+``socket_timeout``, ``health_check_interval`` and (redis-py >= 7) ``maint_notifications_config``.
+The pool owns every connection and checks each as it hands it out; a connection that fails
+fails its pipeline, which the batcher sends again at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
 import hiredis
 import redis
 from redis import exceptions as redis_errors
-from redis.asyncio import ConnectionPool
+from redis.asyncio import BlockingConnectionPool, ConnectionPool
 from redis.asyncio.connection import AbstractConnection
+from redis.asyncio.sentinel import SentinelConnectionPool
 
 try:  # redis-py with ``DriverInfo``, where ``lib_name``/``lib_version`` are deprecated
     from redis import DriverInfo
@@ -44,18 +47,27 @@ else:
 its own name and version. Given explicitly, since without it redis-py 8 reads its own version
 from the installed package's metadata for every new connection (about 0.37 ms each)."""
 
-KEPT_CONNECTIONS = 8
-"""Most connections kept between pipelines: the batcher has a few pipelines in flight at a time."""
+if "maint_notifications_config" in inspect.signature(ConnectionPool.__init__).parameters:  # redis-py >= 7
+    from redis.maint_notifications import MaintNotificationsConfig
+
+    CHECKED_OUT: dict[str, Any] = {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
+else:
+    CHECKED_OUT = {}
+"""Pool options under which the pool checks a connection as it hands it out. redis-py's pool
+skips that check (``ensure_connection``: a connection Redis closed, or one with unread data, is
+connected again) while maintenance notifications are on, and they are on (``"auto"``) by default
+from redis-py 7; the store speaks RESP2, which carries no such notifications."""
 
 
 def pipeline_options(options: dict[str, Any], timeout: float | None) -> dict[str, Any]:
     """The connection options of a pool for :class:`Pipelines` made from the node's ``options``:
     no read timeout (the pipeline has one deadline) and no health check before each command
-    (a dead connection fails its pipeline, which the batcher sends again). A new connection's
-    handshake (``AUTH``, ``SELECT``, the client's name) would then wait for ever on a hung
-    server: it has ``timeout`` seconds (``redis_connect_func``, in place of redis-py's own call
-    of ``on_connect``), and past them redis-py's ``TimeoutError``, after which redis-py drops
-    the connection."""
+    (the pool checks a connection as it hands it out, and a connection that fails fails its
+    pipeline, which the batcher sends again). A new connection's handshake (``AUTH``,
+    ``SELECT``, the client's name) would then wait for ever on a hung server: it has
+    ``timeout`` seconds (``redis_connect_func``, in place of redis-py's own call of
+    ``on_connect``), and past them redis-py's ``TimeoutError``, after which redis-py drops the
+    connection."""
 
     async def handshake(connection: AbstractConnection) -> None:
         try:
@@ -64,27 +76,26 @@ def pipeline_options(options: dict[str, Any], timeout: float | None) -> dict[str
         except TimeoutError as exc:  # asyncio's: redis-py drops a connection only for its own errors
             raise redis_errors.TimeoutError(f"no answer to the handshake within {timeout} s") from exc
 
-    return {**options, "socket_timeout": None, "health_check_interval": 0, "redis_connect_func": handshake}
-
-
-def _reusable(connection: AbstractConnection) -> bool:
-    """Whether a connection that served a pipeline may serve the next one: still connected, and
-    not marked for a reconnect (redis-py >= 6 marks connections so after a maintenance event;
-    5.3 has no such mark)."""
-    should_reconnect = getattr(connection, "should_reconnect", None)
-    return bool(connection.is_connected) and not (should_reconnect is not None and should_reconnect())
+    return {**options, **CHECKED_OUT, "socket_timeout": None, "health_check_interval": 0, "redis_connect_func": handshake}
 
 
 class Pipelines:
-    """Pipelines of raw commands to one node, on connections of ``pool`` (made with
-    :func:`pipeline_options`), each bounded by ``timeout`` seconds."""
+    """Pipelines of raw commands to one node, on connections of ``pool`` (a redis-py
+    ``ConnectionPool`` made with :func:`pipeline_options`), each bounded by ``timeout`` seconds.
+
+    Every pipeline takes its connection from the pool and gives it back: the pool owns every
+    connection, checks it as it hands it out and closes them all. The pool is redis-py's plain
+    ``ConnectionPool``, not its ``BlockingConnectionPool``; instead, at most ``max_connections``
+    pipelines are on their way at once (a semaphore, whose wait the pipeline's deadline bounds),
+    so the pool never runs out. Why not the blocking pool: its checkout and release (a condition
+    and a timer each) are the dearer part of a pipeline's cost (docs/performance.md, "The
+    store")."""
 
     def __init__(self, name: str, pool: ConnectionPool, timeout: float | None) -> None:
         self.name = name
         self.pool = pool
         self.timeout = timeout
-        self._idle: list[AbstractConnection] = []
-        self._keep = min(KEPT_CONNECTIONS, max(1, pool.max_connections // 2))
+        self._slots = asyncio.Semaphore(pool.max_connections)
 
     async def send(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
         """Send ``commands`` (each a one-word command name and its arguments) in one write and
@@ -92,50 +103,43 @@ class Pipelines:
 
         A reply that is an error is returned in its place (a ``ResponseError``). A failing
         connection raises redis-py's ``ConnectionError`` (or ``TimeoutError`` past the
-        deadline) and is dropped: its replies may be left unread; a connection that failed drops
-        the kept ones too.
+        deadline) and is disconnected before it goes back to the pool: its replies may be left
+        unread.
         """
         packed = b"".join([hiredis.pack_command(args) for args in commands])
-        idle = self._idle
-        connection = idle.pop() if idle else await self.pool.get_connection()
         replies: list[Any] = []
         try:
-            async with asyncio.timeout(self.timeout):
-                await connection.send_packed_command(packed, check_health=False)
-                for _ in commands:
-                    try:
-                        replies.append(await connection.read_response())
-                    except redis_errors.ResponseError as exc:
-                        replies.append(exc)
-        except BaseException as exc:
-            await self._drop(connection)
-            if isinstance(exc, (redis_errors.ConnectionError, OSError, RuntimeError)):
-                # The server closed it (restarted, failed over, or killed our clients): the
-                # connections kept idle went the same way, and each would fail a pipeline.
-                idle, self._idle = self._idle, []
-                for kept in idle:
-                    await self._drop(kept)
-            if isinstance(exc, TimeoutError):  # the deadline's (redis-py's TimeoutError is not the builtin)
-                raise redis_errors.TimeoutError(f"{self.name}: no reply within {self.timeout} s") from exc
-            if isinstance(exc, RuntimeError):  # uvloop: the transport closed under us
-                raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
-            raise
-        if len(idle) < self._keep and _reusable(connection):
-            idle.append(connection)
-        else:
-            await self.pool.release(connection)
+            async with asyncio.timeout(self.timeout), self._slots:
+                connection = await self.pool.get_connection()
+                try:
+                    await connection.send_packed_command(packed, check_health=False)
+                    for _ in commands:
+                        try:
+                            replies.append(await connection.read_response())
+                        except redis_errors.ResponseError as exc:
+                            replies.append(exc)
+                except BaseException:
+                    await connection.disconnect()
+                    raise
+                finally:
+                    await self.pool.release(connection)
+        except TimeoutError as exc:  # the deadline's (redis-py's TimeoutError is not the builtin)
+            raise redis_errors.TimeoutError(f"{self.name}: no reply within {self.timeout} s") from exc
+        except RuntimeError as exc:  # uvloop: the transport closed under us
+            raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
         return replies
 
-    async def _drop(self, connection: AbstractConnection) -> None:
-        await connection.disconnect()
-        await self.pool.release(connection)
-
     async def close(self) -> None:
-        """Give the kept connections back and close every connection of the pool."""
-        idle, self._idle = self._idle, []
-        for connection in idle:
-            await self.pool.release(connection)
+        """Close every connection of the pool."""
         await self.pool.disconnect()
+
+
+class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """Connections to the primary Sentinels name, handed out as ``BlockingConnectionPool`` does:
+    a request waits up to the pool's ``timeout`` for a free connection instead of failing at
+    once. redis-py has no blocking Sentinel pool; this one composes its two public classes (the
+    Sentinel pool's ``get_master_address`` and connection class, the blocking pool's checkout),
+    which the floor test builds on the oldest and newest redis-py (``floor_smoke.py``)."""
 
 
 class _HiredisPacking(AbstractConnection):

@@ -33,7 +33,13 @@ from darkroad.api.store.base import (
     StoreConfigError,
     StoreUnavailable,
 )
-from darkroad.api.store.redis_adapter import IDENTITY, Pipelines, packing, pipeline_options
+from darkroad.api.store.redis_adapter import (
+    IDENTITY,
+    BlockingSentinelPool,
+    Pipelines,
+    packing,
+    pipeline_options,
+)
 
 logger = logging.getLogger("darkroad.api.redis")
 
@@ -167,9 +173,7 @@ class PoolOptions:
         requests = BlockingConnectionPool(
             max_connections=self.max_connections, timeout=self.timeout, **options, **address
         )
-        pipelines = BlockingConnectionPool(
-            max_connections=self.max_connections, timeout=self.timeout, **pipeline_options(options, self.timeout), **address
-        )
+        pipelines = ConnectionPool(max_connections=self.max_connections, **pipeline_options(options, self.timeout), **address)
         options["socket_timeout"] = self.stream_timeout
         streams = ConnectionPool(max_connections=self.max_streams, **options, **address)
         return Node(name, requests, streams, address.get("host"), pipelines=pipelines, timeout=self.timeout)
@@ -334,11 +338,6 @@ class Standalone(_OneNode):
             )
 
 
-class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
-    """Connections to the primary Sentinels name, handed out as :class:`BlockingConnectionPool` does
-    (a request waits for a free connection instead of failing)."""
-
-
 class SentinelPrimary(_OneNode):
     """The primary of service ``service``, as the Sentinels in ``url`` report it.
 
@@ -382,12 +381,11 @@ class SentinelPrimary(_OneNode):
             "connection_class": packing(SentinelManagedSSLConnection if ssl else SentinelManagedConnection),
             **connection,
         }
-        requests = _BlockingSentinelPool(  # type: ignore[no-untyped-call]
+        requests = BlockingSentinelPool(  # type: ignore[no-untyped-call]
             service, self._sentinel, max_connections=options.max_connections, timeout=options.timeout, **common
         )
-        pipelines = _BlockingSentinelPool(  # type: ignore[no-untyped-call]
-            service, self._sentinel, max_connections=options.max_connections, timeout=options.timeout,
-            **pipeline_options(common, options.timeout),
+        pipelines = SentinelConnectionPool(  # type: ignore[no-untyped-call]
+            service, self._sentinel, max_connections=options.max_connections, **pipeline_options(common, options.timeout)
         )
         streams = SentinelConnectionPool(  # type: ignore[no-untyped-call]
             service, self._sentinel, **{"max_connections": options.max_streams, **common,

@@ -2,7 +2,8 @@
 floor versions of ``pyproject.toml`` (or the newest the project is tested with): the store's
 every kind of command against a real Redis (``sys.argv[1]``), and the paths of the one module
 that drives redis-py's connections itself (``darkroad.api.store.redis_adapter``): a connection
-Redis dropped, a pipeline past its deadline, one cancelled. Prints the versions it ran with."""
+Redis dropped, a pipeline past its deadline, one cancelled, more pipelines than connections,
+and its blocking Sentinel pool. Prints the versions it ran with."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import sys
 
 import hiredis
 import redis
+from redis.asyncio import BlockingConnectionPool
+from redis.asyncio.sentinel import Sentinel, SentinelManagedConnection
 
 from darkroad.api.store.base import Commit, IdempotencyRecord, NewGame, Outcome, StoredEvent
+from darkroad.api.store.redis_adapter import BlockingSentinelPool
 from darkroad.api.store.redis_store import RedisStore
 from darkroad.api.store.topology import PoolOptions, Standalone
 
@@ -61,14 +65,9 @@ async def adapter(url: str) -> None:
         assert sorted(await asyncio.gather(*(node.pipeline([("INCR", "n")]) for _ in range(3)))) == [[1], [2], [3]]
         replies = await node.pipeline([("SET", "s", "v"), ("ZADD", "z", 1, "m"), ("INCR", "z"), ("GET", "n")])
         assert replies[:2] == [b"OK", 1] and isinstance(replies[2], redis.ResponseError) and replies[3] == b"3"
-        await node.client.client_kill_filter(_type="normal", skipme=True)  # Redis drops the kept connections
-        try:
-            await node.pipeline([("INCR", "n")])
-        except redis.ConnectionError:
-            pass
-        else:
-            raise AssertionError("a dropped connection answered")
-        assert await node.pipeline([("GET", "s")]) == [b"v"]  # the next pipeline: a new connection
+        await node.client.client_kill_filter(_type="normal", skipme=True)  # Redis drops the pooled connections
+        # The pool checks the connection it hands out: a dropped one is connected again.
+        assert await node.pipeline([("GET", "s")]) == [b"v"]
         try:
             await node.pipeline([("BLPOP", "nothing", 2)])  # blocks past the deadline
         except redis.TimeoutError:
@@ -88,6 +87,31 @@ async def adapter(url: str) -> None:
         assert await node.pipeline([("SET", "k", "v"), ("GET", "k")]) == [b"OK", b"v"]
     finally:
         await topology.close()
+    await few_connections(url)
+    sentinel_pool()
+
+
+async def few_connections(url: str) -> None:
+    """More pipelines at once than the pool has connections: they wait for one, none fails."""
+    topology = Standalone(url, PoolOptions({}, max_connections=2, timeout=5.0))
+    try:
+        node = topology.single
+        assert node is not None
+        await node.pipeline([("DEL", "few")])
+        replies = await asyncio.gather(*(node.pipeline([("INCR", "few")]) for _ in range(20)))
+        assert sorted(reply for (reply,) in replies) == list(range(1, 21))
+    finally:
+        await topology.close()
+
+
+def sentinel_pool() -> None:
+    """``BlockingSentinelPool`` composes this redis-py's two pools: the blocking checkout, the
+    Sentinel's connections and its primary's address."""
+    pool = BlockingSentinelPool("primary", Sentinel([("127.0.0.1", 1)]), max_connections=3, timeout=0.5)
+    assert pool.max_connections == 3 and pool.timeout == 0.5
+    assert type(pool).get_connection is BlockingConnectionPool.get_connection
+    assert issubclass(pool.connection_class, SentinelManagedConnection)
+    assert callable(pool.get_master_address)
 
 
 if __name__ == "__main__":
