@@ -20,15 +20,30 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def _requirement(package: str) -> re.Match[str]:
+    """``package``'s requirement in pyproject.toml's dependencies: its floor and any ceiling."""
+    found = re.search(
+        rf'"{re.escape(package)}(?:\[[^\]]*\])?>=([0-9.]+)(?:,<([0-9.]+))?"', (ROOT / "pyproject.toml").read_text()
+    )
+    assert found, f"pyproject.toml names no floor for {package}"
+    return found
+
+
 def floor(package: str) -> str:
     """The ``>=`` version of ``package`` in pyproject.toml's dependencies."""
-    found = re.search(rf'"{re.escape(package)}(?:\[[^\]]*\])?>=([0-9.]+)"', (ROOT / "pyproject.toml").read_text())
-    assert found, f"pyproject.toml names no floor for {package}"
-    return found.group(1)
+    return _requirement(package).group(1)
 
 
 NEWEST = {"redis": "8.1.0", "hiredis": "3.5.0"}
 """The newest ``redis`` and ``hiredis`` the store is tested with (raise it with an upgrade)."""
+
+
+def test_redis_is_capped_below_the_next_major_version_after_the_newest_tested() -> None:
+    """A redis-py the adapter was never run on does not reach users: pyproject's ceiling is the
+    next major version after ``NEWEST`` (raise both together)."""
+    ceiling = _requirement("redis").group(2)
+    assert ceiling is not None, "pyproject.toml gives redis no ceiling"
+    assert Version(ceiling) == Version(f"{Version(NEWEST['redis']).major + 1}")
 
 
 @pytest.mark.slow
