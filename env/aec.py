@@ -232,7 +232,7 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
     ``max_steps``: actions after which an episode is truncated.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "darkroad_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1, "name": "darkroad_v0", "is_parallelizable": False}
     agent_selection: str
 
     def __init__(self, players: int = 2, seed: int | None = None, options: Mapping[str, Any] | None = None,

@@ -38,7 +38,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
     among the others, at the end) or ``"score"`` (the change of the seat's score difference
     after each of its steps, the bots' moves included)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, players: int = 2, opponents: str | Bot | Sequence[str | Bot] = "greedy",
                  seed: int | None = None, options: Mapping[str, Any] | None = None, render_mode: str | None = None,

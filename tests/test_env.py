@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
+import gymnasium
 from gymnasium.utils.env_checker import check_env
 from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
@@ -43,7 +44,21 @@ def test_gymnasiums_check_env_passes(engine: Engine) -> None:
     for players in (1, 2):
         env = denv.single(players=players, opponents="random", seed=3, engine=engine)
         check_env(env, skip_render_check=True)
-        check_env(denv.single(players=2, opponents="greedy", seed=3, engine=engine, render_mode="ansi"))
+    # The render modes are checked on the environment Gymnasium makes by its id (below).
+
+
+def test_gymnasium_makes_the_registered_environment() -> None:
+    """``gymnasium.make`` by id, as Gymnasium's users make environments: its checker passes, with
+    every render mode tried (the spec makes them), and the id names the single-seat game."""
+    made = gymnasium.make(f"darkroad.env:{denv.ENV_ID}", players=2, opponents="greedy", seed=3, render_mode="ansi")
+    assert made.spec is not None and made.spec.id == denv.ENV_ID
+    assert isinstance(made.unwrapped, denv.SingleSeatEnv)
+    check_env(made.unwrapped)
+    observation, _ = made.reset(seed=4)
+    mask = made.unwrapped.action_masks()
+    _, _, terminated, truncated, _ = made.step(int(np.flatnonzero(mask)[0]))
+    assert made.observation_space.contains(observation) and not truncated
+    made.close()
 
 
 def random_games(engine: Engine, n: int, start: int = 0) -> Iterator[Game]:
