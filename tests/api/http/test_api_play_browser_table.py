@@ -24,11 +24,13 @@ as ``test_api_play_browser.py``; the server, the browser and the pages are conft
 from __future__ import annotations
 
 import functools
+import json
 import os
 import random
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,21 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def refuse_first(refused: list[str], status: int, kind: str, title: str) -> Callable[[Any], None]:
+    """A Playwright route handler answering the first request it sees with problem ``status``
+    (``Retry-After: 1``), noted in ``refused``, and letting every later one through."""
+
+    def handle(route: Any) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        route.fulfill(status=status, headers={"Retry-After": "1"}, content_type="application/problem+json",
+                      body=json.dumps({"type": kind, "title": title, "status": status}))
+
+    return handle
+
+
 # -- names, however early -------------------------------------------------------------------
 
 
@@ -85,14 +102,7 @@ def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, serv
                           seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
     act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= 15)
     refused: list[str] = []
-
-    def late_view(route: Any) -> None:
-        if refused:
-            route.continue_()
-            return
-        refused.append(route.request.url)
-        route.fulfill(status=503, headers={"Retry-After": "1"}, content_type="application/problem+json",
-                      body='{"type": "unavailable", "title": "Busy", "status": 503}')
+    late_view = refuse_first(refused, 503, "unavailable", "Busy")
 
     def prepare(page: Any) -> None:
         page.route(re.compile(rf"/v1/games/{game}$"), late_view)
@@ -116,14 +126,7 @@ def test_a_view_refused_for_too_many_requests_is_read_again(pages: Pages, server
                           seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
     act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= 5)
     refused: list[str] = []
-
-    def busy(route: Any) -> None:
-        if refused:
-            route.continue_()
-            return
-        refused.append(route.request.url)
-        route.fulfill(status=429, headers={"Retry-After": "1"}, content_type="application/problem+json",
-                      body='{"type": "rate-limited", "title": "Too many requests", "status": 429}')
+    busy = refuse_first(refused, 429, "rate-limited", "Too many requests")
 
     def prepare(page: Any) -> None:
         page.route(re.compile(rf"/v1/games/{game}$"), busy)
