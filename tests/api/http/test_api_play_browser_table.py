@@ -74,6 +74,14 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def ann_and_bob(http: httpx.Client, seed: int, version: int) -> tuple[str, dict[int, str]]:
+    """A game of Ann and Bob (seed ``seed``) played at random to ``version``: its id and tokens."""
+    game, tokens = create(http, players=2, seed=seed,
+                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
+    act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= version)
+    return game, tokens
+
+
 def refuse_first(refused: list[str], status: int, kind: str, title: str) -> Callable[[Any], None]:
     """A Playwright route handler answering the first request it sees with problem ``status``
     (``Retry-After: 1``), noted in ``refused``, and letting every later one through."""
@@ -98,9 +106,7 @@ def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, serv
     come first and are written before anyone is named; once the view names the seats, every
     line says Ann and Bob, none Player 1 or Player 2."""
     http = httpx.Client(base_url=server.url, timeout=30)
-    game, tokens = create(http, players=2, seed=SEED + 50,
-                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
-    act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= 15)
+    game, _ = ann_and_bob(http, SEED + 50, 15)
     refused: list[str] = []
     late_view = refuse_first(refused, 503, "unavailable", "Busy")
 
@@ -122,9 +128,7 @@ def test_a_view_refused_for_too_many_requests_is_read_again(pages: Pages, server
     comes while the game waits for this seat), a table that gave up on a 429 would show
     "Loading…" for good."""
     http = httpx.Client(base_url=server.url, timeout=30)
-    game, tokens = create(http, players=2, seed=SEED + 52,
-                          seats=[{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}])
-    act_randomly(http, game, tokens, random.Random(SEED), until=lambda v: v["version"] >= 5)
+    game, tokens = ann_and_bob(http, SEED + 52, 5)
     refused: list[str] = []
     busy = refuse_first(refused, 429, "rate-limited", "Too many requests")
 
