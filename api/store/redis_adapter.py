@@ -18,7 +18,7 @@ jobs, script loads) are packed in C too; and it composes redis-py's Sentinel and
 What it uses of redis-py, all public methods and constructor options: of a connection
 ``send_packed_command``, ``read_response`` and ``disconnect``; of a pool ``get_connection``,
 ``release`` and ``disconnect``; the pool options ``connection_class``, ``redis_connect_func``,
-``socket_timeout``, ``health_check_interval`` and (redis-py >= 7) ``maint_notifications_config``.
+``socket_timeout``, ``health_check_interval`` and ``protocol``.
 The pool owns every connection and checks each as it hands it out; a connection that fails
 fails its pipeline, which the batcher sends again at once.
 """
@@ -26,7 +26,6 @@ fails its pipeline, which the batcher sends again at once.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,7 +38,7 @@ from redis.asyncio.sentinel import SentinelConnectionPool
 
 try:  # redis-py with ``DriverInfo``, where ``lib_name``/``lib_version`` are deprecated
     from redis import DriverInfo
-except ImportError:  # older redis-py (5.3 is the floor): the two arguments
+except ImportError:  # older redis-py (7.2 is the floor): the two arguments
     IDENTITY: dict[str, Any] = {"lib_name": "redis-py", "lib_version": redis.__version__}
 else:
     IDENTITY = {"driver_info": DriverInfo(lib_version=redis.__version__)}
@@ -47,16 +46,13 @@ else:
 its own name and version. Given explicitly, since without it redis-py 8 reads its own version
 from the installed package's metadata for every new connection (about 0.37 ms each)."""
 
-if "maint_notifications_config" in inspect.signature(ConnectionPool.__init__).parameters:  # redis-py >= 7
-    from redis.maint_notifications import MaintNotificationsConfig
-
-    CHECKED_OUT: dict[str, Any] = {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
-else:
-    CHECKED_OUT = {}
-"""Pool options under which the pool checks a connection as it hands it out. redis-py's pool
-skips that check (``ensure_connection``: a connection Redis closed, or one with unread data, is
-connected again) while maintenance notifications are on, and they are on (``"auto"``) by default
-from redis-py 7; the store speaks RESP2, which carries no such notifications."""
+RESP2: dict[str, Any] = {"protocol": 2}
+"""The protocol of every connection of the store: RESP2, redis-py's default before 8, which
+speaks RESP3 by default. The store reads its replies as RESP2 gives them on every redis-py it
+supports, and on RESP2 redis-py's pools check a connection as they hand it out (a connection
+Redis closed, or one with unread data, is connected again: ``ensure_connection``); on RESP3
+redis-py 8 turns on maintenance notifications, and with them on its pools skip that check. A
+``protocol`` given in the store's URL still wins."""
 
 
 def pipeline_options(options: dict[str, Any], timeout: float | None) -> dict[str, Any]:
@@ -76,7 +72,7 @@ def pipeline_options(options: dict[str, Any], timeout: float | None) -> dict[str
         except TimeoutError as exc:  # asyncio's: redis-py drops a connection only for its own errors
             raise redis_errors.TimeoutError(f"no answer to the handshake within {timeout} s") from exc
 
-    return {**options, **CHECKED_OUT, "socket_timeout": None, "health_check_interval": 0, "redis_connect_func": handshake}
+    return {**options, "socket_timeout": None, "health_check_interval": 0, "redis_connect_func": handshake}
 
 
 class Pipelines:
@@ -118,15 +114,15 @@ class Pipelines:
                             replies.append(await connection.read_response())
                         except redis_errors.ResponseError as exc:
                             replies.append(exc)
-                except BaseException:
+                except BaseException as exc:
                     await connection.disconnect()
+                    if isinstance(exc, RuntimeError):  # uvloop: the transport closed under us
+                        raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
                     raise
                 finally:
                     await self.pool.release(connection)
         except TimeoutError as exc:  # the deadline's (redis-py's TimeoutError is not the builtin)
-            raise redis_errors.TimeoutError(f"{self.name}: no reply within {self.timeout} s") from exc
-        except RuntimeError as exc:  # uvloop: the transport closed under us
-            raise redis_errors.ConnectionError(f"{self.name}: {exc}") from exc
+            raise redis_errors.TimeoutError(f"{self.name}: no connection or reply within {self.timeout} s") from exc
         return replies
 
     async def close(self) -> None:

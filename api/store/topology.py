@@ -35,6 +35,7 @@ from darkroad.api.store.base import (
 )
 from darkroad.api.store.redis_adapter import (
     IDENTITY,
+    RESP2,
     BlockingSentinelPool,
     Pipelines,
     packing,
@@ -106,8 +107,8 @@ failed command again itself, within its retry window, after a topology refresh i
 class Node:
     """One Redis server the store sends commands to.
 
-    The :class:`Batcher`'s pipelines go through ``pipelines`` (:mod:`.redis_adapter`), single
-    commands through ``client``, each from a blocking connection pool of its own; event
+    The :class:`Batcher`'s pipelines go through ``pipelines`` (:mod:`.redis_adapter`, on a pool
+    of their own), single commands through ``client`` (a blocking connection pool); event
     streams have their own ``streams`` client, whose blocking reads hold a connection while
     they wait, so that followers can never starve the players.
     """
@@ -167,6 +168,7 @@ class PoolOptions:
             "health_check_interval": 30,
             "retry": NO_RETRY,
             **IDENTITY,
+            **RESP2,
             **self.connection,
         }
         options["connection_class"] = packing(options.get("connection_class", Connection))
@@ -378,6 +380,7 @@ class SentinelPrimary(_OneNode):
             "health_check_interval": 30,
             "retry": NO_RETRY,
             **IDENTITY,
+            **RESP2,
             "connection_class": packing(SentinelManagedSSLConnection if ssl else SentinelManagedConnection),
             **connection,
         }

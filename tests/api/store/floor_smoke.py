@@ -102,6 +102,32 @@ async def few_connections(url: str) -> None:
         assert sorted(reply for (reply,) in replies) == list(range(1, 21))
     finally:
         await topology.close()
+    # One connection: a pipeline cancelled while it waits for it gives up its place, and one
+    # past its deadline gives the connection back; the next pipeline has it.
+    topology = Standalone(url, PoolOptions({}, max_connections=1, timeout=0.5))
+    try:
+        node = topology.single
+        assert node is not None
+        blocked = asyncio.create_task(node.pipeline([("BLPOP", "nothing", 2)]))
+        await asyncio.sleep(0.05)
+        waiting = asyncio.create_task(node.pipeline([("GET", "few")]))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("a cancelled pipeline answered")
+        try:
+            await blocked
+        except redis.TimeoutError:
+            pass
+        else:
+            raise AssertionError("a pipeline outlived its deadline")
+        assert await node.pipeline([("GET", "few")]) == [b"20"]
+    finally:
+        await topology.close()
 
 
 def sentinel_pool() -> None:
