@@ -23,6 +23,8 @@ logger = logging.getLogger("darkroad.api.redis")
 
 
 _Failure = tuple["_Command", BaseException]
+_Result = tuple[list[Any], int | None] | BaseException
+"""What a pipeline of a group gives (:meth:`Batcher._send_group`)."""
 
 
 def _resend_reason(error: BaseException) -> str:
@@ -136,6 +138,8 @@ class Batcher:
             future: asyncio.Future[Any] = loop.create_future()
             pending.append(_Command(route, args, write, future))
             return await future
+        if not self._flying and (alone := self._topology.single) is not None and self._wait is None:
+            return await self._alone(alone, route, args, write)
         loop = self._loop = asyncio.get_running_loop()
         future = loop.create_future()
         batch = [_Command(route, args, write, future)]
@@ -161,6 +165,30 @@ class Batcher:
             self._fail_all(batch, exc)  # a bug: every caller learns of it
             if not isinstance(exc, Exception):
                 raise
+        finally:
+            self._flying -= 1
+        return future.result()
+
+    async def _alone(self, node: Node, route: str, args: tuple[Any, ...], write: bool) -> Any:
+        """:meth:`call` of a command no other joins (no batch on its way) to the one ``node``, which
+        never redirects, without ``WAIT``: its pipeline of one sent at once, and a reply that is no
+        error handed back as it came, with no future, no command and no grouping (one request at a
+        time, each action's commit is such a command). What is not a reply (an error reply, a failed
+        connection) is that batch's first attempt, from which :meth:`_deliver` goes on as it does
+        from its own first."""
+        self._flying += 1
+        try:
+            try:
+                replies = await node.pipeline([args])
+            except Exception as exc:  # the connection failed: sent again by _deliver
+                result: _Result = exc
+            else:
+                if not isinstance(replies[0], Exception):
+                    return replies[0]
+                result = (replies, None)
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            command = _Command(route, args, write, future)
+            await self._deliver([command], (node, result))
         finally:
             self._flying -= 1
         return future.result()
@@ -209,18 +237,28 @@ class Batcher:
             groups.setdefault((node, waits and command.write), []).append(command)
         return [(node, wait, group) for (node, wait), group in groups.items()], unrouted
 
-    async def _deliver(self, commands: list[_Command]) -> None:
+    async def _deliver(self, commands: list[_Command], tried: tuple[Node, _Result] | None = None) -> None:
+        """Send ``commands`` and hand each its reply, sending again what the deployment asks to
+        (the class docstring); ``tried``: the node and result of a first attempt made already
+        (:meth:`_alone`)."""
         deadline: float | None = None
         overtime = False
         pause = 0.0
         while True:
-            groups, failed = self._route(commands)  # failed: sent again after a pause
             redirected: list[_Failure] = []  # sent again at once
-            if len(groups) == 1:  # the usual case: no gather
-                node, wait, group = groups[0]
-                results = [await self._send_group(node, group, wait)]
+            results: list[_Result]
+            failed: list[_Failure]  # sent again after a pause
+            if tried is not None:  # a first attempt made already (_alone)
+                groups, failed, results, tried = [(tried[0], False, commands)], [], [tried[1]], None
             else:
-                results = await asyncio.gather(*(self._send_group(node, group, wait) for node, wait, group in groups))
+                groups, failed = self._route(commands)
+                if len(groups) == 1:  # the usual case: no gather
+                    node, wait, group = groups[0]
+                    results = [await self._send_group(node, group, wait)]
+                else:
+                    results = await asyncio.gather(
+                        *(self._send_group(node, group, wait) for node, wait, group in groups)
+                    )
             for (node, _, group), result in zip(groups, results, strict=True):
                 if isinstance(result, BaseException):  # the connection failed: every command again
                     for command in group:
@@ -308,9 +346,7 @@ class Batcher:
         if not command.future.done():
             command.future.set_exception(error)
 
-    async def _send_group(
-        self, node: Node, group: list[_Command], wait: bool
-    ) -> tuple[list[Any], int | None] | BaseException:
+    async def _send_group(self, node: Node, group: list[_Command], wait: bool) -> _Result:
         """The replies to ``group`` sent to ``node`` and, when fewer replicas than asked for
         confirmed its writes, how many did (else ``None``); or the exception that failed
         the connection."""
