@@ -59,6 +59,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.typing import FieldDefinition
 
 from darkroad.api.http.bodies import raw_headers
+from darkroad.api.http.params import EncodedResponse
 
 NEWEST = (2, 25)
 """The newest Litestar (major, minor) the tests run the adapter on (tests/api/http/test_api_litestar_floor.py:
@@ -165,7 +166,10 @@ class ActionRoute:
             headers = raw_headers(scope)
             kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
             kwargs[self._request] = request
-            answer = await self.handler.to_response(self.app, await self._fn(**values, **kwargs), request)
+            data = await self._fn(**values, **kwargs)
+            # An EncodedResponse is its own ASGI answer whatever Litestar's response handler would
+            # hand its ``to_asgi_response`` (no ``after_request`` hook or return DTO: _plain_handler).
+            answer = data if type(data) is EncodedResponse else await self.handler.to_response(self.app, data, request)
         except Exception as exc:  # as Litestar's exception middleware answers it
             answer = self._error(request, exc)
         await answer(scope, receive, send)
@@ -203,6 +207,7 @@ def _plain_handler(handler: HTTPRouteHandler) -> bool:
         or handler.resolve_middleware()
         or handler.resolve_guards()
         or handler.resolve_before_request()
+        or any(getattr(layer, "after_request", None) for layer in handler.ownership_layers)
         or handler.resolve_after_response()
         or handler.resolve_data_dto()
         or handler.resolve_return_dto()
