@@ -69,9 +69,14 @@ class Answer:
 
     def encode(self) -> bytes:
         """The stored form: the action without its label (a label is the client's to choose)."""
-        action = self.action
-        return _stamped(_encode(Action(action.type, action.seat, action.option) if action.label else action),
-                        self.time)
+        return _stamped(answer_entry(self.action), self.time)
+
+
+def answer_entry(action: Action) -> bytes:
+    """:meth:`Answer.encode` of an answer without its time, with no :class:`Answer` made (a
+    frozen attrs class sets each field through ``object.__setattr__``): the entry every action
+    through the API records, stamped with its time when committed (:func:`stamp`)."""
+    return _encode(Action(action.type, action.seat, action.option) if action.label else action)
 
 
 @frozen

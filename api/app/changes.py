@@ -14,13 +14,13 @@ cache while it changes), so that no other request sees a version that is not com
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from darkroad.api.app.cache import CachedGame
 from darkroad.api.app.lobby import Lobby
 from darkroad.core import Action, Engine, Event, Game
-from darkroad.core.actionlog import Answer
+from darkroad.core.actionlog import answer_entry
 
 
 @dataclass(slots=True)  # not frozen: see darkroad.api.store.base
@@ -45,10 +45,9 @@ class Change:
     ``None``: when it is committed."""
 
 
-def action_entry(action: Action) -> bytes:
-    """The action list's entry of ``action``: without the client's label (replay needs only the
-    type, the seat and the option; a label is the client's to choose and is not stored)."""
-    return Answer(action).encode()
+action_entry: Callable[[Action], bytes] = answer_entry
+"""The action list's entry of an action: without the client's label (replay needs only the
+type, the seat and the option; a label is the client's to choose and is not stored)."""
 
 
 def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Change:
