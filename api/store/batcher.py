@@ -238,9 +238,7 @@ class Batcher:
         return [(node, wait, group) for (node, wait), group in groups.items()], unrouted
 
     async def _deliver(self, commands: list[_Command], tried: tuple[Node, _Result] | None = None) -> None:
-        """Send ``commands`` and hand each its reply, sending again what the deployment asks to
-        (the class docstring); ``tried``: the node and result of a first attempt made already
-        (:meth:`_alone`)."""
+        """Send ``commands`` (``tried``: the node and result of a first attempt made already)."""
         deadline: float | None = None
         overtime = False
         pause = 0.0
@@ -256,9 +254,7 @@ class Batcher:
                     node, wait, group = groups[0]
                     results = [await self._send_group(node, group, wait)]
                 else:
-                    results = await asyncio.gather(
-                        *(self._send_group(node, group, wait) for node, wait, group in groups)
-                    )
+                    results = await asyncio.gather(*(self._send_group(n, g, w) for n, w, g in groups))
             for (node, _, group), result in zip(groups, results, strict=True):
                 if isinstance(result, BaseException):  # the connection failed: every command again
                     for command in group:
