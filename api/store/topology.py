@@ -186,6 +186,14 @@ class PoolOptions:
         return self.max_block + self.timeout
 
 
+def _resp2(url: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` of ``url``, refused when they ask for a protocol other than RESP2, the one the
+    store speaks (:data:`~.redis_adapter.RESP2`)."""
+    if str(options.get("protocol", 2)) != "2":
+        raise StoreConfigError(f"{redact(url)}: the store speaks RESP2; leave out protocol={options['protocol']}")
+    return options
+
+
 def split_url(url: str, default_port: int = 6379) -> tuple[list[tuple[str, int]], dict[str, Any]]:
     """The ``(host, port)`` list and the connection options of a Redis URL.
 
@@ -202,7 +210,7 @@ def split_url(url: str, default_port: int = 6379) -> tuple[list[tuple[str, int]]
         if not host:
             raise StoreConfigError(f"{redact(url)}: empty host in the URL")
         try:
-            options = dict(parse_url(_with_netloc(parts, f"{userinfo}{at}{host}")))
+            options = _resp2(url, dict(parse_url(_with_netloc(parts, f"{userinfo}{at}{host}"))))
         except ValueError as exc:
             raise StoreConfigError(f"{redact(url)}: {exc}") from None
         addresses.append((str(options.pop("host", "localhost")), int(options.pop("port", default_port))))
@@ -320,7 +328,7 @@ class Standalone(_OneNode):
     @staticmethod
     def _make_node(url: str, options: PoolOptions) -> Node:
         try:
-            connection = {**parse_url(url), **options.connection}
+            connection = _resp2(url, {**parse_url(url), **options.connection})
         except ValueError as exc:
             raise StoreConfigError(f"{redact(url)}: {exc}") from None
         return replace(options, connection=connection).node(redact(url))
@@ -369,6 +377,7 @@ class SentinelPrimary(_OneNode):
             "socket_timeout": PROBE_TIMEOUT,
             "retry": Retry(NoBackoff(), 0),
             **IDENTITY,
+            **RESP2,
             **(sentinel_connection or {}),
         }
         self._sentinel = Sentinel(  # type: ignore[no-untyped-call]

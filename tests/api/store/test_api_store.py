@@ -550,3 +550,15 @@ async def test_commits_set_and_stop_the_turn_clock(store: GameStore) -> None:
     assert await store.due_clocks(shard, now + 100, 10) == [(game_id, now + 100)]
     await store.commit(dataclasses.replace(commit(1, key="k2"), game_id=game_id))  # no seat on a clock
     assert await store.due_clocks(shard, now + 1000, 10) == []
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:6379/0?protocol=3", "redis://a:1,b:2/0?protocol=3"])
+def test_a_url_asking_for_resp3_is_refused_at_start(url: str) -> None:
+    """The store speaks RESP2 on every connection (``redis_adapter.RESP2``): a URL asking for
+    another protocol is refused by name, not half obeyed."""
+    from darkroad.api.store.base import StoreConfigError
+    from darkroad.api.store.topology import PoolOptions, Standalone, split_url
+
+    with pytest.raises(StoreConfigError, match="the store speaks RESP2; leave out protocol=3"):
+        Standalone(url, PoolOptions({})) if "," not in url else split_url(url)
+    assert Standalone(url.replace("protocol=3", "protocol=2").split(",")[0], PoolOptions({})) is not None
