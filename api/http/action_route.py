@@ -19,7 +19,8 @@ Litestar unchanged, nothing of it read. It sits
 beneath the policy layer (``darkroad.api.http.policy``), which every request passes as before, and
 serves only the method the layer hands it. It is built only for an app and a handler with nothing
 it would skip: no middleware (the app's, the route's or Litestar's CSRF, compression, allowed
-hosts, CORS, OpenTelemetry), guards, ``before_request`` or ``after_response`` hooks, ``before_send``
+hosts, CORS, OpenTelemetry), guards, ``before_request``, ``after_request`` or ``after_response``
+hooks, ``before_send``
 or ``after_exception`` hooks, exception logging, response cache, DTOs or dependencies; else
 :meth:`ActionRoute.of` gives ``None`` and Litestar serves the route.
 

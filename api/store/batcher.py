@@ -1,7 +1,7 @@
 """The commands of every request go through a :class:`Batcher`: the commands that the event
 loop's requests issue in one turn travel together, one pipeline per Redis node. A busy process
 then pays one socket write, one read and one connection checkout per node and turn instead of
-per request; an idle one sends each command alone, one loop turn later. ``MOVED``, ``ASK``,
+per request; an idle one sends each command at once, alone. ``MOVED``, ``ASK``,
 ``TRYAGAIN``, a script not loaded and a dropped connection are sent again within the retry
 window.
 """

@@ -31,17 +31,13 @@ from typing import Any
 
 import hiredis
 import redis
+from redis import DriverInfo
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, ConnectionPool
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.sentinel import SentinelConnectionPool
 
-try:  # redis-py with ``DriverInfo``, where ``lib_name``/``lib_version`` are deprecated
-    from redis import DriverInfo
-except ImportError:  # older redis-py (7.2 is the floor): the two arguments
-    IDENTITY: dict[str, Any] = {"lib_name": "redis-py", "lib_version": redis.__version__}
-else:
-    IDENTITY = {"driver_info": DriverInfo(lib_version=redis.__version__)}
+IDENTITY: dict[str, Any] = {"driver_info": DriverInfo(lib_version=redis.__version__)}
 """What every connection of the store says it is (``CLIENT SETINFO``), as redis-py documents it:
 its own name and version. Given explicitly, since without it redis-py 8 reads its own version
 from the installed package's metadata for every new connection (about 0.37 ms each)."""

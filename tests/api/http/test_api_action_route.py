@@ -278,6 +278,7 @@ async def _plain(
         {"before_send": [_hook]},
         {"after_exception": [_hook]},
         {"before_request": _hook},
+        {"after_request": _hook},
         {"after_response": _hook},
         {"guards": [_hook]},
         {"logging_config": LoggingConfig()},
