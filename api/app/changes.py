@@ -14,7 +14,7 @@ cache while it changes), so that no other request sees a version that is not com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from darkroad.api.app.cache import CachedGame
@@ -45,11 +45,6 @@ class Change:
     ``None``: when it is committed."""
 
 
-action_entry: Callable[[Action], bytes] = answer_entry
-"""The action list's entry of an action: without the client's label (replay needs only the
-type, the seat and the option; a label is the client's to choose and is not stored)."""
-
-
 def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Change:
     """Apply ``action`` to the game of ``taken`` (which it mutates) as a seat's answer: the
     change, with the acting seat's turn clock started again at ``now`` when the game has a turn
@@ -66,4 +61,4 @@ def play(engine: Engine, taken: CachedGame, action: Action, now: float) -> Chang
         lobby.track(engine.awaiting(game), action.seat, now)
     else:
         lobby = None  # unchanged
-    return Change(game, expected, action_entry(action), events, lobby, at=now if lobby is not None else None)
+    return Change(game, expected, answer_entry(action), events, lobby, at=now if lobby is not None else None)

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from darkroad.api.app.changes import action_entry
 from darkroad.api.app.records import entries_of
 from darkroad.api.app.service import GameService
 from darkroad.api.app.service_errors import ServiceError
@@ -17,6 +16,7 @@ from darkroad.api.settings import Settings
 from darkroad.api.store.base import Commit, IdempotencyRecord, NewGame, StoredEvent
 from darkroad.api.store.memory import MemoryStore
 from darkroad.core import Action, Engine, GameConfig, errors
+from darkroad.core.actionlog import answer_entry
 
 
 class FinishingStore(MemoryStore):
@@ -140,13 +140,13 @@ async def test_a_rejoin_retires_the_old_token_at_once(engine: Engine) -> None:
 
 
 def test_an_action_is_recorded_without_its_label(engine: Engine) -> None:
-    """The action list's entry of an action (``changes.action_entry``): the engine's encoding of
+    """The action list's entry of an action (``actionlog.answer_entry``, as ``changes.play`` records it): the engine's encoding of
     the action without the client's label (a label is the client's to choose, never stored)."""
     labelled = Action("move", 1, "district:bazaar", "Move to the Great Bazaar")
     plain = Action("move", 1, "district:bazaar")
-    entry = action_entry(labelled)
+    entry = answer_entry(labelled)
     assert entry == engine.encode(plain) and b"Great Bazaar" not in entry
-    assert action_entry(plain) == entry
+    assert answer_entry(plain) == entry
 
 
 @pytest.mark.parametrize(
