@@ -182,6 +182,7 @@ class RedisHooks(HookStore):
             if entry is None or not entry[1]:
                 continue  # deleted meanwhile
             flat = entry[1]
+            # redis-py parses XREADGROUP's fields into a dict; XAUTOCLAIM's come raw (a flat list)
             fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
             found.append(Delivery.from_fields(fields, shard, entry[0].decode()))
         return found
@@ -223,9 +224,8 @@ class RedisHooks(HookStore):
             raise self._hook_unavailable(exc) from exc
         if not reply:
             return []
-        streams: Any = reply
-        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
-        return self._deliveries(shard, entries)
+        streams: Any = reply  # [[name, entries]], as redis-py parses it on RESP2: one stream asked for
+        return self._deliveries(shard, streams[0][1])
 
     async def keep_deliveries(self, shard: str, consumer: str, refs: Sequence[str]) -> None:
         if not refs:

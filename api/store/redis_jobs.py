@@ -125,6 +125,7 @@ class JobQueue:
             entry_id, flat = entry[0], entry[1]
             if not flat:
                 continue  # deleted meanwhile (XAUTOCLAIM of a Redis before 7 names them so)
+            # redis-py parses XREADGROUP's fields into a dict; XAUTOCLAIM and XRANGE go raw (a flat list)
             fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
             ref = entry_id.decode()
             jobs.append(
@@ -185,9 +186,8 @@ class JobQueue:
             raise self._unavailable(exc) from exc
         if not reply:
             return []
-        streams: Any = reply
-        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
-        return self._jobs(shard, consumer, entries)
+        streams: Any = reply  # [[name, entries]], as redis-py parses it on RESP2: one stream asked for
+        return self._jobs(shard, consumer, streams[0][1])
 
     async def ack(self, job: BotJob) -> None:
         key = jobs_key(job.shard)
@@ -201,8 +201,8 @@ class JobQueue:
         key = jobs_key(shard)
         groups = await self._command(key, "XINFO", "GROUPS", key)
         last = "0-0"
-        for group in groups:
-            info = dict(group.items()) if isinstance(group, dict) else dict(zip(group[::2], group[1::2], strict=True))
+        for group in groups:  # Redis's own reply: a flat [name, value, ...] list of each group
+            info = dict(zip(group[::2], group[1::2], strict=True))
             if info.get(b"name") == JOB_GROUP.encode():
                 last = info[b"last-delivered-id"].decode()
         entries = await self._command(key, "XRANGE", key, f"({last}", "+", "COUNT", limit)
@@ -211,9 +211,8 @@ class JobQueue:
     async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
         key = clocks_key(shard)
         found = await self._command(key, "ZRANGE", key, "-inf", repr(now), "BYSCORE", "LIMIT", 0, limit, "WITHSCORES")
-        if found and not isinstance(found[0], (list, tuple)):  # RESP2: flat
-            found = list(zip(found[::2], found[1::2], strict=True))
-        return [(member.decode(), float(score)) for member, score in found]
+        # Redis's own reply: member, score, member, score...
+        return [(member.decode(), float(score)) for member, score in zip(found[::2], found[1::2], strict=True)]
 
     async def stop_clock(self, shard: str, game_id: str, deadline: float) -> None:
         key = clocks_key(shard)

@@ -522,10 +522,8 @@ class RedisStore(RedisHooks, GameStore):
                 raise _unavailable(exc) from exc
         if not reply:
             return []
-        # One stream asked for: [[name, entries]] in RESP2, {name: [entries]} in RESP3.
-        streams: Any = reply
-        entries = next(iter(streams.values()))[0] if isinstance(streams, dict) else streams[0][1]
-        return decode_entries(entries)
+        # One stream asked for: [[name, entries]], as redis-py parses XREAD on RESP2.
+        return decode_entries(reply[0][1])
 
     async def count(self, key: str, amount: int, ttl: float) -> int:
         # Not ``write=True``: a counter need not wait for replicas (``WAIT``).

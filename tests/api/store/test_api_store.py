@@ -562,3 +562,13 @@ def test_a_url_asking_for_resp3_is_refused_at_start(url: str) -> None:
     with pytest.raises(StoreConfigError, match="the store speaks RESP2; leave out protocol=3"):
         Standalone(url, PoolOptions({})) if "," not in url else split_url(url)
     assert Standalone(url.replace("protocol=3", "protocol=2").split(",")[0], PoolOptions({})) is not None
+
+
+def test_a_url_asking_for_unified_replies_is_refused_at_start() -> None:
+    """redis-py 8's ``legacy_responses=false`` reshapes XREAD's reply even on RESP2 (a dict of
+    streams), which the store does not read: refused by name, like another protocol."""
+    from darkroad.api.store.base import StoreConfigError
+    from darkroad.api.store.topology import PoolOptions, Standalone
+
+    with pytest.raises(StoreConfigError, match="leave out legacy_responses"):
+        Standalone("redis://127.0.0.1:6379/0?legacy_responses=false", PoolOptions({}))
