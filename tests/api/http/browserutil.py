@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -74,12 +74,14 @@ class Pages:
         self.errors: list[str] = []
 
     def open(self, url: str, viewport: dict[str, int] = WIDE, *, cut: str | None = None,
+             routes: Mapping[str | re.Pattern[str], Callable[[Any], None]] | None = None,
              prepare: Callable[[Any], None] | None = None, auto_take: bool = False) -> Any:
         """A page of ``url`` in a new context; requests to URLs matching the glob ``cut`` fail;
-        ``prepare(page)`` runs before the page is loaded (its routes take precedence). The
-        table's setting that takes a decision with a single answer by itself is off unless
-        ``auto_take`` (on by default for players: the tests of it say so; the others click
-        every decision they wait for)."""
+        each of ``routes`` (a Playwright URL pattern: its handler) and then ``prepare(page)``
+        are set before the page is loaded (their routes take precedence). The table's setting
+        that takes a decision with a single answer by itself is off unless ``auto_take`` (on by
+        default for players: the tests of it say so; the others click every decision they wait
+        for)."""
         context = self.browser.new_context(viewport=viewport)
         if not auto_take:
             auto_take_off(context)
@@ -89,6 +91,8 @@ class Pages:
         if cut:
             page.route(cut, lambda route: route.abort())
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        for pattern, handler in (routes or {}).items():
+            page.route(pattern, handler)
         if prepare:
             prepare(page)
         page.goto(url)

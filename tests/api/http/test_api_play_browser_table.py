@@ -82,6 +82,11 @@ def ann_and_bob(http: httpx.Client, seed: int, version: int) -> tuple[str, dict[
     return game, tokens
 
 
+def view_url(game: str) -> re.Pattern[str]:
+    """The URL pattern of ``game``'s view (``GET /v1/games/{id}``): a key of ``Pages.open``'s ``routes``."""
+    return re.compile(rf"/v1/games/{game}$")
+
+
 def refuse_first(refused: list[str], status: int, kind: str, title: str) -> Callable[[Any], None]:
     """A Playwright route handler answering the first request it sees with problem ``status``
     (``Retry-After: 1``), noted in ``refused``, and letting every later one through."""
@@ -108,12 +113,8 @@ def test_event_lines_name_the_seats_however_early_they_arrive(pages: Pages, serv
     http = httpx.Client(base_url=server.url, timeout=30)
     game, _ = ann_and_bob(http, SEED + 50, 15)
     refused: list[str] = []
-    late_view = refuse_first(refused, 503, "unavailable", "Busy")
-
-    def prepare(page: Any) -> None:
-        page.route(re.compile(rf"/v1/games/{game}$"), late_view)
-
-    page = pages.open(f"{server.url}/play/{game}", prepare=prepare)
+    page = pages.open(f"{server.url}/play/{game}",
+                      routes={view_url(game): refuse_first(refused, 503, "unavailable", "Busy")})
     settled(page)
     assert refused, "the first view was not delayed"
     log = page.inner_text("#events .log")
@@ -129,16 +130,14 @@ def test_a_view_refused_for_too_many_requests_is_read_again(pages: Pages, server
     "Loading…" for good."""
     http = httpx.Client(base_url=server.url, timeout=30)
     game, tokens = ann_and_bob(http, SEED + 52, 5)
-    refused: list[str] = []
-    busy = refuse_first(refused, 429, "rate-limited", "Too many requests")
-
-    def prepare(page: Any) -> None:
-        page.route(re.compile(rf"/v1/games/{game}$"), busy)
-        page.route(re.compile(rf"/v1/games/{game}/stream$"), lambda route: route.fulfill(status=204))
-
     view = game_state(http, game)
     seat = view["awaiting"][0]
-    page = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}", prepare=prepare)
+    refused: list[str] = []
+    routes = {
+        view_url(game): refuse_first(refused, 429, "rate-limited", "Too many requests"),
+        re.compile(rf"/v1/games/{game}/stream$"): lambda route: route.fulfill(status=204),
+    }
+    page = pages.open(f"{server.url}/play/{game}#seat={seat}&token={tokens[seat]}", routes=routes)
     settled(page, view["version"])
     assert refused, "the view was not refused"
     assert page.locator("#decision button.action").count() >= 1
