@@ -4,7 +4,7 @@
 import type { GameEvent, KnownEvent } from "./api";
 import { language, t, tn } from "./i18n";
 import { duration } from "./lobby";
-import { count, humanize, type Names } from "./names";
+import { count, humanize, type Names, wordsFor } from "./names";
 
 type Known = KnownEvent["type"];
 type DataOf = { [K in Known]: Extract<KnownEvent, { type: K }>["data"] };
@@ -14,62 +14,44 @@ const route = (id: string) => (id === "shortcut" ? t("by a shortcut") : t("by th
 const from = (names: Names, source: string) => (source ? " " + t("(%(source)s)", { source: names.source(source) }) : "");
 const dice = (values: readonly number[]) => (values.length ? values.join(", ") : t("none"));
 
-/** The reasons the engine gives for something that did nothing (event data: English), in words. */
-const REASONS: Record<string, () => string> = {
+/** A reason the engine gave for something that did nothing (event data: English), in words; one
+ * these words do not know is left out in another language than English (never English words in
+ * a translated sentence). */
+const reason = wordsFor({
   "inventory full": () => t("inventory full"),
   "no lantern slot": () => t("no lantern slot"),
   "max illuminated dice held": () => t("max illuminated dice held"),
   "declined": () => t("declined"),
   "no unused steed left": () => t("no unused steed left"),
   "nothing to trade: needs 1 lantern, 1 blazing quartz or 2 coins": () => t("nothing to trade: needs 1 lantern, 1 blazing quartz or 2 coins"),
-};
-
-/** A reason the engine gave, in words; one these words do not know is left out in another
- * language than English (never English words in a translated sentence). */
-function reason(text: string): string {
-  const known = REASONS[text];
-  if (known) return known();
-  return language === "en" ? text : "";
-}
+}, (text) => (language === "en" ? text : ""));
 
 /** A choice of an event's data (an option id) in words. */
-const CHOICES: Record<string, () => string> = {
+const choice = wordsFor({
   ruins: () => t("the Ruins of Yin"),
   caravan: () => t("a caravan"),
   illuminated: () => t("an illuminated die"),
   deed: () => t("a deed and its bonus"),
   coins: () => t("coins"),
   upgrade: () => t("a wagon upgrade"),
-};
-
-function choice(id: string): string {
-  return CHOICES[id]?.() ?? humanize(id).toLowerCase();
-}
+});
 
 /** The spaces of the dark market and the ruins (their markers' event data) in words. */
-const SPACES: Record<string, () => string> = {
+const space = wordsFor({
   north: () => t("the north space"), east: () => t("the east space"), south: () => t("the south space"),
   west: () => t("the west space"), top_left: () => t("the top-left space"), top_right: () => t("the top-right space"),
   bottom_right: () => t("the bottom-right space"), bottom_left: () => t("the bottom-left space"),
-};
-
-function space(id: string): string {
-  return SPACES[id]?.() ?? humanize(id).toLowerCase();
-}
+});
 
 /** The district actions of the Private Concern's cards (``concern_action``'s ``action``), in words. */
-const CONCERN_ACTIONS: Record<string, () => string> = {
+const concernAction = wordsFor({
   bazaar: () => t("the bazaar action"),
   commission: () => t("the commission action"),
   travel: () => t("the travel action"),
   ruins: () => t("the ruins action"),
   dark_market: () => t("the dark market action"),
   inn: () => t("the inn action"),
-};
-
-function concernAction(id: string): string {
-  return CONCERN_ACTIONS[id]?.() ?? humanize(id).toLowerCase();
-}
+});
 
 /** What the player chose for the Private Concern (``concern_choice``: ``what`` and ``option``,
  * the engine's ids), in words: the town, hero or card chosen where the option names one. */

@@ -41,6 +41,13 @@ export function humanize(id: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** The words of an id looked up in ``words`` (each made when asked, so in the page's language),
+ * else ``fallback(id)``: by default the id humanized, in lower case (for inside a sentence). */
+export function wordsFor(words: Record<string, () => string>,
+  fallback: (id: string) => string = (id) => humanize(id).toLowerCase()): (id: string) => string {
+  return (id) => words[id]?.() ?? fallback(id);
+}
+
 export function count(n: number, resource: string): string {
   const words = RESOURCES[resource];
   return words ? words(n) : `${n} ${humanize(resource).toLowerCase()}`;

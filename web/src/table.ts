@@ -18,7 +18,7 @@ import { language, t, tn } from "./i18n";
 import { decisionBoard } from "./focus";
 import { joinForm, seatWords, timeoutWords } from "./lobby";
 import { EventLog, sentence } from "./log";
-import { Names } from "./names";
+import { Names, wordsFor } from "./names";
 import { pawn, renderPanels, renderPlayers, renderRingway, renderScore, type Seats } from "./render";
 import { atOf, keyStep, Replay, replayControls, type Unit, withAt } from "./replay";
 
@@ -33,14 +33,10 @@ const LINK_WORDS: Record<Link, () => string> = {
 };
 
 /** The phases of a turn and a game (the view's ``phase``), in words. */
-const PHASES: Record<string, () => string> = {
+const phase = wordsFor({
   setup: () => t("setup"), plan: () => t("plan"), move: () => t("move"), activate: () => t("activate"),
   rest: () => t("rest"), final_travel: () => t("final travel"), finished: () => t("game over"),
-};
-
-function phase(id: string): string {
-  return PHASES[id]?.() ?? id.replace(/_/g, " ");
-}
+}, (id) => id.replace(/_/g, " "));
 
 const AUTO_TAKE = "darkroad.play.autoTake";
 
