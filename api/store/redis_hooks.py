@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple
 
-from redis import exceptions as redis_errors
-
+from darkroad.api.store.redis_groups import Groups
 from darkroad.api.store.redis_jobs import JobQueue
-from darkroad.api.store.topology import UNAVAILABLE, Topology
 from darkroad.api.store.webhook_queue import HOOK_GROUP, Delivery, HookNotice, HookStore, message_id
 
 
@@ -125,21 +122,10 @@ _SHAS = {script: sha for sha, script in HOOK_SCRIPTS.items()}
 class RedisHooks(HookStore):
     """Subscriptions and messages in Redis, over the store's batched commands."""
 
-    def __init__(
-        self,
-        topology: Topology,
-        command: Callable[..., Awaitable[Any]],
-        jobs: JobQueue,
-        unavailable: Callable[[BaseException], Exception],
-        max_block: float,
-    ) -> None:
-        self._hook_topology = topology
+    def __init__(self, command: Callable[..., Awaitable[Any]], jobs: JobQueue, groups: Groups) -> None:
         self._hook_command = command
         self._hook_jobs = jobs
-        self._hook_unavailable = unavailable
-        self._hook_max_block = max_block
-        self._hook_groups: set[str] = set()
-        self._hook_claimed: dict[str, float] = {}
+        self._hook_group = groups(HOOK_GROUP, hooks_key)
 
     async def _eval(self, script: str, keys: Sequence[str], *args: Any) -> Any:
         # By digest, as the store's own scripts (the service's Redis user may not EVAL): loaded
@@ -164,68 +150,11 @@ class RedisHooks(HookStore):
     async def note_delivery(self, game_id: str, seat: int, sub_id: str, state: bytes) -> None:
         await self._eval(_NOTE, [subscriptions_key(game_id)], seat, sub_id, state)
 
-    async def _ensure_hook_group(self, shard: str, *, again: bool = False) -> None:
-        if shard in self._hook_groups and not again:
-            return
-        key = hooks_key(shard)
-        try:
-            await self._hook_command(key, "XGROUP", "CREATE", key, HOOK_GROUP, "0", "MKSTREAM", write=True)
-        except redis_errors.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-        self._hook_groups.add(shard)
-
-    @staticmethod
-    def _deliveries(shard: str, entries: Sequence[Any]) -> list[Delivery]:
-        found = []
-        for entry in entries:
-            if entry is None or not entry[1]:
-                continue  # deleted meanwhile
-            flat = entry[1]
-            # redis-py parses XREADGROUP's fields into a dict; XAUTOCLAIM's come raw (a flat list)
-            fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
-            found.append(Delivery.from_fields(fields, shard, entry[0].decode()))
-        return found
-
     async def take_deliveries(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[Delivery]:
-        await self._ensure_hook_group(shard)
-        key = hooks_key(shard)
-        now = time.monotonic()
-        if now >= self._hook_claimed.get(shard, 0.0) + claim_after / 4:  # a few looks per claim timeout
-            self._hook_claimed[shard] = now
-            try:
-                claimed = await self._hook_command(
-                    key, "XAUTOCLAIM", key, HOOK_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0",
-                    "COUNT", count, write=True,
-                )  # fmt: skip
-            except redis_errors.ResponseError as exc:
-                if "NOGROUP" not in str(exc):
-                    raise
-                await self._ensure_hook_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
-                return []
-            if found := self._deliveries(shard, claimed[1]):
-                return found
-        node = self._hook_topology.node_for(key)
-        try:
-            reply = await node.streams.xreadgroup(
-                HOOK_GROUP, consumer, {key: ">"}, count=count,
-                block=max(1, int(min(block, self._hook_max_block) * 1000)),
-            )  # fmt: skip
-        except redis_errors.ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                await self._hook_topology.refresh()
-                raise self._hook_unavailable(exc) from exc
-            await self._ensure_hook_group(shard, again=True)
-            return []
-        except UNAVAILABLE as exc:
-            await self._hook_topology.refresh()
-            raise self._hook_unavailable(exc) from exc
-        if not reply:
-            return []
-        streams: Any = reply  # [[name, entries]], as redis-py parses it on RESP2: one stream asked for
-        return self._deliveries(shard, streams[0][1])
+        entries, _ = await self._hook_group.take(shard, consumer, count, block, claim_after)
+        return [Delivery.from_fields(fields, shard, entry_id.decode()) for entry_id, fields in entries]
 
     async def keep_deliveries(self, shard: str, consumer: str, refs: Sequence[str]) -> None:
         if not refs:

@@ -12,16 +12,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
-import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from redis import exceptions as redis_errors
 from redis.crc import key_slot
 
 from darkroad.api.store.base import BotJob
-from darkroad.api.store.topology import UNAVAILABLE, Topology
+from darkroad.api.store.redis_groups import Entry, Groups, live_entries
 
 JOB_GROUP = "workers"
 STANDALONE_SHARD = "bots"
@@ -40,18 +38,8 @@ def clocks_key(shard: str) -> str:
 class JobQueue:
     """The shards of jobs and clocks of one store: ``cluster_shards`` in a Cluster (0: one)."""
 
-    def __init__(
-        self,
-        topology: Topology,
-        command: Callable[..., Awaitable[Any]],
-        unavailable: Callable[[BaseException], Exception],
-        max_block: float,
-        cluster_shards: int,
-    ) -> None:
-        self.topology = topology
+    def __init__(self, command: Callable[..., Awaitable[Any]], groups: Groups, cluster_shards: int) -> None:
         self._command = command
-        self._unavailable = unavailable
-        self._max_block = max_block
         shards: dict[int, str] = {}
         for n in itertools.count():  # distinct slots (two names may hash alike)
             if len(shards) == cluster_shards:
@@ -59,10 +47,7 @@ class JobQueue:
             shards.setdefault(key_slot(f"bots-{n}".encode()), f"bots-{n}")
         self._shards = shards
         self._shard_names = list(shards.values()) or [STANDALONE_SHARD]
-        self._groups: set[str] = set()
-        """Shards whose consumer group this process made sure of."""
-        self._claimed: dict[str, float] = {}
-        """When this process last claimed a shard's jobs of dead workers (monotonic seconds)."""
+        self._group = groups(JOB_GROUP, jobs_key)
 
     def own_shard(self, game_id: str) -> str | None:
         """The shard sharing the game's slot, whose keys its scripts write (``None``: a game of
@@ -105,28 +90,10 @@ class JobQueue:
     def shard_names(self) -> list[str]:
         return list(self._shard_names)
 
-    async def _ensure_group(self, shard: str, *, again: bool = False) -> None:
-        if shard in self._groups and not again:
-            return
-        key = jobs_key(shard)
-        try:
-            await self._command(key, "XGROUP", "CREATE", key, JOB_GROUP, "0", "MKSTREAM", write=True)
-        except redis_errors.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-        self._groups.add(shard)
-
     @staticmethod
-    def _jobs(shard: str, consumer: str, entries: Sequence[Any], deliveries: int = 1) -> list[BotJob]:
+    def _jobs(shard: str, consumer: str, entries: Sequence[Entry], deliveries: int = 1) -> list[BotJob]:
         jobs = []
-        for entry in entries:
-            if entry is None:
-                continue
-            entry_id, flat = entry[0], entry[1]
-            if not flat:
-                continue  # deleted meanwhile (XAUTOCLAIM of a Redis before 7 names them so)
-            # redis-py parses XREADGROUP's fields into a dict; XAUTOCLAIM and XRANGE go raw (a flat list)
-            fields = dict(flat.items()) if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
+        for entry_id, fields in entries:
             ref = entry_id.decode()
             jobs.append(
                 BotJob(
@@ -145,49 +112,8 @@ class JobQueue:
     async def take(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[BotJob]:
-        await self._ensure_group(shard)
-        key = jobs_key(shard)
-        # Claiming looks for dead workers' jobs: a few times per claim timeout is enough (not a
-        # round trip before every read).
-        now = time.monotonic()
-        if now < self._claimed.get(shard, 0.0) + claim_after / 4:
-            return await self._read_jobs(shard, consumer, count, block)
-        self._claimed[shard] = now
-        try:
-            claimed = await self._command(
-                key, "XAUTOCLAIM", key, JOB_GROUP, consumer, max(1, int(claim_after * 1000)), "0-0", "COUNT", count,
-                write=True,
-            )  # fmt: skip
-        except redis_errors.ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                raise
-            await self._ensure_group(shard, again=True)  # the stream was lost (a Redis restarted empty)
-            return []
-        jobs = self._jobs(shard, consumer, claimed[1], deliveries=2)
-        if jobs:
-            return jobs
-        return await self._read_jobs(shard, consumer, count, block)
-
-    async def _read_jobs(self, shard: str, consumer: str, count: int, block: float) -> list[BotJob]:
-        key = jobs_key(shard)
-        node = self.topology.node_for(key)
-        try:
-            reply = await node.streams.xreadgroup(
-                JOB_GROUP, consumer, {key: ">"}, count=count, block=max(1, int(min(block, self._max_block) * 1000))
-            )
-        except redis_errors.ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                await self.topology.refresh()  # MOVED, READONLY: the slot's primary changed
-                raise self._unavailable(exc) from exc
-            await self._ensure_group(shard, again=True)
-            return []
-        except UNAVAILABLE as exc:
-            await self.topology.refresh()
-            raise self._unavailable(exc) from exc
-        if not reply:
-            return []
-        streams: Any = reply  # [[name, entries]], as redis-py parses it on RESP2: one stream asked for
-        return self._jobs(shard, consumer, streams[0][1])
+        entries, claimed = await self._group.take(shard, consumer, count, block, claim_after)
+        return self._jobs(shard, consumer, entries, deliveries=2 if claimed else 1)
 
     async def ack(self, job: BotJob) -> None:
         key = jobs_key(job.shard)
@@ -197,7 +123,7 @@ class JobQueue:
         )
 
     async def waiting(self, shard: str, limit: int) -> list[BotJob]:
-        await self._ensure_group(shard)
+        await self._group.ensure(shard)
         key = jobs_key(shard)
         groups = await self._command(key, "XINFO", "GROUPS", key)
         last = "0-0"
@@ -206,7 +132,7 @@ class JobQueue:
             if info.get(b"name") == JOB_GROUP.encode():
                 last = info[b"last-delivered-id"].decode()
         entries = await self._command(key, "XRANGE", key, f"({last}", "+", "COUNT", limit)
-        return self._jobs(shard, "", entries)
+        return self._jobs(shard, "", live_entries(entries))
 
     async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
         key = clocks_key(shard)

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -95,6 +96,7 @@ from darkroad.api.store.redis_events import (
     event_texts,
     stream_id,
 )
+from darkroad.api.store.redis_groups import ConsumerGroup
 from darkroad.api.store.redis_hooks import HOOK_SCRIPTS, HookArgs, RedisHooks, hook_args, hooks_key
 from darkroad.api.store.redis_jobs import JOB_GROUP, JobQueue, clocks_key, jobs_key
 from darkroad.api.store.topology import (
@@ -217,10 +219,9 @@ class RedisStore(RedisHooks, GameStore):
             wait_timeout=wait_timeout,
             on_resend=on_resend,
         )
-        self.jobs = JobQueue(
-            topology, self.command, _unavailable, max_block, job_shards if isinstance(topology, ClusterNodes) else 0
-        )
-        RedisHooks.__init__(self, topology, self.command, self.jobs, _unavailable, max_block)
+        groups = functools.partial(ConsumerGroup, topology, self.command, _unavailable, max_block)
+        self.jobs = JobQueue(self.command, groups, job_shards if isinstance(topology, ClusterNodes) else 0)
+        RedisHooks.__init__(self, self.command, self.jobs, groups)
 
     @classmethod
     def from_url(

@@ -28,6 +28,7 @@ from darkroad.api.store.base import (
 )
 from darkroad.api.store.batcher import Batcher
 from darkroad.api.store.cluster import ClusterNodes
+from darkroad.api.store.redis_jobs import jobs_key
 from darkroad.api.store.redis_store import RedisStore, game_key
 from darkroad.api.store.topology import UNAVAILABLE, Node, PoolOptions, Standalone
 
@@ -535,6 +536,25 @@ async def test_a_job_not_acknowledged_goes_to_another_worker(store: GameStore) -
     await store.ack_job(claimed)
     await asyncio.sleep(0.15)
     assert await _all_jobs(store, "third", claim_after=0.1) == []  # acknowledged: never again
+
+
+async def test_a_lost_stream_of_jobs_and_its_group_are_made_again(redis_url: str) -> None:
+    """A Redis restarted empty has lost the jobs' stream and its consumer group: a take that
+    reads, and one that claims, meet NOGROUP, make them again and answer nothing; the next
+    job is taken as before."""
+    async with RedisStore.from_url(redis_url) as store:
+        (shard,) = store.job_shards()
+        key = jobs_key(shard)
+        assert await store.take_jobs(shard, "w", 10, 0.05, 60.0) == []  # the group made; a claim, then a read
+        await store.command(key, "DEL", key, write=True)
+        assert await store.take_jobs(shard, "w", 10, 0.05, 60.0) == []  # a read (claimed just now): NOGROUP
+        await store.command(key, "DEL", key, write=True)
+        assert await store.take_jobs(shard, "w", 10, 0.05, 0.0) == []  # a claim: NOGROUP
+        game_id = store.new_game_id()
+        await store.create(dataclasses.replace(new_game(game_id), bot_job="greedy"))
+        assert [(job.game_id, job.deliveries) for job in await store.take_jobs(shard, "w", 10, 0.05, 60.0)] == [
+            (game_id, 1)
+        ]
 
 
 async def test_commits_set_and_stop_the_turn_clock(store: GameStore) -> None:
