@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import dataclasses
-import itertools
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +20,7 @@ from darkroad.api.store.base import (
     StoredEvent,
     StoredGame,
 )
+from darkroad.api.store.memory_groups import MemoryGroup
 from darkroad.api.store.memory_hooks import MemoryHooks
 
 
@@ -61,13 +60,13 @@ class MemoryStore(MemoryHooks, GameStore):
         """The index of listed waiting games, sorted (see :meth:`GameStore.list_waiting`)."""
         self._next_sweep = clock() + self.SWEEP_INTERVAL
         self._counters: dict[str, tuple[int, float]] = {}
-        # The queue of bot jobs, as a Redis stream with one consumer group: jobs not handed
-        # out yet (by ref, in order), and those handed out and not acknowledged (ref -> job,
-        # worker, when handed out: wall-clock seconds, as the claim timeout counts).
-        self._jobs: OrderedDict[str, BotJob] = OrderedDict()
-        self._pending: dict[str, tuple[BotJob, str, float]] = {}
-        self._job_refs = itertools.count(1)
-        self._job_added = asyncio.Event()
+        # The queue of bot jobs, as a Redis stream with one consumer group: a job handed out
+        # again (its worker did not acknowledge it in time) counts one more delivery.
+        self._job_group: MemoryGroup[BotJob] = MemoryGroup(
+            lambda job, consumer, claimed: dataclasses.replace(
+                job, consumer=consumer, deliveries=job.deliveries + 1 if claimed else job.deliveries
+            )
+        )
         self._clocks: dict[str, float] = {}
         """The turn clocks: game id -> deadline (Unix seconds)."""
         MemoryHooks.__init__(self, lambda game_id: self._live(game_id) is not None)
@@ -77,8 +76,7 @@ class MemoryStore(MemoryHooks, GameStore):
         self._games.clear()
         self._idempotency.clear()
         self._waiting.clear()
-        self._jobs.clear()
-        self._pending.clear()
+        self._job_group.clear()
         self._clocks.clear()
         self.clear_hooks()
 
@@ -109,10 +107,7 @@ class MemoryStore(MemoryHooks, GameStore):
     def _after_write(self, game_id: str, version: int, bot_job: str | None, deadline: float | None) -> None:
         """Enqueue the bot job and set the clock of a version just written (same step)."""
         if bot_job is not None:
-            ref = str(next(self._job_refs))
-            self._jobs[ref] = BotJob(game_id, version, bot_job, time.time(), self.SHARD, ref)
-            self._job_added.set()
-            self._job_added = asyncio.Event()
+            self._job_group.add(lambda ref: BotJob(game_id, version, bot_job, time.time(), self.SHARD, ref))
         if deadline is None:
             self._clocks.pop(game_id, None)
         else:
@@ -166,9 +161,9 @@ class MemoryStore(MemoryHooks, GameStore):
         self._after_write(commit.game_id, commit.version, None if keep else commit.bot_job, commit.deadline)
         self.notify(commit.game_id, commit.version, commit.finished, commit.hooks)
         if job is not None and not keep:
-            self._ack(job.ref)
-        elif job is not None and job.ref in self._pending:  # handed to its worker again
-            self._pending[job.ref] = (self._pending[job.ref][0], job.consumer, time.time())
+            self._job_group.ack(job.ref)
+        elif job is not None:  # handed to its worker again
+            self._job_group.keep([job.ref], job.consumer)
         return CommitResult(Outcome.COMMITTED, kept=keep, hooked=hooked)
 
     SHARD = "memory"
@@ -179,34 +174,13 @@ class MemoryStore(MemoryHooks, GameStore):
     async def take_jobs(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[BotJob]:
-        now = time.time()
-        taken: list[BotJob] = []
-        for ref, (job, _, handed) in list(self._pending.items()):
-            if len(taken) < count and now - handed >= claim_after:
-                job = dataclasses.replace(job, deliveries=job.deliveries + 1, consumer=consumer)
-                self._pending[ref] = (job, consumer, now)
-                taken.append(job)
-        if not taken and not self._jobs and block > 0:
-            try:
-                await asyncio.wait_for(self._job_added.wait(), block)
-            except TimeoutError:
-                return []
-        while self._jobs and len(taken) < count:
-            ref, job = self._jobs.popitem(last=False)
-            job = dataclasses.replace(job, consumer=consumer)
-            self._pending[ref] = (job, consumer, time.time())
-            taken.append(job)
-        return taken
+        return await self._job_group.take(consumer, count, block, claim_after)
 
     async def ack_job(self, job: BotJob) -> None:
-        self._ack(job.ref)
-
-    def _ack(self, ref: str) -> None:
-        self._pending.pop(ref, None)
-        self._jobs.pop(ref, None)
+        self._job_group.ack(job.ref)
 
     async def waiting_jobs(self, shard: str, limit: int) -> list[BotJob]:
-        return list(itertools.islice(self._jobs.values(), limit))
+        return self._job_group.waiting(limit)
 
     async def due_clocks(self, shard: str, now: float, limit: int) -> list[tuple[str, float]]:
         due = sorted((deadline, game_id) for game_id, deadline in self._clocks.items() if deadline <= now)

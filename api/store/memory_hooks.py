@@ -4,14 +4,12 @@ retries by due time), each method atomic on the event loop as a Redis script is.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import heapq
 import itertools
-import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from darkroad.api.store.memory_groups import MemoryGroup
 from darkroad.api.store.webhook_queue import Delivery, HookNotice, HookStore, message_id
 
 SHARD = "memory"
@@ -25,19 +23,16 @@ class MemoryHooks(HookStore):
         self._subscriptions: dict[tuple[str, int], tuple[bytes, str, bytes | None]] = {}
         self._awaited: dict[str, tuple[int, ...]] = {}
         """Per game with a subscription: the seats its last commit left awaited."""
-        self._stream: OrderedDict[str, Delivery] = OrderedDict()
-        self._taken: dict[str, tuple[Delivery, float]] = {}
-        """Taken and not acknowledged: ref -> (delivery, when taken, wall-clock seconds)."""
+        self._hook_group: MemoryGroup[Delivery] = MemoryGroup(lambda delivery, consumer, claimed: delivery)
         self._retries: list[tuple[float, int, Delivery]] = []
         self._refs = itertools.count(1)
-        self._added = asyncio.Event()
+        """The retries' order among those due at once."""
 
     def clear_hooks(self) -> None:
         """Forget every subscription and message."""
         self._subscriptions.clear()
         self._awaited.clear()
-        self._stream.clear()
-        self._taken.clear()
+        self._hook_group.clear()
         self._retries.clear()
 
     def _subscribed(self, game_id: str) -> list[int]:
@@ -73,10 +68,7 @@ class MemoryHooks(HookStore):
                                    notice.created, notice.decision))
 
     def _add(self, delivery: Delivery) -> None:
-        ref = str(next(self._refs))
-        self._stream[ref] = dataclasses.replace(delivery, shard=SHARD, ref=ref)
-        self._added.set()
-        self._added = asyncio.Event()
+        self._hook_group.add(lambda ref: dataclasses.replace(delivery, shard=SHARD, ref=ref))
 
     async def put_webhook(self, game_id: str, seat: int, record: bytes, sub_id: str, awaited: str) -> bool | None:
         if not self._game_exists(game_id):
@@ -106,32 +98,13 @@ class MemoryHooks(HookStore):
     async def take_deliveries(
         self, shard: str, consumer: str, count: int, block: float, claim_after: float
     ) -> list[Delivery]:
-        now = time.time()
-        taken: list[Delivery] = []
-        for ref, (delivery, handed) in list(self._taken.items()):
-            if len(taken) < count and now - handed >= claim_after:
-                self._taken[ref] = (delivery, now)
-                taken.append(delivery)
-        if not taken and not self._stream and block > 0:
-            try:
-                await asyncio.wait_for(self._added.wait(), block)
-            except TimeoutError:
-                return []
-        while self._stream and len(taken) < count:
-            ref, delivery = self._stream.popitem(last=False)
-            self._taken[ref] = (delivery, time.time())
-            taken.append(delivery)
-        return taken
+        return await self._hook_group.take(consumer, count, block, claim_after)
 
     async def keep_deliveries(self, shard: str, consumer: str, refs: Sequence[str]) -> None:
-        now = time.time()
-        for ref in refs:
-            if (found := self._taken.get(ref)) is not None:
-                self._taken[ref] = (found[0], now)
+        self._hook_group.keep(refs, consumer)
 
     async def ack_delivery(self, delivery: Delivery) -> None:
-        self._taken.pop(delivery.ref, None)
-        self._stream.pop(delivery.ref, None)
+        self._hook_group.ack(delivery.ref)
 
     async def retry_delivery(self, delivery: Delivery, due: float) -> None:
         await self.ack_delivery(delivery)
