@@ -19,9 +19,9 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from darkroad.core import Action, Engine, Game
+from darkroad.core import Action, Engine
 
-from .match import MAX_STEPS, Match
+from .match import MAX_STEPS, OnAMatch
 
 ObsDict = dict[str, npt.NDArray[Any]]
 
@@ -223,7 +223,7 @@ class _AgentIterator(AECOrderEnforcingIterator):  # type: ignore[misc]
         return agent
 
 
-class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo ships no types; its name for the unwrapped class
+class raw_env(OnAMatch, AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo ships no types; its name for the unwrapped class
     """A darkroad game as a PettingZoo AEC environment (unwrapped).
 
     ``reward``: ``"win"`` (+1 shared among the winners, -1 shared among the others, at the
@@ -239,12 +239,7 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
                  render_mode: str | None = None, reward: str = "win", engine: Engine | None = None,
                  max_steps: int = MAX_STEPS) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.match = Match(players, options, reward, engine, max_steps)
-        if seed is not None:
-            self.match.seeds.seed(seed)
+        self._new_match(render_mode, seed, players, options, reward, engine, max_steps)
         self.possible_agents = [f"seat_{s}" for s in self.match.seats]
         self._seat = {a: s for a, s in zip(self.possible_agents, self.match.seats, strict=True)}
         self._agent = {s: a for a, s in self._seat.items()}
@@ -254,25 +249,8 @@ class raw_env(AECEnv[str, ObsDict, int]):  # type: ignore[misc]  # PettingZoo sh
         self.agents: list[str] = []
 
     # -- what PettingZoo asks -----------------------------------------------------------------
-    @property
-    def engine(self) -> Engine:
-        """The engine the game runs on."""
-        return self.match.engine
-
-    @property
-    def game(self) -> Game:
-        """The game under way (the real one, with every secret: for inspection, not for agents)."""
-        if self.match.game is None:
-            raise RuntimeError("no game yet: call reset() first")
-        return self.match.game
-
-    @game.setter
-    def game(self, game: Game) -> None:
-        """Put ``game`` (a position to play from: a copy, a game edited by hand, a stored one)
-        in place of the game under way, after :meth:`reset`: the agent to act is the seat it
-        awaits."""
-        self.match.replace(game)
-        if not game.finished:
+    def _go_on(self) -> None:
+        if not self.game.finished:
             self._select()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:

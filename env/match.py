@@ -236,3 +236,49 @@ class Match:
             lines.append("final scores: " + ", ".join(f"seat {s.seat}: {s.total}" for s in self.game.score)
                          + f"; winners {list(self.game.winners)}")
         return "\n".join(lines) + "\n"
+
+
+class OnAMatch:
+    """What both environments (``aec.raw_env``, ``single.SingleSeatEnv``) show of their
+    :class:`Match`: the engine, and the game under way, which a position may replace."""
+
+    match: Match
+    metadata: dict[str, Any]
+    render_mode: str | None
+
+    def _new_match(self, render_mode: str | None, seed: int | None, players: int, options: Mapping[str, Any] | None,
+                   reward: str, engine: Engine | None, max_steps: int) -> None:
+        """Check ``render_mode`` against the environment's ``metadata``, then make its match
+        (whose sequence of seeds starts from ``seed``, when given)."""
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.match = Match(players, options, reward, engine, max_steps)
+        if seed is not None:
+            self.match.seeds.seed(seed)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine the game runs on."""
+        return self.match.engine
+
+    @property
+    def game(self) -> Game:
+        """The game under way (the real one, with every secret: for inspection, not for agents).
+
+        Set it to a position to play from (a copy, a game edited by hand, a stored one), after
+        ``reset()``: it takes the place of the game under way and play goes on from it as after
+        a reset (the agent to act is the seat it awaits; a single-seat environment's bots play
+        until its seat is awaited)."""
+        if self.match.game is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return self.match.game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        self.match.replace(game)
+        self._go_on()
+
+    def _go_on(self) -> None:
+        """Play on from the game just started or put in place, up to an agent's decision."""
+        raise NotImplementedError

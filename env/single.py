@@ -16,9 +16,9 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 
-from darkroad.core import Action, Bot, Engine, Game
+from darkroad.core import Action, Bot, Engine
 
-from .match import MAX_STEPS, Match
+from .match import MAX_STEPS, OnAMatch
 
 Obs = npt.NDArray[np.float32]
 
@@ -32,7 +32,7 @@ def single(players: int = 2, opponents: str | Bot | Sequence[str | Bot] = "greed
                          render_mode=render_mode, **kwargs)
 
 
-class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
+class SingleSeatEnv(OnAMatch, gymnasium.Env[Obs, np.int64]):
     """One seat of a darkroad game (``seat``, default the first the agents play); the others
     played by ``opponents``. An illegal action ends the episode with -1. ``reward``: ``"win"`` (+1 shared among the winners, -1 shared
     among the others, at the end) or ``"score"`` (the change of the seat's score difference
@@ -44,12 +44,7 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
                  seed: int | None = None, options: Mapping[str, Any] | None = None, render_mode: str | None = None,
                  reward: str = "win", engine: Engine | None = None, seat: int | None = None,
                  max_steps: int = MAX_STEPS) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.match = Match(players, options, reward, engine, max_steps)
-        if seed is not None:
-            self.match.seeds.seed(seed)
+        self._new_match(render_mode, seed, players, options, reward, engine, max_steps)
         self.seat = self.match.seats[0] if seat is None else seat
         if self.seat not in self.match.seats:
             raise ValueError(f"seat {self.seat} is not one the agents play; they play {self.match.seats}")
@@ -73,31 +68,14 @@ class SingleSeatEnv(gymnasium.Env[Obs, np.int64]):
             out.append(bot)
         return out
 
-    @property
-    def engine(self) -> Engine:
-        return self.match.engine
-
-    @property
-    def game(self) -> Game:
-        """The game under way (the real one, with every secret: for inspection, not for agents)."""
-        if self.match.game is None:
-            raise RuntimeError("no game yet: call reset() first")
-        return self.match.game
-
-    @game.setter
-    def game(self, game: Game) -> None:
-        """Put ``game`` (a position to play from: a copy, a game edited by hand, a stored one)
-        in place of the game under way, after :meth:`reset`; the bots then play until the
-        seat is awaited, as after a reset."""
-        self.match.replace(game)
+    def _go_on(self) -> None:
         self._play_others()
         self._standing = self.match.standing()[self.seat]
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
         super().reset(seed=seed)
         self.match.new_game(seed)
-        self._play_others()
-        self._standing = self.match.standing()[self.seat]
+        self._go_on()
         return self.match.observation(self.seat), self._info()
 
     def step(self, action: np.int64 | int) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
