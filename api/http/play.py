@@ -26,7 +26,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter, QueryParameter
 
 from darkroad.api.app.seating import GAME_ID_PATTERN
-from darkroad.api.http.play_guide import guide
+from darkroad.api.http.play_guide import guide, page_head
 from darkroad.core import i18n
 from darkroad.core.i18n import _
 
@@ -79,18 +79,8 @@ def _page_in(locale: str) -> str:
     with i18n.use_locale(locale):  # (the calls outside the f-string: Babel reads no call inside one)
         skip, help_, how, loading = _("Skip to the decision"), _("Help and language"), _("How to play"), _("Loading the table…")
         noscript = _("This page needs JavaScript. The API reference is at %(link)s.", link='<a href="/docs">/docs</a>')
-    return f"""<!DOCTYPE html>
-<html lang="{locale}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="referrer" content="no-referrer">
-  <title>darkroad: play</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="{asset("play.css").url}">
-  <script type="module" src="{asset("play.js").url}"></script>
-</head>
-<body>
+    script = f'<script type="module" src="{asset("play.js").url}"></script>'
+    return page_head(locale, "darkroad: play", asset("play.css").url, script) + f"""<body>
   <a class="skip" href="#decision">{skip}</a>
   <nav class="help" aria-label="{help_}"><a href="{GUIDE}?lang={locale}">{how}</a></nav>
   <main id="app" data-state="loading" aria-busy="true"><p>{loading}</p></main>

@@ -172,6 +172,24 @@ def guide(stylesheet: str) -> str:
 
 
 @cache
+def page_head(locale: str, title: str, stylesheet: str, *more: str) -> str:
+    """A /play page (the table, this guide) from its doctype to the end of its ``<head>``: its
+    language, ``title``, stylesheet and ``more`` lines of the head (each indented), alike on
+    every page (no referrer sent, no icon fetched)."""
+    extra = "".join(f"\n  {line}" for line in more)
+    return f"""<!DOCTYPE html>
+<html lang="{locale}">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="referrer" content="no-referrer">
+  <title>{escape(title)}</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="{stylesheet}">{extra}
+</head>
+"""
+
+
 def _guide(stylesheet: str, locale: str) -> str:
     anchored: set[int] = set()
     parts = []
@@ -191,17 +209,7 @@ def _guide(stylesheet: str, locale: str) -> str:
     intro = say("Each point below says where the rulebook tells it; the links lead to the rulebook's own words, "
                 "quoted by page. The full rulebook comes with the game.")
     quoted, again, reference = say("The rulebook's pages quoted"), say("Set up or join a game"), say("API reference")
-    return f"""<!DOCTYPE html>
-<html lang="{locale}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="referrer" content="no-referrer">
-  <title>{escape(title)}</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="{stylesheet}">
-</head>
-<body>
+    return page_head(locale, title, stylesheet) + f"""<body>
   <main id="app" class="guide" data-state="ready">
     <header class="top">
       <h1><a href="/play">darkroad</a></h1>
