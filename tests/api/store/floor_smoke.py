@@ -8,6 +8,7 @@ and its blocking Sentinel pool. Prints the versions it ran with."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 
 import hiredis
@@ -49,9 +50,24 @@ async def main(url: str) -> None:
         await store.commit(commit(2, "c"))
         assert [event.n for event in await waiting] == [3]
         assert await store.count("ratelimit:{floor}:1", 2, 10) == 2
+        await jobs(store, game)
         assert len(await store.actions("g1")) == 3
     await adapter(url)
     print(f"redis {redis.__version__}, hiredis {hiredis.__version__}: ok")
+
+
+async def jobs(store: RedisStore, game: NewGame) -> None:
+    """A bot job through the stream's consumer group: XINFO and XRANGE (raw, through the
+    batcher), XREADGROUP (parsed by this redis-py's RESP2 callback), then XAUTOCLAIM."""
+    await store.create(dataclasses.replace(game, id="g2", bot_job="greedy"))
+    (shard,) = store.job_shards()
+    assert [job.game_id for job in await store.waiting_jobs(shard, 10)] == ["g2"]
+    (job,) = await store.take_jobs(shard, "w1", 10, 0.05, 60.0)
+    assert (job.game_id, job.version, job.bot, job.deliveries) == ("g2", 0, "greedy", 1)
+    await asyncio.sleep(0.05)
+    (claimed,) = await store.take_jobs(shard, "w2", 10, 0.05, 0.01)  # not acknowledged in time
+    assert (claimed.ref, claimed.deliveries) == (job.ref, 2)
+    await store.ack_job(claimed)
 
 
 async def adapter(url: str) -> None:
