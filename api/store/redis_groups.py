@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis import exceptions as redis_errors
@@ -24,8 +25,9 @@ Entry = tuple[bytes, dict[bytes, bytes]]
 
 def live_entries(entries: Sequence[Any]) -> list[Entry]:
     """The entries of a stream reply that still hold fields (one deleted meanwhile is ``None``,
-    or has none: XAUTOCLAIM of a Redis before 7 names such entries), as :data:`Entry`: redis-py parses XREADGROUP's fields into a dict, while
-    XAUTOCLAIM's and XRANGE's come raw through the batcher (a flat list)."""
+    or has none: XAUTOCLAIM of a Redis before 7 names such entries), as :data:`Entry`.
+    redis-py parses XREADGROUP's fields into a dict; XAUTOCLAIM's and XRANGE's come raw
+    through the batcher (a flat list)."""
     found = []
     for entry in entries:
         if entry is None or not entry[1]:
@@ -36,37 +38,30 @@ def live_entries(entries: Sequence[Any]) -> list[Entry]:
     return found
 
 
+@dataclass(eq=False)
 class ConsumerGroup:
     """The consumer group ``group`` of the streams ``key(shard)``, over the store's batched
-    ``command`` and ``topology``'s stream connections."""
+    ``command`` and ``topology``'s stream connections; ``unavailable`` makes the store's error
+    of a failed read, and ``max_block`` bounds each wait."""
 
-    def __init__(
-        self,
-        topology: Topology,
-        command: Callable[..., Awaitable[Any]],
-        unavailable: Callable[[BaseException], Exception],
-        max_block: float,
-        group: str,
-        key: Callable[[str], str],
-    ) -> None:
-        self._topology = topology
-        self._command = command
-        self._unavailable = unavailable
-        self._max_block = max_block
-        self.group = group
-        self._key = key
-        self._made: set[str] = set()
-        """Shards whose group this process made sure of."""
-        self._claimed: dict[str, float] = {}
-        """When this process last claimed a shard's entries of dead consumers (monotonic seconds)."""
+    topology: Topology
+    command: Callable[..., Awaitable[Any]]
+    unavailable: Callable[[BaseException], Exception]
+    max_block: float
+    group: str
+    key: Callable[[str], str]
+    _made: set[str] = field(default_factory=set, init=False)
+    """Shards whose group this process made sure of."""
+    _claimed: dict[str, float] = field(default_factory=dict, init=False)
+    """When this process last claimed a shard's entries of dead consumers (monotonic seconds)."""
 
     async def ensure(self, shard: str, *, again: bool = False) -> None:
         """Make the shard's group (and stream) unless this process did already."""
         if shard in self._made and not again:
             return
-        key = self._key(shard)
+        key = self.key(shard)
         try:
-            await self._command(key, "XGROUP", "CREATE", key, self.group, "0", "MKSTREAM", write=True)
+            await self.command(key, "XGROUP", "CREATE", key, self.group, "0", "MKSTREAM", write=True)
         except redis_errors.ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
@@ -79,12 +74,12 @@ class ConsumerGroup:
         consumers (pending over ``claim_after`` seconds); else new ones, waiting up to ``block``
         seconds; none when the stream was lost (its group is made again)."""
         await self.ensure(shard)
-        key = self._key(shard)
+        key = self.key(shard)
         now = time.monotonic()
         if now >= self._claimed.get(shard, 0.0) + claim_after / 4:  # a few looks per claim timeout
             self._claimed[shard] = now
             try:
-                claimed = await self._command(
+                claimed = await self.command(
                     key, "XAUTOCLAIM", key, self.group, consumer, max(1, int(claim_after * 1000)), "0-0",
                     "COUNT", count, write=True,
                 )  # fmt: skip
@@ -95,21 +90,21 @@ class ConsumerGroup:
                 return [], False
             if found := live_entries(claimed[1]):
                 return found, True
-        node = self._topology.node_for(key)
+        node = self.topology.node_for(key)
         try:
             reply = await node.streams.xreadgroup(
                 self.group, consumer, {key: ">"}, count=count,
-                block=max(1, int(min(block, self._max_block) * 1000)),
+                block=max(1, int(min(block, self.max_block) * 1000)),
             )  # fmt: skip
         except redis_errors.ResponseError as exc:
             if "NOGROUP" not in str(exc):
-                await self._topology.refresh()  # MOVED, READONLY: the slot's primary changed
-                raise self._unavailable(exc) from exc
+                await self.topology.refresh()  # MOVED, READONLY: the slot's primary changed
+                raise self.unavailable(exc) from exc
             await self.ensure(shard, again=True)
             return [], False
         except UNAVAILABLE as exc:
-            await self._topology.refresh()
-            raise self._unavailable(exc) from exc
+            await self.topology.refresh()
+            raise self.unavailable(exc) from exc
         if not reply:
             return [], False
         streams: Any = reply  # [[name, entries]], as redis-py parses it on RESP2: one stream asked for
