@@ -190,11 +190,15 @@ def _resp2(url: str, options: dict[str, Any]) -> dict[str, Any]:
     """``options`` of ``url``, refused when they ask for a protocol other than RESP2, the one the
     store speaks (:data:`~.redis_adapter.RESP2`), or for redis-py 8's unified reply shapes
     (``legacy_responses=false``): the store reads XREAD's and XREADGROUP's replies as redis-py
-    parses them on RESP2, ``[[stream, entries]]``."""
+    parses them on RESP2, ``[[stream, entries]]``; or for decoded replies (``decode_responses``,
+    which redis-py's URL parser passes on as a string, so even ``=false`` turns decoding on): the
+    store reads bytes."""
     if str(options.get("protocol", 2)) != "2":
         raise StoreConfigError(f"{redact(url)}: the store speaks RESP2; leave out protocol={options['protocol']}")
     if options.get("legacy_responses", True) is False:
         raise StoreConfigError(f"{redact(url)}: the store reads RESP2's reply shapes; leave out legacy_responses")
+    if "decode_responses" in options:
+        raise StoreConfigError(f"{redact(url)}: the store reads replies as bytes; leave out decode_responses")
     return options
 
 

@@ -584,11 +584,20 @@ def test_a_url_asking_for_resp3_is_refused_at_start(url: str) -> None:
     assert Standalone(url.replace("protocol=3", "protocol=2").split(",")[0], PoolOptions({})) is not None
 
 
-def test_a_url_asking_for_unified_replies_is_refused_at_start() -> None:
+@pytest.mark.parametrize(
+    ("query", "refused"),
+    [("legacy_responses=false", "leave out legacy_responses"), ("decode_responses=true", "leave out decode_responses"),
+     ("decode_responses=false", "leave out decode_responses")],
+)
+def test_a_url_asking_for_other_reply_shapes_is_refused_at_start(query: str, refused: str) -> None:
     """redis-py 8's ``legacy_responses=false`` reshapes XREAD's reply even on RESP2 (a dict of
-    streams), which the store does not read: refused by name, like another protocol."""
+    streams), and ``decode_responses`` (any value: redis-py passes the URL's string on, and
+    ``"false"`` is true) makes every reply a str; the store reads neither: refused by name, like
+    another protocol, not half obeyed."""
     from darkroad.api.store.base import StoreConfigError
-    from darkroad.api.store.topology import PoolOptions, Standalone
+    from darkroad.api.store.topology import PoolOptions, Standalone, split_url
 
-    with pytest.raises(StoreConfigError, match="leave out legacy_responses"):
-        Standalone("redis://127.0.0.1:6379/0?legacy_responses=false", PoolOptions({}))
+    with pytest.raises(StoreConfigError, match=refused):
+        Standalone(f"redis://127.0.0.1:6379/0?{query}", PoolOptions({}))
+    with pytest.raises(StoreConfigError, match=refused):
+        split_url(f"redis://a:1,b:2/0?{query}")
