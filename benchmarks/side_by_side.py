@@ -10,7 +10,9 @@ does, it does to both. Per action, for each server:
   its loop idle) and involuntary (preempted);
 * its read and write system calls (``/proc/PID/io``: the client's requests and answers, the
   pipelines to Redis);
-* Redis's commands (``INFO commandstats``: a script's inner commands included), its reads
+* Redis's commands (``INFO commandstats``: a script's inner commands included), in all and by
+  name (``cmd NAME``: the commands either tree sent, so that a change in what a commit does in
+  Redis shows by name), its reads
   (``total_reads_processed``: at most 16 KB each, so with a commit's 6 kB of state they follow
   the bytes more than the pipelines), the bytes written to it and its CPU.
 
@@ -79,9 +81,11 @@ def _info(port: int, section: str) -> dict[str, str]:
 def _redis(port: int) -> Counts:
     """Redis's commands (inner ones of scripts included), reads, input bytes and CPU so far."""
     stats, cpu = _info(port, "stats"), _info(port, "cpu")
-    commands = sum(int(value.split(",")[0].split("=")[1]) for value in _info(port, "commandstats").values())
+    each = {f"cmd {name.removeprefix('cmdstat_')}": int(value.split(",")[0].split("=")[1])
+            for name, value in _info(port, "commandstats").items()}  # fmt: skip
     return {
-        "commands": commands,
+        **each,
+        "commands": sum(each.values()),
         "reads": int(stats["total_reads_processed"]),
         "bytes_in": int(stats["total_net_input_bytes"]),
         "cpu": float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]),
@@ -139,7 +143,7 @@ def _client(name: str, port: int, pid: int, redis_port: int, games: list[Any], a
 
 def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[float]) -> Counts:
     n = len(latencies)
-    d = {key: (after[key] - before[key]) / n for key in after}
+    d = {key: (after[key] - before.get(key, 0)) / n for key in after}
     q = statistics.quantiles(latencies, n=100)
     return {
         "actions/s": n / elapsed, "p50 ms": q[49] * 1e3, "p99 ms": q[98] * 1e3,
@@ -148,6 +152,7 @@ def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[f
         "vol cs": d["voluntary"], "invol cs": d["nonvoluntary"], "reads": d["syscr"], "writes": d["syscw"],
         "redis cmds": d["redis_commands"], "redis reads": d["redis_reads"], "redis kB in": d["redis_bytes_in"] / 1e3,
         "redis cpu us": d["redis_cpu"] * 1e6,
+        **{key.removeprefix("redis_"): value for key, value in d.items() if key.startswith("redis_cmd ") and value},
     }  # fmt: skip
 
 
@@ -199,10 +204,10 @@ def main() -> None:
             print(f"round {r + 1} {name:9s} " + "  ".join(f"{key} {value:.2f}" for key, value in counts.items()), flush=True)
     print()
     mine, theirs = [r["this tree"] for r in rounds], [r["baseline"] for r in rounds]
-    for key in mine[0]:
-        ratio = statistics.median(m[key] / t[key] if t[key] else float("nan") for m, t in zip(mine, theirs, strict=True))
-        print(f"{key:13s} this tree {statistics.median(m[key] for m in mine):9.2f}  baseline "
-              f"{statistics.median(t[key] for t in theirs):9.2f}  ratio {ratio:5.2f}")
+    for key in {**mine[0], **theirs[0]}:  # Redis's commands by name: only those either sent
+        m, t = [r.get(key, 0.0) for r in mine], [r.get(key, 0.0) for r in theirs]
+        ratio = statistics.median(a / b if b else float("nan") for a, b in zip(m, t, strict=True))
+        print(f"{key:13s} this tree {statistics.median(m):9.2f}  baseline {statistics.median(t):9.2f}  ratio {ratio:5.2f}")
 
 
 if __name__ == "__main__":
