@@ -7,7 +7,10 @@ plays ``--games`` games at once against it for ``--seconds``, and samples the se
 py-spy meanwhile (``py-spy record --format raw --nonblocking``; install it with ``pip install
 py-spy``). It prints the actions per second and per server CPU-second, and the server's time
 by part of the serving path (:data:`PARTS`), as a share of the samples and in microseconds per
-action (the share times the server's CPU time per action of the same run).
+action (the share times the server's CPU time per action of the same run). py-spy samples a
+thread that can run, whether it runs or waits for a core: on a busy machine a part that wakes
+another process (the answer's write wakes the client) reads higher than the CPU it takes
+(docs/performance.md, "Where main's extra CPU under the 64-game load goes").
 
 ``--baseline DIR``: the same for a darkroad installation made with ``pip install --no-deps
 --target DIR <tree>`` (put first on the server's ``PYTHONPATH``), the two trees alternating
