@@ -145,7 +145,8 @@ class BotJob:
     ref: str
     """The job's id in its shard (acknowledging it names it)."""
     deliveries: int = 1
-    """How many times it was handed out (more than once: a worker died or was slow)."""
+    """1 when first handed out, 2 when handed out again (a worker died or was slow), however many
+    times: Redis's ``XAUTOCLAIM`` does not say how many, and both stores answer alike."""
     consumer: str = ""
     """The worker it was handed out to (a commit keeping it hands it to that worker again, its
     claim timeout restarting: see :attr:`Commit.keep_job`)."""

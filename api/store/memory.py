@@ -61,10 +61,10 @@ class MemoryStore(MemoryHooks, GameStore):
         self._next_sweep = clock() + self.SWEEP_INTERVAL
         self._counters: dict[str, tuple[int, float]] = {}
         # The queue of bot jobs, as a Redis stream with one consumer group: a job handed out
-        # again (its worker did not acknowledge it in time) counts one more delivery.
+        # again (its worker did not acknowledge it in time) says so (BotJob.deliveries).
         self._job_group: MemoryGroup[BotJob] = MemoryGroup(
             lambda job, consumer, claimed: dataclasses.replace(
-                job, consumer=consumer, deliveries=job.deliveries + 1 if claimed else job.deliveries
+                job, consumer=consumer, deliveries=2 if claimed else job.deliveries
             )
         )
         self._clocks: dict[str, float] = {}

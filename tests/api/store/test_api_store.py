@@ -533,7 +533,10 @@ async def test_a_job_not_acknowledged_goes_to_another_worker(store: GameStore) -
     await asyncio.sleep(0.15)
     (claimed,) = await _all_jobs(store, "other", claim_after=0.1)
     assert (claimed.ref, claimed.version, claimed.deliveries) == (taken.ref, 0, 2)
-    await store.ack_job(claimed)
+    await asyncio.sleep(0.15)
+    (again,) = await _all_jobs(store, "slow too", claim_after=0.1)  # both stores: 2, not a count
+    assert (again.ref, again.deliveries, again.consumer) == (taken.ref, 2, "slow too")
+    await store.ack_job(again)
     await asyncio.sleep(0.15)
     assert await _all_jobs(store, "third", claim_after=0.1) == []  # acknowledged: never again
 
