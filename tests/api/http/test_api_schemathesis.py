@@ -285,7 +285,30 @@ def run_workflow(
             if case.operation.label == ACT and (case.path_parameters or {}).get("game_id") in joined:
                 outcomes[("act after a join", response.status_code)] += 1
 
-    Workflow.run(
+    def import_body(context: Any, strategy: Any) -> Any:
+        """The records workflow's import bodies drawn as what it sends (``finished``), not drawn
+        from ``Record`` and thrown away in ``before_call``. A record passed on by getRecord's link
+        still replaces it. ``/usr/bin/time .venv/bin/python -m pytest -p no:cacheprovider
+        tests/api/http/test_api_schemathesis.py -k stateful_records``, two alternating pairs:
+        17.1 / 12.5 s user drawing them, 13.9 / 10.7 s with this."""
+        if context.operation is not None and context.operation.label == "POST /v1/games/import":
+            from hypothesis import strategies as st
+
+            return st.just(finished)
+        return strategy
+
+    if finished is not None:  # the hooks are the schema's and its clones' (api_schema's): for this run only
+        schema.hook("before_generate_body")(import_body)
+    try:
+        run_state_machine(Workflow, scenarios, steps)
+    finally:
+        if finished is not None:
+            schema.hooks.unregister(import_body)
+    return outcomes
+
+
+def run_state_machine(workflow: Any, scenarios: int, steps: int) -> None:
+    workflow.run(
         settings=settings(
             max_examples=scenarios,
             stateful_step_count=steps,
@@ -299,7 +322,6 @@ def run_workflow(
             suppress_health_check=list(HealthCheck),
         )
     )
-    return outcomes
 
 
 @IN_PROCESS
