@@ -48,7 +48,7 @@ speaks RESP3 by default. The store reads its replies as RESP2 gives them on ever
 supports, and on RESP2 redis-py's pools check a connection as they hand it out (a connection
 Redis closed, or one with unread data, is connected again: ``ensure_connection``); on RESP3
 redis-py 8 turns on maintenance notifications, and with them on its pools skip that check. A
-``protocol`` given in the store's URL still wins."""
+store URL asking for another protocol is refused at start (``topology._resp2``)."""
 
 
 def pipeline_options(options: dict[str, Any], timeout: float | None) -> dict[str, Any]:

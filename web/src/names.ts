@@ -42,10 +42,11 @@ export function humanize(id: string): string {
 }
 
 /** The words of an id looked up in ``words`` (each made when asked, so in the page's language),
- * else ``fallback(id)``: by default the id humanized, in lower case (for inside a sentence). */
+ * else ``fallback(id)``: by default the id humanized, in lower case (for inside a sentence). Only
+ * ``words``' own keys are words: an id such as "constructor" is no word of every object. */
 export function wordsFor(words: Record<string, () => string>,
   fallback: (id: string) => string = (id) => humanize(id).toLowerCase()): (id: string) => string {
-  return (id) => words[id]?.() ?? fallback(id);
+  return (id) => (Object.hasOwn(words, id) ? words[id]() : fallback(id));
 }
 
 export function count(n: number, resource: string): string {
