@@ -46,7 +46,7 @@ export function humanize(id: string): string {
  * ``words``' own keys are words: an id such as "constructor" is no word of every object. */
 export function wordsFor(words: Record<string, () => string>,
   fallback: (id: string) => string = (id) => humanize(id).toLowerCase()): (id: string) => string {
-  return (id) => (Object.hasOwn(words, id) ? words[id]() : fallback(id));
+  return (id) => (Object.hasOwn(words, id) ? words[id]?.() : undefined) ?? fallback(id);
 }
 
 export function count(n: number, resource: string): string {
