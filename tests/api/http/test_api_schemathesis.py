@@ -45,7 +45,11 @@ ASGI). The shipped configuration's test (a server of its own) goes anywhere."""
 
 JOIN = "POST /v1/games/{game_id}/seats/{seat}/join"
 WEBHOOK = "PUT /v1/games/{game_id}/seats/{seat}/webhook"
-EXAMPLES = 30
+EXAMPLES = 15
+"""Cases a stateless run sends an operation. Every (operation, status) pair that 30 reached, 15
+reach too: five runs of each (the stateless runs are not derandomized) answered the same 54 pairs
+in all, 49.6 against 50.2 a run, for about 3.5 CPU-s less (the commit message has the figures).
+The stateful runs below are derandomized and not cut: fewer scenarios or steps lost pairs."""
 STEPS = 25
 SCENARIOS = 25
 
