@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from apiutil import pip_target
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -40,13 +41,9 @@ def test_the_action_route_runs_on_the_floor_and_newest_litestar(end: str, tmp_pa
     where = "site-packages"
     env = dict(os.environ)
     if Version(md.version("litestar")) != Version(wanted):
-        install = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-             "--target", str(tmp_path), f"litestar=={wanted}"],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        assert install.returncode == 0, install.stderr
-        where, env["PYTHONPATH"] = tmp_path.name, str(tmp_path)  # before site-packages: this version wins
+        # Installed once into the user's cache (apiutil.pip_target), or here without one.
+        target = pip_target([f"litestar=={wanted}"], ["--no-deps"], tmp_path)
+        where, env["PYTHONPATH"] = target.name, str(target)  # before site-packages: this version wins
     run = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("litestar_smoke.py"))],
         capture_output=True, text=True, env=env, timeout=300,

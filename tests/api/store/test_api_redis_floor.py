@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apiutil import RedisServer
+from apiutil import RedisServer, pip_target
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -58,13 +58,9 @@ def test_the_store_runs_on_the_floor_and_newest_versions(
     # NEWEST until newer ones come out): a second copy took a pip run (1.2 s of CPU) and proved
     # nothing more. Else those versions, installed here; the smoke reports the versions it ran on.
     if any(Version(md.version(package)) != Version(wanted) for package, wanted in versions.items()):
-        install = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-             str(tmp_path), f"redis=={versions['redis']}", f"hiredis=={versions['hiredis']}"],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        assert install.returncode == 0, install.stderr
-        env["PYTHONPATH"] = str(tmp_path)  # before site-packages: these versions win
+        # Installed once into the user's cache (apiutil.pip_target), or here without one.
+        target = pip_target([f"redis=={versions['redis']}", f"hiredis=={versions['hiredis']}"], [], tmp_path)
+        env["PYTHONPATH"] = str(target)  # before site-packages: these versions win
     run = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("floor_smoke.py")), redis_url],
         capture_output=True, text=True, env=env, timeout=120,
