@@ -32,7 +32,8 @@ What it uses of Litestar (public attributes, the same in 2.23 and 2.25): of the 
 ``min_length`` and ``max_length``), ``resolve_request_class``, ``resolve_exception_handlers``,
 ``resolve_type_encoders``, ``resolve_layered_parameters`` and ``to_response``; a ``Response``'s
 ``to_asgi_response``. The declared headers are read from the scope as Litestar's header extractor
-reads them (:func:`~darkroad.api.http.bodies.raw_headers`: the first value, names in any case).
+reads them (:func:`~darkroad.api.http.bodies.raw_headers`, read once by the policy layer: the first
+value, names in any case).
 Litestar newer than :data:`NEWEST` (the newest the tests run it on) serves the route itself: a
 release may add a per-request step this adapter would skip. An error becomes its answer as Litestar's exception middleware makes it: the
 handler's exception handler for the exception's class, its response sent with the handler's type
@@ -59,7 +60,7 @@ from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.typing import FieldDefinition
 
-from darkroad.api.http.bodies import raw_headers
+from darkroad.api.http.bodies import raw_headers, text
 from darkroad.api.http.params import EncodedResponse
 
 NEWEST = (2, 25)
@@ -87,23 +88,25 @@ class _PathParameter:
     fixed: frozenset[str] = frozenset()
     """Other routes' fixed segments at this parameter's place (Litestar's router takes those)."""
 
-    def accepts(self, value: str) -> bool:
-        return (
-            value not in self.fixed
-            and (self.max_length is None or len(value) <= self.max_length)
-            and (self.min_length is None or len(value) >= self.min_length)
-            and (self.pattern is None or self.pattern.search(value) is not None)
-        )
+    def place(self) -> str:
+        """The regular expression of the parameter's segment: its lengths, and none of ``fixed``
+        (the pattern is searched in the value: a regular expression of its own)."""
+        shortest = max(1, self.min_length or 0)  # a segment is never empty
+        if self.max_length is not None and self.max_length < shortest:
+            return "(?!)"  # no value is accepted
+        longest = "" if self.max_length is None else self.max_length
+        avoided = "".join(rf"(?!{re.escape(segment)}(?:/|\Z))" for segment in sorted(self.fixed))
+        return f"(?P<{self.name}>{avoided}[^/]{{{shortest},{longest}}})"
 
 
 @dataclass(frozen=True, slots=True)
 class _Parameters:
     """What the handler declares, read from its signature: the ``Request``'s name, its path
-    parameters and its optional text headers (parameter, header name, default)."""
+    parameters and its optional text headers (parameter, header name in lower case)."""
 
     request: str
     path: tuple[_PathParameter, ...]
-    headers: tuple[tuple[str, str, str | None], ...]
+    headers: tuple[tuple[str, bytes], ...]
 
 
 class ActionRoute:
@@ -116,9 +119,12 @@ class ActionRoute:
         self.handler = handler
         self.litestar = litestar
         self.template = route.path_format
-        self._path = _path_pattern(route)
+        self._path = _path_pattern(route, parameters.path)
         self._request = parameters.request
         self._parameters = parameters.path
+        self._searched = tuple((p.name, p.pattern) for p in parameters.path if p.pattern is not None)
+        """The path parameters' patterns, searched in their values (the lengths and other routes'
+        segments are in the path's pattern)."""
         self._headers = parameters.headers
         self._request_class = handler.resolve_request_class()
         self._fn = handler.fn
@@ -146,12 +152,16 @@ class ActionRoute:
         return cls(app, route, handler, parameters, litestar)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The headers as the policy layer read them (the first value, any case), not Litestar's
+        # ``Headers``: it decodes every header of the request into a multidict, for the few the
+        # handler declares.
+        headers = raw_headers(scope)
         found = self._path.fullmatch(scope["path"])
-        if found is None or scope.get("root_path") or not _plain_host(scope["headers"]):
+        if found is None or scope.get("root_path") or not _plain_host(headers.get(b"host")):
             return await self.litestar(scope, receive, send)
         values = found.groupdict()
-        for parameter in self._parameters:
-            if not parameter.accepts(values[parameter.name]):
+        for name, pattern in self._searched:
+            if pattern.search(values[name]) is None:
                 return await self.litestar(scope, receive, send)  # Litestar's own 400
         # What Litestar's __call__ and its router leave in the scope for the handler and its request.
         scope["app"] = scope["litestar_app"] = self.app
@@ -161,11 +171,7 @@ class ActionRoute:
         scope["path_template"] = self.template
         request = self._request_class(scope, receive, send)
         try:
-            # The declared headers as Litestar's ``Headers`` gives them (the first value, any case),
-            # without building it: it decodes every header of the request into a multidict, for the
-            # few the handler declares.
-            headers = raw_headers(scope)
-            kwargs: dict[str, Any] = {name: headers.get(header, default) for name, header, default in self._headers}
+            kwargs: dict[str, Any] = {name: text(headers.get(header)) for name, header in self._headers}
             kwargs[self._request] = request
             data = await self._fn(**values, **kwargs)
             # An EncodedResponse is its own ASGI answer whatever Litestar's response handler would
@@ -234,7 +240,7 @@ def _declared(app: Litestar, handler: HTTPRouteHandler, route: HTTPRoute) -> _Pa
             path.append(_PathParameter(name, pattern, kwarg.min_length, kwarg.max_length, fixed.get(name, frozenset())))
         elif (kwarg.param_type is ParamType.HEADER and _text(field, optional=True) and field.default is None
               and kwarg.pattern is None and kwarg.min_length is None and kwarg.max_length is None):
-            headers.append((name, (kwarg.name or name).lower(), None))
+            headers.append((name, (kwarg.name or name).lower().encode("latin-1")))
         else:
             return None
     if request is None or {parameter.name for parameter in path} != set(route.path_parameters):
@@ -249,22 +255,19 @@ def _text(field: FieldDefinition, *, optional: bool) -> bool:
     return field.annotation is str
 
 
-def _path_pattern(route: HTTPRoute) -> re.Pattern[str]:
+def _path_pattern(route: HTTPRoute, parameters: tuple[_PathParameter, ...]) -> re.Pattern[str]:
     """The paths of ``route`` exactly (no trailing slash, no empty segment): each parameter one
-    segment, captured by its name."""
+    segment of its declared lengths, not another route's fixed segment, captured by its name."""
     pattern = re.escape(route.path_format)
-    for name in route.path_parameters:
-        pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>[^/]+)")
+    for parameter in parameters:
+        pattern = pattern.replace(re.escape("{" + parameter.name + "}"), parameter.place())
     return re.compile(pattern)
 
 
-def _plain_host(headers: Any) -> bool:
+def _plain_host(host: bytes | None) -> bool:
     """Whether the request's ``Host`` (the first, as Litestar's router reads it) is one Litestar
     accepts for certain."""
-    for name, value in headers:
-        if name == b"host":
-            return _HOST.fullmatch(value) is not None
-    return True
+    return host is None or _HOST.fullmatch(host) is not None
 
 
 def _version() -> tuple[int, int]:

@@ -30,6 +30,7 @@ from darkroad.api.http.bodies import (
     raw_headers,
     read_body,
     require_json,
+    text,
 )
 from darkroad.api.http.guards import (
     DEPENDENCIES,
@@ -291,10 +292,11 @@ class GamesController(Controller):
         # service by its key: ``State``'s attribute access finds it only after a failed attribute look-up.
         service: GameService = request.app.state["service"]
         key = checked_key(idempotency_key)
-        headers = raw_headers(request.scope)  # as ``request.headers`` reads them, without building Litestar's Headers
-        require_json(headers.get("content-type"))
-        body = await read_body(request.receive, headers.get("content-length"), service.settings.request_max_body_size)
-        token = seat_token(headers.get("authorization"))
+        headers = raw_headers(request.scope)  # as the policy layer read them, without building Litestar's Headers
+        require_json(text(headers.get(b"content-type")))
+        body = await read_body(request.receive, text(headers.get(b"content-length")),
+                               service.settings.request_max_body_size)
+        token = seat_token(text(headers.get(b"authorization")))
         action = parse_action(service.engine, body)
         if action.type == UNDO:  # recorded by an undo, never an answer (the app layer would undo)
             raise errors.IllegalAction(

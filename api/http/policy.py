@@ -58,6 +58,7 @@ from litestar.types import (
     Send,
 )
 
+from darkroad.api.http.bodies import raw_headers
 from darkroad.api.http.problems import PROBLEM_MEDIA_TYPE, Problem, problem_for
 from darkroad.api.http.ratelimit import RateLimiter, client_key
 from darkroad.api.metrics import Metrics
@@ -230,13 +231,10 @@ class PolicyLayer:
         method: str = scope["method"]
         route = self.table.match(scope["path"])
         policy = _UNROUTED if route is None else route.methods.get(method, _NOT_ALLOWED)
-        authenticates = False
-        languages: bytes | None = None
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                authenticates = True
-            elif name == b"accept-language":
-                languages = value
+        # The request's headers, read once: the action's route and its handler read the same.
+        headers = raw_headers(scope)
+        authenticates = b"authorization" in headers
+        languages = headers.get(b"accept-language")
         # An error shows no secret: only answers that are not errors are kept from caches.
         private = authenticates or policy.secret
         # What the layer learns of the answer (cells of the closure: no object a request).

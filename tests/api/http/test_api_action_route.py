@@ -341,4 +341,6 @@ def test_the_game_id_s_place_knows_the_other_routes_fixed_segments(app: PolicedA
     route = app.policies.table.match(ACTION_ROUTE).methods["POST"].app  # type: ignore[union-attr]
     assert isinstance(route, ActionRoute)
     (game_id,) = route._parameters
-    assert "import" in game_id.fixed and not game_id.accepts("import")
+    assert "import" in game_id.fixed
+    assert route._path.fullmatch("/v1/games/import/actions") is None
+    assert route._path.fullmatch("/v1/games/imports-abcdefghijklmn/actions") is not None

@@ -37,7 +37,7 @@ def test_if_match_reads_as_the_general_list_parser_reads_it(header: str) -> None
 
 
 NAMES = st.one_of(
-    st.sampled_from(sorted(bodies._NAMES)),
+    st.sampled_from([b"host", b"content-type", b"content-length", b"authorization", b"if-match", b"accept-language"]),
     st.sampled_from([b"X-Custom", b"Content-Type", b"AUTHORIZATION", b"if-none-match", b"ACCEPT"]),
     st.binary(min_size=1, max_size=8),
 )
@@ -45,10 +45,16 @@ NAMES = st.one_of(
 
 @given(st.lists(st.tuples(NAMES, st.binary(max_size=12)), max_size=8))
 def test_headers_read_as_the_general_reader_reads_them(headers: list[tuple[bytes, bytes]]) -> None:
-    general: dict[str, str] = {}
+    """The first value of each name, names compared in any case (the fast read of lower-case names
+    and the read of any other give the same)."""
+    general: dict[bytes, bytes] = {}
     for name, value in headers:
-        general.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+        general.setdefault(name.lower(), value)
     assert bodies.raw_headers({"headers": headers}) == general  # type: ignore[typeddict-item]
+    lowered = [(name.lower(), value) for name, value in headers]
+    assert bodies.raw_headers({"headers": lowered}) == general  # type: ignore[typeddict-item]
+    scope = {"headers": headers}
+    assert bodies.raw_headers(scope) is bodies.raw_headers(scope)  # type: ignore[arg-type]  # read once
 
 
 # No deadline: each example creates a game, which on a loaded 2-core machine took over 200 ms.
