@@ -241,7 +241,9 @@ class PolicyLayer:
         status, started = 500, False
         locale = i18n.DEFAULT_LOCALE if languages is None else i18n.negotiate(languages.decode("latin-1"))
         language = _CONTENT_LANGUAGE[locale]
-        in_language = i18n.set_locale(locale)
+        # The context's language is set only when it is not the one already current (English, for
+        # most callers): resetting it would put back the same language.
+        in_language = None if locale == i18n.locale_now() else i18n.set_locale(locale)
 
         def answer(message: Message) -> Awaitable[None]:
             # send's own awaitable handed back (not a coroutine of its own: one frame less per message).
@@ -268,7 +270,8 @@ class PolicyLayer:
                 raise  # too late to answer: the server closes the connection
             await _send_problem(answer, problem_for(exc), scope["path"])
         finally:
-            i18n.reset_locale(in_language)
+            if in_language is not None:
+                i18n.reset_locale(in_language)
             if limited and authenticates and status == 401:
                 assert limiter is not None
                 limiter.add("auth", client)

@@ -16,6 +16,7 @@ from apiutil import NewGame, RedisServer, awaited_seat, create_game, legal, serv
 from litestar import Litestar
 
 from darkroad.api.settings import Settings
+from darkroad.core import i18n
 
 # What this module tests is the HTTP layer's (the store holds what every other game's does): in
 # memory and on one Redis, not on the Cluster and the Sentinels too (tests/api/conftest.py's STORES).
@@ -183,6 +184,32 @@ async def test_problems_in_hungarian(client: httpx.AsyncClient) -> None:
     refused = (await client.get(f"{game.url}/actions", headers={**HU, "Authorization": "Basic x"})).json()
     assert (refused["type"], refused["title"]) == ("invalid-token", "Érvénytelen helytoken")
     assert refused["detail"] == "Használd az `Authorization: Bearer <helytoken>` fejlécet."
+
+
+async def test_one_request_after_another_each_in_its_own_language(client: httpx.AsyncClient) -> None:
+    """The policy layer sets the context's language only when it is not the current one: requests
+    one after another in one context (httpx's ASGI transport calls the app in this test's own task),
+    in Hungarian, then English, then without ``Accept-Language``, each get their own language (its
+    headers, its entity tag, its texts: an action, its view and a problem), and this context's
+    language is English again after each."""
+    game = await create_game(client, players=1, seed=7)  # the solo opponent: a seat named in the call's language
+    words = {"en": ("Invalid seat token", "Use `Authorization: Bearer <seat token>`.", "Private Concern"),
+             "hu": ("Érvénytelen helytoken", "Használd az `Authorization: Bearer <helytoken>` fejlécet.",
+                    "Magányos vállalkozó")}
+    for headers, language in ((HU, "hu"), (EN, "en"), ({}, "en"), (HU, "hu"), ({}, "en"), (HU, "hu")):
+        seat = await awaited_seat(client, game)
+        action = (await legal(client, game, seat))[0]
+        acted = await client.post(f"{game.url}/actions", json=action, headers={**headers, **game.auth(seat)})
+        assert acted.status_code == 200, acted.text
+        assert_language(acted, language)
+        version = acted.json()["version"]
+        assert acted.headers["etag"] == (f'"{version}-hu"' if language == "hu" else f'"{version}"')
+        assert [player["name"] for player in acted.json()["players"]] == [None, words[language][2]]
+        assert i18n.current_locale() == "en"
+        refused = await client.post(f"{game.url}/actions", json=action, headers={**headers, "Authorization": "Basic x"})
+        assert_language(refused, language)
+        assert (refused.json()["title"], refused.json()["detail"]) == words[language][:2]
+        assert i18n.current_locale() == "en"
 
 
 # -- caching, preconditions and retries per language ---------------------------------------------
