@@ -115,7 +115,9 @@ COMMITS = ("plugin-error", "missing-plugin", "store-unavailable", "replication-t
 
 
 _JSON = (b"content-type", b"application/json")
-_VARY = (b"vary", b"Authorization")
+_VARY = (b"vary", b"Authorization, Accept-Language")
+"""A game's answer differs by the caller's token and language: written whole here (the policy
+layer adds ``Accept-Language`` to every answer's ``Vary``, and finds it already there)."""
 
 
 class EncodedResponse(Response[Any]):
@@ -158,10 +160,10 @@ class EncodedResponse(Response[Any]):
 def answer_headers(version: int | None, body: bytes | None) -> list[tuple[bytes, bytes]]:
     """The headers of a game's answer: its ``ETag`` when ``version`` is given, ``Vary``, and the
     body's ``Content-Type`` and ``Content-Length`` when there is one (none for a 204 or a 304)."""
-    headers = [_VARY] if version is None else [(b"etag", entity_tag(version).encode()), _VARY]
-    if body is not None:
-        headers += [_JSON, (b"content-length", b"%d" % len(body))]
-    return headers
+    if version is None:
+        return [_VARY] if body is None else [_VARY, _JSON, (b"content-length", b"%d" % len(body))]
+    tag = (b"etag", entity_tag(version).encode())
+    return [tag, _VARY] if body is None else [tag, _VARY, _JSON, (b"content-length", b"%d" % len(body))]
 
 
 def encoded(content: bytes | None, *, version: int | None = None, status_code: int = 200) -> Response[Any]:

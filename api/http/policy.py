@@ -294,34 +294,33 @@ def _refuse(route: RoutePolicy, method: str, path: str, send: Send) -> Awaitable
 
 _CONTENT_LANGUAGE = {locale: (b"content-language", locale.encode()) for locale in i18n.LOCALES}
 _VARY_LANGUAGE = (b"vary", b"Accept-Language")
+_PRIVATE = (b"cache-control", PRIVATE)
 
 
 def _answer_headers(headers: Any, language: tuple[bytes, bytes], private: bool) -> list[tuple[bytes, bytes]]:
-    """An answer's headers, read in one pass: its ``Content-Language`` (unless the route said
-    its own: a page in the language a link chose), ``Accept-Language`` in its ``Vary`` (added to
-    a ``Vary`` the route sent: one header, as the other policies read it) and, for a
-    ``private`` answer, ``Cache-Control: private, no-store`` unless the route set its own.
+    """An answer's headers: its ``Content-Language`` (unless the route said its own: a page in the
+    language a link chose), ``Accept-Language`` in its ``Vary`` (added to a ``Vary`` the route sent:
+    one header, as the other policies read it) and, for a ``private`` answer, ``Cache-Control:
+    private, no-store`` unless the route set its own.
 
-    Names are compared as they are: an ASGI application sends them in lower case (the ASGI
-    spec's ``http.response.start``), as Litestar's responses, the game's answers and the
+    The names the route sent are read in one dictionary made in C (a repeated name: its last
+    value), not one by one in Python; the game's answers send their ``Vary`` with
+    ``Accept-Language`` already in it (``darkroad.api.http.params``), so that only the other two
+    are added. Names are compared as they are: an ASGI application sends them in lower case (the
+    ASGI spec's ``http.response.start``), as Litestar's responses, the game's answers and the
     problems here do."""
     out = list(headers)
-    vary, said, cached = -1, False, False
-    for i, (name, _) in enumerate(out):
-        if name == b"vary":
-            vary = i
-        elif name == b"content-language":
-            said = True
-        elif name == b"cache-control":
-            cached = True
-    if vary < 0:
+    said = dict(out)
+    vary = said.get(b"vary")
+    if vary is None:
         out.append(_VARY_LANGUAGE)
-    elif b"accept-language" not in out[vary][1].lower():
-        out[vary] = (b"vary", out[vary][1] + b", Accept-Language")
-    if not said:
+    elif b"accept-language" not in vary.lower():
+        last = max(i for i, (name, _) in enumerate(out) if name == b"vary")  # the value ``said`` kept
+        out[last] = (b"vary", vary + b", Accept-Language")
+    if b"content-language" not in said:
         out.append(language)
-    if private and not cached:
-        out.append((b"cache-control", PRIVATE))
+    if private and b"cache-control" not in said:
+        out.append(_PRIVATE)
     return out
 
 

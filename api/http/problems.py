@@ -459,7 +459,7 @@ def entity_tag(version: int) -> str:
     section 8.8.3), and a view's texts differ by language, so each language has its own tag: a
     conditional GET never gets a 304 for a view cached in another language. ``If-Match`` takes
     either form (it names the game's version: ``darkroad.api.http.guards``)."""
-    locale = i18n.current_locale()
+    locale = i18n.locale_now()
     return f'"{version}"' if locale == i18n.DEFAULT_LOCALE else f'"{version}-{locale}"'
 
 

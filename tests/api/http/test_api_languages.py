@@ -15,6 +15,7 @@ import pytest
 from apiutil import NewGame, RedisServer, awaited_seat, create_game, legal, serve
 from litestar import Litestar
 
+from darkroad.api.http import policy
 from darkroad.api.settings import Settings
 from darkroad.core import i18n
 
@@ -31,6 +32,23 @@ def assert_language(response: httpx.Response, language: str) -> None:
     vary = [part.strip().lower() for part in response.headers.get("vary", "").split(",")]
     assert "accept-language" in vary, response.headers
     assert len(response.headers.get_list("vary")) == 1  # one Vary header, the route's extended
+
+
+def test_the_policy_layer_adds_the_language_to_what_a_route_sent() -> None:
+    """``Content-Language`` unless the route said its own, ``Accept-Language`` added to the route's
+    ``Vary`` (its last, when it sent two) unless it is there already, ``Cache-Control`` for a
+    private answer unless the route set one; the route's headers kept in their order."""
+    hu = (b"content-language", b"hu")
+    answer = policy._answer_headers
+    assert answer([(b"etag", b'"1"')], hu, False) == [(b"etag", b'"1"'), (b"vary", b"Accept-Language"), hu]
+    assert answer([[b"vary", b"Accept-Encoding"], (b"x", b"y")], hu, True) == [
+        (b"vary", b"Accept-Encoding, Accept-Language"), (b"x", b"y"), hu, (b"cache-control", b"private, no-store")]
+    assert answer([(b"vary", b"A"), (b"vary", b"B")], hu, False) == [
+        (b"vary", b"A"), (b"vary", b"B, Accept-Language"), hu]
+    kept = [(b"vary", b"Authorization, accept-language"), (b"content-language", b"en"), (b"cache-control", b"no-cache")]
+    assert answer(kept, hu, True) == kept
+    route = (x for x in [(b"vary", b"Authorization, Accept-Language")])  # any iterable of pairs
+    assert answer(route, hu, False) == [(b"vary", b"Authorization, Accept-Language"), hu]
 
 
 async def test_every_answer_says_its_language(client: httpx.AsyncClient) -> None:
