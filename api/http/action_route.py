@@ -60,7 +60,7 @@ from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.typing import FieldDefinition
 
-from darkroad.api.http.bodies import raw_headers, text
+from darkroad.api.http.bodies import raw_headers
 from darkroad.api.http.params import EncodedResponse
 
 NEWEST = (2, 25)
@@ -171,7 +171,9 @@ class ActionRoute:
         scope["path_template"] = self.template
         request = self._request_class(scope, receive, send)
         try:
-            kwargs: dict[str, Any] = {name: text(headers.get(header)) for name, header in self._headers}
+            # The declared headers the request has (each declared with the default ``None``: _declared).
+            kwargs: dict[str, Any] = {name: value.decode("latin-1") for name, header in self._headers
+                                      if (value := headers.get(header)) is not None}  # fmt: skip
             kwargs[self._request] = request
             data = await self._fn(**values, **kwargs)
             # An EncodedResponse is its own ASGI answer whatever Litestar's response handler would

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
 from litestar.types import HTTPRequestEvent, Receive, Scope
@@ -103,13 +103,14 @@ def _utf8(parameters: str) -> bool:
 
 
 class _ActionBody(msgspec.Struct, forbid_unknown_fields=True):
-    """An action's body as clients send it: the fields of ``Engine.action_from_json``."""
+    """An action's body as clients send it: the fields of ``Engine.action_from_json``, each text
+    at most its longest (checked by msgspec as it decodes: a longer one fails the decode)."""
 
-    type: str
+    type: Annotated[str, msgspec.Meta(max_length=MAX_TYPE_LENGTH)]
     seat: int
-    option: str
-    label: str = ""
-    details: str = ""
+    option: Annotated[str, msgspec.Meta(max_length=MAX_OPTION_LENGTH)]
+    label: Annotated[str, msgspec.Meta(max_length=MAX_LABEL_LENGTH)] = ""
+    details: Annotated[str, msgspec.Meta(max_length=MAX_DETAILS_LENGTH)] = ""
 
 
 _decode_action = msgspec.json.Decoder(_ActionBody).decode
@@ -125,15 +126,9 @@ def parse_action(body: bytes, general: Callable[[Any], Action]) -> Action:
     """
     try:
         fast = _decode_action(body)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError):  # (a field too long: msgspec's ValidationError, a DecodeError)
         fast = None
-    if (
-        fast is not None
-        and len(fast.type) <= MAX_TYPE_LENGTH
-        and len(fast.option) <= MAX_OPTION_LENGTH
-        and len(fast.label) <= MAX_LABEL_LENGTH
-        and len(fast.details) <= MAX_DETAILS_LENGTH
-    ):
+    if fast is not None:
         return Action(fast.type, fast.seat, fast.option, fast.label)
     return general(parse_json(body))
 

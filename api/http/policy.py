@@ -193,7 +193,7 @@ class RouteTable:
 
     def match(self, path: str) -> RoutePolicy | None:
         """The route of ``path``, if any (only the routes of the path's depth are tried)."""
-        for route in self._by_depth.get(_depth(path), ()):
+        for route in self._by_depth.get(path.count("/") - path.endswith("/"), ()):  # _depth(path), inlined
             if route.pattern.match(path) is not None:
                 return route
         return None
