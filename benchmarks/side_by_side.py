@@ -18,11 +18,19 @@ does, it does to both. Per action, for each server:
 
 The server's pipelines to Redis are its writes beyond one an answer (one write each).
 
+``--probe``: the servers run with ``benchmarks/server_probe`` on their ``PYTHONPATH``, and per
+action also come their garbage collections by generation (``gc0 /ka``: per thousand actions)
+and their CPU, the pipelines to Redis (``pipelines``), their commands (``cmds/pipe``) and how
+many were on their way when each was sent (``flying``). ``--profile DIR`` (with ``--probe``):
+each server's measured part under ``cProfile`` (CPU time), written to ``DIR/NAME-ROUND.PID``
+(``python -m pstats``; the profiler's own cost about doubles the server's CPU).
+
 The client creates its ``--games`` games and plays 5 actions in each before the measured part
 (nothing of the start-up or the creations is counted), then ``--actions`` more in each, all
 games at once: the 64-game load of ``benchmarks/api.py``.
 
     python benchmarks/side_by_side.py --baseline DIR [--actions 100] [--games 64] [--rounds 2]
+                                      [--probe] [--profile DIR]
 
 ``DIR``: a darkroad installation made with ``pip install --no-deps --target DIR <tree>``, put
 first on its server's ``PYTHONPATH`` (both servers run this tree's virtual environment).
@@ -35,6 +43,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -51,6 +60,7 @@ from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (b
 
 TICK = os.sysconf("SC_CLK_TCK")
 WARM_ACTIONS = 5
+PROBE = Path(__file__).resolve().parent / "server_probe"
 
 Counts = dict[str, float]
 
@@ -130,12 +140,30 @@ async def _play(port: int, games: list[Any], actions: int, start: Any, snapshot:
     return before, after, elapsed, latencies
 
 
-def _client(name: str, port: int, pid: int, redis_port: int, games: list[Any], actions: int, start: Any,
-            results: Any) -> None:
+def _probe(folder: str | None, pid: int, profiling: bool) -> Counts:
+    """What ``benchmarks/server_probe`` counted in the server so far (nothing without it);
+    ``profiling``: its profiler started, or stopped and written."""
+    if folder is None:
+        return {}
+    if profiling:
+        os.kill(pid, signal.SIGUSR1)
+    time.sleep(0.3)  # the probe writes every quarter second
+    with open(Path(folder) / f"{pid}.json") as f:
+        data = json.load(f)
+    return {
+        **{f"gc{g}": n for g, n in enumerate(data["collections"])},
+        "gc_cpu": sum(data["cpu"]), "gc_collected": sum(data["collected"]), "gc_tracked": data["tracked"],
+        **{f"pipe_{key}": n for key, n in data["pipes"].items()},
+    }
+
+
+def _client(name: str, port: int, pid: int, redis_port: int, probe: str | None, profiling: bool, games: list[Any],
+            actions: int, start: Any, results: Any) -> None:
     """A client process: one server's load, its counts put on ``results``."""
 
     def snapshot() -> Counts:
-        return {**_proc(pid), **{f"redis_{k}": v for k, v in _redis(redis_port).items()}}
+        return {**_proc(pid), **{f"redis_{k}": v for k, v in _redis(redis_port).items()},
+                **_probe(probe, pid, profiling)}  # fmt: skip
 
     before, after, elapsed, latencies = asyncio.run(_play(port, games, actions, start, snapshot))
     results.put((name, before, after, elapsed, latencies))
@@ -153,25 +181,41 @@ def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[f
         "redis cmds": d["redis_commands"], "redis reads": d["redis_reads"], "redis kB in": d["redis_bytes_in"] / 1e3,
         "redis cpu us": d["redis_cpu"] * 1e6,
         **{key.removeprefix("redis_"): value for key, value in d.items() if key.startswith("redis_cmd ") and value},
+        **({} if "gc0" not in d else {
+            "gc0 /ka": d["gc0"] * 1e3, "gc1 /ka": d["gc1"] * 1e3, "gc2 /ka": d["gc2"] * 1e3, "gc us": d["gc_cpu"] * 1e6,
+            "tracked k": after["gc_tracked"] / 1e3, "pipelines": d["pipe_pipelines"],
+            "cmds/pipe": d["pipe_commands"] / max(d["pipe_pipelines"], 1e-9),
+            "flying": d["pipe_flying"] / max(d["pipe_pipelines"], 1e-9),
+        }),
     }  # fmt: skip
 
 
-def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int) -> dict[str, Counts]:
-    """One round: every tree's server (and Redis) started, then loaded at once."""
+def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int, probe: bool = False,
+             profile: Path | None = None, label: str = "") -> dict[str, Counts]:
+    """One round: every tree's server (and Redis) started, then loaded at once; ``probe``: the
+    servers run with ``benchmarks/server_probe``, ``profile``: a folder for their profiles
+    (each named by its tree and ``label``)."""
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         servers = []
         for name, pythonpath in trees:
             env = {k: v for k, v in os.environ.items() if k != "DARKROAD_REDIS_URL"}
             env.update({f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in bench.RATE_LIMITED})
+            paths = [str(PROBE)] if probe else []
             if pythonpath:
-                env["PYTHONPATH"] = pythonpath
+                paths.append(pythonpath)
+            if paths:
+                env["PYTHONPATH"] = os.pathsep.join(paths)
             redis_port, port = bench.free_port(), bench.free_port()
             folder = Path(directory) / name
             folder.mkdir()
+            if probe:
+                env["DARKROAD_PROBE"] = str(folder)
+            if probe and profile is not None:
+                env["DARKROAD_PROFILE"] = str(profile.resolve() / f"{name.replace(' ', '-')}{label}")
             stack.enter_context(bench.running(bench.redis_server(redis_port, str(folder)), redis_port))
             pid = stack.enter_context(bench.running(
                 bench.api_server(port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0"), port, env, timeout=120))
-            servers.append((name, port, pid, redis_port))
+            servers.append((name, port, pid, redis_port, str(folder) if probe else None, probe and profile is not None))
         start = multiprocessing.Event()
         results: multiprocessing.Queue[Any] = multiprocessing.Queue()
         clients = [multiprocessing.Process(target=_client, args=(*server, games, actions, start, results))
@@ -192,14 +236,18 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=100, help="actions measured per game")
     parser.add_argument("--games", type=int, default=64, help="games played at once (per server)")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--probe", action="store_true", help="count the servers' collections and pipelines")
+    parser.add_argument("--profile", type=Path, help="with --probe: write each server's cProfile here")
     args = parser.parse_args()
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
     engine = Engine.load()
     games = [s for s in bench.scripts(engine, 3 * args.games, 0) if len(s.actions) >= args.actions + WARM_ACTIONS]
     assert len(games) >= args.games, "too few scripted games that long: lower --actions"
     trees = [("this tree", None), ("baseline", str(args.baseline.resolve()))]
     rounds = []
     for r in range(args.rounds):
-        rounds.append(round_of(trees, games[: args.games], args.actions))
+        rounds.append(round_of(trees, games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}"))
         for name, counts in rounds[-1].items():
             print(f"round {r + 1} {name:9s} " + "  ".join(f"{key} {value:.2f}" for key, value in counts.items()), flush=True)
     print()
