@@ -124,7 +124,8 @@ class Batcher:
         The first command of a turn leads its batch, sent by its caller, who hands each command
         its reply: at once when no batch is on its way (an idle process: nothing to wait for),
         else after one turn of the loop, in which the turn's other callers queue theirs (a busy
-        process: one pipeline for them all). A task per batch, as the batcher had, cost an
+        process: one pipeline for them all); the leader then takes its reply on the turn its
+        followers take theirs. A task per batch, as the batcher had, cost an
         action a task and two more turns of the loop (docs/performance.md). A caller cancelled
         while it leads hands the rest of its batch to a task, which sends it again (safe: see
         the class docstring)."""
@@ -157,6 +158,12 @@ class Batcher:
         self._flying += 1
         try:
             await self._deliver(batch)
+            if len(batch) > 1:
+                # The followers wake on the next turn: so does the leader, so that the batch's
+                # callers answer together and their next commands meet in one batch again
+                # (answered a turn ahead, the leader's next command led a batch of its own: the
+                # waves split into ever smaller pipelines; docs/performance.md, session 18).
+                await asyncio.sleep(0)
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError):  # this caller gave up: the others' commands go on
                 future.cancel()

@@ -400,6 +400,21 @@ async def test_redis_batcher_keeps_each_callers_error_to_itself(redis_url: str) 
         assert also_good == 1
 
 
+async def test_redis_batcher_leader_takes_its_reply_with_its_followers(redis_url: str) -> None:
+    """A batch's leader goes on only on the turn its followers do, after them: answered a turn
+    ahead, its next command would lead a batch of its own (docs/performance.md, session 18)."""
+    async with standalone_batcher(redis_url) as batcher:
+        answered: list[str] = []
+
+        async def caller(name: str) -> None:
+            await batcher.call(name, "INCR", name)
+            answered.append(name)
+
+        # The first goes alone (no batch on its way); the second leads a batch the third joins.
+        await asyncio.gather(caller("alone"), caller("leader"), caller("follower"))
+        assert answered.index("follower") < answered.index("leader")
+
+
 async def test_redis_batcher_fails_every_caller_when_redis_is_gone() -> None:
     async with standalone_batcher(f"redis://127.0.0.1:{free_port()}/0", retry_window=0.1) as batcher:
         results = await asyncio.gather(batcher.call("a", "GET", "a"), batcher.call("b", "GET", "b"), return_exceptions=True)
