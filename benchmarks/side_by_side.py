@@ -4,7 +4,8 @@ On this shared 2-core machine a phase's wall-clock rate swings with other people
 two trees measured one after the other (``benchmarks/api.py``, peer-perf) differ by more than
 the trees do. Here both servers run at once, each with its own Redis and its own client
 process, and play the same scripted games from one start signal, so that whatever the machine
-does, it does to both. Per action, for each server:
+does, it does to both. The rounds alternate which tree's server starts first (the first
+started read less CPU an action in session 18's runs of one tree against itself). Per action, for each server:
 
 * its CPU time (user and system, ``/proc``) and its context switches: voluntary (it waited,
   its loop idle) and involuntary (preempted);
@@ -247,7 +248,10 @@ def main() -> None:
     trees = [("this tree", None), ("baseline", str(args.baseline.resolve()))]
     rounds = []
     for r in range(args.rounds):
-        rounds.append(round_of(trees, games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}"))
+        # Each round starts the trees in the other order: the server started first read up to 18%
+        # less CPU an action than the same tree started second (session 18, main against itself).
+        order = trees if r % 2 == 0 else trees[::-1]
+        rounds.append(round_of(order, games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}"))
         for name, counts in rounds[-1].items():
             print(f"round {r + 1} {name:9s} " + "  ".join(f"{key} {value:.2f}" for key, value in counts.items()), flush=True)
     print()
