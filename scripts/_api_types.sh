@@ -8,6 +8,9 @@
 # of the packages it generates with), and a run
 # with the same document and generator copies it rather than generating it again (about 2.4 s of
 # CPU a run of either script). A changed document, or another generator, generates again.
+# One generation at a time (flock on darkroad-tsc/types.lock, held through it): the suite runs both
+# scripts on two workers, often at once (a clean clone's CI started them 5 s apart), and from an
+# empty cache both generated; now the second waits and copies the first's.
 api_types() {
   local work=$1 out=$2 script=$3
   local version key dir
@@ -19,14 +22,22 @@ api_types() {
     require(require.resolve(p + '/package.json', {paths: [require.resolve('openapi-typescript')]})).version).join(', ')")
   key=$({ cat openapi/openapi.json; echo "openapi-typescript $version ($deps)"; } | sha256sum | cut -c1-16)
   dir="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/darkroad-tsc"
+  local fd=
+  if command -v flock >/dev/null && mkdir -p "$dir" 2>/dev/null && exec {fd}>>"$dir/types.lock"; then
+    flock "$fd"
+  else
+    fd=
+  fi
   if cp "$dir/types-$key.ts" "$out" 2>/dev/null; then  # kept whole (moved into place), or not there
     touch "$dir/types-$key.ts" 2>/dev/null || true  # used: kept another week
     echo "openapi-typescript $version: $out as generated from this document before ($dir/types-$key.ts)"
+    [ -z "$fd" ] || exec {fd}>&-
     return 0
   fi
   "$work/node_modules/.bin/openapi-typescript" openapi/openapi.json --output "$out" 2>&1 | tee "$work/generate.log"
   if grep -Eiv '^(✨ openapi-typescript|🚀 )' "$work/generate.log" | grep -q .; then
     echo "$script: openapi-typescript warned (above)" >&2
+    [ -z "$fd" ] || exec {fd}>&-
     return 1
   fi
   # Kept under a name of its own, then moved into place whole; types unused for a week go (the
@@ -35,5 +46,6 @@ api_types() {
     find "$dir" -maxdepth 1 -name 'types-*.ts' -mtime +7 -delete 2>/dev/null || true
     mv "$dir/types-$key.ts.$$" "$dir/types-$key.ts"
   fi
+  [ -z "$fd" ] || exec {fd}>&-
   return 0
 }
