@@ -26,12 +26,23 @@ many were on their way when each was sent (``flying``). ``--profile DIR`` (with 
 each server's measured part under ``cProfile`` (CPU time), written to ``DIR/NAME-ROUND.PID``
 (``python -m pstats``; the profiler's own cost about doubles the server's CPU).
 
+``--pin``: the trees' servers run one after the other instead of at once (each round in the
+other order), each alone on core 0 with its Redis and client on core 1 (``taskset``,
+``sched_setaffinity``): no second server competes for the caches or the core, and the round's
+ratio of the two is printed. ``run us`` is the server's CPU an action by the scheduler's
+nanoseconds (``/proc/PID/task/*/schedstat``; ``cpu us`` counts clock ticks). ``--perf``: per
+action also ``perf stat``'s software events of each server (no hardware counters on a VM):
+context switches, migrations between cores, page faults, system calls and event-loop turns
+(``loops``: its ``epoll_wait`` calls); ``--record DIR`` adds each server's ``perf record``
+(``perf report -i DIR/NAME-ROUND.data --sort dso,sym``). With ``--probe`` the servers' event
+loops also count the tasks, futures, callbacks and timers made through their methods.
+
 The client creates its ``--games`` games and plays 5 actions in each before the measured part
 (nothing of the start-up or the creations is counted), then ``--actions`` more in each, all
 games at once: the 64-game load of ``benchmarks/api.py``.
 
     python benchmarks/side_by_side.py --baseline DIR [--actions 100] [--games 64] [--rounds 2]
-                                      [--probe] [--profile DIR]
+                                      [--probe] [--profile DIR] [--pin] [--perf] [--record DIR]
 
 ``DIR``: a darkroad installation made with ``pip install --no-deps --target DIR <tree>``, put
 first on its server's ``PYTHONPATH`` (both servers run this tree's virtual environment).
@@ -67,15 +78,22 @@ Counts = dict[str, float]
 
 
 def _proc(pid: int) -> Counts:
-    """The process's CPU seconds, context switches and read/write system calls so far."""
+    """The process's CPU seconds (``run``: the scheduler's nanoseconds, the others: clock
+    ticks), context switches and read/write system calls so far."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rpartition(") ")[2].split()
     counts: Counts = {"user": int(fields[11]) / TICK, "sys": int(fields[12]) / TICK}
+    counts["run"] = 0.0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+            counts["run"] += int(f.read().split()[0]) / 1e9
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             name, _, value = line.partition(":")
             if name in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
                 counts[name.split("_")[0]] = int(value)
+            elif name == "VmRSS":
+                counts["rss"] = int(value.split()[0]) * 1024
     with open(f"/proc/{pid}/io") as f:
         for line in f:
             name, _, value = line.partition(":")
@@ -155,18 +173,66 @@ def _probe(folder: str | None, pid: int, profiling: bool) -> Counts:
         **{f"gc{g}": n for g, n in enumerate(data["collections"])},
         "gc_cpu": sum(data["cpu"]), "gc_collected": sum(data["collected"]), "gc_tracked": data["tracked"],
         **{f"pipe_{key}": n for key, n in data["pipes"].items()},
+        **{f"loop_{key}": n for key, n in data.get("loop", {}).items()},
     }
 
 
+PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults", "raw_syscalls:sys_enter",
+               "syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_epoll_pwait")  # fmt: skip
+
+
+class _PerfStat:
+    """``perf stat`` of a process's software events and system calls (no hardware counters
+    needed) from :meth:`start` to :meth:`stop`; with ``record`` (a path) also ``perf record``'s
+    samples of where its CPU time goes (``perf report -i PATH --sort dso,sym``)."""
+
+    def __init__(self, pid: int, path: str, record: str | None = None) -> None:
+        self.pid, self.path, self.record = pid, path, record
+        self.process: subprocess.Popen[bytes] | None = None
+        self.recording: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = ["perf", "stat", "-x,", "-o", self.path, "-p", str(self.pid), "-e", ",".join(PERF_EVENTS)]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.record is not None:
+            command = ["perf", "record", "-e", "cpu-clock", "-F", "2000", "-o", self.record, "-p", str(self.pid)]
+            self.recording = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.3)  # attached
+
+    def stop(self) -> Counts:
+        assert self.process is not None
+        for process in (self.process, self.recording):
+            if process is not None:
+                process.send_signal(signal.SIGINT)
+                process.wait(timeout=30)
+        counts: Counts = {}
+        with open(self.path) as f:
+            for line in f:
+                fields = line.strip().split(",")
+                if len(fields) > 2 and fields[2] in PERF_EVENTS and fields[0].replace(".", "").isdigit():
+                    counts[f"perf_{fields[2]}"] = float(fields[0])
+        return counts
+
+
 def _client(name: str, port: int, pid: int, redis_port: int, probe: str | None, profiling: bool, games: list[Any],
-            actions: int, start: Any, results: Any) -> None:
-    """A client process: one server's load, its counts put on ``results``."""
+            actions: int, start: Any, results: Any, cpu: int | None = None, perf: str | None = None,
+            record: str | None = None) -> None:
+    """A client process: one server's load, its counts put on ``results``; ``cpu``: the core
+    it runs on, ``perf``: a path for the server's ``perf stat`` over the measured part,
+    ``record``: one for its ``perf record``."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    stat = None if perf is None else _PerfStat(pid, perf, record)
 
     def snapshot() -> Counts:
+        if stat is not None and stat.process is None:
+            stat.start()
         return {**_proc(pid), **{f"redis_{k}": v for k, v in _redis(redis_port).items()},
                 **_probe(probe, pid, profiling)}  # fmt: skip
 
     before, after, elapsed, latencies = asyncio.run(_play(port, games, actions, start, snapshot))
+    if stat is not None:
+        after.update(stat.stop())
     results.put((name, before, after, elapsed, latencies))
 
 
@@ -176,7 +242,7 @@ def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[f
     q = statistics.quantiles(latencies, n=100)
     return {
         "actions/s": n / elapsed, "p50 ms": q[49] * 1e3, "p99 ms": q[98] * 1e3,
-        "cpu us": (d["user"] + d["sys"]) * 1e6, "sys us": d["sys"] * 1e6,
+        "cpu us": (d["user"] + d["sys"]) * 1e6, "run us": d["run"] * 1e6, "sys us": d["sys"] * 1e6,
         "cores": (d["user"] + d["sys"]) * n / elapsed,
         "vol cs": d["voluntary"], "invol cs": d["nonvoluntary"], "reads": d["syscr"], "writes": d["syscw"],
         "redis cmds": d["redis_commands"], "redis reads": d["redis_reads"], "redis kB in": d["redis_bytes_in"] / 1e3,
@@ -188,14 +254,25 @@ def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[f
             "cmds/pipe": d["pipe_commands"] / max(d["pipe_pipelines"], 1e-9),
             "flying": d["pipe_flying"] / max(d["pipe_pipelines"], 1e-9),
         }),
+        **{key.replace("_", " "): value for key, value in d.items() if key.startswith("loop_")},
+        "rss MB": after["rss"] / 2**20,
+        **({} if "perf_task-clock" not in d else {
+            "perf cpu us": d["perf_task-clock"] * 1e3, "perf cs": d["perf_context-switches"],
+            "migrations": d["perf_cpu-migrations"], "faults": d["perf_page-faults"], "syscalls": d["perf_raw_syscalls:sys_enter"],
+            "loops": d.get("perf_syscalls:sys_enter_epoll_wait", 0) + d.get("perf_syscalls:sys_enter_epoll_pwait", 0),
+        }),
     }  # fmt: skip
 
 
 def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int, probe: bool = False,
-             profile: Path | None = None, label: str = "") -> dict[str, Counts]:
+             profile: Path | None = None, label: str = "", pin: bool = False, perf: bool = False,
+             record: Path | None = None) -> dict[str, Counts]:
     """One round: every tree's server (and Redis) started, then loaded at once; ``probe``: the
     servers run with ``benchmarks/server_probe``, ``profile``: a folder for their profiles
-    (each named by its tree and ``label``)."""
+    (each named by its tree and ``label``); ``pin``: the server on core 0, its Redis and
+    client on core 1 (one tree a round); ``perf``: each server's ``perf stat`` counted,
+    ``record``: (with ``perf``) a folder for each server's ``perf record``."""
+    server_core, rest_core = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if pin else ([], [])
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         servers = []
         for name, pythonpath in trees:
@@ -213,14 +290,17 @@ def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int
                 env["DARKROAD_PROBE"] = str(folder)
             if probe and profile is not None:
                 env["DARKROAD_PROFILE"] = str(profile.resolve() / f"{name.replace(' ', '-')}{label}")
-            stack.enter_context(bench.running(bench.redis_server(redis_port, str(folder)), redis_port))
-            pid = stack.enter_context(bench.running(
-                bench.api_server(port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0"), port, env, timeout=120))
+            stack.enter_context(bench.running([*rest_core, *bench.redis_server(redis_port, str(folder))], redis_port))
+            server = [*server_core, *bench.api_server(port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0")]
+            pid = stack.enter_context(bench.running(server, port, env, timeout=120))
             servers.append((name, port, pid, redis_port, str(folder) if probe else None, probe and profile is not None))
         start = multiprocessing.Event()
         results: multiprocessing.Queue[Any] = multiprocessing.Queue()
-        clients = [multiprocessing.Process(target=_client, args=(*server, games, actions, start, results))
-                   for server in servers]  # fmt: skip
+        clients = [multiprocessing.Process(target=_client, args=(
+            *server, games, actions, start, results, 1 if pin else None,
+            str(Path(directory) / server[0] / "perf.csv") if perf else None,
+            None if record is None else str(record.resolve() / f"{server[0].replace(' ', '-')}{label}.data"),
+        )) for server in servers]  # fmt: skip
         for client in clients:
             client.start()
         time.sleep(1.0)
@@ -239,9 +319,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--probe", action="store_true", help="count the servers' collections and pipelines")
     parser.add_argument("--profile", type=Path, help="with --probe: write each server's cProfile here")
+    parser.add_argument("--pin", action="store_true",
+                        help="one tree at a time, its server alone on core 0, its Redis and client on core 1")
+    parser.add_argument("--perf", action="store_true", help="each server's perf stat (software events, system calls)")
+    parser.add_argument("--record", type=Path, help="with --perf: write each server's perf record here")
     args = parser.parse_args()
-    if args.profile is not None:
-        args.profile.mkdir(parents=True, exist_ok=True)
+    for folder in (args.profile, args.record):
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
     engine = Engine.load()
     games = [s for s in bench.scripts(engine, 3 * args.games, 0) if len(s.actions) >= args.actions + WARM_ACTIONS]
     assert len(games) >= args.games, "too few scripted games that long: lower --actions"
@@ -251,9 +336,16 @@ def main() -> None:
         # Each round starts the trees in the other order: the server started first read up to 18%
         # less CPU an action than the same tree started second (session 18, main against itself).
         order = trees if r % 2 == 0 else trees[::-1]
-        rounds.append(round_of(order, games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}"))
+        options = (games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}", args.pin, args.perf,
+                   args.record)  # fmt: skip
+        if args.pin:  # one after the other, in this round's order
+            rounds.append({name: counts for tree in order for name, counts in round_of([tree], *options).items()})
+        else:
+            rounds.append(round_of(order, *options))
         for name, counts in rounds[-1].items():
             print(f"round {r + 1} {name:9s} " + "  ".join(f"{key} {value:.2f}" for key, value in counts.items()), flush=True)
+        ratios = {key: rounds[-1]["this tree"][key] / rounds[-1]["baseline"][key] for key in ("cpu us", "run us", "p99 ms")}
+        print(f"round {r + 1} ratio     " + "  ".join(f"{key} {value:.3f}" for key, value in ratios.items()), flush=True)
     print()
     mine, theirs = [r["this tree"] for r in rounds], [r["baseline"] for r in rounds]
     for key in {**mine[0], **theirs[0]}:  # Redis's commands by name: only those either sent

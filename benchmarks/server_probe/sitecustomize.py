@@ -8,7 +8,12 @@ nothing unless ``DARKROAD_PROBE`` names a folder. Then every quarter second it w
   it tracks (every 2 s: listing them holds the GIL for milliseconds);
 * the pipelines sent to Redis (``Node.pipeline`` of ``darkroad.api.store.topology``, wrapped
   once the server imported it: every tree since the batcher has it), their commands, and how
-  many were on their way when each was sent.
+  many were on their way when each was sent;
+* the event loop's work asked of it through its methods (a subclass of uvloop's ``Loop``,
+  which uvicorn makes by ``uvloop.new_event_loop``): tasks (``create_task``), futures
+  (``create_future``), callbacks (``call_soon``: a task's every step and every future's
+  done-callbacks come through it) and timers (``call_at``, ``call_later``). uvloop's own
+  Cython calls to itself do not pass there (a transport's reads and writes).
 
 With ``DARKROAD_PROFILE`` also set (a path), ``SIGUSR1`` starts ``cProfile`` on the main thread
 (``time.thread_time``: CPU, not wall) and the next one stops it and writes ``PATH.PID``.
@@ -22,6 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 
 def _collections() -> dict[str, list[float]]:
@@ -70,9 +76,34 @@ def _pipelines() -> tuple[dict[str, int], Callable[[], bool]]:
     return counts, wrap
 
 
+def _loop_calls() -> dict[str, int]:
+    """The counts of the event loop's methods called, once ``uvloop.new_event_loop`` made it."""
+    counts = {"tasks": 0, "futures": 0, "callbacks": 0, "timers": 0}
+    try:
+        import uvloop
+    except ImportError:
+        return counts
+
+    def counted(name: str, key: str) -> Callable[..., Any]:
+        method = getattr(uvloop.Loop, name)
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            counts[key] += 1
+            return method(self, *args, **kwargs)
+
+        return call
+
+    methods = {"create_task": "tasks", "create_future": "futures", "call_soon": "callbacks", "call_at": "timers",
+               "call_later": "timers"}  # fmt: skip
+    Loop = type("Loop", (uvloop.Loop,), {name: counted(name, key) for name, key in methods.items()})
+    uvloop.new_event_loop = Loop
+    return counts
+
+
 def _install(folder: str) -> None:
     collections = _collections()
     pipelines, wrap = _pipelines()
+    loop = _loop_calls()
     path = os.path.join(folder, f"{os.getpid()}.json")
 
     def dump() -> None:
@@ -82,7 +113,7 @@ def _install(folder: str) -> None:
             if n % 8 == 0:
                 tracked = len(gc.get_objects())
             with open(path + ".tmp", "w") as f:
-                json.dump({**collections, "tracked": tracked, "pipes": pipelines}, f)
+                json.dump({**collections, "tracked": tracked, "pipes": pipelines, "loop": loop}, f)
             os.replace(path + ".tmp", path)
             time.sleep(0.25)
 
