@@ -37,7 +37,11 @@ import msgspec
 from darkroad.core import Engine, GameConfig
 from darkroad.core import view as V
 from darkroad.core.context import Ctx
-from darkroad.core.projection import projected
+try:  # (a baseline before the projection module, or before a deed was asked of its plugin: no such parts)
+    from darkroad.core.projection import projected, projections
+    from darkroad.core.rulebook.scoring import deed_score
+except ImportError:
+    pass
 from darkroad.core.undo import available
 try:  # (the board has a module of its own since session 9)
     from darkroad.core.view_board import board_block
@@ -62,7 +66,12 @@ PARTS = {
     "view": "msgspec.json.encode(engine.view(game, seat, names=names, encoded=encoded))",
     "build": "engine.view(game, seat, names=names, encoded=encoded)",
     "projection": "projected(engine, game, seat, Ctx(engine, game))",
-    "players": "V._players(engine, Ctx(engine, game), seat, names, encoded)",
+    # (what a view to encode holds: the structs themselves)
+    "projections": "projections(engine, game, seat, Ctx(engine, game))",
+    # the viewer's deeds scored through darkroad_deed_score, one by one
+    "deeds": "ctx = Ctx(engine, game)\n    for deed in game.players[seat].deeds:\n        deed_score(ctx, seat, deed)",
+    "players": "V._encoded_players(engine, Ctx(engine, game), seat, names, game.finished) "
+               "if hasattr(V, '_encoded_players') else V._players(engine, Ctx(engine, game), seat, names, encoded)",
     "specs": "ctx = Ctx(engine, game)\n    for p in game.players:\n        engine.storage_spec(ctx, p.seat)",
     "board": "board_block(engine, game, encoded)",
     "decision": "engine.decision(game)",
