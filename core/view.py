@@ -26,7 +26,7 @@ from .seats import HUMAN
 from .state import PluginVersions
 from .storage import Packer, StorageSpec
 from .undo import available as undo_available
-from .view_board import board_block, market_wheel
+from .view_board import board_block, dice_struct, market_wheel
 from .view_players import player_block
 
 if TYPE_CHECKING:
@@ -154,6 +154,8 @@ class EncodedPlayers:
         self.wheels = tuple(msgspec.Raw(_encode(market_wheel(goods, offset)))
                             for offset in range(len(MARKET_VALUES)))
         """The market's ``wheel`` block at each offset of the wheel."""
+        self.dice = dice_struct(goods)
+        """The market's ``dice`` block's type (:func:`~darkroad.core.view_board.dice_struct`)."""
 
 
 def _config(engine: Engine, game: Game, shared: bool = False) -> dict[str, Any]:
