@@ -27,7 +27,7 @@ from .seats import HUMAN
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .state import Game
+    from .state import Game, Player
 
 FIELDS = ("seat", "known", "total", "low", "high", "coins", "prestige", "base", "vp", "secret_deeds")
 """The fields of a projection (each always present)."""
@@ -62,29 +62,33 @@ def projections(engine: Engine, game: Game, viewer: int | None, ctx: Ctx | None 
         ctx = Ctx(engine, game)
     finished = game.finished
     out = []
+    # One loop over the seats, a hidden seat's projection made in it: a view asks this on every
+    # request, and a call per seat is a tenth of a hidden seat's cost.
     for p in game.players:
-        out.append(_seat(ctx, p.seat, finished or p.seat == viewer))
+        seat = p.seat
+        if finished or seat == viewer:
+            out.append(_known(ctx, p, seat, finished))
+        elif p.kind == HUMAN:  # unused illuminated dice; the deeds are secret
+            vp = len(p.special)
+            out.append(Projected(seat, False, None, vp, p.prestige + vp, None, p.prestige, None, vp, len(p.deeds)))
+        else:
+            # An automated seat's kind counts its victory points from what is public (the Private
+            # Concern: 1 per good, blazing quartz, illuminated die and deed); its coins stay hidden.
+            line = score_seat(ctx, seat, worded=False)
+            vp = line.total - line.base
+            out.append(Projected(seat, False, None, vp, p.prestige + vp, None, p.prestige, None, vp, 0))
     return out
 
 
-def _seat(ctx: Ctx, seat: int, known: bool) -> Projected:
-    p = ctx.player(seat)
-    if known:
-        g = ctx.game
-        if g.finished and len(g.score) > seat:
-            line = g.score[seat]
-            coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
-        elif p.kind == HUMAN:  # the score line's totals, without its tie-breakers
-            coins, prestige, base, _, _, total = score_totals(ctx, seat)
-        else:
-            line = score_seat(ctx, seat, worded=False)
-            coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
-        return Projected(seat, True, total, total, total, coins, prestige, base, total - base, 0)
-    if p.kind == HUMAN:
-        vp, secret = len(p.special), len(p.deeds)  # unused illuminated dice; the deeds are secret
+def _known(ctx: Ctx, p: Player, seat: int, finished: bool) -> Projected:
+    """The projection of a seat the viewer knows (its own, or any once the game is over)."""
+    g = ctx.game
+    if finished and len(g.score) > seat:
+        line = g.score[seat]
+        coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
+    elif p.kind == HUMAN:  # the score line's totals, without its tie-breakers
+        coins, prestige, base, _, _, total = score_totals(ctx, seat)
     else:
-        # An automated seat's kind counts its victory points from what is public (the Private
-        # Concern: 1 per good, blazing quartz, illuminated die and deed); its coins stay hidden.
         line = score_seat(ctx, seat, worded=False)
-        vp, secret = line.total - line.base, 0
-    return Projected(seat, False, None, vp, p.prestige + vp, None, p.prestige, None, vp, secret)
+        coins, prestige, base, total = line.coins, line.prestige, line.base, line.total
+    return Projected(seat, True, total, total, total, coins, prestige, base, total - base, 0)
