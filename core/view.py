@@ -168,10 +168,18 @@ def _config(engine: Engine, game: Game, shared: bool = False) -> dict[str, Any]:
         variants, buildings, plugins = dict(variants), list(buildings), dict(versions)
     elif type(versions) is PluginVersions:  # its JSON, made once
         plugins = versions.json
-    return {"players": config.players, "variants": variants,
-            # Every installed seat kind: its seat in this game, or null.
-            **_seats_of_kinds(engine, game),
-            "buildings": buildings, "plugins": plugins}
+    out: dict[str, Any] = {"players": config.players, "variants": variants}
+    # Every installed seat kind: its first seat in this game, or null (written here, not merged
+    # from a dict of their own: the block is made in every view).
+    kinds = engine.seat_kinds
+    for kind in kinds:
+        out[kind] = None
+    for p in game.players:
+        if p.kind in kinds and out[p.kind] is None:
+            out[p.kind] = p.seat
+    out["buildings"] = buildings
+    out["plugins"] = plugins
+    return out
 
 
 def score_line(line: ScoreLine) -> dict[str, Any]:
@@ -189,15 +197,6 @@ def _final_score(engine: Engine, game: Game) -> list[dict[str, Any]]:
             if game.players[line["seat"]].kind == HUMAN:
                 line["details"] = worded_details(ctx, line["seat"])
     return lines
-
-
-def _seats_of_kinds(engine: Engine, game: Game) -> dict[str, int | None]:
-    """Every installed seat kind: its first seat in ``game``, or ``None``."""
-    seats: dict[str, int | None] = dict.fromkeys(engine.seat_kinds)
-    for p in game.players:
-        if p.kind in seats and seats[p.kind] is None:
-            seats[p.kind] = p.seat
-    return seats
 
 
 def _caravan(c: Caravan, shared: bool) -> dict[str, Any]:
@@ -246,15 +245,15 @@ def view(engine: Engine, game: Game, seat: int | None, names: Sequence[str | Non
         "config": _config(engine, game, encoded is not None),
         "board": board_block(engine, game, encoded),
         "caravan": None if caravan is None else _caravan(caravan, encoded is not None),
-        "players": _players(engine, ctx, seat, names, encoded),
+        "players": _players(engine, ctx, seat, names) if encoded is None else
+        _encoded_players(engine, ctx, seat, names, finished),
         "projected": projected(engine, game, seat, ctx) if encoded is None else projections(engine, game, seat, ctx),
         "score": _final_score(engine, game) if finished else None,
         "winners": list(game.winners) if finished else None,
     }
 
 
-def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | None] | None,
-             encoded: EncodedPlayers | None) -> list[Any]:
+def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | None] | None) -> list[Any]:
     """The view's ``players`` of ``ctx``'s game: every seat's block, its coins and deeds shown
     to its own seat (and to everyone once the game is over)."""
     game = ctx.game
@@ -264,14 +263,32 @@ def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | N
     for i, p in enumerate(game.players):
         name = NO_NAME if names is None else names[i]
         shown = finished or p.seat == seat
+        players.append(_player(engine, storage_spec(ctx, p.seat) if p.kind == HUMAN else None, p, shown, name))
+    return players
+
+
+def _encoded_players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | None] | None,
+                     finished: bool) -> list[Any]:
+    """:func:`_players` of a view to encode (``finished``: the game is over): each block a :class:`~darkroad.core.view_players.
+    PlayerBlock`, its storage the arrangement's JSON, looked up here (what :func:`_storage` and
+    :func:`_arranged` do, without their two calls a seat: about 1,500 instructions a seat of
+    every view, ``benchmarks/view_parts.py --parts players``)."""
+    packer = engine.packer
+    shown_table = packer.shown
+    storage_spec = engine.storage_spec
+    players: list[Any] = []
+    for i, p in enumerate(ctx.game.players):
+        name = msgspec.UNSET if names is None else names[i]
+        shown = finished or p.seat == seat
         if p.kind != HUMAN:  # an automated seat: its seat kind's keys among the block's
-            players.append(_player(engine, None, p, shown, name))
-        elif encoded is None:
-            players.append(_player(engine, storage_spec(ctx, p.seat), p, shown, name))
-        else:
-            goods = sorted(p.goods)
-            players.append(player_block(p, goods, _storage(engine.packer, storage_spec(ctx, p.seat), goods, True),
-                                        shown, msgspec.UNSET if name is NO_NAME else name))
+            players.append(_player(engine, None, p, shown, NO_NAME if name is msgspec.UNSET else name))
+            continue
+        goods = sorted(p.goods)
+        key = (tuple(goods), storage_spec(ctx, p.seat))
+        found: _Arranged | None = shown_table.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = shown_table.keep(key, _arrange(packer, *key))
+        players.append(player_block(p, goods, None if found is None else found.encoded, shown, name))
     return players
 
 
