@@ -36,13 +36,24 @@ context switches, migrations between cores, page faults, system calls and event-
 (``loops``: its ``epoll_wait`` calls); ``--record DIR`` adds each server's ``perf record``
 (``perf report -i DIR/NAME-ROUND.data --sort dso,sym``). With ``--probe`` the servers' event
 loops also count the tasks, futures, callbacks and timers made through their methods.
+``--interleave N``: both servers run, but their loads take turns: each round is N turns of each
+tree (``--actions``/N actions a game each), the trees alternating (A B B A A B ...), and a
+tree's figures are its turns' summed. A load that comes and goes on a shared machine then
+weighs on both trees alike within a round, where ``--pin`` alone measures them seconds apart.
+With ``--pin``, both servers share core 0 (one busy at a time) and the rest core 1. ``--perf``
+then counts the whole round, the other tree's turns included (the idle server's background
+work: about 1% of its CPU).
+``--pollute`` (with ``--pin``): a process on the server's core evicts its caches every
+millisecond, as a second server or client sharing the core does: what a tree's action costs
+with cold caches.
 
 The client creates its ``--games`` games and plays 5 actions in each before the measured part
 (nothing of the start-up or the creations is counted), then ``--actions`` more in each, all
 games at once: the 64-game load of ``benchmarks/api.py``.
 
     python benchmarks/side_by_side.py --baseline DIR [--actions 100] [--games 64] [--rounds 2]
-                                      [--probe] [--profile DIR] [--pin] [--perf] [--record DIR]
+                                      [--probe] [--profile DIR] [--pin] [--perf] [--record DIR] [--pollute]
+                                      [--interleave N]
 
 ``DIR``: a darkroad installation made with ``pip install --no-deps --target DIR <tree>``, put
 first on its server's ``PYTHONPATH`` (both servers run this tree's virtual environment).
@@ -121,9 +132,10 @@ def _redis(port: int) -> Counts:
     }
 
 
-async def _play(port: int, games: list[Any], actions: int, start: Any, snapshot: Any) -> tuple[Counts, Counts, float, list[float]]:
-    """Create the games and warm them up, wait for ``start``, then play ``actions`` in each, all
-    games at once: the counts before and after, the seconds and the latencies."""
+async def _play(port: int, games: list[Any], actions: int, turns: list[tuple[Any, Any]], snapshot: Any) -> tuple[Counts, Counts, float, list[float]]:
+    """Create the games and warm them up, then for each of ``turns`` (an event to wait for and
+    one to set after, or ``None``) play its share of ``actions`` in each game, all games at once:
+    the counts before and after (the turns' differences summed), the seconds and the latencies."""
     connections = [await bench.Connection.open(port) for _ in games]
     played: list[list[Any]] = []
     for connection, script in zip(connections, games, strict=True):
@@ -149,14 +161,22 @@ async def _play(port: int, games: list[Any], actions: int, start: Any, snapshot:
 
     await asyncio.gather(*(game(state, WARM_ACTIONS) for state in played))
     latencies.clear()
-    start.wait()
-    before, began = snapshot(), time.perf_counter()
-    await asyncio.gather(*(game(state, actions) for state in played))
-    elapsed = time.perf_counter() - began
-    after = snapshot()
+    after: Counts = {}
+    elapsed = 0.0
+    for go, done in turns:
+        go.wait()
+        first, began = snapshot(), time.perf_counter()
+        await asyncio.gather(*(game(state, actions // len(turns)) for state in played))
+        elapsed += time.perf_counter() - began
+        last = snapshot()
+        for key, value in last.items():
+            after[key] = after.get(key, 0) + value - first.get(key, 0)
+        if done is not None:
+            done.set()
+    after.update({key: last[key] for key in ("rss", "gc_tracked") if key in last})  # states, not counts
     for connection in connections:
         connection.close()
-    return before, after, elapsed, latencies
+    return {}, after, elapsed, latencies
 
 
 def _probe(folder: str | None, pid: int, profiling: bool) -> Counts:
@@ -176,6 +196,16 @@ def _probe(folder: str | None, pid: int, profiling: bool) -> Counts:
         **{f"loop_{key}": n for key, n in data.get("loop", {}).items()},
     }
 
+
+POLLUTER = """
+import time
+a, b = bytearray(4 << 20), bytearray(4 << 20)
+while True:
+    time.sleep(0.001)
+    b[:] = a
+"""
+"""``--pollute``: 8 MB of memory read and written every millisecond, which evicts the core's L1
+and L2 (2 MB) as another busy process on the same core does."""
 
 PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults", "raw_syscalls:sys_enter",
                "syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_epoll_pwait")  # fmt: skip
@@ -215,7 +245,7 @@ class _PerfStat:
 
 
 def _client(name: str, port: int, pid: int, redis_port: int, probe: str | None, profiling: bool, games: list[Any],
-            actions: int, start: Any, results: Any, cpu: int | None = None, perf: str | None = None,
+            actions: int, turns: list[tuple[Any, Any]], results: Any, cpu: int | None = None, perf: str | None = None,
             record: str | None = None) -> None:
     """A client process: one server's load, its counts put on ``results``; ``cpu``: the core
     it runs on, ``perf``: a path for the server's ``perf stat`` over the measured part,
@@ -230,7 +260,7 @@ def _client(name: str, port: int, pid: int, redis_port: int, probe: str | None, 
         return {**_proc(pid), **{f"redis_{k}": v for k, v in _redis(redis_port).items()},
                 **_probe(probe, pid, profiling)}  # fmt: skip
 
-    before, after, elapsed, latencies = asyncio.run(_play(port, games, actions, start, snapshot))
+    before, after, elapsed, latencies = asyncio.run(_play(port, games, actions, turns, snapshot))
     if stat is not None:
         after.update(stat.stop())
     results.put((name, before, after, elapsed, latencies))
@@ -266,15 +296,20 @@ def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[f
 
 def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int, probe: bool = False,
              profile: Path | None = None, label: str = "", pin: bool = False, perf: bool = False,
-             record: Path | None = None) -> dict[str, Counts]:
+             record: Path | None = None, pollute: bool = False, interleave: int = 0) -> dict[str, Counts]:
     """One round: every tree's server (and Redis) started, then loaded at once; ``probe``: the
     servers run with ``benchmarks/server_probe``, ``profile``: a folder for their profiles
     (each named by its tree and ``label``); ``pin``: the server on core 0, its Redis and
     client on core 1 (one tree a round); ``perf``: each server's ``perf stat`` counted,
-    ``record``: (with ``perf``) a folder for each server's ``perf record``."""
+    ``record``: (with ``perf``) a folder for each server's ``perf record``; ``pollute``: (with
+    ``pin``) :data:`POLLUTER` runs on the server's core; ``interleave``: the trees' loads take
+    turns, each ``actions / interleave`` actions a game, instead of running at once."""
     server_core, rest_core = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if pin else ([], [])
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         servers = []
+        if pollute:
+            polluter = subprocess.Popen([*server_core, sys.executable, "-c", POLLUTER])
+            stack.callback(polluter.kill)
         for name, pythonpath in trees:
             env = {k: v for k, v in os.environ.items() if k != "DARKROAD_REDIS_URL"}
             env.update({f"DARKROAD_RATE_LIMIT_{budget}": "0" for budget in bench.RATE_LIMITED})
@@ -295,16 +330,22 @@ def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int
             pid = stack.enter_context(bench.running(server, port, env, timeout=120))
             servers.append((name, port, pid, redis_port, str(folder) if probe else None, probe and profile is not None))
         start = multiprocessing.Event()
+        slices = [[(multiprocessing.Event(), multiprocessing.Event()) for _ in range(interleave)] for _ in servers]
         results: multiprocessing.Queue[Any] = multiprocessing.Queue()
         clients = [multiprocessing.Process(target=_client, args=(
-            *server, games, actions, start, results, 1 if pin else None,
+            *server, games, actions, turns if interleave else [(start, None)], results, 1 if pin else None,
             str(Path(directory) / server[0] / "perf.csv") if perf else None,
             None if record is None else str(record.resolve() / f"{server[0].replace(' ', '-')}{label}.data"),
-        )) for server in servers]  # fmt: skip
+        )) for server, turns in zip(servers, slices, strict=True)]  # fmt: skip
         for client in clients:
             client.start()
         time.sleep(1.0)
         start.set()  # the clients start once their games are created and warm
+        for n in range(interleave):  # each tree's turn, the trees in the other order each time
+            for turns in slices if n % 2 == 0 else slices[::-1]:
+                go, done = turns[n]
+                go.set()
+                done.wait()
         measured = [results.get(timeout=600) for _ in clients]
         for client in clients:
             client.join()
@@ -323,6 +364,9 @@ def main() -> None:
                         help="one tree at a time, its server alone on core 0, its Redis and client on core 1")
     parser.add_argument("--perf", action="store_true", help="each server's perf stat (software events, system calls)")
     parser.add_argument("--record", type=Path, help="with --perf: write each server's perf record here")
+    parser.add_argument("--pollute", action="store_true", help="with --pin: evict the server core's caches every ms")
+    parser.add_argument("--interleave", type=int, default=0,
+                        help="N: the servers' loads take N turns each, alternating, instead of running at once")
     args = parser.parse_args()
     for folder in (args.profile, args.record):
         if folder is not None:
@@ -337,8 +381,8 @@ def main() -> None:
         # less CPU an action than the same tree started second (session 18, main against itself).
         order = trees if r % 2 == 0 else trees[::-1]
         options = (games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}", args.pin, args.perf,
-                   args.record)  # fmt: skip
-        if args.pin:  # one after the other, in this round's order
+                   args.record, args.pollute, args.interleave)  # fmt: skip
+        if args.pin and not args.interleave:  # one after the other, in this round's order
             rounds.append({name: counts for tree in order for name, counts in round_of([tree], *options).items()})
         else:
             rounds.append(round_of(order, *options))
