@@ -6,7 +6,8 @@ quiet machine and on a busy one.
 but on a shared machine its rounds swing by ±15% with other people's load, more than the
 changes it is meant to compare. ``benchmarks/action_cpu.py`` counts the app alone (no HTTP
 server, no sockets). This counts everything the server process executes while it serves
-actions: each tree's server runs under callgrind (``--cache-sim=no``), plays ``--warmup``
+actions: each tree's server runs under callgrind (``--cache-sim=no``; instrumented once it
+listens, ``--instr-atstart=no``, which makes its start-up several times faster), plays ``--warmup``
 seconds of actions, has its counters zeroed (``callgrind_control --zero``), plays
 ``--seconds`` more, and reads its instruction counter (``callgrind_control -e Ir``), less
 what creating the measured part's ``--parallel`` games costs (counted apart just before:
@@ -26,10 +27,10 @@ and the ratio.
 L1i 32 KB 8-way, L2 2 MB 16-way as the last level; the 300 MB L3 is the host's, shared), and
 each tree's misses an action are printed: ``D1mr``/``D1mw`` (L1 data, read/write),
 ``DLmr``/``DLmw`` (L2 data), ``I1mr``/``ILmr`` (instructions). Valgrind sees one process: the
-misses that other processes' work on the same core causes are not in them; the server's
-start-up runs uninstrumented. ``--out DIR``:
+misses that other processes' work on the same core causes are not in them. ``--out DIR``:
 each server's counts by function are dumped there after its measured part
-(``callgrind_annotate DIR/NAME.PID.1``).
+(``callgrind_annotate DIR/NAME.PID.1``). ``--minimal``: the measured actions ask ``Prefer:
+return=minimal`` (answered ``204`` without the seat's view): what the view costs, by difference.
 """
 
 from __future__ import annotations
@@ -52,9 +53,8 @@ from darkroad.core import Engine
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
 from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (benchmarks/api.py, as action_cpu.py loads it)
 
-CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=49152,12,64", "--LL=2097152,16,64", "--instr-atstart=no"]
-"""The cache simulation's options; instrumented only once the server listens (``--instr-atstart=no``):
-a start-up simulated whole took over ten minutes on a busy machine."""
+CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=49152,12,64", "--LL=2097152,16,64"]
+"""The cache simulation's options."""
 MISSES = ("D1mr", "D1mw", "DLmr", "DLmw", "I1mr", "ILmr")
 
 
@@ -88,7 +88,7 @@ async def _create(port: int, games: list[Any]) -> None:
 
 def measure(
     games: list[Any], seconds: float, warmup: float, parallel: int, pythonpath: str | None, cache_sim: bool = False,
-    out: Path | None = None, name: str = "server",
+    out: Path | None = None, name: str = "server", minimal: bool = False,
 ) -> tuple[int, dict[str, int]]:
     """One server under callgrind: (actions played, its counts) over ``seconds`` after ``warmup``."""
     env = {"PYTHONHASHSEED": "0"}
@@ -103,13 +103,14 @@ def measure(
         with bench.running(bench.redis_server(redis_port, directory), redis_port):
             command = [
                 "valgrind", "--tool=callgrind", *(CACHES if cache_sim else ["--cache-sim=no"]), "--branch-sim=no",
-                f"--callgrind-out-file={output}",
+                # Instrumented only once the server listens: a start-up under callgrind took
+                # over ten minutes on a busy machine, with the caches simulated.
+                "--instr-atstart=no", f"--callgrind-out-file={output}",
                 *bench.api_server(api_port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0", *options),
             ]  # fmt: skip
             # The valgrind process is the server's: callgrind_control finds it by that pid.
             with bench.running(command, api_port, env, timeout=600) as pid:
-                if cache_sim:
-                    subprocess.run(["callgrind_control", "--instr=on", str(pid)], capture_output=True, check=True)
+                subprocess.run(["callgrind_control", "--instr=on", str(pid)], capture_output=True, check=True)
                 played = games[: len(games) // 2], games[len(games) // 2 :]
                 asyncio.run(bench.actions(api_port, played[0], warmup, parallel))
                 subprocess.run(["callgrind_control", "--zero", str(pid)], capture_output=True, check=True)
@@ -118,7 +119,7 @@ def measure(
                 created = counters(pid, events)
                 asyncio.run(_create(api_port, played[1][:parallel]))
                 before = counters(pid, events)
-                result = asyncio.run(bench.actions(api_port, played[1], seconds, parallel))
+                result = asyncio.run(bench.actions(api_port, played[1], seconds, parallel, minimal=minimal))
                 after = counters(pid, events)
                 if out is not None:
                     subprocess.run(["callgrind_control", "--dump", str(pid)], capture_output=True, check=True)
@@ -134,6 +135,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="also a server from this darkroad installation (PYTHONPATH)")
     parser.add_argument("--cache-sim", action="store_true", help="also simulate the caches: misses per action")
     parser.add_argument("--out", type=Path, help="a folder for each server's callgrind counts by function")
+    parser.add_argument("--minimal", action="store_true",
+                        help="the measured actions ask Prefer: return=minimal (answered 204, without the view)")
     args = parser.parse_args()
     for tool in ("valgrind", "callgrind_control", "redis-server"):
         if shutil.which(tool) is None:
@@ -149,7 +152,7 @@ def main() -> None:
     for name, pythonpath in trees:
         started = time.perf_counter()
         played, counted = measure(games, args.seconds, args.warmup, args.parallel, pythonpath, args.cache_sim,
-                                  args.out, name.replace(" ", "-"))  # fmt: skip
+                                  args.out, name.replace(" ", "-"), args.minimal)  # fmt: skip
         per_action[name] = {event: count / played for event, count in counted.items()}
         misses = "".join(f", {event} {per_action[name][event]:.0f}" for event in MISSES if event in counted)
         print(f"{name}: {played} actions, {per_action[name]['Ir'] / 1e3:.1f}k instructions per action{misses} "
