@@ -124,6 +124,7 @@ def measure(
                 if out is not None:
                     subprocess.run(["callgrind_control", "--dump", str(pid)], capture_output=True, check=True)
     creations = {event: before[event] - created[event] for event in events}
+    print(f"  {name}: {parallel} creations taken off, " + ", ".join(f"{event} {count / parallel:.0f}" for event, count in creations.items()) + " a game")
     return len(result.latencies), {event: after[event] - before[event] - creations[event] for event in events}
 
 
