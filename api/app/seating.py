@@ -328,12 +328,6 @@ class Seats:
         stored, _ = await self.changes.change(game_id, decide)
         return Caller(stored, caller_seat)
 
-    def _replace(self, lobby: Lobby, seat: int) -> SeatChange:
-        record = lobby.seats[seat]
-        record.replaced, record.bot, record.since = True, lobby.timeout_bot, None
-        self.games.metrics.seats.inc("replaced")
-        return SeatChange("replaced", seat, [("seat_replaced", seat, {"bot": lobby.timeout_bot})])
-
     async def reclaim(self, game_id: str, seat: int, token: str) -> Caller:
         """Take ``seat`` (the caller's) back from the bot that plays it since it timed out; a
         seat no bot plays is left as it is. The caller, after the reclaim."""
