@@ -24,6 +24,4 @@ def darkroad_movement_options(ctx: Ctx, seat: int) -> list[int] | None:
 
 @hookimpl
 def darkroad_storage_extensions(ctx: Ctx, seat: int) -> list[dict[str, list[int]]] | None:
-    # The seat's steeds read directly (what ``ctx.owns`` reads for a steed): asked of every seat
-    # in every view, where the call costs four times the look-up.
-    return [{"extra_grid": list(SADDLE_BAG)}] if ID in ctx.game.players[seat].steeds else None
+    return [{"extra_grid": list(SADDLE_BAG)}] if ctx.owns(seat, ID) else None

@@ -35,9 +35,6 @@ def darkroad_components() -> list[Component]:
 
 @hookimpl
 def darkroad_storage_extensions(ctx: Ctx, seat: int) -> list[dict[str, Any]] | None:
-    # The seat's upgrades read directly (what ``ctx.owns`` reads for an upgrade): asked of every
-    # seat in every view, where the call costs four times the look-up (view_parts.py: 1,900
-    # instructions against 400).
-    if ID not in ctx.game.players[seat].upgrades:
+    if not ctx.owns(seat, ID):
         return None
     return [{"fixed_tile": TILE, "any_slots": SLOTS}]
