@@ -270,11 +270,9 @@ def _players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | N
 def _encoded_players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence[str | None] | None,
                      finished: bool) -> list[Any]:
     """:func:`_players` of a view to encode (``finished``: the game is over): each block a :class:`~darkroad.core.view_players.
-    PlayerBlock`, its storage the arrangement's JSON, looked up here (what :func:`_storage` and
-    :func:`_arranged` do, without their two calls a seat: about 1,500 instructions a seat of
-    every view, ``benchmarks/view_parts.py --parts players``)."""
+    PlayerBlock`, its storage the arrangement's JSON from :func:`_arranged` (not through
+    :func:`_storage`, whose other branches a view to encode never takes: one call a seat less)."""
     packer = engine.packer
-    shown_table = packer.shown
     storage_spec = engine.storage_spec
     players: list[Any] = []
     for i, p in enumerate(ctx.game.players):
@@ -284,10 +282,7 @@ def _encoded_players(engine: Engine, ctx: Ctx, seat: int | None, names: Sequence
             players.append(_player(engine, None, p, shown, NO_NAME if name is msgspec.UNSET else name))
             continue
         goods = sorted(p.goods)
-        key = (tuple(goods), storage_spec(ctx, p.seat))
-        found: _Arranged | None = shown_table.get(key, _UNSEEN)
-        if found is _UNSEEN:
-            found = shown_table.keep(key, _arrange(packer, *key))
+        found = _arranged(packer, tuple(goods), storage_spec(ctx, p.seat))
         players.append(player_block(p, goods, None if found is None else found.encoded, shown, name))
     return players
 

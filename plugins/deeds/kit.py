@@ -89,8 +89,11 @@ class Deed:
         return Component("deed", self.id, self.name, self.text, data)
 
     def score(self, ctx: Ctx, seat: int) -> dict[str, int]:
-        """What this deed pays ``seat`` (0 when unmet)."""
-        return {self.reward: self.payout(self.measure(ctx, seat))}
+        """What this deed pays ``seat`` (0 when unmet): its hook's answer, the one place it is
+        computed."""
+        paid = self.deed_score(ctx, seat, self.id)
+        assert paid is not None  # asked of this deed's own id
+        return paid
 
     # -- its hooks: a module binds them (``darkroad_components = DEED.components``) ---------
 
@@ -102,7 +105,8 @@ class Deed:
     def deed_score(self, ctx: Ctx, seat: int, deed: str) -> dict[str, int] | None:
         if deed != self.id:
             return None
-        # :meth:`score`'s body, not a call of it: asked of every deed the viewer holds in every view.
+        # Computed here, and :meth:`score` asks this: the hook is asked of every deed the viewer
+        # holds in every view, where a call more per deed is not worth it.
         return {self.reward: self.payout(self.measure(ctx, seat))}
 
 
