@@ -103,7 +103,7 @@ class Run:
     profile: Path
 
 
-def _py_spy() -> str:
+def py_spy() -> str:
     """py-spy's command: on the ``PATH``, or beside this Python (a virtual environment's)."""
     found = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
     if found is None:
@@ -125,7 +125,7 @@ def measure(tree: str, pythonpath: str | None, games: list[bench.Script], second
             bench.api_server(port, "--redis-url", f"redis://127.0.0.1:{redis_port}/0"), port, env))
         asyncio.run(bench.actions(port, games[: bench.SOLO_GAMES], 2.0, bench.SOLO_GAMES))  # warm
         spy = subprocess.Popen(
-            [_py_spy(), "record", "--pid", str(server), "--output", str(profile), "--format", "raw",
+            [py_spy(), "record", "--pid", str(server), "--output", str(profile), "--format", "raw",
              "--rate", "250", "--duration", str(round(seconds) + 1), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
@@ -159,7 +159,7 @@ def main() -> None:
             for name, share in parts(profile):
                 print(f"  {share:6.1%}  {name}")
         return
-    _py_spy()
+    py_spy()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
     engine = Engine.load()

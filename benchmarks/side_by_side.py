@@ -36,6 +36,12 @@ context switches, migrations between cores, page faults, system calls and event-
 (``loops``: its ``epoll_wait`` calls); ``--record DIR`` adds each server's ``perf record``
 (``perf report -i DIR/NAME-ROUND.data --sort dso,sym``). With ``--probe`` the servers' event
 loops also count the tasks, futures, callbacks and timers made through their methods.
+``--spy DIR``: each server's Python stacks sampled by py-spy (``pip install py-spy``; 250 a
+second, without pausing it, idle threads left out) over the measured part, written to
+``DIR/NAME-ROUND.txt`` (collapsed stacks); ``benchmarks/spy_report.py DIR`` prints where each
+tree's CPU time an action goes by Python function, C calls included in their caller. Unlike
+``--profile``'s cProfile, it adds nothing to the server's own work, so small functions are not
+inflated; unlike valgrind, it counts time (cache misses included), not instructions.
 ``--interleave N``: both servers run, but their loads take turns: each round is N turns of each
 tree (``--actions``/N actions a game each), the trees alternating (A B B A A B ...), and a
 tree's figures are its turns' summed. A load that comes and goes on a shared machine then
@@ -53,7 +59,7 @@ games at once: the 64-game load of ``benchmarks/api.py``.
 
     python benchmarks/side_by_side.py --baseline DIR [--actions 100] [--games 64] [--rounds 2]
                                       [--probe] [--profile DIR] [--pin] [--perf] [--record DIR] [--pollute]
-                                      [--interleave N]
+                                      [--interleave N] [--spy DIR]
 
 ``DIR``: a darkroad installation made with ``pip install --no-deps --target DIR <tree>``, put
 first on its server's ``PYTHONPATH`` (both servers run this tree's virtual environment).
@@ -80,6 +86,7 @@ from darkroad.core import Engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
 from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (benchmarks/api.py)
+from load_profile import py_spy  # type: ignore[import-not-found]  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 WARM_ACTIONS = 5
@@ -207,6 +214,9 @@ while True:
 """``--pollute``: 8 MB of memory read and written every millisecond, which evicts the core's L1
 and L2 (2 MB) as another busy process on the same core does."""
 
+SPY_RATE = 250
+"""``--spy``: py-spy's samples a second (as ``benchmarks/load_profile.py``'s: at 1,000 a second, py-spy
+pinned beside the client and Redis kept up with under half of the server's CPU time)."""
 PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults", "raw_syscalls:sys_enter",
                "syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_epoll_pwait")  # fmt: skip
 
@@ -216,12 +226,22 @@ class _PerfStat:
     needed) from :meth:`start` to :meth:`stop`; with ``record`` (a path) also ``perf record``'s
     samples of where its CPU time goes (``perf report -i PATH --sort dso,sym``)."""
 
-    def __init__(self, pid: int, path: str, record: str | None = None) -> None:
-        self.pid, self.path, self.record = pid, path, record
+    def __init__(self, pid: int, path: str | None, record: str | None = None, spy: str | None = None) -> None:
+        self.pid, self.path, self.record, self.spy = pid, path, record, spy
         self.process: subprocess.Popen[bytes] | None = None
         self.recording: subprocess.Popen[bytes] | None = None
+        self.spying: subprocess.Popen[bytes] | None = None
+        self.started = False
 
     def start(self) -> None:
+        self.started = True
+        if self.spy is not None:  # --spy: the server's Python stacks (idle threads left out)
+            command = [py_spy(), "record", "--pid", str(self.pid), "--rate", str(SPY_RATE), "--nonblocking",
+                       "--format", "raw", "--output", self.spy]  # fmt: skip
+            self.spying = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.path is None:
+            time.sleep(0.3)  # attached
+            return
         command = ["perf", "stat", "-x,", "-o", self.path, "-p", str(self.pid), "-e", ",".join(PERF_EVENTS)]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if self.record is not None:
@@ -230,12 +250,13 @@ class _PerfStat:
         time.sleep(0.3)  # attached
 
     def stop(self) -> Counts:
-        assert self.process is not None
-        for process in (self.process, self.recording):
+        for process in (self.process, self.recording, self.spying):
             if process is not None:
                 process.send_signal(signal.SIGINT)
                 process.wait(timeout=30)
         counts: Counts = {}
+        if self.path is None:
+            return counts
         with open(self.path) as f:
             for line in f:
                 fields = line.strip().split(",")
@@ -246,16 +267,16 @@ class _PerfStat:
 
 def _client(name: str, port: int, pid: int, redis_port: int, probe: str | None, profiling: bool, games: list[Any],
             actions: int, turns: list[tuple[Any, Any]], results: Any, cpu: int | None = None, perf: str | None = None,
-            record: str | None = None) -> None:
+            record: str | None = None, spy: str | None = None) -> None:
     """A client process: one server's load, its counts put on ``results``; ``cpu``: the core
     it runs on, ``perf``: a path for the server's ``perf stat`` over the measured part,
-    ``record``: one for its ``perf record``."""
+    ``record``: one for its ``perf record``, ``spy``: one for its py-spy samples."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
-    stat = None if perf is None else _PerfStat(pid, perf, record)
+    stat = None if perf is None and spy is None else _PerfStat(pid, perf, record, spy)
 
     def snapshot() -> Counts:
-        if stat is not None and stat.process is None:
+        if stat is not None and not stat.started:
             stat.start()
         return {**_proc(pid), **{f"redis_{k}": v for k, v in _redis(redis_port).items()},
                 **_probe(probe, pid, profiling)}  # fmt: skip
@@ -296,14 +317,16 @@ def _per_action(before: Counts, after: Counts, elapsed: float, latencies: list[f
 
 def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int, probe: bool = False,
              profile: Path | None = None, label: str = "", pin: bool = False, perf: bool = False,
-             record: Path | None = None, pollute: bool = False, interleave: int = 0) -> dict[str, Counts]:
+             record: Path | None = None, pollute: bool = False, interleave: int = 0,
+             spy: Path | None = None) -> dict[str, Counts]:
     """One round: every tree's server (and Redis) started, then loaded at once; ``probe``: the
     servers run with ``benchmarks/server_probe``, ``profile``: a folder for their profiles
     (each named by its tree and ``label``); ``pin``: the server on core 0, its Redis and
     client on core 1 (one tree a round); ``perf``: each server's ``perf stat`` counted,
     ``record``: (with ``perf``) a folder for each server's ``perf record``; ``pollute``: (with
     ``pin``) :data:`POLLUTER` runs on the server's core; ``interleave``: the trees' loads take
-    turns, each ``actions / interleave`` actions a game, instead of running at once."""
+    turns, each ``actions / interleave`` actions a game, instead of running at once; ``spy``: a
+    folder for each server's py-spy samples."""
     server_core, rest_core = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if pin else ([], [])
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         servers = []
@@ -336,6 +359,7 @@ def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int
             *server, games, actions, turns if interleave else [(start, None)], results, 1 if pin else None,
             str(Path(directory) / server[0] / "perf.csv") if perf else None,
             None if record is None else str(record.resolve() / f"{server[0].replace(' ', '-')}{label}.data"),
+            None if spy is None else str(spy.resolve() / f"{server[0].replace(' ', '-')}{label}.txt"),
         )) for server, turns in zip(servers, slices, strict=True)]  # fmt: skip
         for client in clients:
             client.start()
@@ -349,7 +373,13 @@ def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int
         measured = [results.get(timeout=600) for _ in clients]
         for client in clients:
             client.join()
-    return {name: _per_action(*rest) for name, *rest in measured}
+    counts = {name: _per_action(*rest) for name, *rest in measured}
+    for name, tree in counts.items():
+        if spy is not None:  # what benchmarks/spy_report.py scales the samples to
+            side = {"actions": len(next(rest[-1] for n, *rest in measured if n == name)), "cpu_us": tree["cpu us"],
+                    "rate": SPY_RATE}  # fmt: skip
+            (spy / f"{name.replace(' ', '-')}{label}.json").write_text(json.dumps(side))
+    return counts
 
 
 def main() -> None:
@@ -367,8 +397,11 @@ def main() -> None:
     parser.add_argument("--pollute", action="store_true", help="with --pin: evict the server core's caches every ms")
     parser.add_argument("--interleave", type=int, default=0,
                         help="N: the servers' loads take N turns each, alternating, instead of running at once")
+    parser.add_argument("--spy", type=Path, help="write each server's py-spy samples here (benchmarks/spy_report.py)")
     args = parser.parse_args()
-    for folder in (args.profile, args.record):
+    if args.spy is not None:
+        py_spy()  # exits when py-spy is not installed
+    for folder in (args.profile, args.record, args.spy):
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
     engine = Engine.load()
@@ -381,7 +414,7 @@ def main() -> None:
         # less CPU an action than the same tree started second (session 18, main against itself).
         order = trees if r % 2 == 0 else trees[::-1]
         options = (games[: args.games], args.actions, args.probe, args.profile, f"-{r + 1}", args.pin, args.perf,
-                   args.record, args.pollute, args.interleave)  # fmt: skip
+                   args.record, args.pollute, args.interleave, args.spy)  # fmt: skip
         if args.pin and not args.interleave:  # one after the other, in this round's order
             rounds.append({name: counts for tree in order for name, counts in round_of([tree], *options).items()})
         else:
