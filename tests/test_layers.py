@@ -348,15 +348,6 @@ def test_the_api_layer_check_sees_a_crossing(tmp_path: Path) -> None:
     assert api_layer_problems(f, "http") == []
 
 
-def test_no_api_class_is_over_400_lines() -> None:
-    long = []
-    for path in modules(API):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.end_lineno is not None and node.end_lineno - node.lineno >= 400:
-                long.append(f"{path.relative_to(ROOT)}: {node.name}")
-    assert long == []
-
-
 # -- size fences: core/, plugins/ and api/ ----------------------------------------------------------
 
 MAX_MODULE_LINES, MAX_CLASS_LINES, MAX_FUNCTION_LINES = 600, 400, 60
