@@ -223,8 +223,9 @@ PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults"
 
 class _PerfStat:
     """``perf stat`` of a process's software events and system calls (no hardware counters
-    needed) from :meth:`start` to :meth:`stop`; with ``record`` (a path) also ``perf record``'s
-    samples of where its CPU time goes (``perf report -i PATH --sort dso,sym``)."""
+    needed) from :meth:`start` to :meth:`stop` (``path``: its output, ``None`` for none); with
+    ``record`` (a path) also ``perf record``'s samples of where its CPU time goes (``perf report -i
+    PATH --sort dso,sym``), with ``spy`` (a path) py-spy's samples of its Python stacks."""
 
     def __init__(self, pid: int, path: str | None, record: str | None = None, spy: str | None = None) -> None:
         self.pid, self.path, self.record, self.spy = pid, path, record, spy
@@ -374,10 +375,9 @@ def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int
         for client in clients:
             client.join()
     counts = {name: _per_action(*rest) for name, *rest in measured}
-    for name, tree in counts.items():
-        if spy is not None:  # what benchmarks/spy_report.py scales the samples to
-            side = {"actions": len(next(rest[-1] for n, *rest in measured if n == name)), "cpu_us": tree["cpu us"],
-                    "rate": SPY_RATE}  # fmt: skip
+    if spy is not None:  # beside each server's samples, what benchmarks/spy_report.py scales them to
+        for name, _, _, _, latencies in measured:
+            side = {"actions": len(latencies), "cpu_us": counts[name]["cpu us"], "rate": SPY_RATE}
             (spy / f"{name.replace(' ', '-')}{label}.json").write_text(json.dumps(side))
     return counts
 
