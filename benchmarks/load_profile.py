@@ -103,6 +103,11 @@ class Run:
     profile: Path
 
 
+SPY_RATE = 250
+"""py-spy's samples a second (here and in ``side_by_side.py --spy``: at 1,000 a second, py-spy pinned
+beside the client and Redis kept up with under half of the server's CPU time)."""
+
+
 def py_spy() -> str:
     """py-spy's command: on the ``PATH``, or beside this Python (a virtual environment's)."""
     found = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
@@ -126,7 +131,7 @@ def measure(tree: str, pythonpath: str | None, games: list[bench.Script], second
         asyncio.run(bench.actions(port, games[: bench.SOLO_GAMES], 2.0, bench.SOLO_GAMES))  # warm
         spy = subprocess.Popen(
             [py_spy(), "record", "--pid", str(server), "--output", str(profile), "--format", "raw",
-             "--rate", "250", "--duration", str(round(seconds) + 1), "--nonblocking"],
+             "--rate", str(SPY_RATE), "--duration", str(round(seconds) + 1), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         time.sleep(0.5)  # py-spy attached

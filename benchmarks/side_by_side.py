@@ -86,7 +86,7 @@ from darkroad.core import Engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no package
 from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (benchmarks/api.py)
-from load_profile import py_spy  # type: ignore[import-not-found]  # noqa: E402
+from load_profile import SPY_RATE, py_spy  # type: ignore[import-not-found]  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 WARM_ACTIONS = 5
@@ -214,9 +214,6 @@ while True:
 """``--pollute``: 8 MB of memory read and written every millisecond, which evicts the core's L1
 and L2 (2 MB) as another busy process on the same core does."""
 
-SPY_RATE = 250
-"""``--spy``: py-spy's samples a second (as ``benchmarks/load_profile.py``'s: at 1,000 a second, py-spy
-pinned beside the client and Redis kept up with under half of the server's CPU time)."""
 PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults", "raw_syscalls:sys_enter",
                "syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_epoll_pwait")  # fmt: skip
 
@@ -377,7 +374,7 @@ def round_of(trees: list[tuple[str, str | None]], games: list[Any], actions: int
     counts = {name: _per_action(*rest) for name, *rest in measured}
     if spy is not None:  # beside each server's samples, what benchmarks/spy_report.py scales them to
         for name, _, _, _, latencies in measured:
-            side = {"actions": len(latencies), "cpu_us": counts[name]["cpu us"], "rate": SPY_RATE}
+            side = {"actions": len(latencies), "cpu_us": counts[name]["cpu us"]}
             (spy / f"{name.replace(' ', '-')}{label}.json").write_text(json.dumps(side))
     return counts
 
