@@ -23,13 +23,15 @@ valgrind``); a tree's run takes about a minute.
 --no-deps --target DIR <tree>`` (as for ``benchmarks/api.py``), measured after this tree's,
 and the ratio.
 
-``--cache-sim``: callgrind also simulates this machine's caches (per core: L1d 48 KB 12-way,
-L1i 32 KB 8-way, L2 2 MB 16-way as the last level; the 300 MB L3 is the host's, shared), and
-each tree's misses an action are printed: ``D1mr``/``D1mw`` (L1 data, read/write),
-``DLmr``/``DLmw`` (L2 data), ``I1mr``/``ILmr`` (instructions). Valgrind sees one process: the
+``--cache-sim``: callgrind also simulates this machine's caches (those of its first core, read
+from ``/sys/devices/system/cpu/cpu0/cache``: L1i, L1d, and L2 as the last level; the L3 is
+shared with the other cores; session 19's machine's where none is described) and its branch
+predictor, and each tree's misses an action are printed: ``D1mr``/``D1mw`` (L1 data,
+read/write), ``DLmr``/``DLmw`` (L2 data), ``I1mr``/``ILmr`` (instructions), ``Bcm``/``Bim``
+(conditional and indirect branches mispredicted). Valgrind sees one process: the
 misses that other processes' work on the same core causes are not in them. ``--out DIR``:
 each server's counts by function are dumped there after its measured part
-(``callgrind_annotate DIR/NAME.PID.1``). ``--minimal``: the measured actions ask ``Prefer:
+(``callgrind_annotate DIR/NAME.PID.2``; ``NAME.PID.1``: the creations counted apart). ``--minimal``: the measured actions ask ``Prefer:
 return=minimal`` (answered ``204`` without the seat's view): what the view costs, by difference.
 """
 
@@ -54,22 +56,51 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/ is no pa
 from action_cpu import bench  # type: ignore[import-not-found]  # noqa: E402  (benchmarks/api.py, as action_cpu.py loads it)
 
 CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=49152,12,64", "--LL=2097152,16,64"]
-"""The cache simulation's options."""
-MISSES = ("D1mr", "D1mw", "DLmr", "DLmw", "I1mr", "ILmr")
+"""The cache simulation's options where the machine does not describe its caches (a core of
+session 19's machine)."""
+
+
+def caches(sysfs: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> list[str]:
+    """The cache simulation's options for this machine's first core, read from ``sysfs``: its
+    level-1 instruction and data caches, and its level-2 cache as the last level (callgrind
+    simulates two levels; the level 3 is shared with the other cores, where Redis and the
+    client run). :data:`CACHES` when ``sysfs`` does not describe them."""
+    found: dict[str, str] = {}
+    for index in sorted(sysfs.glob("index*")):
+        try:
+            level, kind, size, ways, line = (
+                (index / name).read_text().strip()
+                for name in ("level", "type", "size", "ways_of_associativity", "coherency_line_size")
+            )
+        except OSError:
+            continue
+        if not size.endswith("K") or not ways.isdigit() or not line.isdigit():
+            continue
+        option = {("1", "Instruction"): "I1", ("1", "Data"): "D1", ("2", "Unified"): "LL"}.get((level, kind))
+        if option is not None:
+            found[option] = f"--{option}={int(size[:-1]) * 1024},{ways},{line}"
+    if set(found) != {"I1", "D1", "LL"}:
+        return CACHES
+    return ["--cache-sim=yes", found["I1"], found["D1"], found["LL"]]
+
+
+MISSES = ("D1mr", "D1mw", "DLmr", "DLmw", "I1mr", "ILmr", "Bcm", "Bim")
+"""The misses counted with ``--cache-sim``: the caches', then the branch predictor's
+(conditional and indirect branches mispredicted)."""
 
 
 def counters(pid: int, events: tuple[str, ...] = ("Ir",)) -> dict[str, int]:
     """The ``events`` callgrind has counted in process ``pid`` since its counters were zeroed."""
     command = ["callgrind_control", "-e", ",".join(events), str(pid)]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    # "Totals: Ir D1mr", then a line per thread: "Th 1  193,603 1,234".
-    threads = re.findall(r"^\s*Th\s+\d+\s+([\d,\s]+?)\s*$", out, flags=re.MULTILINE)
+    # "Totals: Ir D1mr", then a line per thread: "Th 1  193,603 1,234" (an event not yet counted: ".").
+    threads = re.findall(r"^\s*Th\s+\d+\s+([\d,.\s]+?)\s*$", out, flags=re.MULTILINE)
     if not threads:
         raise RuntimeError(f"no counts from callgrind_control: {out!r}")
     totals = dict.fromkeys(events, 0)
     for line in threads:
         for event, count in zip(events, line.split(), strict=True):
-            totals[event] += int(count.replace(",", ""))
+            totals[event] += 0 if count == "." else int(count.replace(",", ""))
     return totals
 
 
@@ -102,7 +133,8 @@ def measure(
         redis_port, api_port = bench.free_port(), bench.free_port()
         with bench.running(bench.redis_server(redis_port, directory), redis_port):
             command = [
-                "valgrind", "--tool=callgrind", *(CACHES if cache_sim else ["--cache-sim=no"]), "--branch-sim=no",
+                "valgrind", "--tool=callgrind", *(caches() if cache_sim else ["--cache-sim=no"]),
+                f"--branch-sim={'yes' if cache_sim else 'no'}",
                 # Instrumented only once the server listens: a start-up under callgrind took
                 # over ten minutes on a busy machine, with the caches simulated.
                 "--instr-atstart=no", f"--callgrind-out-file={output}",
@@ -119,11 +151,17 @@ def measure(
                 created = counters(pid, events)
                 asyncio.run(_create(api_port, played[1][:parallel]))
                 before = counters(pid, events)
+                creations = {event: before[event] - created[event] for event in events}
+                if out is not None:
+                    # The creations' own dump (NAME.PID.1), so that the next (NAME.PID.2) is the
+                    # measured part's alone: its games' creations and actions, by function (a
+                    # dump zeroes the counters: read again after it).
+                    subprocess.run(["callgrind_control", "--dump", str(pid)], capture_output=True, check=True)
+                    before = counters(pid, events)
                 result = asyncio.run(bench.actions(api_port, played[1], seconds, parallel, minimal=minimal))
                 after = counters(pid, events)
                 if out is not None:
                     subprocess.run(["callgrind_control", "--dump", str(pid)], capture_output=True, check=True)
-    creations = {event: before[event] - created[event] for event in events}
     print(f"  {name}: {parallel} creations taken off, " + ", ".join(f"{event} {count / parallel:.0f}" for event, count in creations.items()) + " a game")
     return len(result.latencies), {event: after[event] - before[event] - creations[event] for event in events}
 
