@@ -107,6 +107,14 @@ _u._compare = lambda game, seat, before: (True, b"")
 from darkroad.core import invariants as _i
 _i.broken = lambda game, steps: None
 """,
+    "packer-solve": _NEVER + """
+from darkroad.core import storage as _s
+_init = _s.Packer.__init__
+def _no_solved(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self._solved = _Never()
+_s.Packer.__init__ = _no_solved
+""",
     "placements": """
 from darkroad.core import storage as _s
 _placements = _s._Board.placements

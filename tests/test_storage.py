@@ -415,10 +415,13 @@ def test_on_the_wagon_arranged_exactly_when_it_fits_monotonic_and_order_independ
 @given(questions=st.lists(st.tuples(realistic_goods, realistic_specs), min_size=1, max_size=12))
 def test_memos_answer_as_a_fresh_search(questions):
     """One packer asked a series of questions (its memos answer goods differing from a known
-    answer in single-cell goods without a search) answers each as a packer asked it first."""
+    answer in single-cell goods without a search, and a question asked before from its table of
+    solutions) answers each as a packer asked it first, its arrangement too."""
     packer = Packer(FOOTPRINTS)
     for goods, spec in questions:
         assert packer.fits(goods, spec) == Packer(FOOTPRINTS).fits(goods, spec), (goods, spec)
+        assert packer.arrangement(goods, spec) == Packer(FOOTPRINTS).arrangement(goods, spec), (goods, spec)
+        assert packer.arrangement(goods[::-1], spec) == Packer(FOOTPRINTS).arrangement(goods[::-1], spec)
         # The same goods less some, then more single-cell goods: answered from the memos.
         fewer = [g for g in goods if g != "potion"] + ["potion"] * (goods.count("potion") // 2)
         assert packer.fits(fewer, spec) == Packer(FOOTPRINTS).fits(fewer, spec), (fewer, spec)
