@@ -77,6 +77,20 @@ class _Never(dict):
     def keep(self, key, value):
         return value
 """
+
+
+def _packer_table_off(name: str) -> str:
+    """The switch of the ``Packer``'s table ``name``: every packer made with one that keeps nothing."""
+    return _NEVER + f"""
+from darkroad.core import storage as _s
+_init = _s.Packer.__init__
+def _without_table(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    self.{name} = _Never()
+_s.Packer.__init__ = _without_table
+"""
+
+
 SWITCHES = {
     "specs": _NEVER + """
 from darkroad.core import engine as _e
@@ -86,14 +100,7 @@ def _no_specs(self, plugins):
     self._specs = _Never()
 _e.Engine.__init__ = _no_specs
 """,
-    "packer-setups": _NEVER + """
-from darkroad.core import storage as _s
-_init = _s.Packer.__init__
-def _no_setups(self, *args, **kwargs):
-    _init(self, *args, **kwargs)
-    self._setups = _Never()
-_s.Packer.__init__ = _no_setups
-""",
+    "packer-setups": _packer_table_off("_setups"),
     "legality-options": """
 from darkroad.core import kernel as _k
 _k.Kernel._is_step_option = lambda self, ctx, task, step, action: True
@@ -107,14 +114,7 @@ _u._compare = lambda game, seat, before: (True, b"")
 from darkroad.core import invariants as _i
 _i.broken = lambda game, steps: None
 """,
-    "packer-solve": _NEVER + """
-from darkroad.core import storage as _s
-_init = _s.Packer.__init__
-def _no_solved(self, *args, **kwargs):
-    _init(self, *args, **kwargs)
-    self._solved = _Never()
-_s.Packer.__init__ = _no_solved
-""",
+    "packer-solve": _packer_table_off("_solved"),
     "placements": """
 from darkroad.core import storage as _s
 _placements = _s._Board.placements
@@ -127,14 +127,7 @@ _s._Board.placements = _afresh
 from darkroad.core import storage as _s
 _s._board = _s._board.__wrapped__
 """,
-    "view-arranged": _NEVER + """
-from darkroad.core import storage as _s
-_init = _s.Packer.__init__
-def _no_shown(self, *args, **kwargs):
-    _init(self, *args, **kwargs)
-    self.shown = _Never()
-_s.Packer.__init__ = _no_shown
-""",
+    "view-arranged": _packer_table_off("shown"),
     "words-said": _NEVER + """
 from darkroad.core import wording as _w
 _init = _w.Words.__init__
